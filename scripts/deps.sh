@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Installs the Debian packages nunatak builds and tests with. As root it runs
+# apt-get; otherwise it prints the exact line to run and fails.
+# Usage: scripts/deps.sh [build|test]   (test adds the tools the suite drives)
+set -eu
+build_pkgs="build-essential cmake pkg-config gfortran libjansson-dev libsqlite3-dev libhdf5-dev"
+test_pkgs="clang libclang-rt-14-dev linux-perf llvm binutils openmpi-bin libopenmpi-dev
+  hdf5-tools sqlite3 python3 python3-numpy python3-h5py chromium nodejs npm valgrind"
+want="$build_pkgs"
+[ "${1:-build}" = test ] && want="$want $test_pkgs"
+missing=""
+for p in $want; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ]; then
+  echo "installing:$missing" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  # shellcheck disable=SC2086
+  apt-get install -y -qq --no-install-recommends $missing >/dev/null
+else
+  echo "error: missing Debian packages:$missing" >&2
+  echo "run:   sudo apt-get install$missing" >&2
+  exit 1
+fi

@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* One entry point per verb, each in its own cmd_<verb>.c; main.c dispatches. */
+#ifndef NUNATAK_CLI_COMMANDS_H
+#define NUNATAK_CLI_COMMANDS_H
+
+int cmd_help(int argc, char **argv);
+
+#endif

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build_config.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "common/alloc.h"
+
+struct verb {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+	bool hidden;
+};
+
+/* The one dispatch table: exact matches only, no prefix abbreviations. */
+static const struct verb verbs[] = {
+	{"help", cmd_help, "show help for nunatak or one verb", false},
+};
+
+static const struct verb *find_verb(const char *name)
+{
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (strcmp(verbs[i].name, name) == 0)
+			return &verbs[i];
+	return NULL;
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 31 || lb > 31)
+		return 99;
+	size_t d[32][32];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+			d[i][j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+	return d[la][lb];
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: nunatak <verb> [options]\n\nverbs:\n");
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (!verbs[i].hidden)
+			fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
+	fprintf(f, "\n`nunatak <verb> --help` or `nunatak help <verb>` for a verb's options.\n");
+}
+
+int cmd_help(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "--help") != 0) {
+		const struct verb *v = find_verb(argv[1]);
+		if (v && v->fn != cmd_help) {
+			char *sub[] = {argv[1], (char *)"--help", NULL};
+			return v->fn(2, sub);
+		}
+		if (!v) {
+			fprintf(stderr, "error: unknown verb '%s'; see `nunatak help`\n", argv[1]);
+			return EXIT_USAGE;
+		}
+	}
+	usage(stdout);
+	return 0;
+}
+
+static int finish(int rc)
+{
+	/* A full disk or closed pipe on stdout must not pass silently. */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "error: could not write to standard output\n");
+		return rc ? rc : EXIT_FAILURE_BEFORE_LAUNCH;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	alloc_fault_init();
+	const char *self = strrchr(argv[0], '/');
+	self = self ? self + 1 : argv[0];
+	if (strcmp(self, "scope-profiler") == 0) {
+		/* `scope-profiler <verb>` is `nunatak regions <verb>`. */
+		const struct verb *v = find_verb("regions");
+		if (v)
+			return finish(v->fn(argc, argv));
+	}
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+		printf("nunatak %s\n", NUNATAK_VERSION);
+		return finish(0);
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return finish(0);
+	}
+	const struct verb *v = find_verb(argv[1]);
+	if (!v) {
+		const struct verb *best = NULL;
+		size_t best_d = 99;
+		for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+			size_t d = edit_distance(argv[1], verbs[i].name);
+			if (!verbs[i].hidden && d < best_d) {
+				best_d = d;
+				best = &verbs[i];
+			}
+		}
+		fprintf(stderr, "error: unknown verb '%s'", argv[1]);
+		if (best && best_d <= 3)
+			fprintf(stderr, "; did you mean `nunatak %s`?", best->name);
+		fprintf(stderr, "\n(`nunatak help` lists the verbs)\n");
+		return EXIT_USAGE;
+	}
+	return finish(v->fn(argc - 1, argv + 1));
+}

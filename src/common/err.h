@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Caller-owned error record filled where a failure is detected (parsers, trace
+ * readers, exec, config). `code` is a stable token usable in JSON
+ * ("trace.truncated", "toml.syntax", "exec.not_found" ...); `msg` carries the
+ * location (file plus line or byte offset), what was expected and what was
+ * found. Only cli/ prints it.
+ */
+#ifndef NUNATAK_COMMON_ERR_H
+#define NUNATAK_COMMON_ERR_H
+
+#include <stdarg.h>
+
+#define ERR_MSG_SIZE 256
+#define ERR_CODE_SIZE 48
+
+struct err {
+	int errnum; /* negative errno-style value, 0 when clear */
+	char code[ERR_CODE_SIZE];
+	char msg[ERR_MSG_SIZE];
+};
+
+/* Fills e (if non-NULL) and returns errnum (negative), so callers can write
+ * `return err_set(e, -EINVAL, "toml.syntax", "%s:%d:%d: expected '='", ...)`. */
+int err_set(struct err *e, int errnum, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+int err_setv(struct err *e, int errnum, const char *code, const char *fmt, va_list ap);
+/* Prefixes the existing message with context ("reading manifest: ..."). */
+void err_prefix(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void err_clear(struct err *e);
+
+#endif

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The execution boundary. Only src/exec/ may fork, exec, posix_spawn, popen or
+ * system (a CI grep enforces it). Every external process nunatak starts goes
+ * through an executor, which has three implementations behind this interface:
+ *
+ *  - real:      posix_spawn, stdout/stderr captured or passed through,
+ *               environment edits, cwd, timeout, signal forwarding;
+ *  - recording: wraps another executor and writes each invocation into a
+ *               corpus entry (entry/meta.json, invocations/NNN.{json,stdout,stderr});
+ *  - replay:    serves a corpus entry's invocations, one FIFO queue per program
+ *               base name (argv[0]'s basename); an unrecorded program answers 127.
+ *
+ * The layout is exactly that of shared/corpus/recordings/ (see its README).
+ */
+#ifndef NUNATAK_EXEC_EXEC_H
+#define NUNATAK_EXEC_EXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct err;
+typedef struct json_t json_t;
+
+/* Exit codes reserved by POSIX shells and by nunatak for a launch failure. */
+#define EXEC_NOT_FOUND 127
+#define EXEC_NOT_EXECUTABLE 126
+
+struct exec_request {
+	const char *const *argv;    /* NULL-terminated; argv[0] is a name (PATH) or a path */
+	const char *const *env_set; /* NULL-terminated "K=V" to add or override, or NULL */
+	const char *const *env_unset; /* NULL-terminated names to remove, or NULL */
+	const char *cwd;             /* NULL: inherit */
+	const char *stdin_data;      /* fed to the child's stdin, or NULL (inherit) */
+	size_t stdin_len;
+	bool capture_stdout;         /* false: the child writes to our stdout */
+	bool capture_stderr;         /* false: the child writes to our stderr */
+	const char *stdout_path;     /* non-NULL: stdout goes to this file (large outputs) */
+	double timeout_s;            /* 0: none; on expiry SIGTERM, then SIGKILL after 2 s */
+	bool forward_signals;        /* forward SIGINT/SIGTERM/SIGHUP/SIGQUIT to the child while waiting */
+	bool application;            /* this is the user's application: never captured,
+					recorded with captured=false */
+};
+
+struct exec_result {
+	int exit_code;      /* 0..255; 128+N when killed by signal N; 127/126 launch failures */
+	int term_signal;    /* N when the child was killed by signal N, else 0 */
+	bool timed_out;
+	char *out;          /* captured stdout (NUL-terminated), or NULL; freed by exec_result__release */
+	size_t out_len;
+	char *err;          /* captured stderr (NUL-terminated), or NULL */
+	size_t err_len;
+	double duration_s;
+};
+
+struct executor;
+
+struct executor_ops {
+	/* Runs one command to completion. Returns 0 when the command's outcome is
+	 * in *res (whatever its exit code, including 127/126), or a negative error
+	 * in e when nunatak itself failed (out of memory, cannot write a recording). */
+	int (*run)(struct executor *x, const struct exec_request *req, struct exec_result *res,
+		   struct err *e);
+	/* The recorded meta.json under replay (platform, sampling_blocked, cpu_model,
+	 * cpuinfo, collectors), borrowed; NULL for the real executor. */
+	const json_t *(*recorded_meta)(struct executor *x);
+	/* Finishes (the recorder writes meta.json) and frees. */
+	void (*free)(struct executor *x);
+};
+
+struct executor {
+	const struct executor_ops *ops;
+	void *priv;
+};
+
+struct executor *executor__new_real(void);
+/* Records every invocation made through `inner` into `entry_dir` (created;
+ * refused when it exists and is not empty). Takes ownership of inner. `meta`
+ * (borrowed, may be NULL) is merged into meta.json (command, platform, ...). */
+struct executor *executor__new_recording_take(struct executor *inner, const char *entry_dir,
+					      const json_t *meta, struct err *e);
+struct executor *executor__new_replay(const char *entry_dir, struct err *e);
+void executor__free(struct executor *x);
+
+static inline int executor__run(struct executor *x, const struct exec_request *req,
+				struct exec_result *res, struct err *e)
+{
+	return x->ops->run(x, req, res, e);
+}
+
+void exec_result__release(struct exec_result *res);
+
+/* Looks `name` up in PATH (or checks it when it contains a '/'). Returns 0 and
+ * a malloc'd absolute path, -ENOENT when absent, -EACCES when not executable. */
+int exec_which(const char *name, char **path_out);
+
+#endif

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The one model of measured data (the "pivot"): what a Run measured, never a
+ * conclusion (invariant I1), never an aggregate across Loci (I2), never an
+ * absolute address (I3: offsets are module-relative, as perf >= 6.4's dsoff).
+ * Vocabulary from docs/REFERENCE.md: Hotspot = physical function, Locus =
+ * node > rank > thread, Measurement = value for one (Hotspot, Locus) pair or,
+ * with hotspot == PIVOT_NONE, a Locus-level aggregate.
+ *
+ * Ownership: the pivot owns every string it holds (copied in by the __add
+ * functions); ids are indexes into the arrays, stable once assigned.
+ */
+#ifndef NUNATAK_MODEL_MODEL_H
+#define NUNATAK_MODEL_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PIVOT_NONE (-1)
+
+enum quality { QUALITY_MEASURED = 0, QUALITY_ESTIMATED = 1, QUALITY_UNAVAILABLE = 2 };
+const char *quality__name(enum quality q);
+int quality__parse(const char *s, enum quality *q);
+static inline enum quality quality__worst(enum quality a, enum quality b)
+{
+	return a > b ? a : b;
+}
+
+enum resolution { RESOLUTION_LINE = 0, RESOLUTION_FUNCTION, RESOLUTION_SYMBOL,
+		  RESOLUTION_UNRESOLVED };
+const char *resolution__name(enum resolution r);
+int resolution__parse(const char *s, enum resolution *r);
+
+/* A named, announced capability loss: "degraded [name]: message - remedy". */
+struct degradation {
+	char *name;
+	char *message;
+	char *remedy;
+};
+
+struct degradations {
+	struct degradation *v;
+	size_t n, cap;
+};
+/* Adds a copy unless (name, message) is already there. Returns 1 when added,
+ * 0 when a duplicate, -ENOMEM. */
+int degradations__add(struct degradations *d, const char *name, const char *message,
+		      const char *remedy);
+void degradations__release(struct degradations *d);
+
+struct locus {
+	char *node;      /* hostname */
+	int rank;        /* MPI rank, or -1 outside MPI */
+	int64_t thread;  /* OS thread id, or -1 for a whole process/rank */
+};
+
+struct hotspot {
+	char *module;      /* path as the collector saw it ("/usr/bin/x", "[kernel.kallsyms]") */
+	char *build_id;    /* hex, or NULL */
+	char *name;        /* function name, or NULL while unresolved */
+	char *source_file; /* physical function's file, or NULL */
+	enum resolution level;
+	uint64_t offset;   /* function start if named, sampled offset if unresolved */
+	bool has_offset;   /* false for [unknown]/[vdso] modules */
+};
+
+struct measurement {
+	int64_t hotspot;   /* PIVOT_NONE: Locus-level aggregate */
+	int64_t locus;
+	int pass_index;
+	char *counter;     /* canonical: task-clock, cycles, instructions, flops, dram_bytes ... */
+	double value;      /* in `unit`; meaningless when quality is unavailable */
+	char *unit;        /* ns, flop, byte, or the counter's own name */
+	enum quality quality;
+	char *reason;      /* NULL when measured */
+	int64_t sample_count; /* samples behind a sampled value, -1 for counted values */
+	double coverage;   /* perf stat's multiplexing coverage 0..1, -1 when n/a */
+};
+
+/* Per-address detail, aggregated over Loci (for line and inline breakdowns). */
+struct address {
+	int64_t hotspot;
+	uint64_t offset;
+	int pass_index;
+	char *counter;
+	double value;
+	int64_t sample_count;
+};
+
+/* One frame of an address's inline chain; depth 0 is innermost. */
+struct frame {
+	int64_t hotspot;
+	uint64_t offset;
+	int depth;
+	char *function;
+	char *file;             /* NULL when unknown */
+	int line;               /* 0 when unknown */
+	int declaration_line;   /* 0 when unknown */
+};
+
+struct extract {
+	int64_t hotspot;
+	char *file;             /* as recorded in the debug info */
+	char *resolved_path;    /* where it was found, or NULL */
+	int start_line, end_line;
+	char *text;             /* NULL when withheld or not found (see reason) */
+	bool truncated;
+	char *reason;
+};
+
+/* A call stack sample aggregate; frames in pivot.stack_frames, depth 0 the hit. */
+struct stack {
+	int64_t locus;
+	int pass_index;
+	char *counter;
+	double value;
+	char *unit;
+	int64_t sample_count;
+};
+
+struct stack_frame {
+	int64_t stack;
+	int depth;
+	char *module;
+	uint64_t offset;
+	char *function; /* NULL until attributed */
+};
+
+/* A region call aggregate from scope_profiler traces, per Locus and call path. */
+struct region_stat {
+	int64_t locus;
+	char *path;          /* call path joined with " > " */
+	char *name;          /* innermost region name */
+	int64_t calls;
+	int64_t inclusive_ns;
+	int64_t exclusive_ns;
+};
+
+#define PIVOT_ARRAY(type, field) \
+	struct type *field;      \
+	size_t nr_##field, cap_##field
+
+struct pivot {
+	PIVOT_ARRAY(hotspot, hotspots);
+	PIVOT_ARRAY(locus, loci);
+	PIVOT_ARRAY(measurement, measurements);
+	PIVOT_ARRAY(address, addresses);
+	PIVOT_ARRAY(frame, frames);
+	PIVOT_ARRAY(extract, extracts);
+	PIVOT_ARRAY(stack, stacks);
+	PIVOT_ARRAY(stack_frame, stack_frames);
+	PIVOT_ARRAY(region_stat, region_stats);
+};
+
+void pivot__init(struct pivot *p);
+void pivot__release(struct pivot *p);
+
+/* Each __add copies the strings of *src and returns the new id (>= 0) or -ENOMEM. */
+int64_t pivot__add_locus(struct pivot *p, const struct locus *src);
+/* Returns the id of an equal Locus (node, rank, thread), adding it if absent. */
+int64_t pivot__intern_locus(struct pivot *p, const char *node, int rank, int64_t thread);
+int64_t pivot__add_hotspot(struct pivot *p, const struct hotspot *src);
+int64_t pivot__add_measurement(struct pivot *p, const struct measurement *src);
+int64_t pivot__add_address(struct pivot *p, const struct address *src);
+int64_t pivot__add_frame(struct pivot *p, const struct frame *src);
+int64_t pivot__add_extract(struct pivot *p, const struct extract *src);
+int64_t pivot__add_stack(struct pivot *p, const struct stack *src);
+int64_t pivot__add_stack_frame(struct pivot *p, const struct stack_frame *src);
+int64_t pivot__add_region_stat(struct pivot *p, const struct region_stat *src);
+
+/* Display name of a Hotspot: its name, or "module-basename+0x<offset>". Caller frees. */
+char *hotspot__display_name(const struct hotspot *h);
+
+#endif
