@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * SHA-256 (FIPS 180-4), small and dependency-free: nunatak hashes Machine
+ * identities and probe keys with it and must not pull in OpenSSL for that.
+ * Not constant-time; never use it for secrets.
+ */
+#ifndef NUNATAK_COMMON_SHA256_H
+#define NUNATAK_COMMON_SHA256_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SHA256_DIGEST_SIZE 32
+#define SHA256_HEX_SIZE (2 * SHA256_DIGEST_SIZE + 1)
+
+struct sha256 {
+	uint32_t h[8];
+	uint64_t nr_bytes;   /* total bytes fed so far */
+	uint8_t block[64];
+	size_t fill;         /* bytes pending in block */
+};
+
+void sha256__init(struct sha256 *s);
+void sha256__update(struct sha256 *s, const void *data, size_t len);
+/* Writes the 32-byte digest; the context must be re-initialised before reuse. */
+void sha256__final(struct sha256 *s, uint8_t digest[SHA256_DIGEST_SIZE]);
+
+/* One-shot: lowercase hex digest of data, NUL-terminated, into hex. */
+void sha256_hex(const void *data, size_t len, char hex[SHA256_HEX_SIZE]);
+
+#endif
