@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,16 @@ static bool takes_value(enum opt_type t)
 	return t == OPT_STRING || t == OPT_INT || t == OPT_DOUBLE || t == OPT_STRING_LIST;
 }
 
-static int usage_err(const struct verb_spec *spec, struct err *e, const char *head)
+static int usage_err(const struct verb_spec *spec, struct err *e, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int usage_err(const struct verb_spec *spec, struct err *e, const char *fmt, ...)
 {
+	char head[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(head, sizeof(head), fmt, ap);
+	va_end(ap);
 	return err_set(e, -EINVAL, "usage", "%s for `%s %s`; see `%s %s --help`", head,
 		       prog_of(spec), spec->name, prog_of(spec), spec->name);
 }
@@ -36,6 +45,48 @@ static const struct opt_spec *find_long(const struct verb_spec *spec, const char
 			return &spec->opts[i];
 	}
 	return NULL;
+}
+
+static size_t edit_distance(const char *a, size_t la, const char *b)
+{
+	size_t lb = strlen(b), row[32];
+	if (la > 31 || lb > 31)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* A visible option within two edits of a mistyped one, for "did you mean". */
+static const struct opt_spec *nearest_long(const struct verb_spec *spec, const char *name,
+					   size_t len)
+{
+	const struct opt_spec *best = NULL;
+	size_t best_d = 3;
+	for (size_t i = 0; i < spec->nr_opts; i++) {
+		if (spec->opts[i].hidden || !spec->opts[i].long_name)
+			continue;
+		size_t d = edit_distance(name, len, spec->opts[i].long_name);
+		if (d < best_d) {
+			best_d = d;
+			best = &spec->opts[i];
+		}
+	}
+	return best;
 }
 
 static const struct opt_spec *find_short(const struct verb_spec *spec, char c)
@@ -87,7 +138,7 @@ static int store_value(const struct verb_spec *spec, const struct opt_spec *o, v
 	char what[128];
 	snprintf(what, sizeof(what), "--%.40s expects %s, got '%.40s'", o->long_name,
 		 o->type == OPT_INT ? "an integer" : "a number", val);
-	return usage_err(spec, e, what);
+	return usage_err(spec, e, "%s", what);
 }
 
 static void store_flag(const struct opt_spec *o, void *opts)
@@ -109,8 +160,15 @@ static int parse_long(const struct verb_spec *spec, int argc, char **argv, int *
 	const struct opt_spec *o = find_long(spec, arg, len);
 	char what[96];
 	snprintf(what, sizeof(what), "--%.*s", (int)(len > 60 ? 60 : len), arg);
-	if (!o)
+	if (!o) {
+		const struct opt_spec *near = nearest_long(spec, arg, len);
+		if (near)
+			return err_set(e, -EINVAL, "usage",
+				       "unknown option %s for `%s %s` (did you mean --%s?); see "
+				       "`%s %s --help`", what, prog_of(spec), spec->name,
+				       near->long_name, prog_of(spec), spec->name);
 		return usage_err(spec, e, "unknown option %s", what);
+	}
 	if (!takes_value(o->type)) {
 		if (eq)
 			return usage_err(spec, e, "option %s takes no value", what);
@@ -155,7 +213,7 @@ static int add_positional(const struct verb_spec *spec, struct opts_rest *rest, 
 		snprintf(what, sizeof(what), "unexpected argument '%.60s'", arg);
 		if (spec->max_pos == 0 && arg[0] != '-')
 			strncat(what, " (a command goes after `--`)", sizeof(what) - strlen(what) - 1);
-		return usage_err(spec, e, what);
+		return usage_err(spec, e, "%s", what);
 	}
 	size_t cap = rest->nr_pos; /* exact-size growth keeps the struct small */
 	void *p = (void *)rest->pos;
@@ -202,6 +260,38 @@ int opts_parse(const struct verb_spec *spec, int argc, char **argv, void *opts,
 	return 0;
 }
 
+#define HELP_WIDTH 79
+#define HELP_COLUMN 30
+
+/* Writes text word-wrapped to HELP_WIDTH, continuation lines indented by
+ * `indent`; `col` is the column the cursor is at. Explicit newlines are kept. */
+static void print_wrapped(FILE *f, const char *text, int indent, int col)
+{
+	const char *p = text;
+	while (*p) {
+		if (*p == '\n') {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+			p++;
+			continue;
+		}
+		size_t word = strcspn(p, " \n");
+		if (col > indent && col + 1 + (int)word > HELP_WIDTH) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(p, 1, word, f);
+		col += (int)word;
+		p += word;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
+}
+
 static void print_option(FILE *f, const struct opt_spec *o)
 {
 	char left[96];
@@ -212,10 +302,11 @@ static void print_option(FILE *f, const struct opt_spec *o)
 		n = snprintf(left, sizeof(left), "      --%s", o->long_name);
 	if (takes_value(o->type) && n > 0 && (size_t)n < sizeof(left))
 		snprintf(left + n, sizeof(left) - (size_t)n, " %s", o->metavar ? o->metavar : "VALUE");
-	if (strlen(left) > 28)
-		fprintf(f, "%s\n%-30s%s\n", left, "", o->help ? o->help : "");
+	if (strlen(left) > HELP_COLUMN - 2)
+		fprintf(f, "%s\n%*s", left, HELP_COLUMN, "");
 	else
-		fprintf(f, "%-30s%s\n", left, o->help ? o->help : "");
+		fprintf(f, "%-*s", HELP_COLUMN, left);
+	print_wrapped(f, o->help ? o->help : "", HELP_COLUMN, HELP_COLUMN);
 }
 
 void opts_print_help(const struct verb_spec *spec, FILE *f)
@@ -224,15 +315,19 @@ void opts_print_help(const struct verb_spec *spec, FILE *f)
 		fprintf(f, "usage: %s\n", spec->usage);
 	else
 		fprintf(f, "usage: %s %s [options]\n", prog_of(spec), spec->name);
-	if (spec->summary)
-		fprintf(f, "\n%s\n", spec->summary);
+	if (spec->summary) {
+		fputc('\n', f);
+		print_wrapped(f, spec->summary, 0, 0);
+	}
 	fprintf(f, "\noptions:\n");
 	for (size_t i = 0; i < spec->nr_opts; i++)
 		if (!spec->opts[i].hidden)
 			print_option(f, &spec->opts[i]);
-	fprintf(f, "%-30s%s\n", "  -h, --help", "show this help and exit");
-	if (spec->epilog)
-		fprintf(f, "\n%s\n", spec->epilog);
+	fprintf(f, "%-*s%s\n", HELP_COLUMN, "  -h, --help", "show this help and exit");
+	if (spec->epilog) {
+		fputc('\n', f);
+		print_wrapped(f, spec->epilog, 0, 0);
+	}
 }
 
 void opts__release(const struct verb_spec *spec, void *opts)

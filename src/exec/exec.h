@@ -80,6 +80,11 @@ struct executor *executor__new_real(void);
 struct executor *executor__new_recording_take(struct executor *inner, const char *entry_dir,
 					      const json_t *meta, struct err *e);
 struct executor *executor__new_replay(const char *entry_dir, struct err *e);
+/* Merges `meta` (borrowed object) into a recording's meta.json, e.g. the
+ * collectors[{tool,version}] known only after `perf --version`; rewritten at
+ * once and again at free. A no-op returning 0 for other executors. Returns
+ * -EIO/-ENOMEM when the file cannot be rewritten. */
+int executor__annotate(struct executor *x, const json_t *meta);
 void executor__free(struct executor *x);
 
 static inline int executor__run(struct executor *x, const struct exec_request *req,
@@ -88,10 +93,35 @@ static inline int executor__run(struct executor *x, const struct exec_request *r
 	return x->ops->run(x, req, res, e);
 }
 
+static inline const json_t *executor__recorded_meta(struct executor *x)
+{
+	return x->ops->recorded_meta ? x->ops->recorded_meta(x) : NULL;
+}
+
 void exec_result__release(struct exec_result *res);
 
 /* Looks `name` up in PATH (or checks it when it contains a '/'). Returns 0 and
  * a malloc'd absolute path, -ENOENT when absent, -EACCES when not executable. */
 int exec_which(const char *name, char **path_out);
+
+/* Same lookup with an explicit PATH value (NULL: the process's PATH, then the
+ * confstr default). Used by the real executor when env_set overrides PATH. */
+int exec_which_in(const char *name, const char *path_env, char **path_out);
+
+/* argv[0]'s base name, the key of replay queues ("/usr/bin/perf" -> "perf");
+ * borrowed from argv0. */
+const char *exec_basename(const char *argv0);
+
+/* Ownership and errors, for every executor:
+ *  - exec_request and everything it points to is borrowed for the call;
+ *  - *res is zeroed by run() first, then owned by the caller: release it with
+ *    exec_result__release() whatever run() returned;
+ *  - a program that cannot be started is an outcome, not an error: run()
+ *    returns 0 with exit_code 127 (not found) or 126 (not executable) and,
+ *    when stderr is captured, a one-line reason in res->err;
+ *  - run() returns negative only when nunatak itself failed (e.code
+ *    "exec.spawn", "exec.record", "exec.replay", "oom").
+ * The real executor is not thread-safe while forward_signals is set (it
+ * installs process-wide signal handlers for the duration of the call). */
 
 #endif

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Checks answered without running anything: build features, files, environment,
+ * and the target binary's ELF sections (read with attrib/elf, not a tool). */
+#include "doctor/checks.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attrib/elf.h"
+#include "build_config.h"
+#include "common/alloc.h"
+#include "common/config.h"
+#include "common/err.h"
+#include "doctor/doctor.h"
+#include "exec/exec.h"
+#include "launch/launch.h"
+
+#define PRELOAD_NAME "libscope_profiler.so"
+
+static bool readable(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+char *doctor_preload_library(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		/* build tree (nunatak beside lib/), then an installed prefix */
+		static const char *const rel[] = {"lib", "../lib", "../lib64",
+						  "../lib/x86_64-linux-gnu", "../lib/aarch64-linux-gnu"};
+		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+			char *p = xasprintf("%s/%s/" PRELOAD_NAME, exe, rel[i]);
+			if (p && readable(p))
+				return p;
+			xfree(p);
+		}
+	}
+	char *p = xasprintf("%s/lib/" PRELOAD_NAME, NUNATAK_BINARY_DIR);
+	if (p && readable(p))
+		return p;
+	xfree(p);
+	return NULL;
+}
+
+static int check_preload(struct doctor_report *r)
+{
+	char *lib = doctor_preload_library();
+	if (!lib)
+		return doctor_report__add(r, "preload-sampler", DOCTOR_WARNING,
+					  PRELOAD_NAME " not found beside nunatak: no fallback "
+					  "sampler where perf is missing or blocked",
+					  "install nunatak completely (cmake --install) so "
+					  "lib/" PRELOAD_NAME " sits beside bin/nunatak", NULL, NULL);
+	char *detail = xasprintf("%s (fallback sampler where perf is missing or blocked)", lib);
+	int rc = detail ? doctor_report__add(r, "preload-sampler", DOCTOR_OK, detail, NULL, NULL,
+					     NULL)
+			: -ENOMEM;
+	xfree(detail);
+	xfree(lib);
+	return rc;
+}
+
+static int check_debuginfod(const struct config *cfg, struct doctor_report *r)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	char detail[300];
+	if (cfg && !cfg->debuginfod_enabled)
+		snprintf(detail, sizeof(detail), "disabled by configuration ([debuginfod] enabled = false)");
+	else if (!urls || !*urls)
+		snprintf(detail, sizeof(detail),
+			 "DEBUGINFOD_URLS unset: only debug information on this machine is used");
+	else
+		snprintf(detail, sizeof(detail), "%.200s (timeout %g s, symbolization only)", urls,
+			 cfg ? cfg->debuginfod_timeout_s : 10.0);
+	return doctor_report__add(r, "debuginfod", DOCTOR_OK, detail, NULL, NULL, NULL);
+}
+
+int doctor_check_local(const struct config *cfg, struct doctor_report *r)
+{
+#ifdef HAVE_HDF5
+	int rc = doctor_report__add(r, "hdf5", DOCTOR_OK,
+				    "built with HDF5: region traces read and write .h5", NULL, NULL,
+				    NULL);
+#else
+	int rc = doctor_report__add(r, "hdf5", DOCTOR_WARNING,
+				    "built without HDF5: .h5 region traces cannot be read or written",
+				    "rebuild with libhdf5-dev installed", NULL, NULL);
+#endif
+	if (rc == 0)
+		rc = check_preload(r);
+	if (rc == 0)
+		rc = check_debuginfod(cfg, r);
+	return rc;
+}
+
+/* The attribution ceiling the target's sections allow (REFERENCE.md §4). */
+static int check_attribution(const struct elf_info *info, struct doctor_report *r)
+{
+	if (info->has_debug_info)
+		return doctor_report__add(r, "target-attribution", DOCTOR_OK,
+					  "debug information present: line-level attribution", NULL,
+					  NULL, NULL);
+	const char *msg = info->has_symtab ? "no debug information: attribution capped at "
+					     "function level"
+			  : info->has_dynsym ? "stripped binary: attribution capped at symbol level"
+					     : "no symbol table at all: Hotspots will stay unresolved";
+	return doctor_report__add(r, "target-attribution",
+				  info->has_symtab || info->has_dynsym ? DOCTOR_WARNING : DOCTOR_MISSING,
+				  msg, "rebuild with -g (and without strip / -s) for line-level "
+				  "attribution", "target-attribution", msg);
+}
+
+static const char *elf_kind(const struct elf_info *info)
+{
+	return info->type == ELF_TYPE_EXEC ? "executable"
+	       : info->type == ELF_TYPE_DYN ? "position-independent executable or shared object"
+					    : "object";
+}
+
+static int inspect(const char *target, const char *path, struct doctor_report *r)
+{
+	struct elf_info info;
+	struct err e = {0};
+	memset(&info, 0, sizeof(info));
+	int rc = elf_info__read(&info, path, 0, &e);
+	char *detail = NULL, *msg = NULL;
+	if (rc < 0) {
+		msg = xasprintf("target `%s` is not an ELF binary (a script?): nothing to inspect "
+				"before the run", target);
+		rc = msg ? doctor_report__add(r, "target-binary", DOCTOR_WARNING, msg,
+					      "point nunatak at the compiled program rather than "
+					      "a wrapper script", "target-binary", msg)
+			 : -ENOMEM;
+		goto out;
+	}
+	detail = xasprintf("%s: ELF %s %s", path, info.is64 ? "64-bit" : "32-bit", elf_kind(&info));
+	rc = detail ? doctor_report__add(r, "target-binary", DOCTOR_OK, detail, NULL, NULL, NULL)
+		    : -ENOMEM;
+	if (rc == 0)
+		rc = check_attribution(&info, r);
+out:
+	elf_info__release(&info);
+	xfree(detail);
+	xfree(msg);
+	return rc;
+}
+
+int doctor_check_target(const char *const *app_argv, struct doctor_report *r)
+{
+	if (!app_argv || !app_argv[0])
+		return 0;
+	struct launch_plan plan;
+	struct err e = {0};
+	const char *target = app_argv[0];
+	/* Launchers and wrappers are seen through: `mpirun -n 8 ./solver` inspects solver. */
+	if (launch_split((char *const *)app_argv, &plan, &e) == 0 && plan.target)
+		target = plan.target;
+	char *path = NULL, *msg = NULL;
+	int w = exec_which(target, &path), rc = 0;
+	if (w == -ENOMEM)
+		return -ENOMEM;
+	if (w == 0)
+		rc = inspect(target, path, r);
+	else if (!(msg = xasprintf("target `%s` %s", target,
+				   w == -EACCES ? "is not executable" : "was not found")))
+		rc = -ENOMEM;
+	else
+		rc = doctor_report__add(r, "target-binary", DOCTOR_MISSING, msg,
+					w == -EACCES ? "chmod +x it, or run the right file"
+						     : "check the path (a bare name is looked up "
+						       "on PATH, ./name in the current directory)",
+					"target-binary", msg);
+	xfree(path);
+	xfree(msg);
+	return rc;
+}

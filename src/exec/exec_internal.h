@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Helpers shared by the executors inside src/exec/ only. */
+#ifndef NUNATAK_EXEC_EXEC_INTERNAL_H
+#define NUNATAK_EXEC_EXEC_INTERNAL_H
+
+#include <stddef.h>
+
+/* Reads a whole file into a fresh NUL-terminated buffer (caller frees).
+ * Returns 0 or -errno. */
+int exec_read_file(const char *path, char **out, size_t *len);
+/* Writes len bytes to path (created/truncated). Returns 0 or -errno. */
+int exec_write_file(const char *path, const char *data, size_t len);
+
+#endif
