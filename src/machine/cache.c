@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "machine/cache.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "machine/identity.h"
+#include "machine/snapshot.h"
+#include "store/fsutil.h"
+
+#define PROFILE_MAX_BYTES (16u << 20)
+
+char *machine_cache_dir(struct err *e)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char *d = NULL;
+	if (xdg && *xdg)
+		d = fs_join(xdg, "nunatak/machines");
+	else if (home && *home)
+		d = fs_join(home, ".cache/nunatak/machines");
+	else {
+		err_set(e, -ENOENT, "machine.no_cache_dir",
+			"neither XDG_CACHE_HOME nor HOME is set: no Machine profile cache");
+		return NULL;
+	}
+	if (!d)
+		err_set(e, -ENOMEM, "machine.oom", "out of memory");
+	return d;
+}
+
+char *machine_cache_path(const struct machine *m, const char *dir)
+{
+	char id[MACHINE_ID_SIZE];
+	if (machine_identity(m, id))
+		return NULL;
+	return xasprintf("%s/%s.json", dir, id);
+}
+
+bool machine__has_measured_ceiling(const struct machine *m)
+{
+	for (size_t i = 0; i < m->nr_ceilings; i++)
+		if (m->ceilings[i].quality == QUALITY_MEASURED)
+			return true;
+	return false;
+}
+
+int machine_cache_store(const struct machine *m, const char *dir, char **path_out,
+			struct err *e)
+{
+	if (path_out)
+		*path_out = NULL;
+	if (!machine__has_measured_ceiling(m))
+		return 0;
+	char *path = NULL, *text = NULL;
+	json_t *doc = json_object(), *jm = machine__to_json(m);
+	int rc = -ENOMEM;
+	if (!doc || !jm || json_object_set_new(doc, "kernel_version",
+					       json_integer(MACHINE_KERNEL_VERSION)))
+		goto oom;
+	if (json_object_set_new(doc, "machine", jm))
+		goto oom_nojm;
+	jm = NULL;
+	if (!(text = json_dumps(doc, JSON_INDENT(2))) || !(path = machine_cache_path(m, dir)))
+		goto oom_nojm;
+	rc = fs_mkdir_p(dir);
+	if (rc) {
+		err_set(e, rc, "machine.cache", "cannot create the Machine cache %s: %s", dir,
+			strerror(-rc));
+		goto out;
+	}
+	rc = fs_write_atomic(path, text, strlen(text), e);
+	if (rc)
+		goto out;
+	rc = 1;
+	if (path_out) {
+		*path_out = path;
+		path = NULL;
+	}
+	goto out;
+oom:
+	json_decref(jm);
+oom_nojm:
+	rc = err_set(e, -ENOMEM, "machine.oom", "out of memory storing the Machine profile");
+out:
+	json_decref(doc);
+	xfree(text);
+	xfree(path);
+	return rc;
+}
+
+static int check_profile(const json_t *doc, const struct machine *m, const char *path,
+			 struct machine *cached, struct err *e)
+{
+	const json_t *kv = json_object_get(doc, "kernel_version");
+	if (!json_is_integer(kv) || json_integer_value(kv) != MACHINE_KERNEL_VERSION) {
+		err_set(e, 0, "machine.cache_stale",
+			"%s: measured by calibration kernel version %s, this is %d", path,
+			json_is_integer(kv) ? "another" : "an unknown", MACHINE_KERNEL_VERSION);
+		return 0;
+	}
+	int rc = machine__from_json(cached, json_object_get(doc, "machine"), e);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc) {
+		err_prefix(e, "%s", path);
+		return 0;
+	}
+	char want[MACHINE_ID_SIZE], got[MACHINE_ID_SIZE];
+	if (machine_identity(m, want) || machine_identity(cached, got))
+		return -ENOMEM;
+	if (strcmp(want, got) != 0) {
+		err_set(e, 0, "machine.cache_mismatch",
+			"%s: describes Machine %s, not %s", path, got, want);
+		return 0;
+	}
+	return 1;
+}
+
+int machine_cache_load_ceilings(struct machine *m, const char *dir, struct err *e)
+{
+	char *path = machine_cache_path(m, dir), *text = NULL;
+	struct machine cached;
+	machine__init(&cached);
+	json_t *doc = NULL;
+	int rc;
+	if (!path)
+		return err_set(e, -ENOMEM, "machine.oom", "out of memory");
+	rc = fs_read_file(path, PROFILE_MAX_BYTES, &text, NULL);
+	if (rc) {
+		if (rc != -ENOMEM)
+			err_set(e, 0, "machine.cache_absent", "%s: %s", path, strerror(-rc));
+		rc = rc == -ENOMEM ? rc : 0;
+		goto out;
+	}
+	json_error_t jerr;
+	if (!(doc = json_loads(text, 0, &jerr))) {
+		err_set(e, 0, "machine.cache_corrupt", "%s:%d:%d: %s", path, jerr.line,
+			jerr.column, jerr.text);
+		rc = 0;
+		goto out;
+	}
+	rc = check_profile(doc, m, path, &cached, e);
+	if (rc != 1)
+		goto out;
+	machine__clear_ceilings(m);
+	for (size_t i = 0; i < cached.nr_ceilings && rc == 1; i++)
+		if (machine__add_ceiling(m, &cached.ceilings[i]))
+			rc = -ENOMEM;
+out:
+	if (rc == -ENOMEM)
+		err_set(e, rc, "machine.oom", "out of memory loading the Machine profile");
+	machine__release(&cached);
+	json_decref(doc);
+	xfree(text);
+	xfree(path);
+	return rc;
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * manifest.json: the plain-JSON description of a Run, readable without
+ * nunatak (documented field by field in docs/run-format.md):
+ *
+ *   format{name:"nunatak-run", schema:2, generated_by}
+ *   run{name, created, command[], exit_code}
+ *   machine{...}                        complete snapshot + ceilings (machine/snapshot.h)
+ *   provenance{commit, dirty_tree, dependencies{}, effective_configuration{}}
+ *   passes[{index, exit_code, start, end, collectors[{tool,version}]}]
+ *   degradations[{name, message, remedy}]
+ *   files{table: relpath}
+ *   overhead{...}                       optional (nunatak's own cost)
+ *
+ * Versioning: RUN_SCHEMA bumps only for incompatible changes; additive keys
+ * and tables do not bump it, and readers ignore keys they do not know.
+ * Readers refuse a newer schema, a foreign format.name and a directory
+ * without manifest.json, each with a message saying what to do.
+ *
+ * Ownership: struct manifest owns everything it points to, including the
+ * json_t members (one reference each); manifest__release() frees it all.
+ */
+#ifndef NUNATAK_STORE_MANIFEST_H
+#define NUNATAK_STORE_MANIFEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "machine/snapshot.h"
+#include "model/model.h"
+
+struct err;
+typedef struct json_t json_t;
+
+#define RUN_FORMAT_NAME "nunatak-run"
+#define RUN_SCHEMA 2
+#define MANIFEST_FILE "manifest.json"
+#define MANIFEST_MAX_BYTES (64u << 20)
+
+struct collector {
+	char *tool;
+	char *version; /* NULL when the tool gave none */
+};
+
+struct pass {
+	int index;
+	int exit_code;     /* -1 when the pass never ran to an exit */
+	char *start, *end; /* ISO-8601 with offset, or NULL */
+	struct collector *collectors;
+	size_t nr_collectors;
+};
+
+struct provenance {
+	char *commit;      /* git HEAD, NULL outside a repository or without git */
+	int dirty_tree;    /* 1 dirty, 0 clean, -1 unknown */
+	json_t *dependencies;            /* object {name: version}, or NULL = {} */
+	json_t *effective_configuration; /* object (flat "section.key": value), or NULL = {} */
+};
+
+struct run_file {
+	char *table;   /* "pivot", "perf.data", "report" ... */
+	char *relpath; /* relative to the Run directory */
+};
+
+struct manifest {
+	int schema;          /* RUN_SCHEMA when written by us; what was read otherwise */
+	char *generated_by;  /* "nunatak 0.1.0" */
+	char *name;
+	char *created;       /* ISO-8601 with UTC offset, second precision */
+	char **command;
+	size_t nr_command;
+	int exit_code;       /* the application's; -1 when unknown (never launched) */
+	struct machine machine;
+	struct provenance provenance;
+	struct pass *passes;
+	size_t nr_passes;
+	struct degradations degradations;
+	struct run_file *files;
+	size_t nr_files;
+	json_t *overhead;    /* optional object, NULL when absent */
+};
+
+void manifest__init(struct manifest *m);
+void manifest__release(struct manifest *m);
+
+/* Builders: copy their arguments. Return 0 or -ENOMEM. */
+int manifest__set_command(struct manifest *m, const char *const *argv, size_t argc);
+int manifest__add_pass(struct manifest *m, int index, int exit_code, const char *start,
+		       const char *end);
+/* Adds a collector to the last pass (there must be one). */
+int manifest__add_collector(struct manifest *m, const char *tool, const char *version);
+/* Records (or replaces) the relative path of a table/artefact. */
+int manifest__set_file(struct manifest *m, const char *table, const char *relpath);
+
+/* "2026-11-29T14:05:07+01:00" for t in local time into buf (>= 32 bytes). */
+void iso8601_local(time_t t, char *buf, size_t size);
+
+/* The JSON document (new reference, caller json_decref()s), NULL on ENOMEM. */
+json_t *manifest__to_json(const struct manifest *m);
+/* Parses a document; checks format.name and schema (see manifest__read).
+ * `origin` names the source in messages. m must be initialised. */
+int manifest__from_json(struct manifest *m, const json_t *doc, const char *origin,
+			struct err *e);
+
+/* Writes <run_dir>/manifest.json atomically (temp + fsync + rename): a crash
+ * or a failure leaves the previous manifest, if any, intact. */
+int manifest__write(const struct manifest *m, const char *run_dir, struct err *e);
+
+/* Reads <run_dir>/manifest.json. Errors (e->code):
+ *  run.not_a_run   "not a nunatak Run: <dir> has no manifest.json"
+ *  run.foreign     format.name is not "nunatak-run"
+ *  run.newer_schema "Run written with schema N, newer than the supported 2;
+ *                   upgrade nunatak to read it"
+ *  run.corrupt     invalid JSON (with line:column) or a field of the wrong type
+ * Returns 0 or a negative errno. */
+int manifest__read(struct manifest *m, const char *run_dir, struct err *e);
+
+/* Same checks on bytes already in memory (for the fuzzer and tests). */
+int manifest__parse(struct manifest *m, const char *text, size_t len, const char *origin,
+		    struct err *e);
+
+#endif

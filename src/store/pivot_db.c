@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// pivot.sqlite writer and reader. The table layout lives in pivot_tables.c
+// (one descriptor per pivot array); this file owns the file-level protocol:
+// temp file, single transaction, sync, rename; meta checks on read.
+#include "store/pivot_db.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "model/model.h"
+#include "store/fsutil.h"
+#include "store/manifest.h"
+#include "store/pivot_tables.h"
+
+static int sql_err(struct err *e, sqlite3 *db, const char *path, const char *what)
+{
+	int code = db ? sqlite3_errcode(db) : SQLITE_NOMEM;
+	int rc = code == SQLITE_NOMEM ? -ENOMEM : code == SQLITE_FULL ? -ENOSPC : -EIO;
+	return err_set(e, rc, code == SQLITE_NOMEM ? "store.oom" : "store.sqlite",
+		       "%s: %s: %s", path, what, db ? sqlite3_errmsg(db) : "out of memory");
+}
+
+static int exec_sql(sqlite3 *db, const char *sql, const char *path, struct err *e)
+{
+	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return sql_err(e, db, path, sql);
+	return 0;
+}
+
+static int write_meta(sqlite3 *db, const char *path, const char *generated_by, struct err *e)
+{
+	char schema[16];
+	snprintf(schema, sizeof(schema), "%d", RUN_SCHEMA);
+	const char *rows[][2] = {{"format", PIVOT_DB_FORMAT},
+				 {"schema", schema},
+				 {"generated_by", generated_by ? generated_by : "nunatak"}};
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, "INSERT INTO meta(key, value) VALUES (?, ?)", -1, &st, NULL))
+		return sql_err(e, db, path, "preparing meta");
+	int rc = 0;
+	for (size_t i = 0; i < 3 && !rc; i++) {
+		sqlite3_bind_text(st, 1, rows[i][0], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, rows[i][1], -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = sql_err(e, db, path, "writing meta");
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int write_table(sqlite3 *db, const struct pivot_table *t, const struct pivot *p,
+		       const char *path, struct err *e)
+{
+	char *sql = xasprintf("CREATE TABLE %s (id INTEGER PRIMARY KEY, %s)", t->name, t->ddl);
+	if (!sql)
+		return err_set(e, -ENOMEM, "store.oom", "out of memory");
+	int rc = exec_sql(db, sql, path, e);
+	xfree(sql);
+	if (rc)
+		return rc;
+	sql = pivot_table__insert_sql(t);
+	sqlite3_stmt *st = NULL;
+	if (!sql)
+		return err_set(e, -ENOMEM, "store.oom", "out of memory");
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		rc = sql_err(e, db, path, sql);
+	xfree(sql);
+	size_t n = t->count(p);
+	for (size_t i = 0; i < n && !rc; i++) {
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
+		t->bind(st, p, i);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = sql_err(e, db, path, t->name);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int fsync_path(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int rc = fsync(fd) < 0 ? -errno : 0;
+	close(fd);
+	return rc;
+}
+
+static int build_db(const struct pivot *p, const char *tmp, const char *generated_by,
+		    struct err *e)
+{
+	sqlite3 *db = NULL;
+	int rc = 0;
+	if (sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK) {
+		rc = sql_err(e, db, tmp, "cannot create");
+		goto out;
+	}
+	/* The file is private until renamed and is synced once at the end, so
+	 * SQLite's own journal and per-commit syncs would only cost time. */
+	char pragmas[256];
+	snprintf(pragmas, sizeof(pragmas),
+		 "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+		 "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; "
+		 "PRAGMA application_id=%d; PRAGMA user_version=%d; BEGIN",
+		 PIVOT_DB_APPLICATION_ID, RUN_SCHEMA);
+	rc = exec_sql(db, pragmas, tmp, e);
+	if (!rc)
+		rc = exec_sql(db, "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+			      tmp, e);
+	if (!rc)
+		rc = write_meta(db, tmp, generated_by, e);
+	for (size_t i = 0; i < nr_pivot_tables && !rc; i++)
+		rc = write_table(db, &pivot_tables[i], p, tmp, e);
+	if (!rc)
+		rc = exec_sql(db, "COMMIT", tmp, e);
+out:
+	if (db && sqlite3_close(db) != SQLITE_OK && !rc)
+		rc = sql_err(e, db, tmp, "closing");
+	return rc;
+}
+
+int pivot_db_write(const struct pivot *p, const char *path, const char *generated_by,
+		   struct err *e)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	if (!tmp)
+		return err_set(e, -ENOMEM, "store.oom", "out of memory");
+	unlink(tmp); /* a leftover of a crashed earlier attempt by a process of our pid */
+	int rc = build_db(p, tmp, generated_by, e);
+	if (!rc && (rc = fsync_path(tmp)))
+		err_set(e, rc, "store.write", "cannot sync %s: %s", tmp, strerror(-rc));
+	if (!rc)
+		rc = fs_rename_durable(tmp, path, e);
+	if (rc)
+		unlink(tmp);
+	xfree(tmp);
+	return rc;
+}
+
+/* ---- reading ---- */
+
+static int table_exists(sqlite3 *db, const char *name, const char *path, struct err *e)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
+			       -1, &st, NULL) != SQLITE_OK) {
+		int rc = sqlite3_errcode(db) == SQLITE_NOTADB
+				 ? err_set(e, -EINVAL, "run.foreign",
+					   "%s: not an SQLite database, so not a nunatak pivot", path)
+				 : sql_err(e, db, path, "reading the table list");
+		return rc;
+	}
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	int step = sqlite3_step(st), rc;
+	if (step == SQLITE_ROW)
+		rc = 1;
+	else if (step == SQLITE_DONE)
+		rc = 0;
+	else if (sqlite3_errcode(db) == SQLITE_NOTADB)
+		rc = err_set(e, -EINVAL, "run.foreign",
+			     "%s: not an SQLite database, so not a nunatak pivot", path);
+	else
+		rc = sql_err(e, db, path, "reading the table list");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int check_meta(sqlite3 *db, const char *path, struct err *e)
+{
+	int rc = table_exists(db, "meta", path, e);
+	if (rc <= 0)
+		return rc < 0 ? rc
+			      : err_set(e, -EINVAL, "run.foreign",
+					"%s: not a nunatak pivot (no meta table)", path);
+	sqlite3_stmt *st = NULL;
+	char *format = NULL;
+	long long schema = -1;
+	if (sqlite3_prepare_v2(db, "SELECT key, value FROM meta", -1, &st, NULL) != SQLITE_OK)
+		return sql_err(e, db, path, "reading meta");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0);
+		const char *v = (const char *)sqlite3_column_text(st, 1);
+		if (k && v && strcmp(k, "format") == 0 && !format)
+			format = xstrdup(v);
+		else if (k && v && strcmp(k, "schema") == 0)
+			schema = strtoll(v, NULL, 10);
+	}
+	rc = rc == SQLITE_DONE ? 0 : sql_err(e, db, path, "reading meta");
+	sqlite3_finalize(st);
+	if (!rc && (!format || strcmp(format, PIVOT_DB_FORMAT) != 0))
+		rc = err_set(e, -EINVAL, "run.foreign",
+			     "%s: not a nunatak pivot (meta.format is %s)", path,
+			     format ? format : "absent");
+	else if (!rc && schema < 1)
+		rc = err_set(e, -EINVAL, "run.corrupt", "%s: meta.schema is missing or invalid",
+			     path);
+	else if (!rc && schema > RUN_SCHEMA)
+		rc = err_set(e, -EPROTONOSUPPORT, "run.newer_schema",
+			     "Run written with schema %lld, newer than the supported %d; upgrade "
+			     "nunatak to read it",
+			     schema, RUN_SCHEMA);
+	xfree(format);
+	return rc;
+}
+
+/* "SELECT id, a, NULL, c FROM t ORDER BY id": a column missing from an older
+ * file (columns are added without a schema bump) reads as NULL. */
+static char *select_sql(sqlite3 *db, const struct pivot_table *t)
+{
+	char *cols = xstrdup(t->cols), *sql = xasprintf("SELECT id"), *save = NULL;
+	for (char *c = cols ? strtok_r(cols, ", ", &save) : NULL; c && sql;
+	     c = strtok_r(NULL, ", ", &save)) {
+		int present = sqlite3_table_column_metadata(db, NULL, t->name, c, NULL, NULL,
+							    NULL, NULL, NULL) == SQLITE_OK;
+		char *next = xasprintf("%s, %s", sql, present ? c : "NULL");
+		xfree(sql);
+		sql = next;
+	}
+	char *full = cols && sql ? xasprintf("%s FROM %s ORDER BY id", sql, t->name) : NULL;
+	xfree(cols);
+	xfree(sql);
+	return full;
+}
+
+static int read_table(sqlite3 *db, const struct pivot_table *t, struct pivot *p,
+		      const char *path, struct err *e)
+{
+	int rc = table_exists(db, t->name, path, e);
+	if (rc <= 0)
+		return rc; /* absent table: reads back empty */
+	rc = 0;
+	char *sql = select_sql(db, t);
+	sqlite3_stmt *st = NULL;
+	if (!sql)
+		return err_set(e, -ENOMEM, "store.oom", "out of memory");
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = sql_err(e, db, path, sql);
+		xfree(sql);
+		return rc;
+	}
+	xfree(sql);
+	int step = SQLITE_DONE;
+	for (size_t expect = 0; !rc && (step = sqlite3_step(st)) == SQLITE_ROW; expect++) {
+		sqlite3_int64 id = sqlite3_column_int64(st, 0);
+		if (id != (sqlite3_int64)expect) {
+			rc = err_set(e, -EINVAL, "run.corrupt",
+				     "%s: table %s: id %lld out of sequence (expected %zu)", path,
+				     t->name, (long long)id, expect);
+			break;
+		}
+		if ((rc = t->load(st, p, e)))
+			err_prefix(e, "%s: table %s, id %lld", path, t->name, (long long)id);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = sql_err(e, db, path, t->name);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int pivot_db_read(struct pivot *p, const char *path, struct err *e)
+{
+	if (!fs_exists(path))
+		return err_set(e, -ENOENT, "run.not_a_run", "not a nunatak Run: %s does not exist",
+			       path);
+	sqlite3 *db = NULL;
+	int rc = 0;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		rc = sql_err(e, db, path, "cannot open");
+		goto out;
+	}
+	rc = check_meta(db, path, e);
+	for (size_t i = 0; i < nr_pivot_tables && !rc; i++)
+		rc = read_table(db, &pivot_tables[i], p, path, e);
+out:
+	sqlite3_close(db);
+	return rc;
+}
