@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Attribution: from module-relative addresses to named Hotspots.
+ *
+ * Input: a pivot whose Hotspots are unresolved (module, module-relative offset)
+ * as ingestion left them (docs/ingest.md), with their Measurements; stack
+ * frames may carry (module, offset) too. Output, in place:
+ *  - each Hotspot whose address resolves is renamed after its physical
+ *    function (last frame of the inline chain) with its resolution level
+ *    (line / function / symbol); addresses that resolve to the same function
+ *    (same module and function start, the physical identity with the
+ *    build-id) fuse into one Hotspot and their Measurements are summed - the
+ *    totals never change;
+ *  - an address no symbol covers (a gap), a module that cannot be read or a
+ *    failed symbolization leaves its Hotspot unresolved (module+0x…) with its
+ *    exact values, and a degradation says why;
+ *  - per-address detail (pivot.addresses: offset, counter, value, samples,
+ *    aggregated over Loci) and the inline chain of each address (pivot.frames,
+ *    innermost first, depth 0) for every named Hotspot;
+ *  - stack_frames get their function names;
+ *  - source extracts (pivot.extracts), one per (Hotspot, file), unless
+ *    opts->no_source.
+ *
+ * External calls, in this order (replay serves them FIFO per basename, the
+ * order the Python predecessor recorded in the corpus): one symbolizer
+ * process per module (modules by decreasing weight, stack-only modules last),
+ * then `llvm-readelf -S` once per module that yielded a bare name, then
+ * `llvm-dwarfdump --debug-line` once per module whose named Hotspots carry
+ * source positions (skipped with no_source).
+ */
+#ifndef NUNATAK_ATTRIB_ATTRIB_H
+#define NUNATAK_ATTRIB_ATTRIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct pivot;
+struct executor;
+struct degradations;
+struct attrib_tools;
+struct err;
+
+struct attrib_source_map {
+	const char *from; /* recorded prefix, e.g. "/build/x" */
+	const char *to;   /* where it lives here, e.g. "/home/me/x" */
+};
+
+struct attrib_opts {
+	/* [source_map] config entries then --source-map flags: the longest
+	 * matching prefix wins, and on equal prefixes the later entry (a flag). */
+	const struct attrib_source_map *source_map;
+	size_t nr_source_map;
+	const char *root;          /* git toplevel, else the cwd; NULL: the cwd */
+	bool no_source;            /* --no-source: no extracts, no dwarfdump */
+	/* [debuginfod]: disabled strips DEBUGINFOD_URLS from symbolizer calls;
+	 * enabled sets DEBUGINFOD_TIMEOUT (seconds) unless the user set it. */
+	bool debuginfod_disabled;
+	int debuginfod_timeout_s;  /* 0: 10 */
+};
+
+/*
+ * Names the unresolved Hotspots of p. tools comes from attrib_locate(); with
+ * no symbolizer the pivot is left as is and `llvm-missing` is added to d.
+ * Degradations met on the way are added to d (deduplicated): `llvm-missing`,
+ * `module-unreadable` (once per module), `symbolization-failed`.
+ * Returns 0, or a negative error (out of memory, executor failure) in e.
+ */
+int attrib_run(struct pivot *p, struct executor *x, const struct attrib_tools *tools,
+	       const struct attrib_opts *opts, struct degradations *d, struct err *e);
+
+#endif

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "attrib/elf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+
+#define PT_LOAD 1
+#define PT_NOTE 4
+#define SHT_SYMTAB 2
+#define SHT_NOTE 7
+#define SHT_NOBITS 8
+#define SHT_DYNSYM 11
+#define STT_FUNC 2
+#define STT_GNU_IFUNC 10
+#define SHN_UNDEF 0
+#define SHN_ABS 0xfff1
+#define SHN_XINDEX 0xffff
+#define NT_GNU_BUILD_ID 3
+
+/* A bounds-checked view of the image: every read goes through rd(). */
+struct image {
+	const uint8_t *p;
+	size_t len;
+	bool is64;
+};
+
+static bool in_range(const struct image *im, uint64_t off, uint64_t n)
+{
+	return off <= im->len && n <= im->len - off;
+}
+
+static uint64_t rd(const struct image *im, uint64_t off, int size)
+{
+	uint64_t v = 0;
+	if (!in_range(im, off, (uint64_t)size))
+		return 0;
+	for (int i = size - 1; i >= 0; i--)
+		v = v << 8 | im->p[off + (uint64_t)i];
+	return v;
+}
+
+/* Field readers that pick the ELF32 or ELF64 offset and width. */
+#define RD(im, base, off32, sz32, off64, sz64) \
+	((im)->is64 ? rd(im, (base) + (off64), sz64) : rd(im, (base) + (off32), sz32))
+
+struct shdr {
+	uint32_t name, type, link;
+	uint64_t offset, size, entsize;
+};
+
+static struct shdr shdr_at(const struct image *im, uint64_t shoff, uint64_t shentsize, uint64_t i)
+{
+	uint64_t b = shoff + i * shentsize;
+	struct shdr s = {
+		.name = (uint32_t)rd(im, b, 4),
+		.type = (uint32_t)rd(im, b + 4, 4),
+		.offset = RD(im, b, 16, 4, 24, 8),
+		.size = RD(im, b, 20, 4, 32, 8),
+		.link = (uint32_t)RD(im, b, 24, 4, 40, 4),
+		.entsize = RD(im, b, 36, 4, 56, 8),
+	};
+	return s;
+}
+
+/* NUL-terminated string at off inside [tab, tab+tablen), or NULL. */
+static const char *str_at(const struct image *im, uint64_t tab, uint64_t tablen, uint64_t off)
+{
+	if (!in_range(im, tab, tablen) || off >= tablen)
+		return NULL;
+	const char *s = (const char *)im->p + tab + off;
+	if (!memchr(s, '\0', tablen - off))
+		return NULL;
+	return s;
+}
+
+static void parse_notes(struct elf_info *out, const struct image *im, uint64_t off, uint64_t size)
+{
+	if (!in_range(im, off, size))
+		return;
+	uint64_t end = off + size;
+	while (!out->build_id && off + 12 <= end) {
+		uint64_t namesz = rd(im, off, 4), descsz = rd(im, off + 4, 4), type = rd(im, off + 8, 4);
+		uint64_t name = off + 12, desc = name + ((namesz + 3) & ~3ull);
+		uint64_t next = desc + ((descsz + 3) & ~3ull);
+		if (next > end || next <= off)
+			return;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(im->p + name, "GNU", 4) == 0 &&
+		    descsz > 0 && descsz <= 64) {
+			static const char digits[] = "0123456789abcdef";
+			char *hex = xmalloc(2 * descsz + 1);
+			if (!hex)
+				return;
+			for (uint64_t i = 0; i < descsz; i++) {
+				hex[2 * i] = digits[im->p[desc + i] >> 4];
+				hex[2 * i + 1] = digits[im->p[desc + i] & 15];
+			}
+			hex[2 * descsz] = '\0';
+			out->build_id = hex;
+		}
+		off = next;
+	}
+}
+
+static int parse_phdrs(struct elf_info *out, const struct image *im, struct err *e)
+{
+	uint64_t phoff = RD(im, 0, 28, 4, 32, 8);
+	uint64_t phentsize = RD(im, 0, 42, 2, 54, 2), phnum = RD(im, 0, 44, 2, 56, 2);
+	if (phnum == 0)
+		return 0;
+	if (phentsize < (im->is64 ? 56u : 32u) || !in_range(im, phoff, phnum * phentsize))
+		return err_set(e, -EINVAL, "elf.truncated",
+			       "program headers at offset %llu (%llu x %llu bytes) exceed the file",
+			       (unsigned long long)phoff, (unsigned long long)phnum,
+			       (unsigned long long)phentsize);
+	out->loads = xcalloc(phnum, sizeof(*out->loads));
+	if (!out->loads)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < phnum; i++) {
+		uint64_t b = phoff + i * phentsize;
+		uint32_t type = (uint32_t)rd(im, b, 4);
+		if (type == PT_NOTE && !out->build_id)
+			parse_notes(out, im, RD(im, b, 4, 4, 8, 8), RD(im, b, 16, 4, 32, 8));
+		if (type != PT_LOAD)
+			continue;
+		struct elf_segment *s = &out->loads[out->nr_loads++];
+		s->offset = RD(im, b, 4, 4, 8, 8);
+		s->vaddr = RD(im, b, 8, 4, 16, 8);
+		s->filesz = RD(im, b, 16, 4, 32, 8);
+		s->memsz = RD(im, b, 20, 4, 40, 8);
+		s->flags = (uint32_t)RD(im, b, 24, 4, 4, 4);
+	}
+	return 0;
+}
+
+static int func_cmp(const void *a, const void *b)
+{
+	const struct elf_func *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1; /* widest alias first */
+	return 0;
+}
+
+static int read_symbols(struct elf_info *out, const struct image *im, const struct shdr *tab,
+			const struct shdr *strtab)
+{
+	uint64_t entsize = im->is64 ? 24 : 16;
+	if (tab->type == SHT_NOBITS || !in_range(im, tab->offset, tab->size))
+		return 0;
+	uint64_t n = tab->size / entsize;
+	out->funcs = xcalloc(n ? n : 1, sizeof(*out->funcs));
+	if (!out->funcs)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t b = tab->offset + i * entsize;
+		unsigned info = (unsigned)RD(im, b, 12, 1, 4, 1);
+		unsigned shndx = (unsigned)RD(im, b, 14, 2, 6, 2);
+		uint64_t value = RD(im, b, 4, 4, 8, 8), size = RD(im, b, 8, 4, 16, 8);
+		if (((info & 15) != STT_FUNC && (info & 15) != STT_GNU_IFUNC) || shndx == SHN_UNDEF ||
+		    shndx == SHN_ABS || size == 0 || value + size < value)
+			continue;
+		const char *name = str_at(im, strtab->offset, strtab->size, rd(im, b, 4));
+		struct elf_func *f = &out->funcs[out->nr_funcs];
+		f->name = xstrdup(name ? name : "");
+		if (!f->name)
+			return -ENOMEM;
+		f->start = value;
+		f->size = size;
+		out->nr_funcs++;
+	}
+	qsort(out->funcs, out->nr_funcs, sizeof(*out->funcs), func_cmp);
+	size_t w = 0;
+	for (size_t r = 0; r < out->nr_funcs; r++) {
+		if (w && out->funcs[w - 1].start == out->funcs[r].start) {
+			xfree(out->funcs[r].name);
+			continue;
+		}
+		out->funcs[w++] = out->funcs[r];
+	}
+	out->nr_funcs = w;
+	return 0;
+}
+
+static int parse_shdrs(struct elf_info *out, const struct image *im, unsigned flags, struct err *e)
+{
+	uint64_t shoff = RD(im, 0, 32, 4, 40, 8), shentsize = RD(im, 0, 46, 2, 58, 2);
+	uint64_t shnum = RD(im, 0, 48, 2, 60, 2), shstrndx = RD(im, 0, 50, 2, 62, 2);
+	if (shoff == 0)
+		return 0; /* no section headers: a valid (if unusual) object */
+	if (shentsize < (im->is64 ? 64u : 40u) || !in_range(im, shoff, shentsize))
+		return err_set(e, -EINVAL, "elf.truncated",
+			       "section headers at offset %llu exceed the file",
+			       (unsigned long long)shoff);
+	struct shdr s0 = shdr_at(im, shoff, shentsize, 0);
+	if (shnum == 0)
+		shnum = s0.size; /* extended numbering */
+	if (shstrndx == SHN_XINDEX)
+		shstrndx = s0.link;
+	if (!in_range(im, shoff, shnum * shentsize) || shnum > im->len / shentsize)
+		return err_set(e, -EINVAL, "elf.truncated",
+			       "%llu section headers at offset %llu exceed the file",
+			       (unsigned long long)shnum, (unsigned long long)shoff);
+	struct shdr names = shstrndx < shnum ? shdr_at(im, shoff, shentsize, shstrndx) : (struct shdr){0};
+	int64_t symtab = -1, dynsym = -1;
+	for (uint64_t i = 0; i < shnum; i++) {
+		struct shdr s = shdr_at(im, shoff, shentsize, i);
+		const char *nm = str_at(im, names.offset, names.size, s.name);
+		if (s.type == SHT_SYMTAB && symtab < 0)
+			symtab = (int64_t)i;
+		if (s.type == SHT_DYNSYM && dynsym < 0)
+			dynsym = (int64_t)i;
+		if (nm && (!strcmp(nm, ".debug_info") || !strcmp(nm, ".zdebug_info")) &&
+		    s.type != SHT_NOBITS)
+			out->has_debug_info = true;
+		if (s.type == SHT_NOTE && !out->build_id)
+			parse_notes(out, im, s.offset, s.size);
+	}
+	out->has_symtab = symtab >= 0;
+	out->has_dynsym = dynsym >= 0;
+	if (!(flags & ELF_READ_SYMBOLS) || (symtab < 0 && dynsym < 0))
+		return 0;
+	struct shdr tab = shdr_at(im, shoff, shentsize, (uint64_t)(symtab >= 0 ? symtab : dynsym));
+	struct shdr str = tab.link < shnum ? shdr_at(im, shoff, shentsize, tab.link) : (struct shdr){0};
+	return read_symbols(out, im, &tab, &str);
+}
+
+int elf_info__parse(struct elf_info *out, const void *image, size_t len, unsigned flags,
+		    struct err *e)
+{
+	memset(out, 0, sizeof(*out));
+	struct image im = {.p = image, .len = len};
+	if (len < 52 || memcmp(image, "\177ELF", 4) != 0)
+		return err_set(e, -EINVAL, "elf.magic", "offset 0: expected the ELF magic \\177ELF");
+	if (im.p[4] != 1 && im.p[4] != 2)
+		return err_set(e, -EINVAL, "elf.class", "offset 4: unknown ELF class %u", im.p[4]);
+	if (im.p[5] != 1)
+		return err_set(e, -EINVAL, "elf.endian",
+			       "offset 5: big-endian ELF objects are not supported");
+	im.is64 = im.p[4] == 2;
+	if (im.is64 && len < 64)
+		return err_set(e, -EINVAL, "elf.truncated", "ELF64 header truncated at %zu bytes", len);
+	out->is64 = im.is64;
+	out->type = (int)rd(&im, 16, 2);
+	out->machine = (int)rd(&im, 18, 2);
+	int rc = parse_phdrs(out, &im, e);
+	if (rc)
+		return rc;
+	return parse_shdrs(out, &im, flags, e);
+}
+
+int elf_info__read(struct elf_info *out, const char *path, unsigned flags, struct err *e)
+{
+	memset(out, 0, sizeof(*out));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(e, -errno, "elf.open", "%s: %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+		close(fd);
+		return err_set(e, -EINVAL, "elf.open", "%s: not a regular non-empty file", path);
+	}
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	int saved = errno;
+	close(fd);
+	if (map == MAP_FAILED)
+		return err_set(e, -saved, "elf.open", "%s: mmap: %s", path, strerror(saved));
+	int rc = elf_info__parse(out, map, (size_t)st.st_size, flags, e);
+	munmap(map, (size_t)st.st_size);
+	if (rc && e)
+		err_prefix(e, "%s", path);
+	return rc;
+}
+
+void elf_info__release(struct elf_info *info)
+{
+	if (!info)
+		return;
+	for (size_t i = 0; i < info->nr_funcs; i++)
+		xfree(info->funcs[i].name);
+	xfree(info->funcs);
+	xfree(info->loads);
+	xfree(info->build_id);
+	memset(info, 0, sizeof(*info));
+}
+
+int elf_info__offset_to_vaddr(const struct elf_info *info, uint64_t offset, uint64_t *vaddr)
+{
+	for (size_t i = 0; i < info->nr_loads; i++) {
+		const struct elf_segment *s = &info->loads[i];
+		if (offset >= s->offset && offset - s->offset < s->filesz) {
+			*vaddr = offset - s->offset + s->vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+uint64_t elf_info__symbolizer_address(const struct elf_info *info, uint64_t offset)
+{
+	uint64_t v;
+	return elf_info__offset_to_vaddr(info, offset, &v) == 0 ? v : offset;
+}
+
+const struct elf_func *elf_info__func_at(const struct elf_info *info, uint64_t vaddr)
+{
+	size_t lo = 0, hi = info->nr_funcs;
+	while (lo < hi) { /* first start > vaddr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (info->funcs[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* A few steps back: a wide symbol may enclose a smaller one starting later. */
+	for (size_t k = 0; k < 8 && lo > 0; k++, lo--) {
+		const struct elf_func *f = &info->funcs[lo - 1];
+		if (vaddr - f->start < f->size)
+			return f;
+	}
+	return NULL;
+}

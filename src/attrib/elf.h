@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A small ELF reader: what attribution needs to know about a module without
+ * asking an external tool. Little-endian ELF32 and ELF64 (x86-64, AArch64,
+ * ppc64le, RISC-V); a big-endian object is refused with a clear error.
+ *
+ *  - program headers (PT_LOAD): to convert a module-relative *file offset*
+ *    (what perf's dsoff and the mmap-event computation give for a shared
+ *    object) into the ELF virtual address llvm-symbolizer and addr2line expect;
+ *  - section names: presence of .symtab, .dynsym, .debug_info (or
+ *    .zdebug_info), which grade attribution (line / function / symbol);
+ *  - the GNU build-id note (hex);
+ *  - FUNC symbol extents [value, value + size) from .symtab, else .dynsym:
+ *    the extent rule (an address in a gap between symbols stays unresolved)
+ *    is enforced from these when the symbolizer does not enforce it itself
+ *    (GNU addr2line, LLVM older than 17).
+ *
+ * Offered to ingestion too: elf_info__offset_to_vaddr() is the conversion
+ * from perf's file-relative offset to a link-time virtual address.
+ */
+#ifndef NUNATAK_ATTRIB_ELF_H
+#define NUNATAK_ATTRIB_ELF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct err;
+
+#define ELF_TYPE_EXEC 2
+#define ELF_TYPE_DYN 3
+
+struct elf_segment {
+	uint64_t vaddr, offset, filesz, memsz;
+	uint32_t flags; /* PF_X = 1, PF_W = 2, PF_R = 4 */
+};
+
+struct elf_func {
+	uint64_t start, size; /* size > 0 always: zero-size symbols define no extent */
+	char *name;
+};
+
+struct elf_info {
+	int type;               /* ELF_TYPE_EXEC, ELF_TYPE_DYN, ... (e_type) */
+	int machine;            /* e_machine */
+	bool is64;
+	bool has_symtab, has_dynsym, has_debug_info;
+	char *build_id;         /* lowercase hex, or NULL when the note is absent */
+	struct elf_segment *loads; /* PT_LOAD only, in file order */
+	size_t nr_loads;
+	struct elf_func *funcs; /* sorted by start; of aliases, the widest is kept */
+	size_t nr_funcs;
+};
+
+/* What to read beyond the headers. Symbols cost a pass over the symbol table. */
+#define ELF_READ_SYMBOLS 1u
+
+/* Parses an ELF image held in memory (pure: no I/O, fuzzable). Fills *out
+ * (release with elf_info__release even on failure). Returns 0, or -EINVAL
+ * with e naming the byte offset and what was expected. */
+int elf_info__parse(struct elf_info *out, const void *image, size_t len, unsigned flags,
+		    struct err *e);
+/* Maps `path` and parses it. -errno with e when it cannot be opened. */
+int elf_info__read(struct elf_info *out, const char *path, unsigned flags, struct err *e);
+void elf_info__release(struct elf_info *info);
+
+/* The link-time virtual address of a file offset, via the PT_LOAD that maps
+ * it. Returns 0, or -ENOENT when no loadable segment covers the offset. */
+int elf_info__offset_to_vaddr(const struct elf_info *info, uint64_t offset, uint64_t *vaddr);
+
+/* The address llvm-symbolizer wants for a module-relative offset as ingestion
+ * produces it (docs/ingest.md: perf's dsoff, ip - map.start + map.pgoff, a
+ * FILE offset for every module, ET_EXEC included): the vaddr of the PT_LOAD
+ * that maps it; the value itself when no segment does. */
+uint64_t elf_info__symbolizer_address(const struct elf_info *info, uint64_t offset);
+
+/* The FUNC symbol whose extent covers vaddr, or NULL (a gap, or no symbols).
+ * Borrowed; valid until info is released. */
+const struct elf_func *elf_info__func_at(const struct elf_info *info, uint64_t vaddr);
+
+#endif

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Private to src/attrib/: the steps attrib_run() chains together. */
+#ifndef NUNATAK_ATTRIB_INTERNAL_H
+#define NUNATAK_ATTRIB_INTERNAL_H
+
+#include <stddef.h>
+
+#include "attrib/parse.h"
+#include "model/model.h"
+
+struct attrib_opts;
+struct err;
+
+/* What symbolization established for one original Hotspot. */
+struct hotspot_attr {
+	const struct attrib_chain *chain; /* NULL: not symbolized, left as is */
+	enum resolution level;            /* meaningful when chain has frames */
+	const char *build_id;             /* from the module's ELF note when the
+					     Hotspot has none, else NULL */
+};
+
+/*
+ * Rewrites p: named Hotspots renamed, fused by physical identity (module +
+ * function start, else module + name + file), Measurements remapped and
+ * summed, addresses and frames derived for named Hotspots, unused Hotspots
+ * dropped (ids are compacted; every table referring to Hotspots is remapped).
+ * attr has p->nr_hotspots entries. Returns 0 or -ENOMEM.
+ */
+int attrib_fuse(struct pivot *p, const struct hotspot_attr *attr, struct err *e);
+
+struct attrib_module_sums {
+	const char *module;
+	struct line_checksums sums;
+};
+
+/*
+ * Adds one extract per (named Hotspot, file) from p's frames: recorded path,
+ * source map, unique basename under opts->root; the text withheld, with the
+ * reason, when ambiguous, absent or stale (MD5 from ms for the Hotspot's
+ * module disagrees with the file). Returns 0 or -ENOMEM.
+ */
+int attrib_extract_sources(struct pivot *p, const struct attrib_opts *opts,
+			   const struct attrib_module_sums *ms, size_t nr_ms, struct err *e);
+
+/* Source map rewrite of path (longest prefix, later entries win ties), or NULL. */
+char *attrib_source_map_apply(const struct attrib_opts *opts, const char *path);
+
+#endif
