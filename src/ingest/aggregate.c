@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "ingest/aggregate.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "ingest/aggregate_impl.h"
+#include "ingest/hashtab.h"
+
+/* ---- counters ---------------------------------------------------------- */
+
+static const char DEMAND_FILLS_REASON[] =
+	"demand fills only: hardware-prefetched traffic is not counted";
+
+/* The Zen counter groups of REFERENCE.md §3 (collect/events.py). */
+static const struct {
+	const char *event, *canonical, *unit;
+	double scale;
+	enum quality quality;
+	const char *reason;
+} counter_table[] = {
+	{"fp_ret_sse_avx_ops.all", "flops", "flop", 1, QUALITY_MEASURED, NULL},
+	{"ls_refills_from_sys.ls_mabresp_lcl_dram", "dram_bytes", "byte", 64,
+	 QUALITY_ESTIMATED, DEMAND_FILLS_REASON},
+	{"ls_refills_from_sys.ls_mabresp_rmt_dram", "dram_bytes", "byte", 64,
+	 QUALITY_ESTIMATED, DEMAND_FILLS_REASON},
+	{"ls_dmnd_fills_from_sys.mem_io_local", "dram_bytes", "byte", 64, QUALITY_ESTIMATED,
+	 DEMAND_FILLS_REASON},
+	{"ls_dmnd_fills_from_sys.mem_io_remote", "dram_bytes", "byte", 64, QUALITY_ESTIMATED,
+	 DEMAND_FILLS_REASON},
+	{"task-clock", "task-clock", "ns", 1, QUALITY_MEASURED, NULL},
+	{"cpu-clock", "cpu-clock", "ns", 1, QUALITY_MEASURED, NULL},
+};
+
+size_t ingest_counter_canon(const char *event, size_t len, char *out, size_t cap,
+			    struct counter_info *ci)
+{
+	size_t n = 0;
+	while (n < len && event[n] != ':' && event[n] != '/')
+		n++;
+	*ci = (struct counter_info){.unit = NULL, .scale = 1, .quality = QUALITY_MEASURED};
+	for (size_t i = 0; i < sizeof(counter_table) / sizeof(counter_table[0]); i++) {
+		if (strlen(counter_table[i].event) == n &&
+		    memcmp(counter_table[i].event, event, n) == 0) {
+			event = counter_table[i].canonical;
+			n = strlen(event);
+			ci->unit = counter_table[i].unit;
+			ci->scale = counter_table[i].scale;
+			ci->quality = counter_table[i].quality;
+			ci->reason = counter_table[i].reason;
+			break;
+		}
+	}
+	if (cap) {
+		size_t c = n < cap - 1 ? n : cap - 1;
+		memcpy(out, event, c);
+		out[c] = '\0';
+	}
+	return n;
+}
+
+/* ---- stats ------------------------------------------------------------- */
+
+void ingest_stats__release(struct ingest_stats *st)
+{
+	if (st)
+		degradations__release(&st->degradations);
+}
+
+void ingest_stats__unparsed(struct ingest_stats *st, const char *line, size_t len,
+			    int64_t lineno)
+{
+	if (st->nr_unparsed++ == 0) {
+		size_t c = len < sizeof(st->first_unparsed) - 1 ? len : sizeof(st->first_unparsed) - 1;
+		memcpy(st->first_unparsed, line, c);
+		st->first_unparsed[c] = '\0';
+		st->first_unparsed_line = lineno;
+	}
+}
+
+/* ---- the aggregator ---------------------------------------------------- */
+
+struct ingest_agg *ingest_agg__new(void)
+{
+	struct ingest_agg *a = xcalloc(1, sizeof(*a));
+	return a;
+}
+
+void ingest_agg__free(struct ingest_agg *a)
+{
+	if (!a)
+		return;
+	strtab__release(&a->modules);
+	strtab__release(&a->events);
+	strtab__release(&a->counters);
+	xfree(a->event_counter);
+	xfree(a->cinfo);
+	xfree(a->sv);
+	oatab__release(&a->st);
+	xfree(a->frames);
+	xfree(a->seqs);
+	oatab__release(&a->seqt);
+	xfree(a->kv);
+	oatab__release(&a->kt);
+	xfree(a);
+}
+
+uint64_t ingest_agg__nr_samples(const struct ingest_agg *a)
+{
+	return a->nr_samples;
+}
+
+static int counter_of(struct ingest_agg *a, const char *ev, size_t len, uint32_t *out)
+{
+	if (a->last_event && a->last_event_len == len && memcmp(a->last_event, ev, len) == 0) {
+		*out = a->last_counter;
+		return 0;
+	}
+	bool added;
+	int64_t eid = strtab__intern(&a->events, ev, len, &added);
+	if (eid < 0)
+		return -ENOMEM;
+	if (added) {
+		if (xgrow((void **)&a->event_counter, &a->cap_event_counter, a->events.n,
+			  sizeof(uint32_t)))
+			return -ENOMEM;
+		char canon[256];
+		struct counter_info ci;
+		size_t n = ingest_counter_canon(ev, len, canon, sizeof(canon), &ci);
+		if (n >= sizeof(canon))
+			n = sizeof(canon) - 1;
+		bool cadded;
+		int64_t cid = strtab__intern(&a->counters, canon, n, &cadded);
+		if (cid < 0)
+			return -ENOMEM;
+		if (xgrow((void **)&a->cinfo, &a->cap_cinfo, a->counters.n, sizeof(*a->cinfo)))
+			return -ENOMEM;
+		if (cadded)
+			a->cinfo[cid] = ci;
+		a->event_counter[eid] = (uint32_t)cid;
+	}
+	a->last_event = a->events.s[eid];
+	a->last_event_len = len;
+	a->last_counter = a->event_counter[eid];
+	*out = a->last_counter;
+	return 0;
+}
+
+static uint64_t skey_hash(const struct skey *k)
+{
+	return mix64(k->offset ^ mix64((uint64_t)k->tid ^ ((uint64_t)k->module << 32) ^
+				       ((uint64_t)k->counter << 8) ^ k->has_offset));
+}
+
+static bool skey_eq(const struct skey *x, const struct skey *y)
+{
+	return x->offset == y->offset && x->tid == y->tid && x->module == y->module &&
+	       x->counter == y->counter && x->has_offset == y->has_offset;
+}
+
+static int add_flat(struct ingest_agg *a, const struct skey *k, uint64_t period)
+{
+	uint64_t h = skey_hash(k);
+	size_t pos;
+	for (pos = h & a->st.mask; a->st.slot && a->st.slot[pos]; pos = (pos + 1) & a->st.mask) {
+		struct sval *v = &a->sv[a->st.slot[pos] - 1];
+		if (v->hash == h && skey_eq(&v->k, k)) {
+			v->period += period;
+			v->n++;
+			return 0;
+		}
+	}
+	if (xgrow((void **)&a->sv, &a->cap_sv, a->nr_sv + 1, sizeof(*a->sv)))
+		return -ENOMEM;
+	a->sv[a->nr_sv] = (struct sval){.k = *k, .hash = h, .period = period, .n = 1};
+	a->nr_sv++;
+	return oatab__insert(&a->st, h, (uint32_t)a->nr_sv, &a->sv[0].hash, sizeof(*a->sv));
+}
+
+static int intern_seq(struct ingest_agg *a, const struct ingest_sample *s, uint32_t *out)
+{
+	size_t base = a->nr_frames, n = s->nr_callchain;
+	if (xgrow((void **)&a->frames, &a->cap_frames, base + n, sizeof(*a->frames)))
+		return -ENOMEM;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+	for (size_t i = 0; i < n; i++) {
+		const struct ingest_frame *f = &s->callchain[i];
+		int64_t mid = strtab__intern(&a->modules, f->module, f->module_len, NULL);
+		if (mid < 0)
+			return -ENOMEM;
+		struct seqframe *sf = &a->frames[base + i];
+		sf->module = (uint32_t)mid;
+		sf->has_offset = f->has_offset;
+		sf->offset = f->has_offset ? f->offset : 0;
+		h = mix64(h ^ sf->offset ^ ((uint64_t)sf->module << 40) ^ sf->has_offset);
+	}
+	for (size_t pos = h & a->seqt.mask; a->seqt.slot && a->seqt.slot[pos];
+	     pos = (pos + 1) & a->seqt.mask) {
+		struct seq *q = &a->seqs[a->seqt.slot[pos] - 1];
+		if (q->hash == h && q->len == n &&
+		    memcmp(&a->frames[q->start], &a->frames[base], n * sizeof(*a->frames)) == 0) {
+			*out = a->seqt.slot[pos] - 1; /* frames written past nr_frames are dropped */
+			return 0;
+		}
+	}
+	if (xgrow((void **)&a->seqs, &a->cap_seqs, a->nr_seqs + 1, sizeof(*a->seqs)))
+		return -ENOMEM;
+	a->seqs[a->nr_seqs] = (struct seq){.start = base, .len = n, .hash = h};
+	a->nr_frames += n;
+	*out = (uint32_t)a->nr_seqs++;
+	return oatab__insert(&a->seqt, h, (uint32_t)a->nr_seqs, &a->seqs[0].hash,
+			     sizeof(*a->seqs));
+}
+
+static int add_stack(struct ingest_agg *a, const struct ingest_sample *s, uint32_t counter)
+{
+	uint32_t seq;
+	int rc = intern_seq(a, s, &seq);
+	if (rc)
+		return rc;
+	uint64_t h = mix64(((uint64_t)seq << 32 | counter) ^ mix64((uint64_t)s->tid));
+	for (size_t pos = h & a->kt.mask; a->kt.slot && a->kt.slot[pos];
+	     pos = (pos + 1) & a->kt.mask) {
+		struct stkval *v = &a->kv[a->kt.slot[pos] - 1];
+		if (v->seq == seq && v->counter == counter && v->tid == s->tid) {
+			v->period += s->period;
+			v->n++;
+			return 0;
+		}
+	}
+	if (xgrow((void **)&a->kv, &a->cap_kv, a->nr_kv + 1, sizeof(*a->kv)))
+		return -ENOMEM;
+	a->kv[a->nr_kv++] = (struct stkval){
+		.seq = seq, .counter = counter, .tid = s->tid, .hash = h, .period = s->period, .n = 1};
+	return oatab__insert(&a->kt, h, (uint32_t)a->nr_kv, &a->kv[0].hash, sizeof(*a->kv));
+}
+
+int ingest_agg__add(struct ingest_agg *a, const struct ingest_sample *s)
+{
+	struct skey k = {.tid = s->tid, .has_offset = s->hit.has_offset};
+	int64_t mid = strtab__intern(&a->modules, s->hit.module, s->hit.module_len, NULL);
+	if (mid < 0 || counter_of(a, s->event, s->event_len, &k.counter))
+		return -ENOMEM;
+	k.module = (uint32_t)mid;
+	k.offset = s->hit.has_offset ? s->hit.offset : 0;
+	int rc = add_flat(a, &k, s->period);
+	if (!rc && s->callchain && s->nr_callchain)
+		rc = add_stack(a, s, k.counter);
+	if (!rc)
+		a->nr_samples++;
+	return rc;
+}
+

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Private to aggregate.c and aggregate_emit.c: the aggregator's tables.
+ * Samples: `sv` entries indexed by the `st` hash index, key (module id,
+ * offset, tid, counter id). Stacks: frame sequences interned in `seqs`
+ * (frames stored flat in `frames`), aggregated per (seq, tid, counter) in `kv`.
+ */
+#ifndef NUNATAK_INGEST_AGGREGATE_IMPL_H
+#define NUNATAK_INGEST_AGGREGATE_IMPL_H
+
+#include "ingest/aggregate.h"
+#include "ingest/hashtab.h"
+
+struct skey {
+	uint64_t offset;
+	int64_t tid;
+	uint32_t module, counter;
+	uint32_t has_offset;
+};
+
+struct sval {
+	struct skey k;
+	uint64_t hash;
+	uint64_t period;
+	int64_t n;
+};
+
+struct seqframe {
+	uint64_t offset;
+	uint32_t module;
+	uint32_t has_offset;
+};
+
+struct seq {
+	size_t start, len;
+	uint64_t hash;
+};
+
+struct stkval {
+	uint32_t seq, counter;
+	int64_t tid;
+	uint64_t hash;
+	uint64_t period;
+	int64_t n;
+};
+
+struct ingest_agg {
+	struct strtab modules, events, counters;
+	uint32_t *event_counter; /* event id -> counter id */
+	size_t cap_event_counter;
+	struct counter_info *cinfo; /* by counter id */
+	size_t cap_cinfo;
+	/* samples */
+	struct sval *sv;
+	size_t nr_sv, cap_sv;
+	struct oatab st;
+	/* stacks */
+	struct seqframe *frames;
+	size_t nr_frames, cap_frames;
+	struct seq *seqs;
+	size_t nr_seqs, cap_seqs;
+	struct oatab seqt;
+	struct stkval *kv;
+	size_t nr_kv, cap_kv;
+	struct oatab kt;
+	uint64_t nr_samples;
+	/* one-entry caches: consecutive samples usually share event and module */
+	const char *last_event;
+	size_t last_event_len;
+	uint32_t last_counter;
+};
+
+#endif

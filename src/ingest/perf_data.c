@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "ingest/perf_data.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "ingest/buildid.h"
+#include "ingest/hashtab.h"
+#include "ingest/perf_data_impl.h"
+#include "ingest/perf_maps.h"
+
+static size_t read_format_size(uint64_t rf, const unsigned char *p, size_t avail, bool *ok)
+{
+	size_t per = 8 + ((rf & PERF_FORMAT_ID) ? 8 : 0) + ((rf & PERF_FORMAT_LOST) ? 8 : 0);
+	size_t times = ((rf & PERF_FORMAT_TOTAL_TIME_ENABLED) ? 8 : 0) +
+		       ((rf & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 8 : 0);
+	*ok = true;
+	if (!(rf & PERF_FORMAT_GROUP))
+		return per + times;
+	if (avail < 8) {
+		*ok = false;
+		return 0;
+	}
+	uint64_t nr = rd64(p);
+	if (nr > avail / per) {
+		*ok = false;
+		return 0;
+	}
+	return 8 + times + (size_t)nr * per;
+}
+
+static const char *kernel_module_name(const char *path, size_t len, char *buf, size_t cap,
+				      size_t *out_len)
+{
+	if (len >= 17 && !memcmp(path, "[kernel.kallsyms]", 17)) {
+		*out_len = 17;
+		return "[kernel.kallsyms]";
+	}
+	if (path[0] == '[' || !memmem(path, len, ".ko", 3)) {
+		*out_len = len;
+		return path;
+	}
+	/* /lib/modules/.../xfs.ko.xz -> [xfs], as perf names module DSOs */
+	const char *b = path + len;
+	while (b > path && b[-1] != '/')
+		b--;
+	size_t n = 0;
+	buf[n++] = '[';
+	for (; b < path + len && *b != '.' && n + 2 < cap; b++)
+		buf[n++] = *b == '-' ? '_' : *b;
+	buf[n++] = ']';
+	*out_len = n;
+	return buf;
+}
+
+static int sideband_comm(struct reader *r, const unsigned char *p, size_t rs)
+{
+	if (rs < 16)
+		return 0;
+	int64_t tid = (int32_t)rd32(p + 12);
+	size_t n = strnlen((const char *)p + 16, rs - 16);
+	int64_t cid = strtab__intern(&r->comms, (const char *)p + 16, n, NULL);
+	if (cid < 0)
+		return -ENOMEM;
+	uint64_t h = mix64((uint64_t)tid);
+	for (size_t pos = h & r->tct.mask; r->tct.slot && r->tct.slot[pos];
+	     pos = (pos + 1) & r->tct.mask)
+		if (r->tc[r->tct.slot[pos] - 1].tid == tid) {
+			r->tc[r->tct.slot[pos] - 1].comm = (uint32_t)cid; /* exec renames */
+			return 0;
+		}
+	if (xgrow((void **)&r->tc, &r->cap_tc, r->nr_tc + 1, sizeof(*r->tc)))
+		return -ENOMEM;
+	r->tc[r->nr_tc++] = (struct tidcomm){.tid = tid, .hash = h, .comm = (uint32_t)cid};
+	return oatab__insert(&r->tct, h, (uint32_t)r->nr_tc, &r->tc[0].hash, sizeof(*r->tc));
+}
+
+static uint64_t trailer_time(const struct reader *r, const unsigned char *p, size_t rs,
+			     size_t body)
+{
+	if (r->trailer_time < 0 || rs < body + r->trailer_size)
+		return 0;
+	return rd64(p + rs - r->trailer_size + (size_t)r->trailer_time);
+}
+
+/* MMAP: {pid, tid, addr, len, pgoff, filename}; MMAP2 adds 24 bytes of
+ * device/inode or build-id, then prot and flags, before the filename. */
+static int sideband_mmap(struct reader *r, const unsigned char *p, size_t rs, bool v2)
+{
+	size_t fname = v2 ? 72 : 40;
+	uint16_t misc = rd16(p + 4);
+	if (rs <= fname || (misc & PERF_RECORD_MISC_MMAP_DATA))
+		return 0; /* data maps hold no code */
+	int64_t pid = (int32_t)rd32(p + 8);
+	uint64_t start = rd64(p + 16), len = rd64(p + 24), pgoff = rd64(p + 32);
+	size_t n = strnlen((const char *)p + fname, rs - fname);
+	if (n == 0)
+		return 0;
+	const char *path = (const char *)p + fname;
+	char kbuf[96];
+	if (pid == PERF_MAPS_KERNEL_PID)
+		path = kernel_module_name(path, n, kbuf, sizeof(kbuf), &n);
+	return perf_maps__add(r->maps, pid, start, len, pgoff, trailer_time(r, p, rs, fname + n + 1),
+			      path, n);
+}
+
+/* Pass 1: maps, forks and comms, so pass 2 sees every map whatever the
+ * record order within a round. */
+static int pass_sideband(struct reader *r)
+{
+	size_t off = r->data_start;
+	while (off + 8 <= r->data_end) {
+		const unsigned char *p = r->b + off;
+		uint32_t type = rd32(p);
+		size_t rs = rd16(p + 6);
+		if (rs < 8 || rs > r->data_end - off)
+			return perf_data__corrupt(r, off, "record size smaller than its header or past the data");
+		int rc = 0;
+		if (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2)
+			rc = sideband_mmap(r, p, rs, type == PERF_RECORD_MMAP2);
+		else if (type == PERF_RECORD_FORK && rs >= 32) /* {pid, ppid, tid, ptid, time} */
+			rc = perf_maps__fork(r->maps, (int32_t)rd32(p + 8), (int32_t)rd32(p + 12),
+					     rd64(p + 24));
+		else if (type == PERF_RECORD_COMM)
+			rc = sideband_comm(r, p, rs);
+		else if (type == REC_COMPRESSED || type == REC_COMPRESSED2)
+			return perf_data__unsupported(r, "compressed records (perf record -z)");
+		if (rc)
+			return rc;
+		if (type == REC_AUXTRACE && rs >= 16) {
+			uint64_t aux = rd64(p + 8);
+			if (aux > r->data_end - off - rs)
+				return perf_data__corrupt(r, off, "AUXTRACE payload past the data");
+			off += (size_t)aux;
+		}
+		off += rs;
+	}
+	perf_maps__fixup_kernel(r->maps);
+	return 0;
+}
+
+static const char UNKNOWN[] = "[unknown]";
+
+/* ip -> (module, offset) as perf script prints it (see the header). */
+static void resolve(struct reader *r, int cpumode, int64_t pid, uint64_t ip, uint64_t time,
+		    struct ingest_frame *f)
+{
+	const struct perf_map *m = NULL;
+	if (cpumode == PERF_RECORD_MISC_KERNEL)
+		m = perf_maps__find(r->maps, PERF_MAPS_KERNEL_PID, ip, UINT64_MAX);
+	else if (cpumode == PERF_RECORD_MISC_USER)
+		m = perf_maps__find(r->maps, pid, ip, time);
+	if (!m) {
+		*f = (struct ingest_frame){.module = UNKNOWN, .module_len = sizeof(UNKNOWN) - 1};
+		return;
+	}
+	f->module = m->path;
+	f->module_len = m->path_len;
+	f->has_offset = cpumode == PERF_RECORD_MISC_USER && m->path[0] != '[';
+	f->offset = f->has_offset ? ip - m->start + m->pgoff : 0;
+}
+
+static const char *comm_of(struct reader *r, int64_t tid, size_t *len)
+{
+	uint64_t h = mix64((uint64_t)tid);
+	for (size_t pos = h & r->tct.mask; r->tct.slot && r->tct.slot[pos];
+	     pos = (pos + 1) & r->tct.mask) {
+		const struct tidcomm *t = &r->tc[r->tct.slot[pos] - 1];
+		if (t->tid == tid) {
+			*len = r->comms.len[t->comm];
+			return r->comms.s[t->comm];
+		}
+	}
+	*len = 0;
+	return NULL;
+}
+
+/* Frames of a callchain, skipping PERF_CONTEXT_* markers, which switch the
+ * mode (kernel/user) of the entries that follow them. */
+static int callchain(struct reader *r, const unsigned char *p, uint64_t nr, int cpumode,
+		     struct ingest_sample *s)
+{
+	if (xgrow((void **)&r->frames, &r->cap_frames, (size_t)nr + 1, sizeof(*r->frames)))
+		return -ENOMEM;
+	size_t n = 0;
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t ip = rd64(p + 8 * i);
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			cpumode = ip == (uint64_t)PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL
+				: ip == (uint64_t)PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER
+				: PERF_RECORD_MISC_HYPERVISOR;
+			continue;
+		}
+		resolve(r, cpumode, s->pid, ip, s->time_ns, &r->frames[n++]);
+	}
+	s->callchain = n ? r->frames : NULL;
+	s->nr_callchain = n;
+	return 0;
+}
+
+/* SAMPLE body, in perf_event.h order; fields after the callchain unused. */
+static int sample(struct reader *r, const unsigned char *p, size_t rs, size_t off)
+{
+	const unsigned char *q = p + 8, *end = p + rs;
+	const struct pd_attr *a = &r->attrs[0];
+	if (r->nr_attrs > 1) {
+		if (end - q < r->id_pos + 8)
+			return perf_data__corrupt(r, off, "sample too short for its id");
+		uint64_t id = rd64(q + r->id_pos), h = mix64(id);
+		size_t pos;
+		for (pos = h & r->idt.mask; r->idt.slot && r->idt.slot[pos]; pos = (pos + 1) & r->idt.mask)
+			if (r->ids[r->idt.slot[pos] - 1].id == id)
+				break;
+		if (!r->idt.slot || !r->idt.slot[pos]) {
+			r->st->nr_skipped_records++; /* an id no attr declares */
+			return 0;
+		}
+		a = &r->attrs[r->ids[r->idt.slot[pos] - 1].attr];
+	}
+	uint64_t st = a->sample_type, ip = 0;
+	struct ingest_sample s = {.period = a->sample_period, .event = a->name,
+				  .event_len = a->name_len};
+	int cpumode = rd16(p + 4) & PERF_RECORD_MISC_CPUMODE_MASK;
+#define TAKE(n)                                                                     \
+	do {                                                                        \
+		if ((size_t)(end - q) < (n))                                        \
+			return perf_data__corrupt(r, off, "sample shorter than its sample_type"); \
+	} while (0)
+	if (st & PERF_SAMPLE_IDENTIFIER) { TAKE(8); q += 8; }
+	if (st & PERF_SAMPLE_IP) { TAKE(8); ip = rd64(q); q += 8; }
+	if (st & PERF_SAMPLE_TID) {
+		TAKE(8);
+		s.pid = (int32_t)rd32(q);
+		s.tid = (int32_t)rd32(q + 4);
+		q += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) { TAKE(8); s.time_ns = rd64(q); q += 8; }
+	if (st & PERF_SAMPLE_ADDR) { TAKE(8); q += 8; }
+	if (st & PERF_SAMPLE_ID) { TAKE(8); q += 8; }
+	if (st & PERF_SAMPLE_STREAM_ID) { TAKE(8); q += 8; }
+	if (st & PERF_SAMPLE_CPU) { TAKE(8); q += 8; }
+	if (st & PERF_SAMPLE_PERIOD) { TAKE(8); s.period = rd64(q); q += 8; }
+	if (st & PERF_SAMPLE_READ) {
+		bool ok;
+		size_t n = read_format_size(a->read_format, q, (size_t)(end - q), &ok);
+		if (!ok)
+			return perf_data__corrupt(r, off, "sample read_format group past the record");
+		TAKE(n);
+		q += n;
+	}
+	s.comm = comm_of(r, s.tid, &s.comm_len);
+	resolve(r, cpumode, s.pid, ip, s.time_ns, &s.hit);
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		TAKE(8);
+		uint64_t nr = rd64(q);
+		q += 8;
+		if (nr > (uint64_t)(end - q) / 8)
+			return perf_data__corrupt(r, off, "callchain longer than its record");
+		int rc = callchain(r, q, nr, cpumode, &s);
+		if (rc)
+			return rc;
+	}
+#undef TAKE
+	r->st->nr_samples++;
+	return r->fn(r->ctx, &s);
+}
+
+static int pass_samples(struct reader *r)
+{
+	for (size_t off = r->data_start; off + 8 <= r->data_end;) {
+		const unsigned char *p = r->b + off;
+		uint32_t type = rd32(p);
+		size_t rs = rd16(p + 6); /* checked by pass 1 */
+		r->st->nr_records++;
+		if (type == PERF_RECORD_SAMPLE) {
+			int rc = sample(r, p, rs, off);
+			if (rc)
+				return rc;
+		} else if (type != PERF_RECORD_MMAP && type != PERF_RECORD_MMAP2 &&
+			   type != PERF_RECORD_COMM && type != PERF_RECORD_FORK) {
+			r->st->nr_skipped_records++;
+		}
+		if (type == REC_AUXTRACE && rs >= 16)
+			off += (size_t)rd64(p + 8);
+		off += rs;
+	}
+	return 0;
+}
+
+int perf_data__read(const void *buf, size_t len, perf_sample_fn fn, void *ctx,
+		    struct buildid_list *ids, struct ingest_stats *st, struct err *e)
+{
+	struct reader r = {.b = buf, .len = len, .fn = fn, .ctx = ctx, .st = st, .e = e};
+	r.comms.last = -1;
+	int rc = perf_data__read_header(&r);
+	if (!rc && !(r.maps = perf_maps__new()))
+		rc = -ENOMEM;
+	if (!rc)
+		rc = perf_data__read_build_ids(&r, ids);
+	if (!rc)
+		rc = pass_sideband(&r);
+	if (!rc)
+		rc = pass_samples(&r);
+	if (rc == -ENOMEM)
+		err_set(e, rc, "ingest.nomem", "out of memory reading perf.data");
+	xfree(r.attrs);
+	xfree(r.ids);
+	oatab__release(&r.idt);
+	perf_maps__free(r.maps);
+	strtab__release(&r.comms);
+	xfree(r.tc);
+	oatab__release(&r.tct);
+	xfree(r.frames);
+	return rc;
+}
+
+static int agg_sink(void *ctx, const struct ingest_sample *s)
+{
+	return ingest_agg__add(ctx, s);
+}
+
+int ingest_perf_data(const void *buf, size_t len, const struct ingest_opts *o,
+		     struct pivot *p, struct ingest_stats *st, struct err *e)
+{
+	struct buildid_list own;
+	buildid_list__init(&own);
+	struct ingest_agg *a = ingest_agg__new();
+	if (!a)
+		return err_set(e, -ENOMEM, "ingest.nomem", "out of memory");
+	int rc = perf_data__read(buf, len, agg_sink, a, o->build_ids ? NULL : &own, st, e);
+	if (rc > 0)
+		rc = err_set(e, -EIO, "ingest.perf_data", "sample sink failed");
+	struct ingest_opts eo = *o;
+	if (!o->build_ids)
+		eo.build_ids = &own;
+	if (!rc)
+		rc = ingest_agg__emit(a, &eo, p, e);
+	if (!rc && ingest_stats__degrade(st))
+		rc = err_set(e, -ENOMEM, "ingest.nomem", "out of memory");
+	ingest_agg__free(a);
+	buildid_list__release(&own);
+	return rc;
+}
+
+int ingest_perf_data_file(const char *path, const struct ingest_opts *o, struct pivot *p,
+			  struct ingest_stats *st, struct err *e)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(e, -errno, "perf_data.open", "%s: %s", path, strerror(errno));
+	struct stat sb;
+	if (fstat(fd, &sb) < 0) {
+		int en = errno;
+		close(fd);
+		return err_set(e, -en, "perf_data.open", "%s: %s", path, strerror(en));
+	}
+	if (sb.st_size <= 0) {
+		close(fd);
+		return err_set(e, -EINVAL, "perf_data.open", "%s: empty file", path);
+	}
+	void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return err_set(e, -errno, "perf_data.open", "%s: mmap: %s", path, strerror(errno));
+	madvise(m, (size_t)sb.st_size, MADV_SEQUENTIAL);
+	int rc = ingest_perf_data(m, (size_t)sb.st_size, o, p, st, e);
+	munmap(m, (size_t)sb.st_size);
+	if (rc)
+		err_prefix(e, "%s", path);
+	return rc;
+}

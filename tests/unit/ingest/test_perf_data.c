@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// perf.data direct reader: agreement with the perf script path on fixtures
+// recorded here and on a fresh recording, error codes on bad input.
+#include "harness.h"
+#include "test_perf_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "ingest/aggregate.h"
+#include "ingest/buildid.h"
+#include "ingest/perf_data.h"
+#include "ingest/perf_script.h"
+#include "model/model.h"
+
+#define FIX TEST_SOURCE_DIR "/tests/golden/perf-data/"
+
+extern char **environ;
+
+static const struct ingest_opts opts = {.sz = sizeof(opts), .node = "n", .rank = -1};
+
+/* Same measurements (module, offset, tid, counter, value, n) and stacks. */
+static void check_same(const struct pivot *a, const struct pivot *b)
+{
+	CHECK_INT(a->nr_measurements, b->nr_measurements);
+	CHECK_INT(a->nr_hotspots, b->nr_hotspots);
+	for (size_t i = 0; i < a->nr_measurements; i++) {
+		const struct measurement *x = &a->measurements[i], *y = &b->measurements[i];
+		const struct hotspot *hx = &a->hotspots[x->hotspot], *hy = &b->hotspots[y->hotspot];
+		CHECK_STR(hx->module, hy->module);
+		CHECK_INT(hx->has_offset, hy->has_offset);
+		CHECK_INT(hx->offset, hy->offset);
+		CHECK_INT(a->loci[x->locus].thread, b->loci[y->locus].thread);
+		CHECK_STR(x->counter, y->counter);
+		CHECK_NEAR(x->value, y->value, 0);
+		CHECK_INT(x->sample_count, y->sample_count);
+	}
+	CHECK_INT(a->nr_stacks, b->nr_stacks);
+	CHECK_INT(a->nr_stack_frames, b->nr_stack_frames);
+	for (size_t i = 0; i < a->nr_stacks; i++) {
+		CHECK_INT(a->stacks[i].sample_count, b->stacks[i].sample_count);
+		CHECK_NEAR(a->stacks[i].value, b->stacks[i].value, 0);
+	}
+	for (size_t i = 0; i < a->nr_stack_frames; i++) {
+		CHECK_STR(a->stack_frames[i].module, b->stack_frames[i].module);
+		CHECK_INT(a->stack_frames[i].offset, b->stack_frames[i].offset);
+		CHECK_INT(a->stack_frames[i].depth, b->stack_frames[i].depth);
+	}
+}
+
+static void agree(const char *data_path, const char *script_path, uint64_t *samples)
+{
+	size_t tl;
+	char *txt = slurp(script_path, &tl);
+	CHECK(txt != NULL);
+	struct pivot s, d;
+	pivot__init(&s);
+	pivot__init(&d);
+	struct ingest_stats ss = {0}, ds = {0};
+	struct err e = {0};
+	CHECK_INT(ingest_perf_script(txt, tl, &opts, &s, &ss, &e), 0);
+	CHECK_INT(ss.nr_unparsed, 0);
+	CHECK_INT(ss.nr_no_offset, 0);
+	int rc = ingest_perf_data_file(data_path, &opts, &d, &ds, &e);
+	if (rc)
+		fprintf(stderr, "%s: %s\n", e.code, e.msg);
+	CHECK_INT(rc, 0);
+	CHECK_INT(ss.nr_samples, ds.nr_samples);
+	CHECK(ds.nr_samples > 0);
+	check_same(&s, &d);
+	*samples = ds.nr_samples;
+	pivot__release(&s);
+	pivot__release(&d);
+	ingest_stats__release(&ss);
+	ingest_stats__release(&ds);
+	free(txt);
+}
+
+static void t_fixtures_agree(void)
+{
+	uint64_t n;
+	agree(FIX "flat.data", FIX "flat.script.txt", &n);
+	CHECK_INT(n, 21);
+	agree(FIX "callgraph.data", FIX "callgraph.script.txt", &n);
+	CHECK_INT(n, 62);
+	agree(FIX "fork.data", FIX "fork.script.txt", &n); /* child inherits maps */
+	CHECK_INT(n, 106);
+	struct pivot p;
+	pivot__init(&p);
+	struct ingest_stats st = {0};
+	CHECK_INT(ingest_perf_data_file(FIX "fork.data", &opts, &p, &st, NULL), 0);
+	int64_t tids[2] = {-1, -1};
+	for (size_t i = 0; i < p.nr_measurements; i++) {
+		const struct measurement *m = &p.measurements[i];
+		int64_t tid = p.loci[m->locus].thread;
+		if (strcmp(p.hotspots[m->hotspot].module, "/tmp/ing_fork") || tid == tids[0])
+			continue;
+		CHECK(p.hotspots[m->hotspot].has_offset);
+		if (tids[0] < 0)
+			tids[0] = tid;
+		else
+			tids[1] = tid;
+	}
+	CHECK(tids[1] >= 0); /* parent and forked child both resolved in the binary */
+	pivot__release(&p);
+	ingest_stats__release(&st);
+}
+
+static int count_sink(void *ctx, const struct ingest_sample *s)
+{
+	(void)s;
+	(*(uint64_t *)ctx)++;
+	return 0;
+}
+
+/* HEADER_BUILD_ID agrees with `perf buildid-list` on the same file. */
+static void t_buildids(void)
+{
+	size_t len, tl;
+	char *buf = slurp(FIX "flat.data", &len);
+	char *txt = slurp(FIX "flat.buildid-list.txt", &tl);
+	CHECK(buf && txt);
+	struct buildid_list fromtool, fromfile;
+	buildid_list__init(&fromtool);
+	buildid_list__init(&fromfile);
+	CHECK_INT(buildid_list__parse(&fromtool, txt, tl, NULL), 0);
+	CHECK(fromtool.n >= 3);
+	struct ingest_stats st = {0};
+	uint64_t n = 0;
+	CHECK_INT(perf_data__read(buf, len, count_sink, &n, &fromfile, &st, NULL), 0);
+	CHECK_INT(n, 21);
+	for (size_t i = 0; i < fromtool.n; i++) {
+		const char *b = buildid_list__find(&fromfile, fromtool.v[i].path);
+		CHECK(b != NULL);
+		CHECK_STR(b, fromtool.v[i].build_id);
+	}
+	buildid_list__release(&fromtool);
+	buildid_list__release(&fromfile);
+	free(buf);
+	free(txt);
+}
+
+static int read_code(const void *buf, size_t len, char *code)
+{
+	struct ingest_stats st = {0};
+	struct err e = {0};
+	uint64_t n = 0;
+	int rc = perf_data__read(buf, len, count_sink, &n, NULL, &st, &e);
+	snprintf(code, ERR_CODE_SIZE, "%s", rc ? e.code : "");
+	ingest_stats__release(&st);
+	return rc;
+}
+
+static void t_errors(void)
+{
+	size_t len;
+	unsigned char *buf = (unsigned char *)slurp(FIX "flat.data", &len);
+	CHECK(buf && len > 200);
+	char code[ERR_CODE_SIZE];
+	CHECK_INT(read_code(buf, len, code), 0);
+	unsigned char *c = malloc(len);
+	memcpy(c, buf, len);
+	memcpy(c, "2ELIFREP", 8);
+	CHECK_INT(read_code(c, len, code), -ENOTSUP);
+	CHECK_STR(code, "perf_data.unsupported");
+	memcpy(c, "PERFILE2", 8);
+	uint64_t sixteen = 16;
+	memcpy(c + 8, &sixteen, 8);
+	CHECK_INT(read_code(c, len, code), -ENOTSUP); /* pipe mode */
+	memcpy(c, buf, len);
+	c[72 + 27 / 8] |= 1 << (27 % 8); /* HEADER_COMPRESSED */
+	CHECK_INT(read_code(c, len, code), -ENOTSUP);
+	memcpy(c, "NOTPERF!", 8);
+	CHECK_INT(read_code(c, len, code), -EINVAL);
+	CHECK_STR(code, "perf_data.corrupt");
+	/* every truncation is either read (data size 0 = to EOF) or refused */
+	for (size_t cut = 0; cut < len; cut += 7) {
+		int rc = read_code(buf, cut, code);
+		CHECK(rc == 0 || rc == -EINVAL || rc == -ENOTSUP);
+	}
+	free(c);
+	free(buf);
+}
+
+static int run(const char *const argv[], const char *out)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, out ? out : "/dev/null",
+					 O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	pid_t pid;
+	int st = -1;
+	if (posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ) == 0)
+		waitpid(pid, &st, 0);
+	posix_spawn_file_actions_destroy(&fa);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A fresh recording of a CPU-bound shell loop, flat and with call graphs. */
+static void t_fresh_recording(void)
+{
+	char dir[] = "/tmp/nunatak-test-perfdata-XXXXXX";
+	if (!mkdtemp(dir))
+		SKIP("no temp dir");
+	char data[256], txt[256];
+	snprintf(data, sizeof(data), "%s/x.data", dir);
+	snprintf(txt, sizeof(txt), "%s/x.txt", dir);
+	const char *ver[] = {"perf", "--version", NULL};
+	if (run(ver, NULL) != 0)
+		SKIP("perf not installed");
+	for (int g = 0; g < 2; g++) {
+		const char *rec[] = {"perf", "record", "-e", "task-clock", "--freq", "997", "-k",
+			       "CLOCK_MONOTONIC", "-o", data, g ? "-g" : "-q", "--", "/bin/sh",
+			       "-c", "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done", NULL};
+		if (run(rec, NULL) != 0) {
+			unlink(data);
+			rmdir(dir);
+			SKIP("perf cannot record here (perf_event_paranoid?)");
+		}
+		const char *scr[] = {"perf", "script", "-i", data, "--show-mmap-events",
+			       "--show-task-events", "-F", "comm,pid,tid,time,period,event,ip,dso",
+			       NULL};
+		CHECK_INT(run(scr, txt), 0);
+		uint64_t n;
+		agree(data, txt, &n);
+		CHECK(n >= 10);
+	}
+	unlink(data);
+	unlink(txt);
+	rmdir(dir);
+}
+
+/* Every allocation failing in turn: -ENOMEM with a code, never a crash. */
+static void t_alloc_failures(void)
+{
+	size_t dl, tl;
+	char *data = slurp(FIX "callgraph.data", &dl);
+	char *txt = slurp(FIX "callgraph.script.txt", &tl);
+	CHECK(data && txt);
+	for (int n = 1; n < 400; n++) {
+		char v[16];
+		snprintf(v, sizeof(v), "%d", n);
+		for (int path = 0; path < 2; path++) {
+			setenv("NUNATAK_FAIL_ALLOC", v, 1);
+			alloc_fault_init();
+			struct pivot p;
+			pivot__init(&p);
+			struct ingest_stats st = {0};
+			struct err e = {0};
+			int rc = path ? ingest_perf_data(data, dl, &opts, &p, &st, &e)
+				      : ingest_perf_script(txt, tl, &opts, &p, &st, &e);
+			setenv("NUNATAK_FAIL_ALLOC", "0", 1);
+			alloc_fault_init();
+			CHECK(rc == 0 || rc == -ENOMEM);
+			if (rc)
+				CHECK_STR(e.code, "ingest.nomem");
+			pivot__release(&p);
+			ingest_stats__release(&st);
+		}
+	}
+	free(data);
+	free(txt);
+}
+
+static const struct test_case cases[] = {
+	{"alloc_failures", "allocation failure at every point: clean -ENOMEM", t_alloc_failures},
+	{"fixtures_agree", "direct reader == perf script path on recorded fixtures", t_fixtures_agree},
+	{"buildids", "HEADER_BUILD_ID == perf buildid-list", t_buildids},
+	{"errors", "foreign byte order, pipe, compressed, corrupt, truncated", t_errors},
+	{"fresh_recording", "both paths agree on a recording made now (skips w/o perf)", t_fresh_recording},
+};
+
+TEST_MAIN(cases)
