@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Rank imbalance and MPI share (REFERENCE.md §6), a pure function of the
+ * pivot and the world size the launch announced.
+ *
+ * A rank's time is its counted task-clock (the counting layer, a Locus-level
+ * Measurement), else the sum of its time-base samples. Rank imbalance =
+ * busiest rank's time / mean over the ranks that have a time. Ranks wait
+ * for each other inside the MPI runtime, and Open MPI, MPICH and friends
+ * wait by polling: a waiting rank burns as much CPU as a working one, so
+ * imbalance on total time reads ~1 for a badly imbalanced code. The share
+ * of each sampled rank's samples whose module is the MPI runtime (libmpi,
+ * libopen-pal, UCX, libfabric, mca_* components, ...) is therefore split
+ * off, and imbalance is computed on application time as well: user code
+ * outside the MPI runtime and outside the kernel, because a rank waiting
+ * with sched_yield (Open MPI when oversubscribed) spends that wait in the
+ * kernel's context switch, and without call stacks a kernel sample cannot be
+ * told apart from a system call of the application. The verdict uses
+ * application time when at least two ranks were sampled and MPI plus kernel
+ * hold a noticeable share (IMBALANCE_MPI_SIGNIFICANT); otherwise total time.
+ * `basis` says which one was used, and the render shows both.
+ */
+#ifndef NUNATAK_ANALYSIS_IMBALANCE_H
+#define NUNATAK_ANALYSIS_IMBALANCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/model.h"
+
+typedef struct json_t json_t;
+struct text_lines;
+
+#define IMBALANCE_RATIO 2.0            /* classification `imbalance` at or above */
+#define IMBALANCE_MPI_SIGNIFICANT 0.05 /* MPI share above which app time decides */
+
+/* True when `module` (a path or basename) belongs to an MPI runtime. */
+bool imbalance_is_mpi_module(const char *module);
+
+struct rank_row {
+	int rank;
+	const char *node;     /* borrowed from the pivot; NULL when the rank left nothing */
+	bool present;         /* the rank left a Locus in the pivot */
+	bool sampled;         /* it has Hotspot-level samples */
+	bool counted;         /* it has a counted (Locus-level) task-clock */
+	double time_ns;       /* counted task-clock, else Σ samples; NaN unavailable */
+	const char *time_source; /* "counted task-clock", "samples", or NULL */
+	double app_ns;        /* Σ samples in user code outside MPI; NaN when not sampled */
+	double mpi_ns;        /* Σ samples in the MPI runtime; NaN when not sampled */
+	double sys_ns;        /* Σ samples in the kernel and pseudo-modules ([vdso],
+				 [unknown]); NaN when not sampled */
+	int64_t samples;      /* time-base samples, 0 when not sampled */
+};
+
+struct rank_imbalance {
+	struct rank_row *rows; /* by rank; includes ranks the world size announced */
+	size_t nr_rows;
+	int world_size;        /* announced, -1 unknown */
+	int nr_present, nr_sampled, nr_counted;
+	const char *time_base; /* the samples' time-base counter, borrowed, or NULL */
+
+	double total_imbalance; /* busiest / mean on total time; NaN unavailable */
+	int total_busiest;
+	double app_imbalance;   /* busiest / mean on app time, sampled ranks; NaN */
+	int app_busiest;
+	double mpi_fraction;    /* Σ mpi / Σ all samples, over sampled ranks; NaN */
+	double sys_fraction;    /* Σ sys / Σ all samples, over sampled ranks; NaN */
+
+	double imbalance;       /* the verdict's value (one of the two above); NaN */
+	int busiest_rank;       /* -1 when unavailable */
+	const char *basis;      /* "application time (outside the MPI runtime)" or "total time" */
+	enum quality quality;
+	char *reason;           /* owned; NULL when measured */
+};
+
+/*
+ * Computes the rank view of p. world_size (-1 unknown) adds rows for the
+ * announced ranks that left nothing. Returns 0 with ri->nr_rows == 0 for a
+ * Run without ranks, or -ENOMEM. Release with rank_imbalance__release().
+ */
+int imbalance_ranks(const struct pivot *p, int world_size, struct rank_imbalance *ri);
+void rank_imbalance__release(struct rank_imbalance *ri);
+
+/*
+ * Per-Hotspot imbalance over ranks: max / min of the time base summed per
+ * rank (threads of a rank added), over ranks with a value > 0. Returns the
+ * ratio, or NaN when fewer than one rank has time; *busiest gets the rank.
+ */
+double imbalance_hotspot(const struct pivot *p, int64_t hotspot, const char *time_base,
+			 int *busiest);
+
+/* The summary line(s): "ranks: N (k sampled); busiest rank R at F.FFx the
+ * mean; MPI holds X% of the time" and the basis. Returns 0 or -ENOMEM.
+ * Appends nothing for a Run without ranks. */
+int imbalance_render(const struct rank_imbalance *ri, struct text_lines *out);
+
+/* The payload fragment ranks{imbalance, mpi_fraction, unsampled, missing,
+ * basis, busiest_rank, rows[]}, or json null for a Run without ranks. New
+ * reference, NULL when out of memory. */
+json_t *imbalance_payload(const struct rank_imbalance *ri);
+
+#endif

@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "collect/rank_shim.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collect/perf.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include "exec/exec.h"
+#include "model/model.h"
+#include "rank_env.h"
+
+/* One rank's collection in progress. */
+struct shim {
+	struct executor *x;
+	const struct rank_shim_opts *o;
+	char *const *app;     /* what runs (env + preload + application when preloading) */
+	const char *target;   /* the application's own argv[0] */
+	struct sp_rank_info id;
+	char node[256];
+	char *dir;            /* <directory>/rank-<N> */
+	char *perf;           /* resolved perf path, or NULL */
+	struct perf_version pv;
+	bool have_pv;
+	const char *role;
+	bool sampled, counted;
+	char events[160];
+	char *preload_env;    /* "LD_PRELOAD=..." or NULL */
+	char **app_env;       /* `env LD_PRELOAD=... app...` (borrowed words), or NULL */
+	struct degradations degr;
+	struct exec_result res;
+	bool ran;             /* the application was started */
+};
+
+bool rank_shim_samples(int rank, int world_size, int local_rank, int threshold)
+{
+	if (threshold <= 0)
+		threshold = RANK_SHIM_DEFAULT_THRESHOLD;
+	if (world_size > 0 && world_size <= threshold)
+		return true;
+	return rank == 0 || local_rank == 0;
+}
+
+static const char *env_lookup(const char *name, void *ctx)
+{
+	(void)ctx;
+	return getenv(name);
+}
+
+static void degrade(struct shim *s, const char *name, const char *remedy, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void degrade(struct shim *s, const char *name, const char *remedy, const char *fmt, ...)
+{
+	char msg[320];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	degradations__add(&s->degr, name, msg, remedy);
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+static char *read_small_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	size_t cap = 0, len = 0;
+	char *buf = NULL;
+	for (;;) {
+		if (xgrow((void **)&buf, &cap, len + 4097, 1) < 0)
+			break;
+		size_t n = fread(buf + len, 1, 4096, f);
+		len += n;
+		if (n < 4096)
+			break;
+	}
+	fclose(f);
+	if (buf)
+		buf[len] = '\0';
+	return buf;
+}
+
+/* The application runs with the shim's pass-through settings: never
+ * captured, signals forwarded, the preload added when asked. */
+static int run_app_argv(struct shim *s, char *const *argv, struct err *e)
+{
+	struct exec_request rq = {.argv = (const char *const *)argv, .application = true,
+				  .forward_signals = true};
+	exec_result__release(&s->res);
+	return executor__run(s->x, &rq, &s->res, e);
+}
+
+static int run_tool(struct shim *s, char *const *argv, const char *stdout_path,
+		    struct exec_result *r, struct err *e)
+{
+	struct exec_request rq = {.argv = (const char *const *)argv, .stdout_path = stdout_path,
+				  .capture_stdout = !stdout_path, .capture_stderr = true,
+				  .timeout_s = 600};
+	return executor__run(s->x, &rq, r, e);
+}
+
+static int run_bare(struct shim *s, struct err *e)
+{
+	s->role = "bare";
+	int rc = run_app_argv(s, s->app, e);
+	s->ran = rc == 0;
+	return rc;
+}
+
+/* argv with extra words after perf's subcommand (`perf record -q ...`);
+ * borrowed pointers, the array is freed by the caller. */
+static char **insert_after_sub(char **argv, const char *const *extra)
+{
+	size_t n = 0, k = 0, ne = 0;
+	while (argv[n])
+		n++;
+	while (extra[ne])
+		ne++;
+	char **out = xcalloc(n + ne + 1, sizeof(*out));
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		out[k++] = argv[i];
+		if (i == 1)
+			for (size_t j = 0; j < ne; j++)
+				out[k++] = (char *)extra[j];
+	}
+	return out;
+}
+
+static void detect_perf_version(struct shim *s, struct err *e)
+{
+	char **v = perf_argv_version(s->perf);
+	struct exec_result r = {0};
+	if (v && run_tool(s, v, NULL, &r, e) == 0 && r.exit_code == 0 && r.out)
+		s->have_pv = perf_parse_version(r.out, &s->pv) == 0;
+	exec_result__release(&r);
+	perf_argv__free(v);
+}
+
+/* One perf record attempt. Returns 1 when perf refused before launching. */
+static int record_once(struct shim *s, const struct counter_group *g, const char *data,
+		       struct err *e)
+{
+	struct perf_record_opts ro = {.perf = s->perf,
+				      .freq = s->o->freq > 0 ? s->o->freq : PERF_DEFAULT_FREQ,
+				      .clock_monotonic = s->o->clock_monotonic, .group = g,
+				      .output = data};
+	char **argv = perf_argv_record(&ro, s->app);
+	/* -q: perf's own chatter would land in the application's stderr.
+	 * --no-bpf-event: synthesizing the BPF programs' events cost ~0.9 s per
+	 * perf start on the measured VM (of 1.2 s), for samples an HPC rank never
+	 * has. -N: N ranks must not copy every DSO into the shared $HOME/.debug
+	 * (the build-ids stay in perf.data's header). */
+	const char *extra[] = {"-q", "--no-bpf-event", "-N",
+			       s->o->call_graph ? "--call-graph" : NULL, s->o->call_graph, NULL};
+	char **full = argv ? insert_after_sub(argv, extra) : NULL;
+	if (!full) {
+		perf_argv__free(argv);
+		return err_set(e, -ENOMEM, "oom", "out of memory building perf record");
+	}
+	unlink(data);
+	int rc = run_app_argv(s, full, e);
+	xfree(full);
+	perf_argv__free(argv);
+	if (rc < 0)
+		return rc;
+	/* perf writes its header as soon as the events are open, before the
+	 * application may exec: an empty or absent file means it never ran. */
+	bool written = file_size(data) > 0;
+	if (s->res.term_signal == 0 && perf_record_rejected(s->res.exit_code, written))
+		return 1;
+	return 0;
+}
+
+static void extract_samples(struct shim *s, const char *data, struct err *e)
+{
+	char *script = xasprintf("%s/perf-script.txt", s->dir);
+	char *bids = xasprintf("%s/perf-buildid-list.txt", s->dir);
+	bool dsoff = s->have_pv && perf_version__at_least(&s->pv, 6, 4);
+	char **sa = perf_argv_script(s->perf, data, dsoff);
+	char **ba = perf_argv_buildid_list(s->perf, data);
+	struct exec_result r = {0};
+	if (script && sa && run_tool(s, sa, script, &r, e) == 0 && r.exit_code != 0)
+		degrade(s, "perf-script-failed", "rerun with a perf matching this node's kernel",
+			"perf script could not read rank %d's recording on %s (exit %d)", s->id.rank,
+			s->node, r.exit_code);
+	exec_result__release(&r);
+	if (bids && ba && run_tool(s, ba, bids, &r, e) == 0 && r.exit_code != 0)
+		degrade(s, "buildid-list-failed", "rerun with a perf matching this node's kernel",
+			"perf buildid-list failed for rank %d (exit %d): modules keep no build-id",
+			s->id.rank, r.exit_code);
+	exec_result__release(&r);
+	perf_argv__free(sa);
+	perf_argv__free(ba);
+	xfree(script);
+	xfree(bids);
+}
+
+/* Returns 0 when the application ran under perf record, 1 when perf refused. */
+static int try_sample(struct shim *s, struct err *e)
+{
+	char *data = xasprintf("%s/perf.data", s->dir);
+	if (!data)
+		return err_set(e, -ENOMEM, "oom", "out of memory");
+	if (s->o->perf_script)
+		detect_perf_version(s, e); /* perf script's fields depend on it */
+	char *cpuinfo = read_small_file("/proc/cpuinfo");
+	const struct counter_group *g = cpuinfo ? perf_counter_group(cpuinfo) : NULL;
+	xfree(cpuinfo);
+	int rc = record_once(s, g, data, e);
+	if (rc == 1 && g) {
+		degrade(s, "counter-events-rejected", "check `perf list` on this node",
+			"perf record refused the %s counter group on %s: rank %d sampled time only",
+			g->uarch, s->node, s->id.rank);
+		rc = record_once(s, NULL, data, e);
+	}
+	if (rc == 0) {
+		s->role = "sampler";
+		s->sampled = s->ran = true;
+		snprintf(s->events, sizeof(s->events), "task-clock%s%s", g ? "," : "",
+			 g ? g->uarch : "");
+		if (s->o->perf_script)
+			extract_samples(s, data, e);
+	} else if (rc == 1) {
+		degrade(s, "rank-sampling-rejected",
+			"check kernel.perf_event_paranoid and `perf record -- true` on this node",
+			"perf record refused to start on %s (exit %d): rank %d only counted",
+			s->node, s->res.exit_code, s->id.rank);
+		unlink(data);
+	}
+	xfree(data);
+	return rc;
+}
+
+/* The node has a hardware PMU: cycles and instructions can be counted. */
+static bool node_has_pmu(void)
+{
+	return access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
+	       access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0 ||
+	       access("/sys/bus/event_source/devices/armv8_pmuv3_0", F_OK) == 0;
+}
+
+/* A perf stat CSV holds at least one counter line (not a comment). */
+static bool csv_has_counts(const char *text)
+{
+	for (const char *l = text; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		if (len > 0 && l[0] != '#' && memchr(l, ',', len))
+			return true;
+		l = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+/* Returns 0 when the application ran under perf stat, 1 when perf refused. */
+static int try_count(struct shim *s, struct err *e)
+{
+	char *csv = xasprintf("%s/perf-stat.csv", s->dir);
+	if (!csv)
+		return err_set(e, -ENOMEM, "oom", "out of memory");
+	snprintf(s->events, sizeof(s->events), "%s",
+		 node_has_pmu() ? "task-clock,cycles,instructions" : "task-clock");
+	const char *argv[] = {s->perf, "stat", "-x,", "-e", s->events, "-o", csv, "--", NULL};
+	size_t na = sizeof(argv) / sizeof(argv[0]) - 1, n = 0;
+	while (s->app[n])
+		n++;
+	char **full = xcalloc(na + n + 1, sizeof(*full));
+	if (!full) {
+		xfree(csv);
+		return err_set(e, -ENOMEM, "oom", "out of memory");
+	}
+	memcpy(full, argv, na * sizeof(*full));
+	memcpy(full + na, s->app, n * sizeof(*full));
+	unlink(csv);
+	int rc = run_app_argv(s, full, e);
+	xfree(full);
+	if (rc == 0) {
+		char *text = read_small_file(csv);
+		bool counts = csv_has_counts(text);
+		xfree(text);
+		if (counts || s->res.term_signal) {
+			s->role = "counter";
+			s->counted = counts;
+			s->ran = true;
+		} else {
+			/* Header only: perf failed opening its events, the
+			 * application never ran. */
+			degrade(s, "rank-counting-failed",
+				"check `perf stat -e task-clock -- true` on this node",
+				"perf stat failed before launching rank %d on %s (exit %d): it ran "
+				"uncounted", s->id.rank, s->node, s->res.exit_code);
+			unlink(csv);
+			rc = 1;
+		}
+	}
+	xfree(csv);
+	return rc;
+}
+
+static int write_rank_json(struct shim *s, struct err *e)
+{
+	json_t *d = json_array();
+	for (size_t i = 0; i < s->degr.n; i++)
+		json_array_append_new(d, json_pack("{s:s, s:s, s:s}", "name", s->degr.v[i].name,
+						   "message", s->degr.v[i].message, "remedy",
+						   s->degr.v[i].remedy ? s->degr.v[i].remedy : ""));
+	json_t *j = json_pack(
+		"{s:i, s:o, s:o, s:s, s:o, s:o, s:s, s:b, s:b, s:o, s:o, s:i, s:i, s:s, s:o}",
+		"rank", s->id.rank, "world_size",
+		s->id.world_size > 0 ? json_integer(s->id.world_size) : json_null(), "local_rank",
+		s->id.local_rank >= 0 ? json_integer(s->id.local_rank) : json_null(), "node", s->node,
+		"perf", s->perf ? json_string(s->perf) : json_null(), "perf_version",
+		s->have_pv ? json_string(s->pv.text) : json_null(), "role", s->role, "sampled",
+		s->sampled, "counted", s->counted, "events",
+		s->events[0] && (s->sampled || s->counted) ? json_string(s->events) : json_null(),
+		"preload", s->o->preload ? json_string(s->o->preload) : json_null(), "exit_code",
+		s->ran ? s->res.exit_code : -1, "term_signal", s->res.term_signal, "runtime",
+		sp_rank_env__runtime_name(s->id.runtime), "degradations", d);
+	char *path = xasprintf("%s/rank.json", s->dir);
+	char *tmp = xasprintf("%s/.rank.json.tmp", s->dir);
+	int rc = 0;
+	if (!j || !path || !tmp)
+		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+	else if (json_dump_file(j, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) != 0 ||
+		 rename(tmp, path) != 0)
+		rc = err_set(e, -EIO, "rank.write", "cannot write %s", path);
+	json_decref(j);
+	xfree(path);
+	xfree(tmp);
+	return rc;
+}
+
+static int make_rank_dir(struct shim *s)
+{
+	s->dir = xasprintf("%s/rank-%d", s->o->directory, s->id.rank);
+	if (!s->dir)
+		return -ENOMEM;
+	/* The launch node created <run>/collect; a node that does not see it
+	 * does not share the filesystem, and then nothing can come home. */
+	if (mkdir(s->dir, 0755) != 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static void set_preload(struct shim *s)
+{
+	if (!s->o->preload)
+		return;
+	const char *old = getenv("LD_PRELOAD");
+	s->preload_env = old && *old ? xasprintf("LD_PRELOAD=%s:%s", s->o->preload, old)
+				     : xasprintf("LD_PRELOAD=%s", s->o->preload);
+	size_t n = 0;
+	while (s->app[n])
+		n++;
+	/* The preload goes to the application only, through env(1) exec'ing it
+	 * in place: set on perf, it would be loaded into perf itself too. */
+	s->app_env = s->preload_env ? xcalloc(n + 3, sizeof(char *)) : NULL;
+	if (!s->app_env)
+		return;
+	s->app_env[0] = (char *)"env";
+	s->app_env[1] = s->preload_env;
+	memcpy(s->app_env + 2, s->app, n * sizeof(char *));
+	s->app = s->app_env;
+}
+
+static int collect(struct shim *s, struct err *e)
+{
+	char *app_path = NULL;
+	int found = exec_which(s->target, &app_path);
+	xfree(app_path);
+	if (found != 0) {
+		/* 127/126 as a shell would say; no perf blamed, no env(1) message. */
+		if (s->app_env)
+			s->app = s->app_env + 2;
+		return run_bare(s, e);
+	}
+	if (exec_which(s->o->perf ? s->o->perf : "perf", &s->perf) != 0) {
+		degrade(s, "rank-perf-missing", "install perf (linux-perf) on the compute nodes",
+			"perf not found on %s: rank %d ran uncounted", s->node, s->id.rank);
+		return run_bare(s, e);
+	}
+	int rc = 1;
+	if (rank_shim_samples(s->id.rank, s->id.world_size, s->id.local_rank,
+			      s->o->rank_threshold))
+		rc = try_sample(s, e);
+	if (rc == 1)
+		rc = try_count(s, e);
+	if (rc == 1)
+		rc = run_bare(s, e);
+	return rc;
+}
+
+int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *const *app,
+		  rank_shim_getenv getenv_fn, void *ctx, struct rank_shim_result *res,
+		  struct err *e)
+{
+	struct shim s = {.x = x, .o = o, .app = app, .target = app ? app[0] : NULL,
+			 .role = "outside"};
+	*res = (struct rank_shim_result){.rank = -1, .role = "outside"};
+	if (!app || !app[0])
+		return err_set(e, -EINVAL, "usage", "rank-shim needs a command after `--`");
+	sp_rank_env__detect(getenv_fn ? getenv_fn : env_lookup, ctx, &s.id);
+	int rc;
+	if (s.id.runtime == SP_RANK_NONE || !o->directory) {
+		rc = run_app_argv(&s, app, e); /* not a rank: untouched, nothing written */
+		goto out;
+	}
+	res->in_rank = true;
+	res->rank = s.id.rank;
+	if (gethostname(s.node, sizeof(s.node)) != 0)
+		snprintf(s.node, sizeof(s.node), "unknown");
+	s.node[sizeof(s.node) - 1] = '\0';
+	set_preload(&s);
+	if (make_rank_dir(&s) < 0) {
+		rc = run_bare(&s, e); /* cannot write: the Run will declare this rank */
+		goto out;
+	}
+	rc = collect(&s, e);
+	if (rc == 0) {
+		struct err we = {0};
+		write_rank_json(&s, &we); /* a failed write leaves the rank declared missing */
+	}
+out:
+	res->role = s.role;
+	res->exit_code = s.res.exit_code;
+	res->term_signal = s.res.term_signal;
+	exec_result__release(&s.res);
+	degradations__release(&s.degr);
+	xfree(s.dir);
+	xfree(s.perf);
+	xfree(s.preload_env);
+	xfree(s.app_env);
+	return rc;
+}
+
+char **rank_shim_argv(const char *self, const struct rank_shim_opts *o)
+{
+	char **v = xcalloc(20, sizeof(*v));
+	if (!v)
+		return NULL;
+	size_t k = 0;
+	bool ok = true;
+#define ADD(s) ok = ok && (v[k++] = xstrdup(s)) != NULL
+#define ADDF(...) ok = ok && (v[k++] = xasprintf(__VA_ARGS__)) != NULL
+	ADD(self);
+	ADD("rank-shim");
+	ADD("--directory");
+	ADD(o->directory);
+	ADD("--frequency");
+	ADDF("%d", o->freq > 0 ? o->freq : PERF_DEFAULT_FREQ);
+	ADD("--rank-threshold");
+	ADDF("%d", o->rank_threshold > 0 ? o->rank_threshold : RANK_SHIM_DEFAULT_THRESHOLD);
+	if (o->perf) {
+		ADD("--perf");
+		ADD(o->perf);
+	}
+	if (o->call_graph) {
+		ADD("--call-graph");
+		ADD(o->call_graph);
+	}
+	if (o->preload) {
+		ADD("--preload");
+		ADD(o->preload);
+	}
+	if (o->clock_monotonic)
+		ADD("--clock-monotonic");
+	if (o->perf_script)
+		ADD("--perf-script");
+	ADD("--");
+#undef ADD
+#undef ADDF
+	if (!ok) {
+		rank_shim_argv__free(v);
+		return NULL;
+	}
+	return v;
+}
+
+void rank_shim_argv__free(char **argv)
+{
+	if (!argv)
+		return;
+	for (size_t i = 0; argv[i]; i++)
+		xfree(argv[i]);
+	xfree(argv);
+}
+
+char *rank_shim_self_exe(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return xstrdup(buf);
+}

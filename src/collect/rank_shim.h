@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The rank shim: what nunatak runs inside each MPI rank (REFERENCE.md §3
+ * "MPI rank shim"). The run pipeline rewrites the launch into
+ *   <launcher prefix> /abs/nunatak rank-shim --directory <run>/collect [opts] -- <app...>
+ * so the launcher fans out shims, and each shim collects around its own rank
+ * on the rank's own node: an outer sampler around mpirun would see none of
+ * the ranks on other nodes and corrupt the ranks' counters.
+ *
+ * Two layers: a subset of ranks samples (perf record, the run pipeline's
+ * perf adapter options), every other rank counts (perf stat -x, task-clock
+ * and, where the node has a hardware PMU, cycles and instructions). Who
+ * samples: every rank when the world size is at most rank_threshold;
+ * beyond it, or when the size is unknown, rank 0 and local rank 0 of each
+ * node. Fallback order: sample -> count -> bare. perf opens its events
+ * before it lets the application exec, so "no perf.data / no counter line"
+ * proves the application never ran and it can run bare: never twice.
+ *
+ * Artefacts go to <directory>/rank-<N>/ on the shared filesystem: that *is*
+ * the multi-node retrieval. rank.json = {rank, world_size, local_rank, node,
+ * perf, perf_version, role, sampled, counted, events, preload, exit_code,
+ * term_signal, runtime, degradations[]}. Outside any rank identity the
+ * command runs untouched and nothing is written. The shim never writes to
+ * the application's stdout/stderr; the application's exit code is returned.
+ */
+#ifndef NUNATAK_COLLECT_RANK_SHIM_H
+#define NUNATAK_COLLECT_RANK_SHIM_H
+
+#include <stdbool.h>
+
+struct executor;
+struct err;
+
+#define RANK_SHIM_DEFAULT_THRESHOLD 64
+
+struct rank_shim_opts {
+	const char *directory;  /* <run>/collect (required) */
+	int freq;               /* sampling frequency, Hz (0: PERF_DEFAULT_FREQ) */
+	int rank_threshold;     /* 0: RANK_SHIM_DEFAULT_THRESHOLD */
+	const char *perf;       /* perf to use (NULL: "perf" from PATH) */
+	const char *call_graph; /* NULL, "fp", "lbr", "dwarf" */
+	const char *preload;    /* library to LD_PRELOAD into the application, or NULL */
+	bool clock_monotonic;   /* perf record -k CLOCK_MONOTONIC */
+	bool perf_script;       /* also write perf-script.txt + perf-buildid-list.txt
+				   in the rank (ingestion reads perf.data directly;
+				   this is for formats its reader refuses) */
+};
+
+/* Returns a variable of the rank's environment, or NULL (getenv-like). */
+typedef const char *(*rank_shim_getenv)(const char *name, void *ctx);
+
+struct rank_shim_result {
+	bool in_rank;     /* a rank identity was found (artefacts were attempted) */
+	int rank;         /* -1 outside a rank */
+	const char *role; /* "sampler", "counter", "bare", or "outside" (static) */
+	int exit_code;    /* the application's: 0..255, 128+N when killed by N */
+	int term_signal;  /* N when the application was killed by signal N */
+};
+
+/* Whether this rank samples (see the top of this file). */
+bool rank_shim_samples(int rank, int world_size, int local_rank, int threshold);
+
+/*
+ * Runs app (NULL-terminated) in this rank through x with collection around
+ * it, and writes the rank's artefacts. getenv_fn NULL reads the process
+ * environment. Returns 0 with *res filled (whatever the application's exit
+ * code), or a negative error with e filled when nunatak itself failed
+ * before the application could be started (out of memory).
+ */
+int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *const *app,
+		  rank_shim_getenv getenv_fn, void *ctx, struct rank_shim_result *res,
+		  struct err *e);
+
+/*
+ * The shim's own argv for the rewritten launch: `<self> rank-shim
+ * --directory D --frequency F --rank-threshold T [--perf P] [--call-graph M]
+ * [--preload L] [--clock-monotonic] [--perf-script] --`. self should be absolute
+ * (rank_shim_self_exe) so it resolves on every node. Returns a
+ * NULL-terminated array, caller frees with rank_shim_argv__free(); NULL on
+ * ENOMEM.
+ */
+char **rank_shim_argv(const char *self, const struct rank_shim_opts *o);
+void rank_shim_argv__free(char **argv);
+
+/* The absolute path of the running nunatak (/proc/self/exe), caller frees;
+ * NULL when it cannot be read. */
+char *rank_shim_self_exe(void);
+
+#endif

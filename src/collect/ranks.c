@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "collect/ranks.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "collect/pipeline.h"
+#include "collect/rank_shim.h"
+#include "collect/stages.h"
+#include "common/alloc.h"
+#include "common/config.h"
+#include "common/console.h"
+#include "common/err.h"
+#include "exec/exec.h"
+
+static size_t count(char *const *v)
+{
+	size_t n = 0;
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+static char *join(char *const *v)
+{
+	size_t len = 1;
+	for (size_t i = 0; v[i]; i++)
+		len += strlen(v[i]) + 1;
+	char *s = xmalloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (size_t i = 0; v[i]; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, v[i]);
+	}
+	return s;
+}
+
+/* <prefix> <shim...> <app...>, borrowed pointers in a fresh array. */
+static char **wrapped(char *const *prefix, char *const *shim, char *const *app)
+{
+	size_t np = count(prefix), ns = count(shim), na = count(app), k = 0;
+	char **v = xcalloc(np + ns + na + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < np; i++)
+		v[k++] = prefix[i];
+	for (size_t i = 0; i < ns; i++)
+		v[k++] = shim[i];
+	for (size_t i = 0; i < na; i++)
+		v[k++] = app[i];
+	return v;
+}
+
+static int launch(struct run_state *s, char **argv, struct err *e)
+{
+	struct exec_request rq = {.argv = (const char *const *)argv, .forward_signals = true,
+				  .application = true};
+	struct exec_result res = {0};
+	iso_now(s->pass.start);
+	s->launched = true;
+	int rc = executor__run(s->x, &rq, &res, e);
+	iso_now(s->pass.end);
+	s->pass.duration_s = res.duration_s;
+	if (rc == 0) {
+		s->pass.exit_code = res.exit_code;
+		s->pass.term_signal = res.term_signal;
+		s->exit_code = res.exit_code;
+	}
+	exec_result__release(&res);
+	return rc;
+}
+
+int collect_ranks(struct run_state *s, struct err *e)
+{
+	/* With no application resolved, stage_launch put the whole command in
+	 * both prefix and app: there is nothing to interpose the shim before. */
+	if (!s->app || !s->app[0] ||
+	    count(s->prefix) + count(s->app) != (size_t)s->req->cmd_argc) {
+		run_state__degrade(s, "rank-collection-unavailable",
+				   "no application could be told apart from the launcher's options: "
+				   "the ranks run uncollected",
+				   "put the application right after the launcher's options, or `--`");
+		char *shown = join(s->req->cmd);
+		console__info(s->con, "launching: %s", shown ? shown : s->req->cmd[0]);
+		xfree(shown);
+		return launch(s, s->req->cmd, e);
+	}
+	char *self = rank_shim_self_exe();
+	int threshold = s->cfg ? s->cfg->rank_threshold : RANK_SHIM_DEFAULT_THRESHOLD;
+	struct rank_shim_opts o = {.directory = s->collect_dir, .freq = s->freq,
+				   .rank_threshold = threshold,
+				   .perf = s->perf.present ? s->perf.path : NULL};
+	char **shim = self ? rank_shim_argv(self, &o) : NULL;
+	char **argv = shim ? wrapped(s->prefix, shim, s->app) : NULL;
+	int rc;
+	if (!argv) {
+		rc = err_set(e, -ENOMEM, "oom", "cannot build the rank launch (/proc/self/exe unreadable "
+				 "or out of memory)");
+		goto out;
+	}
+	char *shown = join(argv);
+	if (s->world_size > threshold || s->world_size < 0)
+		console__info(s->con, "launching ranks (rank 0 and one rank per node sample beyond %d "
+				      "ranks, the others count): %s", threshold, shown ? shown : "");
+	else
+		console__info(s->con, "launching ranks (every rank samples up to %d ranks): %s",
+			      threshold, shown ? shown : "");
+	xfree(shown);
+	rc = launch(s, argv, e);
+out:
+	xfree(argv);
+	rank_shim_argv__free(shim);
+	xfree(self);
+	return rc;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Ingestion of the rank layer: <collect>/rank-<N>/ written by the rank shim
+ * on each rank's own node (collect/rank_shim.h) into the pivot.
+ *
+ *  - rank.json names the Locus: node (the rank's own hostname: nothing
+ *    assumes one node), rank; its degradations[] are carried over;
+ *  - perf-stat.csv (counting ranks) becomes Locus-level Measurements, one
+ *    per (node, rank) and counter, hotspot = PIVOT_NONE: the counting layer
+ *    has nothing to attribute and covers every rank at constant cost;
+ *  - perf-script.txt + perf-buildid-list.txt (sampling ranks) become
+ *    Hotspot-level Measurements per (node, rank, thread); samples of several
+ *    ranks fuse onto one Hotspot per module offset, per-Locus values kept.
+ *
+ * Ranks that ran uncounted and ranks the world size announces but that left
+ * no rank.json are each declared ONCE, with their numbers (degradations
+ * `ranks-uncounted`, `ranks-missing`): silence about a rank would read as
+ * "nothing ran there". Per-rank degradations of the same name are merged
+ * into one with the list of ranks. A Run without rank directories is not
+ * an MPI Run and yields nothing (not a degradation).
+ */
+#ifndef NUNATAK_INGEST_RANKS_H
+#define NUNATAK_INGEST_RANKS_H
+
+#include <stdint.h>
+
+#include "model/model.h"
+
+struct err;
+
+struct ranks_summary {
+	int world_size;     /* announced (argument or rank.json), -1 unknown */
+	int nr_ranks;       /* rank directories with a readable rank.json */
+	int nr_sampled;     /* ranks whose samples were ingested */
+	int nr_counted;     /* ranks whose counts were ingested */
+	int nr_missing;     /* announced ranks without a rank.json */
+	int nr_uncounted;   /* ranks present but neither sampled nor counted */
+	int64_t nr_samples; /* samples ingested over all ranks */
+};
+
+/*
+ * Reads every rank directory under collect_dir into p and adds the
+ * degradations to d. world_size (-1 unknown) is what the launch announced.
+ * Returns 0 (also when there are no rank directories), or a negative errno
+ * with e filled on out-of-memory or an unreadable collect_dir.
+ */
+int ingest_ranks(const char *collect_dir, int world_size, struct pivot *p,
+		 struct degradations *d, struct ranks_summary *out, struct err *e);
+
+/* "0-3, 7, 9-10" for a sorted list of ranks into buf (truncated with "...").
+ * Exposed for tests. */
+const char *ranks_format_list(const int *ranks, int n, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,79 @@
+#!/bin/bash
+# nunatak run over real Open MPI (4 ranks): rank 0's 3x work shows as imbalance ~3 in work_units with rank 0 busiest; output and exit codes pass through
+set -eu
+command -v mpirun >/dev/null || { echo "skip: mpirun is not installed"; exit 2; }
+command -v perf >/dev/null || { echo "skip: perf is not installed"; exit 2; }
+perf record -q -o /dev/null -- true 2>/dev/null || {
+	echo "skip: perf cannot sample here (kernel.perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid))"
+	exit 2
+}
+app="$NUNATAK_BUILD_DIR/examples/mpi/mpi_imbalance"
+[ -x "$app" ] || { echo "skip: examples/mpi not built (no mpicc at configure time)"; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+mpi=(mpirun --oversubscribe --allow-run-as-root -n 4)
+
+# 1. The profile: per-rank samples, imbalance ~3 on the work function.
+"$NUNATAK" run -o "$tmp/run" -- "${mpi[@]}" "$app" 60 >"$tmp/out" 2>"$tmp/err" || {
+	echo "nunatak run failed ($?)"; cat "$tmp/err"; exit 1; }
+grep -q "^mpi_imbalance: 4 ranks, rank 0 did 3x60 units" "$tmp/out" || {
+	echo "application output lost:"; cat "$tmp/out"; exit 1; }
+grep -q "launching ranks" "$tmp/err" || { echo "the launch was not rewritten"; cat "$tmp/err"; exit 1; }
+grep -q "ranks: 4 (4 sampled); busiest rank 0 at" "$tmp/err" || {
+	echo "no rank summary line"; cat "$tmp/err"; exit 1; }
+for r in 0 1 2 3; do
+	[ -f "$tmp/run/collect/rank-$r/rank.json" ] || { echo "rank $r left no rank.json"; exit 1; }
+done
+"$NUNATAK" report --json "$tmp/run" >"$tmp/payload.json"
+python3 - "$tmp/payload.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+ranks = p["ranks"]
+assert len(ranks["rows"]) == 4, ranks
+assert ranks["busiest_rank"] == 0, ranks
+assert all(r["sampled"] for r in ranks["rows"]), ranks["rows"]
+assert ranks["missing"] == [], ranks
+work = [h for h in p["hotspots"] if h["name"] == "work_units"]
+assert work, [h["name"] for h in p["hotspots"]]
+imb = work[0]["imbalance"]["value"]
+print(f"work_units imbalance over ranks: {imb:.2f} (expected 3 +- 15%)")
+print(f"rank imbalance {ranks['imbalance']['value']:.2f} on {ranks['imbalance']['basis']}")
+assert abs(imb - 3.0) <= 0.45, imb
+PY
+
+# 2. One rank exits 3: nunatak run exits 3, the output is unchanged.
+set +e
+"$NUNATAK" run -o "$tmp/run2" -- "${mpi[@]}" "$app" 5 3 2 >"$tmp/out2" 2>"$tmp/err2"
+rc=$?
+set -e
+[ "$rc" -eq 3 ] || { echo "exit code $rc, expected 3"; cat "$tmp/err2"; exit 1; }
+grep -q "^mpi_imbalance: 4 ranks, rank 0 did 3x5 units" "$tmp/out2" || {
+	echo "application output lost:"; cat "$tmp/out2"; exit 1; }
+python3 -c "
+import json; j = json.load(open('$tmp/run2/collect/rank-2/rank.json')); assert j['exit_code'] == 3, j"
+
+# 3. Rank 3's shim is killed (SIGKILL) once its application finished, after
+# the other ranks wrote theirs: 4 ranks announced, one left nothing: it is
+# declared, with its number, not silent.
+cat >"$tmp/killer.sh" <<SH
+#!/bin/sh
+"$app" 5
+rc=\$?
+if [ "\$OMPI_COMM_WORLD_RANK" = 3 ]; then
+	sleep 2 # the other ranks' shims write their rank.json meanwhile
+	p=\$\$
+	while [ "\$p" -gt 1 ]; do # the nearest ancestor named nunatak: the shim
+		[ "\$(cat /proc/\$p/comm)" = nunatak ] && { kill -9 "\$p"; exit 1; }
+		p=\$(awk '{print \$4}' /proc/\$p/stat)
+	done
+fi
+exit \$rc
+SH
+chmod +x "$tmp/killer.sh"
+set +e
+"$NUNATAK" run -o "$tmp/run3" -- "${mpi[@]}" "$tmp/killer.sh" >"$tmp/out3" 2>"$tmp/err3"
+set -e
+grep -q "degraded \[ranks-missing\]: 1 of 4 ranks left no usable artefacts (no rank.json): 3;" "$tmp/err3" || {
+	echo "the missing rank was not declared"; cat "$tmp/err3"; exit 1; }
+echo ok

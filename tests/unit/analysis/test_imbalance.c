@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Rank imbalance, MPI share and per-Hotspot imbalance over ranks, on pivots
+ * built like the rank ingestion builds them. */
+#include <jansson.h>
+#include <math.h>
+
+#include "harness.h"
+
+#include "analysis/imbalance.h"
+#include "common/alloc.h"
+#include "report/summary.h"
+
+static int64_t hotspot(struct pivot *p, const char *module, const char *name)
+{
+	struct hotspot h = {.module = (char *)module, .name = (char *)name,
+			    .level = RESOLUTION_FUNCTION, .has_offset = true};
+	return pivot__add_hotspot(p, &h);
+}
+
+static void sample(struct pivot *p, int64_t h, const char *node, int rank, double ms)
+{
+	int64_t l = pivot__intern_locus(p, node, rank, 1000 + rank);
+	struct measurement m = {.hotspot = h, .locus = l, .counter = (char *)"task-clock",
+				.value = ms * 1e6, .unit = (char *)"ns",
+				.sample_count = (int64_t)ms, .coverage = -1};
+	CHECK(pivot__add_measurement(p, &m) >= 0);
+}
+
+static void counted(struct pivot *p, const char *node, int rank, double ms)
+{
+	int64_t l = pivot__intern_locus(p, node, rank, -1);
+	struct measurement m = {.hotspot = PIVOT_NONE, .locus = l, .counter = (char *)"task-clock",
+				.value = ms * 1e6, .unit = (char *)"ns", .sample_count = -1,
+				.coverage = 1};
+	CHECK(pivot__add_measurement(p, &m) >= 0);
+}
+
+/* Rank 0 works 3x as long as ranks 1..3, which poll in MPI meanwhile. */
+static void build_mpi_run(struct pivot *p, bool sample_all)
+{
+	pivot__init(p);
+	int64_t work = hotspot(p, "/home/u/mpi_imbalance", "work_units");
+	int64_t wait = hotspot(p, "/usr/lib/x86_64-linux-gnu/libopen-pal.so.40.30.2", "opal_progress");
+	int64_t btl = hotspot(p, "/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_btl_vader.so", NULL);
+	int64_t kern = hotspot(p, "[kernel.kallsyms]", NULL);
+	const char *nodes[] = {"n1", "n1", "n2", "n2"};
+	for (int r = 0; r < 4; r++) {
+		if (!sample_all && r == 3) {
+			counted(p, nodes[r], r, 900);
+			continue;
+		}
+		sample(p, work, nodes[r], r, r == 0 ? 900 : 300);
+		if (r) {
+			sample(p, wait, nodes[r], r, 300);
+			sample(p, btl, nodes[r], r, 200);
+			sample(p, kern, nodes[r], r, 100); /* sched_yield while waiting */
+		}
+	}
+}
+
+static void t_mpi_modules(void)
+{
+	CHECK(imbalance_is_mpi_module("/usr/lib/x86_64-linux-gnu/libmpi.so.40"));
+	CHECK(imbalance_is_mpi_module("libucp.so.0"));
+	CHECK(imbalance_is_mpi_module("/opt/ompi/lib/openmpi/mca_pml_ob1.so"));
+	CHECK(imbalance_is_mpi_module("libfabric.so.1"));
+	CHECK(!imbalance_is_mpi_module("/home/u/solver"));
+	CHECK(!imbalance_is_mpi_module("/usr/lib/x86_64-linux-gnu/libm.so.6"));
+	CHECK(!imbalance_is_mpi_module(NULL));
+}
+
+static void t_app_time_decides(void)
+{
+	struct pivot p;
+	build_mpi_run(&p, true);
+	struct rank_imbalance ri;
+	CHECK_INT(imbalance_ranks(&p, 4, &ri), 0);
+	CHECK_INT(ri.nr_rows, 4);
+	CHECK_INT(ri.nr_sampled, 4);
+	/* Total time is flat (900 each): waiting looks like work. */
+	CHECK_NEAR(ri.total_imbalance, 1.0, 1e-9);
+	/* App time 900,300,300,300: mean 450, busiest rank 0 at 2x. */
+	CHECK_NEAR(ri.app_imbalance, 2.0, 1e-9);
+	CHECK_NEAR(ri.imbalance, 2.0, 1e-9);
+	CHECK_INT(ri.busiest_rank, 0);
+	CHECK(strstr(ri.basis, "application") != NULL);
+	CHECK_NEAR(ri.mpi_fraction, 1500.0 / 3600.0, 1e-9);
+	CHECK_NEAR(ri.sys_fraction, 300.0 / 3600.0, 1e-9);
+	CHECK_NEAR(ri.rows[1].sys_ns, 100e6, 1);
+	CHECK_INT(ri.quality, QUALITY_MEASURED);
+	int busiest = -1;
+	CHECK_NEAR(imbalance_hotspot(&p, 0, "task-clock", &busiest), 3.0, 1e-9);
+	CHECK_INT(busiest, 0);
+
+	struct text_lines t = {0};
+	CHECK_INT(imbalance_render(&ri, &t), 0);
+	CHECK_STR(t.v[0], "ranks: 4 (4 sampled); busiest rank 0 at 2.00x the mean; MPI holds 41.7% of the time");
+	CHECK(strstr(t.v[1], "application time") && strstr(t.v[1], "1.00x") &&
+	      strstr(t.v[1], "kernel holds 8.3%"));
+	text_lines__release(&t);
+
+	json_t *j = imbalance_payload(&ri);
+	CHECK(j != NULL);
+	CHECK_NEAR(json_real_value(json_object_get(json_object_get(j, "imbalance"), "value")), 2.0, 1e-9);
+	CHECK_INT(json_array_size(json_object_get(j, "rows")), 4);
+	CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(j, "rows"), 2), "node")), "n2");
+	json_decref(j);
+	rank_imbalance__release(&ri);
+	pivot__release(&p);
+}
+
+static void t_counted_and_missing(void)
+{
+	/* Rank 3 only counted, rank 4 and 5 announced but absent. */
+	struct pivot p;
+	build_mpi_run(&p, false);
+	struct rank_imbalance ri;
+	CHECK_INT(imbalance_ranks(&p, 6, &ri), 0);
+	CHECK_INT(ri.nr_rows, 6);
+	CHECK_INT(ri.nr_present, 4);
+	CHECK_INT(ri.nr_sampled, 3);
+	CHECK_INT(ri.nr_counted, 1);
+	CHECK(ri.rows[3].counted && !ri.rows[3].sampled);
+	CHECK_STR(ri.rows[3].time_source, "counted task-clock");
+	CHECK(isnan(ri.rows[4].time_ns));
+	CHECK_INT(ri.quality, QUALITY_ESTIMATED);
+	CHECK(ri.reason && strstr(ri.reason, "3 sampled ranks of 6"));
+	json_t *j = imbalance_payload(&ri);
+	CHECK_INT(json_array_size(json_object_get(j, "unsampled")), 1);
+	CHECK_INT(json_array_size(json_object_get(j, "missing")), 2);
+	json_decref(j);
+	struct text_lines t = {0};
+	CHECK_INT(imbalance_render(&ri, &t), 0);
+	CHECK(strstr(t.v[0], "ranks: 6 (3 sampled, 2 left nothing)") == t.v[0]);
+	text_lines__release(&t);
+	rank_imbalance__release(&ri);
+	pivot__release(&p);
+}
+
+static void t_no_ranks(void)
+{
+	struct pivot p;
+	pivot__init(&p);
+	int64_t h = hotspot(&p, "/bin/x", "f");
+	int64_t l = pivot__intern_locus(&p, "n", -1, 7);
+	struct measurement m = {.hotspot = h, .locus = l, .counter = (char *)"task-clock",
+				.value = 1e6, .unit = (char *)"ns", .sample_count = 1};
+	pivot__add_measurement(&p, &m);
+	struct rank_imbalance ri;
+	CHECK_INT(imbalance_ranks(&p, -1, &ri), 0);
+	CHECK_INT(ri.nr_rows, 0);
+	json_t *j = imbalance_payload(&ri);
+	CHECK(json_is_null(j));
+	json_decref(j);
+	rank_imbalance__release(&ri);
+	pivot__release(&p);
+}
+
+static void t_single_rank_unavailable(void)
+{
+	struct pivot p;
+	pivot__init(&p);
+	counted(&p, "n", 0, 5);
+	struct rank_imbalance ri;
+	CHECK_INT(imbalance_ranks(&p, 1, &ri), 0);
+	CHECK(isnan(ri.imbalance));
+	CHECK_INT(ri.quality, QUALITY_UNAVAILABLE);
+	struct text_lines t = {0};
+	CHECK_INT(imbalance_render(&ri, &t), 0);
+	CHECK(strstr(t.v[0], "imbalance unavailable") != NULL);
+	text_lines__release(&t);
+	rank_imbalance__release(&ri);
+	pivot__release(&p);
+}
+
+static const struct test_case cases[] = {
+	{"mpi_modules", "MPI runtime modules are recognised", t_mpi_modules},
+	{"app_time", "waiting in MPI is not mistaken for work", t_app_time_decides},
+	{"counted_missing", "counted-only and absent ranks are said", t_counted_and_missing},
+	{"no_ranks", "a single-process Run has no rank view", t_no_ranks},
+	{"single_rank", "one rank: imbalance unavailable with a reason", t_single_rank_unavailable},
+};
+
+TEST_MAIN(cases)
