@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "clock.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool sp_clock_tsc;
+uint64_t sp_clock_anchor_interval = UINT64_MAX;
+
+static pthread_mutex_t anchor_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t *anchor_tsc, *anchor_mono;
+static size_t anchor_nr, anchor_cap;
+static bool clock_ready;
+static bool anchors_frozen; /* test hook in use: keep its table exact */
+
+__attribute__((noinline)) uint64_t sp_clock__mono_ns_outline(void)
+{
+	return sp_clock__mono_ns();
+}
+
+/* Both flags are needed: constant_tsc alone still stops in deep C-states. */
+static bool cpu_has_invariant_tsc(void)
+{
+#if defined(__x86_64__)
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	if (!f)
+		return false;
+	char line[4096];
+	bool constant = false, nonstop = false;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "flags", 5) != 0)
+			continue;
+		constant = strstr(line, " constant_tsc") != NULL;
+		nonstop = strstr(line, " nonstop_tsc") != NULL;
+		break;
+	}
+	fclose(f);
+	return constant && nonstop;
+#else
+	return false;
+#endif
+}
+
+/* One (tsc, mono) pair: the tightest of a few tries brackets the monotonic
+ * read between two TSC reads and uses their midpoint. */
+static void take_pair(uint64_t *tsc, uint64_t *mono)
+{
+	if (!sp_clock_tsc) {
+		*tsc = *mono = sp_clock__mono_ns();
+		return;
+	}
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 5; i++) {
+		uint64_t a = sp_clock__now();
+		uint64_t m = sp_clock__mono_ns();
+		uint64_t b = sp_clock__now();
+		if (b - a < best) {
+			best = b - a;
+			*tsc = a + (b - a) / 2;
+			*mono = m;
+		}
+	}
+}
+
+static void append_locked(uint64_t tsc, uint64_t mono)
+{
+	if (anchor_nr == anchor_cap) {
+		size_t cap = anchor_cap ? anchor_cap * 2 : 64;
+		uint64_t *t = realloc(anchor_tsc, cap * sizeof(*t));
+		if (!t)
+			return;
+		anchor_tsc = t;
+		uint64_t *m = realloc(anchor_mono, cap * sizeof(*m));
+		if (!m)
+			return;
+		anchor_mono = m;
+		anchor_cap = cap;
+	}
+	anchor_tsc[anchor_nr] = tsc;
+	anchor_mono[anchor_nr] = mono;
+	anchor_nr++;
+}
+
+void sp_clock__init(void)
+{
+	if (clock_ready)
+		return;
+	const char *force = getenv("SCOPE_PROFILER_CLOCK");
+	bool want_tsc = !(force && strcmp(force, "monotonic") == 0);
+	sp_clock_tsc = want_tsc && cpu_has_invariant_tsc();
+	clock_ready = true;
+	uint64_t t0, m0;
+	take_pair(&t0, &m0);
+	/* 1e9 ticks is at most a second for any TSC of 1 GHz or more; no
+	 * calibration sleep, which would delay every preloaded process. */
+	sp_clock_anchor_interval = sp_clock_tsc ? 1000000000u : UINT64_MAX;
+	if (sp_clock_tsc) {
+		pthread_mutex_lock(&anchor_lock);
+		append_locked(t0, m0);
+		pthread_mutex_unlock(&anchor_lock);
+	}
+}
+
+uint64_t sp_clock__anchor(void)
+{
+	uint64_t t, m;
+	take_pair(&t, &m);
+	if (!sp_clock_tsc || anchors_frozen)
+		return t;
+	pthread_mutex_lock(&anchor_lock);
+	append_locked(t, m);
+	pthread_mutex_unlock(&anchor_lock);
+	return t;
+}
+
+static int cmp_u64_pair(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+int sp_clock_map__init(struct sp_clock_map *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (!sp_clock_tsc)
+		return 0;
+	if (!anchors_frozen)
+		sp_clock__anchor();
+	pthread_mutex_lock(&anchor_lock);
+	size_t nr = anchor_nr;
+	uint64_t *pairs = malloc(nr * 2 * sizeof(*pairs) + 1);
+	if (pairs) {
+		for (size_t i = 0; i < nr; i++) {
+			pairs[2 * i] = anchor_tsc[i];
+			pairs[2 * i + 1] = anchor_mono[i];
+		}
+	}
+	pthread_mutex_unlock(&anchor_lock);
+	if (!pairs)
+		return -ENOMEM;
+	/* Threads append anchors concurrently, so the table is only nearly
+	 * sorted; equal stamps would give a zero-length segment: drop them. */
+	qsort(pairs, nr, 2 * sizeof(*pairs), cmp_u64_pair);
+	m->tsc = malloc(nr * sizeof(uint64_t) + 1);
+	m->mono = malloc(nr * sizeof(uint64_t) + 1);
+	if (!m->tsc || !m->mono) {
+		free(pairs);
+		sp_clock_map__exit(m);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		if (m->nr && pairs[2 * i] <= m->tsc[m->nr - 1])
+			continue;
+		if (m->nr && pairs[2 * i + 1] < m->mono[m->nr - 1])
+			continue;
+		m->tsc[m->nr] = pairs[2 * i];
+		m->mono[m->nr] = pairs[2 * i + 1];
+		m->nr++;
+	}
+	free(pairs);
+	return 0;
+}
+
+void sp_clock_map__exit(struct sp_clock_map *m)
+{
+	free(m->tsc);
+	free(m->mono);
+	memset(m, 0, sizeof(*m));
+}
+
+static int64_t interp(const struct sp_clock_map *m, size_t i, uint64_t stamp)
+{
+	double dt = (double)m->tsc[i + 1] - (double)m->tsc[i];
+	double dm = (double)m->mono[i + 1] - (double)m->mono[i];
+	double off = (double)(int64_t)(stamp - m->tsc[i]);
+	return (int64_t)m->mono[i] + (int64_t)(off * dm / dt);
+}
+
+int64_t sp_clock_map__ns(struct sp_clock_map *m, uint64_t stamp)
+{
+	if (m->nr < 2)
+		return m->nr == 1 ? (int64_t)m->mono[0] : (int64_t)stamp;
+	size_t i = m->hint;
+	if (i + 1 >= m->nr)
+		i = m->nr - 2;
+	if (stamp < m->tsc[i] || stamp >= m->tsc[i + 1]) {
+		size_t lo = 0, hi = m->nr - 1; /* find last i with tsc[i] <= stamp */
+		while (hi - lo > 1) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (m->tsc[mid] <= stamp)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		i = lo;
+	}
+	m->hint = i;
+	return interp(m, i, stamp);
+}
+
+double sp_clock_map__span_ns(const struct sp_clock_map *m, uint64_t ticks)
+{
+	if (m->nr < 2)
+		return (double)ticks;
+	double dt = (double)(m->tsc[m->nr - 1] - m->tsc[0]);
+	double dm = (double)(m->mono[m->nr - 1] - m->mono[0]);
+	return dt > 0 ? (double)ticks * dm / dt : (double)ticks;
+}
+
+void sp_clock__set_anchors_for_test(const uint64_t *tsc, const uint64_t *mono,
+				    size_t nr, bool tsc_mode)
+{
+	pthread_mutex_lock(&anchor_lock);
+	anchor_nr = 0;
+	for (size_t i = 0; i < nr; i++)
+		append_locked(tsc[i], mono[i]);
+	sp_clock_tsc = tsc_mode;
+	clock_ready = true;
+	anchors_frozen = true;
+	pthread_mutex_unlock(&anchor_lock);
+}

@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "trace.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "modules.h"
+#include "registry.h"
+#include "scope_profiler.h"
+
+/* Site pointer -> region index (-1: not a valid descriptor). */
+struct ptr_map {
+	const void **keys;
+	int32_t *vals;
+	size_t cap, nr;
+};
+
+/* Region name -> region index, to merge sites with equal names. */
+struct name_map {
+	int32_t *slots; /* region index + 1, 0 = empty */
+	size_t cap;
+};
+
+struct builder {
+	struct sp_trace *tr;
+	struct ptr_map sites;
+	struct name_map names;
+	size_t cap_regions;
+	const void *last_key; /* one-entry cache: calls come in runs per site */
+	int32_t last_val;
+	bool oom;
+};
+
+static uint64_t hash_ptr(const void *p)
+{
+	uint64_t x = (uint64_t)(uintptr_t)p;
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static bool read_mem(void *dst, const void *src, size_t n)
+{
+	struct iovec local = {dst, n}, remote = {(void *)(uintptr_t)src, n};
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n;
+}
+
+char *sp_trace__read_string(const char *p, size_t max)
+{
+	if (!p)
+		return NULL;
+	char *out = malloc(max + 1);
+	if (!out)
+		return NULL;
+	size_t len = 0;
+	while (len < max) {
+		/* Never cross a page boundary in one read: the next page may be
+		 * unmapped while the string ends before it. */
+		uintptr_t a = (uintptr_t)(p + len);
+		size_t step = 4096 - (a & 4095);
+		if (step > max - len)
+			step = max - len;
+		if (!read_mem(out + len, p + len, step))
+			break;
+		char *nul = memchr(out + len, 0, step);
+		if (nul)
+			return out;
+		len += step;
+	}
+	free(out);
+	return NULL;
+}
+
+static bool ptr_map_grow(struct ptr_map *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 256;
+	const void **keys = calloc(cap, sizeof(*keys));
+	int32_t *vals = calloc(cap, sizeof(*vals));
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return false;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->keys[i])
+			continue;
+		size_t j = hash_ptr(m->keys[i]) & (cap - 1);
+		while (keys[j])
+			j = (j + 1) & (cap - 1);
+		keys[j] = m->keys[i];
+		vals[j] = m->vals[i];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = keys;
+	m->vals = vals;
+	m->cap = cap;
+	return true;
+}
+
+static int32_t *ptr_map_slot(struct ptr_map *m, const void *key, bool *fresh)
+{
+	if ((m->nr + 1) * 2 > m->cap && !ptr_map_grow(m))
+		return NULL;
+	size_t j = hash_ptr(key) & (m->cap - 1);
+	while (m->keys[j] && m->keys[j] != key)
+		j = (j + 1) & (m->cap - 1);
+	*fresh = !m->keys[j];
+	if (*fresh) {
+		m->keys[j] = key;
+		m->nr++;
+	}
+	return &m->vals[j];
+}
+
+static int32_t region_by_name(struct builder *b, char *name, char *file, int32_t line)
+{
+	struct sp_trace *tr = b->tr;
+	if ((tr->nr_regions + 1) * 2 > b->names.cap) {
+		size_t cap = b->names.cap ? b->names.cap * 2 : 128;
+		int32_t *slots = calloc(cap, sizeof(*slots));
+		if (!slots)
+			goto oom;
+		for (size_t i = 0; i < tr->nr_regions; i++) {
+			size_t j = hash_str(tr->regions[i].name) & (cap - 1);
+			while (slots[j])
+				j = (j + 1) & (cap - 1);
+			slots[j] = (int32_t)i + 1;
+		}
+		free(b->names.slots);
+		b->names.slots = slots;
+		b->names.cap = cap;
+	}
+	size_t j = hash_str(name) & (b->names.cap - 1);
+	for (; b->names.slots[j]; j = (j + 1) & (b->names.cap - 1)) {
+		struct sp_region_out *r = &tr->regions[b->names.slots[j] - 1];
+		if (strcmp(r->name, name) != 0)
+			continue;
+		if (!r->file && file) { /* the first site with a location gives it */
+			r->file = file;
+			r->line = line;
+			file = NULL;
+		}
+		free(name);
+		free(file);
+		return b->names.slots[j] - 1;
+	}
+	if (tr->nr_regions == b->cap_regions) {
+		size_t cap = b->cap_regions ? b->cap_regions * 2 : 32;
+		struct sp_region_out *r = realloc(tr->regions, cap * sizeof(*r));
+		if (!r)
+			goto oom;
+		tr->regions = r;
+		b->cap_regions = cap;
+	}
+	struct sp_region_out *r = &tr->regions[tr->nr_regions];
+	memset(r, 0, sizeof(*r));
+	r->name = name;
+	r->file = file;
+	r->line = file ? line : -1;
+	b->names.slots[j] = (int32_t)tr->nr_regions + 1;
+	return (int32_t)tr->nr_regions++;
+oom:
+	free(name);
+	free(file);
+	b->oom = true;
+	return -1;
+}
+
+/* Reads a descriptor without trusting it: a stale or garbage handle must
+ * not crash the host at finalize. */
+static int32_t resolve_new(struct builder *b, const struct sp_site *site)
+{
+	struct sp_site copy;
+	if (!read_mem(&copy, site, sizeof(copy)) || copy.magic != SP_SITE_MAGIC)
+		return -1;
+	char *name = sp_trace__read_string(copy.name, 65536);
+	if (!name)
+		return -1;
+	char *file = copy.file ? sp_trace__read_string(copy.file, 65536) : NULL;
+	return region_by_name(b, name, file, file ? copy.line : -1);
+}
+
+static int32_t resolve(struct builder *b, const struct sp_site *site)
+{
+	if (site == b->last_key)
+		return b->last_val;
+	bool fresh;
+	int32_t *slot = ptr_map_slot(&b->sites, site, &fresh);
+	if (!slot) {
+		b->oom = true;
+		return -1;
+	}
+	if (fresh) {
+		*slot = resolve_new(b, site);
+		if (*slot < 0)
+			b->tr->bad_sites++;
+	}
+	b->last_key = site;
+	b->last_val = *slot;
+	return *slot;
+}
+
+/* Calls a function for every published call of a thread. */
+#define FOR_EACH_CALL(t, c, body)                                              \
+	for (struct sp_chunk *ch_ = (t)->first; ch_;                           \
+	     ch_ = atomic_load_explicit(&ch_->next, memory_order_acquire)) {   \
+		size_t nr_ = sp_registry__published((t), ch_);                 \
+		for (size_t i_ = 0; i_ < nr_; i_++) {                          \
+			const struct sp_call *c = &ch_->calls[i_];             \
+			body                                                   \
+		}                                                              \
+	}
+
+static int count_calls(struct builder *b, const struct sp_trace_input *in, size_t *per_thread)
+{
+	for (size_t k = 0; k < in->nr_threads; k++) {
+		size_t n = 0;
+		FOR_EACH_CALL(in->threads[k], c, {
+			int32_t r = resolve(b, c->site);
+			if (r >= 0) {
+				b->tr->regions[r].nr_calls++;
+				n++;
+			}
+		})
+		per_thread[k] = n;
+		b->tr->nr_calls += n;
+	}
+	return b->oom ? -ENOMEM : 0;
+}
+
+static int fill_calls(struct builder *b, const struct sp_trace_input *in,
+		      const size_t *per_thread, const int32_t *lane_of,
+		      struct sp_clock_map *map)
+{
+	struct sp_trace *tr = b->tr;
+	size_t *fill = calloc(tr->nr_regions + 1, sizeof(*fill));
+	tr->calls = malloc((tr->nr_calls + 1) * sizeof(*tr->calls));
+	if (!fill || !tr->calls) {
+		free(fill);
+		return -ENOMEM;
+	}
+	size_t off = 0;
+	for (size_t r = 0; r < tr->nr_regions; r++) {
+		tr->regions[r].calls = tr->calls + off;
+		off += tr->regions[r].nr_calls;
+	}
+	for (size_t k = 0; k < in->nr_threads; k++) {
+		/* A thread still recording while we finalize may publish calls
+		 * after pass 1: take exactly the prefix pass 1 counted. */
+		size_t budget = per_thread[k];
+		FOR_EACH_CALL(in->threads[k], c, {
+			if (!budget)
+				break;
+			int32_t r = resolve(b, c->site);
+			if (r < 0 || fill[r] == tr->regions[r].nr_calls)
+				continue;
+			struct sp_call_out *o = &tr->regions[r].calls[fill[r]++];
+			o->start_ns = sp_clock_map__ns(map, c->start);
+			o->end_ns = sp_clock_map__ns(map, c->end);
+			o->lane = lane_of[k];
+			budget--;
+		})
+	}
+	for (size_t r = 0; r < tr->nr_regions; r++)
+		tr->regions[r].nr_calls = fill[r];
+	free(fill);
+	return 0;
+}
+
+static void add_interned(struct builder *b, const struct sp_trace_input *in)
+{
+	for (size_t i = 0; i < in->nr_interned; i++)
+		resolve(b, in->interned[i]);
+}
+
+static int build_lanes(struct sp_trace *tr, const struct sp_trace_input *in,
+		       const size_t *per_thread, int32_t *lane_of)
+{
+	tr->lanes = calloc(in->nr_threads + 1, sizeof(*tr->lanes));
+	if (!tr->lanes)
+		return -ENOMEM;
+	for (size_t k = 0; k < in->nr_threads; k++) {
+		lane_of[k] = -1;
+		if (!per_thread[k])
+			continue;
+		struct sp_thread *t = in->threads[k];
+		struct sp_lane_out *l = &tr->lanes[tr->nr_lanes];
+		l->tid = t->tid;
+		memcpy(l->name, t->name, sizeof(l->name));
+		/* Threads may rename themselves after their first region; an
+		 * exited thread's name was kept at its exit. */
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/self/task/%lld/comm", (long long)t->tid);
+		FILE *f = atomic_load(&t->exited) ? NULL : fopen(path, "re");
+		if (f) {
+			if (fgets(l->name, sizeof(l->name), f))
+				l->name[strcspn(l->name, "\n")] = 0;
+			fclose(f);
+		}
+		lane_of[k] = (int32_t)tr->nr_lanes++;
+	}
+	return 0;
+}
+
+static int build_samples(struct builder *b, const struct sp_trace_input *in)
+{
+	struct sp_trace *tr = b->tr;
+	size_t n = 0;
+	for (struct sp_sample_chunk *c = in->samples; c; c = c->next_all)
+		n += atomic_load_explicit(&c->nr, memory_order_acquire);
+	tr->sample_region = malloc((n + 1) * sizeof(int32_t));
+	tr->sample_module = malloc((n + 1) * sizeof(int32_t));
+	tr->sample_addr = malloc((n + 1) * sizeof(uint64_t));
+	if (!tr->sample_region || !tr->sample_module || !tr->sample_addr)
+		return -ENOMEM;
+	struct sp_modules mods;
+	if (sp_modules__load(&mods) < 0)
+		return -ENOMEM;
+	for (struct sp_sample_chunk *c = in->samples; c; c = c->next_all) {
+		size_t nr = atomic_load_explicit(&c->nr, memory_order_acquire);
+		for (size_t i = 0; i < nr && tr->nr_samples < n; i++) {
+			size_t s = tr->nr_samples++;
+			tr->sample_region[s] = c->s[i].site ? resolve(b, c->s[i].site) : -1;
+			tr->sample_addr[s] = c->s[i].addr;
+			tr->sample_module[s] = sp_modules__find(&mods, c->s[i].addr);
+		}
+	}
+	tr->nr_modules = sp_modules__take(&mods, &tr->modules);
+	sp_modules__exit(&mods);
+	return b->oom ? -ENOMEM : 0;
+}
+
+int sp_trace__build(struct sp_trace *tr, const struct sp_trace_input *in,
+		    struct sp_clock_map *map)
+{
+	struct builder b = {.tr = tr, .last_val = -1};
+	memset(tr, 0, sizeof(*tr));
+	tr->rank = in->rank;
+	size_t *per_thread = calloc(in->nr_threads + 1, sizeof(*per_thread));
+	int32_t *lane_of = calloc(in->nr_threads + 1, sizeof(*lane_of));
+	int rc = -ENOMEM;
+	if (!per_thread || !lane_of)
+		goto out;
+	add_interned(&b, in);
+	rc = count_calls(&b, in, per_thread);
+	if (rc == 0)
+		rc = build_lanes(tr, in, per_thread, lane_of);
+	if (rc == 0)
+		rc = fill_calls(&b, in, per_thread, lane_of, map);
+	for (size_t r = 0; rc == 0 && r < tr->nr_regions; r++)
+		rc = sp_trace__sort_calls(tr->regions[r].calls, tr->regions[r].nr_calls);
+	tr->has_samples = in->samples != NULL || in->with_modules;
+	if (rc == 0 && tr->has_samples)
+		rc = build_samples(&b, in);
+out:
+	free(b.sites.keys);
+	free(b.sites.vals);
+	free(b.names.slots);
+	free(per_thread);
+	free(lane_of);
+	if (rc < 0)
+		sp_trace__free(tr);
+	return rc;
+}
+
+void sp_trace__free(struct sp_trace *tr)
+{
+	for (size_t r = 0; r < tr->nr_regions; r++) {
+		free(tr->regions[r].name);
+		free(tr->regions[r].file);
+	}
+	for (size_t m = 0; m < tr->nr_modules; m++)
+		free(tr->modules[m].path);
+	free(tr->regions);
+	free(tr->calls);
+	free(tr->lanes);
+	free(tr->modules);
+	free(tr->sample_region);
+	free(tr->sample_module);
+	free(tr->sample_addr);
+	memset(tr, 0, sizeof(*tr));
+}
+
+/* Order of calls in a region: by start; at equal starts (nested calls of a
+ * recursive region less than a clock step apart) the longer one first, so
+ * an enclosing call precedes the calls it contains. */
+static bool before(const struct sp_call_out *x, const struct sp_call_out *y)
+{
+	return x->start_ns < y->start_ns || (x->start_ns == y->start_ns && x->end_ns > y->end_ns);
+}
+
+static void merge(const struct sp_call_out *a, size_t na, const struct sp_call_out *b,
+		  size_t nb, struct sp_call_out *out)
+{
+	size_t i = 0, j = 0, k = 0;
+	while (i < na && j < nb)
+		out[k++] = before(&b[j], &a[i]) ? b[j++] : a[i++];
+	while (i < na)
+		out[k++] = a[i++];
+	while (j < nb)
+		out[k++] = b[j++];
+}
+
+int sp_trace__sort_calls(struct sp_call_out *calls, size_t n)
+{
+	size_t runs = 0;
+	for (size_t i = 1; i < n; i++)
+		runs += before(&calls[i], &calls[i - 1]);
+	if (runs == 0)
+		return 0;
+	struct sp_call_out *tmp = malloc(n * sizeof(*tmp));
+	size_t *bounds = malloc((runs + 2) * sizeof(*bounds));
+	if (!tmp || !bounds) {
+		free(tmp);
+		free(bounds);
+		return -ENOMEM;
+	}
+	size_t nr = 0;
+	bounds[nr++] = 0;
+	for (size_t i = 1; i < n; i++)
+		if (before(&calls[i], &calls[i - 1]))
+			bounds[nr++] = i;
+	bounds[nr] = n;
+	struct sp_call_out *src = calls, *dst = tmp;
+	while (nr > 1) { /* merge adjacent runs pairwise; bounds[nr] == n */
+		size_t out = 0;
+		for (size_t r = 0; r < nr; r += 2) {
+			size_t lo = bounds[r];
+			if (r + 1 >= nr) {
+				memcpy(dst + lo, src + lo, (n - lo) * sizeof(*dst));
+			} else {
+				size_t mid = bounds[r + 1], hi = bounds[r + 2];
+				merge(src + lo, mid - lo, src + mid, hi - mid, dst + lo);
+			}
+			bounds[out++] = lo;
+		}
+		bounds[out] = n;
+		nr = out;
+		struct sp_call_out *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != calls)
+		memcpy(calls, src, n * sizeof(*calls));
+	free(tmp);
+	free(bounds);
+	return 0;
+}

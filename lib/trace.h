@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The in-memory image of one rank's output, assembled at finalize from the
+ * threads' call buffers, the sampler's chunks and the loaded modules, in
+ * the order the writers emit it. Everything here is owned by the trace.
+ */
+#ifndef SP_TRACE_H
+#define SP_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sampler.h"
+
+struct sp_clock_map;
+struct sp_thread;
+
+/* The HDF5 plugin reads struct sp_trace directly: bump on any layout
+ * change; the loader refuses a plugin built with another value. */
+#define SP_TRACE_ABI 1
+#define SP_TRACE_ABI_KEY ((long)SP_TRACE_ABI * 1000000L + (long)sizeof(struct sp_trace))
+
+struct sp_call_out {
+	int64_t start_ns; /* CLOCK_MONOTONIC */
+	int64_t end_ns;
+	int32_t lane;
+};
+
+struct sp_region_out {
+	char *name;
+	char *file;  /* NULL if unknown */
+	int32_t line; /* -1 if unknown */
+	size_t nr_calls;
+	struct sp_call_out *calls; /* sorted (sp_trace__sort_calls); into sp_trace::calls */
+};
+
+struct sp_lane_out {
+	int64_t tid;
+	char name[16];
+};
+
+struct sp_module_out {
+	char *path;
+	uint64_t base; /* load bias (dl_iterate_phdr dlpi_addr) */
+};
+
+struct sp_trace {
+	int rank;
+	size_t nr_regions;
+	struct sp_region_out *regions;
+	size_t nr_calls;
+	struct sp_call_out *calls;
+	size_t nr_lanes;
+	struct sp_lane_out *lanes;
+	/* sampling (has_samples: sampling ran in this process) */
+	bool has_samples;
+	struct sp_sampler_stats stats;
+	size_t nr_modules;
+	struct sp_module_out *modules;
+	size_t nr_samples;
+	int32_t *sample_region; /* -1: no open region */
+	int32_t *sample_module; /* -1: address in no known module */
+	uint64_t *sample_addr;
+	uint64_t bad_sites; /* handles that were not readable sp_site descriptors */
+};
+
+/* Input of sp_trace__build: what the registry and sampler hold. */
+struct sp_trace_input {
+	int rank;
+	struct sp_thread **threads;
+	size_t nr_threads;
+	const struct sp_site *const *interned; /* regions declared by sp_region() */
+	size_t nr_interned;
+	struct sp_sample_chunk *samples; /* NULL if sampling never ran */
+	bool with_modules;
+};
+
+/* Builds @p tr (zeroed first). 0 or -ENOMEM; on failure tr is freed. */
+int sp_trace__build(struct sp_trace *tr, const struct sp_trace_input *in,
+		    struct sp_clock_map *map);
+void sp_trace__free(struct sp_trace *tr);
+
+/* Sorts @p n calls by start, equal starts longest first, otherwise stable
+ * (natural merge sort: per-lane runs are already sorted, so k lanes cost
+ * log2(k) passes). 0 or -ENOMEM. */
+int sp_trace__sort_calls(struct sp_call_out *calls, size_t n);
+
+/* Copies a NUL-terminated string from memory that may be unmapped, without
+ * faulting (process_vm_readv). Caller frees. NULL if unreadable or longer
+ * than @p max. */
+char *sp_trace__read_string(const char *p, size_t max);
+
+#endif

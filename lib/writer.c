@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "trace.h"
+
+int sp_out__open(struct sp_out *o, const char *final_path)
+{
+	o->fd = -1;
+	o->err = 0;
+	o->n = 0;
+	o->final_path = strdup(final_path);
+	size_t len = strlen(final_path) + 32;
+	o->tmp_path = malloc(len);
+	if (!o->final_path || !o->tmp_path) {
+		o->err = -ENOMEM;
+		return o->err;
+	}
+	snprintf(o->tmp_path, len, "%s.tmp.%ld", final_path, (long)getpid());
+	o->fd = open(o->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (o->fd < 0)
+		o->err = -errno;
+	return o->err;
+}
+
+static void flush(struct sp_out *o, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	while (n && !o->err) {
+		ssize_t w = write(o->fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			o->err = w < 0 ? -errno : -EIO;
+			break;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+}
+
+void sp_out__write(struct sp_out *o, const void *p, size_t n)
+{
+	if (o->err)
+		return;
+	if (o->n + n > sizeof(o->buf)) {
+		flush(o, o->buf, o->n);
+		o->n = 0;
+	}
+	if (n > sizeof(o->buf)) {
+		flush(o, p, n);
+		return;
+	}
+	memcpy(o->buf + o->n, p, n);
+	o->n += n;
+}
+
+int sp_out__commit(struct sp_out *o)
+{
+	if (!o->err && o->n)
+		flush(o, o->buf, o->n);
+	o->n = 0;
+	if (o->fd >= 0 && close(o->fd) != 0 && !o->err)
+		o->err = -errno;
+	o->fd = -1;
+	if (!o->err && rename(o->tmp_path, o->final_path) != 0)
+		o->err = -errno;
+	if (o->err && o->tmp_path)
+		unlink(o->tmp_path);
+	free(o->tmp_path);
+	free(o->final_path);
+	o->tmp_path = o->final_path = NULL;
+	return o->err;
+}
+
+char *sp_writer__path(const char *prefix, int rank, const char *suffix)
+{
+	size_t len = strlen(prefix) + strlen(suffix) + 32;
+	char *p = malloc(len);
+	if (p)
+		snprintf(p, len, "%s_rank%05d%s", prefix, rank, suffix);
+	return p;
+}
+
+static void put_str(struct sp_out *o, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	sp_out__i32(o, (int32_t)n);
+	sp_out__put(o, s ? s : "", n);
+}
+
+static void put_region(struct sp_out *o, const struct sp_region_out *r, int version)
+{
+	put_str(o, r->name);
+	put_str(o, r->file);
+	sp_out__i32(o, r->file ? r->line : -1);
+	sp_out__i64(o, (int64_t)r->nr_calls);
+	for (size_t i = 0; i < r->nr_calls; i++)
+		sp_out__i64(o, r->calls[i].start_ns);
+	for (size_t i = 0; i < r->nr_calls; i++)
+		sp_out__i64(o, r->calls[i].end_ns);
+	if (version >= 3)
+		for (size_t i = 0; i < r->nr_calls; i++)
+			sp_out__i32(o, r->calls[i].lane);
+}
+
+int sp_writer__spt(const struct sp_trace *tr, const char *path)
+{
+	struct sp_out *o = malloc(sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	int version = tr->nr_lanes > 1 ? 3 : 2;
+	if (sp_out__open(o, path) == 0) {
+		sp_out__put(o, "SCOPEPRF", 8);
+		sp_out__i32(o, version);
+		sp_out__i32(o, tr->rank);
+		sp_out__i64(o, (int64_t)tr->nr_regions);
+		for (size_t r = 0; r < tr->nr_regions; r++)
+			put_region(o, &tr->regions[r], version);
+		if (version >= 3) {
+			sp_out__i32(o, (int32_t)tr->nr_lanes);
+			for (size_t l = 0; l < tr->nr_lanes; l++) {
+				sp_out__i64(o, tr->lanes[l].tid);
+				put_str(o, tr->lanes[l].name);
+			}
+		}
+	}
+	int rc = sp_out__commit(o);
+	free(o);
+	return rc;
+}
+
+int sp_writer__sps(const struct sp_trace *tr, const char *path)
+{
+	struct sp_out *o = malloc(sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	if (sp_out__open(o, path) == 0) {
+		sp_out__put(o, "SCOPESMP", 8);
+		sp_out__i32(o, 1);
+		sp_out__i32(o, tr->rank);
+		/* The achieved rate, rounded: never the requested one. */
+		sp_out__i32(o, (int32_t)(tr->stats.effective_hz + 0.5));
+		sp_out__i64(o, (int64_t)tr->stats.ticks);
+		sp_out__i32(o, (int32_t)tr->nr_regions);
+		for (size_t r = 0; r < tr->nr_regions; r++)
+			put_str(o, tr->regions[r].name);
+		sp_out__i32(o, (int32_t)tr->nr_modules);
+		for (size_t m = 0; m < tr->nr_modules; m++) {
+			put_str(o, tr->modules[m].path);
+			sp_out__u64(o, tr->modules[m].base);
+		}
+		sp_out__i64(o, (int64_t)tr->nr_samples);
+		for (size_t s = 0; s < tr->nr_samples; s++) {
+			sp_out__i32(o, tr->sample_region[s]);
+			sp_out__i32(o, tr->sample_module[s]);
+			sp_out__u64(o, tr->sample_addr[s]);
+		}
+	}
+	int rc = sp_out__commit(o);
+	free(o);
+	return rc;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Writers of the output files (layouts in docs/formats.md). Every file is
+ * written to "<final>.tmp.<pid>" and renamed over the final name only when
+ * complete, so a failure or a crash never leaves a partial file there.
+ */
+#ifndef SP_WRITER_H
+#define SP_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+struct sp_trace;
+
+struct sp_out {
+	int fd;
+	int err; /* first -errno, sticky */
+	char *tmp_path, *final_path;
+	size_t n;
+	unsigned char buf[1 << 16];
+};
+
+/* Creates the temporary file. 0 or -errno (o->err set too). */
+int sp_out__open(struct sp_out *o, const char *final_path);
+void sp_out__write(struct sp_out *o, const void *p, size_t n);
+/* Flushes, closes and renames; on any earlier error removes the temporary
+ * file instead. Returns 0 or the first -errno. */
+int sp_out__commit(struct sp_out *o);
+
+static inline void sp_out__put(struct sp_out *o, const void *p, size_t n)
+{
+	if (o->n + n <= sizeof(o->buf)) { /* the common, small case */
+		memcpy(o->buf + o->n, p, n);
+		o->n += n;
+	} else {
+		sp_out__write(o, p, n);
+	}
+}
+static inline void sp_out__i32(struct sp_out *o, int32_t v) { sp_out__put(o, &v, 4); }
+static inline void sp_out__i64(struct sp_out *o, int64_t v) { sp_out__put(o, &v, 8); }
+static inline void sp_out__u64(struct sp_out *o, uint64_t v) { sp_out__put(o, &v, 8); }
+
+/* "<prefix>_rank<NNNNN><suffix>"; caller frees. NULL on ENOMEM. */
+char *sp_writer__path(const char *prefix, int rank, const char *suffix);
+
+/* The .spt trace: version 2 when at most one lane recorded, else 3. */
+int sp_writer__spt(const struct sp_trace *tr, const char *path);
+/* The .sps samples (version 1). */
+int sp_writer__sps(const struct sp_trace *tr, const char *path);
+/* The .h5 profile; -ENOTSUP when built without HDF5. */
+int sp_writer__h5(const struct sp_trace *tr, const char *path, const char *label);
+
+#endif

@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The optional HDF5 profile (built with SP_USE_HDF5 and HDF5 found). The
+ * layout is the published Python scope-profiler's, so its read_h5 opens it,
+ * plus extras beside it (docs/formats.md, "HDF5"):
+ *   /metadata                       attributes: schema, timestamp, hostname,
+ *                                   platform, versions, working_directory,
+ *                                   omp_num_threads, mpi_size, total_cores,
+ *                                   user, label
+ *   /rank<r>/regions/<name>/start_times, end_times   int64 ns
+ *   /rank<r>/regions/<name>         attributes source_file, source_line;
+ *                                   dataset lanes (int32) with >1 thread
+ *   /rank<r>/threads/tid, name      one row per lane
+ *   /rank<r>/samples/...            when sampling ran
+ * A '/' in a region name is written "%2F" and '%' "%25", never a subgroup.
+ *
+ * This file is the plugin libscope_profiler_h5.so, loaded at finalize by
+ * writer_h5_loader.c: the library itself never links HDF5, so preloading
+ * it into an application that uses its own HDF5 cannot clash.
+ */
+#include "writer.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "scope_profiler.h"
+#include "trace.h"
+
+static void attr_str(hid_t obj, const char *name, const char *value)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	H5Tset_size(t, value[0] ? strlen(value) : 1);
+	H5Tset_cset(t, H5T_CSET_UTF8);
+	hid_t s = H5Screate(H5S_SCALAR);
+	hid_t a = H5Acreate2(obj, name, t, s, H5P_DEFAULT, H5P_DEFAULT);
+	if (a >= 0) {
+		H5Awrite(a, t, value[0] ? value : "");
+		H5Aclose(a);
+	}
+	H5Sclose(s);
+	H5Tclose(t);
+}
+
+static void attr_i64(hid_t obj, const char *name, int64_t v)
+{
+	hid_t s = H5Screate(H5S_SCALAR);
+	hid_t a = H5Acreate2(obj, name, H5T_STD_I64LE, s, H5P_DEFAULT, H5P_DEFAULT);
+	if (a >= 0) {
+		H5Awrite(a, H5T_NATIVE_INT64, &v);
+		H5Aclose(a);
+	}
+	H5Sclose(s);
+}
+
+static void attr_f64(hid_t obj, const char *name, double v)
+{
+	hid_t s = H5Screate(H5S_SCALAR);
+	hid_t a = H5Acreate2(obj, name, H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT);
+	if (a >= 0) {
+		H5Awrite(a, H5T_NATIVE_DOUBLE, &v);
+		H5Aclose(a);
+	}
+	H5Sclose(s);
+}
+
+static int dset(hid_t loc, const char *name, hid_t file_type, hid_t mem_type, size_t n,
+		const void *data)
+{
+	hsize_t dims[1] = {n};
+	hid_t s = H5Screate_simple(1, dims, NULL);
+	hid_t d = H5Dcreate2(loc, name, file_type, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	int rc = d < 0 ? -EIO : 0;
+	if (d >= 0) {
+		if (n && H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+			rc = -EIO;
+		H5Dclose(d);
+	}
+	H5Sclose(s);
+	return rc;
+}
+
+static int dset_strings(hid_t loc, const char *name, const char *const *v, size_t n)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	H5Tset_size(t, H5T_VARIABLE);
+	H5Tset_cset(t, H5T_CSET_UTF8);
+	int rc = dset(loc, name, t, t, n, v);
+	H5Tclose(t);
+	return rc;
+}
+
+static void escape_name(const char *in, char *out, size_t cap)
+{
+	size_t k = 0;
+	if (!*in)
+		in = "(unnamed)";
+	for (; *in && k + 4 < cap; in++) {
+		if (*in == '/' || *in == '%' || (*in == '.' && k == 0)) {
+			k += (size_t)snprintf(out + k, cap - k, "%%%02X", (unsigned char)*in);
+		} else {
+			out[k++] = *in;
+		}
+	}
+	out[k] = 0;
+}
+
+static void write_metadata(hid_t f, const char *label)
+{
+	hid_t g = H5Gcreate2(f, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (g < 0)
+		return;
+	char buf[512];
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", localtime_r(&now, &tm));
+	attr_str(g, "timestamp", buf);
+	attr_i64(g, "schema", 2);
+	attr_str(g, "writer", "libscope_profiler " SP_VERSION_STRING);
+	attr_str(g, "versions", "libscope_profiler=" SP_VERSION_STRING);
+	if (gethostname(buf, sizeof(buf)) != 0)
+		buf[0] = 0;
+	buf[sizeof(buf) - 1] = 0;
+	attr_str(g, "hostname", buf);
+	struct utsname u;
+	if (uname(&u) == 0) {
+		snprintf(buf, sizeof(buf), "%s-%s-%s", u.sysname, u.release, u.machine);
+		attr_str(g, "platform", buf);
+	}
+	attr_str(g, "working_directory", getcwd(buf, sizeof(buf)) ? buf : "");
+	const char *omp = getenv("OMP_NUM_THREADS");
+	attr_i64(g, "omp_num_threads", omp ? atoi(omp) : 1);
+	attr_i64(g, "mpi_size", 1);
+	attr_i64(g, "total_cores", sysconf(_SC_NPROCESSORS_ONLN));
+	struct passwd pw, *res = NULL;
+	char pwbuf[1024];
+	getpwuid_r(getuid(), &pw, pwbuf, sizeof(pwbuf), &res);
+	attr_str(g, "user", res ? res->pw_name : "");
+	attr_str(g, "label", label ? label : "");
+	H5Gclose(g);
+}
+
+static int write_regions(hid_t rank, const struct sp_trace *tr)
+{
+	hid_t g = H5Gcreate2(rank, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (g < 0)
+		return -EIO;
+	int rc = 0;
+	size_t max = 1;
+	for (size_t r = 0; r < tr->nr_regions; r++)
+		max = tr->regions[r].nr_calls > max ? tr->regions[r].nr_calls : max;
+	int64_t *buf = malloc(max * sizeof(int64_t));
+	if (!buf)
+		rc = -ENOMEM;
+	for (size_t r = 0; rc == 0 && r < tr->nr_regions; r++) {
+		const struct sp_region_out *reg = &tr->regions[r];
+		char name[1024];
+		escape_name(reg->name, name, sizeof(name));
+		hid_t rg = H5Gcreate2(g, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+		if (rg < 0) {
+			rc = -EIO;
+			break;
+		}
+		for (size_t i = 0; i < reg->nr_calls; i++)
+			buf[i] = reg->calls[i].start_ns;
+		rc = dset(rg, "start_times", H5T_STD_I64LE, H5T_NATIVE_INT64, reg->nr_calls, buf);
+		for (size_t i = 0; i < reg->nr_calls; i++)
+			buf[i] = reg->calls[i].end_ns;
+		if (rc == 0)
+			rc = dset(rg, "end_times", H5T_STD_I64LE, H5T_NATIVE_INT64, reg->nr_calls, buf);
+		int32_t *lanes = (int32_t *)buf; /* int32 fits in the int64 buffer */
+		for (size_t i = 0; i < reg->nr_calls; i++)
+			lanes[i] = reg->calls[i].lane;
+		if (rc == 0 && tr->nr_lanes > 1)
+			rc = dset(rg, "lanes", H5T_STD_I32LE, H5T_NATIVE_INT32, reg->nr_calls, lanes);
+		attr_str(rg, "name", reg->name);
+		attr_str(rg, "source_file", reg->file ? reg->file : "");
+		attr_i64(rg, "source_line", reg->file ? reg->line : -1);
+		H5Gclose(rg);
+	}
+	free(buf);
+	H5Gclose(g);
+	return rc;
+}
+
+static int write_threads(hid_t rank, const struct sp_trace *tr)
+{
+	hid_t g = H5Gcreate2(rank, "threads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (g < 0)
+		return -EIO;
+	int64_t *tid = malloc((tr->nr_lanes + 1) * sizeof(*tid));
+	const char **names = malloc((tr->nr_lanes + 1) * sizeof(*names));
+	int rc = tid && names ? 0 : -ENOMEM;
+	for (size_t l = 0; rc == 0 && l < tr->nr_lanes; l++) {
+		tid[l] = tr->lanes[l].tid;
+		names[l] = tr->lanes[l].name;
+	}
+	if (rc == 0)
+		rc = dset(g, "tid", H5T_STD_I64LE, H5T_NATIVE_INT64, tr->nr_lanes, tid);
+	if (rc == 0)
+		rc = dset_strings(g, "name", names, tr->nr_lanes);
+	free(tid);
+	free(names);
+	H5Gclose(g);
+	return rc;
+}
+
+static int write_samples(hid_t rank, const struct sp_trace *tr)
+{
+	hid_t g = H5Gcreate2(rank, "samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (g < 0)
+		return -EIO;
+	attr_f64(g, "effective_hz", tr->stats.effective_hz);
+	attr_i64(g, "requested_hz", tr->stats.requested_hz);
+	attr_i64(g, "ticks", (int64_t)tr->stats.ticks);
+	attr_f64(g, "overhead", tr->stats.overhead);
+	size_t n = tr->nr_samples, nm = tr->nr_modules;
+	int rc = dset(g, "region", H5T_STD_I32LE, H5T_NATIVE_INT32, n, tr->sample_region);
+	if (rc == 0)
+		rc = dset(g, "module", H5T_STD_I32LE, H5T_NATIVE_INT32, n, tr->sample_module);
+	if (rc == 0)
+		rc = dset(g, "address", H5T_STD_U64LE, H5T_NATIVE_UINT64, n, tr->sample_addr);
+	const char **names = malloc((tr->nr_regions + nm + 1) * sizeof(*names));
+	uint64_t *base = malloc((nm + 1) * sizeof(*base));
+	if (!names || !base)
+		rc = rc ? rc : -ENOMEM;
+	for (size_t r = 0; rc == 0 && r < tr->nr_regions; r++)
+		names[r] = tr->regions[r].name;
+	if (rc == 0)
+		rc = dset_strings(g, "region_names", names, tr->nr_regions);
+	for (size_t m = 0; rc == 0 && m < nm; m++) {
+		names[m] = tr->modules[m].path;
+		base[m] = tr->modules[m].base;
+	}
+	if (rc == 0)
+		rc = dset_strings(g, "module_paths", names, nm);
+	if (rc == 0)
+		rc = dset(g, "module_bases", H5T_STD_U64LE, H5T_NATIVE_UINT64, nm, base);
+	free(names);
+	free(base);
+	H5Gclose(g);
+	return rc;
+}
+
+__attribute__((visibility("default"))) long sp_h5_plugin_abi(void);
+long sp_h5_plugin_abi(void)
+{
+	return SP_TRACE_ABI_KEY;
+}
+
+__attribute__((visibility("default"))) int sp_h5_plugin_write(const struct sp_trace *tr,
+								 const char *path,
+								 const char *label);
+
+int sp_h5_plugin_write(const struct sp_trace *tr, const char *path, const char *label)
+{
+	size_t len = strlen(path) + 32;
+	char *tmp = malloc(len);
+	if (!tmp)
+		return -ENOMEM;
+	snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* the library stays silent */
+	hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	int rc = f < 0 ? -EACCES : 0;
+	if (f >= 0) {
+		write_metadata(f, label);
+		char name[32];
+		snprintf(name, sizeof(name), "rank%d", tr->rank);
+		hid_t g = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+		rc = g < 0 ? -EIO : write_regions(g, tr);
+		if (rc == 0 && tr->nr_lanes)
+			rc = write_threads(g, tr);
+		if (rc == 0 && tr->has_samples)
+			rc = write_samples(g, tr);
+		if (g >= 0)
+			H5Gclose(g);
+		if (H5Fclose(f) < 0 && rc == 0)
+			rc = -EIO;
+	}
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -errno;
+	if (rc != 0)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# libscope_profiler HDF5 output: the .h5 written beside the .spt holds the same calls in the published scope-profiler layout (read with h5py)
+set -eu
+B=${NUNATAK_BUILD_DIR:?}
+S=${NUNATAK_SOURCE_DIR:?}
+[ -f "$B/lib/libscope_profiler_h5.so" ] || { echo "skip: built without HDF5 (SP_USE_HDF5=OFF or libhdf5-dev missing)"; exit 2; }
+# python3 on PATH may be a pyenv shim without Debian's python3-h5py.
+py=""
+for cand in python3 /usr/bin/python3; do
+  if "$cand" -c "import h5py" 2>/dev/null; then py=$cand; break; fi
+done
+[ -n "$py" ] || { echo "skip: no python3 with h5py (apt-get install python3-h5py)"; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+unset SCOPE_PROFILER_HDF5 SCOPE_PROFILER_DISABLE || true
+
+SCOPE_PROFILER_SAMPLE_HZ=250 SCOPE_PROFILER_PREFIX="$tmp/thr" "$B/examples/c/example_threads" 2 100 1 >/dev/null
+cc=$(command -v cc || command -v gcc || true)
+if [ -n "$cc" ] && [ "${NUNATAK_SANITIZE:-0}" != 1 ]; then
+  cat >"$tmp/slash.c" <<'C'
+#include <scope_profiler.h>
+int main(void)
+{
+	const struct sp_site *r = sp_region("io/write%1");
+	sp_begin(r);
+	sp_end(r);
+	return sp_finalize();
+}
+C
+  "$cc" -I"$S/include" "$tmp/slash.c" -o "$tmp/slash" -L"$B/lib" -lscope_profiler -Wl,-rpath,"$B/lib"
+  SCOPE_PROFILER_PREFIX="$tmp/slash" "$tmp/slash"
+fi
+PYTHONPATH="$S/tests/e2e" "$py" - "$tmp" <<'PY'
+import os, sys
+import h5py
+from lib_reader import read_spt
+d = sys.argv[1]
+t = read_spt(f"{d}/thr_rank00000.spt")
+with h5py.File(f"{d}/thr_rank00000.h5", "r") as f:
+    md = f["metadata"].attrs
+    for k in ("timestamp", "hostname", "platform", "versions", "working_directory",
+              "omp_num_threads", "mpi_size", "total_cores", "user", "schema"):
+        assert k in md, k
+    assert md["label"] in (b"threads example", "threads example"), md["label"]
+    regs = f["rank0/regions"]
+    assert sorted(regs) == sorted(r["name"] for r in t["regions"]), list(regs)
+    for r in t["regions"]:
+        g = regs[r["name"]]
+        assert g["start_times"].dtype.str.endswith("i8")
+        assert list(g["start_times"][:]) == r["starts"], r["name"]
+        assert list(g["end_times"][:]) == r["ends"], r["name"]
+        assert list(g["lanes"][:]) == r["lanes"], r["name"]
+    th = f["rank0/threads"]
+    assert list(th["tid"][:]) == [x["tid"] for x in t["threads"]]
+    s = f["rank0/samples"]
+    assert s.attrs["ticks"] == len(s["address"]) and 0 < s.attrs["effective_hz"] <= 300
+    assert s.attrs["requested_hz"] == 250
+    print("h5 matches the .spt:", sorted(regs))
+if os.path.exists(f"{d}/slash_rank00000.h5"):
+    with h5py.File(f"{d}/slash_rank00000.h5", "r") as f:
+        names = list(f["rank0/regions"])
+        assert names == ["io%2Fwrite%251"], names
+        g = f["rank0/regions/io%2Fwrite%251"]
+        assert g.attrs["name"] in (b"io/write%1", "io/write%1")
+        assert len(g["start_times"]) == 1
+    print("'/' escaped:", names)
+PY

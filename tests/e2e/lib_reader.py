@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Independent reader of scope_profiler's .spt/.sps files, for the e2e tests.
+
+Written from docs/formats.md with nothing but `struct`, so it checks the
+library's writer against the documented layout rather than against our own
+C reader. Usage as a module (read_spt/read_sps) or
+`lib_reader.py FILE` to dump JSON.
+"""
+import json
+import struct
+import sys
+
+
+class FormatError(ValueError):
+    pass
+
+
+class Cursor:
+    def __init__(self, data, endian):
+        self.data, self.off, self.e = data, 0, endian
+
+    def take(self, fmt):
+        size = struct.calcsize(self.e + fmt)
+        if self.off + size > len(self.data):
+            raise FormatError(f"truncated at offset {self.off}: need {size} bytes")
+        vals = struct.unpack_from(self.e + fmt, self.data, self.off)
+        self.off += size
+        return vals if len(vals) > 1 else vals[0]
+
+    def string(self):
+        n = self.take("i")
+        if n < 0 or self.off + n > len(self.data):
+            raise FormatError(f"bad string length {n} at offset {self.off - 4}")
+        s = self.data[self.off:self.off + n].decode("utf-8", "replace")
+        self.off += n
+        return s
+
+    def array(self, code, n):
+        if n == 0:
+            return []
+        return list(self.take(f"{n}{code}")) if n > 1 else [self.take(code)]
+
+
+def _open(path, magic, versions):
+    data = open(path, "rb").read()
+    if data[:8] != magic:
+        raise FormatError(f"{path}: magic {data[:8]!r}, expected {magic!r}")
+    for endian in ("<", ">"):
+        v = struct.unpack_from(endian + "i", data, 8)[0]
+        if v in versions:
+            c = Cursor(data, endian)
+            c.off = 12
+            return c, v
+    raise FormatError(f"{path}: unknown version")
+
+
+def read_spt(path):
+    c, version = _open(path, b"SCOPEPRF", (1, 2, 3))
+    out = {"version": version, "rank": c.take("i"), "regions": [], "endian": c.e}
+    nregions = c.take("q")
+    for _ in range(nregions):
+        r = {"name": c.string(), "file": None, "line": -1}
+        if version >= 2:
+            r["file"] = c.string() or None
+            r["line"] = c.take("i")
+        n = c.take("q")
+        r["starts"] = c.array("q", n)
+        r["ends"] = c.array("q", n)
+        r["lanes"] = c.array("i", n) if version >= 3 else [0] * n
+        out["regions"].append(r)
+    out["threads"] = []
+    if version >= 3:
+        for _ in range(c.take("i")):
+            out["threads"].append({"tid": c.take("q"), "name": c.string()})
+    if c.off != len(c.data):
+        raise FormatError(f"{path}: {len(c.data) - c.off} trailing bytes")
+    return out
+
+
+def read_sps(path):
+    c, version = _open(path, b"SCOPESMP", (1,))
+    out = {"version": version, "rank": c.take("i"), "hz": c.take("i"),
+           "ticks": c.take("q")}
+    out["regions"] = [c.string() for _ in range(c.take("i"))]
+    out["modules"] = []
+    for _ in range(c.take("i")):
+        out["modules"].append({"path": c.string(), "base": c.take("Q")})
+    out["samples"] = []
+    for _ in range(c.take("q")):
+        region, module, addr = c.take("i"), c.take("i"), c.take("Q")
+        out["samples"].append((region, module, addr))
+    if c.off != len(c.data):
+        raise FormatError(f"{path}: {len(c.data) - c.off} trailing bytes")
+    return out
+
+
+def load_ranges(maps_path):
+    """PT_LOAD-like ranges from a saved /proc/<pid>/maps (path -> [(lo, hi)])."""
+    ranges = {}
+    for line in open(maps_path):
+        parts = line.split()
+        if len(parts) < 6:
+            continue
+        lo, hi = (int(x, 16) for x in parts[0].split("-"))
+        ranges.setdefault(parts[5], []).append((lo, hi))
+    return ranges
+
+
+if __name__ == "__main__":
+    p = sys.argv[1]
+    d = read_sps(p) if p.endswith(".sps") else read_spt(p)
+    print(json.dumps(d, indent=1)[:20000])

@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The public API end to end inside one process: files written, read back. */
+#include <errno.h>
+#include <stdatomic.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "harness.h"
+#include "scope_profiler.h"
+#include "spt_parse.h"
+
+static char dir[64], prefix[128], spt[160];
+static char logbuf[8192];
+
+static void on_log(int level, const char *msg, void *ctx)
+{
+	(void)level;
+	(void)ctx;
+	strncat(logbuf, msg, sizeof(logbuf) - strlen(logbuf) - 2);
+	strcat(logbuf, "\n");
+}
+
+static void setup(void)
+{
+	unsetenv("SCOPE_PROFILER_PREFIX");
+	unsetenv("SCOPE_PROFILER_SAMPLE_HZ");
+	unsetenv("SCOPE_PROFILER_DISABLE");
+	unsetenv("SP_LOG_LEVEL");
+	setenv("SCOPE_PROFILER_HDF5", "0", 1);
+	strcpy(dir, "/tmp/sp-test-XXXXXX");
+	CHECK(mkdtemp(dir));
+	snprintf(prefix, sizeof(prefix), "%s/t", dir);
+	snprintf(spt, sizeof(spt), "%s_rank00000.spt", prefix);
+	logbuf[0] = 0;
+	sp_set_log_fn(on_log, NULL);
+}
+
+static void cleanup(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec d = {0, ms * 1000000L};
+	nanosleep(&d, NULL);
+}
+
+static void t_basic(void)
+{
+	setup();
+	CHECK_INT(sp_init(prefix, "unit"), 0);
+	const struct sp_site *outer = sp_region("outer");
+	CHECK(outer == sp_region("outer"));
+	const struct sp_site *inner = sp_region_at("inner", "file.c", 42);
+	for (int i = 0; i < 3; i++) {
+		sp_begin(outer);
+		sp_begin(inner);
+		sleep_ms(2);
+		sp_end(inner);
+		sp_end(outer);
+	}
+	CHECK_INT(sp_finalize(), 0);
+	struct tspt t;
+	CHECK_INT(tspt_read(spt, &t), 0);
+	CHECK_INT(t.version, 2);
+	CHECK_INT(t.rank, 0);
+	CHECK_INT(t.nregions, 2);
+	struct tspt_region *o = tspt_find(&t, "outer"), *in = tspt_find(&t, "inner");
+	CHECK(o && in);
+	CHECK_INT(o->n, 3);
+	CHECK_INT(in->n, 3);
+	CHECK_STR(in->file, "file.c");
+	CHECK_INT(in->line, 42);
+	CHECK_STR(o->file, "");
+	CHECK_INT(o->line, -1);
+	for (int i = 0; i < 3; i++) {
+		CHECK(o->starts[i] <= in->starts[i] && in->ends[i] <= o->ends[i]);
+		CHECK(in->ends[i] - in->starts[i] >= 2000000);
+		CHECK(in->ends[i] - in->starts[i] < 200000000);
+		if (i)
+			CHECK(o->starts[i] >= o->ends[i - 1]);
+	}
+	cleanup();
+}
+
+static void *thread_body(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "unit-worker");
+	const struct sp_site *w = sp_region("work");
+	for (int i = 0; i < 5; i++) {
+		sp_begin(w);
+		sleep_ms(1);
+		sp_end(w);
+	}
+	return NULL;
+}
+
+static void t_threads_v3(void)
+{
+	setup();
+	sp_init(prefix, NULL);
+	const struct sp_site *m = sp_region("main");
+	sp_begin(m);
+	pthread_t th[2];
+	for (int i = 0; i < 2; i++)
+		CHECK(pthread_create(&th[i], NULL, thread_body, NULL) == 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	sp_end(m);
+	CHECK_INT(sp_finalize(), 0);
+	struct tspt t;
+	CHECK_INT(tspt_read(spt, &t), 0);
+	CHECK_INT(t.version, 3);
+	CHECK_INT(t.nthreads, 3);
+	CHECK_INT(t.tids[0], getpid()); /* lane 0: first thread that recorded */
+	CHECK(t.tids[1] != t.tids[2] && t.tids[1] != t.tids[0]);
+	CHECK_STR(t.tnames[1], "unit-worker");
+	struct tspt_region *w = tspt_find(&t, "work");
+	CHECK(w);
+	CHECK_INT(w->n, 10);
+	int per_lane[3] = {0, 0, 0};
+	for (int i = 0; i < 10; i++) {
+		CHECK(w->lanes[i] >= 1 && w->lanes[i] <= 2);
+		per_lane[w->lanes[i]]++;
+		if (i)
+			CHECK(w->starts[i] >= w->starts[i - 1]); /* sorted by start */
+	}
+	CHECK_INT(per_lane[1], 5);
+	CHECK_INT(per_lane[2], 5);
+	CHECK_INT(tspt_find(&t, "main")->lanes[0], 0);
+	cleanup();
+}
+
+static void t_misuse(void)
+{
+	setup();
+	sp_init(prefix, NULL);
+	const struct sp_site *a = sp_region("a"), *b = sp_region("b"), *c = sp_region("c");
+	sp_end(a);            /* not open */
+	sp_begin(NULL);       /* NULL handle */
+	sp_begin(a);
+	sp_begin(b);
+	sp_begin(c);
+	sp_end(a);            /* open deeper: b and c discarded, a recorded */
+	static const struct sp_site bogus = {0xdeadbeef, 1, "bogus", NULL};
+	sp_begin(&bogus);     /* not a descriptor: dropped at finalize */
+	sp_end(&bogus);
+	void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(page != MAP_FAILED);
+	munmap(page, 4096);
+	sp_begin((const struct sp_site *)page); /* unmapped by finalize */
+	sp_end((const struct sp_site *)page);
+	sp_begin(b);          /* left open */
+	setenv("SP_LOG_LEVEL", "warn", 1);
+	CHECK_INT(sp_finalize(), 0);
+	CHECK_INT(sp_finalize(), -EALREADY);
+	sp_begin(a);          /* after finalize */
+	sp_end(a);
+	CHECK(sp_region("late") != NULL);
+	struct tspt t;
+	CHECK_INT(tspt_read(spt, &t), 0);
+	CHECK_INT(tspt_find(&t, "a")->n, 1);
+	CHECK_INT(tspt_find(&t, "b")->n, 0);
+	CHECK_INT(tspt_find(&t, "c")->n, 0);
+	CHECK(!tspt_find(&t, "bogus"));
+	CHECK(strstr(logbuf, "misuse: 1 sp_end of a region that was not open"));
+	CHECK(strstr(logbuf, "misuse: 1 sp_end of a region that was not the innermost"));
+	CHECK(strstr(logbuf, "misuse: 2 inner regions discarded"));
+	CHECK(strstr(logbuf, "misuse: 1 calls with a NULL handle"));
+	CHECK(strstr(logbuf, "misuse: 2 handles that are not sp_site"));
+	CHECK(strstr(logbuf, "misuse: 1 regions still open"));
+	CHECK(strstr(logbuf, "sp_finalize called again"));
+	cleanup();
+}
+
+static void t_unwritable(void)
+{
+	setup();
+	setenv("SP_LOG_LEVEL", "error", 1);
+	CHECK_INT(sp_init("/etc/passwd/cannot", NULL), 0); /* ENOTDIR, even as root */
+	sp_begin(sp_region("x"));
+	sp_end(sp_region("x"));
+	int rc = sp_finalize();
+	CHECK(rc < 0);
+	CHECK_INT(rc, -ENOTDIR);
+	CHECK(strstr(logbuf, "cannot write /etc/passwd/cannot_rank00000.spt"));
+	cleanup();
+}
+
+static void t_disabled(void)
+{
+	setup();
+	setenv("SCOPE_PROFILER_DISABLE", "1", 1);
+	setenv("SCOPE_PROFILER_PREFIX", prefix, 1);
+	const struct sp_site *x = sp_region("x");
+	CHECK(x != NULL);
+	sp_begin(x);
+	sp_end(x);
+	CHECK_INT(sp_start_sampling(100), 0);
+	CHECK_INT(sp_finalize(), 0);
+	struct stat st;
+	CHECK(stat(spt, &st) != 0); /* nothing written */
+	cleanup();
+}
+
+static void t_env_prefix_wins(void)
+{
+	setup();
+	setenv("SCOPE_PROFILER_PREFIX", prefix, 1);
+	sp_init("/nonexistent/ignored", NULL);
+	/* no sp_init at all would work too: the first call initialises */
+	sp_begin(sp_region("r"));
+	sp_end(sp_region("r"));
+	CHECK_INT(sp_finalize(), 0);
+	struct tspt t;
+	CHECK_INT(tspt_read(spt, &t), 0);
+	CHECK_INT(tspt_find(&t, "r")->n, 1);
+	cleanup();
+}
+
+static void t_creates_dirs(void)
+{
+	setup();
+	char deep[192], path[256];
+	snprintf(deep, sizeof(deep), "%s/a/b/run", dir);
+	sp_init(deep, NULL);
+	sp_begin(sp_region("r"));
+	sp_end(sp_region("r"));
+	CHECK_INT(sp_finalize(), 0);
+	snprintf(path, sizeof(path), "%s_rank00000.spt", deep);
+	struct tspt t;
+	CHECK_INT(tspt_read(path, &t), 0);
+	cleanup();
+}
+
+static void t_many_calls(void)
+{
+	setup();
+	sp_init(prefix, NULL);
+	const struct sp_site *r = sp_region("r");
+	for (int i = 0; i < 5000; i++) { /* crosses several chunks */
+		sp_begin(r);
+		sp_end(r);
+	}
+	CHECK_INT(sp_finalize(), 0);
+	struct tspt t;
+	CHECK_INT(tspt_read(spt, &t), 0);
+	struct tspt_region *x = tspt_find(&t, "r");
+	CHECK_INT(x->n, 5000);
+	for (int i = 1; i < 5000; i++)
+		CHECK(x->starts[i] >= x->ends[i - 1] && x->ends[i] >= x->starts[i]);
+	cleanup();
+}
+
+static void t_fork_child(void)
+{
+	setup();
+	sp_init(prefix, NULL);
+	const struct sp_site *r = sp_region("parent");
+	sp_begin(r);
+	sp_end(r);
+	pid_t pid = fork();
+	if (pid == 0) {
+		sp_begin(sp_region("child"));
+		sp_end(sp_region("child"));
+		exit(sp_finalize() == 0 ? 0 : 3); /* the exit hook must not write either */
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	struct stat sb;
+	CHECK(stat(spt, &sb) != 0); /* the child wrote nothing */
+	sp_begin(r);
+	sp_end(r);
+	CHECK_INT(sp_finalize(), 0);
+	struct tspt t;
+	CHECK_INT(tspt_read(spt, &t), 0);
+	CHECK_INT(tspt_find(&t, "parent")->n, 2);
+	CHECK(!tspt_find(&t, "child"));
+	cleanup();
+}
+
+static void t_too_deep(void)
+{
+	setup();
+	sp_init(prefix, NULL);
+	setenv("SP_LOG_LEVEL", "warn", 1);
+	const struct sp_site *r = sp_region("deep");
+	for (int i = 0; i < 300; i++)
+		sp_begin(r);
+	for (int i = 0; i < 300; i++)
+		sp_end(r);
+	sp_begin(r); /* the stack is usable again */
+	sp_end(r);
+	CHECK_INT(sp_finalize(), 0);
+	struct tspt t;
+	CHECK_INT(tspt_read(spt, &t), 0);
+	CHECK_INT(tspt_find(&t, "deep")->n, 257); /* 256 kept levels + 1 */
+	CHECK(strstr(logbuf, "misuse: 44 regions opened deeper than 256 levels"));
+	cleanup();
+}
+
+static atomic_int stop_flag;
+
+static void *busy_recorder(void *arg)
+{
+	const struct sp_site *r = arg;
+	while (!atomic_load(&stop_flag)) {
+		sp_begin(r);
+		sp_end(r);
+	}
+	return NULL;
+}
+
+static void t_finalize_while_recording(void)
+{
+	setup();
+	sp_init(prefix, NULL);
+	const struct sp_site *r = sp_region("busy");
+	pthread_t th[2];
+	for (int i = 0; i < 2; i++)
+		CHECK(pthread_create(&th[i], NULL, busy_recorder, (void *)r) == 0);
+	sleep_ms(30);
+	CHECK_INT(sp_finalize(), 0); /* the threads keep calling meanwhile */
+	sleep_ms(5);
+	atomic_store(&stop_flag, 1);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	struct tspt t;
+	CHECK_INT(tspt_read(spt, &t), 0);
+	struct tspt_region *b = tspt_find(&t, "busy");
+	CHECK(b && b->n > 100);
+	CHECK(t.version == 3 || t.version == 2);
+	for (int64_t i = 0; i < b->n; i++) {
+		CHECK(b->ends[i] >= b->starts[i]);
+		CHECK(b->lanes[i] >= 0 && b->lanes[i] < (t.version == 3 ? t.nthreads : 1));
+		if (i)
+			CHECK(b->starts[i] >= b->starts[i - 1]);
+	}
+	cleanup();
+}
+
+static void t_version(void)
+{
+	CHECK_STR(sp_version(), SP_VERSION_STRING);
+	CHECK_INT(SP_VERSION_NUMBER, SP_VERSION_MAJOR * 10000 + SP_VERSION_MINOR * 100);
+	struct sp_options o = {.sz = 4};
+	CHECK_INT(sp_init_opts(&o), -EINVAL);
+}
+
+static const struct test_case cases[] = {
+	{"basic", "nested regions written as v2 and read back", t_basic},
+	{"threads_v3", "two threads: v3 with lanes, tids, names", t_threads_v3},
+	{"misuse", "misuse is counted, reported once, never fatal", t_misuse},
+	{"unwritable", "unwritable prefix: error code and log, no file", t_unwritable},
+	{"disabled", "SCOPE_PROFILER_DISABLE=1 makes every call a no-op", t_disabled},
+	{"env_prefix", "SCOPE_PROFILER_PREFIX wins over sp_init", t_env_prefix_wins},
+	{"creates_dirs", "missing directories of the prefix are created", t_creates_dirs},
+	{"many_calls", "calls across chunk boundaries all survive", t_many_calls},
+	{"fork_child", "a fork child writes nothing, parent unaffected", t_fork_child},
+	{"finalize_racing", "finalize while threads record: consistent file", t_finalize_while_recording},
+	{"too_deep", "nesting beyond 256 levels is counted, not fatal", t_too_deep},
+	{"version", "version macros and options size check", t_version},
+};
+TEST_MAIN(cases)
