@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The top bar with its provenance drawer, and level 1 (synthesis): headline,
+// coverage sentence, findings with their evidence, the ranks table, and
+// "What this report does not say" (every degradation, with its remedy).
+
+const MAX_FINDINGS = 10;
+const MAX_RANK_ROWS = 32;
+
+function runDuration(payload) {
+  let total = 0, known = false;
+  for (const p of payload.passes || []) {
+    const a = Date.parse(p.start), b = Date.parse(p.end);
+    if (Number.isFinite(a) && Number.isFinite(b) && b >= a) { total += b - a; known = true; }
+  }
+  if (!known) return "duration unavailable";
+  if (total < 1000) return "under 1 s";
+  return formatNumber(total / 1000, "s");
+}
+
+function cpuText(m) {
+  if (!m) return "CPU unavailable";
+  const model = m.cpu_model || "CPU model unavailable";
+  const cores = [];
+  if (Number.isInteger(m.logical_cores)) cores.push(plural(m.logical_cores, "core"));
+  if (Number.isInteger(m.allocated_cores) && m.allocated_cores !== m.logical_cores)
+    cores.push(m.allocated_cores + " allocated");
+  return model + " \u00b7 " + (cores.length ? cores.join(", ") : "cores unavailable");
+}
+
+function topBar(payload, toggleDrawer) {
+  const run = payload.run || {};
+  const cmd = Array.isArray(run.command) ? run.command.join(" ") : "command unavailable";
+  const bits = [
+    el("span", {class: "run-name"}, run.name || "unnamed Run"),
+    el("code", {class: "cmd", title: cmd}, cmd),
+    el("span", {}, cpuText(payload.machine)),
+    el("span", {}, runDuration(payload)),
+  ];
+  if (Number.isInteger(run.exit_code) && run.exit_code !== 0)
+    bits.push(el("span", {class: "exit-bad"}, "exit " + run.exit_code));
+  const parts = [];
+  bits.forEach((b, i) => { if (i) parts.push(el("span", {class: "sep"}, "\u00b7")); parts.push(b); });
+  return el("header", {class: "topbar"},
+    el("span", {class: "brand"}, "nunatak"), el("div", {class: "run-line"}, parts),
+    el("button", {type: "button", class: "drawer-btn", "aria-controls": "provenance",
+      onclick: toggleDrawer}, "Provenance"));
+}
+
+function kvTable(rows) {
+  return el("table", {class: "kv"}, el("tbody", {}, rows.map(([k, v]) =>
+    el("tr", {}, el("th", {scope: "row"}, k),
+      el("td", {}, v === null || v === undefined || v === "" ? el("span", {class: "unavail"}, "unavailable")
+        : typeof v === "object" && !(v instanceof Node) ? JSON.stringify(v) : v)))));
+}
+
+function drawer(payload, close) {
+  const prov = payload.provenance || {};
+  const m = payload.machine || {};
+  const dirty = prov.dirty_tree === true ? "yes" : prov.dirty_tree === false ? "no" : null;
+  const collectors = [];
+  for (const p of payload.passes || [])
+    for (const c of p.collectors || [])
+      collectors.push(["pass " + p.index, (c.tool || "?") + " " + (c.version || "(version unavailable)")]);
+  const deps = Object.entries(prov.dependencies || {});
+  const cfg = Object.entries(prov.effective_configuration || {});
+  const ceilings = (m.ceilings || []).map(c => [c.name,
+    el("span", {}, c.value === null ? "unavailable" : formatNumber(c.value, c.unit), " ",
+      qualityBadge(c.quality || "unavailable", c.reason || c.quality))]);
+  return el("aside", {id: "provenance", class: "drawer", hidden: true, "aria-label": "provenance"},
+    el("div", {class: "drawer-head"}, el("h2", {}, "Provenance"),
+      el("button", {type: "button", onclick: close, title: "close (Escape)"}, "\u00d7")),
+    el("h3", {}, "Code"), kvTable([["commit", prov.commit], ["dirty tree", dirty]]),
+    el("h3", {}, "Collectors"), collectors.length ? kvTable(collectors) : el("p", {class: "muted"}, "none recorded"),
+    el("h3", {}, "Dependencies"), deps.length ? kvTable(deps) : el("p", {class: "muted"}, "none recorded"),
+    el("h3", {}, "Machine"), kvTable([["system", m.system], ["kernel", m.kernel], ["architecture", m.architecture],
+      ["CPU", m.cpu_model], ["hostname", m.hostname], ["identity", m.identity],
+      ["logical cores", m.logical_cores], ["allocated cores", m.allocated_cores]]),
+    el("h3", {}, "Ceilings"), ceilings.length ? kvTable(ceilings) : el("p", {class: "muted"}, "none: this Machine was not calibrated"),
+    el("h3", {}, "Effective configuration"), cfg.length ? kvTable(cfg) : el("p", {class: "muted"}, "not recorded"));
+}
+
+function headline(payload) {
+  const hs = payload.hotspots || [];
+  if (!hs.length)
+    return `No Hotspot above the statistical floor of ${floorText(payload)}.`;
+  const total = hs.reduce((s, h) => s + (available(h.share) ? h.share.value : 0), 0);
+  return `${plural(hs.length, "Hotspot")} above the statistical floor ${hs.length === 1 ? "holds" : "hold"} ` +
+    `${pct(total)} of the sampled time.`;
+}
+
+function coverageSentence(cov) {
+  const out = [];
+  out.push(available(cov.samples)
+    ? `${formatNumber(cov.samples.value, "sample")} samples of ${cov.time_base || "an unnamed time base"}`
+    : `samples unavailable (${whyAbsent(cov.samples)})`);
+  out.push(available(cov.seconds) ? `over ${formatNumber(cov.seconds.value, "s")} of sampled time`
+    : `sampled seconds unavailable (${whyAbsent(cov.seconds)})`);
+  if (available(cov.loci)) out.push(`on ${plural(cov.loci.value, "Locus", "Loci")}`);
+  return out.join(", ") + ".";
+}
+
+const EVIDENCE = ["share", "achieved", "attainable", "envelope_fraction", "dram_intensity", "imbalance"];
+
+function downgradeReasons(h) {
+  const seen = new Set();
+  for (const k of EVIDENCE) if (h[k] && h[k].quality === "estimated" && h[k].reason) seen.add(h[k].reason);
+  return [...seen];
+}
+
+function hotLine(h) {
+  let best = null;
+  for (const l of h.lines || []) if (!best || l.share > best.share) best = l;
+  return best && best.share >= 0.5 ? best : null;
+}
+
+function finding(h, i) {
+  const ev = el("ul", {class: "evidence"});
+  if (available(h.achieved) || available(h.attainable))
+    ev.append(el("li", {}, "achieved ", valueSpan(h.achieved), " of ", valueSpan(h.attainable),
+      " attainable", available(h.envelope_fraction) ? [": ", valueSpan(h.envelope_fraction, true), " of the envelope"] : ""));
+  else ev.append(el("li", {}, "achieved ", valueSpan(h.achieved)));
+  ev.append(el("li", {}, "DRAM intensity ", valueSpan(h.dram_intensity)));
+  if (h.classification === "imbalance" && available(h.imbalance))
+    ev.append(el("li", {}, "most-loaded Locus carries ", valueSpan(h.imbalance), " the least-loaded"));
+  const line = hotLine(h);
+  if (line)
+    ev.append(el("li", {class: "hot-line"}, `line ${line.line}${h.source_file ? " of " + basename(h.source_file) : ""} holds ${pct(line.share)} of this Hotspot's time`));
+  const down = downgradeReasons(h);
+  if (down.length) ev.append(el("li", {class: "downgraded"}, qualityMark("estimated"), "Downgraded to estimated: " + down.join("; ")));
+  return el("li", {class: "finding"},
+    el("div", {class: "finding-head"}, el("strong", {class: "hs-name"}, h.name), " ", resolutionLabel(h.resolution_level),
+      " \u2014 ", valueSpan(h.share, true), " of the sampled time \u2014 ", classificationChip(h),
+      h.classification ? "" : el("span", {class: "muted"}, " " + (h.classification_reason || ""))),
+    ev, el("a", {href: "#hotspot-" + i, "data-go": i, class: "go"}, "Open the Hotspot and its roofline \u2192"));
+}
+
+function ranksSection(r) {
+  if (!r || !Array.isArray(r.rows) || !r.rows.length) return null;
+  const sampled = r.rows.filter(x => x.sampled).length;
+  const imb = r.imbalance || {};
+  const head = `ranks: ${r.rows.length} (${sampled} sampled); busiest rank ${r.busiest_rank} at ` +
+    `${available(imb) ? imb.value.toFixed(2) + "x" : "unavailable"} the mean; MPI holds ` +
+    `${available(r.mpi_fraction) ? pct(r.mpi_fraction.value) : "unavailable"} of the time`;
+  const num = (v, f) => v === null || v === undefined ? el("span", {class: "unavail"}, "unavailable") : f(v);
+  const ns = v => formatNumber(v / 1e9, "s");
+  const rows = r.rows.slice(0, MAX_RANK_ROWS).map(x => el("tr", {class: x.rank === r.busiest_rank ? "busiest" : ""},
+    el("td", {class: "num"}, x.rank), el("td", {}, x.node || el("span", {class: "unavail"}, "unavailable")),
+    el("td", {}, x.sampled ? "sampled" : x.counted ? "counted" : "missing"),
+    el("td", {class: "num"}, num(x.time_ns, ns)), el("td", {}, x.time_source || ""),
+    el("td", {class: "num"}, num(x.app_ns, ns)), el("td", {class: "num"}, num(x.mpi_ns, ns)),
+    el("td", {class: "num"}, num(x.mpi_fraction, pct))));
+  return el("section", {class: "ranks"}, el("h3", {}, "Ranks"),
+    el("p", {}, head, " ", qualityBadge(qualityOf(imb), reasonTitle(imb)),
+      imb.basis ? el("span", {class: "muted"}, " measured on " + imb.basis) : null,
+      imb.quality === "estimated" && imb.reason ? el("span", {class: "val q-estimated"}, " — downgraded to estimated: " + imb.reason) : null),
+    el("table", {class: "grid-table"},
+      el("thead", {}, el("tr", {}, ["Rank", "Node", "Collection", "Time", "Time from", "Application", "MPI", "MPI fraction"]
+        .map(t => el("th", {scope: "col"}, t)))), el("tbody", {}, rows)),
+    r.rows.length > MAX_RANK_ROWS ? el("p", {class: "muted"}, `\u2026 and ${r.rows.length - MAX_RANK_ROWS} more ranks not shown`) : null);
+}
+
+function doesNotSay(payload) {
+  const items = [];
+  const others = payload.others, unres = payload.unresolved;
+  if (others && available(others.share) && others.share.value > 0.005)
+    items.push(`${pct(others.share.value)} of the sampled time is in ${plural(others.count, "Hotspot")} below the floor of ${floorText(payload)}, aggregated as "others".`);
+  if (unres && available(unres.share) && unres.share.value > 0)
+    items.push(`${pct(unres.share.value)} of the sampled time is in code left unresolved (module+offset, no function name).`);
+  const c = ceilingsOf(payload);
+  if (!c.flops_dp || !c.dram_bandwidth)
+    items.push("Where Hotspots sit on the roofline: the Machine carries no flops_dp or dram_bandwidth Ceiling.");
+  for (const name of ["flops_dp", "dram_bandwidth"])
+    if (c[name] && c[name].quality === "estimated")
+      items.push(`The ${name} Ceiling is estimated: ${c[name].reason || "no reason recorded"}.`);
+  const cov = payload.coverage || {};
+  for (const k of ["samples", "seconds"])
+    if (!available(cov[k])) items.push(`Sampled ${k}: unavailable (${whyAbsent(cov[k])}).`);
+  const r = payload.ranks;
+  if (r && Array.isArray(r.unsampled) && r.unsampled.length)
+    items.push(`Ranks ${r.unsampled.join(", ")} were counted, not sampled: their Hotspots are never extrapolated.`);
+  if (r && Array.isArray(r.missing) && r.missing.length)
+    items.push(`Ranks ${r.missing.join(", ")} left no data.`);
+  const list = el("ul", {class: "not-say"}, items.map(t => el("li", {}, t)));
+  for (const d of payload.degradations || [])
+    list.append(el("li", {class: "degradation"}, el("span", {class: "deg-name"}, "degraded [" + d.name + "]"),
+      ": " + d.message, el("span", {class: "remedy"}, " \u2014 remedy: " + d.remedy)));
+  if (!list.children.length) list.append(el("li", {}, "Nothing was left out of this Run's measurements."));
+  return el("section", {class: "does-not-say"}, el("h3", {}, "What this report does not say"), list);
+}
+
+function synthesis(payload) {
+  const hs = payload.hotspots || [];
+  const findings = el("ol", {class: "findings"}, hs.slice(0, MAX_FINDINGS).map(finding));
+  let overflow = null;
+  if (hs.length > MAX_FINDINGS) {
+    const rest = hs.slice(MAX_FINDINGS).reduce((s, h) => s + (available(h.share) ? h.share.value : 0), 0);
+    overflow = el("p", {class: "muted"}, `\u2026 and ${plural(hs.length - MAX_FINDINGS, "Hotspot")} above the floor, holding ${pct(rest)} of the sampled time (see the inventory).`);
+  }
+  return el("section", {class: "level level1", id: "synthesis"},
+    el("h1", {class: "headline"}, headline(payload)),
+    el("p", {class: "coverage"}, coverageSentence(payload.coverage || {})),
+    hs.length ? el("h2", {}, "Findings") : null, findings, overflow,
+    ranksSection(payload.ranks), doesNotSay(payload));
+}

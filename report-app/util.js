@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// DOM building and number formatting shared by the report page. Every text
+// from the payload goes through textContent (never innerHTML), so a hotspot
+// or file name can hold any character.
+//
+// Honesty rules (REFERENCE.md §7 "Visual rules"): a Quality is shown by
+// colour AND shape (measured plain, estimated hatched, unavailable dotted),
+// and an absent value reads "unavailable", never 0.
+
+const QUALITIES = ["measured", "estimated", "unavailable"];
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v === true ? "" : String(v));
+  }
+  append(node, children);
+  return node;
+}
+
+function append(node, children) {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(node, c);
+    else node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return node;
+}
+
+// The SVG namespace, taken from the HTML parser rather than spelled out.
+const SVG_NS = (() => {
+  const probe = document.createElement("div");
+  probe.innerHTML = "<svg></svg>";
+  return probe.firstChild.namespaceURI;
+})();
+
+function svg(tag, attrs, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined) continue;
+    if (k === "text") node.textContent = v;
+    else node.setAttribute(k, String(v));
+  }
+  append(node, children);
+  return node;
+}
+
+// A payload Value: {value, unit, quality, reason} (+ lineage, formula).
+function isValue(v) {
+  return v !== null && typeof v === "object" && typeof v.quality === "string";
+}
+
+function available(v) {
+  return isValue(v) && v.quality !== "unavailable" && typeof v.value === "number" &&
+    Number.isFinite(v.value);
+}
+
+function qualityOf(v) {
+  if (!isValue(v)) return "unavailable";
+  return available(v) ? v.quality : "unavailable";
+}
+
+function worstQuality(qs) {
+  let w = 0;
+  for (const q of qs) w = Math.max(w, Math.max(0, QUALITIES.indexOf(q)));
+  return QUALITIES[w];
+}
+
+function pct(ratio) {
+  if (typeof ratio !== "number" || !Number.isFinite(ratio)) return "unavailable";
+  const p = ratio * 100;
+  if (p > 0 && p < 0.1) return "<0.1%";
+  return (p >= 99.95 || p === 0 ? p.toFixed(0) : p.toFixed(1)) + "%";
+}
+
+const SI = [[1e15, "P"], [1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
+
+function sig3(x) {
+  const a = Math.abs(x);
+  if (a >= 100) return x.toFixed(0);
+  if (a >= 10) return x.toFixed(1);
+  return x.toFixed(2);
+}
+
+// 1.22e9 "flop/s" -> "1.22 Gflop/s"; ratios and counts keep their own shape.
+function formatNumber(x, unit) {
+  if (unit === "ratio") return sig3(x) + "\u00d7";
+  if (unit === "sample" || unit === "locus") return Math.round(x).toLocaleString("en-US");
+  if (unit === "s") return x >= 1 ? sig3(x) + " s" : sig3(x * 1e3) + " ms";
+  if (unit && /\/s$|^B$|byte/.test(unit) && unit !== "flop/byte") {
+    for (const [f, p] of SI) if (Math.abs(x) >= f) return sig3(x / f) + " " + p + unit;
+  }
+  return sig3(x) + (unit ? " " + unit : "");
+}
+
+// The text of a Value, as a share when asked ("99.6%").
+function valueText(v, asShare) {
+  if (!available(v)) return "unavailable";
+  return asShare ? pct(v.value) : formatNumber(v.value, v.unit);
+}
+
+function whyAbsent(v) {
+  return (isValue(v) && v.reason) || "not in this payload";
+}
+
+function reasonTitle(v) {
+  if (!isValue(v)) return "not in this payload";
+  const parts = [v.quality];
+  if (v.reason) parts.push(v.reason);
+  if (v.formula) parts.push("formula: " + v.formula);
+  if (Array.isArray(v.lineage) && v.lineage.length)
+    parts.push("from: " + v.lineage.filter(Boolean).join(", "));
+  return parts.join("\n");
+}
+
+// A small swatch whose fill pattern is the Quality (plain/hatched/dotted).
+function qualityMark(q) {
+  return el("span", {class: "qmark q-" + q, "aria-hidden": "true"});
+}
+
+function qualityBadge(q, title) {
+  return el("span", {class: "badge q-" + q, title: title || q}, qualityMark(q), q);
+}
+
+// A value cell: the number (or "unavailable") with its Quality mark.
+function valueSpan(v, asShare) {
+  const q = qualityOf(v);
+  const node = el("span", {class: "val q-" + q, title: reasonTitle(v)});
+  if (q !== "measured") node.append(qualityMark(q));
+  node.append(valueText(v, asShare));
+  return node;
+}
+
+function shareBar(ratio, q) {
+  const bar = el("span", {class: "bar q-" + (q || "measured"), "aria-hidden": "true"});
+  const fill = el("span", {class: "fill"});
+  const w = typeof ratio === "number" && Number.isFinite(ratio) ? Math.max(0, Math.min(1, ratio)) : 0;
+  fill.style.width = (w * 100).toFixed(2) + "%";
+  bar.append(fill);
+  return bar;
+}
+
+function resolutionLabel(level) {
+  return el("span", {class: "res", title: "resolution: how precisely this Hotspot is named"},
+    level || "unresolved");
+}
+
+function basename(path) {
+  if (typeof path !== "string") return "";
+  const i = path.lastIndexOf("/");
+  return i >= 0 ? path.slice(i + 1) : path;
+}
+
+function plural(n, one, many) {
+  return n + " " + (n === 1 ? one : (many || one + "s"));
+}
+
+function floorText(payload) {
+  const f = payload.floor_samples;
+  return Number.isInteger(f) ? plural(f, "sample") : "an unrecorded number of samples";
+}
+
+function classificationChip(h) {
+  if (h.classification)
+    return el("span", {class: "cls cls-" + h.classification}, h.classification);
+  return el("span", {class: "cls cls-none", title: h.classification_reason || ""},
+    "no placement");
+}
