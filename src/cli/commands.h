@@ -4,5 +4,10 @@
 #define NUNATAK_CLI_COMMANDS_H
 
 int cmd_help(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_regions(int argc, char **argv);
+int cmd_rank_shim(int argc, char **argv);
 
 #endif

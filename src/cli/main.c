@@ -18,6 +18,11 @@ struct verb {
 /* The one dispatch table: exact matches only, no prefix abbreviations. */
 static const struct verb verbs[] = {
 	{"help", cmd_help, "show help for nunatak or one verb", false},
+	{"run", cmd_run, "run a command under measurement and write a Run", false},
+	{"doctor", cmd_doctor, "check what this machine can measure, with remedies", false},
+	{"report", cmd_report, "show the summary or report payload of a Run", false},
+	{"regions", cmd_regions, "region traces: inspect, tree, export, convert, lines, plot", false},
+	{"rank-shim", cmd_rank_shim, "collect inside one MPI rank (run rewrites launches to it)", true},
 };
 
 static const struct verb *find_verb(const char *name)

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "analysis/analysis.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/alloc.h"
+
+#define R_NO_TIME_BASE "no time-base counter in this Run"
+#define R_NO_FLOPS "no flops_dp raw counter in this Run"
+#define R_NO_DRAM "no dram_bytes raw counter in this Run"
+#define R_NO_CLOCK "no clock counter in this Run: flop/s needs a time base in seconds"
+#define R_NO_CEILING "the Machine carries no flops_dp or dram_bandwidth Ceiling"
+#define R_PRECISION                                                                       \
+	"FLOPs not split by precision on this microarchitecture; compared against the " \
+	"double-precision peak"
+#define R_NO_DRAM_HERE "no DRAM fill was sampled in this Hotspot"
+
+/* Counter names ever seen with their lowest pass: a counter sampled in
+ * several passes counts only in its lowest one. */
+struct counter_pass {
+	const char *name;
+	int pass;
+};
+
+struct sum {
+	double value;
+	int64_t samples;
+	enum quality q;
+	char *reason;
+	bool present;
+};
+
+struct locus_acc {
+	int64_t locus;
+	double time, clock;
+	int64_t samples; /* time-base samples */
+};
+
+struct hs_acc {
+	struct sum time, flops, dram, clock;
+	struct locus_acc *loci;
+	size_t nr_loci, cap_loci;
+};
+
+char *analysis_join_reasons(const char *a, const char *b)
+{
+	if (!a || !*a)
+		return b && *b ? xstrdup(b) : NULL;
+	if (!b || !*b)
+		return xstrdup(a);
+	/* Deduplicate: b already present in a, bounded by "; " separators or the
+	 * ends (b itself may contain "; "). */
+	size_t lb = strlen(b);
+	for (const char *p = strstr(a, b); p; p = strstr(p + 1, b)) {
+		bool starts = p == a || (p - a >= 2 && p[-2] == ';' && p[-1] == ' ');
+		bool ends = p[lb] == '\0' || (p[lb] == ';' && p[lb + 1] == ' ');
+		if (starts && ends)
+			return xstrdup(a);
+	}
+	return xasprintf("%s; %s", a, b);
+}
+
+static void sum_add(struct sum *s, const struct measurement *m)
+{
+	s->present = true;
+	s->value += m->value;
+	s->samples += m->sample_count > 0 ? m->sample_count : 0;
+	s->q = quality__worst(s->q, m->quality);
+	if (m->reason) {
+		char *r = analysis_join_reasons(s->reason, m->reason);
+		xfree(s->reason);
+		s->reason = r;
+	}
+}
+
+static const char *find_time_base(const struct pivot *p)
+{
+	static const char *const order[] = {"task-clock", "cpu-clock", "cycles"};
+	for (size_t k = 0; k < 3; k++)
+		for (size_t i = 0; i < p->nr_measurements; i++)
+			if (p->measurements[i].hotspot != PIVOT_NONE && p->measurements[i].counter &&
+			    strcmp(p->measurements[i].counter, order[k]) == 0)
+				return order[k];
+	return NULL;
+}
+
+static bool is_clock(const char *c)
+{
+	return c && (strcmp(c, "task-clock") == 0 || strcmp(c, "cpu-clock") == 0);
+}
+
+static int lowest_passes(const struct pivot *p, struct counter_pass **out, size_t *nr)
+{
+	size_t cap = 0;
+	*out = NULL;
+	*nr = 0;
+	for (size_t i = 0; i < p->nr_measurements; i++) {
+		const struct measurement *m = &p->measurements[i];
+		if (m->hotspot == PIVOT_NONE || !m->counter)
+			continue;
+		size_t k = 0;
+		while (k < *nr && strcmp((*out)[k].name, m->counter) != 0)
+			k++;
+		if (k < *nr) {
+			if (m->pass_index < (*out)[k].pass)
+				(*out)[k].pass = m->pass_index;
+			continue;
+		}
+		if (xgrow((void **)out, &cap, *nr + 1, sizeof(**out)))
+			return -ENOMEM;
+		(*out)[(*nr)++] = (struct counter_pass){m->counter, m->pass_index};
+	}
+	return 0;
+}
+
+static bool counts(const struct counter_pass *cp, size_t nr, const struct measurement *m)
+{
+	for (size_t k = 0; k < nr; k++)
+		if (strcmp(cp[k].name, m->counter) == 0)
+			return m->pass_index == cp[k].pass;
+	return false;
+}
+
+static int locus_add(struct hs_acc *h, int64_t locus, double time, double clock,
+		     int64_t samples)
+{
+	for (size_t i = 0; i < h->nr_loci; i++)
+		if (h->loci[i].locus == locus) {
+			h->loci[i].time += time;
+			h->loci[i].clock += clock;
+			h->loci[i].samples += samples;
+			return 0;
+		}
+	if (xgrow((void **)&h->loci, &h->cap_loci, h->nr_loci + 1, sizeof(*h->loci)))
+		return -ENOMEM;
+	h->loci[h->nr_loci++] = (struct locus_acc){locus, time, clock, samples};
+	return 0;
+}
+
+/* The flop counter is the first of flops_dp, flops (REFERENCE.md §6). */
+static int accumulate(const struct pivot *p, const char *tb, struct hs_acc *acc)
+{
+	struct counter_pass *cp = NULL;
+	size_t ncp = 0;
+	int rc = lowest_passes(p, &cp, &ncp);
+	bool have_dp = false;
+	for (size_t k = 0; k < ncp; k++)
+		have_dp |= strcmp(cp[k].name, "flops_dp") == 0;
+	const char *flop_counter = have_dp ? "flops_dp" : "flops";
+	for (size_t i = 0; rc == 0 && i < p->nr_measurements; i++) {
+		const struct measurement *m = &p->measurements[i];
+		if (m->hotspot < 0 || (size_t)m->hotspot >= p->nr_hotspots || !m->counter ||
+		    !counts(cp, ncp, m))
+			continue;
+		struct hs_acc *h = &acc[m->hotspot];
+		bool usable = m->quality != QUALITY_UNAVAILABLE;
+		double t = 0, c = 0;
+		if (tb && strcmp(m->counter, tb) == 0) {
+			sum_add(&h->time, m);
+			t = usable ? m->value : 0;
+		}
+		if (is_clock(m->counter) && (!tb || strcmp(m->counter, tb) == 0 || !is_clock(tb))) {
+			sum_add(&h->clock, m);
+			c = usable ? m->value : 0;
+		}
+		if (strcmp(m->counter, flop_counter) == 0)
+			sum_add(&h->flops, m);
+		if (strcmp(m->counter, "dram_bytes") == 0)
+			sum_add(&h->dram, m);
+		if (t > 0 || c > 0)
+			rc = locus_add(h, m->locus, t, c, t > 0 && m->sample_count > 0 ? m->sample_count : 0);
+	}
+	xfree(cp);
+	return rc;
+}
+
+static void derived_set(struct derived *d, const char *name, const char *unit,
+			const char *formula)
+{
+	memset(d, 0, sizeof(*d));
+	d->name = name;
+	d->unit = unit;
+	d->formula = formula;
+	d->value = NAN;
+	d->quality = QUALITY_UNAVAILABLE;
+}
+
+static void derived_unavailable(struct derived *d, const char *reason)
+{
+	d->value = NAN;
+	d->quality = QUALITY_UNAVAILABLE;
+	xfree(d->reason);
+	d->reason = xstrdup(reason);
+}
+
+/* Sets value and quality; measured values carry no reason. */
+static void derived_value(struct derived *d, double v, enum quality q, const char *r1,
+			  const char *r2)
+{
+	d->value = v;
+	d->quality = q;
+	xfree(d->reason);
+	d->reason = NULL;
+	if (q != QUALITY_MEASURED)
+		d->reason = analysis_join_reasons(r1, r2);
+}
+
+static void lineage(struct derived *d, const char *a, const char *b, const char *c)
+{
+	d->lineage[0] = a;
+	d->lineage[1] = b;
+	d->lineage[2] = c;
+}
+
+static void derive_intensity(struct diagnostic *g, const struct hs_acc *h, bool have_flops,
+			     bool have_dram, const char *flop_counter)
+{
+	struct derived *d = &g->dram_intensity;
+	derived_set(d, "dram_intensity", "flop/byte", "flops / dram_bytes");
+	lineage(d, flop_counter, "dram_bytes", NULL);
+	if (!have_flops)
+		return derived_unavailable(d, R_NO_FLOPS);
+	if (!have_dram)
+		return derived_unavailable(d, R_NO_DRAM);
+	if (!(h->dram.value > 0) || h->dram.q == QUALITY_UNAVAILABLE ||
+	    h->flops.q == QUALITY_UNAVAILABLE)
+		return derived_unavailable(d, h->dram.present ? h->dram.reason : R_NO_DRAM_HERE);
+	enum quality q = quality__worst(h->flops.q, h->dram.q);
+	char *r = analysis_join_reasons(h->flops.reason, h->dram.reason);
+	const char *prec = strcmp(flop_counter, "flops") == 0 ? R_PRECISION : NULL;
+	if (prec)
+		q = quality__worst(q, QUALITY_ESTIMATED);
+	derived_value(d, h->flops.value / h->dram.value, q, r, prec);
+	xfree(r);
+}
+
+static void derive_achieved(struct diagnostic *g, const struct hs_acc *h, bool have_flops,
+			    bool have_clock, const char *flop_counter)
+{
+	struct derived *d = &g->achieved;
+	derived_set(d, "achieved", "flop/s", "flops / (max over Loci of clock ns / 1e9)");
+	lineage(d, flop_counter, "task-clock", NULL);
+	if (!have_flops)
+		return derived_unavailable(d, R_NO_FLOPS);
+	if (!have_clock)
+		return derived_unavailable(d, R_NO_CLOCK);
+	/* Loci run concurrently: the wall time of a Hotspot is approximated by
+	 * its most-loaded Locus. */
+	double max_clock = 0;
+	for (size_t i = 0; i < h->nr_loci; i++)
+		if (h->loci[i].clock > max_clock)
+			max_clock = h->loci[i].clock;
+	if (!(max_clock > 0) || h->flops.q == QUALITY_UNAVAILABLE)
+		return derived_unavailable(d, R_NO_CLOCK);
+	enum quality q = quality__worst(h->flops.q, h->clock.q);
+	const char *prec = strcmp(flop_counter, "flops") == 0 ? R_PRECISION : NULL;
+	if (prec)
+		q = quality__worst(q, QUALITY_ESTIMATED);
+	char *r = analysis_join_reasons(h->flops.reason, h->clock.reason);
+	derived_value(d, h->flops.value / (max_clock / 1e9), q, r, prec);
+	xfree(r);
+}
+
+static void derive_envelope(struct diagnostic *g, const struct analysis *a)
+{
+	struct derived *d = &g->attainable, *f = &g->envelope_fraction;
+	derived_set(d, "attainable", "flop/s", "min(flops_dp, dram_bandwidth * dram_intensity)");
+	lineage(d, "flops_dp", "dram_bandwidth", "dram_intensity");
+	derived_set(f, "envelope_fraction", "ratio", "achieved / attainable");
+	lineage(f, "achieved", "attainable", NULL);
+	if (!a->have_ceilings) {
+		derived_unavailable(d, R_NO_CEILING);
+		return derived_unavailable(f, R_NO_CEILING);
+	}
+	const struct derived *I = &g->dram_intensity;
+	if (I->quality == QUALITY_UNAVAILABLE) {
+		derived_unavailable(d, I->reason);
+		return derived_unavailable(f, I->reason);
+	}
+	const struct ceiling *peak = a->flops_ceiling, *bw = a->bw_ceiling;
+	double mem = bw->value * I->value;
+	enum quality q = quality__worst(I->quality, quality__worst(peak->quality, bw->quality));
+	char *r = analysis_join_reasons(I->reason, peak->reason);
+	char *r2 = analysis_join_reasons(r, bw->reason);
+	derived_value(d, mem < peak->value ? mem : peak->value, q, r2, NULL);
+	xfree(r);
+	xfree(r2);
+	const struct derived *A = &g->achieved;
+	if (A->quality == QUALITY_UNAVAILABLE || !(d->value > 0))
+		return derived_unavailable(f, A->reason ? A->reason : R_NO_CLOCK);
+	char *r3 = analysis_join_reasons(A->reason, d->reason);
+	derived_value(f, A->value / d->value, quality__worst(A->quality, d->quality), r3, NULL);
+	xfree(r3);
+}
+
+/* A ratio whose denominator rests on a handful of samples is noise shown
+ * as a fact: below the floor the least-loaded Locus makes it estimated. */
+static void derive_imbalance(struct diagnostic *g, const struct hs_acc *h, const char *tb,
+			     int floor_samples)
+{
+	struct derived *d = &g->imbalance;
+	derived_set(d, "imbalance", "ratio", "max / min over Loci of the time base");
+	lineage(d, tb, NULL, NULL);
+	double mx = 0, mn = INFINITY;
+	int64_t mn_samples = 0;
+	for (size_t i = 0; i < h->nr_loci; i++) {
+		double t = h->loci[i].time;
+		if (t > 0) {
+			mx = t > mx ? t : mx;
+			if (t < mn) {
+				mn = t;
+				mn_samples = h->loci[i].samples;
+			}
+		}
+	}
+	if (!(mx > 0))
+		return derived_unavailable(d, R_NO_TIME_BASE);
+	char why[160] = "";
+	enum quality q = h->time.q;
+	if (mx > mn && mn_samples < floor_samples) {
+		snprintf(why, sizeof(why),
+			 "the least-loaded Locus holds %lld sample%s, below the statistical floor "
+			 "of %d",
+			 (long long)mn_samples, mn_samples == 1 ? "" : "s", floor_samples);
+		q = quality__worst(q, QUALITY_ESTIMATED);
+	}
+	derived_value(d, mx / mn, q, h->time.reason, why[0] ? why : NULL);
+}
+
+/* Classification states a regime, never a cause (REFERENCE.md §6). */
+static void classify(struct diagnostic *g, const struct analysis *a)
+{
+	if (g->imbalance.quality != QUALITY_UNAVAILABLE &&
+	    g->imbalance.value >= ANALYSIS_IMBALANCE_RATIO) {
+		g->classification = "imbalance";
+		return;
+	}
+	const struct derived *I = &g->dram_intensity, *F = &g->envelope_fraction;
+	if (I->quality == QUALITY_UNAVAILABLE || F->quality == QUALITY_UNAVAILABLE) {
+		const char *r = I->quality == QUALITY_UNAVAILABLE ? I->reason : F->reason;
+		g->classification_reason = xstrdup(r ? r : R_NO_CEILING);
+		return;
+	}
+	if (F->value < ANALYSIS_LATENCY_FRACTION)
+		g->classification = "latency-bound";
+	else if (I->value < a->flops_ceiling->value / a->bw_ceiling->value)
+		g->classification = "memory-bound";
+	else
+		g->classification = "compute-bound";
+}
+
+static void find_ceilings(struct analysis *a, const struct ceiling *c, size_t n)
+{
+	for (size_t i = 0; c && i < n; i++) {
+		if (!c[i].name || c[i].quality == QUALITY_UNAVAILABLE || !(c[i].value > 0))
+			continue;
+		if (strcmp(c[i].name, "flops_dp") == 0)
+			a->flops_ceiling = &c[i];
+		else if (strcmp(c[i].name, "dram_bandwidth") == 0)
+			a->bw_ceiling = &c[i];
+	}
+	a->have_ceilings = a->flops_ceiling && a->bw_ceiling;
+}
+
+static int by_share_desc(const void *x, const void *y)
+{
+	const struct diagnostic *a = x, *b = y;
+	if (a->time_value != b->time_value)
+		return a->time_value < b->time_value ? 1 : -1;
+	return a->hotspot < b->hotspot ? -1 : a->hotspot > b->hotspot;
+}
+
+static void totals(const struct pivot *p, const struct hs_acc *acc, struct analysis *a)
+{
+	for (size_t i = 0; i < p->nr_hotspots; i++) {
+		a->samples += acc[i].time.samples;
+		a->time_value += acc[i].time.value;
+	}
+	bool *seen = xcalloc(p->nr_loci ? p->nr_loci : 1, sizeof(*seen));
+	for (size_t h = 0; seen && h < p->nr_hotspots; h++)
+		for (size_t k = 0; k < acc[h].nr_loci; k++) {
+			int64_t l = acc[h].loci[k].locus;
+			if (l >= 0 && (size_t)l < p->nr_loci && !seen[l]) {
+				seen[l] = true;
+				a->nr_loci++;
+			}
+		}
+	xfree(seen);
+	a->seconds = is_clock(a->time_base) ? a->time_value / 1e9 : NAN;
+}
+
+static void diagnose_one(struct diagnostic *g, const struct hs_acc *h, const struct analysis *a,
+			 const bool have[3], const char *flop_counter)
+{
+	g->samples = h->time.samples;
+	g->time_value = h->time.value;
+	g->relative_error = g->samples > 0 ? 1.0 / sqrt((double)g->samples) : NAN;
+	derived_set(&g->share, "share", "ratio", "time_base(H) / time_base(all sampled)");
+	lineage(&g->share, a->time_base, NULL, NULL);
+	derived_value(&g->share, a->time_value > 0 ? h->time.value / a->time_value : NAN,
+		      h->time.q, h->time.reason, NULL);
+	derive_intensity(g, h, have[0], have[1], flop_counter);
+	derive_achieved(g, h, have[0], have[2], flop_counter);
+	derive_envelope(g, a);
+	derive_imbalance(g, h, a->time_base, a->floor_samples);
+	classify(g, a);
+}
+
+static bool pivot_has(const struct pivot *p, const char *counter)
+{
+	for (size_t i = 0; i < p->nr_measurements; i++)
+		if (p->measurements[i].hotspot != PIVOT_NONE && p->measurements[i].counter &&
+		    strcmp(p->measurements[i].counter, counter) == 0)
+			return true;
+	return false;
+}
+
+int analysis_run(const struct pivot *p, const struct ceiling *ceilings, size_t nr_ceilings,
+		 int floor_samples, struct analysis *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->floor_samples = floor_samples > 0 ? floor_samples : ANALYSIS_FLOOR_SAMPLES;
+	a->time_base = find_time_base(p);
+	a->time_unit = is_clock(a->time_base) ? "ns" : a->time_base;
+	find_ceilings(a, ceilings, nr_ceilings);
+	struct hs_acc *acc = xcalloc(p->nr_hotspots ? p->nr_hotspots : 1, sizeof(*acc));
+	int rc = acc ? accumulate(p, a->time_base, acc) : -ENOMEM;
+	if (rc == 0)
+		totals(p, acc, a);
+	const char *flop_counter = pivot_has(p, "flops_dp") ? "flops_dp" : "flops";
+	const bool have[3] = {pivot_has(p, flop_counter), pivot_has(p, "dram_bytes"),
+			      pivot_has(p, "task-clock") || pivot_has(p, "cpu-clock")};
+	size_t cap = 0;
+	for (size_t i = 0; rc == 0 && i < p->nr_hotspots; i++) {
+		const struct hs_acc *h = &acc[i];
+		double share = a->time_value > 0 ? h->time.value / a->time_value : 0;
+		if (p->hotspots[i].level == RESOLUTION_UNRESOLVED && h->time.samples > 0) {
+			a->unresolved_share += share;
+			a->nr_unresolved++;
+		}
+		if (h->time.samples < a->floor_samples) {
+			a->others_count += h->time.samples > 0;
+			a->others_share += share;
+			continue;
+		}
+		if (xgrow((void **)&a->diags, &cap, a->nr_diags + 1, sizeof(*a->diags))) {
+			rc = -ENOMEM;
+			break;
+		}
+		struct diagnostic *g = &a->diags[a->nr_diags++];
+		memset(g, 0, sizeof(*g));
+		g->hotspot = (int64_t)i;
+		diagnose_one(g, h, a, have, flop_counter);
+	}
+	if (rc == 0 && a->nr_diags)
+		qsort(a->diags, a->nr_diags, sizeof(*a->diags), by_share_desc);
+	for (size_t i = 0; acc && i < p->nr_hotspots; i++) {
+		xfree(acc[i].loci);
+		xfree(acc[i].time.reason);
+		xfree(acc[i].flops.reason);
+		xfree(acc[i].dram.reason);
+		xfree(acc[i].clock.reason);
+	}
+	xfree(acc);
+	if (rc)
+		analysis__release(a);
+	return rc;
+}
+
+void analysis__release(struct analysis *a)
+{
+	for (size_t i = 0; a && i < a->nr_diags; i++) {
+		struct diagnostic *g = &a->diags[i];
+		struct derived *all[] = {&g->share, &g->dram_intensity, &g->achieved,
+					 &g->attainable, &g->envelope_fraction, &g->imbalance};
+		for (size_t k = 0; k < 6; k++)
+			xfree(all[k]->reason);
+		xfree(g->classification_reason);
+	}
+	if (a) {
+		xfree(a->diags);
+		memset(a, 0, sizeof(*a));
+	}
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Deterministic analysis: a pure function of (pivot, Machine Ceilings), never
+ * persisted (REFERENCE.md §6). Every derived quantity carries its lineage,
+ * formula and Quality, the worst of its inputs; an unavailable quantity has
+ * no value (NaN internally, null in JSON) and always a reason.
+ *
+ * Only Hotspot-level Measurements count; a counter sampled in several passes
+ * counts only in its lowest pass. The time base is the first of task-clock,
+ * cpu-clock, cycles. Hotspots with fewer than floor samples of the time base
+ * are aggregated as "others".
+ */
+#ifndef NUNATAK_ANALYSIS_ANALYSIS_H
+#define NUNATAK_ANALYSIS_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "machine/snapshot.h" /* struct ceiling */
+#include "model/model.h"
+
+#define ANALYSIS_FLOOR_SAMPLES 30
+#define ANALYSIS_LATENCY_FRACTION 0.5
+#define ANALYSIS_IMBALANCE_RATIO 2.0
+#define DERIVED_MAX_LINEAGE 4
+
+struct derived {
+	const char *name;
+	double value;            /* NaN when unavailable */
+	const char *unit;
+	enum quality quality;
+	const char *lineage[DERIVED_MAX_LINEAGE]; /* input names, NULL-terminated */
+	const char *formula;
+	char *reason;            /* owned; NULL when measured */
+};
+
+struct diagnostic {
+	int64_t hotspot;         /* index in pivot.hotspots */
+	int64_t samples;         /* time-base samples over all Loci */
+	double time_value;       /* Σ time base (ns for clocks) */
+	struct derived share, dram_intensity, achieved, attainable, envelope_fraction,
+		imbalance;
+	const char *classification;   /* imbalance, latency-bound, memory-bound,
+					 compute-bound, or NULL */
+	char *classification_reason;  /* owned; set when classification is NULL */
+	double relative_error;        /* 1/sqrt(samples) */
+};
+
+struct analysis {
+	const char *time_base;   /* counter name (borrowed from the pivot), or NULL */
+	const char *time_unit;
+	int floor_samples;
+	int64_t samples;         /* Σ time-base samples over all Hotspots */
+	double time_value;       /* Σ time base over all Hotspots */
+	double seconds;          /* time_value / 1e9 for clocks in ns, else NaN */
+	size_t nr_loci;          /* Loci with at least one sample */
+	struct diagnostic *diags; /* above the floor, by decreasing share */
+	size_t nr_diags;
+	size_t others_count;     /* Hotspots with samples below the floor */
+	double others_share;
+	double unresolved_share; /* share of time in unresolved Hotspots */
+	size_t nr_unresolved;
+	bool have_ceilings;      /* both flops_dp and dram_bandwidth present */
+	const struct ceiling *flops_ceiling; /* borrowed from the caller's array, or NULL */
+	const struct ceiling *bw_ceiling;
+};
+
+/* Computes the analysis. ceilings may be NULL/0 (no Ceiling: placement is
+ * unavailable with the reason). Returns 0 or -ENOMEM. Release with
+ * analysis__release(). The analysis borrows strings from p and ceilings. */
+int analysis_run(const struct pivot *p, const struct ceiling *ceilings, size_t nr_ceilings,
+		 int floor_samples, struct analysis *out);
+void analysis__release(struct analysis *a);
+
+/* Joins and deduplicates reasons with "; " into a fresh string (NULL when
+ * both are NULL). Exposed for tests. */
+char *analysis_join_reasons(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * `nunatak regions <verb>` and `scope-profiler <verb>` (the same binary under
+ * the name region-library users know): parse options, call the workers in
+ * src/regions/, render errors. No analysis lives here.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/options.h"
+#include "common/console.h"
+#include "common/err.h"
+#include "regions/export.h"
+#include "regions/lines.h"
+#include "regions/outfile.h"
+#include "regions/plot.h"
+#include "regions/regions_inspect.h"
+#include "regions/regions_run.h"
+#include "regions/summary.h"
+#include "regions/trace_h5.h"
+#include "regions/trace_set.h"
+#include "regions/tree.h"
+
+struct regions_opts {
+	bool json, paths;
+	int verbose, quiet, depth, top, max_calls;
+	const char *sort, *ranks, *rank, *columns, *percentage, *format, *output, *table;
+	struct opt_strlist include, exclude;
+};
+
+#define O(f) offsetof(struct regions_opts, f)
+#define OPT_V {"verbose", 'v', OPT_COUNT, O(verbose), NULL, "more detail on stderr", false}
+#define OPT_Q {"quiet", 'q', OPT_COUNT, O(quiet), NULL, "no progress or notes", false}
+#define OPT_RANKS {"ranks", 0, OPT_STRING, O(ranks), "LIST", "only these ranks: 0,2,4-7", false}
+#define OPT_INC {"include", 0, OPT_STRING_LIST, O(include), "REGEX", \
+		 "only regions matching REGEX (POSIX ERE, repeatable)", false}
+#define OPT_EXC {"exclude", 0, OPT_STRING_LIST, O(exclude), "REGEX", \
+		 "drop regions matching REGEX (repeatable)", false}
+#define OPT_OUT(h) {"output", 'o', OPT_STRING, O(output), "FILE", h, false}
+
+static const struct opt_spec inspect_opts[] = {
+	{"sort", 0, OPT_STRING, O(sort), "KEY",
+	 "order rows by start (default), total, calls, avg, min, max, std or name", false},
+	OPT_INC, OPT_EXC, OPT_RANKS,
+	{"columns", 0, OPT_STRING, O(columns), "LIST",
+	 "region,calls,percent,parent_percent,total,avg,min,max,std,imbalance,exclusive", false},
+	{"percentage", 0, OPT_STRING, O(percentage), "MODE",
+	 "% session from wall-clock coverage (default) or exclusive time", false},
+	{"json", 0, OPT_BOOL, O(json), NULL, "print only a JSON document on stdout", false},
+	OPT_V, OPT_Q};
+static const struct opt_spec tree_opts[] = {
+	{"rank", 0, OPT_STRING, O(rank), "N", "only rank N (or a list: 0,2-3)", false},
+	{"depth", 0, OPT_INT, O(depth), "N", "show call paths down to depth N (0 = top level)",
+	 false},
+	{"paths", 0, OPT_BOOL, O(paths), NULL, "print full call paths (a > b > c)", false},
+	{"json", 0, OPT_BOOL, O(json), NULL, "print only a JSON document on stdout", false},
+	OPT_V, OPT_Q};
+static const struct opt_spec export_opts[] = {
+	{"format", 'f', OPT_STRING, O(format), "FMT",
+	 "speedscope, chrome, collapsed, csv or json (required)", false},
+	OPT_OUT("write to FILE (required; '-' for stdout)"),
+	{"table", 0, OPT_STRING, O(table), "WHAT",
+	 "csv/json: events (one row per call, default) or summary", false},
+	OPT_RANKS, OPT_INC, OPT_EXC, OPT_V, OPT_Q};
+static const struct opt_spec convert_opts[] = {
+	OPT_OUT("the merged HDF5 profile to write (required)"), OPT_V, OPT_Q};
+static const struct opt_spec lines_opts[] = {
+	{"top", 'n', OPT_INT, O(top), "N", "lines per region (default 10; 0 = all)", false},
+	{"json", 0, OPT_BOOL, O(json), NULL, "print only a JSON document on stdout", false},
+	OPT_V, OPT_Q};
+static const struct opt_spec plot_opts[] = {
+	OPT_OUT("the HTML page to write (required)"), OPT_RANKS,
+	{"max-calls", 0, OPT_INT, O(max_calls), "N",
+	 "draw at most N calls, longest first (default 200000)", false},
+	OPT_V, OPT_Q};
+
+enum sub { SUB_INSPECT, SUB_TREE, SUB_EXPORT, SUB_CONVERT, SUB_LINES, SUB_PLOT, NR_SUB };
+
+static const struct {
+	const char *name, *args, *summary;
+	const struct opt_spec *opts;
+	size_t nr;
+} subs[NR_SUB] = {
+	{"inspect", "PATH...", "region summary table of a run, aggregated over ranks",
+	 inspect_opts, OPTS_NR(inspect_opts)},
+	{"tree", "PATH...", "reconstructed call tree per rank and lane", tree_opts,
+	 OPTS_NR(tree_opts)},
+	{"export", "PATH... -f FMT -o FILE", "export calls for speedscope, Perfetto/Chrome, "
+	 "flame graphs, or as tidy CSV/JSON", export_opts, OPTS_NR(export_opts)},
+	{"convert", "PATH... -o FILE.h5", "merge every rank into one HDF5 profile",
+	 convert_opts, OPTS_NR(convert_opts)},
+	{"lines", "PATH...", "per-region line profile from .sps sample files", lines_opts,
+	 OPTS_NR(lines_opts)},
+	{"plot", "PATH... -o FILE.html", "self-contained timeline page (flame chart per rank)",
+	 plot_opts, OPTS_NR(plot_opts)},
+};
+
+static void usage(FILE *f, const char *prog)
+{
+	fprintf(f, "usage: %s <verb> PATH... [options]\n\nPATH is a trace file (.spt, "
+		   "*_rank<N>.h5, .sps for lines) or a directory of them.\n\nverbs:\n",
+		prog);
+	for (int i = 0; i < NR_SUB; i++)
+		fprintf(f, "  %-8s %s\n", subs[i].name, subs[i].summary);
+	fprintf(f, "\n`%s <verb> --help` for a verb's options.\n", prog);
+}
+
+/* Prints e (console, or JSON on stdout under --json) and maps it to an exit code. */
+static int fail(struct console *con, const struct err *e, bool json)
+{
+	if (json) {
+		json_t *doc = json_pack("{s:{s:s, s:s}}", "error", "code", e->code, "message",
+					e->msg);
+		if (doc) {
+			json_dumpf(doc, stdout, JSON_INDENT(2));
+			fputc('\n', stdout);
+			json_decref(doc);
+		}
+	}
+	console__error(con, "%s", e->msg);
+	return strcmp(e->code, "usage") == 0 ? EXIT_USAGE : 1;
+}
+
+static int run_inspect(struct trace_set *ts, const struct regions_opts *o,
+		       const struct rank_filter *rf, struct console *con, struct err *e)
+{
+	struct summary_view v = {.sort = o->sort ? o->sort : "start",
+				 .include = o->include.v, .nr_include = o->include.n,
+				 .exclude = o->exclude.v, .nr_exclude = o->exclude.n};
+	if (summary_parse_sort(v.sort, e) < 0 ||
+	    summary_parse_columns(o->columns ? o->columns
+					     : "region,calls,percent,parent_percent,total,avg,"
+					       "min,max,std,imbalance",
+				  v.cols, e))
+		return -EINVAL;
+	if (o->percentage && strcmp(o->percentage, "exclusive") == 0)
+		v.pct = PCT_EXCLUSIVE;
+	else if (o->percentage && strcmp(o->percentage, "coverage") != 0)
+		return err_set(e, -EINVAL, "usage",
+			       "--percentage '%s': expected coverage or exclusive", o->percentage);
+	return regions_inspect(ts, rf, &v, o->json, stdout, con, e);
+}
+
+static int run_export(struct trace_set *ts, const struct regions_opts *o,
+		      const struct rank_filter *rf, struct console *con, struct err *e)
+{
+	if (!o->format || !o->output)
+		return err_set(e, -EINVAL, "usage", "export needs --format FMT and -o FILE");
+	struct summary_view v = {.sort = "start", .include = o->include.v,
+				 .nr_include = o->include.n, .exclude = o->exclude.v,
+				 .nr_exclude = o->exclude.n, .cols = {-1}};
+	struct export_opts x = {.format = export_parse_format(o->format, e), .ranks = rf,
+				.view = &v};
+	if (x.format < 0)
+		return -EINVAL;
+	if (o->table && strcmp(o->table, "summary") == 0)
+		x.summary = true;
+	else if (o->table && strcmp(o->table, "events") != 0)
+		return err_set(e, -EINVAL, "usage", "--table '%s': expected events or summary",
+			       o->table);
+	if (x.summary && x.format != EXPORT_CSV && x.format != EXPORT_JSON)
+		return err_set(e, -EINVAL, "usage", "--table summary needs --format csv or json");
+	struct outfile out;
+	int rc = outfile__open(&out, o->output, e);
+	if (rc)
+		return rc;
+	rc = regions_export(ts, &x, out.f, con, e);
+	if (rc == 0)
+		rc = outfile__commit(&out, e);
+	else
+		outfile__abort(&out);
+	return rc;
+}
+
+static int run_plot(struct trace_set *ts, const struct regions_opts *o,
+		    const struct rank_filter *rf, struct console *con, struct err *e)
+{
+	if (!o->output)
+		return err_set(e, -EINVAL, "usage", "plot needs -o FILE.html");
+	struct plot_opts p = {.ranks = rf, .max_calls = o->max_calls > 0 ? (size_t)o->max_calls
+									 : 200000};
+	struct outfile out;
+	int rc = outfile__open(&out, o->output, e);
+	if (rc)
+		return rc;
+	rc = regions_plot(ts, &p, out.f, con, e);
+	if (rc == 0)
+		rc = outfile__commit(&out, e);
+	else
+		outfile__abort(&out);
+	return rc;
+}
+
+static int dispatch(enum sub s, const struct opts_rest *rest, const struct regions_opts *o,
+		    struct console *con, struct err *e)
+{
+	if (rest->nr_pos == 0)
+		return err_set(e, -EINVAL, "usage",
+			       "%s needs at least one trace file or directory", subs[s].name);
+	if (s == SUB_LINES) {
+		struct lines_opts lo = {.top = o->top, .json = o->json};
+		return regions_lines(rest->pos, rest->nr_pos, &lo, stdout, con, e);
+	}
+	struct rank_filter rf = {0};
+	const char *rl = s == SUB_TREE ? o->rank : o->ranks;
+	int rc = rl ? rank_filter_parse(&rf, rl, e) : 0;
+	struct trace_set ts;
+	if (rc || (rc = trace_set__open(&ts, rest->pos, rest->nr_pos, e))) {
+		free(rf.ranks);
+		return rc;
+	}
+	size_t n;
+	rc = rank_filter__count(&rf, &ts, &n, e);
+	if (rc == 0) {
+		switch (s) {
+		case SUB_INSPECT: rc = run_inspect(&ts, o, &rf, con, e); break;
+		case SUB_TREE: {
+			struct tree_opts t = {.ranks = &rf, .max_depth = o->depth, .paths = o->paths,
+					      .json = o->json};
+			rc = regions_tree(&ts, &t, stdout, con, e);
+			break;
+		}
+		case SUB_EXPORT: rc = run_export(&ts, o, &rf, con, e); break;
+		case SUB_CONVERT:
+			rc = o->output ? trace_h5_convert(&ts, o->output, con, e)
+				       : err_set(e, -EINVAL, "usage", "convert needs -o FILE.h5");
+			break;
+		case SUB_PLOT: rc = run_plot(&ts, o, &rf, con, e); break;
+		default: break;
+		}
+	}
+	free(rf.ranks);
+	trace_set__release(&ts);
+	return rc;
+}
+
+int cmd_regions(int argc, char **argv)
+{
+	const char *self = strrchr(argv[0], '/');
+	self = self ? self + 1 : argv[0];
+	bool alias = strcmp(self, "scope-profiler") == 0;
+	const char *prog = alias ? "scope-profiler" : "nunatak regions";
+	struct console con;
+	console__init(&con, stderr, 0);
+	if (argc < 2) {
+		console__error(&con, "missing verb: expected inspect, tree, export, convert, lines "
+				     "or plot (see `%s --help`)",
+			       prog);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout, prog);
+		return 0;
+	}
+	int s = 0;
+	while (s < NR_SUB && strcmp(argv[1], subs[s].name) != 0)
+		s++;
+	if (s == NR_SUB) {
+		console__error(&con, "unknown verb '%s' for `%s`; expected inspect, tree, export, "
+				     "convert, lines or plot",
+			       argv[1], prog);
+		return EXIT_USAGE;
+	}
+	char usage_line[160];
+	snprintf(usage_line, sizeof(usage_line), "%s %s %s [options]", prog, subs[s].name,
+		 subs[s].args);
+	struct verb_spec spec = {.name = alias ? subs[s].name : NULL, .prog = alias ? prog : NULL,
+				 .usage = usage_line, .summary = subs[s].summary,
+				 .opts = subs[s].opts, .nr_opts = subs[s].nr, .max_pos = -1,
+				 .epilog = "Reference: docs/cli/regions.md"};
+	char name[64];
+	snprintf(name, sizeof(name), "regions %s", subs[s].name);
+	if (!alias)
+		spec.name = name;
+	struct regions_opts o = {.depth = -1, .top = 10};
+	struct opts_rest rest = {0};
+	struct err e = {0};
+	int rc = opts_parse(&spec, argc - 1, argv + 1, &o, &rest, &e);
+	if (rc == 0) {
+		console__init(&con, stderr, o.quiet ? CONSOLE_QUIET : o.verbose);
+		rc = dispatch((enum sub)s, &rest, &o, &con, &e);
+		rc = rc ? fail(&con, &e, o.json) : 0;
+	} else {
+		rc = rc == 1 ? 0 : fail(&con, &e, false);
+	}
+	opts__release(&spec, &o);
+	opts_rest__release(&rest);
+	return rc;
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* `nunatak run [options] -- <command...>`: parse, call the pipeline, render
+ * the --json document. Everything else lives in src/collect/pipeline.c. */
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/options.h"
+#include "collect/pipeline.h"
+#include "common/console.h"
+#include "common/err.h"
+
+struct run_opts {
+	const char *name;
+	const char *output;
+	int freq;
+	bool json;
+	bool strict;
+	bool no_source;
+	const char *record;
+	const char *replay;
+	struct opt_strlist source_map;
+	int verbose;
+	bool quiet;
+};
+
+static const struct opt_spec run_options[] = {
+	{"name", 0, OPT_STRING, offsetof(struct run_opts, name), "NAME",
+	 "name of the Run (default: nunatak.toml `name`, git toplevel, or the target's basename)",
+	 false},
+	{"output", 'o', OPT_STRING, offsetof(struct run_opts, output), "DIR",
+	 "write the Run to exactly DIR instead of <runs_dir>/<name>-YYYYMMDD-HHMMSS", false},
+	{"freq", 0, OPT_INT, offsetof(struct run_opts, freq), "HZ",
+	 "sampling frequency (default: sampling.frequency, 997)", false},
+	{"json", 0, OPT_BOOL, offsetof(struct run_opts, json), NULL,
+	 "print one JSON document on stdout at the end (messages stay on stderr)", false},
+	{"strict", 0, OPT_BOOL, offsetof(struct run_opts, strict), NULL,
+	 "exit 121 when any degradation occurred", false},
+	{"no-source", 0, OPT_BOOL, offsetof(struct run_opts, no_source), NULL,
+	 "do not extract source text into the Run", false},
+	{"source-map", 0, OPT_STRING_LIST, offsetof(struct run_opts, source_map), "OLD=NEW",
+	 "rewrite a source path prefix (repeatable)", false},
+	{"verbose", 'v', OPT_COUNT, offsetof(struct run_opts, verbose), NULL,
+	 "more detail on stderr (repeatable)", false},
+	{"quiet", 'q', OPT_BOOL, offsetof(struct run_opts, quiet), NULL,
+	 "only errors and degradations on stderr", false},
+	{"record", 0, OPT_STRING, offsetof(struct run_opts, record), "ENTRY",
+	 "record every external invocation into a corpus entry", true},
+	{"replay", 0, OPT_STRING, offsetof(struct run_opts, replay), "ENTRY",
+	 "serve external invocations from a corpus entry", true},
+};
+
+static const struct verb_spec run_spec = {
+	.name = "run",
+	.usage = "nunatak run [options] -- <command...>",
+	.summary = "Run a command once under measurement and write a Run directory. The "
+		   "application's output, exit code and signals pass through untouched; "
+		   "nunatak's messages go to stderr.",
+	.opts = run_options,
+	.nr_opts = OPTS_NR(run_options),
+	.max_pos = 0,
+	.epilog = "exit codes: the application's own; 127/126 command missing / not "
+		  "executable; 125 failure before launch or usage error; 121 --strict with "
+		  "a degradation.\nexample: nunatak run --name solver -- mpirun -n 8 ./solver\n",
+};
+
+/* "OLD=NEW" with a non-empty OLD. */
+static bool valid_source_map(const struct opt_strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const char *eq = strchr(l->v[i], '=');
+		if (!eq || eq == l->v[i])
+			return false;
+	}
+	return true;
+}
+
+static int print_json(json_t *doc)
+{
+	if (!doc)
+		return 0;
+	int rc = json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', stdout);
+	json_decref(doc);
+	return rc;
+}
+
+/* Under --json a usage error is a JSON document too (STYLE.md §8). */
+static int usage_error(const struct run_opts *o, struct console *con, const char *msg)
+{
+	console__error(con, "%s", msg);
+	if (o->json)
+		print_json(json_pack("{s:n, s:n, s:i, s:{s:s, s:s}}", "run", "name", "exit_code",
+				     EXIT_USAGE, "error", "code", "usage", "message", msg));
+	return EXIT_USAGE;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts o = {0};
+	struct opts_rest rest = {0};
+	struct err e = {0};
+	struct console con;
+	int rc = opts_parse(&run_spec, argc, argv, &o, &rest, &e);
+	console__init(&con, stderr, o.quiet ? CONSOLE_QUIET : o.verbose);
+	if (rc == 1) {
+		rc = 0;
+		goto out;
+	}
+	if (rc < 0) {
+		rc = usage_error(&o, &con, e.msg);
+		goto out;
+	}
+	const char *bad = NULL;
+	if (rest.cmd_argc == 0)
+		bad = "no command to run: `nunatak run [options] -- <command...>`";
+	else if (o.record && o.replay)
+		bad = "--record and --replay exclude each other";
+	else if (o.freq < 0)
+		bad = "--freq expects a positive number of Hz";
+	else if (!valid_source_map(&o.source_map))
+		bad = "--source-map expects OLD=NEW";
+	if (bad) {
+		rc = usage_error(&o, &con, bad);
+		goto out;
+	}
+	struct run_request req = {
+		.name = o.name, .output = o.output, .freq = o.freq, .json = o.json,
+		.strict = o.strict, .no_source = o.no_source, .record_entry = o.record,
+		.replay_entry = o.replay, .source_map = o.source_map.v,
+		.nr_source_map = o.source_map.n, .cmd = rest.cmd_argv, .cmd_argc = rest.cmd_argc};
+	json_t *doc = NULL;
+	rc = run_pipeline(&req, &con, &doc);
+	if (print_json(doc) < 0)
+		console__error(&con, "could not write the JSON document to standard output");
+out:
+	opts__release(&run_spec, &o);
+	opts_rest__release(&rest);
+	return rc;
+}

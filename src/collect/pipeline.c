@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "collect/pipeline.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "collect/stages.h"
+#include "attrib/locate.h"
+#include "common/alloc.h"
+#include "common/config.h"
+#include "common/console.h"
+#include "common/err.h"
+#include "exec/exec.h"
+#include "machine/snapshot.h"
+
+/* Exit codes (cli/exit_codes.h holds the enum; collect/ cannot include cli/). */
+#define PIPE_EXIT_STRICT 121
+#define PIPE_EXIT_BEFORE_LAUNCH 125
+
+struct stage {
+	const char *name;
+	int (*fn)(struct run_state *s, struct err *e);
+};
+
+/* Before launch: a failure stops everything (exit 125). */
+static const struct stage before[] = {
+	{"config", stage_config},   {"launch", stage_launch},   {"machine", stage_machine},
+	{"perf", stage_detect_perf}, {"doctor", stage_doctor}, {"rundir", stage_rundir},
+};
+/* After launch: each runs even when an earlier one failed, so a crash of the
+ * application or of one stage still leaves a complete Run. */
+static const struct stage after[] = {
+	{"ingest", stage_ingest},
+	{"attribute", stage_attribute},
+	{"store", stage_store},
+	{"report", stage_report},
+};
+
+int run_state__degrade(struct run_state *s, const char *name, const char *message,
+		       const char *remedy)
+{
+	/* Announced once, as soon as known: before launch that is the point;
+	 * after it, a job log still shows them in the order they happened. */
+	int rc = degradations__add(&s->degradations, name, message, remedy);
+	if (rc == 1)
+		console__degraded(s->con, name, message, remedy);
+	return rc < 0 ? rc : 0;
+}
+
+static int make_executor(struct run_state *s, struct err *e)
+{
+	const struct run_request *r = s->req;
+	if (r->replay_entry) {
+		s->x = executor__new_replay(r->replay_entry, e);
+		if (!s->x)
+			return e->errnum ? e->errnum : -EINVAL;
+		s->replay = true;
+		s->recorded_meta = s->x->ops->recorded_meta(s->x);
+		json_t *sb = json_object_get(s->recorded_meta, "sampling_blocked");
+		s->recorded_sampling_blocked = sb && json_is_true(sb);
+		return 0;
+	}
+	s->x = executor__new_real();
+	if (!s->x)
+		return err_set(e, -ENOMEM, "oom", "out of memory");
+	if (!r->record_entry)
+		return 0;
+	/* The recording's meta.json carries this machine so a replay sees it. */
+	struct machine m;
+	machine__init(&m);
+	json_t *meta = machine__snapshot(&m, NULL, e) == 0 ? machine__recording_meta(&m) : NULL;
+	machine__release(&m);
+	json_t *cmd = json_array();
+	for (int i = 0; i < r->cmd_argc; i++)
+		json_array_append_new(cmd, json_string(r->cmd[i]));
+	if (meta)
+		json_object_set_new(meta, "command", cmd);
+	else
+		json_decref(cmd);
+	s->x = executor__new_recording_take(s->x, r->record_entry, meta, e);
+	json_decref(meta);
+	return s->x ? 0 : (e->errnum ? e->errnum : -EINVAL);
+}
+
+/* 127/126 on argv[0] before anything is created; skipped under --replay,
+ * where the recorded program need not exist here. */
+static int preflight(const struct run_request *r, struct console *con, struct err *e)
+{
+	if (r->replay_entry)
+		return 0;
+	char *path = NULL;
+	int rc = exec_which(r->cmd[0], &path);
+	xfree(path);
+	if (rc == -ENOENT) {
+		err_set(e, -ENOENT, "exec.not_found",
+			"%s: command not found (check the name, or give a path)", r->cmd[0]);
+		console__error(con, "%s", e->msg);
+		return EXEC_NOT_FOUND;
+	}
+	if (rc == -EACCES) {
+		err_set(e, -EACCES, "exec.not_executable",
+			"%s: not executable (chmod +x it, or check the path)", r->cmd[0]);
+		console__error(con, "%s", e->msg);
+		return EXEC_NOT_EXECUTABLE;
+	}
+	return 0;
+}
+
+static int strict_check(struct run_state *s)
+{
+	if (!s->req->strict || s->degradations.n == 0)
+		return 0;
+	char msg[96];
+	snprintf(msg, sizeof(msg), "--strict: %zu degradation(s) turned into an error",
+		 s->degradations.n);
+	console__error(s->con, "%s", msg);
+	if (!s->error.msg[0])
+		err_set(&s->error, -EPERM, "run.strict", "%s", msg);
+	return PIPE_EXIT_STRICT;
+}
+
+/* Under --json a failure is a JSON document too (STYLE.md §8). */
+static json_t *failure_json(const struct run_state *s, int exit_code)
+{
+	json_t *deg = json_array();
+	for (size_t i = 0; i < s->degradations.n; i++)
+		json_array_append_new(deg, json_pack("{s:s, s:s, s:s}", "name",
+						     s->degradations.v[i].name, "message",
+						     s->degradations.v[i].message, "remedy",
+						     s->degradations.v[i].remedy));
+	return json_pack("{s:s?, s:s?, s:i, s:i, s:i, s:i, s:n, s:o, s:{s:s, s:s}}", "run", s->dir,
+			 "name", s->name, "exit_code", exit_code, "measurements", 0, "hotspots", 0,
+			 "resolved_hotspots", 0, "report", "degradations", deg, "error", "code",
+			 s->error.code[0] ? s->error.code : "run.failed", "message",
+			 s->error.msg[0] ? s->error.msg : "failure before launch");
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int run_before(struct run_state *s)
+{
+	struct err e = {0};
+	int rc = make_executor(s, &e);
+	for (size_t i = 0; rc == 0 && i < sizeof(before) / sizeof(before[0]); i++) {
+		double t0 = now_s();
+		rc = before[i].fn(s, &e);
+		console__debug(s->con, 1, "stage %s: %.3f s", before[i].name, now_s() - t0);
+	}
+	if (rc < 0) {
+		console__error(s->con, "%s", e.msg[0] ? e.msg : "failure before launch");
+		s->error = e;
+		return PIPE_EXIT_BEFORE_LAUNCH;
+	}
+	return strict_check(s);
+}
+
+static void run_after(struct run_state *s)
+{
+	size_t n = sizeof(after) / sizeof(after[0]);
+	for (size_t i = 0; i < n; i++) {
+		struct err e = {0};
+		double t0 = now_s();
+		/* Attribution of a long run can take a while: show the phase on a
+		 * terminal only (a job log gets the summary, not a progress line). */
+		if (s->con->terminal)
+			console__progress(s->con, after[i].name, i, n);
+		if (after[i].fn(s, &e) < 0)
+			console__error(s->con, "%s: %s", after[i].name,
+				       e.msg[0] ? e.msg : "failed");
+		console__debug(s->con, 1, "stage %s: %.3f s", after[i].name, now_s() - t0);
+	}
+	if (s->con->terminal)
+		console__progress_end(s->con, "post-processing");
+}
+
+/*
+ * After the application ended, a Ctrl-C or SIGTERM must not cut the Run in
+ * half: it is held until the Run is written and printed, and nunatak then
+ * exits 128+N as a shell would (the --json document still says the
+ * application's own exit_code). Handlers (unlike a blocked
+ * mask) are not inherited by the symbolizer processes started meanwhile.
+ * The flag is process-wide because a signal handler can reach nothing else.
+ */
+static volatile sig_atomic_t held_signal;
+static const int held_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define NR_HELD (sizeof(held_signals) / sizeof(held_signals[0]))
+
+static void hold_handler(int sig)
+{
+	held_signal = sig;
+}
+
+static void hold_signals(struct sigaction old[NR_HELD])
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = hold_handler;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NR_HELD; i++)
+		sigaction(held_signals[i], &sa, &old[i]);
+}
+
+static void release_signals(struct sigaction old[NR_HELD])
+{
+	for (size_t i = 0; i < NR_HELD; i++)
+		sigaction(held_signals[i], &old[i], NULL);
+}
+
+int run_pipeline(const struct run_request *req, struct console *con, json_t **json_out)
+{
+	*json_out = NULL;
+	struct run_state s;
+	memset(&s, 0, sizeof(s));
+	s.req = req;
+	s.con = con;
+	s.world_size = -1;
+	s.pass.exit_code = -1;
+	pivot__init(&s.pivot);
+	int rc = preflight(req, con, &s.error);
+	if (rc == 0)
+		rc = run_before(&s);
+	if (rc == 0) {
+		struct err e = {0};
+		if (stage_collect(&s, &e) < 0) {
+			console__error(con, "collect: %s", e.msg);
+			if (!s.launched)
+				rc = PIPE_EXIT_BEFORE_LAUNCH;
+		}
+	}
+	if (rc == 0) {
+		struct sigaction old[NR_HELD];
+		hold_signals(old);
+		run_after(&s);
+		rc = run_finish(&s, json_out);
+		release_signals(old);
+		if (held_signal) {
+			console__warn(con, "signal %d received while writing the Run: the Run is "
+					   "complete, ending now", (int)held_signal);
+			rc = 128 + held_signal;
+		}
+		if (rc == 0)
+			rc = strict_check(&s) ? PIPE_EXIT_STRICT : s.exit_code;
+	} else if (req->json) {
+		*json_out = failure_json(&s, rc);
+	}
+	run_state__release(&s);
+	return rc;
+}
+
+void run_state__release(struct run_state *s)
+{
+	if (s->x)
+		executor__free(s->x);
+	json_decref(s->effective_config);
+	json_decref(s->overhead);
+	xfree(s->prefix);
+	xfree(s->app);
+	if (s->machine) {
+		machine__release(s->machine);
+		xfree(s->machine);
+	}
+	xfree(s->cpuinfo);
+	if (s->tools) {
+		attrib_tools__release(s->tools);
+		xfree(s->tools);
+	}
+	if (s->cfg) {
+		config__release(s->cfg);
+		xfree(s->cfg);
+	}
+	xfree(s->name);
+	xfree(s->dir);
+	xfree(s->collect_dir);
+	xfree(s->perf.path);
+	xfree(s->perf_data);
+	xfree(s->perf_script_path);
+	xfree(s->buildid_path);
+	xfree(s->report_path);
+	pivot__release(&s->pivot);
+	degradations__release(&s->degradations);
+	memset(s, 0, sizeof(*s));
+}

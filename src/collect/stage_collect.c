@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Stage "collect": detect perf, announce what blocks sampling, run the
+ * application exactly once (under perf record, or bare when no collector is
+ * usable), then extract samples (perf script) and build-ids (perf
+ * buildid-list) into collect/. Every process goes through s->x, so the
+ * recording and replay executors see the same sequence of program calls as
+ * the corpus: perf --version, perf record, perf script, perf buildid-list.
+ */
+#include "collect/stages.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect/pipeline.h"
+#include "collect/ranks.h"
+#include "common/alloc.h"
+#include "common/console.h"
+#include "common/err.h"
+#include "exec/exec.h"
+#include "store/manifest.h"
+
+void iso_now(char out[32])
+{
+	iso8601_local(time(NULL), out, 32);
+}
+
+static int read_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = 2;
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
+/* `perf --version` through the executor: under replay the recorded answer. */
+int stage_detect_perf(struct run_state *s, struct err *e)
+{
+	const char *tool = s->perf.path ? s->perf.path : "perf";
+	char **argv = perf_argv_version(tool);
+	if (!argv)
+		return err_set(e, -ENOMEM, "oom", "out of memory");
+	struct exec_request rq = {.argv = (const char *const *)argv, .capture_stdout = true,
+				  .capture_stderr = true, .timeout_s = 30};
+	struct exec_result res = {0};
+	int rc = executor__run(s->x, &rq, &res, e);
+	perf_argv__free(argv);
+	if (rc < 0)
+		return rc;
+	if (!s->perf.path)
+		s->perf.path = xstrdup(tool);
+	s->perf.present = res.exit_code == 0 && perf_parse_version(res.out, &s->perf.version) == 0;
+	exec_result__release(&res);
+	if (!s->perf.present) {
+		s->sampling_blocked = true;
+		return run_state__degrade(s, "cpu-collection-unavailable",
+					  "perf not found: no CPU samples will be collected",
+					  "install perf (linux-perf / linux-tools) or set tools.perf");
+	}
+	/* Under replay the permission is the recording machine's (meta.json). */
+	int paranoid = s->replay ? (s->recorded_sampling_blocked ? 3 : 2) : read_paranoid();
+	if (perf_sampling_forbidden(paranoid, !s->replay && geteuid() == 0)) {
+		s->sampling_blocked = true;
+		char msg[200];
+		snprintf(msg, sizeof(msg),
+			 "perf %s found, but kernel.perf_event_paranoid=%d forbids unprivileged "
+			 "profiling",
+			 s->perf.version.text, paranoid);
+		return run_state__degrade(s, "cpu-collection-unavailable", msg,
+					  "sudo sysctl kernel.perf_event_paranoid=2 (or 1)");
+	}
+	if (!perf_version__at_least(&s->perf.version, 6, 4))
+		console__debug(s->con, 1, "perf %s has no dsoff: offsets computed from mmap events",
+			       s->perf.version.text);
+	return 0;
+}
+
+static bool file_nonempty(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+static int run_app(struct run_state *s, char **argv, struct exec_result *res, struct err *e)
+{
+	struct exec_request rq = {.argv = (const char *const *)argv, .forward_signals = true,
+				  .application = true};
+	iso_now(s->pass.start);
+	s->launched = true;
+	int rc = executor__run(s->x, &rq, res, e);
+	iso_now(s->pass.end);
+	s->pass.duration_s = res->duration_s;
+	return rc;
+}
+
+static char *join_argv(char *const *argv)
+{
+	size_t len = 1;
+	for (size_t i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	char *s = xmalloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (size_t i = 0; argv[i]; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+/* One rung down the ladder after perf rejected its options: first the
+ * counter group, then -k CLOCK_MONOTONIC. Returns false at the bottom. */
+static bool step_down(struct run_state *s, struct perf_record_opts *o)
+{
+	if (o->group) {
+		run_state__degrade(s, "counter-events-rejected",
+				   "perf rejected the counter group; sampling time only",
+				   "check `perf list` for the events of this CPU");
+		o->group = NULL;
+		s->group = NULL;
+		return true;
+	}
+	if (o->clock_monotonic) {
+		run_state__degrade(s, "monotonic-clock-rejected",
+				   "perf rejected -k CLOCK_MONOTONIC: samples and region traces do "
+				   "not share one timeline",
+				   "use perf 4.1 or newer on a kernel with clockid support");
+		o->clock_monotonic = false;
+		return true;
+	}
+	return false;
+}
+
+/* perf record, stepping down the ladder when perf rejects its options: it
+ * fails fast, before starting the application, so the application still
+ * runs once. */
+static int record(struct run_state *s, struct exec_result *res, struct err *e)
+{
+	struct perf_record_opts o = {.perf = s->perf.path, .freq = s->freq,
+				     .clock_monotonic = true, .group = s->group,
+				     .output = s->perf_data,
+				     .no_bpf_event = perf_version__at_least(&s->perf.version, 5, 1)};
+	for (;;) {
+		char **argv = perf_argv_record(&o, s->app);
+		char *shown = argv ? join_argv(s->app) : NULL;
+		if (!argv || !shown) {
+			perf_argv__free(argv);
+			xfree(shown);
+			return err_set(e, -ENOMEM, "oom", "out of memory");
+		}
+		console__info(s->con, "collecting with perf %s: %s", s->perf.version.text, shown);
+		xfree(shown);
+		unlink(s->perf_data);
+		memset(res, 0, sizeof(*res));
+		int rc = run_app(s, argv, res, e);
+		perf_argv__free(argv);
+		if (rc < 0)
+			return rc;
+		/* Under replay there is no perf.data and the recorded exit code is
+		 * the application's: never a rejection. */
+		if (s->replay || !perf_record_rejected(res->exit_code, file_nonempty(s->perf_data)))
+			return 0;
+		int perf_code = res->exit_code;
+		exec_result__release(res);
+		s->launched = false;
+		if (!step_down(s, &o)) {
+			/* perf cannot record at all, and the application has not run
+			 * yet: it runs now, bare - once. */
+			char msg[160];
+			snprintf(msg, sizeof(msg),
+				 "perf record failed before starting the application (exit %d): no "
+				 "samples", perf_code);
+			run_state__degrade(s, "cpu-collection-failed", msg,
+					   "run `perf record -- true` to see perf's own error");
+			s->rejected = true;
+			return 0;
+		}
+	}
+}
+
+int collect_extract(struct run_state *s, struct err *e)
+{
+	bool dsoff = perf_version__at_least(&s->perf.version, 6, 4);
+	char **sargv = perf_argv_script(s->perf.path, s->perf_data, dsoff);
+	char **bargv = perf_argv_buildid_list(s->perf.path, s->perf_data);
+	int rc = sargv && bargv ? 0 : err_set(e, -ENOMEM, "oom", "out of memory");
+	struct exec_result res = {0};
+	if (rc == 0) {
+		struct exec_request rq = {.argv = (const char *const *)sargv,
+					  .stdout_path = s->perf_script_path,
+					  .capture_stderr = true};
+		rc = executor__run(s->x, &rq, &res, e);
+		if (rc == 0 && res.exit_code != 0)
+			run_state__degrade(s, "perf-script-failed",
+					   "perf script could not read the recording; no samples",
+					   "rerun with a perf matching this kernel");
+		s->script_ok = rc == 0 && res.exit_code == 0;
+		exec_result__release(&res);
+	}
+	if (rc == 0) {
+		struct exec_request rq = {.argv = (const char *const *)bargv,
+					  .stdout_path = s->buildid_path, .capture_stderr = true};
+		rc = executor__run(s->x, &rq, &res, e);
+		exec_result__release(&res);
+	}
+	perf_argv__free(sargv);
+	perf_argv__free(bargv);
+	return rc;
+}
+
+int stage_collect(struct run_state *s, struct err *e)
+{
+	/* HOOK(mpi): the rewritten launch, ranks collecting themselves. */
+	if (s->mpi)
+		return collect_ranks(s, e);
+	struct exec_result res = {0};
+	int rc;
+	if (s->sampling_blocked || !s->perf.present) {
+		char *shown = join_argv(s->app);
+		console__info(s->con, "launching: %s", shown ? shown : s->app[0]);
+		xfree(shown);
+		rc = run_app(s, s->app, &res, e);
+	} else {
+		s->perf_data = xasprintf("%s/perf.data", s->collect_dir);
+		s->perf_script_path = xasprintf("%s/perf-script.txt", s->collect_dir);
+		s->buildid_path = xasprintf("%s/perf-buildid-list.txt", s->collect_dir);
+		if (!s->perf_data || !s->perf_script_path || !s->buildid_path)
+			return err_set(e, -ENOMEM, "oom", "out of memory");
+		rc = record(s, &res, e);
+		s->pass.sampled = rc == 0 && !s->rejected;
+		if (rc == 0 && s->rejected) {
+			char *shown = join_argv(s->app);
+			console__info(s->con, "launching: %s", shown ? shown : s->app[0]);
+			xfree(shown);
+			rc = run_app(s, s->app, &res, e);
+		}
+	}
+	if (rc < 0)
+		return rc;
+	s->pass.exit_code = res.exit_code;
+	s->pass.term_signal = res.term_signal;
+	s->exit_code = res.exit_code;
+	exec_result__release(&res);
+	if (s->pass.term_signal)
+		console__warn(s->con, "the application was ended by signal %d; writing the Run of "
+				      "what was collected", s->pass.term_signal);
+	/* Replayed and recorded Runs go through perf script, the only output a
+	 * corpus entry can serve; a live Run reads perf.data directly (faster) and
+	 * falls back to perf script in the ingest stage. */
+	return s->pass.sampled && (s->replay || s->req->record_entry) ? collect_extract(s, e) : 0;
+}

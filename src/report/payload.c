@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "report/payload.h"
+#include "report/payload_stacks.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "analysis/imbalance.h"
+#include "attrib/views.h"
+#include "common/alloc.h"
+#include "model/model.h"
+
+#define R_NO_SOURCE "source text withheld by --no-source"
+
+/* {value, unit, quality, reason}: the shape of every number in the payload. */
+static json_t *number(double v, const char *unit, enum quality q, const char *reason)
+{
+	bool avail = q != QUALITY_UNAVAILABLE && isfinite(v);
+	return json_pack("{s:o, s:s?, s:s, s:s?}", "value", avail ? json_real(v) : json_null(),
+			 "unit", unit, "quality", quality__name(avail ? q : QUALITY_UNAVAILABLE),
+			 "reason", q == QUALITY_MEASURED && avail ? NULL : reason);
+}
+
+static json_t *derived_json(const struct derived *d)
+{
+	json_t *o = number(d->value, d->unit, d->quality, d->reason);
+	json_t *lin = json_array();
+	for (size_t i = 0; i < DERIVED_MAX_LINEAGE && d->lineage[i]; i++)
+		json_array_append_new(lin, json_string(d->lineage[i]));
+	json_object_set_new(o, "lineage", lin);
+	json_object_set_new(o, "formula", d->formula ? json_string(d->formula) : json_null());
+	return o;
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *extracts_json(const struct pivot *p, int64_t h, bool no_source)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < p->nr_extracts; i++) {
+		const struct extract *x = &p->extracts[i];
+		if (x->hotspot != h)
+			continue;
+		json_array_append_new(
+			arr, json_pack("{s:o, s:o, s:i, s:i, s:o, s:b, s:o}", "file",
+				       str_or_null(x->file), "resolved_path",
+				       str_or_null(x->resolved_path), "start_line", x->start_line,
+				       "end_line", x->end_line, "text",
+				       no_source ? json_null() : str_or_null(x->text), "truncated",
+				       x->truncated, "reason",
+				       str_or_null(no_source ? R_NO_SOURCE : x->reason)));
+	}
+	return arr;
+}
+
+/* Depth-0 frames (the innermost of each address's inline chain) sorted by
+ * (hotspot, offset), so the per-line breakdown is a lookup per address
+ * instead of a scan of every frame. */
+struct line_index {
+	const struct frame **v;
+	size_t n;
+};
+
+static int cmp_frame(const void *x, const void *y)
+{
+	const struct frame *a = *(const struct frame *const *)x, *b = *(const struct frame *const *)y;
+	if (a->hotspot != b->hotspot)
+		return a->hotspot < b->hotspot ? -1 : 1;
+	return a->offset < b->offset ? -1 : a->offset > b->offset;
+}
+
+static void line_index__build(struct line_index *li, const struct pivot *p)
+{
+	li->n = 0;
+	li->v = xcalloc(p->nr_frames ? p->nr_frames : 1, sizeof(*li->v));
+	for (size_t i = 0; li->v && i < p->nr_frames; i++)
+		if (p->frames[i].depth == 0)
+			li->v[li->n++] = &p->frames[i];
+	if (li->v)
+		qsort(li->v, li->n, sizeof(*li->v), cmp_frame);
+}
+
+static const struct frame *frame_of(const struct line_index *li, int64_t hotspot,
+				   uint64_t offset)
+{
+	struct frame key = {.hotspot = hotspot, .offset = offset};
+	const struct frame *kp = &key;
+	const struct frame **f = li->v ? bsearch(&kp, li->v, li->n, sizeof(*li->v), cmp_frame)
+				       : NULL;
+	return f ? *f : NULL;
+}
+
+static int line_of(const struct line_index *li, int64_t hotspot, uint64_t offset)
+{
+	const struct frame *f = frame_of(li, hotspot, offset);
+	return f ? f->line : 0;
+}
+
+/* Per-line share of the Hotspot's time base, from address detail and the
+ * innermost frame of each address's inline chain. */
+static json_t *lines_json(const struct pivot *p, const struct line_index *li,
+			  const struct diagnostic *g, const char *time_base)
+{
+	json_t *lines = json_object();
+	for (size_t i = 0; g->time_value > 0 && i < p->nr_addresses; i++) {
+		const struct address *ad = &p->addresses[i];
+		if (ad->hotspot != g->hotspot || !ad->counter || !time_base ||
+		    strcmp(ad->counter, time_base) != 0)
+			continue;
+		int line = line_of(li, g->hotspot, ad->offset);
+		if (!line)
+			continue;
+		char key[16];
+		snprintf(key, sizeof(key), "%d", line);
+		json_t *cur = json_object_get(lines, key);
+		double v = (cur ? json_real_value(cur) : 0) + ad->value / g->time_value;
+		json_object_set_new(lines, key, json_real(v));
+	}
+	json_t *arr = json_array();
+	const char *k;
+	json_t *v;
+	json_object_foreach(lines, k, v)
+		json_array_append_new(arr, json_pack("{s:i, s:f}", "line", atoi(k), "share",
+						     json_real_value(v)));
+	json_decref(lines);
+	return arr;
+}
+
+static json_t *hotspot_json(const struct pivot *p, const struct line_index *li,
+			    const struct stack_index *si, const struct analysis *a,
+			    const struct diagnostic *g, bool no_source)
+{
+	const struct hotspot *h = &p->hotspots[g->hotspot];
+	char *name = hotspot__display_name(h);
+	json_t *o = json_pack(
+		"{s:s?, s:s?, s:o, s:s, s:o, s:o, s:o, s:I}", "name", name, "module", h->module,
+		"source_file", str_or_null(h->source_file), "resolution_level",
+		resolution__name(h->level), "classification", str_or_null(g->classification),
+		"classification_reason", str_or_null(g->classification_reason),
+		"relative_error",
+		number(g->relative_error, "ratio", QUALITY_ESTIMATED,
+		       "statistical: 1/sqrt(n) over the Hotspot's time-base samples"),
+		"samples", (json_int_t)g->samples);
+	xfree(name);
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "offset", h->has_offset ? json_integer((json_int_t)h->offset)
+						       : json_null());
+	json_object_set_new(o, "build_id", str_or_null(h->build_id));
+	json_object_set_new(o, "share", derived_json(&g->share));
+	json_object_set_new(o, "achieved", derived_json(&g->achieved));
+	json_object_set_new(o, "attainable", derived_json(&g->attainable));
+	json_object_set_new(o, "envelope_fraction", derived_json(&g->envelope_fraction));
+	json_object_set_new(o, "dram_intensity", derived_json(&g->dram_intensity));
+	json_object_set_new(o, "imbalance", derived_json(&g->imbalance));
+	json_object_set_new(o, "source", extracts_json(p, g->hotspot, no_source));
+	json_object_set_new(o, "lines", lines_json(p, li, g, a->time_base));
+	/* attrib: ventilation by innermost inline frame (docs/attribution.md) */
+	json_t *views = attrib_views__hotspot_json(p, g->hotspot, a->time_base);
+	json_t *inl = views ? json_object_get(views, "inline_frames") : NULL;
+	json_object_set_new(o, "inline_frames", inl ? json_incref(inl) : json_array());
+	json_decref(views);
+	json_t *callers = NULL, *inclusive = NULL;
+	payload_stack_views(p, si, a->time_base, g->hotspot, &callers, &inclusive);
+	json_object_set_new(o, "callers", callers ? callers : json_array());
+	json_object_set_new(o, "inclusive", inclusive ? inclusive : json_null());
+	json_object_set_new(o, "loop", json_null());
+	return o;
+}
+
+static void trunk(json_t *out, const json_t *manifest)
+{
+	static const char *const keys[] = {"run", "machine", "provenance", "passes",
+					   "degradations"};
+	for (size_t i = 0; i < 5; i++) {
+		json_t *v = manifest ? json_object_get(manifest, keys[i]) : NULL;
+		json_object_set_new(out, keys[i], v ? json_deep_copy(v)
+						    : (i >= 3 ? json_array() : json_null()));
+	}
+}
+
+json_t *payload_build(const json_t *manifest, const struct pivot *p, const struct analysis *a,
+		      const struct rank_imbalance *ranks, bool no_source)
+{
+	json_t *out = json_pack("{s:s, s:i}", "name", PAYLOAD_NAME, "schema", PAYLOAD_SCHEMA);
+	if (!out)
+		return NULL;
+	trunk(out, manifest);
+	const char *tb_reason = a->time_base ? NULL : "no time-base counter in this Run";
+	enum quality tbq = a->time_base ? QUALITY_MEASURED : QUALITY_UNAVAILABLE;
+	json_object_set_new(
+		out, "coverage",
+		json_pack("{s:o, s:o, s:o, s:o}", "time_base", str_or_null(a->time_base),
+			  "samples", number((double)a->samples, "sample", tbq, tb_reason),
+			  "seconds",
+			  number(a->seconds, "s", isnan(a->seconds) ? QUALITY_UNAVAILABLE : tbq,
+				 tb_reason ? tb_reason : "the time base is not a clock"),
+			  "loci", number((double)a->nr_loci, "locus", QUALITY_MEASURED, NULL)));
+	json_object_set_new(out, "floor_samples", json_integer(a->floor_samples));
+	json_t *hs = json_array();
+	struct line_index li;
+	struct stack_index si;
+	line_index__build(&li, p);
+	bool have_si = stack_index__build(&si, p) == 0;
+	for (size_t i = 0; have_si && i < a->nr_diags; i++)
+		json_array_append_new(hs, hotspot_json(p, &li, &si, a, &a->diags[i], no_source));
+	xfree(li.v);
+	if (have_si)
+		stack_index__release(&si);
+	json_object_set_new(out, "hotspots", hs);
+	json_object_set_new(
+		out, "others",
+		json_pack("{s:I, s:o}", "count", (json_int_t)a->others_count, "share",
+			  number(a->others_share, "ratio", tbq, tb_reason)));
+	json_object_set_new(out, "unresolved",
+			    json_pack("{s:I, s:o}", "count", (json_int_t)a->nr_unresolved, "share",
+				      number(a->unresolved_share, "ratio", tbq, tb_reason)));
+	json_t *rk = ranks ? imbalance_payload(ranks) : NULL;
+	json_object_set_new(out, "ranks", rk ? rk : json_null());
+	json_t *iv = attrib_views__inline_view_json(p, a->time_base); /* attrib: transverse view */
+	json_object_set_new(out, "inline_view", iv ? iv : json_array());
+	return out;
+}

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "report/summary.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "analysis/imbalance.h"
+#include "common/alloc.h"
+#include "model/model.h"
+
+/* Below this share, the "others" admission is noise not worth a line. */
+#define OTHERS_MENTION_SHARE 0.005
+
+int text_lines__add(struct text_lines *t, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	char *s = xstrdup(buf);
+	if (!s || xgrow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v))) {
+		xfree(s);
+		t->failed = true;
+		return -ENOMEM;
+	}
+	t->v[t->n++] = s;
+	return 0;
+}
+
+char *text_lines__join(const struct text_lines *t)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < t->n; i++)
+		len += strlen(t->v[i]) + 1;
+	char *s = xmalloc(len), *w = s;
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t l = strlen(t->v[i]);
+		memcpy(w, t->v[i], l);
+		w[l] = '\n';
+		w += l + 1;
+	}
+	*w = '\0';
+	return s;
+}
+
+void text_lines__release(struct text_lines *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		xfree(t->v[i]);
+	xfree(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+const char *format_si(char *buf, size_t len, double v, const char *unit)
+{
+	static const char *const pfx[] = {"", "k", "M", "G", "T", "P", "E"};
+	int k = 0;
+	double a = fabs(v);
+	while (a >= 1000.0 && k < 6) {
+		a /= 1000.0;
+		v /= 1000.0;
+		k++;
+	}
+	snprintf(buf, len, "%.3g %s%s", v, pfx[k], unit);
+	return buf;
+}
+
+static void headline(const struct analysis *a, const struct pivot *p, struct text_lines *out)
+{
+	if (p->nr_hotspots == 0) {
+		text_lines__add(out, "summary: no sample was collected: nothing to rank (see the "
+				     "degradations below, or a run too short for the sampling "
+				     "frequency)");
+		return;
+	}
+	if (!a->time_base) {
+		text_lines__add(out, "summary: no time-base counter in this Run: no Hotspot can be "
+				     "ranked by time");
+		return;
+	}
+	char secs[64] = "";
+	if (!isnan(a->seconds))
+		snprintf(secs, sizeof(secs), " over %.3g s", a->seconds);
+	if (a->nr_diags == 0) {
+		text_lines__add(out,
+				"summary: no Hotspot above the statistical floor of %d samples "
+				"(%lld samples of %s%s)",
+				a->floor_samples, (long long)a->samples, a->time_base, secs);
+		return;
+	}
+	double held = 0;
+	for (size_t i = 0; i < a->nr_diags; i++)
+		held += a->diags[i].share.value;
+	text_lines__add(out,
+			"summary: %zu Hotspot%s above the statistical floor hold%s %.1f%% of the "
+			"sampled time (%lld samples of %s%s)",
+			a->nr_diags, a->nr_diags == 1 ? "" : "s", a->nr_diags == 1 ? "s" : "",
+			100.0 * held, (long long)a->samples, a->time_base, secs);
+}
+
+/* Collects the downgrade reasons of the estimated values of a finding. */
+static char *downgrades(const struct diagnostic *g)
+{
+	const struct derived *all[] = {&g->share, &g->dram_intensity, &g->achieved,
+				       &g->attainable, &g->envelope_fraction, &g->imbalance};
+	char *r = NULL;
+	for (size_t k = 0; k < 6; k++) {
+		if (all[k]->quality != QUALITY_ESTIMATED || !all[k]->reason)
+			continue;
+		char *n = analysis_join_reasons(r, all[k]->reason);
+		xfree(r);
+		r = n;
+	}
+	return r;
+}
+
+static void finding(const struct diagnostic *g, const struct pivot *p, struct text_lines *out)
+{
+	const struct hotspot *h = &p->hotspots[g->hotspot];
+	char *name = hotspot__display_name(h);
+	char verdict[320];
+	if (g->classification)
+		snprintf(verdict, sizeof(verdict), "%s", g->classification);
+	else
+		snprintf(verdict, sizeof(verdict), "no placement: %s",
+			 g->classification_reason ? g->classification_reason : "unknown");
+	text_lines__add(out, "  %s (%s) - %.1f%% of the sampled time (+-%.1f%%, %s) - %s",
+			name ? name : "?", resolution__name(h->level), 100.0 * g->share.value,
+			100.0 * g->relative_error, quality__name(g->share.quality), verdict);
+	xfree(name);
+	char a[48], b[48];
+	if (g->envelope_fraction.quality != QUALITY_UNAVAILABLE)
+		text_lines__add(out, "    achieved %s of %s attainable: %.0f%% of the envelope",
+				format_si(a, sizeof(a), g->achieved.value, "flop/s"),
+				format_si(b, sizeof(b), g->attainable.value, "flop/s"),
+				100.0 * g->envelope_fraction.value);
+	else if (g->achieved.quality != QUALITY_UNAVAILABLE)
+		text_lines__add(out, "    achieved %s (%s); attainable unavailable: %s",
+				format_si(a, sizeof(a), g->achieved.value, "flop/s"),
+				quality__name(g->achieved.quality),
+				g->attainable.reason ? g->attainable.reason : "?");
+	if (g->dram_intensity.quality != QUALITY_UNAVAILABLE)
+		text_lines__add(out, "    DRAM intensity %.3g flop/byte (%s)", g->dram_intensity.value,
+				quality__name(g->dram_intensity.quality));
+	if (g->classification && strcmp(g->classification, "imbalance") == 0)
+		text_lines__add(out, "    most-loaded Locus carries %.1fx the least-loaded",
+				g->imbalance.value);
+	char *r = downgrades(g);
+	if (r)
+		text_lines__add(out, "    downgraded to estimated: %s", r);
+	xfree(r);
+}
+
+static void admissions(const struct analysis *a, const struct summary_ctx *ctx,
+		       struct text_lines *out)
+{
+	text_lines__add(out, "what this report does not say:");
+	size_t before = out->n;
+	if (a->others_count && a->others_share > OTHERS_MENTION_SHARE)
+		text_lines__add(out,
+				"  - %zu Hotspot%s below the statistical floor of %d samples hold%s "
+				"%.1f%% of the sampled time, aggregated as \"others\"",
+				a->others_count, a->others_count == 1 ? "" : "s", a->floor_samples,
+				a->others_count == 1 ? "s" : "",
+				100.0 * a->others_share);
+	if (a->nr_unresolved && a->unresolved_share > 0)
+		text_lines__add(out,
+				"  - %.1f%% of the sampled time is in code left unresolved "
+				"(module+offset, no function name)",
+				100.0 * a->unresolved_share);
+	if (!a->have_ceilings)
+		text_lines__add(out,
+				"  - where Hotspots sit on the roofline: the Machine's Ceilings are "
+				"unavailable (%s)",
+				ctx && ctx->ceilings_reason ? ctx->ceilings_reason
+							    : "no flops_dp or dram_bandwidth Ceiling");
+	else if (a->flops_ceiling->quality == QUALITY_ESTIMATED)
+		text_lines__add(out, "  - the flops_dp Ceiling is estimated: %s",
+				a->flops_ceiling->reason ? a->flops_ceiling->reason : "?");
+	int nr_ranks = ctx ? ctx->nr_ranks : -1, nr_sampled = ctx ? ctx->nr_sampled_ranks : 0;
+	if (ctx && ctx->ranks && ctx->ranks->nr_rows) {
+		nr_ranks = (int)ctx->ranks->nr_rows;
+		nr_sampled = ctx->ranks->nr_sampled;
+	}
+	if (nr_ranks > 0 && nr_sampled < nr_ranks)
+		text_lines__add(out, "  - what the %d unsampled rank%s did: never extrapolated",
+				nr_ranks - nr_sampled, nr_ranks - nr_sampled == 1 ? "" : "s");
+	if (out->n == before)
+		text_lines__add(out, "  - nothing beyond the degradations listed below");
+}
+
+int summary_render(const struct analysis *a, const struct pivot *p,
+		   const struct summary_ctx *ctx, struct text_lines *out)
+{
+	headline(a, p, out);
+	if (ctx && ctx->ranks && imbalance_render(ctx->ranks, out) < 0)
+		out->failed = true;
+	size_t shown = a->nr_diags < SUMMARY_MAX_FINDINGS ? a->nr_diags : SUMMARY_MAX_FINDINGS;
+	for (size_t i = 0; i < shown; i++)
+		finding(&a->diags[i], p, out);
+	if (a->nr_diags > shown) {
+		double rest = 0;
+		for (size_t i = shown; i < a->nr_diags; i++)
+			rest += a->diags[i].share.value;
+		text_lines__add(out, "  ... and %zu Hotspots above the floor, holding %.1f%%",
+				a->nr_diags - shown, 100.0 * rest);
+	}
+	if (a->others_count)
+		text_lines__add(out, "  others: %zu Hotspot%s below the floor - %.1f%% of the sampled time",
+				a->others_count, a->others_count == 1 ? "" : "s",
+				100.0 * a->others_share);
+	admissions(a, ctx, out);
+	return out->failed ? -ENOMEM : 0;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The terminal summary, the report's first reading level (REFERENCE.md §7):
+ * a headline with coverage, findings by decreasing share with their evidence
+ * and Quality, "others", then "what this report does not say". Returns plain
+ * lines; the console decides how they reach the log (timestamps off-tty).
+ * An absent quantity is written "unavailable" with its reason, never zero.
+ */
+#ifndef NUNATAK_REPORT_SUMMARY_H
+#define NUNATAK_REPORT_SUMMARY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct analysis;
+struct pivot;
+
+#define SUMMARY_MAX_FINDINGS 10
+
+struct text_lines {
+	char **v;
+	size_t n, cap;
+	bool failed; /* an append ran out of memory */
+};
+
+struct rank_imbalance;
+
+struct summary_ctx {
+	const char *ceilings_reason; /* why the Machine has no Ceilings, or NULL */
+	int nr_ranks;                /* -1 outside MPI */
+	int nr_sampled_ranks;
+	const struct rank_imbalance *ranks; /* the rank view (analysis/imbalance.h), or NULL */
+};
+
+/* Appends the summary lines to *out. Returns 0 or -ENOMEM. */
+int summary_render(const struct analysis *a, const struct pivot *p,
+		   const struct summary_ctx *ctx, struct text_lines *out);
+
+/* printf-appends one line. Returns 0 or -ENOMEM. */
+int text_lines__add(struct text_lines *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Joins the lines with '\n' (each line terminated); caller frees. */
+char *text_lines__join(const struct text_lines *t);
+void text_lines__release(struct text_lines *t);
+
+/* Formats a value with an SI prefix and unit ("1.17 Tflop/s") into buf. */
+const char *format_si(char *buf, size_t len, double v, const char *unit);
+
+#endif

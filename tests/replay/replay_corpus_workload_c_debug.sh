@@ -1,0 +1,14 @@
+#!/bin/bash
+# replay corpus workload-c-debug: LLVM 19 attribution, one line-level Hotspot main
+. "$NUNATAK_SOURCE_DIR/tests/fixtures/run/replay_lib.sh"
+replay_entry workload-c-debug
+grep -q "  main (line) - 99" "$ERR" || fail "main must hold ~99% at line level"
+check_run '
+assert j["degradations"] == [], j["degradations"]
+assert rep["coverage"]["time_base"] == "cycles"
+assert [h["name"] for h in rep["hotspots"]] == ["main"]
+h = rep["hotspots"][0]
+assert h["resolution_level"] == "line" and h["share"]["value"] > 0.99, h
+assert h["module"].endswith("/workload") and h["source_file"], h
+assert h["attainable"]["reason"] == "the Machine carries no flops_dp or dram_bandwidth Ceiling"
+'

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "harness.h"
+
+#include <math.h>
+
+#include "analysis/analysis.h"
+#include "common/alloc.h"
+#include "model/model.h"
+
+static int64_t hs(struct pivot *p, const char *name, enum resolution level, uint64_t off)
+{
+	struct hotspot h = {.module = (char *)"/bin/app", .name = (char *)name, .level = level,
+			    .offset = off, .has_offset = true};
+	return pivot__add_hotspot(p, &h);
+}
+
+static void meas(struct pivot *p, int64_t h, int64_t locus, const char *counter, double v,
+		 int64_t n, enum quality q, const char *reason, int pass)
+{
+	struct measurement m = {.hotspot = h, .locus = locus, .pass_index = pass,
+				.counter = (char *)counter, .value = v,
+				.unit = (char *)(strcmp(counter, "task-clock") == 0 ? "ns" : counter),
+				.quality = q, .reason = (char *)reason, .sample_count = n,
+				.coverage = -1};
+	CHECK(pivot__add_measurement(p, &m) >= 0);
+}
+
+/* 1 ms per task-clock sample, as perf's 997 Hz period ~1003009 ns. */
+#define MS 1e6
+
+static void build(struct pivot *p)
+{
+	pivot__init(p);
+	int64_t l0 = pivot__intern_locus(p, "node", -1, 100);
+	int64_t a = hs(p, "hot", RESOLUTION_LINE, 0x1000);
+	int64_t b = hs(p, "warm", RESOLUTION_FUNCTION, 0x2000);
+	int64_t c = hs(p, NULL, RESOLUTION_UNRESOLVED, 0x3000); /* below the floor */
+	int64_t d = hs(p, "tiny", RESOLUTION_FUNCTION, 0x4000);  /* below the floor */
+	meas(p, a, l0, "task-clock", 600 * MS, 600, QUALITY_MEASURED, NULL, 0);
+	meas(p, b, l0, "task-clock", 300 * MS, 300, QUALITY_MEASURED, NULL, 0);
+	meas(p, c, l0, "task-clock", 29 * MS, 29, QUALITY_MEASURED, NULL, 0);
+	meas(p, d, l0, "task-clock", 71 * MS, 29, QUALITY_MEASURED, NULL, 0);
+	/* A Locus-level aggregate never enters shares. */
+	meas(p, PIVOT_NONE, l0, "task-clock", 1e12, -1, QUALITY_MEASURED, NULL, 0);
+}
+
+static void t_shares_floor_others(void)
+{
+	struct pivot p;
+	build(&p);
+	struct analysis a;
+	CHECK_INT(analysis_run(&p, NULL, 0, 30, &a), 0);
+	CHECK_STR(a.time_base, "task-clock");
+	CHECK_INT(a.samples, 958);
+	CHECK_NEAR(a.seconds, 1.0, 1e-9);
+	CHECK_INT(a.nr_diags, 2);
+	CHECK_STR(p.hotspots[a.diags[0].hotspot].name, "hot");
+	CHECK_NEAR(a.diags[0].share.value, 0.6, 1e-12);
+	CHECK_INT(a.diags[0].share.quality, QUALITY_MEASURED);
+	CHECK(a.diags[0].share.reason == NULL);
+	CHECK_NEAR(a.diags[1].share.value, 0.3, 1e-12);
+	CHECK_NEAR(a.diags[0].relative_error, 1.0 / sqrt(600.0), 1e-12);
+	CHECK_INT(a.others_count, 2);
+	CHECK_NEAR(a.others_share, 0.1, 1e-12);
+	CHECK_INT(a.nr_unresolved, 1);
+	CHECK_NEAR(a.unresolved_share, 0.029, 1e-12);
+	CHECK_INT(a.nr_loci, 1);
+	/* No counters, no Ceilings: unavailable with the reference's reasons. */
+	CHECK_INT(a.diags[0].dram_intensity.quality, QUALITY_UNAVAILABLE);
+	CHECK(isnan(a.diags[0].dram_intensity.value));
+	CHECK_STR(a.diags[0].dram_intensity.reason, "no flops_dp raw counter in this Run");
+	CHECK_STR(a.diags[0].attainable.reason,
+		  "the Machine carries no flops_dp or dram_bandwidth Ceiling");
+	CHECK(a.diags[0].classification == NULL);
+	CHECK_STR(a.diags[0].classification_reason, "no flops_dp raw counter in this Run");
+	CHECK_INT(a.diags[0].imbalance.quality, QUALITY_MEASURED);
+	CHECK_NEAR(a.diags[0].imbalance.value, 1.0, 1e-12);
+	analysis__release(&a);
+	/* A floor of 301 leaves one finding. */
+	CHECK_INT(analysis_run(&p, NULL, 0, 301, &a), 0);
+	CHECK_INT(a.nr_diags, 1);
+	CHECK_INT(a.others_count, 3);
+	analysis__release(&a);
+	pivot__release(&p);
+}
+
+static void t_quality_propagation(void)
+{
+	struct pivot p;
+	build(&p);
+	int64_t l1 = pivot__intern_locus(&p, "node", -1, 101);
+	/* Zen-style counters on "hot": flops (not split by precision) and
+	 * dram_bytes (estimated: demand fills only). */
+	meas(&p, 0, 0, "flops", 8e9, 40, QUALITY_MEASURED, NULL, 0);
+	meas(&p, 0, 0, "dram_bytes", 1e9, 50, QUALITY_ESTIMATED,
+	     "demand fills only: hardware-prefetched traffic is not counted", 0);
+	/* A second pass of flops must not count twice. */
+	meas(&p, 0, 0, "flops", 9e9, 45, QUALITY_MEASURED, NULL, 1);
+	/* "warm" also runs on a second thread, 3x less. */
+	meas(&p, 1, l1, "task-clock", 100 * MS, 100, QUALITY_MEASURED, NULL, 0);
+	struct ceiling c[] = {
+		{(char *)"flops_dp", 1e12, (char *)"flop/s", QUALITY_MEASURED, NULL},
+		{(char *)"dram_bandwidth", 1e11, (char *)"byte/s", QUALITY_ESTIMATED,
+		 (char *)"repetitions disperse by 12%"},
+	};
+	struct analysis a;
+	CHECK_INT(analysis_run(&p, c, 2, 30, &a), 0);
+	CHECK(a.have_ceilings);
+	const struct diagnostic *g = &a.diags[0];
+	CHECK_STR(p.hotspots[g->hotspot].name, "hot");
+	CHECK_NEAR(g->dram_intensity.value, 8.0, 1e-12);
+	CHECK_INT(g->dram_intensity.quality, QUALITY_ESTIMATED);
+	CHECK(strstr(g->dram_intensity.reason, "demand fills only"));
+	CHECK(strstr(g->dram_intensity.reason, "FLOPs not split by precision"));
+	/* achieved = 8e9 flop / 0.6 s */
+	CHECK_NEAR(g->achieved.value, 8e9 / 0.6, 1.0);
+	CHECK_INT(g->achieved.quality, QUALITY_ESTIMATED);
+	/* attainable = min(1e12, 1e11 * 8) = 8e11, worst of intensity and Ceilings */
+	CHECK_NEAR(g->attainable.value, 8e11, 1.0);
+	CHECK(strstr(g->attainable.reason, "repetitions disperse"));
+	CHECK_NEAR(g->envelope_fraction.value, (8e9 / 0.6) / 8e11, 1e-9);
+	CHECK_STR(g->classification, "latency-bound");
+	/* "warm": 300 ms on one thread, 100 ms on another -> imbalance 3 */
+	const struct diagnostic *w = &a.diags[1];
+	CHECK_STR(p.hotspots[w->hotspot].name, "warm");
+	CHECK_NEAR(w->imbalance.value, 3.0, 1e-12);
+	CHECK_INT(w->imbalance.quality, QUALITY_MEASURED);
+	CHECK_STR(w->classification, "imbalance");
+	CHECK_INT(a.nr_loci, 2);
+	analysis__release(&a);
+	pivot__release(&p);
+}
+
+/* 1000 samples on one thread, 2 on another: the ratio rests on 2 samples. */
+static void t_imbalance_floor(void)
+{
+	struct pivot p;
+	pivot__init(&p);
+	int64_t l0 = pivot__intern_locus(&p, "n", -1, 1), l1 = pivot__intern_locus(&p, "n", -1, 2);
+	int64_t h = hs(&p, "f", RESOLUTION_FUNCTION, 0);
+	meas(&p, h, l0, "task-clock", 1000 * MS, 1000, QUALITY_MEASURED, NULL, 0);
+	meas(&p, h, l1, "task-clock", 2 * MS, 2, QUALITY_MEASURED, NULL, 0);
+	struct analysis a;
+	CHECK_INT(analysis_run(&p, NULL, 0, 30, &a), 0);
+	CHECK_INT(a.nr_diags, 1);
+	const struct derived *d = &a.diags[0].imbalance;
+	CHECK_NEAR(d->value, 500.0, 1e-9);
+	CHECK_INT(d->quality, QUALITY_ESTIMATED);
+	CHECK_STR(d->reason,
+		  "the least-loaded Locus holds 2 samples, below the statistical floor of 30");
+	CHECK_STR(a.diags[0].classification, "imbalance");
+	analysis__release(&a);
+	pivot__release(&p);
+}
+
+static void t_join_reasons(void)
+{
+	char *r = analysis_join_reasons("a; b", "b");
+	CHECK_STR(r, "a; b");
+	xfree(r);
+	r = analysis_join_reasons("a", "c");
+	CHECK_STR(r, "a; c");
+	xfree(r);
+	r = analysis_join_reasons("x; y; z", "y; z");
+	CHECK_STR(r, "x; y; z");
+	xfree(r);
+	r = analysis_join_reasons("x; yy", "y");
+	CHECK_STR(r, "x; yy; y");
+	xfree(r);
+	r = analysis_join_reasons(NULL, "c");
+	CHECK_STR(r, "c");
+	xfree(r);
+	CHECK(analysis_join_reasons(NULL, NULL) == NULL);
+}
+
+static void t_no_time_base(void)
+{
+	struct pivot p;
+	pivot__init(&p);
+	int64_t h = hs(&p, "f", RESOLUTION_FUNCTION, 0);
+	meas(&p, h, pivot__intern_locus(&p, "n", -1, 1), "instructions", 5, 40,
+	     QUALITY_MEASURED, NULL, 0);
+	struct analysis a;
+	CHECK_INT(analysis_run(&p, NULL, 0, 30, &a), 0);
+	CHECK(a.time_base == NULL);
+	CHECK_INT(a.nr_diags, 0);
+	CHECK(isnan(a.seconds));
+	analysis__release(&a);
+	pivot__release(&p);
+	/* An empty pivot is fine too. */
+	pivot__init(&p);
+	CHECK_INT(analysis_run(&p, NULL, 0, 30, &a), 0);
+	CHECK_INT(a.nr_diags, 0);
+	analysis__release(&a);
+	pivot__release(&p);
+}
+
+static const struct test_case cases[] = {
+	{"shares_floor_others", "shares, the 30-sample floor, others, unresolved", t_shares_floor_others},
+	{"quality", "Quality propagation, lowest pass, imbalance, classification", t_quality_propagation},
+	{"imbalance_floor", "an imbalance resting on few samples is estimated", t_imbalance_floor},
+	{"join_reasons", "reasons joined with '; ' and deduplicated", t_join_reasons},
+	{"no_time_base", "no time base: nothing ranked, no crash", t_no_time_base},
+};
+TEST_MAIN(cases)

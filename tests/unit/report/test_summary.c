@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "harness.h"
+
+#include <jansson.h>
+
+#include "analysis/analysis.h"
+#include "common/alloc.h"
+#include "model/model.h"
+#include "report/payload.h"
+#include "report/summary.h"
+
+static void meas(struct pivot *p, int64_t h, const char *counter, double v, int64_t n,
+		 enum quality q, const char *reason)
+{
+	struct measurement m = {.hotspot = h, .locus = 0, .counter = (char *)counter, .value = v,
+				.unit = (char *)"ns", .quality = q, .reason = (char *)reason,
+				.sample_count = n, .coverage = -1};
+	CHECK(pivot__add_measurement(p, &m) >= 0);
+}
+
+/* 12 Hotspots of 40 samples (above the floor), one unresolved of 100, and
+ * 5 below the floor. */
+static void build(struct pivot *p)
+{
+	pivot__init(p);
+	pivot__intern_locus(p, "n", -1, 7);
+	for (int i = 0; i < 12; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "f%02d", i);
+		struct hotspot h = {.module = (char *)"/x/app", .name = name,
+				    .level = RESOLUTION_FUNCTION, .has_offset = true};
+		int64_t id = pivot__add_hotspot(p, &h);
+		meas(p, id, "task-clock", (40.0 + i) * 1e6, 40 + i, QUALITY_MEASURED, NULL);
+	}
+	struct hotspot u = {.module = (char *)"/lib/libm.so.6", .level = RESOLUTION_UNRESOLVED,
+			    .offset = 0x1234, .has_offset = true};
+	meas(p, pivot__add_hotspot(p, &u), "task-clock", 100e6, 100, QUALITY_MEASURED, NULL);
+	for (int i = 0; i < 5; i++) {
+		struct hotspot h = {.module = (char *)"/x/app", .name = (char *)"small",
+				    .level = RESOLUTION_FUNCTION, .offset = (uint64_t)i};
+		meas(p, pivot__add_hotspot(p, &h), "task-clock", 10e6, 10, QUALITY_MEASURED, NULL);
+	}
+}
+
+static bool has_line(const struct text_lines *t, const char *needle)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (strstr(t->v[i], needle))
+			return true;
+	return false;
+}
+
+static void t_render(void)
+{
+	struct pivot p;
+	build(&p);
+	struct analysis a;
+	CHECK_INT(analysis_run(&p, NULL, 0, 30, &a), 0);
+	struct text_lines t = {0};
+	struct summary_ctx ctx = {.ceilings_reason = "no calibration", .nr_ranks = -1};
+	CHECK_INT(summary_render(&a, &p, &ctx, &t), 0);
+	char *all = text_lines__join(&t);
+	fprintf(stderr, "%s", all);
+	/* total = 12*40 + 66 + 100 + 50 = 696 ms; above floor: 546 + 100 = 646 */
+	CHECK(strncmp(t.v[0], "summary: 13 Hotspots above the statistical floor hold 92.8% of the "
+			      "sampled time (696 samples of task-clock over 0.696 s)",
+		      200) == 0);
+	/* Decreasing share: the unresolved libm Hotspot first, then f11. */
+	CHECK(strstr(t.v[1], "libm.so.6+0x1234 (unresolved) - 14.4% of the sampled time"));
+	CHECK(strstr(t.v[1], "measured) - no placement: no flops_dp raw counter in this Run"));
+	CHECK(strstr(t.v[2], "f11 (function) - 7.3%"));
+	CHECK(has_line(&t, "  ... and 3 Hotspots above the floor, holding"));
+	CHECK(has_line(&t, "  others: 5 Hotspots below the floor - 7.2% of the sampled time"));
+	CHECK(has_line(&t, "what this report does not say:"));
+	CHECK(has_line(&t, "5 Hotspots below the statistical floor of 30 samples hold 7.2% of "
+			   "the sampled time, aggregated as \"others\""));
+	CHECK(has_line(&t, "14.4% of the sampled time is in code left unresolved"));
+	CHECK(has_line(&t, "Ceilings are unavailable (no calibration)"));
+	/* Never a zero standing for an unavailable value. */
+	CHECK(!has_line(&t, "achieved 0"));
+	xfree(all);
+	text_lines__release(&t);
+
+	json_t *pl = payload_build(NULL, &p, &a, NULL, false);
+	CHECK(pl);
+	CHECK_STR(json_string_value(json_object_get(pl, "name")), "nunatak-report");
+	CHECK_INT(json_integer_value(json_object_get(pl, "schema")), 5);
+	json_t *hsj = json_object_get(pl, "hotspots");
+	CHECK_INT(json_array_size(hsj), 13);
+	json_t *h0 = json_array_get(hsj, 0);
+	json_t *share = json_object_get(h0, "share");
+	CHECK_NEAR(json_real_value(json_object_get(share, "value")), 100.0 / 696.0, 1e-12);
+	CHECK_STR(json_string_value(json_object_get(share, "quality")), "measured");
+	CHECK(json_is_null(json_object_get(share, "reason")));
+	json_t *att = json_object_get(h0, "attainable");
+	CHECK(json_is_null(json_object_get(att, "value")));
+	CHECK_STR(json_string_value(json_object_get(att, "quality")), "unavailable");
+	CHECK(json_is_string(json_object_get(att, "reason")));
+	json_t *others = json_object_get(pl, "others");
+	CHECK_INT(json_integer_value(json_object_get(others, "count")), 5);
+	json_t *cov = json_object_get(pl, "coverage");
+	CHECK_STR(json_string_value(json_object_get(cov, "time_base")), "task-clock");
+	CHECK_NEAR(json_real_value(json_object_get(json_object_get(cov, "samples"), "value")), 696,
+		   1e-9);
+	json_decref(pl);
+	analysis__release(&a);
+	pivot__release(&p);
+}
+
+static void t_empty(void)
+{
+	struct pivot p;
+	pivot__init(&p);
+	struct analysis a;
+	CHECK_INT(analysis_run(&p, NULL, 0, 30, &a), 0);
+	struct text_lines t = {0};
+	CHECK_INT(summary_render(&a, &p, NULL, &t), 0);
+	CHECK(strstr(t.v[0], "summary: no sample was collected"));
+	CHECK(has_line(&t, "what this report does not say:"));
+	text_lines__release(&t);
+	analysis__release(&a);
+	pivot__release(&p);
+}
+
+static void t_si(void)
+{
+	char b[32];
+	CHECK_STR(format_si(b, sizeof(b), 1.17e12, "flop/s"), "1.17 Tflop/s");
+	CHECK_STR(format_si(b, sizeof(b), 12.0, "B"), "12 B");
+}
+
+static const struct test_case cases[] = {
+	{"render", "summary and payload on a hand-built pivot", t_render},
+	{"empty", "an empty Run still says what it lacks", t_empty},
+	{"si", "SI formatting", t_si},
+};
+TEST_MAIN(cases)
