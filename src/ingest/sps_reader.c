@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "ingest/sps_reader.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "ingest/spt_reader.h"
+
+struct cursor {
+	const unsigned char *buf;
+	size_t len, off;
+	bool swap;
+	const char *path;
+	struct err *e;
+};
+
+static int need(struct cursor *c, size_t n, const char *what)
+{
+	if (c->len - c->off >= n)
+		return 0;
+	return err_set(c->e, -EINVAL, "trace.truncated",
+		       "%s: byte %zu: truncated: expected %s (%zu bytes), found %zu bytes", c->path,
+		       c->off, what, n, c->len - c->off);
+}
+
+static int take_i32(struct cursor *c, const char *what, int32_t *v)
+{
+	int rc = need(c, 4, what);
+	if (rc == 0) {
+		*v = spt_load_i32(c->buf + c->off, c->swap);
+		c->off += 4;
+	}
+	return rc;
+}
+
+static int take_i64(struct cursor *c, const char *what, int64_t *v)
+{
+	int rc = need(c, 8, what);
+	if (rc == 0) {
+		*v = spt_load_i64(c->buf + c->off, c->swap);
+		c->off += 8;
+	}
+	return rc;
+}
+
+static int take_string(struct cursor *c, const char *what, const char **s, uint32_t *n)
+{
+	int32_t len;
+	size_t at = c->off;
+	int rc = take_i32(c, what, &len);
+	if (rc)
+		return rc;
+	if (len < 0)
+		return err_set(c->e, -EINVAL, "trace.corrupt",
+			       "%s: byte %zu: expected a %s (>= 0), found %" PRId32, c->path, at,
+			       what, len);
+	if ((rc = need(c, (size_t)len, what)))
+		return rc;
+	*s = (const char *)c->buf + c->off;
+	*n = (uint32_t)len;
+	c->off += (size_t)len;
+	return 0;
+}
+
+/* A count that must be >= 0 and leave at least `min_each` bytes per item. */
+static int check_count(struct cursor *c, size_t at, int64_t n, size_t min_each, const char *what)
+{
+	if (n < 0)
+		return err_set(c->e, -EINVAL, "trace.corrupt",
+			       "%s: byte %zu: expected a %s (>= 0), found %" PRId64, c->path, at,
+			       what, n);
+	if ((uint64_t)n > (c->len - c->off) / min_each)
+		return err_set(c->e, -EINVAL, "trace.truncated",
+			       "%s: byte %zu: truncated: %s %" PRId64 " needs %" PRIu64
+			       " bytes, found %zu",
+			       c->path, c->off, what, n, (uint64_t)n * min_each, c->len - c->off);
+	return 0;
+}
+
+static int parse_tables(struct cursor *c, struct sps_file *f)
+{
+	size_t at = c->off;
+	int rc = take_i32(c, "region count", &f->nr_regions);
+	if (rc || (rc = check_count(c, at, f->nr_regions, 4, "region count")))
+		return rc;
+	f->regions = xcalloc((size_t)f->nr_regions + 1, sizeof(*f->regions));
+	if (!f->regions)
+		return err_set(c->e, -ENOMEM, "nomem", "out of memory");
+	for (int32_t i = 0; i < f->nr_regions; i++)
+		if ((rc = take_string(c, "region name length", &f->regions[i].s,
+				      &f->regions[i].len)))
+			return rc;
+	at = c->off;
+	if ((rc = take_i32(c, "module count", &f->nr_modules)) ||
+	    (rc = check_count(c, at, f->nr_modules, 12, "module count")))
+		return rc;
+	f->modules = xcalloc((size_t)f->nr_modules + 1, sizeof(*f->modules));
+	if (!f->modules)
+		return err_set(c->e, -ENOMEM, "nomem", "out of memory");
+	for (int32_t i = 0; i < f->nr_modules; i++) {
+		struct sps_module *m = &f->modules[i];
+		int64_t load;
+		if ((rc = take_string(c, "module path length", &m->path, &m->path_len)) ||
+		    (rc = take_i64(c, "module load address", &load)))
+			return rc;
+		m->load_address = (uint64_t)load;
+	}
+	return 0;
+}
+
+static int check_samples(struct cursor *c, struct sps_file *f)
+{
+	for (int64_t i = 0; i < f->nr_samples; i++) {
+		struct sps_sample s = sps_file__sample(f, i);
+		size_t at = f->samples_offset + (size_t)i * 16;
+		if (s.region < -1 || s.region >= f->nr_regions)
+			return err_set(c->e, -EINVAL, "trace.corrupt",
+				       "%s: byte %zu: sample %" PRId64 ": expected a region index "
+				       "-1..%" PRId32 ", found %" PRId32,
+				       c->path, at, i, f->nr_regions - 1, s.region);
+		if (s.module < -1 || s.module >= f->nr_modules)
+			return err_set(c->e, -EINVAL, "trace.corrupt",
+				       "%s: byte %zu: sample %" PRId64 ": expected a module index "
+				       "-1..%" PRId32 ", found %" PRId32,
+				       c->path, at + 4, i, f->nr_modules - 1, s.module);
+	}
+	return 0;
+}
+
+int sps_parse(const unsigned char *buf, size_t len, const char *path, struct sps_file *f,
+	      struct err *e)
+{
+	struct cursor c = {.buf = buf, .len = len, .path = path, .e = e};
+	int rc;
+	memset(f, 0, sizeof(*f));
+	if (len < 8 || memcmp(buf, SPS_MAGIC, 8) != 0)
+		return err_set(e, -EINVAL, "trace.bad_magic",
+			       "%s: byte 0: not a scope_profiler sample file: expected magic "
+			       "\"SCOPESMP\", found %s",
+			       path, len < 8 ? "a file shorter than 8 bytes" : "other bytes");
+	c.off = 8;
+	if ((rc = need(&c, 4, "format version")))
+		return rc;
+	f->version = trace_detect_version(buf + 8, &c.swap);
+	f->swap = c.swap;
+	if (f->version < 0)
+		return err_set(e, -EINVAL, "trace.bad_version",
+			       "%s: byte 8: expected sample format version 1 in either byte order, "
+			       "found %" PRId32,
+			       path, spt_load_i32(buf + 8, false));
+	if (f->version > SPS_MAX_VERSION)
+		return err_set(e, -EINVAL, "trace.newer_version",
+			       "%s: byte 8: sample format version %d is newer than this reader "
+			       "(expected 1): update nunatak",
+			       path, f->version);
+	c.off = 12;
+	if ((rc = take_i32(&c, "rank", &f->rank)) || (rc = take_i32(&c, "sampling rate", &f->hz)) ||
+	    (rc = take_i64(&c, "tick count", &f->ticks)) || (rc = parse_tables(&c, f)))
+		goto fail;
+	size_t at = c.off;
+	if ((rc = take_i64(&c, "sample count", &f->nr_samples)) ||
+	    (rc = check_count(&c, at, f->nr_samples, 16, "sample count")))
+		goto fail;
+	f->samples = buf + c.off;
+	f->samples_offset = c.off;
+	c.off += (size_t)f->nr_samples * 16;
+	if (c.off != len) {
+		rc = err_set(e, -EINVAL, "trace.corrupt",
+			     "%s: byte %zu: expected the end of the file, found %zu more bytes", path,
+			     c.off, len - c.off);
+		goto fail;
+	}
+	if ((rc = check_samples(&c, f)))
+		goto fail;
+	return 0;
+fail:
+	sps_file__release(f);
+	return rc;
+}
+
+struct sps_sample sps_file__sample(const struct sps_file *f, int64_t i)
+{
+	const unsigned char *p = f->samples + (size_t)i * 16;
+	struct sps_sample s = {spt_load_i32(p, f->swap), spt_load_i32(p + 4, f->swap),
+			       (uint64_t)spt_load_i64(p + 8, f->swap)};
+	return s;
+}
+
+void sps_file__release(struct sps_file *f)
+{
+	if (!f)
+		return;
+	zfree(&f->regions);
+	zfree(&f->modules);
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Parser of scope_profiler region traces (.spt), a pure function from bytes to
+ * views into those bytes: nothing is copied per event, so a trace mapped with
+ * mmap is read in place. Layout (every integer in the writer's byte order,
+ * which the reader detects from the version field; magic is bytes):
+ *
+ *   char[8]   "SCOPEPRF"
+ *   int32     version: 1, 2 or 3
+ *   int32     rank
+ *   int64     number of regions
+ *   per region:
+ *     int32   name length in bytes, char[] name (not NUL-terminated)
+ *     v2, v3: int32 source file length (0 if unknown), char[] file,
+ *             int32 source line (-1 if unknown)
+ *     int64   number of calls (n)
+ *     int64[n] start timestamps, CLOCK_MONOTONIC nanoseconds
+ *     int64[n] end timestamps, nanoseconds
+ *     v3:     int32[n] lane of each call (index into the thread table)
+ *   v3 only, after all regions:
+ *     int32   number of threads; per thread (lane = position):
+ *             int64 tid, int32 name length, char[] name
+ *
+ * Calls of a region are sorted by start as the library writes them; the
+ * reconstruction checks rather than trusts that.
+ */
+#ifndef NUNATAK_INGEST_SPT_READER_H
+#define NUNATAK_INGEST_SPT_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+struct err;
+
+#define SPT_MAGIC "SCOPEPRF"
+#define SPT_MAX_VERSION 3
+
+struct spt_region {
+	const char *name; /* borrowed from the bytes, not NUL-terminated */
+	uint32_t name_len;
+	const char *file; /* NULL when unknown (v1, or length 0) */
+	uint32_t file_len;
+	int32_t line;      /* -1 when unknown */
+	int64_t nr_calls;
+	const unsigned char *starts; /* nr_calls int64, possibly unaligned */
+	const unsigned char *ends;
+	const unsigned char *lanes; /* v3: nr_calls int32; else NULL */
+	size_t starts_offset;       /* byte offset in the file, for messages */
+	size_t lanes_offset;
+};
+
+struct spt_thread {
+	int64_t tid;
+	const char *name;
+	uint32_t name_len;
+};
+
+struct spt_trace {
+	int version;
+	int32_t rank;
+	bool swap; /* the file's byte order differs from ours */
+	int64_t nr_regions;
+	struct spt_region *regions; /* owned; spt_trace__release */
+	int32_t nr_threads;         /* 0 before v3 */
+	struct spt_thread *threads; /* owned */
+};
+
+/* Parses `len` bytes named `path` (for messages). The trace borrows `buf`,
+ * which must outlive it. Returns 0, or a negative errno with e filled:
+ * trace.bad_magic, trace.truncated, trace.newer_version, trace.bad_version,
+ * trace.corrupt — each message names the file, the byte offset, what was
+ * expected and what was found. */
+int spt_parse(const unsigned char *buf, size_t len, const char *path, struct spt_trace *t,
+	      struct err *e);
+void spt_trace__release(struct spt_trace *t);
+
+static inline int64_t spt_load_i64(const unsigned char *p, bool swap)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	if (swap)
+		v = __builtin_bswap64(v);
+	return (int64_t)v;
+}
+
+static inline int32_t spt_load_i32(const unsigned char *p, bool swap)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	if (swap)
+		v = __builtin_bswap32(v);
+	return (int32_t)v;
+}
+
+/* Detects the byte order from a version field that must be small and
+ * positive. Sets *swap and returns the version in our order, or -1 when
+ * neither order gives a plausible version. Shared with the .sps reader. */
+int trace_detect_version(const unsigned char *p, bool *swap);
+
+#endif

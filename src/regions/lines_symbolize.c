@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "regions/lines_symbolize.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "attrib/elf.h"
+#include "attrib/locate.h"
+#include "attrib/parse.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include "exec/exec.h"
+
+void sym_loc__release(struct sym_loc *l)
+{
+	zfree(&l->file);
+	zfree(&l->function);
+}
+
+static bool in_load(const struct elf_info *elf, uint64_t v)
+{
+	for (size_t i = 0; i < elf->nr_loads; i++)
+		if (v >= elf->loads[i].vaddr && v - elf->loads[i].vaddr < elf->loads[i].memsz)
+			return true;
+	return false;
+}
+
+uint64_t lines_vaddr(const struct elf_info *elf, uint64_t address, uint64_t load)
+{
+	uint64_t rel = address - load;
+	if (elf && elf->type == ELF_TYPE_EXEC && !in_load(elf, rel) && in_load(elf, address))
+		return address;
+	return rel;
+}
+
+static char *stdin_lines(const uint64_t *v, size_t n)
+{
+	char *s = xmalloc(n * 20 + 1);
+	if (!s)
+		return NULL;
+	size_t at = 0;
+	for (size_t i = 0; i < n; i++)
+		at += (size_t)sprintf(s + at, "0x%" PRIx64 "\n", v[i]);
+	s[at] = '\0';
+	return s;
+}
+
+static int find(const uint64_t *v, size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo] == a ? (int)lo : -1;
+}
+
+int lines_symbolize(struct executor *x, const struct attrib_tools *t, const char *module,
+		    const uint64_t *vaddrs, size_t n, struct sym_loc *out, struct err *e)
+{
+	memset(out, 0, n * sizeof(*out));
+	char *obj = xasprintf("--obj=%s", module);
+	char *in = stdin_lines(vaddrs, n);
+	if (!obj || !in) {
+		xfree(obj);
+		xfree(in);
+		return err_set(e, -ENOMEM, "nomem", "out of memory");
+	}
+	bool llvm = t->tool == ATTRIB_TOOL_LLVM;
+	const char *argv_llvm[] = {t->path, "--output-style=JSON", "--demangle", obj, NULL};
+	const char *argv_a2l[] = {t->path, "-a", "-f", "-C", "-i", "-e", module, NULL};
+	struct exec_request req = {.argv = llvm ? argv_llvm : argv_a2l, .stdin_data = in,
+				   .stdin_len = strlen(in), .capture_stdout = true,
+				   .capture_stderr = true, .timeout_s = 300};
+	struct exec_result res = {0};
+	struct attrib_chains chains = {0};
+	int rc = executor__run(x, &req, &res, e);
+	if (rc == 0 && res.exit_code != 0)
+		rc = err_set(e, -EIO, "symbolizer.failed", "%s on %s exited with %d: %.120s",
+			     t->path, module, res.exit_code, res.err ? res.err : "");
+	if (rc == 0 && res.out)
+		rc = llvm ? symbolizer_json__parse(res.out, res.out_len, &chains, e)
+			  : addr2line__parse(res.out, res.out_len, &chains, e);
+	for (size_t i = 0; rc == 0 && i < chains.n; i++) {
+		const struct attrib_chain *c = &chains.v[i];
+		int k = find(vaddrs, n, c->address);
+		if (k < 0 || c->nr_frames == 0 || out[k].function)
+			continue;
+		/* The innermost frame holds the line the address belongs to. */
+		const struct attrib_frame *f = &c->frames[0];
+		out[k].function = f->function ? xstrdup(f->function) : NULL;
+		if (f->file && f->line > 0) {
+			out[k].file = xstrdup(f->file);
+			out[k].line = f->line;
+		}
+	}
+	attrib_chains__release(&chains);
+	exec_result__release(&res);
+	xfree(obj);
+	xfree(in);
+	return rc;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The symbolizer adapter of `regions lines`: one batched call per module
+ * (llvm-symbolizer --output-style=JSON, else GNU addr2line -a -f -C -i),
+ * addresses on stdin, through the execution boundary. It reuses attribution's
+ * tool discovery (attrib/locate.h), output parsers (attrib/parse.h) and ELF
+ * reader (attrib/elf.h) rather than a second copy of them.
+ */
+#ifndef NUNATAK_REGIONS_LINES_SYMBOLIZE_H
+#define NUNATAK_REGIONS_LINES_SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct attrib_tools;
+struct err;
+struct executor;
+
+struct sym_loc {
+	char *file;     /* NULL: no line information */
+	int line;       /* 0 when unknown */
+	char *function; /* NULL when unknown */
+};
+
+/* Symbolizes n ELF virtual addresses of `module` (sorted, unique) into out[n]
+ * (caller releases each with sym_loc__release). Addresses the tool cannot
+ * place stay unknown. Fails only when the tool cannot be run. */
+int lines_symbolize(struct executor *x, const struct attrib_tools *t, const char *module,
+		    const uint64_t *vaddrs, size_t n, struct sym_loc *out, struct err *e);
+void sym_loc__release(struct sym_loc *l);
+
+/* The ELF virtual address of a sampled runtime address: address - load for
+ * a PIE or shared object (the load address is where vaddr 0 lands); for a
+ * non-PIE executable (ET_EXEC, loaded at its link address) the address itself
+ * when the difference falls outside every PT_LOAD. `elf` may be NULL
+ * (unreadable module): address - load. */
+struct elf_info;
+uint64_t lines_vaddr(const struct elf_info *elf, uint64_t address, uint64_t load);
+
+#endif

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "regions/outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+
+char *outfile_tmp_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (slash)
+		return xasprintf("%.*s/.%s.tmp.%ld", (int)(slash - path), path, slash + 1,
+				 (long)getpid());
+	return xasprintf(".%s.tmp.%ld", path, (long)getpid());
+}
+
+int outfile__open(struct outfile *o, const char *path, struct err *e)
+{
+	memset(o, 0, sizeof(*o));
+	if (strcmp(path, "-") == 0) {
+		o->f = stdout;
+		return 0;
+	}
+	o->path = xstrdup(path);
+	o->tmp = outfile_tmp_name(path);
+	if (!o->path || !o->tmp) {
+		outfile__abort(o);
+		return err_set(e, -ENOMEM, "nomem", "out of memory");
+	}
+	int fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+		int er = errno;
+		if (fd >= 0)
+			close(fd);
+		err_set(e, -er, "output.open", "%s: cannot create: %s", path, strerror(er));
+		zfree(&o->tmp);
+		outfile__abort(o);
+		return -er;
+	}
+	setvbuf(o->f, NULL, _IOFBF, 1 << 20);
+	return 0;
+}
+
+int outfile__commit(struct outfile *o, struct err *e)
+{
+	if (o->f == stdout) {
+		o->f = NULL;
+		if (fflush(stdout) != 0 || ferror(stdout))
+			return err_set(e, -EIO, "output.write", "cannot write to standard output");
+		return 0;
+	}
+	int bad = fflush(o->f) != 0 || ferror(o->f);
+	int er = errno;
+	if (fclose(o->f) != 0 && !bad) {
+		bad = 1;
+		er = errno;
+	}
+	o->f = NULL;
+	if (!bad && rename(o->tmp, o->path) != 0) {
+		bad = 1;
+		er = errno;
+	}
+	if (bad) {
+		err_set(e, -er, "output.write", "%s: cannot write: %s (nothing was written)",
+			o->path, strerror(er));
+		outfile__abort(o);
+		return -er;
+	}
+	zfree(&o->tmp);
+	zfree(&o->path);
+	return 0;
+}
+
+void outfile__abort(struct outfile *o)
+{
+	if (o->f && o->f != stdout)
+		fclose(o->f);
+	o->f = NULL;
+	if (o->tmp)
+		unlink(o->tmp);
+	zfree(&o->tmp);
+	zfree(&o->path);
+}

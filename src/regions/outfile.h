@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Output files that are complete or absent: written to a temporary name in
+ * the destination directory and renamed over it only once every byte is out
+ * (a crash or a full disk leaves no half-written export). "-" is stdout.
+ */
+#ifndef NUNATAK_REGIONS_OUTFILE_H
+#define NUNATAK_REGIONS_OUTFILE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct err;
+
+struct outfile {
+	char *path; /* destination */
+	char *tmp;  /* temporary name beside it; NULL for stdout */
+	FILE *f;
+};
+
+/* Opens a temporary file beside `path` (or stdout for "-"). */
+int outfile__open(struct outfile *o, const char *path, struct err *e);
+/* Flushes, checks for write errors, closes and renames into place. */
+int outfile__commit(struct outfile *o, struct err *e);
+/* Closes and removes the temporary file; safe after a failed open or commit. */
+void outfile__abort(struct outfile *o);
+/* A temporary name beside `path` for writers that open files themselves
+ * (HDF5); caller frees. */
+char *outfile_tmp_name(const char *path);
+
+#endif

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "regions/trace_h5.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/console.h"
+#include "common/err.h"
+#include "regions/trace_set.h"
+
+#ifndef HAVE_HDF5
+
+static int no_hdf5(const char *path, struct err *e)
+{
+	return err_set(e, -ENOTSUP, "regions.no_hdf5",
+		       "%s: this nunatak was built without HDF5: rebuild with libhdf5-dev "
+		       "installed, or use the .spt traces directly",
+		       path);
+}
+
+int trace_h5_list_ranks(const char *path, int32_t **ranks, size_t *nr, struct err *e)
+{
+	*ranks = NULL;
+	*nr = 0;
+	return no_hdf5(path, e);
+}
+
+int trace_h5_load(struct trace_set *ts, const char *path, int32_t rank, struct rank_data *rd,
+		  struct err *e)
+{
+	(void)ts, (void)rank, (void)rd;
+	return no_hdf5(path, e);
+}
+
+int trace_h5_convert(struct trace_set *ts, const char *out, struct console *con,
+		     struct err *e)
+{
+	(void)ts, (void)con;
+	return no_hdf5(out, e);
+}
+
+#else
+
+#include <hdf5.h>
+#include <time.h>
+#include <unistd.h>
+
+static void quiet(void)
+{
+	/* HDF5 prints its error stack to stderr by default; the console owns it. */
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Parses "rank<digits>"; -1 otherwise. */
+static int32_t rank_of(const char *name)
+{
+	if (strncmp(name, "rank", 4) != 0 || !name[4])
+		return -1;
+	char *end;
+	long v = strtol(name + 4, &end, 10);
+	return *end || v < 0 || v > INT32_MAX ? -1 : (int32_t)v;
+}
+
+static char *link_name(hid_t g, hsize_t i)
+{
+	ssize_t n = H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, NULL, 0, H5P_DEFAULT);
+	if (n < 0)
+		return NULL;
+	char *s = xmalloc((size_t)n + 1);
+	if (s && H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, s, (size_t)n + 1,
+				    H5P_DEFAULT) < 0)
+		zfree(&s);
+	return s;
+}
+
+int trace_h5_list_ranks(const char *path, int32_t **ranks, size_t *nr, struct err *e)
+{
+	quiet();
+	*ranks = NULL;
+	*nr = 0;
+	if (H5Fis_hdf5(path) <= 0)
+		return err_set(e, -EINVAL, "trace.bad_magic",
+			       "%s: byte 0: not an HDF5 file (expected the HDF5 signature)", path);
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	H5G_info_t info;
+	if (f < 0 || H5Gget_info(f, &info) < 0) {
+		if (f >= 0)
+			H5Fclose(f);
+		return err_set(e, -EIO, "trace.open", "%s: cannot open as HDF5", path);
+	}
+	size_t cap = 0;
+	int rc = 0;
+	for (hsize_t i = 0; i < info.nlinks && rc == 0; i++) {
+		char *nm = link_name(f, i);
+		int32_t r = nm ? rank_of(nm) : -1;
+		xfree(nm);
+		if (r < 0)
+			continue;
+		if (xgrow((void **)ranks, &cap, *nr + 1, sizeof(**ranks)))
+			rc = err_set(e, -ENOMEM, "nomem", "out of memory");
+		else
+			(*ranks)[(*nr)++] = r;
+	}
+	H5Fclose(f);
+	if (rc == 0 && *nr == 0)
+		rc = err_set(e, -EINVAL, "trace.no_ranks",
+			     "%s: expected groups /rank<N>/regions (a scope-profiler profile), "
+			     "found none",
+			     path);
+	if (rc == 0)
+		qsort(*ranks, *nr, sizeof(**ranks), cmp_i32);
+	return rc;
+}
+
+static void *own(struct rank_data *rd, void *p)
+{
+	if (!p || xgrow((void **)&rd->owned, &rd->cap_owned, rd->nr_owned + 1,
+			sizeof(*rd->owned))) {
+		xfree(p);
+		return NULL;
+	}
+	rd->owned[rd->nr_owned++] = p;
+	return p;
+}
+
+/* Reads a 1-D dataset as `type`; *n its length. NULL when absent. */
+static void *read_1d(struct rank_data *rd, hid_t g, const char *name, hid_t type, size_t elem,
+		     hsize_t *n)
+{
+	*n = 0;
+	if (H5Lexists(g, name, H5P_DEFAULT) <= 0)
+		return NULL;
+	hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+	if (d < 0)
+		return NULL;
+	hid_t sp = H5Dget_space(d);
+	int nd = H5Sget_simple_extent_ndims(sp);
+	hsize_t dims[1] = {0};
+	void *buf = NULL;
+	if (nd == 1 && H5Sget_simple_extent_dims(sp, dims, NULL) == 1) {
+		buf = own(rd, xmalloc(dims[0] ? dims[0] * elem : 1));
+		if (buf && dims[0] && H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+			buf = NULL;
+		*n = dims[0];
+	}
+	H5Sclose(sp);
+	H5Dclose(d);
+	return buf;
+}
+
+static char *read_str_attr(hid_t o, const char *name)
+{
+	if (H5Aexists(o, name) <= 0)
+		return NULL;
+	hid_t a = H5Aopen(o, name, H5P_DEFAULT), t = H5Aget_type(a);
+	char *out = NULL;
+	if (H5Tget_class(t) == H5T_STRING) {
+		if (H5Tis_variable_str(t) > 0) {
+			char *v = NULL;
+			hid_t mt = H5Tcopy(H5T_C_S1);
+			H5Tset_size(mt, H5T_VARIABLE);
+			H5Tset_cset(mt, H5Tget_cset(t));
+			if (H5Aread(a, mt, &v) >= 0 && v) {
+				out = xstrdup(v);
+				H5free_memory(v);
+			}
+			H5Tclose(mt);
+		} else {
+			size_t sz = H5Tget_size(t);
+			out = xcalloc(sz + 1, 1);
+			if (out && H5Aread(a, t, out) < 0)
+				zfree(&out);
+		}
+	}
+	H5Tclose(t);
+	H5Aclose(a);
+	return out;
+}
+
+static int32_t read_int_attr(hid_t o, const char *name, int32_t dflt)
+{
+	if (H5Aexists(o, name) <= 0)
+		return dflt;
+	hid_t a = H5Aopen(o, name, H5P_DEFAULT);
+	int32_t v = dflt;
+	if (H5Aread(a, H5T_NATIVE_INT32, &v) < 0)
+		v = dflt;
+	H5Aclose(a);
+	return v;
+}
+
+static char *unescape(const char *s)
+{
+	char *o = xstrdup(s), *w = o;
+	if (!o)
+		return NULL;
+	for (const char *p = s; *p; p++) {
+		if (p[0] == '%' && p[1] == '2' && (p[2] == 'F' || p[2] == 'f')) {
+			*w++ = '/';
+			p += 2;
+		} else if (p[0] == '%' && p[1] == '2' && p[2] == '5') {
+			*w++ = '%';
+			p += 2;
+		} else if (p[0] == '%' && p[1] == '2' && (p[2] == 'E' || p[2] == 'e')) {
+			*w++ = '.';
+			p += 2;
+		} else if (p[0] == '%' && p[1] == '0' && p[2] == '0') {
+			p += 2; /* the empty name */
+		} else {
+			*w++ = *p;
+		}
+	}
+	*w = '\0';
+	return o;
+}
+
+static int load_threads(struct rank_data *rd, hid_t rg)
+{
+	if (H5Lexists(rg, "threads", H5P_DEFAULT) <= 0)
+		return 0;
+	hid_t tg = H5Gopen2(rg, "threads", H5P_DEFAULT);
+	hsize_t n = 0;
+	int64_t *tid = read_1d(rd, tg, "tid", H5T_NATIVE_INT64, 8, &n);
+	if (tid && n > 0 && n < INT32_MAX) {
+		xfree(rd->lanes);
+		rd->lanes = xcalloc(n, sizeof(*rd->lanes));
+		rd->nr_lanes = rd->lanes ? (int32_t)n : 0;
+		for (hsize_t i = 0; i < n && rd->lanes; i++)
+			rd->lanes[i].tid = tid[i];
+		hid_t d = H5Lexists(tg, "name", H5P_DEFAULT) > 0 ? H5Dopen2(tg, "name", H5P_DEFAULT)
+								 : -1;
+		char **names = d >= 0 ? xcalloc(n, sizeof(char *)) : NULL;
+		hid_t mt = H5Tcopy(H5T_C_S1);
+		H5Tset_size(mt, H5T_VARIABLE);
+		H5Tset_cset(mt, H5T_CSET_UTF8); /* HDF5 does not convert between charsets */
+		if (names && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, names) >= 0) {
+			for (hsize_t i = 0; i < n && rd->lanes; i++)
+				rd->lanes[i].name = names[i] ? xstrdup(names[i]) : NULL;
+			hid_t sp = H5Dget_space(d);
+			H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, names);
+			H5Sclose(sp);
+		}
+		xfree(names);
+		H5Tclose(mt);
+		if (d >= 0)
+			H5Dclose(d);
+	}
+	H5Gclose(tg);
+	return rd->lanes ? 0 : -ENOMEM;
+}
+
+static int load_region(struct trace_set *ts, struct rank_data *rd, hid_t rg, const char *link,
+		       const char *path, struct err *e)
+{
+	hid_t g = H5Gopen2(rg, link, H5P_DEFAULT);
+	if (g < 0)
+		return 0; /* not a group: not a region */
+	char *name = read_str_attr(g, "name");
+	if (!name)
+		name = unescape(link);
+	char *file = read_str_attr(g, "source_file");
+	int32_t line = read_int_attr(g, "source_line", -1);
+	hsize_t ns = 0, ne = 0, nl = 0;
+	const void *st = read_1d(rd, g, "start_times", H5T_NATIVE_INT64, 8, &ns);
+	const void *en = read_1d(rd, g, "end_times", H5T_NATIVE_INT64, 8, &ne);
+	const void *ln = read_1d(rd, g, "lanes", H5T_NATIVE_INT32, 4, &nl);
+	int rc = 0;
+	int64_t id = name ? trace_set__intern(ts, name, strlen(name), file, file ? strlen(file) : 0,
+					      line)
+			  : -ENOMEM;
+	if (id < 0)
+		rc = err_set(e, -ENOMEM, "nomem", "out of memory");
+	else if (!st || !en || ns != ne || (ln && nl != ns))
+		rc = err_set(e, -EINVAL, "trace.corrupt",
+			     "%s: /rank%" PRId32 "/regions/%s: expected int64 datasets start_times "
+			     "and end_times of one length (and lanes alike), found %s",
+			     path, rd->rank, link, !st || !en ? "one missing" : "different lengths");
+	else
+		rd->regions[rd->nr_regions++] = (struct rank_region){
+			(uint32_t)id, (int64_t)ns, st, en, rd->nr_lanes > 1 ? ln : NULL, 0, 0};
+	xfree(name);
+	xfree(file);
+	H5Gclose(g);
+	return rc;
+}
+
+int trace_h5_load(struct trace_set *ts, const char *path, int32_t rank, struct rank_data *rd,
+		  struct err *e)
+{
+	quiet();
+	char grp[64];
+	snprintf(grp, sizeof(grp), "rank%" PRId32, rank);
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	hid_t rg = f >= 0 ? H5Gopen2(f, grp, H5P_DEFAULT) : -1;
+	hid_t g = rg >= 0 && H5Lexists(rg, "regions", H5P_DEFAULT) > 0
+			  ? H5Gopen2(rg, "regions", H5P_DEFAULT)
+			  : -1;
+	H5G_info_t info;
+	int rc = 0;
+	if (g < 0 || H5Gget_info(g, &info) < 0) {
+		rc = err_set(e, -EINVAL, "trace.corrupt", "%s: expected a group /%s/regions", path,
+			     grp);
+		goto out;
+	}
+	rd->nr_lanes = 1;
+	rd->lanes = xcalloc(1, sizeof(*rd->lanes));
+	rd->regions = xcalloc(info.nlinks + 1, sizeof(*rd->regions));
+	if (!rd->lanes || !rd->regions || load_threads(rd, rg)) {
+		rc = err_set(e, -ENOMEM, "nomem", "out of memory");
+		goto out;
+	}
+	for (hsize_t i = 0; i < info.nlinks && rc == 0; i++) {
+		char *link = link_name(g, i);
+		rc = link ? load_region(ts, rd, g, link, path, e)
+			  : err_set(e, -EIO, "trace.corrupt", "%s: unreadable link in /%s/regions",
+				    path, grp);
+		xfree(link);
+	}
+out:
+	if (g >= 0)
+		H5Gclose(g);
+	if (rg >= 0)
+		H5Gclose(rg);
+	if (f >= 0)
+		H5Fclose(f);
+	return rc;
+}
+
+#endif

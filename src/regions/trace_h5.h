@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * HDF5 region profiles: reading per-rank (library-written) or merged .h5
+ * files, and writing the merged profile of `regions convert`, in the layout
+ * docs/formats.md documents for the library's own .h5 (compatible with the
+ * published Python scope-profiler: /metadata attributes and
+ * /rank<r>/regions/<name>/{start_times,end_times}; our additions beside
+ * them). Without HDF5 at build time every function fails with
+ * regions.no_hdf5.
+ */
+#ifndef NUNATAK_REGIONS_TRACE_H5_H
+#define NUNATAK_REGIONS_TRACE_H5_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct err;
+struct rank_data;
+struct trace_set;
+struct console;
+
+#define TRACE_H5_SCHEMA_VERSION 2 /* the published layout's schema number */
+
+/* Ranks held by an .h5 file (groups /rank<N>), sorted. Caller frees *ranks. */
+int trace_h5_list_ranks(const char *path, int32_t **ranks, size_t *nr, struct err *e);
+/* Loads one rank of an .h5 file into rd (data owned by rd). */
+int trace_h5_load(struct trace_set *ts, const char *path, int32_t rank, struct rank_data *rd,
+		  struct err *e);
+/* Writes every rank of ts into one HDF5 file at `out` (temp + rename). */
+int trace_h5_convert(struct trace_set *ts, const char *out, struct console *con,
+		     struct err *e);
+
+#endif

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* The writer half of trace_h5.h (the reader and the no-HDF5 stubs are in
+ * trace_h5.c). */
+#include "regions/trace_h5.h"
+
+#ifdef HAVE_HDF5
+
+#include <errno.h>
+#include <hdf5.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build_config.h"
+#include "common/alloc.h"
+#include "common/console.h"
+#include "common/err.h"
+#include "regions/outfile.h"
+#include "regions/trace_set.h"
+
+static void attr_str(hid_t o, const char *name, const char *v)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	H5Tset_size(t, H5T_VARIABLE);
+	H5Tset_cset(t, H5T_CSET_UTF8);
+	hid_t sp = H5Screate(H5S_SCALAR);
+	hid_t a = H5Acreate2(o, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+	H5Awrite(a, t, &v);
+	H5Aclose(a);
+	H5Sclose(sp);
+	H5Tclose(t);
+}
+
+static void attr_i64(hid_t o, const char *name, int64_t v)
+{
+	hid_t sp = H5Screate(H5S_SCALAR);
+	hid_t a = H5Acreate2(o, name, H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+	H5Awrite(a, H5T_NATIVE_INT64, &v);
+	H5Aclose(a);
+	H5Sclose(sp);
+}
+
+static int write_1d(hid_t g, const char *name, hid_t ftype, hid_t mtype, const void *buf,
+		    hsize_t n)
+{
+	hid_t sp = H5Screate_simple(1, &n, NULL);
+	hid_t d = H5Dcreate2(g, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	herr_t rc = d < 0 ? -1 : n ? H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) : 0;
+	if (d >= 0)
+		H5Dclose(d);
+	H5Sclose(sp);
+	return rc < 0 ? -EIO : 0;
+}
+
+/* The layout of docs/formats.md (the library's own .h5). The traces do not
+ * record the run's host or environment, so those fields say "unknown" (and
+ * -1 for the numeric ones) rather than describing the converting machine;
+ * timestamp is the conversion's. */
+static void write_metadata(hid_t f, size_t nr_ranks, const char *label)
+{
+	hid_t m = H5Gcreate2(f, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	char ts[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", localtime_r(&now, &tm));
+	attr_i64(m, "schema", TRACE_H5_SCHEMA_VERSION);
+	attr_str(m, "timestamp", ts);
+	attr_str(m, "hostname", "unknown");
+	attr_str(m, "platform", "unknown");
+	attr_str(m, "versions", "unknown");
+	attr_str(m, "working_directory", "unknown");
+	attr_str(m, "user", "unknown");
+	attr_str(m, "label", label);
+	attr_i64(m, "omp_num_threads", -1);
+	attr_i64(m, "mpi_size", (int64_t)nr_ranks);
+	attr_i64(m, "total_cores", -1);
+	attr_str(m, "writer", "nunatak " NUNATAK_VERSION " (regions convert)");
+	H5Gclose(m);
+}
+
+/* '/' and '%' would nest groups or be ambiguous, and a leading '.' is not a
+ * valid link name: escaped as the library does (docs/formats.md). */
+static char *escape(const char *s)
+{
+	size_t n = 0;
+	for (const char *p = s; *p; p++)
+		n += *p == '/' || *p == '%' || (p == s && *p == '.') ? 3 : 1;
+	char *o = xmalloc(n + 4), *w = o;
+	if (!o)
+		return NULL;
+	if (!*s)
+		memcpy(w, "%00", 3), w += 3; /* an empty name is not a link name either */
+	for (const char *p = s; *p; p++) {
+		const char *esc = *p == '/' ? "%2F" : *p == '%' ? "%25"
+				 : (p == s && *p == '.') ? "%2E" : NULL;
+		if (esc) {
+			memcpy(w, esc, 3);
+			w += 3;
+		} else {
+			*w++ = *p;
+		}
+	}
+	*w = '\0';
+	return o;
+}
+
+static int write_region(hid_t rg, const struct trace_set *ts, const struct rank_data *rd,
+			const struct rank_region *r)
+{
+	const struct region_info *ri = &ts->regions[r->id];
+	size_t n = (size_t)r->nr_calls;
+	int64_t *st = xmalloc(n * 8 + 8), *en = xmalloc(n * 8 + 8);
+	int32_t *ln = r->lanes ? xmalloc(n * 4 + 4) : NULL;
+	char *link = escape(ri->name);
+	int rc = -ENOMEM;
+	if (!st || !en || !link || (r->lanes && !ln))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		st[i] = spt_load_i64(r->starts + 8 * i, rd->swap);
+		en[i] = spt_load_i64(r->ends + 8 * i, rd->swap);
+		if (ln)
+			ln[i] = spt_load_i32(r->lanes + 4 * i, rd->swap);
+	}
+	rc = -EIO;
+	hid_t g = H5Gcreate2(rg, link, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (g < 0)
+		goto out;
+	attr_str(g, "name", ri->name);
+	attr_str(g, "source_file", ri->file ? ri->file : "");
+	attr_i64(g, "source_line", ri->file ? ri->line : -1);
+	rc = write_1d(g, "start_times", H5T_STD_I64LE, H5T_NATIVE_INT64, st, n);
+	if (rc == 0)
+		rc = write_1d(g, "end_times", H5T_STD_I64LE, H5T_NATIVE_INT64, en, n);
+	if (rc == 0 && ln)
+		rc = write_1d(g, "lanes", H5T_STD_I32LE, H5T_NATIVE_INT32, ln, n);
+	H5Gclose(g);
+out:
+	xfree(st);
+	xfree(en);
+	xfree(ln);
+	xfree(link);
+	return rc;
+}
+
+static int write_threads(hid_t rk, const struct rank_data *rd)
+{
+	if (rd->nr_lanes <= 1 && rd->lanes[0].tid < 0)
+		return 0;
+	hsize_t n = (hsize_t)rd->nr_lanes;
+	int64_t *tid = xmalloc(n * 8);
+	const char **nm = xmalloc(n * sizeof(char *));
+	int rc = -ENOMEM;
+	if (tid && nm) {
+		for (hsize_t i = 0; i < n; i++) {
+			tid[i] = rd->lanes[i].tid;
+			nm[i] = rd->lanes[i].name ? rd->lanes[i].name : "";
+		}
+		hid_t g = H5Gcreate2(rk, "threads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+		hid_t t = H5Tcopy(H5T_C_S1);
+		H5Tset_size(t, H5T_VARIABLE);
+		H5Tset_cset(t, H5T_CSET_UTF8);
+		rc = write_1d(g, "tid", H5T_STD_I64LE, H5T_NATIVE_INT64, tid, n);
+		if (rc == 0)
+			rc = write_1d(g, "name", t, t, nm, n);
+		H5Tclose(t);
+		H5Gclose(g);
+	}
+	xfree(tid);
+	xfree(nm);
+	return rc;
+}
+
+static int write_rank(hid_t f, struct trace_set *ts, size_t i, struct err *e)
+{
+	struct rank_data rd;
+	int rc = trace_set__load(ts, i, &rd, e);
+	if (rc)
+		return rc;
+	char name[64];
+	snprintf(name, sizeof(name), "rank%" PRId32, rd.rank);
+	hid_t rk = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	hid_t rg = rk >= 0 ? H5Gcreate2(rk, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+	rc = rg < 0 ? -EIO : write_threads(rk, &rd);
+	for (size_t r = 0; r < rd.nr_regions && rc == 0; r++)
+		rc = write_region(rg, ts, &rd, &rd.regions[r]);
+	if (rc)
+		err_set(e, rc, "output.write", "writing /%s of the HDF5 file failed (%s)", name,
+			rc == -ENOMEM ? "out of memory" : "HDF5 error");
+	if (rg >= 0)
+		H5Gclose(rg);
+	if (rk >= 0)
+		H5Gclose(rk);
+	rank_data__release(&rd);
+	return rc;
+}
+
+int trace_h5_convert(struct trace_set *ts, const char *out, struct console *con,
+		     struct err *e)
+{
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	char *tmp = outfile_tmp_name(out);
+	if (!tmp)
+		return err_set(e, -ENOMEM, "nomem", "out of memory");
+	hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	int rc = 0;
+	if (f < 0) {
+		rc = err_set(e, -EIO, "output.open", "%s: cannot create the HDF5 file", out);
+		goto out;
+	}
+	write_metadata(f, ts->nr_src, ts->label);
+	for (size_t i = 0; i < ts->nr_src && rc == 0; i++) {
+		rc = write_rank(f, ts, i, e);
+		if (con && con->terminal)
+			console__progress(con, "converting ranks", i + 1, ts->nr_src);
+	}
+	if (con && con->terminal)
+		console__progress_end(con, "converting ranks");
+	if (H5Fclose(f) < 0 && rc == 0)
+		rc = err_set(e, -EIO, "output.write", "%s: closing the HDF5 file failed", out);
+	if (rc == 0 && rename(tmp, out) != 0)
+		rc = err_set(e, -errno, "output.write", "%s: cannot rename into place: %s", out,
+			     strerror(errno));
+out:
+	if (rc)
+		unlink(tmp);
+	xfree(tmp);
+	return rc;
+}
+
+#else
+typedef int trace_h5_write_unused;
+#endif

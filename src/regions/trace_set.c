@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "regions/trace_set.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "regions/trace_h5.h"
+
+struct pathlist {
+	char **v;
+	size_t n, cap;
+};
+
+static int pathlist__add_take(struct pathlist *l, char *p)
+{
+	if (!p || xgrow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v))) {
+		xfree(p);
+		return -ENOMEM;
+	}
+	l->v[l->n++] = p;
+	return 0;
+}
+
+static bool is_trace_name(const char *name)
+{
+	size_t n = strlen(name);
+	if (n > 4 && strcmp(name + n - 4, ".spt") == 0)
+		return true;
+	return fnmatch("*_rank[0-9]*.h5", name, 0) == 0;
+}
+
+static int scan_dir(const char *dir, struct pathlist *l, struct err *e)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return err_set(e, -errno, "trace.open", "%s: cannot open directory: %s", dir,
+			       strerror(errno));
+	size_t before = l->n;
+	struct dirent *de;
+	int rc = 0;
+	while ((de = readdir(d)) != NULL && rc == 0)
+		if (is_trace_name(de->d_name))
+			rc = pathlist__add_take(l, xasprintf("%s/%s", dir, de->d_name));
+	closedir(d);
+	if (rc == 0 && l->n == before)
+		rc = err_set(e, -ENOENT, "trace.none",
+			     "%s: no trace here: expected *.spt or *_rank<N>.h5 files (a "
+			     "program linked with scope_profiler writes them at sp_finalize)",
+			     dir);
+	return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* An HDF5 build of the library writes <prefix>_rankN.h5 beside
+ * <prefix>_rankN.spt with the same calls: read the .spt (it has everything)
+ * and skip its twin instead of refusing a duplicate rank. */
+static void drop_h5_twins(struct pathlist *l)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		size_t n = strlen(l->v[i]);
+		bool twin = false;
+		if (n > 3 && strcmp(l->v[i] + n - 3, ".h5") == 0)
+			for (size_t j = 0; j < l->n && !twin; j++)
+				twin = strlen(l->v[j]) == n + 1 &&
+				       strncmp(l->v[j], l->v[i], n - 3) == 0 &&
+				       strcmp(l->v[j] + n - 3, ".spt") == 0;
+		if (twin)
+			xfree(l->v[i]);
+		else
+			l->v[w++] = l->v[i];
+	}
+	l->n = w;
+}
+
+static int collect(const char *const *inputs, size_t n, struct pathlist *l, struct err *e)
+{
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct stat st;
+		if (stat(inputs[i], &st) != 0)
+			return err_set(e, -ENOENT, "trace.open", "%s: no such file or directory",
+				       inputs[i]);
+		if (S_ISDIR(st.st_mode))
+			rc = scan_dir(inputs[i], l, e);
+		else
+			rc = pathlist__add_take(l, xstrdup(inputs[i]));
+	}
+	if (rc)
+		return rc;
+	if (l->n == 0)
+		return err_set(e, -ENOENT, "trace.none", "no trace file given");
+	qsort(l->v, l->n, sizeof(*l->v), cmp_str);
+	size_t w = 1;
+	for (size_t i = 1; i < l->n; i++) {
+		if (strcmp(l->v[i], l->v[w - 1]) == 0)
+			xfree(l->v[i]);
+		else
+			l->v[w++] = l->v[i];
+	}
+	l->n = w;
+	drop_h5_twins(l);
+	return 0;
+}
+
+int trace_map_file(const char *path, void **map, size_t *len, struct err *e)
+{
+	static unsigned char empty[1];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(e, -errno, "trace.open", "%s: cannot open: %s", path,
+			       strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return err_set(e, -EINVAL, "trace.open", "%s: not a regular file", path);
+	}
+	*len = (size_t)st.st_size;
+	*map = empty;
+	if (*len > 0) {
+		*map = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (*map == MAP_FAILED) {
+			int er = errno;
+			close(fd);
+			return err_set(e, -er, "trace.open", "%s: cannot map: %s", path,
+				       strerror(er));
+		}
+		/* One sequential pass: let the kernel read ahead. */
+		madvise(*map, *len, MADV_SEQUENTIAL);
+	}
+	close(fd);
+	return 0;
+}
+
+void trace_unmap_file(void *map, size_t len)
+{
+	if (map && len > 0)
+		munmap(map, len);
+}
+
+static int add_source(struct trace_set *ts, size_t *cap, const char *path, enum trace_kind k,
+		      int32_t rank)
+{
+	if (xgrow((void **)&ts->src, cap, ts->nr_src + 1, sizeof(*ts->src)))
+		return -ENOMEM;
+	struct trace_source *s = &ts->src[ts->nr_src];
+	s->path = xstrdup(path);
+	if (!s->path)
+		return -ENOMEM;
+	s->kind = k;
+	s->rank = rank;
+	ts->nr_src++;
+	return 0;
+}
+
+static int read_rank(struct trace_set *ts, size_t *cap, const char *path, struct err *e)
+{
+	size_t n = strlen(path);
+	if (n > 3 && strcmp(path + n - 3, ".h5") == 0) {
+		int32_t *ranks = NULL;
+		size_t nr = 0;
+		int rc = trace_h5_list_ranks(path, &ranks, &nr, e);
+		for (size_t i = 0; rc == 0 && i < nr; i++)
+			rc = add_source(ts, cap, path, TRACE_H5, ranks[i]);
+		xfree(ranks);
+		return rc;
+	}
+	void *map;
+	size_t len;
+	struct spt_trace t;
+	int rc = trace_map_file(path, &map, &len, e);
+	if (rc)
+		return rc;
+	rc = spt_parse(map, len, path, &t, e);
+	if (rc == 0) {
+		rc = add_source(ts, cap, path, TRACE_SPT, t.rank);
+		spt_trace__release(&t);
+	}
+	trace_unmap_file(map, len);
+	return rc;
+}
+
+static int cmp_src(const void *a, const void *b)
+{
+	const struct trace_source *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+/* The run's name: what precedes "_rank" in the first file's base name. */
+static char *make_label(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *r = strstr(base, "_rank");
+	if (r && r > base)
+		return xstrndup(base, (size_t)(r - base));
+	const char *dot = strrchr(base, '.');
+	return xstrndup(base, dot && dot > base ? (size_t)(dot - base) : strlen(base));
+}
+
+int trace_set__open(struct trace_set *ts, const char *const *inputs, size_t nr_inputs,
+		    struct err *e)
+{
+	struct pathlist l = {0};
+	size_t cap = 0;
+	memset(ts, 0, sizeof(*ts));
+	int rc = collect(inputs, nr_inputs, &l, e);
+	for (size_t i = 0; rc == 0 && i < l.n; i++)
+		rc = read_rank(ts, &cap, l.v[i], e);
+	if (rc == 0) {
+		qsort(ts->src, ts->nr_src, sizeof(*ts->src), cmp_src);
+		for (size_t i = 1; i < ts->nr_src && rc == 0; i++)
+			if (ts->src[i].rank == ts->src[i - 1].rank)
+				rc = err_set(e, -EINVAL, "trace.duplicate_rank",
+					     "%s and %s both claim rank %" PRId32
+					     ": pass the traces of one run only",
+					     ts->src[i - 1].path, ts->src[i].path, ts->src[i].rank);
+	}
+	if (rc == 0 && !(ts->label = make_label(l.v[0])))
+		rc = -ENOMEM;
+	for (size_t i = 0; i < l.n; i++)
+		xfree(l.v[i]);
+	xfree(l.v);
+	if (rc)
+		trace_set__release(ts);
+	return rc;
+}
+
+void trace_set__release(struct trace_set *ts)
+{
+	for (size_t i = 0; i < ts->nr_src; i++)
+		xfree(ts->src[i].path);
+	xfree(ts->src);
+	for (uint32_t i = 0; i < ts->nr_regions; i++) {
+		xfree(ts->regions[i].name);
+		xfree(ts->regions[i].file);
+	}
+	xfree(ts->regions);
+	xfree(ts->hash);
+	xfree(ts->label);
+	memset(ts, 0, sizeof(*ts));
+}
+
+static int64_t intern_clean(struct trace_set *ts, const char *name, size_t len, const char *file,
+			    size_t file_len, int32_t line);
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+static int rehash(struct trace_set *ts)
+{
+	size_t cap = ts->hash_cap ? ts->hash_cap * 2 : 64;
+	uint32_t *h = xcalloc(cap, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	for (uint32_t id = 0; id < ts->nr_regions; id++) {
+		const char *nm = ts->regions[id].name;
+		size_t j = hash_bytes(nm, strlen(nm)) & (cap - 1);
+		while (h[j])
+			j = (j + 1) & (cap - 1);
+		h[j] = id + 1;
+	}
+	xfree(ts->hash);
+	ts->hash = h;
+	ts->hash_cap = cap;
+	return 0;
+}
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 when invalid. */
+static size_t utf8_len(const unsigned char *p, size_t avail)
+{
+	size_t n = p[0] < 0x80 ? 1 : (p[0] & 0xE0) == 0xC0 ? 2 : (p[0] & 0xF0) == 0xE0 ? 3
+		 : (p[0] & 0xF8) == 0xF0 ? 4 : 0;
+	if (n == 0 || n > avail || (n == 2 && p[0] < 0xC2))
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xC0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* Names reach JSON, HTML and HDF5: NUL bytes and invalid UTF-8 become '?'. */
+static char *clean_name(const char *s, size_t len)
+{
+	char *o = xmalloc(len + 1);
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < len;) {
+		size_t n = s[i] ? utf8_len((const unsigned char *)s + i, len - i) : 0;
+		if (n == 0) {
+			o[i++] = '?';
+			continue;
+		}
+		memcpy(o + i, s + i, n);
+		i += n;
+	}
+	o[len] = '\0';
+	return o;
+}
+
+int64_t trace_set__intern(struct trace_set *ts, const char *raw, size_t len, const char *file,
+			  size_t file_len, int32_t line)
+{
+	char *name = clean_name(raw, len);
+	if (!name)
+		return -ENOMEM;
+	int64_t id = intern_clean(ts, name, len, file, file_len, line);
+	xfree(name);
+	return id;
+}
+
+static int64_t intern_clean(struct trace_set *ts, const char *name, size_t len, const char *file,
+			    size_t file_len, int32_t line)
+{
+	if ((ts->nr_regions + 1) * 2 > ts->hash_cap && rehash(ts))
+		return -ENOMEM;
+	size_t j = hash_bytes(name, len) & (ts->hash_cap - 1);
+	for (; ts->hash[j]; j = (j + 1) & (ts->hash_cap - 1)) {
+		struct region_info *r = &ts->regions[ts->hash[j] - 1];
+		if (strlen(r->name) == len && memcmp(r->name, name, len) == 0) {
+			if (!r->file && file && file_len) {
+				r->file = clean_name(file, file_len);
+				r->line = line;
+			}
+			return ts->hash[j] - 1;
+		}
+	}
+	if (xgrow((void **)&ts->regions, &ts->cap_regions, ts->nr_regions + 1,
+		  sizeof(*ts->regions)))
+		return -ENOMEM;
+	struct region_info *r = &ts->regions[ts->nr_regions];
+	r->name = xstrndup(name, len);
+	r->file = file && file_len ? clean_name(file, file_len) : NULL;
+	r->line = file && file_len ? line : -1;
+	if (!r->name)
+		return -ENOMEM;
+	ts->hash[j] = ts->nr_regions + 1;
+	return ts->nr_regions++;
+}
+
+int trace_set__from_spt(struct trace_set *ts, const struct spt_trace *t, struct rank_data *rd,
+			struct err *e)
+{
+	rd->rank = t->rank;
+	rd->swap = t->swap;
+	rd->regions = xcalloc((size_t)t->nr_regions + 1, sizeof(*rd->regions));
+	rd->nr_lanes = t->version >= 3 && t->nr_threads > 0 ? t->nr_threads : 1;
+	rd->lanes = xcalloc((size_t)rd->nr_lanes, sizeof(*rd->lanes));
+	if (!rd->regions || !rd->lanes)
+		return err_set(e, -ENOMEM, "nomem", "out of memory");
+	rd->lanes[0].tid = -1;
+	for (int32_t i = 0; i < t->nr_threads; i++) {
+		rd->lanes[i].tid = t->threads[i].tid;
+		rd->lanes[i].name = clean_name(t->threads[i].name, t->threads[i].name_len);
+	}
+	for (int64_t i = 0; i < t->nr_regions; i++) {
+		const struct spt_region *r = &t->regions[i];
+		int64_t id = trace_set__intern(ts, r->name, r->name_len, r->file, r->file_len,
+					       r->line);
+		if (id < 0)
+			return err_set(e, -ENOMEM, "nomem", "out of memory");
+		rd->regions[i] = (struct rank_region){(uint32_t)id, r->nr_calls, r->starts,
+						      r->ends, t->nr_threads > 0 ? r->lanes : NULL,
+						      r->starts_offset, r->lanes_offset};
+		rd->nr_regions = (size_t)i + 1;
+	}
+	return 0;
+}
+
+static int load_spt(struct trace_set *ts, const struct trace_source *s, struct rank_data *rd,
+		    struct err *e)
+{
+	struct spt_trace t;
+	int rc = trace_map_file(s->path, &rd->map, &rd->map_len, e);
+	if (rc || (rc = spt_parse(rd->map, rd->map_len, s->path, &t, e)))
+		return rc;
+	rc = trace_set__from_spt(ts, &t, rd, e);
+	spt_trace__release(&t);
+	return rc;
+}
+
+int trace_set__load(struct trace_set *ts, size_t i, struct rank_data *rd, struct err *e)
+{
+	const struct trace_source *s = &ts->src[i];
+	memset(rd, 0, sizeof(*rd));
+	rd->path = s->path;
+	rd->rank = s->rank;
+	int rc = s->kind == TRACE_H5 ? trace_h5_load(ts, s->path, s->rank, rd, e)
+				     : load_spt(ts, s, rd, e);
+	if (rc)
+		rank_data__release(rd);
+	return rc;
+}
+
+void rank_data__release(struct rank_data *rd)
+{
+	trace_unmap_file(rd->map, rd->map_len);
+	for (size_t i = 0; i < rd->nr_owned; i++)
+		xfree(rd->owned[i]);
+	xfree(rd->owned);
+	for (int32_t i = 0; rd->lanes && i < rd->nr_lanes; i++)
+		xfree(rd->lanes[i].name);
+	xfree(rd->lanes);
+	xfree(rd->regions);
+	memset(rd, 0, sizeof(*rd));
+}

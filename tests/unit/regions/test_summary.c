@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "harness.h"
+
+#include "common/err.h"
+#include "regions/callstack.h"
+#include "regions/regions_inspect.h"
+#include "regions/regions_run.h"
+#include "regions/summary.h"
+#include "regions/trace_bytes.h"
+#include "regions/trace_set.h"
+
+#include <sys/stat.h>
+
+/* Each case runs in its own forked child, so each makes its own directory. */
+static char dir[64];
+
+static void fresh_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/nunatak-summary-XXXXXX");
+	if (!mkdtemp(dir))
+		exit(1);
+}
+
+static void save(const char *name, int version, bool big, int32_t rank,
+		 const struct tb_region *r, size_t nr, const struct tb_thread *th, size_t nth)
+{
+	char path[256];
+	struct tb t = {.big = big};
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	tb_spt(&t, version, rank, r, nr, th, nth);
+	CHECK_INT(tb_save(&t, path), 0);
+	free(t.b);
+}
+
+static const struct region_summary *find(const struct summary *s, const struct trace_set *ts,
+					 const char *name)
+{
+	for (uint32_t i = 0; i < ts->nr_regions; i++)
+		if (strcmp(ts->regions[i].name, name) == 0)
+			return &s->r[i];
+	return NULL;
+}
+
+static void summarize(struct trace_set *ts, struct summary *s)
+{
+	const char *in[] = {dir};
+	struct err e = {0};
+	struct rank_filter all = {0};
+	CHECK_INT(trace_set__open(ts, in, 1, &e), 0);
+	int rc = regions_summarize(ts, &all, s, NULL, &e);
+	if (rc)
+		fprintf(stderr, "%s\n", e.msg);
+	CHECK_INT(rc, 0);
+}
+
+/* Two ranks in two byte orders and versions merge by region name. */
+static void t_merge(void)
+{
+	const struct tb_call m0[] = {{1000, 2000, 0}}, w0[] = {{1100, 1300, 0}, {1400, 1900, 0}};
+	const struct tb_call m1[] = {{50, 450, 0}}, w1[] = {{100, 400, 0}};
+	const struct tb_region r0[] = {{"main", NULL, -1, m0, 1}, {"work", "w.c", 3, w0, 2}};
+	const struct tb_region r1[] = {{"work", NULL, -1, w1, 1}, {"main", NULL, -1, m1, 1}};
+	fresh_dir();
+	save("x_rank00000.spt", 2, false, 0, r0, 2, NULL, 0);
+	save("x_rank00001.spt", 1, true, 1, r1, 2, NULL, 0);
+	struct trace_set ts;
+	struct summary s;
+	summarize(&ts, &s);
+	CHECK_INT(s.nr_loaded, 2);
+	CHECK_INT(s.nr_calls, 5);
+	const struct region_summary *w = find(&s, &ts, "work"), *m = find(&s, &ts, "main");
+	CHECK(w && m);
+	CHECK_INT(w->calls, 3);
+	CHECK_INT(w->total_ns, 200 + 500 + 300);
+	CHECK_INT(w->min_ns, 200);
+	CHECK_INT(w->max_ns, 500);
+	CHECK_INT(m->exclusive_ns, (1000 - 700) + (400 - 300));
+	CHECK_INT(w->rank_cov[0], 700);
+	CHECK_INT(w->rank_cov[1], 300);
+	CHECK_INT(w->parent_ns, 1000 + 400); /* one main call per rank */
+	CHECK_INT(m->parent_ns, 1000 + 400); /* top level: the rank sessions */
+	CHECK_INT(summary__session_total(&s), 1400);
+	CHECK_INT(summary__wall_ns(&s), 1000);
+	/* std of {200, 500, 300}: sqrt(((200-333.3)^2 + ...)/3) */
+	CHECK_NEAR(region_summary__std(w), 124.7219128924647, 1e-6);
+	CHECK_STR(ts.regions[1].file, "w.c"); /* v2 source kept though rank 1 is v1 */
+	summary__release(&s);
+	trace_set__release(&ts);
+	tb_rmdir(dir);
+}
+
+/* Recursion: coverage counts the outermost calls only; total counts all. */
+static void t_recursion_coverage(void)
+{
+	const struct tb_call f[] = {{0, 100, 0}, {10, 60, 0}, {20, 30, 0}};
+	const struct tb_region r[] = {{"f", NULL, -1, f, 3}};
+	fresh_dir();
+	save("r_rank00000.spt", 2, false, 0, r, 1, NULL, 0);
+	struct trace_set ts;
+	struct summary s;
+	summarize(&ts, &s);
+	const struct region_summary *x = find(&s, &ts, "f");
+	CHECK_INT(x->total_ns, 160);
+	CHECK_INT(x->coverage_ns, 100);
+	CHECK_INT(x->exclusive_ns, 100);
+	summary__release(&s);
+	trace_set__release(&ts);
+	tb_rmdir(dir);
+}
+
+/* Lanes interleave in close order; each enclosing call still counts once,
+ * and a session region defines the session. */
+static void t_lanes_session(void)
+{
+	const struct tb_call sess[] = {{0, 1000, 0}}, p[] = {{10, 500, 0}, {20, 600, 1}},
+			     c[] = {{30, 40, 0}, {35, 45, 1}, {50, 60, 0}, {55, 65, 1}};
+	const struct tb_region r[] = {{"scope_profiler.session", NULL, -1, sess, 1},
+				      {"p", NULL, -1, p, 2}, {"c", NULL, -1, c, 4}};
+	const struct tb_thread th[] = {{1, "a"}, {2, "b"}};
+	fresh_dir();
+	save("l_rank00000.spt", 3, false, 0, r, 3, th, 2);
+	struct trace_set ts;
+	struct summary s;
+	summarize(&ts, &s);
+	const struct region_summary *cc = find(&s, &ts, "c"), *pp = find(&s, &ts, "p");
+	CHECK_INT(cc->calls, 4);
+	CHECK_INT(cc->parent_ns, 490 + 580); /* the two p calls, once each */
+	CHECK_INT(s.session_ns[0], 1000);
+	CHECK_INT(pp->parent_ns, 1000 + 1000); /* p is top level on lane 1: the session */
+	summary__release(&s);
+	trace_set__release(&ts);
+	tb_rmdir(dir);
+}
+
+static void t_unsorted_restart(void)
+{
+	/* Region b is written out of start order: the optimistic merge restarts
+	 * with sorting and the totals are still exact. */
+	const struct tb_call a[] = {{0, 100, 0}}, b[] = {{50, 60, 0}, {10, 20, 0}, {30, 40, 0}};
+	const struct tb_region r[] = {{"a", NULL, -1, a, 1}, {"b", NULL, -1, b, 3}};
+	fresh_dir();
+	save("u_rank00000.spt", 2, true, 0, r, 2, NULL, 0);
+	struct trace_set ts;
+	struct summary s;
+	summarize(&ts, &s);
+	CHECK_INT(find(&s, &ts, "a")->exclusive_ns, 70);
+	CHECK_INT(find(&s, &ts, "b")->calls, 3);
+	CHECK_INT(find(&s, &ts, "b")->first_start_ns, 10);
+	CHECK_INT(s.nr_calls, 4);
+	summary__release(&s);
+	trace_set__release(&ts);
+	tb_rmdir(dir);
+}
+
+static const struct test_case cases[] = {
+	{"merge", "ranks in different versions and byte orders merge by name", t_merge},
+	{"recursion", "coverage counts outermost calls, total counts all", t_recursion_coverage},
+	{"lanes_session", "interleaved lanes count parents once; session region", t_lanes_session},
+	{"unsorted", "an unsorted region restarts the merge with sorting", t_unsorted_restart},
+};
+TEST_MAIN(cases)
