@@ -8,5 +8,5 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh test
 cmake -S . -B build >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
-echo "== nunatak run -- build/examples/c/heat (instrumented with scope_profiler)"
-build/nunatak run -- build/examples/c/heat
+echo "== nunatak run -- build/examples/c/example_heat (instrumented with scope_profiler)"
+build/nunatak run -- build/examples/c/example_heat
