@@ -6,7 +6,7 @@
 set -eu
 build_pkgs="build-essential cmake pkg-config gfortran libjansson-dev libsqlite3-dev libhdf5-dev"
 test_pkgs="clang libclang-rt-14-dev linux-perf llvm binutils openmpi-bin libopenmpi-dev
-  hdf5-tools sqlite3 python3 python3-numpy python3-h5py python3-jsonschema chromium nodejs npm valgrind"
+  hdf5-tools sqlite3 python3 python3-numpy python3-h5py python3-jsonschema chromium valgrind"
 want="$build_pkgs"
 [ "${1:-build}" = test ] && want="$want $test_pkgs"
 missing=""
