@@ -126,6 +126,18 @@ function inlinePanel(h) {
       el("td", {class: "bar-cell"}, shareBar(f.share, "measured")), el("td", {class: "num"}, pct(f.share)))))));
 }
 
+// Where this Hotspot's samples fell among the regions (innermost open region
+// of the sampled thread at the sample's time).
+function regionsPanel(h) {
+  const rs = h.regions || [];
+  if (!rs.length) return null;
+  return el("section", {class: "panel"}, el("h3", {}, "By region"),
+    el("table", {class: "grid-table"}, el("tbody", {}, rs.slice(0, 8).map(r => el("tr", {},
+      el("td", {}, r.path === null ? el("span", {class: "muted"}, "outside every region") : el("span", {class: "region-path"}, r.path)),
+      el("td", {class: "bar-cell"}, shareBar(r.share, "measured")), el("td", {class: "num"}, pct(r.share)),
+      el("td", {class: "num muted"}, plural(r.samples, "sample")))))));
+}
+
 function rooflinePanel(payload, i) {
   const h = payload.hotspots[i];
   const why = offRooflineReason(payload, h);
@@ -154,5 +166,5 @@ function detail(payload, i, back) {
           el("ul", {}, down.map(r => el("li", {}, r)))) : null,
         rooflinePanel(payload, i),
         el("section", {class: "panel"}, el("h3", {}, "Metrics"), metricsTable(h))),
-      el("div", {class: "col-right"}, sourcePanel(h), loopPanel(h), callersPanel(h), inlinePanel(h))));
+      el("div", {class: "col-right"}, sourcePanel(h), loopPanel(h), regionsPanel(h), callersPanel(h), inlinePanel(h))));
 }

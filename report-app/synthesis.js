@@ -107,10 +107,24 @@ function downgradeReasons(h) {
   return [...seen];
 }
 
+// The hottest line is the payload's hottest_line, the one the terminal
+// summary names (attrib_hottest_line); older payloads: the largest of lines.
 function hotLine(h) {
-  let best = null;
-  for (const l of h.lines || []) if (!best || l.share > best.share) best = l;
-  return best && best.share >= 0.5 ? best : null;
+  let best = h.hottest_line || null;
+  if (!best && !("hottest_line" in h))
+    for (const l of h.lines || []) if (!best || l.share > best.share) best = l;
+  return best && Number.isInteger(best.line) ? best : null;
+}
+
+// "timestep > solve > sweep 95%, no region 3%": where the Hotspot's samples
+// fell among the region traces (empty without traces or -k CLOCK_MONOTONIC).
+function regionsText(h, max) {
+  return (h.regions || []).filter(r => r.share >= 0.01).slice(0, max)
+    .map(r => `${r.path === null ? "no region" : r.path} ${pct(r.share)}`).join(", ");
+}
+
+function nsText(v) {
+  return formatNumber(v / 1e9, "s");
 }
 
 function finding(h, i) {
@@ -124,7 +138,9 @@ function finding(h, i) {
     ev.append(el("li", {}, "most-loaded Locus carries ", valueSpan(h.imbalance), " the least-loaded"));
   const line = hotLine(h);
   if (line)
-    ev.append(el("li", {class: "hot-line"}, `line ${line.line}${h.source_file ? " of " + basename(h.source_file) : ""} holds ${pct(line.share)} of this Hotspot's time`));
+    ev.append(el("li", {class: "hot-line"}, `line ${line.line}${line.file || h.source_file ? " of " + basename(line.file || h.source_file) : ""} holds ${pct(line.share)} of this Hotspot's time`));
+  const inRegions = regionsText(h, 3);
+  if (inRegions) ev.append(el("li", {class: "in-regions"}, "in " + inRegions));
   const down = downgradeReasons(h);
   if (down.length) ev.append(el("li", {class: "downgraded"}, qualityMark("estimated"), "Downgraded to estimated: " + down.join("; ")));
   return el("li", {class: "finding"},
@@ -157,6 +173,25 @@ function ranksSection(r) {
       el("thead", {}, el("tr", {}, ["Rank", "Node", "Collection", "Time", "Time from", "Application", "MPI", "MPI fraction"]
         .map(t => el("th", {scope: "col"}, t)))), el("tbody", {}, rows)),
     r.rows.length > MAX_RANK_ROWS ? el("p", {class: "muted"}, `\u2026 and ${r.rows.length - MAX_RANK_ROWS} more ranks not shown`) : null);
+}
+
+const MAX_REGION_ROWS = 12;
+
+// Regions from the scope_profiler traces, by inclusive time summed over
+// threads and ranks; the busiest rank against the mean when several ranks.
+function regionsSection(regions) {
+  if (!Array.isArray(regions) || !regions.length) return null;
+  const multi = regions.some(r => r.ranks);
+  const rows = regions.slice(0, MAX_REGION_ROWS).map(r => el("tr", {},
+    el("td", {}, el("span", {class: "region-path"}, r.path)), el("td", {class: "num"}, r.calls),
+    el("td", {class: "num"}, nsText(r.inclusive_ns)), el("td", {class: "num"}, nsText(r.exclusive_ns)),
+    multi ? el("td", {class: "num"}, r.ranks ? `${r.ranks.imbalance.toFixed(2)}x (${r.ranks.count} ranks)` : "") : null));
+  const head = ["Region (call path)", "Calls", "Inclusive", "Exclusive"].concat(multi ? ["Busiest rank / mean"] : []);
+  return el("section", {class: "regions"}, el("h3", {}, "Regions"),
+    el("p", {class: "muted"}, "From the scope_profiler region traces: wall time per call path, summed over threads and ranks."),
+    el("table", {class: "grid-table"}, el("thead", {}, el("tr", {}, head.map(t => el("th", {scope: "col"}, t)))),
+      el("tbody", {}, rows)),
+    regions.length > MAX_REGION_ROWS ? el("p", {class: "muted"}, `\u2026 and ${regions.length - MAX_REGION_ROWS} more call paths`) : null);
 }
 
 function doesNotSay(payload) {
@@ -200,5 +235,5 @@ function synthesis(payload) {
     el("h1", {class: "headline"}, headline(payload)),
     el("p", {class: "coverage"}, coverageSentence(payload.coverage || {})),
     hs.length ? el("h2", {}, "Findings") : null, findings, overflow,
-    ranksSection(payload.ranks), doesNotSay(payload));
+    ranksSection(payload.ranks), regionsSection(payload.regions), doesNotSay(payload));
 }

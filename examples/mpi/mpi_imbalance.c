@@ -9,10 +9,19 @@
  *   units      work units of a light rank (default 40; rank 0 does 3x)
  *   exit_code  exit code of rank exit_rank after MPI_Finalize (default 0)
  *   exit_rank  the rank that exits with exit_code (default: the last one)
+ *
+ * Built a second time with -DSP_ENABLE (mpi_imbalance_regions) it records
+ * scope_profiler regions, one trace per rank:
+ *   compute        1 call per rank   (work_units: 3x longer on rank 0)
+ *   barrier        1 call per rank   (the light ranks wait here)
+ *   reduce         1 call per rank
+ * Without SP_ENABLE the SP_* macros compile to nothing.
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include <scope_profiler.h>
 
 /* One unit is a fixed number of dependent floating-point steps, so its cost
  * is the same on every rank and cannot be vectorised away. */
@@ -35,11 +44,17 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	int exit_rank = argc > 3 ? atoi(argv[3]) : size - 1;
 
+	SP_BEGIN(compute, "compute");
 	double x = work_units(rank == 0 ? 3 * units : units);
+	SP_END(compute);
+	SP_BEGIN(barrier, "barrier");
 	MPI_Barrier(MPI_COMM_WORLD);
+	SP_END(barrier);
 
 	double sum = 0.0;
+	SP_BEGIN(reduce, "reduce");
 	MPI_Reduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+	SP_END(reduce);
 	if (rank == 0)
 		printf("mpi_imbalance: %d ranks, rank 0 did 3x%ld units, checksum %.6f\n", size,
 		       units, sum);

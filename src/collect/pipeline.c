@@ -30,12 +30,14 @@ struct stage {
 static const struct stage before[] = {
 	{"config", stage_config},   {"launch", stage_launch},   {"machine", stage_machine},
 	{"perf", stage_detect_perf}, {"doctor", stage_doctor}, {"rundir", stage_rundir},
+	{"regions-env", stage_regions_env},
 };
 /* After launch: each runs even when an earlier one failed, so a crash of the
  * application or of one stage still leaves a complete Run. */
 static const struct stage after[] = {
 	{"ingest", stage_ingest},
 	{"attribute", stage_attribute},
+	{"regions", stage_regions},
 	{"store", stage_store},
 	{"report", stage_report},
 };
@@ -230,7 +232,12 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 		rc = run_before(&s);
 	if (rc == 0) {
 		struct err e = {0};
-		if (stage_collect(&s, &e) < 0) {
+		double t0 = now_s();
+		int crc = stage_collect(&s, &e);
+		/* perf's start-up and teardown are in here too: the application's
+		 * own time is the bare run's (bench/run separates them). */
+		console__debug(con, 1, "stage collect: %.3f s", now_s() - t0);
+		if (crc < 0) {
 			console__error(con, "collect: %s", e.msg);
 			if (!s.launched)
 				rc = PIPE_EXIT_BEFORE_LAUNCH;
@@ -240,7 +247,9 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 		struct sigaction old[NR_HELD];
 		hold_signals(old);
 		run_after(&s);
+		double t0 = now_s();
 		rc = run_finish(&s, json_out);
+		console__debug(con, 1, "stage summary: %.3f s", now_s() - t0);
 		release_signals(old);
 		if (held_signal) {
 			console__warn(con, "signal %d received while writing the Run: the Run is "
@@ -285,6 +294,7 @@ void run_state__release(struct run_state *s)
 	xfree(s->perf_script_path);
 	xfree(s->buildid_path);
 	xfree(s->report_path);
+	xfree(s->regions_env);
 	pivot__release(&s->pivot);
 	degradations__release(&s->degradations);
 	memset(s, 0, sizeof(*s));

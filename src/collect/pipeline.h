@@ -113,6 +113,10 @@ struct run_state {
 	json_t *overhead;           /* manifest "overhead" object, or NULL (owned) */
 
 	/* degradations, outcome (provenance is collected by stage_store) */
+	/* region traces (stage_regions.c): SCOPE_PROFILER_PREFIX for the app */
+	char *regions_env;            /* "SCOPE_PROFILER_PREFIX=<collect>/regions/<name>" (owned) */
+	const char *app_env_set[2];   /* {regions_env, NULL}: exec_request.env_set of the app */
+
 	struct degradations degradations;
 	bool launched;              /* the application was started */
 	int exit_code;              /* what `nunatak run` returns */

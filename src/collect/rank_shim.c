@@ -24,6 +24,7 @@ struct shim {
 	const struct rank_shim_opts *o;
 	char *const *app;     /* what runs (env + preload + application when preloading) */
 	const char *target;   /* the application's own argv[0] */
+	bool no_clock;        /* perf refused -k CLOCK_MONOTONIC: record without */
 	struct sp_rank_info id;
 	char node[256];
 	char *dir;            /* <directory>/rank-<N> */
@@ -158,7 +159,8 @@ static int record_once(struct shim *s, const struct counter_group *g, const char
 {
 	struct perf_record_opts ro = {.perf = s->perf,
 				      .freq = s->o->freq > 0 ? s->o->freq : PERF_DEFAULT_FREQ,
-				      .clock_monotonic = s->o->clock_monotonic, .group = g,
+				      .clock_monotonic = s->o->clock_monotonic && !s->no_clock,
+				      .group = g,
 				      .output = data};
 	char **argv = perf_argv_record(&ro, s->app);
 	/* -q: perf's own chatter would land in the application's stderr.
@@ -223,11 +225,22 @@ static int try_sample(struct shim *s, struct err *e)
 	const struct counter_group *g = cpuinfo ? perf_counter_group(cpuinfo) : NULL;
 	xfree(cpuinfo);
 	int rc = record_once(s, g, data, e);
+	const struct counter_group *used = g;
 	if (rc == 1 && g) {
 		degrade(s, "counter-events-rejected", "check `perf list` on this node",
 			"perf record refused the %s counter group on %s: rank %d sampled time only",
 			g->uarch, s->node, s->id.rank);
+		used = NULL;
 		rc = record_once(s, NULL, data, e);
+	}
+	/* The ladder's last rung, as the single-process path: without -k. */
+	if (rc == 1 && s->o->clock_monotonic) {
+		degrade(s, "monotonic-clock-rejected",
+			"use perf 4.1 or newer on a kernel with clockid support",
+			"perf record refused -k CLOCK_MONOTONIC on %s: rank %d's samples and "
+			"region traces do not share one timeline", s->node, s->id.rank);
+		s->no_clock = true;
+		rc = record_once(s, used, data, e);
 	}
 	if (rc == 0) {
 		s->role = "sampler";

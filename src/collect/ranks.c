@@ -57,7 +57,7 @@ static char **wrapped(char *const *prefix, char *const *shim, char *const *app)
 static int launch(struct run_state *s, char **argv, struct err *e)
 {
 	struct exec_request rq = {.argv = (const char *const *)argv, .forward_signals = true,
-				  .application = true};
+				  .application = true, .env_set = s->app_env_set};
 	struct exec_result res = {0};
 	iso_now(s->pass.start);
 	s->launched = true;
@@ -92,7 +92,9 @@ int collect_ranks(struct run_state *s, struct err *e)
 	int threshold = s->cfg ? s->cfg->rank_threshold : RANK_SHIM_DEFAULT_THRESHOLD;
 	struct rank_shim_opts o = {.directory = s->collect_dir, .freq = s->freq,
 				   .rank_threshold = threshold,
-				   .perf = s->perf.present ? s->perf.path : NULL};
+				   .perf = s->perf.present ? s->perf.path : NULL,
+				   /* samples and region traces on one timeline */
+				   .clock_monotonic = true};
 	char **shim = self ? rank_shim_argv(self, &o) : NULL;
 	char **argv = shim ? wrapped(s->prefix, shim, s->app) : NULL;
 	int rc;

@@ -43,12 +43,19 @@ void run_overhead(struct run_state *s)
 		return;
 	bool measured = false;
 	double cost = perf_sample_cost_s(getenv("XDG_CACHE_HOME"), &measured);
-	const char *how = measured ? "cost per sample measured on this machine by bench/run"
-				   : "default cost per sample (bench/run measures this machine's)";
-	s->overhead = json_pack("{s:f, s:s, s:s, s:s, s:I, s:f, s:s}", "value",
+	/* The overhead itself is always an estimate (this Run was not also run
+	 * bare); what bench/run can make "measured" is the cost per sample it
+	 * is derived from, and cost_quality says which one was used. */
+	const char *how = measured ? "samples x a cost per sample measured on this machine by "
+				     "bench/run"
+				   : "samples x a default cost per sample (run bench/run to measure "
+				     "this machine's)";
+	s->overhead = json_pack("{s:f, s:s, s:s, s:s, s:I, s:f, s:s, s:s}", "value",
 				(double)s->nr_samples * cost, "unit", "s", "quality", "estimated",
 				"reason", how, "samples", (json_int_t)s->nr_samples,
-				"cost_per_sample_s", cost, "formula", "samples x cost_per_sample_s");
+				"cost_per_sample_s", cost, "cost_quality",
+				measured ? "measured" : "estimated", "formula",
+				"samples x cost_per_sample_s");
 }
 
 static void overhead(struct run_state *s)
@@ -57,10 +64,12 @@ static void overhead(struct run_state *s)
 	json_t *o = s->overhead;
 	if (!o)
 		return;
-	console__info(s->con, "overhead: about %.3g s (estimated: %lld samples x %.3g us; %s)",
+	bool measured = !strcmp(json_string_value(json_object_get(o, "cost_quality")), "measured");
+	console__info(s->con, "overhead: about %.3g s of sampling (estimated: %lld samples x %.3g us, %s)",
 		      json_real_value(json_object_get(o, "value")), (long long)s->nr_samples,
 		      json_real_value(json_object_get(o, "cost_per_sample_s")) * 1e6,
-		      json_string_value(json_object_get(o, "reason")));
+		      measured ? "a cost per sample measured on this machine by bench/run"
+			       : "a default cost per sample; bench/run measures this machine's");
 }
 
 static void summary(struct run_state *s, struct analysis *a)

@@ -92,7 +92,7 @@ static bool file_nonempty(const char *path)
 static int run_app(struct run_state *s, char **argv, struct exec_result *res, struct err *e)
 {
 	struct exec_request rq = {.argv = (const char *const *)argv, .forward_signals = true,
-				  .application = true};
+				  .application = true, .env_set = s->app_env_set};
 	iso_now(s->pass.start);
 	s->launched = true;
 	int rc = executor__run(s->x, &rq, res, e);

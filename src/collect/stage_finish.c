@@ -168,6 +168,7 @@ static int fill_manifest(struct run_state *s, struct manifest *m, struct err *e)
 	m->name = xstrdup(s->name);
 	m->created = xstrdup(s->created);
 	m->exit_code = s->launched ? s->pass.exit_code : -1;
+	m->world_size = s->mpi && s->world_size > 0 ? s->world_size : -1;
 	if (!m->name || !m->created)
 		return err_set(e, -ENOMEM, "oom", "out of memory");
 	rc |= manifest__set_command(m, (const char *const *)s->req->cmd, (size_t)s->req->cmd_argc);

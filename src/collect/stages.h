@@ -19,6 +19,8 @@ int stage_detect_perf(struct run_state *s, struct err *e);
 int stage_doctor(struct run_state *s, struct err *e);
 int stage_machine(struct run_state *s, struct err *e);
 int stage_rundir(struct run_state *s, struct err *e);
+/* SCOPE_PROFILER_PREFIX=<collect>/regions/<name> for the application. */
+int stage_regions_env(struct run_state *s, struct err *e);
 /* The launch itself. */
 int stage_collect(struct run_state *s, struct err *e);
 /* perf script -> collect/perf-script.txt, perf buildid-list ->
@@ -27,6 +29,8 @@ int collect_extract(struct run_state *s, struct err *e);
 /* After launch: each runs even when an earlier one failed. */
 int stage_ingest(struct run_state *s, struct err *e);
 int stage_attribute(struct run_state *s, struct err *e);
+/* Region traces -> pivot.region_stats; samples per region -> region_samples. */
+int stage_regions(struct run_state *s, struct err *e);
 int stage_store(struct run_state *s, struct err *e);
 int stage_report(struct run_state *s, struct err *e);
 

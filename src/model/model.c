@@ -153,6 +153,12 @@ static void region_stat__release(struct region_stat *r)
 	xfree(r->name);
 }
 
+static void region_sample__release(struct region_sample *r)
+{
+	xfree(r->region_path);
+	xfree(r->counter);
+}
+
 int64_t pivot__add_locus(struct pivot *p, const struct locus *src)
 {
 	APPEND(loci, locus__release, {
@@ -248,6 +254,15 @@ int64_t pivot__add_region_stat(struct pivot *p, const struct region_stat *src)
 	});
 }
 
+int64_t pivot__add_region_sample(struct pivot *p, const struct region_sample *src)
+{
+	APPEND(region_samples, region_sample__release, {
+		dst->region_path = dst->counter = NULL;
+		DUP(region_path);
+		DUP(counter);
+	});
+}
+
 #define RELEASE_ALL(arr, fn)                            \
 	do {                                            \
 		for (size_t i = 0; i < p->nr_##arr; i++) \
@@ -266,6 +281,7 @@ void pivot__release(struct pivot *p)
 	RELEASE_ALL(stacks, stack__release);
 	RELEASE_ALL(stack_frames, stack_frame__release);
 	RELEASE_ALL(region_stats, region_stat__release);
+	RELEASE_ALL(region_samples, region_sample__release);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -137,6 +137,18 @@ struct region_stat {
 	int64_t exclusive_ns;
 };
 
+/* Samples that fell inside a region call (perf -k CLOCK_MONOTONIC and region
+ * traces share one timeline): per innermost open region's call path, Locus
+ * (thread), Hotspot and counter. region_path NULL: outside every region. */
+struct region_sample {
+	char *region_path;
+	int64_t locus;
+	int64_t hotspot;
+	char *counter;
+	double value;        /* in the counter's unit (as its Measurements) */
+	int64_t sample_count;
+};
+
 #define PIVOT_ARRAY(type, field) \
 	struct type *field;      \
 	size_t nr_##field, cap_##field
@@ -151,6 +163,7 @@ struct pivot {
 	PIVOT_ARRAY(stack, stacks);
 	PIVOT_ARRAY(stack_frame, stack_frames);
 	PIVOT_ARRAY(region_stat, region_stats);
+	PIVOT_ARRAY(region_sample, region_samples);
 };
 
 void pivot__init(struct pivot *p);
@@ -168,6 +181,7 @@ int64_t pivot__add_extract(struct pivot *p, const struct extract *src);
 int64_t pivot__add_stack(struct pivot *p, const struct stack *src);
 int64_t pivot__add_stack_frame(struct pivot *p, const struct stack_frame *src);
 int64_t pivot__add_region_stat(struct pivot *p, const struct region_stat *src);
+int64_t pivot__add_region_sample(struct pivot *p, const struct region_sample *src);
 
 /* Display name of a Hotspot: its name, or "module-basename+0x<offset>". Caller frees. */
 char *hotspot__display_name(const struct hotspot *h);

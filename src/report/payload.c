@@ -12,6 +12,7 @@
 #include "attrib/views.h"
 #include "common/alloc.h"
 #include "model/model.h"
+#include "report/regions_view.h"
 
 #define R_NO_SOURCE "source text withheld by --no-source"
 
@@ -59,81 +60,18 @@ static json_t *extracts_json(const struct pivot *p, int64_t h, bool no_source)
 	return arr;
 }
 
-/* Depth-0 frames (the innermost of each address's inline chain) sorted by
- * (hotspot, offset), so the per-line breakdown is a lookup per address
- * instead of a scan of every frame. */
-struct line_index {
-	const struct frame **v;
-	size_t n;
-};
-
-static int cmp_frame(const void *x, const void *y)
+/* {file, line, share} of the Hotspot's hottest line: attrib_hottest_line(), the
+ * one the terminal summary names, or null without line-level detail. */
+static json_t *hottest_json(const struct pivot *p, int64_t hotspot, const char *time_base)
 {
-	const struct frame *a = *(const struct frame *const *)x, *b = *(const struct frame *const *)y;
-	if (a->hotspot != b->hotspot)
-		return a->hotspot < b->hotspot ? -1 : 1;
-	return a->offset < b->offset ? -1 : a->offset > b->offset;
+	struct attrib_share sh;
+	if (attrib_hottest_line(p, hotspot, time_base, &sh) != 0)
+		return json_null();
+	return json_pack("{s:o, s:o, s:f}", "file", str_or_null(sh.file), "line",
+			 sh.line > 0 ? json_integer(sh.line) : json_null(), "share", sh.share);
 }
 
-static void line_index__build(struct line_index *li, const struct pivot *p)
-{
-	li->n = 0;
-	li->v = xcalloc(p->nr_frames ? p->nr_frames : 1, sizeof(*li->v));
-	for (size_t i = 0; li->v && i < p->nr_frames; i++)
-		if (p->frames[i].depth == 0)
-			li->v[li->n++] = &p->frames[i];
-	if (li->v)
-		qsort(li->v, li->n, sizeof(*li->v), cmp_frame);
-}
-
-static const struct frame *frame_of(const struct line_index *li, int64_t hotspot,
-				   uint64_t offset)
-{
-	struct frame key = {.hotspot = hotspot, .offset = offset};
-	const struct frame *kp = &key;
-	const struct frame **f = li->v ? bsearch(&kp, li->v, li->n, sizeof(*li->v), cmp_frame)
-				       : NULL;
-	return f ? *f : NULL;
-}
-
-static int line_of(const struct line_index *li, int64_t hotspot, uint64_t offset)
-{
-	const struct frame *f = frame_of(li, hotspot, offset);
-	return f ? f->line : 0;
-}
-
-/* Per-line share of the Hotspot's time base, from address detail and the
- * innermost frame of each address's inline chain. */
-static json_t *lines_json(const struct pivot *p, const struct line_index *li,
-			  const struct diagnostic *g, const char *time_base)
-{
-	json_t *lines = json_object();
-	for (size_t i = 0; g->time_value > 0 && i < p->nr_addresses; i++) {
-		const struct address *ad = &p->addresses[i];
-		if (ad->hotspot != g->hotspot || !ad->counter || !time_base ||
-		    strcmp(ad->counter, time_base) != 0)
-			continue;
-		int line = line_of(li, g->hotspot, ad->offset);
-		if (!line)
-			continue;
-		char key[16];
-		snprintf(key, sizeof(key), "%d", line);
-		json_t *cur = json_object_get(lines, key);
-		double v = (cur ? json_real_value(cur) : 0) + ad->value / g->time_value;
-		json_object_set_new(lines, key, json_real(v));
-	}
-	json_t *arr = json_array();
-	const char *k;
-	json_t *v;
-	json_object_foreach(lines, k, v)
-		json_array_append_new(arr, json_pack("{s:i, s:f}", "line", atoi(k), "share",
-						     json_real_value(v)));
-	json_decref(lines);
-	return arr;
-}
-
-static json_t *hotspot_json(const struct pivot *p, const struct line_index *li,
-			    const struct stack_index *si, const struct analysis *a,
+static json_t *hotspot_json(const struct pivot *p, const struct stack_index *si, const struct analysis *a,
 			    const struct diagnostic *g, bool no_source)
 {
 	const struct hotspot *h = &p->hotspots[g->hotspot];
@@ -160,10 +98,13 @@ static json_t *hotspot_json(const struct pivot *p, const struct line_index *li,
 	json_object_set_new(o, "dram_intensity", derived_json(&g->dram_intensity));
 	json_object_set_new(o, "imbalance", derived_json(&g->imbalance));
 	json_object_set_new(o, "source", extracts_json(p, g->hotspot, no_source));
-	json_object_set_new(o, "lines", lines_json(p, li, g, a->time_base));
-	/* attrib: ventilation by innermost inline frame (docs/attribution.md) */
+	/* attrib: lines and ventilation by innermost inline frame, the same
+	 * attrib_lines() the summary's hottest line comes from (docs/attribution.md) */
 	json_t *views = attrib_views__hotspot_json(p, g->hotspot, a->time_base);
+	json_t *lines = views ? json_object_get(views, "lines") : NULL;
 	json_t *inl = views ? json_object_get(views, "inline_frames") : NULL;
+	json_object_set_new(o, "lines", lines ? json_incref(lines) : json_array());
+	json_object_set_new(o, "hottest_line", hottest_json(p, g->hotspot, a->time_base));
 	json_object_set_new(o, "inline_frames", inl ? json_incref(inl) : json_array());
 	json_decref(views);
 	json_t *callers = NULL, *inclusive = NULL;
@@ -171,6 +112,8 @@ static json_t *hotspot_json(const struct pivot *p, const struct line_index *li,
 	json_object_set_new(o, "callers", callers ? callers : json_array());
 	json_object_set_new(o, "inclusive", inclusive ? inclusive : json_null());
 	json_object_set_new(o, "loop", json_null());
+	json_t *rg = regions_hotspot_json(p, g->hotspot, a->time_base);
+	json_object_set_new(o, "regions", rg ? rg : json_array());
 	return o;
 }
 
@@ -204,13 +147,10 @@ json_t *payload_build(const json_t *manifest, const struct pivot *p, const struc
 			  "loci", number((double)a->nr_loci, "locus", QUALITY_MEASURED, NULL)));
 	json_object_set_new(out, "floor_samples", json_integer(a->floor_samples));
 	json_t *hs = json_array();
-	struct line_index li;
 	struct stack_index si;
-	line_index__build(&li, p);
 	bool have_si = stack_index__build(&si, p) == 0;
 	for (size_t i = 0; have_si && i < a->nr_diags; i++)
-		json_array_append_new(hs, hotspot_json(p, &li, &si, a, &a->diags[i], no_source));
-	xfree(li.v);
+		json_array_append_new(hs, hotspot_json(p, &si, a, &a->diags[i], no_source));
 	if (have_si)
 		stack_index__release(&si);
 	json_object_set_new(out, "hotspots", hs);
@@ -223,6 +163,8 @@ json_t *payload_build(const json_t *manifest, const struct pivot *p, const struc
 				      number(a->unresolved_share, "ratio", tbq, tb_reason)));
 	json_t *rk = ranks ? imbalance_payload(ranks) : NULL;
 	json_object_set_new(out, "ranks", rk ? rk : json_null());
+	json_t *rg = regions_json(p);
+	json_object_set_new(out, "regions", rg ? rg : json_array());
 	json_t *iv = attrib_views__inline_view_json(p, a->time_base); /* attrib: transverse view */
 	json_object_set_new(out, "inline_view", iv ? iv : json_array());
 	return out;

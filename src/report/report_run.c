@@ -49,7 +49,7 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 	if (rc == 0) {
 		struct rank_imbalance ri;
 		memset(&ri, 0, sizeof(ri));
-		int rrc = imbalance_ranks(&p, -1, &ri);
+		int rrc = imbalance_ranks(&p, m.world_size, &ri);
 		struct summary_ctx ctx = {.nr_ranks = -1, .ranks = rrc == 0 ? &ri : NULL};
 		if (!a.have_ceilings)
 			ctx.ceilings_reason = "no Ceiling was recorded for this Machine; calibration "

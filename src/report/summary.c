@@ -9,8 +9,10 @@
 
 #include "analysis/analysis.h"
 #include "analysis/imbalance.h"
+#include "attrib/views.h"
 #include "common/alloc.h"
 #include "model/model.h"
+#include "report/regions_view.h"
 
 /* Below this share, the "others" admission is noise not worth a line. */
 #define OTHERS_MENTION_SHARE 0.005
@@ -121,7 +123,8 @@ static char *downgrades(const struct diagnostic *g)
 	return r;
 }
 
-static void finding(const struct diagnostic *g, const struct pivot *p, struct text_lines *out)
+static void finding(const struct diagnostic *g, const struct pivot *p, const char *time_base,
+		    struct text_lines *out)
 {
 	const struct hotspot *h = &p->hotspots[g->hotspot];
 	char *name = hotspot__display_name(h);
@@ -131,9 +134,18 @@ static void finding(const struct diagnostic *g, const struct pivot *p, struct te
 	else
 		snprintf(verdict, sizeof(verdict), "no placement: %s",
 			 g->classification_reason ? g->classification_reason : "unknown");
-	text_lines__add(out, "  %s (%s) - %.1f%% of the sampled time (+-%.1f%%, %s) - %s",
-			name ? name : "?", resolution__name(h->level), 100.0 * g->share.value,
-			100.0 * g->relative_error, quality__name(g->share.quality), verdict);
+	/* The hottest line is attrib_hottest_line(), as the payload's hottest_line. */
+	char where[160] = "";
+	struct attrib_share sh;
+	if (attrib_hottest_line(p, g->hotspot, time_base, &sh) == 0 && sh.line > 0) {
+		const char *base = sh.file ? strrchr(sh.file, '/') : NULL;
+		snprintf(where, sizeof(where), ", %s:%d",
+			 base ? base + 1 : (sh.file ? sh.file : "?"), sh.line);
+	}
+	text_lines__add(out, "  %s (%s%s) - %.1f%% of the sampled time (+-%.1f%%, %s) - %s",
+			name ? name : "?", resolution__name(h->level), where,
+			100.0 * g->share.value, 100.0 * g->relative_error,
+			quality__name(g->share.quality), verdict);
 	xfree(name);
 	char a[48], b[48];
 	if (g->envelope_fraction.quality != QUALITY_UNAVAILABLE)
@@ -156,6 +168,8 @@ static void finding(const struct diagnostic *g, const struct pivot *p, struct te
 	if (r)
 		text_lines__add(out, "    downgraded to estimated: %s", r);
 	xfree(r);
+	if (regions_render_finding(p, g->hotspot, time_base, out) < 0)
+		out->failed = true;
 }
 
 static void admissions(const struct analysis *a, const struct summary_ctx *ctx,
@@ -204,7 +218,7 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 		out->failed = true;
 	size_t shown = a->nr_diags < SUMMARY_MAX_FINDINGS ? a->nr_diags : SUMMARY_MAX_FINDINGS;
 	for (size_t i = 0; i < shown; i++)
-		finding(&a->diags[i], p, out);
+		finding(&a->diags[i], p, a->time_base, out);
 	if (a->nr_diags > shown) {
 		double rest = 0;
 		for (size_t i = shown; i < a->nr_diags; i++)
@@ -216,6 +230,8 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 		text_lines__add(out, "  others: %zu Hotspot%s below the floor - %.1f%% of the sampled time",
 				a->others_count, a->others_count == 1 ? "" : "s",
 				100.0 * a->others_share);
+	if (regions_render(p, out) < 0)
+		out->failed = true;
 	admissions(a, ctx, out);
 	return out->failed ? -ENOMEM : 0;
 }

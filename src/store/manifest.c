@@ -15,6 +15,7 @@ void manifest__init(struct manifest *m)
 	memset(m, 0, sizeof(*m));
 	m->schema = RUN_SCHEMA;
 	m->exit_code = -1;
+	m->world_size = -1;
 	m->provenance.dirty_tree = -1;
 	machine__init(&m->machine);
 }
@@ -202,6 +203,9 @@ static json_t *run_to_json(const struct manifest *m)
 	put(run, "created", jstr(m->created), &ok);
 	put(run, "command", cmd, &ok);
 	put(run, "exit_code", m->exit_code >= 0 ? json_integer(m->exit_code) : json_null(), &ok);
+	/* Additive: the report needs it to show ranks that left nothing. */
+	if (m->world_size > 0)
+		put(run, "world_size", json_integer(m->world_size), &ok);
 	if (!ok)
 		json_decref(run);
 	return ok ? run : NULL;

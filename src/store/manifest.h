@@ -4,7 +4,8 @@
  * nunatak (documented field by field in docs/run-format.md):
  *
  *   format{name:"nunatak-run", schema:2, generated_by}
- *   run{name, created, command[], exit_code}
+ *   run{name, created, command[], exit_code, world_size?}  world_size: MPI ranks
+ *                                       announced by the launcher (absent when unknown)
  *   machine{...}                        complete snapshot + ceilings (machine/snapshot.h)
  *   provenance{commit, dirty_tree, dependencies{}, effective_configuration{}}
  *   passes[{index, exit_code, start, end, collectors[{tool,version}]}]
@@ -71,6 +72,7 @@ struct manifest {
 	char **command;
 	size_t nr_command;
 	int exit_code;       /* the application's; -1 when unknown (never launched) */
+	int world_size;      /* MPI ranks the launcher announced; -1 unknown / not MPI */
 	struct machine machine;
 	struct provenance provenance;
 	struct pass *passes;

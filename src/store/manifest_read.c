@@ -78,6 +78,13 @@ static int read_run(struct manifest *m, const json_t *run, const char *origin, s
 		rc = opt_exit(&m->exit_code, run, "run", origin, e);
 	if (rc)
 		return rc;
+	const json_t *ws = json_object_get(run, "world_size");
+	if (ws && !json_is_null(ws)) {
+		if (!json_is_integer(ws) || json_integer_value(ws) < 1 ||
+		    json_integer_value(ws) > 1 << 24)
+			return CORRUPT(e, "run.world_size: expected a positive integer", origin);
+		m->world_size = (int)json_integer_value(ws);
+	}
 	const json_t *cmd = json_object_get(run, "command");
 	if (cmd && !json_is_array(cmd))
 		return CORRUPT(e, "run.command: expected an array of strings", origin);

@@ -341,6 +341,34 @@ static int load_region_stat(sqlite3_stmt *st, struct pivot *p, struct err *e)
 	return added(pivot__add_region_stat(p, &r), e);
 }
 
+/* ---- samples per region (additive table) ---- */
+
+static size_t n_region_samples(const struct pivot *p) { return p->nr_region_samples; }
+static void bind_region_sample(sqlite3_stmt *st, const struct pivot *p, size_t i)
+{
+	const struct region_sample *r = &p->region_samples[i];
+	b_text(st, 2, r->region_path);
+	b_int(st, 3, r->locus, true);
+	b_int(st, 4, r->hotspot, true);
+	b_text(st, 5, r->counter);
+	b_real(st, 6, r->value, true);
+	b_int(st, 7, r->sample_count, true);
+}
+static int load_region_sample(sqlite3_stmt *st, struct pivot *p, struct err *e)
+{
+	struct region_sample r = {0};
+	int rc = c_ref(st, 2, p->nr_loci, "locus", false, &r.locus, e);
+	if (!rc)
+		rc = c_ref(st, 3, p->nr_hotspots, "hotspot", false, &r.hotspot, e);
+	if (rc)
+		return rc;
+	r.region_path = (char *)c_text(st, 1);
+	r.counter = (char *)c_text(st, 4);
+	r.value = c_real(st, 5);
+	r.sample_count = c_int(st, 6, 0);
+	return added(pivot__add_region_sample(p, &r), e);
+}
+
 #define HOTSPOT_REF "INTEGER NOT NULL REFERENCES hotspots(id)"
 #define LOCUS_REF "INTEGER NOT NULL REFERENCES loci(id)"
 
@@ -389,6 +417,11 @@ const struct pivot_table pivot_tables[] = {
 	 "inclusive_ns INTEGER NOT NULL, exclusive_ns INTEGER NOT NULL",
 	 "locus, path, name, calls, inclusive_ns, exclusive_ns", 6, n_region_stats,
 	 bind_region_stat, load_region_stat},
+	{"region_samples",
+	 "region_path TEXT, locus " LOCUS_REF ", hotspot " HOTSPOT_REF ", counter TEXT NOT NULL, "
+	 "value REAL, sample_count INTEGER",
+	 "region_path, locus, hotspot, counter, value, sample_count", 6, n_region_samples,
+	 bind_region_sample, load_region_sample},
 };
 const size_t nr_pivot_tables = sizeof(pivot_tables) / sizeof(pivot_tables[0]);
 

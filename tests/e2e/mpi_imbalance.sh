@@ -76,4 +76,13 @@ set +e
 set -e
 grep -q "degraded \[ranks-missing\]: 1 of 4 ranks left no usable artefacts (no rank.json): 3;" "$tmp/err3" || {
 	echo "the missing rank was not declared"; cat "$tmp/err3"; exit 1; }
+# ... and `nunatak report` (from the Run on disk) still knows 4 ranks were
+# announced: rank 3 is a row, listed as missing, not only a degradation.
+"$NUNATAK" report --json "$tmp/run3" >"$tmp/payload3.json"
+python3 - "$tmp/payload3.json" <<'PY'
+import json, sys
+ranks = json.load(open(sys.argv[1]))["ranks"]
+assert len(ranks["rows"]) == 4, ranks
+assert ranks["missing"] == [3], ranks
+PY
 echo ok

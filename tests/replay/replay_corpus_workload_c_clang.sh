@@ -2,7 +2,7 @@
 # replay corpus workload-c-clang: LLVM 19 attribution, one line-level Hotspot main
 . "$NUNATAK_SOURCE_DIR/tests/fixtures/run/replay_lib.sh"
 replay_entry workload-c-clang
-grep -q "  main (line) - 99" "$ERR" || fail "main must hold ~99% at line level"
+grep -q "  main (line, workload.c:[0-9]*) - 99" "$ERR" || fail "main must hold ~99% at line level"
 check_run '
 assert j["degradations"] == [], j["degradations"]
 assert rep["coverage"]["time_base"] == "cycles"

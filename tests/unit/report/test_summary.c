@@ -122,6 +122,61 @@ static void t_empty(void)
 	pivot__release(&p);
 }
 
+/* One line-level Hotspot, three sampled addresses on two lines: 42 holds 40 of
+ * the 60 ms (two addresses share line 41: 10 + 10). */
+static void build_lines(struct pivot *p)
+{
+	pivot__init(p);
+	pivot__intern_locus(p, "n", -1, 7);
+	struct hotspot h = {.module = (char *)"/x/heat", .name = (char *)"sweep",
+			    .source_file = (char *)"/src/heat.c", .level = RESOLUTION_LINE,
+			    .has_offset = true, .offset = 0x10};
+	int64_t id = pivot__add_hotspot(p, &h);
+	meas(p, id, "task-clock", 60e6, 60, QUALITY_MEASURED, NULL);
+	const uint64_t off[] = {0x10, 0x20, 0x30};
+	const double ms[] = {10, 40, 10};
+	const int line[] = {41, 42, 41};
+	for (int i = 0; i < 3; i++) {
+		struct address ad = {.hotspot = id, .offset = off[i], .counter = (char *)"task-clock",
+				     .value = ms[i] * 1e6, .sample_count = (int64_t)ms[i]};
+		struct frame f = {.hotspot = id, .offset = off[i], .function = (char *)"sweep",
+				  .file = (char *)"/src/heat.c", .line = line[i],
+				  .declaration_line = 40};
+		CHECK(pivot__add_address(p, &ad) >= 0);
+		CHECK(pivot__add_frame(p, &f) >= 0);
+	}
+}
+
+static void t_hottest_line(void)
+{
+	struct pivot p;
+	build_lines(&p);
+	struct analysis a;
+	CHECK_INT(analysis_run(&p, NULL, 0, 30, &a), 0);
+	struct text_lines t = {0};
+	CHECK_INT(summary_render(&a, &p, NULL, &t), 0);
+	CHECK(has_line(&t, "  sweep (line, heat.c:42) - 100.0% of the sampled time"));
+	text_lines__release(&t);
+	/* The payload names the same line: one source, attrib_hottest_line(). */
+	json_t *pl = payload_build(NULL, &p, &a, NULL, false);
+	json_t *h = json_array_get(json_object_get(pl, "hotspots"), 0);
+	json_t *hl = json_object_get(h, "hottest_line");
+	CHECK_STR(json_string_value(json_object_get(hl, "file")), "/src/heat.c");
+	CHECK_INT(json_integer_value(json_object_get(hl, "line")), 42);
+	CHECK_NEAR(json_real_value(json_object_get(hl, "share")), 40.0 / 60.0, 1e-9);
+	json_t *lines = json_object_get(h, "lines");
+	CHECK_INT(json_array_size(lines), 2);
+	for (size_t i = 0; i < json_array_size(lines); i++) {
+		json_t *l = json_array_get(lines, i);
+		int ln = (int)json_integer_value(json_object_get(l, "line"));
+		CHECK_NEAR(json_real_value(json_object_get(l, "share")), ln == 42 ? 4.0 / 6 : 2.0 / 6,
+			   1e-9);
+	}
+	json_decref(pl);
+	analysis__release(&a);
+	pivot__release(&p);
+}
+
 static void t_si(void)
 {
 	char b[32];
@@ -132,6 +187,7 @@ static void t_si(void)
 static const struct test_case cases[] = {
 	{"render", "summary and payload on a hand-built pivot", t_render},
 	{"empty", "an empty Run still says what it lacks", t_empty},
+	{"hottest_line", "a finding names its hottest line, as the payload", t_hottest_line},
 	{"si", "SI formatting", t_si},
 };
 TEST_MAIN(cases)

@@ -56,6 +56,7 @@ static void fill(struct manifest *m, const char *name)
 	m->name = strdup(name);
 	m->created = strdup("2026-11-29T14:05:07+01:00");
 	m->exit_code = 3;
+	m->world_size = 8;
 	const char *argv[] = {"mpirun", "-n", "8", "./solver", "--input=\xc3\xa9t\xc3\xa9.dat"};
 	CHECK_INT(manifest__set_command(m, argv, 5), 0);
 	m->provenance.commit = strdup("0123456789abcdef0123456789abcdef01234567");
@@ -91,6 +92,7 @@ static void t_roundtrip(void)
 	CHECK_STR(r.name, "solver");
 	CHECK_STR(r.created, "2026-11-29T14:05:07+01:00");
 	CHECK_INT(r.exit_code, 3);
+	CHECK_INT(r.world_size, 8); /* the report's rank rows need it */
 	CHECK_INT(r.nr_command, 5);
 	CHECK_STR(r.command[4], "--input=\xc3\xa9t\xc3\xa9.dat");
 	CHECK_STR(r.machine.cpu_model, "Intel(R) Xeon(R) Platinum 8480+");
@@ -132,6 +134,9 @@ static void t_unknowns_null(void)
 	CHECK(json_is_null(json_object_get(json_object_get(j, "provenance"), "dirty_tree")));
 	CHECK(json_is_null(json_object_get(json_object_get(j, "machine"), "logical_cores")));
 	CHECK(json_object_get(j, "overhead") == NULL);
+	/* Not MPI: no world_size key, and a read back says unknown. */
+	CHECK(json_object_get(json_object_get(j, "run"), "world_size") == NULL);
+	CHECK_INT(m.world_size, -1);
 	json_decref(j);
 }
 

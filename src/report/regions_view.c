@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "report/regions_view.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attrib/views.h"
+#include "common/alloc.h"
+#include "model/model.h"
+#include "report/summary.h"
+
+/* A region named under a finding must hold at least this share. */
+#define FINDING_MIN_SHARE 0.01
+
+static const struct pivot *sort_p; /* qsort has no context argument */
+
+static int strcmp_null(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b ? 0 : (a ? 1 : -1); /* NULL first */
+	return strcmp(a, b);
+}
+
+static int stat_cmp(const void *x, const void *y)
+{
+	const struct region_stat *a = &sort_p->region_stats[*(const size_t *)x];
+	const struct region_stat *b = &sort_p->region_stats[*(const size_t *)y];
+	int c = strcmp_null(a->path, b->path);
+	if (c)
+		return c;
+	int ra = sort_p->loci[a->locus].rank, rb = sort_p->loci[b->locus].rank;
+	return (ra > rb) - (ra < rb);
+}
+
+static int row_cmp(const void *x, const void *y)
+{
+	const struct region_row *a = x, *b = y;
+	return (a->inclusive_ns < b->inclusive_ns) - (a->inclusive_ns > b->inclusive_ns);
+}
+
+/* One path's stats (idx[i..j), sorted by rank) into a row. */
+static void fill_row(const struct pivot *p, const size_t *idx, size_t i, size_t j,
+		     struct region_row *r)
+{
+	const struct region_stat *first = &p->region_stats[idx[i]];
+	*r = (struct region_row){.path = first->path, .name = first->name};
+	double rank_ns = 0;
+	for (size_t k = i; k < j; k++) {
+		const struct region_stat *s = &p->region_stats[idx[k]];
+		r->calls += s->calls;
+		r->inclusive_ns += (double)s->inclusive_ns;
+		r->exclusive_ns += (double)s->exclusive_ns;
+		rank_ns += (double)s->inclusive_ns;
+		bool last = k + 1 == j || p->loci[p->region_stats[idx[k + 1]].locus].rank !=
+						  p->loci[s->locus].rank;
+		if (last) {
+			r->nr_ranks++;
+			if (rank_ns > r->max_rank_ns)
+				r->max_rank_ns = rank_ns;
+			rank_ns = 0;
+		}
+	}
+	r->mean_rank_ns = r->nr_ranks ? r->inclusive_ns / r->nr_ranks : 0;
+}
+
+int region_rows(const struct pivot *p, struct region_row **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	size_t ns = p->nr_region_stats;
+	size_t *idx = xmalloc((ns + 1) * sizeof(*idx));
+	struct region_row *rows = xcalloc(ns + 1, sizeof(*rows));
+	if (!idx || !rows) {
+		xfree(idx);
+		xfree(rows);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < ns; i++)
+		idx[i] = i;
+	sort_p = p;
+	qsort(idx, ns, sizeof(*idx), stat_cmp);
+	for (size_t i = 0, j; i < ns; i = j) {
+		for (j = i + 1; j < ns && strcmp_null(p->region_stats[idx[j]].path,
+						     p->region_stats[idx[i]].path) == 0;)
+			j++;
+		fill_row(p, idx, i, j, &rows[(*n)++]);
+	}
+	xfree(idx);
+	qsort(rows, *n, sizeof(*rows), row_cmp);
+	*out = rows;
+	return 0;
+}
+
+static int share_cmp(const void *x, const void *y)
+{
+	const struct region_share *a = x, *b = y;
+	return (a->value < b->value) - (a->value > b->value);
+}
+
+int region_shares(const struct pivot *p, int64_t hotspot, const char *counter,
+		  struct region_share **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	counter = counter ? counter : attrib_time_base(p);
+	struct region_share *v = xcalloc(p->nr_region_samples + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	double total = 0;
+	for (size_t i = 0; counter && i < p->nr_region_samples; i++) {
+		const struct region_sample *s = &p->region_samples[i];
+		if (s->hotspot != hotspot || !s->counter || strcmp(s->counter, counter) != 0)
+			continue;
+		size_t k = 0;
+		while (k < *n && strcmp_null(v[k].path, s->region_path) != 0)
+			k++;
+		if (k == *n)
+			v[(*n)++] = (struct region_share){.path = s->region_path};
+		v[k].value += s->value;
+		v[k].samples += s->sample_count;
+		total += s->value;
+	}
+	for (size_t k = 0; k < *n; k++)
+		v[k].share = total > 0 ? v[k].value / total : 0;
+	qsort(v, *n, sizeof(*v), share_cmp);
+	*out = v;
+	return 0;
+}
+
+/* "31.7 ms" */
+static const char *fmt_ns(char *buf, size_t len, double ns)
+{
+	static const char *const unit[] = {"ns", "us", "ms", "s"};
+	int k = 0;
+	while (ns >= 1000.0 && k < 3) {
+		ns /= 1000.0;
+		k++;
+	}
+	snprintf(buf, len, "%.3g %s", ns, unit[k]);
+	return buf;
+}
+
+int regions_render(const struct pivot *p, struct text_lines *out)
+{
+	struct region_row *rows;
+	size_t n;
+	if (region_rows(p, &rows, &n) < 0)
+		return -ENOMEM;
+	if (n)
+		text_lines__add(out, "regions: %zu call path%s from scope_profiler traces, by "
+				     "inclusive time (summed over threads and ranks):",
+				n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n && i < REGIONS_SHOWN; i++) {
+		const struct region_row *r = &rows[i];
+		char a[32], b[32], imb[96] = "";
+		if (r->nr_ranks > 1 && r->mean_rank_ns > 0)
+			snprintf(imb, sizeof(imb), "; busiest of %d ranks at %.2fx the mean",
+				 r->nr_ranks, r->max_rank_ns / r->mean_rank_ns);
+		text_lines__add(out, "  %s - %s inclusive, %s exclusive, %lld call%s%s", r->path,
+				fmt_ns(a, sizeof(a), r->inclusive_ns),
+				fmt_ns(b, sizeof(b), r->exclusive_ns), (long long)r->calls,
+				r->calls == 1 ? "" : "s", imb);
+	}
+	if (n > REGIONS_SHOWN)
+		text_lines__add(out, "  ... and %zu more call paths", n - REGIONS_SHOWN);
+	xfree(rows);
+	return out->failed ? -ENOMEM : 0;
+}
+
+int regions_render_finding(const struct pivot *p, int64_t hotspot, const char *counter,
+			   struct text_lines *out)
+{
+	struct region_share *v;
+	size_t n;
+	if (region_shares(p, hotspot, counter, &v, &n) < 0)
+		return -ENOMEM;
+	char line[512] = "";
+	size_t at = 0, shown = 0;
+	for (size_t i = 0; i < n && shown < REGIONS_PER_FINDING; i++) {
+		if (v[i].share < FINDING_MIN_SHARE)
+			break;
+		int w = snprintf(line + at, sizeof(line) - at, "%s%s %.0f%%", shown ? ", " : "",
+				 v[i].path ? v[i].path : "no region", 100.0 * v[i].share);
+		if (w < 0 || (size_t)w >= sizeof(line) - at)
+			break;
+		at += (size_t)w;
+		shown++;
+	}
+	if (shown)
+		text_lines__add(out, "    in %s", line);
+	xfree(v);
+	return out->failed ? -ENOMEM : 0;
+}
+
+json_t *regions_json(const struct pivot *p)
+{
+	struct region_row *rows;
+	size_t n;
+	if (region_rows(p, &rows, &n) < 0)
+		return NULL;
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n; i++) {
+		const struct region_row *r = &rows[i];
+		json_t *rk = r->nr_ranks > 1 && r->mean_rank_ns > 0
+				     ? json_pack("{s:i, s:f, s:f, s:f}", "count", r->nr_ranks,
+						 "max_inclusive_ns", r->max_rank_ns,
+						 "mean_inclusive_ns", r->mean_rank_ns, "imbalance",
+						 r->max_rank_ns / r->mean_rank_ns)
+				     : json_null();
+		json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:f, s:f, s:o}", "path",
+						   r->path ? r->path : "?", "name",
+						   r->name ? r->name : "?", "calls",
+						   (json_int_t)r->calls, "inclusive_ns",
+						   r->inclusive_ns, "exclusive_ns", r->exclusive_ns,
+						   "ranks", rk));
+	}
+	xfree(rows);
+	return a;
+}
+
+json_t *regions_hotspot_json(const struct pivot *p, int64_t hotspot, const char *counter)
+{
+	struct region_share *v;
+	size_t n;
+	if (region_shares(p, hotspot, counter, &v, &n) < 0)
+		return NULL;
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a, json_pack("{s:o, s:f, s:I}", "path",
+						   v[i].path ? json_string(v[i].path) : json_null(),
+						   "share", v[i].share, "samples",
+						   (json_int_t)v[i].samples));
+	xfree(v);
+	return a;
+}

@@ -1,0 +1,104 @@
+#!/bin/bash
+# nunatak run on the bundled heat example under real perf: region traces land in collect/regions/, call counts match the program, sweep's samples fall in its region; MPI: regions per rank
+. "$NUNATAK_SOURCE_DIR/tests/fixtures/run/e2e_lib.sh"
+need_perf
+heat="$NUNATAK_BUILD_DIR/examples/c/example_heat"
+[ -x "$heat" ] || { echo "skip: examples/c not built"; exit 2; }
+cd "$WORK"
+ITERS=1500
+# A user's prefix is overridden (the Run must hold the traces), said once, recorded.
+SCOPE_PROFILER_PREFIX="$WORK/mine/x" "$NUNATAK" run -o "$WORK/run" -- "$heat" 256 $ITERS 1 \
+	> out.txt 2> err.txt || fail "nunatak run failed"
+grep -q "^heat: n=256 iterations=$ITERS" out.txt || fail "application output lost"
+grep -q "SCOPE_PROFILER_PREFIX=$WORK/mine/x is overridden" err.txt || fail "no override notice"
+[ ! -e "$WORK/mine" ] || fail "traces went to the user's prefix"
+ls "$WORK"/run/collect/regions/*_rank00000.spt > /dev/null || fail "no trace in collect/regions/"
+grep -q "^.*regions: 7 call paths" err.txt || fail "no regions block in the summary"
+grep -q "^.*    in timestep > solve > sweep [0-9]*%" err.txt || fail "sweep's finding names no region"
+"$NUNATAK" report --json "$WORK/run" > payload.json 2>> err.txt || fail "nunatak report --json"
+
+# Call counts from heat.c's own loop: timestep, exchange, solve, sweep each
+# ITERATIONS; residual when it % 10 == 0; checkpoint when it % 100 == 0;
+# assemble once.
+python3 - "$WORK/run" payload.json "$ITERS" "$WORK/mine/x" <<'PY' || fail "assertions"
+import json, os, sqlite3, sys
+run, payp, iters, user = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+db = sqlite3.connect(os.path.join(run, "pivot.sqlite"))
+calls = dict(db.execute("select path, calls from region_stats"))
+want = {"assemble": 1, "timestep": iters, "timestep > exchange": iters,
+        "timestep > solve": iters, "timestep > solve > sweep": iters,
+        "timestep > residual": (iters + 9) // 10, "timestep > checkpoint": (iters + 99) // 100}
+assert calls == want, (calls, want)
+for path, incl, excl in db.execute("select path, inclusive_ns, exclusive_ns from region_stats"):
+    assert 0 < excl <= incl, (path, incl, excl)
+# checkpoint sleeps 1 ms per call: its inclusive time is at least that.
+ck = db.execute("select inclusive_ns from region_stats where path = 'timestep > checkpoint'").fetchone()[0]
+assert ck >= want["timestep > checkpoint"] * 1e6, ck
+# The stats' Locus is the sampled main thread (v2 trace: tid = pid).
+(tid,) = db.execute("select distinct l.thread from region_stats r join loci l on l.id = r.locus").fetchone()
+stids = {t for (t,) in db.execute("select distinct l.thread from measurements m join loci l on l.id = m.locus join hotspots h on h.id = m.hotspot where h.name = 'sweep'")}
+assert stids == {tid}, (tid, stids)
+# sweep's samples: every one accounted for by region_samples, mostly in its region.
+n_sweep = db.execute("select sum(m.sample_count) from measurements m join hotspots h on h.id = m.hotspot where h.name = 'sweep' and m.counter = 'task-clock'").fetchone()[0]
+rows = db.execute("select r.region_path, sum(r.sample_count) from region_samples r join hotspots h on h.id = r.hotspot where h.name = 'sweep' and r.counter = 'task-clock' group by 1").fetchall()
+by = dict(rows)
+assert sum(by.values()) == n_sweep, (rows, n_sweep)
+inside = by.get("timestep > solve > sweep", 0) / n_sweep
+print(f"sweep: {n_sweep} samples, {inside:.1%} inside timestep > solve > sweep")
+assert n_sweep >= 30 and inside >= 0.9, rows
+m = json.load(open(os.path.join(run, "manifest.json")))
+assert m["provenance"]["effective_configuration"]["env.SCOPE_PROFILER_PREFIX.user"] == user
+assert "regions-not-aligned" not in [d["name"] for d in m["degradations"]], m["degradations"]
+p = json.load(open(payp))
+try:
+    import jsonschema
+    schema = json.load(open(os.path.join(os.environ["NUNATAK_SOURCE_DIR"], "docs/schemas/report-payload.json")))
+    jsonschema.Draft202012Validator(schema).validate(p)
+except ImportError:
+    print("note: python3-jsonschema absent: payload not validated against its schema")
+assert {r["path"] for r in p["regions"]} == set(want), p["regions"]
+top = p["regions"][0]
+assert top["path"] == "timestep" and top["calls"] == iters and top["ranks"] is None, top
+h = [h for h in p["hotspots"] if h["name"] == "sweep"][0]
+assert h["regions"][0]["path"] == "timestep > solve > sweep", h["regions"]
+assert abs(h["regions"][0]["share"] - inside) < 1e-9, (h["regions"], inside)
+PY
+
+# The page: a Regions table on level 1 and the finding's regions (when chromium is here).
+if CH=$(command -v chromium || command -v chromium-browser); then
+	P=$(mktemp -d "$WORK/chr.XXXXXX")
+	timeout 120 "$CH" --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --user-data-dir="$P" --dump-dom \
+		"file://$WORK/run/report.html" > dom.html 2> /dev/null || fail "chromium"
+	sed 's/<script[^>]*>.*<\/script>//' dom.html | grep -q '<h3>Regions</h3>' || fail "no Regions table"
+	grep -q 'class="in-regions">in timestep &gt; solve &gt; sweep' dom.html || fail "no regions under the finding"
+fi
+
+# MPI: the instrumented mpi_imbalance, one trace per rank, one call of each
+# region per rank, work_units' samples inside "compute" on both ranks.
+mpi_app="$NUNATAK_BUILD_DIR/examples/mpi/mpi_imbalance_regions"
+if ! command -v mpirun > /dev/null || [ ! -x "$mpi_app" ]; then
+	echo "note: MPI part skipped (no mpirun or examples/mpi not built)"
+	exit 0
+fi
+# Under ASan the example links the sanitizer runtime (through our library):
+# Open MPI's own never-freed allocations are not ours to report.
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+"$NUNATAK" run -o "$WORK/mrun" -- mpirun --oversubscribe --allow-run-as-root -n 2 "$mpi_app" 20 \
+	> mout.txt 2> merr.txt || fail "MPI run failed"
+ls "$WORK"/mrun/collect/regions/*_rank00000.spt "$WORK"/mrun/collect/regions/*_rank00001.spt \
+	> /dev/null || fail "no per-rank traces"
+grep -q "^.*  compute - .* 2 calls; busiest of 2 ranks at" merr.txt || fail "no per-rank regions line"
+python3 - "$WORK/mrun" <<'PY' || fail "MPI assertions"
+import os, sqlite3, sys
+db = sqlite3.connect(os.path.join(sys.argv[1], "pivot.sqlite"))
+rows = db.execute("select l.rank, r.path, r.calls, r.inclusive_ns from region_stats r join loci l on l.id = r.locus").fetchall()
+assert sorted((r, p, c) for r, p, c, _ in rows) == [(r, p, 1) for r in (0, 1) for p in ("barrier", "compute", "reduce")], rows
+comp = {r: i for r, p, c, i in rows if p == "compute"}
+print(f"compute: rank 0 {comp[0]/1e6:.1f} ms, rank 1 {comp[1]/1e6:.1f} ms")
+assert comp[0] > 1.5 * comp[1], comp  # rank 0 does 3x the units (wall time: margin for a loaded machine)
+for rank in (0, 1):
+    by = dict(db.execute("select r.region_path, sum(r.sample_count) from region_samples r join hotspots h on h.id = r.hotspot join loci l on l.id = r.locus where h.name = 'work_units' and l.rank = ? group by 1", (rank,)).fetchall())
+    total = sum(by.values())
+    assert total > 0 and by.get("compute", 0) >= 0.9 * total, (rank, by)
+PY
