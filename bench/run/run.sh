@@ -1,33 +1,44 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# `nunatak run --freq 997 -- APP` against the bare APP, interleaved pairs so
-# the drifts of a shared machine hit both sides: prints the median wall-time
-# ratio (target <= 1.05), the same for `perf record` alone, perf's fixed cost
-# per launch (`perf record -- true`), and the marginal CPU cost per sample,
-# (cpu_perf - cpu_bare - cpu_fixed) / samples, measured in CPU time
-# (getrusage of the children: robust to the load of other processes, unlike
-# wall time). That cost is written to $XDG_CACHE_HOME/nunatak/perf-sample-cost,
-# which later Runs on this machine use for their overhead estimate
-# (docs/cli/run.md "Overhead").
-# Env: NUNATAK (binary), APP (CPU-bound program; default: the bundled heat
-# example), ARGS, ITER (heat iterations, default 4000), PAIRS (>= 5),
-# FALLBACK_SRC (two_hot.c, built when APP is absent).
+# `nunatak run --freq 997 -- APP` against the bare APP, for runs of about 1 s,
+# 5 s and 15 s (a short job and realistic HPC durations), in interleaved
+# pairs so the drifts of a shared machine hit both sides. Per duration it
+# prints the median wall-time ratio (target <= 1.05) and where the extra time
+# goes (medians over the pairs):
+#   perf fixed   `perf record -- true`: perf's start-up and teardown;
+#   sampling     perf record APP - bare APP - perf fixed: the timer samples;
+#   nunatak      nunatak run APP - perf record APP: nunatak's own work, before
+#                launch (perf --version, tool lookup) and after (ingest,
+#                attribution's symbolizers, store, report, summary).
+# (Medians of per-pair differences: they need not add up exactly.)
+# Then the cost per sample on this machine, (cpu_perf - cpu_bare - cpu_fixed)
+# / samples over the pairs of the longest duration (CPU time of the children:
+# robust to other processes' load, unlike wall time), written to
+# $XDG_CACHE_HOME/nunatak/perf-sample-cost: later Runs state their sampling
+# overhead as samples x that measured cost (docs/cli/run.md "Overhead").
+# Env: NUNATAK (binary), APP (CPU-bound program; default the bundled heat
+# example, whose iterations are scaled to DURATIONS), DURATIONS (s, default
+# "1 5 15"), PAIRS (>= 5), FALLBACK_SRC (two_hot.c, built when APP is absent).
 set -eu
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 if [ -z "${APP:-}" ] || [ ! -x "$APP" ]; then
 	cc -O1 -o "$WORK/two_hot" "$FALLBACK_SRC"
 	APP="$WORK/two_hot"
-	ARGS=${ARGS:-1500000000}
 fi
-case "$APP" in *heat*) ARGS=${ARGS:-"512 ${ITER:-4000} 0"} ;; esac
 export NUNATAK_SITE_CONFIG=/dev/null
 cd "$WORK"
-# shellcheck disable=SC2086
-exec python3 - "$NUNATAK" "${PAIRS:-7}" "${XDG_CACHE_HOME:-$HOME/.cache}" "$APP" $ARGS <<'PY'
+exec python3 - "$NUNATAK" "${PAIRS:-5}" "${XDG_CACHE_HOME:-$HOME/.cache}" \
+	"${DURATIONS:-1 5 15}" "$APP" <<'PY'
 import json, os, resource, statistics, subprocess, sys, time
-nunatak, pairs, cache, app = sys.argv[1], max(5, int(sys.argv[2])), sys.argv[3], sys.argv[4:]
-PERF = ["perf", "record", "-q", "-e", "task-clock", "--freq", "997", "--no-bpf-event", "-N"]
+nunatak, pairs, cache, durations, app = sys.argv[1:6]
+pairs = max(5, int(pairs))
+durations = [float(d) for d in durations.split()]
+# nunatak's own perf record options (collect/perf.c), so "perf record" here
+# is exactly the collector nunatak runs.
+PERF = ["perf", "record", "--freq", "997", "-e", "task-clock", "-k", "CLOCK_MONOTONIC",
+        "--no-bpf-event", "--no-buildid-cache", "--quiet"]
+med = statistics.median
 
 def timed(cmd):
     """(wall s, CPU s of the children) of one command."""
@@ -36,37 +47,61 @@ def timed(cmd):
     t1, r1 = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
     return t1 - t0, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
+def samples_in(data):
+    out = subprocess.run(["perf", "script", "-i", data, "-F", "ip"], capture_output=True,
+                         text=True).stdout
+    return sum(1 for l in out.splitlines() if l.strip())
+
+def argv_for(seconds):
+    """The APP command running about `seconds` (heat: iterations scaled)."""
+    if "heat" not in os.path.basename(app):
+        return [app, str(int(1.5e9 * seconds))]
+    probe = 2000
+    wall, _ = timed([app, "512", str(probe), "0"])
+    return [app, "512", str(max(100, int(probe * seconds / wall))), "0"]
+
+def one_duration(seconds):
+    cmd = argv_for(seconds)
+    rows = []
+    for i in range(pairs):
+        bare = timed(cmd)
+        nun = timed([nunatak, "run", "-q", "-o", f"r{i}", "--freq", "997", "--"] + cmd)
+        perf = timed(PERF + ["-o", f"p{i}.data", "--"] + cmd)
+        fixed = timed(PERF + ["-o", f"t{i}.data", "--", "true"])
+        rows.append((bare, nun, perf, fixed, samples_in(f"p{i}.data")))
+        subprocess.run(["rm", "-rf", f"r{i}", f"p{i}.data", f"t{i}.data"])
+    b, n, p, f = (med(r[k][0] for r in rows) for k in range(4))
+    print(f"~{seconds:g} s: {' '.join(cmd)}  ({pairs} pairs, 997 Hz, "
+          f"~{int(med(r[4] for r in rows))} samples)")
+    print(f"  bare {b:.3f} s, nunatak run {n:.3f} s: wall ratio median "
+          f"{med(r[1][0] / r[0][0] for r in rows):.3f} (target <= 1.05); "
+          f"perf record alone {med(r[2][0] / r[0][0] for r in rows):.3f}")
+    print(f"  where the {med(r[1][0] - r[0][0] for r in rows):+.3f} s go: perf fixed {f:.3f} s, "
+          f"sampling {med(r[2][0] - r[0][0] - r[3][0] for r in rows):.3f} s, nunatak's own "
+          f"(setup + post-processing) {med(r[1][0] - r[2][0] for r in rows):.3f} s")
+    print(f"  CPU ratio median {med(r[1][1] / r[0][1] for r in rows):.3f} "
+          f"(nunatak, perf and the symbolizers over the bare CPU)")
+    return rows
+
 rows = []
-for i in range(pairs):
-    bare = timed(app)
-    nun = timed([nunatak, "run", "-q", "-o", f"r{i}", "--freq", "997", "--"] + app)
-    perf = timed(PERF + ["-o", f"p{i}.data", "--"] + app)
-    fixed = timed(PERF + ["-o", f"t{i}.data", "--", "true"])
-    m = json.load(open(f"r{i}/manifest.json"))
-    samples = (m.get("overhead") or {}).get("samples", 0)
-    rows.append((bare, nun, perf, fixed, samples))
-    subprocess.run(["rm", "-rf", f"r{i}", f"p{i}.data", f"t{i}.data"])
-med = statistics.median
-print(f"bench/run: {' '.join(app)}, {pairs} pairs, 997 Hz")
-print(f"  bare          wall median {med(r[0][0] for r in rows):.3f} s")
-print(f"  nunatak run   wall median {med(r[1][0] for r in rows):.3f} s  "
-      f"ratio median {med(r[1][0] / r[0][0] for r in rows):.3f} (target <= 1.05)")
-print(f"  nunatak run   CPU ratio median {med(r[1][1] / r[0][1] for r in rows):.3f} "
-      f"(CPU of nunatak, perf and the symbolizers over the bare CPU: robust to load)")
-print(f"  perf record   wall median {med(r[2][0] for r in rows):.3f} s  "
-      f"ratio median {med(r[2][0] / r[0][0] for r in rows):.3f}")
-print(f"  perf record -- true (fixed cost per launch): wall median {med(r[3][0] for r in rows):.3f} s, "
-      f"CPU {med(r[3][1] for r in rows):.3f} s")
+for d in durations:
+    rows = one_duration(d)
+# The cost per sample, from the longest duration (the most samples).
 costs = [(r[2][1] - r[0][1] - r[3][1]) / r[4] for r in rows if r[4] > 0]
+walls = [(r[2][0] - r[0][0] - r[3][0]) / r[4] for r in rows if r[4] > 0]
 if costs:
     c = med(costs)
-    print(f"  CPU cost per sample: median {c * 1e6:.1f} us over ~{int(med(r[4] for r in rows))} samples")
+    print(f"cost per sample (longest duration): CPU median {c * 1e6:.1f} us "
+          f"(min {min(costs) * 1e6:.1f}, max {max(costs) * 1e6:.1f}); wall median "
+          f"{med(walls) * 1e6:.1f} us; sampling at 997 Hz costs {c * 997 * 100:.1f}% of the "
+          f"sampled CPU time")
     if 0 < c < 1e-2:
         d = os.path.join(cache, "nunatak")
         os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, "perf-sample-cost"), "w") as f:
-            f.write(f"{c:.9f}\n")
-        print(f"  written to {d}/perf-sample-cost")
+        with open(os.path.join(d, "perf-sample-cost"), "w") as fh:
+            fh.write(f"{c:.9f}\n")
+        print(f"  written to {d}/perf-sample-cost: later Runs here say "
+              f"'a cost per sample measured on this machine'")
     else:
         print("  not written: not positive (below the noise of this machine)")
 PY

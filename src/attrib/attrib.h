@@ -23,10 +23,13 @@
  *
  * External calls, in this order (replay serves them FIFO per basename, the
  * order the Python predecessor recorded in the corpus): one symbolizer
- * process per module (modules by decreasing weight, stack-only modules last),
- * then `llvm-readelf -S` once per module that yielded a bare name, then
- * `llvm-dwarfdump --debug-line` once per module whose named Hotspots carry
- * source positions (skipped with no_source).
+ * process per module (modules by decreasing weight, stack-only modules last;
+ * two over halves from 8192 addresses), then `llvm-readelf -S` once per
+ * module that yielded a bare name, then `llvm-dwarfdump --debug-line` once
+ * per module whose named Hotspots carry source positions and whose line
+ * table may hold DWARF 5 MD5s (skipped with no_source). Each step runs its
+ * calls through one executor__run_batch(): concurrent on the real executor,
+ * in issue order for recordings and replays (docs/attribution.md).
  */
 #ifndef NUNATAK_ATTRIB_ATTRIB_H
 #define NUNATAK_ATTRIB_ATTRIB_H

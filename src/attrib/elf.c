@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "attrib/elf.h"
+#include "attrib/dwarf_line.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #define SHT_NOTE 7
 #define SHT_NOBITS 8
 #define SHT_DYNSYM 11
+#define SHF_COMPRESSED 0x800
 #define STT_FUNC 2
 #define STT_GNU_IFUNC 10
 #define SHN_UNDEF 0
@@ -53,7 +55,7 @@ static uint64_t rd(const struct image *im, uint64_t off, int size)
 
 struct shdr {
 	uint32_t name, type, link;
-	uint64_t offset, size, entsize;
+	uint64_t flags, offset, size, entsize;
 };
 
 static struct shdr shdr_at(const struct image *im, uint64_t shoff, uint64_t shentsize, uint64_t i)
@@ -62,6 +64,7 @@ static struct shdr shdr_at(const struct image *im, uint64_t shoff, uint64_t shen
 	struct shdr s = {
 		.name = (uint32_t)rd(im, b, 4),
 		.type = (uint32_t)rd(im, b + 4, 4),
+		.flags = RD(im, b, 8, 4, 8, 8),
 		.offset = RD(im, b, 16, 4, 24, 8),
 		.size = RD(im, b, 20, 4, 32, 8),
 		.link = (uint32_t)RD(im, b, 24, 4, 40, 4),
@@ -221,6 +224,12 @@ static int parse_shdrs(struct elf_info *out, const struct image *im, unsigned fl
 		if (nm && (!strcmp(nm, ".debug_info") || !strcmp(nm, ".zdebug_info")) &&
 		    s.type != SHT_NOBITS)
 			out->has_debug_info = true;
+		if (nm && !strcmp(nm, ".zdebug_line"))
+			out->debug_line_md5 = -1;
+		if (nm && !strcmp(nm, ".debug_line") && s.type != SHT_NOBITS)
+			out->debug_line_md5 = (s.flags & SHF_COMPRESSED) || !in_range(im, s.offset, s.size)
+						      ? -1
+						      : dwarf_line_md5(im->p + s.offset, (size_t)s.size);
 		if (s.type == SHT_NOTE && !out->build_id)
 			parse_notes(out, im, s.offset, s.size);
 	}

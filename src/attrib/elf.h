@@ -45,6 +45,9 @@ struct elf_info {
 	int machine;            /* e_machine */
 	bool is64;
 	bool has_symtab, has_dynsym, has_debug_info;
+	/* DWARF 5 MD5 checksums in .debug_line (attrib/dwarf_line.h): 1 yes,
+	 * 0 none (or no .debug_line), -1 cannot tell (compressed, malformed). */
+	int debug_line_md5;
 	char *build_id;         /* lowercase hex, or NULL when the note is absent */
 	struct elf_segment *loads; /* PT_LOAD only, in file order */
 	size_t nr_loads;

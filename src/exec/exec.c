@@ -15,6 +15,26 @@ void executor__free(struct executor *x)
 		x->ops->free(x);
 }
 
+int executor__run_batch(struct executor *x, const struct exec_request *reqs, size_t n,
+			struct exec_result *res, struct err *e)
+{
+	for (size_t i = 0; i < n; i++)
+		memset(&res[i], 0, sizeof(res[i]));
+	bool tools_only = true;
+	for (size_t i = 0; i < n; i++)
+		tools_only = tools_only && !reqs[i].application && !reqs[i].forward_signals;
+	/* An application (or a call forwarding signals) never runs beside
+	 * another: those go one by one, as run() would. */
+	if (x->ops->run_batch && tools_only)
+		return x->ops->run_batch(x, reqs, n, res, e);
+	for (size_t i = 0; i < n; i++) {
+		int rc = x->ops->run(x, &reqs[i], &res[i], e);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 void exec_result__release(struct exec_result *res)
 {
 	if (!res)

@@ -66,6 +66,9 @@ struct executor_ops {
 	const json_t *(*recorded_meta)(struct executor *x);
 	/* Finishes (the recorder writes meta.json) and frees. */
 	void (*free)(struct executor *x);
+	/* Optional (NULL: run() one after the other): see executor__run_batch. */
+	int (*run_batch)(struct executor *x, const struct exec_request *reqs, size_t n,
+			 struct exec_result *res, struct err *e);
 };
 
 struct executor {
@@ -92,6 +95,18 @@ static inline int executor__run(struct executor *x, const struct exec_request *r
 {
 	return x->ops->run(x, req, res, e);
 }
+
+/*
+ * Runs reqs[0..n) to completion and fills res[i] for each, as n run() calls
+ * would, but the real executor runs up to one per online CPU (at most 4) at
+ * once: independent tool calls (a symbolizer per module) overlap their
+ * waiting. Everything else keeps the issue order: a recording numbers the
+ * invocations in it, a replay serves them from its FIFOs in it. Tools only
+ * (no application, no forward_signals). Returns 0, or negative as run()
+ * does; then every res[i] is still released by the caller.
+ */
+int executor__run_batch(struct executor *x, const struct exec_request *reqs, size_t n,
+			struct exec_result *res, struct err *e);
 
 static inline const json_t *executor__recorded_meta(struct executor *x)
 {

@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -39,6 +41,7 @@ struct io_buf {
 
 struct proc_io {
 	int in_fd, out_fd, err_fd; /* parent ends, -1 when unused or closed */
+	int out_mem;               /* captured stdout as a memfd, read at exit, or -1 */
 	const char *in_data;
 	size_t in_len, in_off;
 	struct io_buf out, err;
@@ -309,9 +312,18 @@ static int setup_io(const struct exec_request *req, posix_spawn_file_actions_t *
 				       req->stdout_path, strerror(errno));
 		posix_spawn_file_actions_adddup2(fa, cf->out, 1);
 	} else if (req->capture_stdout && !app) {
-		if (make_pipe(p, true, &io->out_fd, &cf->out) < 0)
-			goto fail;
-		posix_spawn_file_actions_adddup2(fa, cf->out, 1);
+		/* A memory file, read once the child ended: a tool that writes
+		 * line by line (llvm-symbolizer flushes every answer) costs one
+		 * cheap write each instead of waking us each time; a pipe only
+		 * where memfds are not available. */
+		io->out_mem = memfd_create("nunatak-stdout", MFD_CLOEXEC);
+		if (io->out_mem >= 0) {
+			posix_spawn_file_actions_adddup2(fa, io->out_mem, 1);
+		} else {
+			if (make_pipe(p, true, &io->out_fd, &cf->out) < 0)
+				goto fail;
+			posix_spawn_file_actions_adddup2(fa, cf->out, 1);
+		}
 	}
 	if (req->capture_stderr && !app) {
 		if (make_pipe(p, true, &io->err_fd, &cf->err) < 0)
@@ -398,73 +410,131 @@ static int wait_child(const struct exec_request *req, pid_t pid, double t0, stru
 	return rc;
 }
 
-static int spawn_and_wait(const struct exec_request *req, const char *path, char **env,
-			  struct exec_result *res, struct err *e)
+/* posix_spawn with req's I/O under `mask`; *pid stays 0 and res says why
+ * when the program could not be started. */
+static int spawn_io(const struct exec_request *req, const char *path, char **env,
+		    const sigset_t *mask, struct proc_io *io, pid_t *pid, struct exec_result *res,
+		    struct err *e)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	struct proc_io io = {.in_fd = -1, .out_fd = -1, .err_fd = -1};
 	struct child_fds cf = {-1, -1, -1};
-	struct sigaction old_sa[NR_FWD];
-	sigset_t block, old_mask;
-	struct sigaction old_chld;
-	int rc = 0;
-	/* An inherited SIGCHLD=SIG_IGN makes the kernel reap children itself and
-	 * waitpid() fail with ECHILD: the exit code would be lost. Default it for
-	 * the call (the child then starts with the default, as programs expect). */
-	sigaction(SIGCHLD, NULL, &old_chld);
-	if (old_chld.sa_handler == SIG_IGN)
-		signal(SIGCHLD, SIG_DFL);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, mask);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+	*pid = 0;
+	int rc = setup_io(req, &fa, io, &cf, e);
+	if (rc == 0) {
+		int src = posix_spawn(pid, path, &fa, &attr, (char *const *)req->argv, env);
+		if (src != 0) {
+			*pid = 0;
+			launch_failure(req, res, src == ENOENT ? EXEC_NOT_FOUND : EXEC_NOT_EXECUTABLE,
+				       strerror(src));
+		}
+	}
+	close_fd(&cf.in);
+	close_fd(&cf.out);
+	close_fd(&cf.err);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	return rc;
+}
+
+/* Around every spawn: SIGCHLD defaulted (an inherited SIG_IGN makes the
+ * kernel reap children itself, and the exit code would be lost) and SIGPIPE
+ * blocked (see end_sigpipe_block). */
+struct spawn_guard {
+	struct sigaction old_chld;
+	sigset_t old_mask;
+};
+
+static void guard_begin(struct spawn_guard *g)
+{
+	sigset_t block;
+	sigaction(SIGCHLD, NULL, &g->old_chld);
+	if (g->old_chld.sa_handler == SIG_IGN)
+		signal(SIGCHLD, SIG_DFL);
 	sigemptyset(&block);
 	sigaddset(&block, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &block, &old_mask);
-	posix_spawnattr_setsigmask(&attr, &old_mask);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-	rc = setup_io(req, &fa, &io, &cf, e);
-	if (rc < 0)
-		goto out;
+	pthread_sigmask(SIG_BLOCK, &block, &g->old_mask);
+}
+
+static void guard_end(struct spawn_guard *g)
+{
+	end_sigpipe_block(&g->old_mask);
+	if (g->old_chld.sa_handler == SIG_IGN)
+		sigaction(SIGCHLD, &g->old_chld, NULL);
+}
+
+/* The memfd's content into io->out (what the child wrote, from offset 0). */
+static int mem_take(struct proc_io *io)
+{
+	struct stat st;
+	if (io->out_mem < 0 || fstat(io->out_mem, &st) != 0)
+		return 0;
+	size_t size = (size_t)st.st_size;
+	if (xgrow((void **)&io->out.p, &io->out.cap, io->out.len + size + 1, 1) < 0)
+		return -ENOMEM;
+	for (size_t off = 0; off < size;) {
+		ssize_t n = pread(io->out_mem, io->out.p + io->out.len, size - off, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+		io->out.len += (size_t)n;
+	}
+	return 0;
+}
+
+/* Closes the parent's ends and hands the captured streams to res. */
+static int io_finish(struct proc_io *io, struct exec_result *res)
+{
+	int rc = mem_take(io);
+	close_fd(&io->out_mem);
+	close_fd(&io->in_fd);
+	close_fd(&io->out_fd);
+	close_fd(&io->err_fd);
+	take_buf(&io->out, &res->out, &res->out_len);
+	take_buf(&io->err, &res->err, &res->err_len);
+	xfree(io->out.p);
+	xfree(io->err.p);
+	io->out.p = io->err.p = NULL;
+	return rc;
+}
+
+static int spawn_and_wait(const struct exec_request *req, const char *path, char **env,
+			  struct exec_result *res, struct err *e)
+{
+	struct proc_io io = {.in_fd = -1, .out_fd = -1, .err_fd = -1, .out_mem = -1};
+	struct sigaction old_sa[NR_FWD];
+	struct spawn_guard g;
+	guard_begin(&g);
+	/* Armed before the spawn: a signal in between is kept pending and
+	 * delivered right after it (wait_child). */
 	if (req->forward_signals)
 		install_forwarding(old_sa);
 	pid_t pid = 0;
 	double t0 = now_s();
-	int src = posix_spawn(&pid, path, &fa, &attr, (char *const *)req->argv, env);
-	close_fd(&cf.in);
-	close_fd(&cf.out);
-	close_fd(&cf.err);
-	if (src != 0) {
-		launch_failure(req, res, src == ENOENT ? EXEC_NOT_FOUND : EXEC_NOT_EXECUTABLE,
-			       strerror(src));
-		goto restore;
-	}
-	rc = wait_child(req, pid, t0, &io, res, e);
-restore:
+	int rc = spawn_io(req, path, env, &g.old_mask, &io, &pid, res, e);
+	if (rc == 0 && pid > 0)
+		rc = wait_child(req, pid, t0, &io, res, e);
 	if (req->forward_signals)
 		restore_forwarding(old_sa);
-out:
-	close_fd(&io.in_fd);
-	close_fd(&io.out_fd);
-	close_fd(&io.err_fd);
-	close_fd(&cf.in);
-	close_fd(&cf.out);
-	close_fd(&cf.err);
-	end_sigpipe_block(&old_mask);
-	take_buf(&io.out, &res->out, &res->out_len);
-	take_buf(&io.err, &res->err, &res->err_len);
-	xfree(io.out.p);
-	xfree(io.err.p);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	if (old_chld.sa_handler == SIG_IGN)
-		sigaction(SIGCHLD, &old_chld, NULL);
+	if (io_finish(&io, res) < 0 && rc == 0)
+		rc = err_set(e, -ENOMEM, "oom", "out of memory capturing the output of %s",
+			     req->argv[0]);
+	guard_end(&g);
 	return rc;
 }
 
-static int real_run(struct executor *x, const struct exec_request *req, struct exec_result *res,
-		    struct err *e)
+/* Resolves argv[0] and the environment, then spawns: shared by run and batch. */
+static int resolve_and(const struct exec_request *req, struct exec_result *res, struct err *e,
+		       int (*then)(const struct exec_request *, const char *, char **,
+				   struct exec_result *, void *, struct err *),
+		       void *arg)
 {
-	(void)x;
 	memset(res, 0, sizeof(*res));
 	if (!req->argv || !req->argv[0])
 		return err_set(e, -EINVAL, "exec.spawn", "empty command");
@@ -481,10 +551,26 @@ static int real_run(struct executor *x, const struct exec_request *req, struct e
 	else if (w == -EACCES)
 		launch_failure(req, res, EXEC_NOT_EXECUTABLE, "permission denied");
 	else
-		rc = spawn_and_wait(req, path, env, res, e);
+		rc = then(req, path, env, res, arg, e);
 	xfree(path);
 	xfree(env);
 	return rc;
+}
+
+static int then_wait(const struct exec_request *req, const char *path, char **env,
+		     struct exec_result *res, void *arg, struct err *e)
+{
+	(void)arg;
+	return spawn_and_wait(req, path, env, res, e);
+}
+
+#include "exec/proc_batch.inc"
+
+static int real_run(struct executor *x, const struct exec_request *req, struct exec_result *res,
+		    struct err *e)
+{
+	(void)x;
+	return resolve_and(req, res, e, then_wait, NULL);
 }
 
 static const json_t *real_meta(struct executor *x)
@@ -498,7 +584,7 @@ static void real_free(struct executor *x)
 	xfree(x);
 }
 
-static const struct executor_ops real_ops = {real_run, real_meta, real_free};
+static const struct executor_ops real_ops = {real_run, real_meta, real_free, real_run_batch};
 
 struct executor *executor__new_real(void)
 {

@@ -162,6 +162,20 @@ static int rec_run(struct executor *x, const struct exec_request *req, struct ex
 	return 0;
 }
 
+/* The inner batch overlaps the waiting; the invocations are numbered in
+ * issue order afterwards, so a replay's FIFOs serve them in that order. */
+static int rec_run_batch(struct executor *x, const struct exec_request *reqs, size_t n,
+			 struct exec_result *res, struct err *e)
+{
+	struct recorder *r = x->priv;
+	int rc = executor__run_batch(r->inner, reqs, n, res, e);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if ((rc = record_one(r, &reqs[i], &res[i])) < 0)
+			return err_set(e, rc, "exec.record", "cannot record invocation %03u into %s: %s",
+				       r->next, r->dir, strerror(-rc));
+	return rc;
+}
+
 static const json_t *rec_meta(struct executor *x)
 {
 	struct recorder *r = x->priv;
@@ -181,7 +195,7 @@ static void rec_free(struct executor *x)
 	xfree(x);
 }
 
-static const struct executor_ops rec_ops = {rec_run, rec_meta, rec_free};
+static const struct executor_ops rec_ops = {rec_run, rec_meta, rec_free, rec_run_batch};
 
 int executor__annotate(struct executor *x, const json_t *meta)
 {

@@ -200,7 +200,7 @@ static void replay_free(struct executor *x)
 	xfree(x);
 }
 
-static const struct executor_ops replay_ops = {replay_run, replay_meta, replay_free};
+static const struct executor_ops replay_ops = {replay_run, replay_meta, replay_free, NULL};
 
 struct executor *executor__new_replay(const char *entry_dir, struct err *e)
 {

@@ -23,10 +23,23 @@ tail -n +2 out.json > doc.json
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' doc.json || fail "stdout after the app's line is not one JSON document"
 grep -q "collecting with perf" err.txt || fail "no collecting line"
 
-# Without the app's own output, --json leaves only JSON on stdout.
-"$NUNATAK" run -o "$WORK/run2" --json -- ./two_hot 1000 > only.json 2> err2.txt || fail "second run"
+# Without the app's own output, --json leaves only JSON on stdout. With a
+# cost per sample measured by bench/run in the cache, the overhead says so
+# (still an estimate of this Run's overhead, derived from a measured cost).
+mkdir -p "$WORK/cache/nunatak"
+echo 0.000020000 > "$WORK/cache/nunatak/perf-sample-cost"
+XDG_CACHE_HOME="$WORK/cache" "$NUNATAK" run -o "$WORK/run2" --json -- ./two_hot 100000000 \
+	> only.json 2> err2.txt || fail "second run"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["exit_code"] == 0' only.json ||
 	fail "--json stdout is not only JSON"
+grep -q "x 20 us, a cost per sample measured on this machine by bench/run" err2.txt ||
+	fail "the measured cost per sample is not stated: $(grep overhead err2.txt)"
+python3 -c '
+import json, sys
+o = json.load(open(sys.argv[1]))["overhead"]
+assert o["quality"] == "estimated" and o["cost_quality"] == "measured", o
+assert abs(o["cost_per_sample_s"] - 2e-5) < 1e-12 and o["value"] > 0, o' "$WORK/run2/manifest.json" ||
+	fail "manifest overhead of run2"
 
 nm -S --defined-only two_hot > nm.txt
 readelf -lW two_hot > phdr.txt

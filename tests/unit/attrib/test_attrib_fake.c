@@ -158,6 +158,30 @@ static void t_stdin_batch(void)
 	pivot__release(&p);
 }
 
+/* 20 000 addresses: from 8192 on, two processes over the halves (issued in
+ * order, each half on stdin; ~1.2 MB of answers each, parsed on threads),
+ * the answers merged: every address resolved and fused as with one call. */
+static void t_split(void)
+{
+	struct fake f = {0};
+	struct pivot p;
+	struct degradations d = {0};
+	pivot_with(&p, "/opt/app/libbig.so", 20000);
+	run_fake(&f, &p, NULL, &d);
+	CHECK_INT(f.nr_calls, 3);
+	CHECK_STR(f.calls[0], "llvm-symbolizer");
+	CHECK_STR(f.calls[1], "llvm-symbolizer");
+	CHECK_STR(f.calls[2], "llvm-readelf");
+	CHECK_INT(f.stdin_lines, 10000); /* the second half */
+	CHECK_INT(p.nr_hotspots, 1);
+	CHECK_STR(p.hotspots[0].name, "f");
+	CHECK_INT(p.measurements[0].sample_count, 20000);
+	CHECK_INT(p.nr_addresses, 20000);
+	CHECK_INT(d.n, 0);
+	degradations__release(&d);
+	pivot__release(&p);
+}
+
 static void t_debuginfod(void)
 {
 	struct attrib_opts on = {0}, off = {.debuginfod_disabled = true};
@@ -196,6 +220,7 @@ static void t_debuginfod(void)
 static const struct test_case cases[] = {
 	{"failures", "exit status, unparsed output, unreadable module: one degradation", t_failures},
 	{"stdin_batch", "3000 addresses: one process, stdin, fused, symbol level", t_stdin_batch},
+	{"split", "20 000 addresses: two symbolizer calls over halves, merged", t_split},
 	{"debuginfod", "DEBUGINFOD_TIMEOUT default, user value, disabled strips URLS", t_debuginfod},
 };
 TEST_MAIN(cases)

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "common/alloc.h"
 #include "common/err.h"
@@ -266,6 +268,59 @@ static void t_which(void)
 	CHECK_STR(exec_basename("perf"), "perf");
 }
 
+/* executor__run_batch on the real executor: every result in its own slot
+ * (large outputs, stdin, exit codes, a missing program, a timeout), and the
+ * children really overlap: two that each wait on a FIFO the other opens only
+ * finish when both run at once (a sequential batch would end the writer by its timeout). */
+static void t_batch(void)
+{
+	size_t n = 300000;
+	char *data = xmalloc(n + 1);
+	memset(data, 'i', n);
+	data[n] = '\0';
+	char dir[] = "/tmp/nunatak-batch-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *fifo = xasprintf("%s/f", dir);
+	CHECK_INT(mkfifo(fifo, 0600), 0);
+	char *w = xasprintf("echo hi > '%s'", fifo), *r = xasprintf("cat '%s'", fifo);
+	const char *a0[] = {"sh", "-c", "yes o | head -c 500000; exit 4", NULL};
+	const char *a1[] = {"cat", NULL};
+	const char *a2[] = {"nunatak-no-such-tool", NULL};
+	const char *a3[] = {"sh", "-c", w, NULL};
+	const char *a4[] = {"sh", "-c", r, NULL};
+	struct exec_request rq[5] = {
+		{.argv = a0, .capture_stdout = true, .capture_stderr = true},
+		{.argv = a1, .capture_stdout = true, .capture_stderr = true, .stdin_data = data,
+		 .stdin_len = n},
+		{.argv = a2, .capture_stdout = true, .capture_stderr = true},
+		{.argv = a3, .capture_stdout = true, .capture_stderr = true, .timeout_s = 10},
+		{.argv = a4, .capture_stdout = true, .capture_stderr = true, .timeout_s = 10},
+	};
+	struct exec_result res[5];
+	struct executor *x = executor__new_real();
+	struct err e = {0};
+	CHECK_INT(executor__run_batch(x, rq, 5, res, &e), 0);
+	CHECK_INT(res[0].exit_code, 4);
+	CHECK_INT(res[0].out_len, 500000);
+	CHECK_INT(res[1].exit_code, 0);
+	CHECK_INT(res[1].out_len, n);
+	CHECK(res[1].out && memcmp(res[1].out, data, n) == 0);
+	CHECK_INT(res[2].exit_code, EXEC_NOT_FOUND);
+	CHECK(!res[3].timed_out && !res[4].timed_out);
+	CHECK_INT(res[3].exit_code, 0);
+	CHECK_STR(res[4].out, "hi\n");
+	for (int i = 0; i < 5; i++)
+		exec_result__release(&res[i]);
+	CHECK_INT(executor__run_batch(x, rq, 0, res, &e), 0); /* empty batch */
+	executor__free(x);
+	unlink(fifo);
+	rmdir(dir);
+	xfree(fifo);
+	xfree(w);
+	xfree(r);
+	xfree(data);
+}
+
 static const struct test_case cases[] = {
 	{"large_capture", "3 MB stdout + 2 MB stderr captured without deadlock", t_large_capture},
 	{"stdin", "1 MiB stdin fed while stdout drains; unread stdin is harmless",
@@ -284,6 +339,7 @@ static const struct test_case cases[] = {
 	{"sigchld_ignored", "an inherited SIGCHLD=SIG_IGN does not lose exit codes",
 	 t_sigchld_ignored},
 	{"which", "PATH lookup", t_which},
+	{"batch", "a batch runs concurrently, each result in its slot", t_batch},
 };
 
 TEST_MAIN(cases)

@@ -112,6 +112,18 @@ static void t_record_roundtrip(void)
 	exec_result__release(&r);
 	r = run_on(x, a2, true);
 	exec_result__release(&r);
+	/* A batch is recorded in issue order, whatever order its children end
+	 * in (the first one here ends last). */
+	const char *b1[] = {"sh", "-c", "sleep 0.3; echo b1", NULL};
+	const char *b2[] = {"sh", "-c", "echo b2", NULL};
+	struct exec_request brq[2] = {{.argv = b1, .capture_stdout = true, .capture_stderr = true},
+				      {.argv = b2, .capture_stdout = true, .capture_stderr = true}};
+	struct exec_result bres[2];
+	CHECK_INT(executor__run_batch(x, brq, 2, bres, &e), 0);
+	CHECK_STR(bres[0].out, "b1\n");
+	CHECK_STR(bres[1].out, "b2\n");
+	exec_result__release(&bres[0]);
+	exec_result__release(&bres[1]);
 	json_t *extra = json_pack("{s:[{s:s, s:s}]}", "collectors", "tool", "perf", "version", "6.1");
 	CHECK_INT(executor__annotate(x, extra), 0);
 	json_decref(extra);
@@ -124,7 +136,7 @@ static void t_record_roundtrip(void)
 	CHECK_STR(slurp(p), "{\n  \"argv\": [\n    \"sh\",\n    \"-c\",\n    \"echo one; echo warn >&2; "
 			    "exit 3\"\n  ],\n  \"exit_code\": 3,\n  \"captured\": true\n}");
 	xfree(p);
-	p = xasprintf("%s/invocations/002.stdout", entry);
+	p = xasprintf("%s/invocations/004.stdout", entry);
 	CHECK(slurp(p) == NULL); /* the application's output is not recorded */
 	xfree(p);
 	p = xasprintf("%s/meta.json", entry);
@@ -145,6 +157,11 @@ static void t_record_roundtrip(void)
 	r = run_on(x, a1, true); /* second "sh" in the queue is /bin/sh's */
 	CHECK_STR(r.out, "two\n");
 	exec_result__release(&r);
+	CHECK_INT(executor__run_batch(x, brq, 2, bres, &e), 0); /* served in issue order */
+	CHECK_STR(bres[0].out, "b1\n");
+	CHECK_STR(bres[1].out, "b2\n");
+	exec_result__release(&bres[0]);
+	exec_result__release(&bres[1]);
 	r = run_on(x, a1, true);
 	CHECK_INT(r.exit_code, 127);
 	exec_result__release(&r);

@@ -65,7 +65,7 @@ static void script_free(struct executor *x)
 	(void)x;
 }
 
-static const struct executor_ops script_ops = {script_run, script_meta, script_free};
+static const struct executor_ops script_ops = {script_run, script_meta, script_free, NULL};
 
 static void t_order_and_values(void)
 {

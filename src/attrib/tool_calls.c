@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The external calls of attribution: symbolizer processes (one per module,
+ * two over halves for a very large module), then readelf and dwarfdump where
+ * they can matter. Calls are issued in module order and run through
+ * executor__run_batch(): the real executor overlaps them (one per CPU), a
+ * recording numbers them and a replay serves them in issue order.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attrib/attrib.h"
+#include "attrib/attrib_ctx.h"
+#include "attrib/locate.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include "exec/exec.h"
+#include "model/model.h"
+
+/* The addresses as "0x…" strings, on argv (small batches) or as stdin. */
+static int address_args(const uint64_t *addrs, size_t n, const char **argv, char **buf)
+{
+	bool on_argv = n <= ADDRS_ON_ARGV;
+	char *hex = xmalloc(n * 20 + 1);
+	if (!(*buf = hex))
+		return -ENOMEM;
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++) {
+		int k = snprintf(hex + len, 20, "0x%" PRIx64, addrs[i]);
+		if (on_argv)
+			argv[i] = hex + len;
+		len += (size_t)k + 1;
+		if (!on_argv)
+			hex[len - 1] = '\n';
+	}
+	hex[len] = '\0';
+	return 0;
+}
+
+/* One symbolizer call over addrs[0..n) of m: argv and stdin it owns. */
+struct call {
+	struct mod *m;
+	const char **argv;
+	char *hex, *obj;
+};
+
+static void call__release(struct call *k)
+{
+	xfree(k->argv);
+	xfree(k->hex);
+	xfree(k->obj);
+}
+
+static int call__init(struct ctx *c, struct call *k, struct mod *m, const uint64_t *addrs,
+		      size_t n, struct exec_request *req)
+{
+	bool llvm = c->tools->tool == ATTRIB_TOOL_LLVM, on_argv = n <= ADDRS_ON_ARGV;
+	size_t fixed = llvm ? 3 : 7;
+	memset(k, 0, sizeof(*k));
+	k->m = m;
+	k->argv = xcalloc(fixed + n + 1, sizeof(*k->argv));
+	if (!k->argv || address_args(addrs, n, k->argv + fixed, &k->hex))
+		return -ENOMEM;
+	k->argv[0] = c->tools->path;
+	if (llvm) {
+		if (!(k->obj = xasprintf("--obj=%s", m->path)))
+			return -ENOMEM;
+		k->argv[1] = "--output-style=JSON";
+		k->argv[2] = k->obj;
+	} else {
+		const char *a2l[] = {"-e", m->path, "-a", "-f", "-C", "-i"};
+		memcpy(k->argv + 1, a2l, sizeof(a2l));
+	}
+	*req = (struct exec_request){.argv = k->argv, .capture_stdout = true,
+				     .capture_stderr = true,
+				     .stdin_data = on_argv ? NULL : k->hex,
+				     .stdin_len = on_argv ? 0 : strlen(k->hex),
+				     .env_set = c->env_set[0] ? c->env_set : NULL,
+				     .env_unset = c->env_unset[0] ? c->env_unset : NULL};
+	return 0;
+}
+
+/* One call's output parsed into chains of its own: pure, so the outputs of
+ * a large module's halves (~20 MB of JSON per 50 000 addresses) parse on
+ * threads of their own, in parallel. */
+struct parse_job {
+	const struct exec_result *res;
+	bool llvm;
+	struct attrib_chains out;
+	struct err pe;
+	int prc;
+};
+
+static void *parse_job__run(void *arg)
+{
+	struct parse_job *j = arg;
+	const char *t = j->res->out ? j->res->out : "";
+	j->prc = j->llvm ? symbolizer_json__parse(t, j->res->out_len, &j->out, &j->pe)
+			 : addr2line__parse(t, j->res->out_len, &j->out, &j->pe);
+	return NULL;
+}
+
+#define PARSE_THREAD_BYTES ((size_t)1 << 20) /* below: a thread costs more than it saves */
+#define PARSE_MAX_THREADS 3
+
+static void parse_all(struct parse_job *jobs, size_t n)
+{
+	pthread_t th[PARSE_MAX_THREADS];
+	size_t nt = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (jobs[i].res->exit_code != 0)
+			continue;
+		if (nt < PARSE_MAX_THREADS && jobs[i].res->out_len >= PARSE_THREAD_BYTES &&
+		    i + 1 < n && pthread_create(&th[nt], NULL, parse_job__run, &jobs[i]) == 0) {
+			nt++;
+			continue;
+		}
+		parse_job__run(&jobs[i]); /* the last one (or a small one) on this thread */
+	}
+	for (size_t t = 0; t < nt; t++)
+		pthread_join(th[t], NULL);
+}
+
+/* One call's outcome, in issue order: its answers appended to m->answers,
+ * or m failed (and a degradation says why). */
+static int take_answers(struct ctx *c, struct mod *m, struct parse_job *j)
+{
+	char tail[256];
+	if (m->failed)
+		return 0; /* an earlier part of this module failed: already said */
+	if (j->res->exit_code != 0) {
+		m->failed = true;
+		attrib_degrade(c, "symbolization-failed", "check that the symbolizer runs: doctor",
+			"%s exited with %d on %s: %s", c->tools->path, j->res->exit_code, m->path,
+			attrib_stderr_tail(j->res, tail, sizeof(tail)));
+	} else if (j->prc) {
+		m->failed = true;
+		if (j->prc == -ENOMEM)
+			return -ENOMEM;
+		attrib_degrade(c, "symbolization-failed", "report this output to the nunatak developers",
+			"unparsed symbolizer output for %s, Hotspots left unresolved: %s", m->path,
+			j->pe.msg);
+	} else if (j->out.n) {
+		struct attrib_chains *a = &m->answers;
+		if (xgrow((void **)&a->v, &a->cap, a->n + j->out.n, sizeof(*a->v)) < 0)
+			return -ENOMEM;
+		memcpy(a->v + a->n, j->out.v, j->out.n * sizeof(*a->v));
+		a->n += j->out.n;
+		j->out.n = 0; /* moved */
+	}
+	return 0;
+}
+
+static int chain_ptr_cmp(const void *a, const void *b)
+{
+	const struct attrib_chain *x = *(const struct attrib_chain *const *)a;
+	const struct attrib_chain *y = *(const struct attrib_chain *const *)b;
+	return (x->address > y->address) - (x->address < y->address);
+}
+
+/* Points each offset at the answer for its address. */
+static int match_answers(struct mod *m)
+{
+	size_t n = m->answers.n;
+	const struct attrib_chain **idx = xcalloc(n ? n : 1, sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		idx[i] = &m->answers.v[i];
+	qsort(idx, n, sizeof(*idx), chain_ptr_cmp);
+	for (size_t i = 0; i < m->nr_offs; i++) {
+		struct attrib_chain key = {.address = m->addrs[i]};
+		const struct attrib_chain *kp = &key;
+		const struct attrib_chain **hit = bsearch(&kp, idx, n, sizeof(*idx), chain_ptr_cmp);
+		m->chain[i] = hit ? *hit : NULL;
+	}
+	xfree(idx);
+	return 0;
+}
+
+/* Reads m's ELF and computes its distinct symbolizer addresses; false when
+ * m must not be symbolized (rebuilt since the run, or unreadable for
+ * addr2line). */
+static int prepare(struct ctx *c, struct mod *m, bool *go)
+{
+	struct err ee = {0};
+	*go = false;
+	/* A replay never trusts the local file at a recorded path: it is
+	 * another machine's binary. */
+	bool replay = c->x->ops->recorded_meta && c->x->ops->recorded_meta(c->x);
+	m->readable = !replay && elf_info__read(&m->elf, m->path, ELF_READ_SYMBOLS, &ee) == 0;
+	if (m->readable && m->build_id && m->elf.build_id && strcmp(m->build_id, m->elf.build_id)) {
+		elf_info__release(&m->elf);
+		m->readable = false;
+		snprintf(ee.msg, sizeof(ee.msg), "its build-id is no longer %s: rebuilt since the run",
+			 m->build_id);
+		attrib_mod_unreadable(c, m, ee.msg);
+	}
+	m->addrs = xcalloc(m->nr_offs ? m->nr_offs : 1, sizeof(*m->addrs));
+	m->chain = xcalloc(m->nr_offs ? m->nr_offs : 1, sizeof(*m->chain));
+	m->sorted = xcalloc(m->nr_offs ? m->nr_offs : 1, sizeof(*m->sorted));
+	if (!m->addrs || !m->chain || !m->sorted)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nr_offs; i++)
+		m->sorted[i] = m->addrs[i] = m->readable ? elf_info__symbolizer_address(&m->elf, m->offs[i])
+							 : m->offs[i];
+	qsort(m->sorted, m->nr_offs, sizeof(*m->sorted), attrib_u64_cmp);
+	size_t n = 0;
+	for (size_t r = 0; r < m->nr_offs; r++)
+		if (!n || m->sorted[n - 1] != m->sorted[r])
+			m->sorted[n++] = m->sorted[r];
+	m->nr_sorted = n;
+	if (m->failed) /* rebuilt since the run: symbolizing it would name other code */
+		return 0;
+	if (c->tools->tool == ATTRIB_TOOL_ADDR2LINE && !m->readable) {
+		attrib_mod_unreadable(c, m, ee.msg);
+		return 0;
+	}
+	*go = n > 0;
+	return 0;
+}
+
+/* How many calls share a module's addresses: one below SPLIT_ADDRS (every
+ * recorded corpus call), else two processes over halves, run at once. It
+ * depends on the count only, so a recording replays the same calls. */
+#define SPLIT_ADDRS 8192
+static size_t nr_parts(size_t n)
+{
+	return n >= SPLIT_ADDRS ? 2 : 1;
+}
+
+/* Every module's symbolizer calls, issued in module order (the replay FIFO
+ * order) and run concurrently through the executor's batch. */
+int attrib_symbolize_all(struct ctx *c)
+{
+	size_t cap = 2 * c->nr_mods + 1, nk = 0;
+	struct call *k = xcalloc(cap, sizeof(*k));
+	struct exec_request *rq = xcalloc(cap, sizeof(*rq));
+	struct exec_result *res = xcalloc(cap, sizeof(*res));
+	int rc = k && rq && res ? 0 : -ENOMEM;
+	for (size_t i = 0; !rc && i < c->nr_mods; i++) {
+		struct mod *m = &c->mods[i];
+		bool go;
+		if ((rc = prepare(c, m, &go)) || !go)
+			continue;
+		size_t parts = nr_parts(m->nr_sorted), per = (m->nr_sorted + parts - 1) / parts;
+		for (size_t j = 0; !rc && j < parts; j++) {
+			size_t lo = j * per, hi = lo + per < m->nr_sorted ? lo + per : m->nr_sorted;
+			rc = call__init(c, &k[nk], m, m->sorted + lo, hi - lo, &rq[nk]);
+			nk++;
+		}
+	}
+	if (!rc)
+		rc = executor__run_batch(c->x, rq, nk, res, c->e);
+	struct parse_job *jobs = rc ? NULL : xcalloc(nk ? nk : 1, sizeof(*jobs));
+	if (!rc && !jobs)
+		rc = -ENOMEM;
+	for (size_t i = 0; jobs && i < nk; i++)
+		jobs[i] = (struct parse_job){.res = &res[i], .llvm = c->tools->tool == ATTRIB_TOOL_LLVM};
+	if (jobs)
+		parse_all(jobs, nk);
+	for (size_t i = 0; !rc && i < nk; i++)
+		rc = take_answers(c, k[i].m, &jobs[i]);
+	for (size_t i = 0; jobs && i < nk; i++)
+		attrib_chains__release(&jobs[i].out);
+	xfree(jobs);
+	for (size_t i = 0; k && res && i < nk; i++) {
+		exec_result__release(&res[i]);
+		call__release(&k[i]);
+	}
+	for (size_t i = 0; !rc && i < c->nr_mods; i++) {
+		struct mod *m = &c->mods[i];
+		for (size_t j = 0; !m->failed && j < m->answers.n; j++)
+			if (m->answers.v[j].error)
+				attrib_mod_unreadable(c, m, m->answers.v[j].error);
+		if (!m->failed && m->chain)
+			rc = match_answers(m);
+	}
+	xfree(k);
+	xfree(rq);
+	xfree(res);
+	return rc;
+}
+
+/* Does m need `llvm-dwarfdump --debug-line`? Only when one of its Hotspots
+ * carries a source position and its line table may hold DWARF 5 MD5s (read
+ * from the ELF; a module not read here, as under replay, always asks). */
+static bool wants_sums(struct ctx *c, struct mod *m)
+{
+	if (m->readable && m->elf.debug_line_md5 == 0)
+		return false;
+	for (size_t h = 0; h < c->p->nr_hotspots; h++) {
+		const struct hotspot *hs = &c->p->hotspots[h];
+		struct mod *hm;
+		if (hs->level != RESOLUTION_UNRESOLVED || !hs->has_offset ||
+		    strcmp(hs->module, m->path) != 0)
+			continue;
+		if (attrib_chain_has_file(attrib_chain_for(c, hs->module, hs->offset, &hm)))
+			return true;
+	}
+	return false;
+}
+
+/* function vs symbol (`llvm-readelf -S`, for a module that yielded a bare
+ * name: a .dynsym-only module's names are symbols) and the DWARF 5
+ * line-table MD5s (`llvm-dwarfdump --debug-line`) in one batch: all readelf
+ * calls in module order, then all dwarfdump calls, as before the batch. */
+int attrib_inspect_and_sums(struct ctx *c)
+{
+	bool llvm = c->tools->tool == ATTRIB_TOOL_LLVM;
+	bool want_sums = !c->o->no_source && llvm && c->tools->dwarfdump;
+	size_t n = 0, cap = 2 * c->nr_mods + 1;
+	struct mod **who = xcalloc(cap, sizeof(*who));
+	const char **argv = xcalloc(cap * 4, sizeof(*argv));
+	struct exec_request *rq = xcalloc(cap, sizeof(*rq));
+	struct exec_result *res = xcalloc(cap, sizeof(*res));
+	bool *is_sum = xcalloc(cap, sizeof(*is_sum));
+	int rc = who && argv && rq && res && is_sum ? 0 : -ENOMEM;
+	for (int pass = 0; !rc && pass < 2; pass++) {
+		for (size_t i = 0; i < c->nr_mods; i++) {
+			struct mod *m = &c->mods[i];
+			if (m->failed || (pass == 0 ? !(m->has_bare && llvm && c->tools->readelf)
+						    : !(want_sums && wants_sums(c, m))))
+				continue;
+			const char **a = argv + 4 * n;
+			a[0] = pass == 0 ? c->tools->readelf : c->tools->dwarfdump;
+			a[1] = pass == 0 ? "-S" : "--debug-line";
+			a[2] = m->path;
+			rq[n] = (struct exec_request){.argv = a, .capture_stdout = true,
+						      .capture_stderr = true,
+						      .timeout_s = pass == 0 ? 60 : 120};
+			is_sum[n] = pass == 1;
+			who[n++] = m;
+		}
+	}
+	if (!rc)
+		rc = executor__run_batch(c->x, rq, n, res, c->e);
+	for (size_t i = 0; !rc && i < n; i++) {
+		struct mod *m = who[i];
+		if (!is_sum[i] && res[i].exit_code == 0 && res[i].out &&
+		    readelf_sections__parse(res[i].out, res[i].out_len, &m->sec, NULL) == 0)
+			m->sections_known = true;
+		if (is_sum[i]) {
+			m->sums.module = m->path;
+			if (res[i].exit_code == 0 && res[i].out)
+				rc = dwarfdump_checksums__parse(res[i].out, res[i].out_len,
+								&m->sums.sums);
+		}
+	}
+	for (size_t i = 0; i < c->nr_mods; i++) {
+		struct mod *m = &c->mods[i];
+		if (!m->failed && m->has_bare && !m->sections_known && m->readable) {
+			m->sec.symtab = m->elf.has_symtab;
+			m->sec.dynsym = m->elf.has_dynsym;
+			m->sec.debug_info = m->elf.has_debug_info;
+			m->sections_known = true;
+		}
+	}
+	for (size_t i = 0; res && i < n; i++)
+		exec_result__release(&res[i]);
+	xfree(who);
+	xfree(argv);
+	xfree(rq);
+	xfree(res);
+	xfree(is_sum);
+	return rc;
+}
