@@ -36,6 +36,8 @@ struct shim {
 	char events[160];
 	char *preload_env;    /* "LD_PRELOAD=..." or NULL */
 	char **app_env;       /* `env LD_PRELOAD=... app...` (borrowed words), or NULL */
+	char *regions_env;    /* "SCOPE_PROFILER_PREFIX=<directory>/regions/<name>" or NULL */
+	const char *env_set[2]; /* {regions_env, NULL}: the application's env_set */
 	struct degradations degr;
 	struct exec_result res;
 	bool ran;             /* the application was started */
@@ -100,7 +102,8 @@ static char *read_small_file(const char *path)
 static int run_app_argv(struct shim *s, char *const *argv, struct err *e)
 {
 	struct exec_request rq = {.argv = (const char *const *)argv, .application = true,
-				  .forward_signals = true};
+				  .forward_signals = true,
+				  .env_set = s->env_set[0] ? s->env_set : NULL};
 	exec_result__release(&s->res);
 	return executor__run(s->x, &rq, &s->res, e);
 }
@@ -392,6 +395,18 @@ static void set_preload(struct shim *s)
 	s->app = s->app_env;
 }
 
+/* Region traces land in the Run from every node: the variable is set here,
+ * in the rank, since the launcher forwards its own environment only to the
+ * ranks of the launch node (Open MPI without -x). */
+static void set_regions_prefix(struct shim *s)
+{
+	if (!s->o->regions_name || !*s->o->regions_name)
+		return;
+	s->regions_env = xasprintf("SCOPE_PROFILER_PREFIX=%s/regions/%s", s->o->directory,
+				   s->o->regions_name);
+	s->env_set[0] = s->regions_env;
+}
+
 static int collect(struct shim *s, struct err *e)
 {
 	char *app_path = NULL;
@@ -440,6 +455,7 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 		snprintf(s.node, sizeof(s.node), "unknown");
 	s.node[sizeof(s.node) - 1] = '\0';
 	set_preload(&s);
+	set_regions_prefix(&s);
 	if (make_rank_dir(&s) < 0) {
 		rc = run_bare(&s, e); /* cannot write: the Run will declare this rank */
 		goto out;
@@ -459,12 +475,13 @@ out:
 	xfree(s.perf);
 	xfree(s.preload_env);
 	xfree(s.app_env);
+	xfree(s.regions_env);
 	return rc;
 }
 
 char **rank_shim_argv(const char *self, const struct rank_shim_opts *o)
 {
-	char **v = xcalloc(20, sizeof(*v));
+	char **v = xcalloc(24, sizeof(*v));
 	if (!v)
 		return NULL;
 	size_t k = 0;
@@ -490,6 +507,10 @@ char **rank_shim_argv(const char *self, const struct rank_shim_opts *o)
 	if (o->preload) {
 		ADD("--preload");
 		ADD(o->preload);
+	}
+	if (o->regions_name) {
+		ADD("--regions-name");
+		ADD(o->regions_name);
 	}
 	if (o->clock_monotonic)
 		ADD("--clock-monotonic");

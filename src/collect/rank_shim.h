@@ -41,6 +41,10 @@ struct rank_shim_opts {
 	const char *call_graph; /* NULL, "fp", "lbr", "dwarf" */
 	const char *preload;    /* library to LD_PRELOAD into the application, or NULL */
 	bool clock_monotonic;   /* perf record -k CLOCK_MONOTONIC */
+	const char *regions_name; /* the Run's name, or NULL: the application gets
+				     SCOPE_PROFILER_PREFIX=<directory>/regions/<name>
+				     set by the shim itself, on every node (mpirun's
+				     own environment does not reach remote nodes) */
 	bool perf_script;       /* also write perf-script.txt + perf-buildid-list.txt
 				   in the rank (ingestion reads perf.data directly;
 				   this is for formats its reader refuses) */
@@ -74,7 +78,7 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 /*
  * The shim's own argv for the rewritten launch: `<self> rank-shim
  * --directory D --frequency F --rank-threshold T [--perf P] [--call-graph M]
- * [--preload L] [--clock-monotonic] [--perf-script] --`. self should be absolute
+ * [--preload L] [--regions-name N] [--clock-monotonic] [--perf-script] --`. self should be absolute
  * (rank_shim_self_exe) so it resolves on every node. Returns a
  * NULL-terminated array, caller frees with rank_shim_argv__free(); NULL on
  * ENOMEM.

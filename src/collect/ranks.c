@@ -93,6 +93,9 @@ int collect_ranks(struct run_state *s, struct err *e)
 	struct rank_shim_opts o = {.directory = s->collect_dir, .freq = s->freq,
 				   .rank_threshold = threshold,
 				   .perf = s->perf.present ? s->perf.path : NULL,
+				   /* set in every rank: mpirun forwards its environment
+				    * to its own node's ranks only */
+				   .regions_name = s->regions_env ? s->name : NULL,
 				   /* samples and region traces on one timeline */
 				   .clock_monotonic = true};
 	char **shim = self ? rank_shim_argv(self, &o) : NULL;

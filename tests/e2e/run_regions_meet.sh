@@ -89,6 +89,8 @@ ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 ls "$WORK"/mrun/collect/regions/*_rank00000.spt "$WORK"/mrun/collect/regions/*_rank00001.spt \
 	> /dev/null || fail "no per-rank traces"
 grep -q "^.*  compute - .* 2 calls; busiest of 2 ranks at" merr.txt || fail "no per-rank regions line"
+# Every rank sets the prefix itself: remote nodes do not get mpirun's environment.
+grep -q "rank-shim .*--regions-name " merr.txt || fail "the rank launch does not pass --regions-name"
 python3 - "$WORK/mrun" <<'PY' || fail "MPI assertions"
 import os, sqlite3, sys
 db = sqlite3.connect(os.path.join(sys.argv[1], "pivot.sqlite"))
