@@ -18,6 +18,8 @@
 	"FLOPs not split by precision on this microarchitecture; compared against the " \
 	"double-precision peak"
 #define R_NO_DRAM_HERE "no DRAM fill was sampled in this Hotspot"
+#define R_ONE_LOCUS "one Locus in this Run: imbalance needs at least two"
+#define R_ONE_LOCUS_HERE "time on one Locus only: imbalance needs time on at least two"
 
 /* Counter names ever seen with their lowest pass: a counter sampled in
  * several passes counts only in its lowest one. */
@@ -300,16 +302,18 @@ static void derive_envelope(struct diagnostic *g, const struct analysis *a)
 /* A ratio whose denominator rests on a handful of samples is noise shown
  * as a fact: below the floor the least-loaded Locus makes it estimated. */
 static void derive_imbalance(struct diagnostic *g, const struct hs_acc *h, const char *tb,
-			     int floor_samples)
+			     int floor_samples, size_t run_loci)
 {
 	struct derived *d = &g->imbalance;
 	derived_set(d, "imbalance", "ratio", "max / min over Loci of the time base");
 	lineage(d, tb, NULL, NULL);
 	double mx = 0, mn = INFINITY;
 	int64_t mn_samples = 0;
+	size_t busy = 0;
 	for (size_t i = 0; i < h->nr_loci; i++) {
 		double t = h->loci[i].time;
 		if (t > 0) {
+			busy++;
 			mx = t > mx ? t : mx;
 			if (t < mn) {
 				mn = t;
@@ -319,6 +323,9 @@ static void derive_imbalance(struct diagnostic *g, const struct hs_acc *h, const
 	}
 	if (!(mx > 0))
 		return derived_unavailable(d, R_NO_TIME_BASE);
+	/* max / min over one Locus is 1 by construction: it says nothing. */
+	if (busy < 2)
+		return derived_unavailable(d, run_loci < 2 ? R_ONE_LOCUS : R_ONE_LOCUS_HERE);
 	char why[160] = "";
 	enum quality q = h->time.q;
 	if (mx > mn && mn_samples < floor_samples) {
@@ -406,7 +413,7 @@ static void diagnose_one(struct diagnostic *g, const struct hs_acc *h, const str
 	derive_intensity(g, h, have[0], have[1], flop_counter);
 	derive_achieved(g, h, have[0], have[2], flop_counter);
 	derive_envelope(g, a);
-	derive_imbalance(g, h, a->time_base, a->floor_samples);
+	derive_imbalance(g, h, a->time_base, a->floor_samples, a->nr_loci);
 	classify(g, a);
 }
 

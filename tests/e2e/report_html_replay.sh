@@ -32,13 +32,22 @@ expect "$tmp/dom.html" \
 	'<tr class="others">' '3 Hotspots below the floor of 30 samples' \
 	'By inline frame' '<span class="hs-name">reduce</span>' \
 	'line 11 of workload.c holds 51.0% of this Hotspot'
-reject "$tmp/dom.html" 'class="fatal"' 'undefined' 'NaN' '>null<'
+reject "$tmp/dom.html" 'class="fatal"' 'undefined' 'NaN' '>null<' '1.00×'
+# One process, one thread: the imbalance over one Locus is unavailable, never 1.00x.
+python3 - "$tmp/dom.html" <<'PY'
+import re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+row = re.search(r'<tr class="hs-row"[^>]*data-go="0".*?</tr>', dom, re.S).group(0)
+text = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+assert text[5] == "unavailable", text
+PY
 
 dump_dom "file://$report#hotspot-0" "$tmp/detail.html"
 expect "$tmp/detail.html" '<section class="level level3" id="detail" data-hotspot="0">' \
 	'<h3>Off the roofline</h3>' \
 	'<tr class="hot"><td class="ln">10</td>' '<tr class="hot"><td class="ln">11</td>' \
-	'/* workload line 11 */' '51.0%' '49.0%' 'Ventilation by inline frame'
+	'/* workload line 11 */' '51.0%' '49.0%' 'Ventilation by inline frame' \
+	'one Locus in this Run: imbalance needs at least two'
 
 # Regenerated for sharing: source text withheld, shares kept.
 "$NUNATAK" report --html --no-source "$run" >/dev/null 2>"$tmp/err2.txt"

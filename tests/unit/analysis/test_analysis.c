@@ -73,8 +73,12 @@ static void t_shares_floor_others(void)
 		  "the Machine carries no flops_dp or dram_bandwidth Ceiling");
 	CHECK(a.diags[0].classification == NULL);
 	CHECK_STR(a.diags[0].classification_reason, "no flops_dp raw counter in this Run");
-	CHECK_INT(a.diags[0].imbalance.quality, QUALITY_MEASURED);
-	CHECK_NEAR(a.diags[0].imbalance.value, 1.0, 1e-12);
+	/* One Locus: max/min would be 1 by construction, never a measurement. */
+	CHECK_INT(a.diags[0].imbalance.quality, QUALITY_UNAVAILABLE);
+	CHECK(isnan(a.diags[0].imbalance.value));
+	CHECK_STR(a.diags[0].imbalance.reason,
+		  "one Locus in this Run: imbalance needs at least two");
+	CHECK_INT(a.diags[1].imbalance.quality, QUALITY_UNAVAILABLE);
 	analysis__release(&a);
 	/* A floor of 301 leaves one finding. */
 	CHECK_INT(analysis_run(&p, NULL, 0, 301, &a), 0);
@@ -120,6 +124,10 @@ static void t_quality_propagation(void)
 	CHECK(strstr(g->attainable.reason, "repetitions disperse"));
 	CHECK_NEAR(g->envelope_fraction.value, (8e9 / 0.6) / 8e11, 1e-9);
 	CHECK_STR(g->classification, "latency-bound");
+	/* "hot" ran on one of the two Loci: no ratio over a single Locus. */
+	CHECK_INT(g->imbalance.quality, QUALITY_UNAVAILABLE);
+	CHECK_STR(g->imbalance.reason,
+		  "time on one Locus only: imbalance needs time on at least two");
 	/* "warm": 300 ms on one thread, 100 ms on another -> imbalance 3 */
 	const struct diagnostic *w = &a.diags[1];
 	CHECK_STR(p.hotspots[w->hotspot].name, "warm");
