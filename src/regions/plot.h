@@ -25,8 +25,11 @@ struct plot_opts {
 int regions_plot(struct trace_set *ts, const struct plot_opts *o, FILE *out,
 		 struct console *con, struct err *e);
 
-/* The page's script and style (plot_page.c). */
-extern const char regions_plot_css[];
+/* The page's script and style: report-app/timeline/, embedded at build time
+ * by report-app/embed.cmake (src/CMakeLists.txt). */
 extern const char regions_plot_js[];
+extern const size_t regions_plot_js_len;
+extern const char regions_plot_css[];
+extern const size_t regions_plot_css_len;
 
 #endif
