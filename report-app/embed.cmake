@@ -80,3 +80,6 @@ const size_t ${SYMBOL}_css_len = sizeof(${SYMBOL}_css) - 1;
 # Replace only when changed, so an unrelated reconfigure rebuilds nothing.
 execute_process(COMMAND "${CMAKE_COMMAND}" -E copy_if_different "${OUT}.tmp" "${OUT}")
 file(REMOVE "${OUT}.tmp")
+# copy_if_different keeps an unchanged output's old time stamp, which would
+# leave it older than its inputs and rerun this step on every build.
+file(TOUCH_NOCREATE "${OUT}")
