@@ -167,7 +167,7 @@ static int llvm_found(const struct attrib_tools *t, struct doctor_report *r)
 		full = xasprintf("%s; %s", detail, t->cost ? t->cost : "older than LLVM 17");
 		if (full)
 			rc = doctor_report__add(r, "llvm", DOCTOR_WARNING, full,
-						"install LLVM 19 or newer (apt.llvm.org) or set "
+						"install LLVM 19 or newer (package llvm-19 where your distribution has it) or set "
 						"tools.llvm-symbolizer", NULL, NULL);
 	} else if (t->major < ATTRIB_LLVM_RECOMMENDED) {
 		full = xasprintf("%s; loop analysis restricted (llvm-mca models before LLVM 19)",
