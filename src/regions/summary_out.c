@@ -38,7 +38,9 @@ static struct derived derive(const struct summary *s, const struct region_summar
 		}
 	}
 	double mean = s->nr_ranks ? (double)sum / (double)s->nr_ranks : 0;
-	d.has_imbalance = mean > 0;
+	/* Over one rank max/mean is 1 by construction: it says nothing, so it is
+	 * not shown rather than shown as a confident 1.00x. */
+	d.has_imbalance = mean > 0 && s->nr_ranks > 1;
 	d.imbalance = d.has_imbalance ? (double)max / mean : 0;
 	return d;
 }

@@ -41,6 +41,12 @@ assert r["dot"]["per_rank_coverage_ns"] == {"0": 38000, "1": 76000}
 assert r["main"]["source"] == {"file": "main.c", "line": 10}
 PY
 
+# One rank: an imbalance over one rank says nothing, so it is absent, not 1.00x.
+"$NUNATAK" regions inspect run/run_rank00000.spt --json >one.json
+python3 -c "import json; d=json.load(open('one.json')); assert d['nr_ranks'] == 1 and all(x['imbalance'] is None for x in d['regions']), d" ||
+	fail "single-rank imbalance should be null"
+"$NUNATAK" regions inspect run/run_rank00000.spt | grep -q "1.00x" && fail "single-rank table shows 1.00x"
+
 # Options: sort, filters, ranks, columns, exclusive percentages.
 "$NUNATAK" regions inspect run --sort total --columns region,total | sed -n 3p | grep -q "^main" || fail "--sort total"
 "$NUNATAK" regions inspect run --sort name --columns region | tail -n +3 | tr -d ' ' | paste -sd, | grep -qx "axpy,dot,init,main,solve" || fail "--sort name"
