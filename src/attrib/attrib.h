@@ -59,6 +59,13 @@ struct attrib_opts {
 	 * enabled sets DEBUGINFOD_TIMEOUT (seconds) unless the user set it. */
 	bool debuginfod_disabled;
 	int debuginfod_timeout_s;  /* 0: 10 */
+	/* Kernel samples ([kernel.kallsyms]+offset from `_text`) are named from
+	 * kallsyms_path (NULL: /proc/kallsyms) only when not replay (another
+	 * machine's kernel) and recorded_kernel (the release that recorded,
+	 * NULL: unknown) is this one's `uname -r` (docs/attribution.md). */
+	bool replay;
+	const char *recorded_kernel;
+	const char *kallsyms_path;
 };
 
 /*
@@ -66,6 +73,7 @@ struct attrib_opts {
  * no symbolizer the pivot is left as is and `llvm-missing` is added to d.
  * Degradations met on the way are added to d (deduplicated): `llvm-missing`,
  * `module-unreadable` (once per module), `symbolization-failed`.
+ * `kernel-symbols-unavailable` when kernel samples cannot be named.
  * Returns 0, or a negative error (out of memory, executor failure) in e.
  */
 int attrib_run(struct pivot *p, struct executor *x, const struct attrib_tools *tools,

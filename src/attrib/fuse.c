@@ -105,6 +105,8 @@ static const char *nz(const char *s)
 static char *hotspot_key(const struct hotspot *hs, const struct hotspot_attr *a, size_t h)
 {
 	const struct attrib_chain *ch = a->chain;
+	if (a->fold && (!ch || !ch->nr_frames))
+		return xasprintf("f\x1f%s", hs->module);
 	if (!ch || !ch->nr_frames)
 		return xasprintf("u\x1f%zu", h);
 	const struct attrib_frame *ph = &ch->frames[ch->nr_frames - 1];
@@ -144,6 +146,10 @@ static int fuse_hotspots(struct pivot *p, struct pivot *np, const struct hotspot
 			struct hotspot copy = p->hotspots[h];
 			if (!copy.build_id && a->build_id)
 				copy.build_id = (char *)a->build_id;
+			if (a->fold) {
+				copy.offset = 0;
+				copy.has_offset = false;
+			}
 			int64_t got = named ? add_named(np, &p->hotspots[h], a)
 					    : pivot__add_hotspot(np, &copy);
 			if (got < 0)

@@ -17,6 +17,7 @@ struct hotspot_attr {
 	enum resolution level;            /* meaningful when chain has frames */
 	const char *build_id;             /* from the module's ELF note when the
 					     Hotspot has none, else NULL */
+	bool fold; /* unnamed: fold into one Hotspot per module, without offset */
 };
 
 /*
@@ -27,6 +28,16 @@ struct hotspot_attr {
  * attr has p->nr_hotspots entries. Returns 0 or -ENOMEM.
  */
 int attrib_fuse(struct pivot *p, const struct hotspot_attr *attr, struct err *e);
+
+/*
+ * Names the `[kernel.kallsyms]` Hotspots (offsets from `_text`) from kallsyms
+ * when this machine allows it, else folds them into one unresolved Hotspot
+ * per module as before offsets were kept; adds `kernel-symbols-unavailable`
+ * to d when it cannot (not under replay). Returns 0 or a negative error.
+ */
+struct degradations;
+int attrib_kernel(struct pivot *p, const struct attrib_opts *o, struct degradations *d,
+		  struct err *e);
 
 struct attrib_module_sums {
 	const char *module;

@@ -167,6 +167,8 @@ static void resolve(struct reader *r, int cpumode, int64_t pid, uint64_t ip, uin
 	f->module_len = m->path_len;
 	f->has_offset = cpumode == PERF_RECORD_MISC_USER && m->path[0] != '[';
 	f->offset = f->has_offset ? ip - m->start + m->pgoff : 0;
+	if (cpumode == PERF_RECORD_MISC_KERNEL)
+		f->has_offset = perf_maps__kernel_offset(m, ip, &f->offset);
 }
 
 static const char *comm_of(struct reader *r, int64_t tid, size_t *len)

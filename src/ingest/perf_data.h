@@ -29,8 +29,9 @@
  * (records are only sorted per round).
  *
  * Offsets: exactly perf's `dsoff` (perf_maps.h): ip - map.start + map.pgoff,
- * the offset in the file. Kernel-mode samples become "[kernel.kallsyms]" (or
- * "[module]" for a kernel module map) without offset, user samples outside
+ * the offset in the file. Kernel-mode samples become "[kernel.kallsyms]" with
+ * offset ip - `_text` (the pgoff of the kernel's mmap event; never the ip),
+ * or "[module]" for a kernel module map without offset; user samples outside
  * any map "[unknown]", as `perf script` prints them.
  *
  * Not handled, each a specific error with code "perf_data.unsupported" so

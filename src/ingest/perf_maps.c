@@ -183,6 +183,18 @@ static int cmp_start(const void *x, const void *y)
 	return a->start < b->start ? -1 : a->start > b->start;
 }
 
+bool perf_maps__kernel_offset(const struct perf_map *m, uint64_t ip, uint64_t *off)
+{
+	static const char k[] = "[kernel.kallsyms]";
+	if (!m || m->path_len < sizeof(k) - 1 || memcmp(m->path, k, sizeof(k) - 1) != 0)
+		return false;
+	uint64_t text = m->pgoff ? m->pgoff : m->start;
+	if (ip < text)
+		return false;
+	*off = ip - text;
+	return true;
+}
+
 void perf_maps__fixup_kernel(struct perf_maps *m)
 {
 	struct pid_maps *pm = pid_get(m, PERF_MAPS_KERNEL_PID, false);

@@ -59,6 +59,14 @@ const struct perf_map *perf_maps__find(struct perf_maps *m, int64_t pid, uint64_
  * such offsets rather than as ips (see perf_script.h). */
 bool perf_maps__maps_offset(struct perf_maps *m, int64_t pid, const char *path, size_t len,
 			    uint64_t off);
+/*
+ * For a kernel map m covering ip: when m is the core kernel
+ * ("[kernel.kallsyms]…", whose pgoff perf sets to the running address of
+ * `_text`, else its start), *off = ip - `_text` and true; else false. Never
+ * an absolute address: offsets from `_text` survive KASLR (docs/ingest.md).
+ */
+bool perf_maps__kernel_offset(const struct perf_map *m, uint64_t ip, uint64_t *off);
+
 /* Applies the kernel end fix-up; call once after all kernel maps are added. */
 void perf_maps__fixup_kernel(struct perf_maps *m);
 size_t perf_maps__count(const struct perf_maps *m);

@@ -217,6 +217,12 @@ struct parser {
 static void complete_offset(struct parser *ps, struct ingest_frame *f, int64_t pid, uint64_t ip,
 			    bool has_ip, uint64_t time, bool is_frame)
 {
+	if (!f->has_offset && has_ip && ps->maps && f->module_len == 17 &&
+	    memcmp(f->module, "[kernel.kallsyms]", 17) == 0) {
+		f->has_offset = perf_maps__kernel_offset(
+			perf_maps__find(ps->maps, PERF_MAPS_KERNEL_PID, ip, UINT64_MAX), ip, &f->offset);
+		return;
+	}
 	if (f->has_offset || f->module[0] == '[')
 		return;
 	const struct perf_map *m = has_ip && ps->maps ? perf_maps__find(ps->maps, pid, ip, time)

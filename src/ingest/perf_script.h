@@ -33,7 +33,9 @@
  *   samples keep no offset and are counted in stats->nr_no_offset.
  *
  * Offsets are never taken for bracketed pseudo-modules ("[unknown]",
- * "[vdso]", "[kernel.kallsyms]", kernel modules "[xfs]"): they are not files.
+ * "[vdso]", kernel modules "[xfs]"): they are not files. The exception is
+ * "[kernel.kallsyms]": with the kernel's mmap line above, its offset is
+ * ip - `_text` (the "@ PGOFF" of "[kernel.kallsyms]_text"), never the ip.
  * Lines that fit none of these shapes are counted (stats->nr_unparsed, first
  * kept); a call-graph header with no frame is one of them.
  */

@@ -1,0 +1,51 @@
+#!/bin/bash
+# nunatak run with real perf on a getppid() loop: kernel samples are named at function level from /proc/kallsyms ([kernel.kallsyms], offsets from _text), totals kept
+. "$NUNATAK_SOURCE_DIR/tests/fixtures/run/e2e_lib.sh"
+need_perf
+command -v cc >/dev/null || { echo "skip: no C compiler"; exit 2; }
+command -v sqlite3 >/dev/null || python3 -c 'import sqlite3' || { echo "skip: no sqlite3"; exit 2; }
+TEXT=$(awk '$3 == "_text" { print $1; exit }' /proc/kallsyms 2>/dev/null || true)
+case "$TEXT" in
+"" | 0000000000000000)
+	echo "skip: /proc/kallsyms shows no addresses here (not root, or kernel.kptr_restrict)"
+	exit 2 ;;
+esac
+cc -O1 -o "$WORK/sys_loop" "$NUNATAK_SOURCE_DIR/tests/fixtures/attrib/sys_loop.c"
+cd "$WORK"
+"$NUNATAK" run -o "$WORK/run" --json -- ./sys_loop 3000000 > out.json 2> err.txt || fail "run"
+if grep -q "kernel-symbols-unavailable" err.txt; then fail "kernel symbols declared unavailable although readable"; fi
+python3 - "$WORK/run/pivot.sqlite" <<'PY' || fail "kernel Hotspots not named"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("""select h.name, h.resolution_level, h.offset, sum(m.sample_count), sum(m.value)
+    from hotspots h join measurements m on m.hotspot = h.id
+    where h.module = '[kernel.kallsyms]' and m.counter = 'task-clock' group by h.id""").fetchall()
+total = db.execute("select sum(sample_count) from measurements where counter = 'task-clock'"
+                   " and hotspot is not null").fetchone()[0]
+kall = {}
+text = None
+for line in open("/proc/kallsyms"):
+    a, t, n = line.split()[:3]
+    if n == "_text":
+        text = int(a, 16)
+    if len(line.split()) == 3 and t in "tTwW":
+        kall.setdefault(n, int(a, 16))
+named = [r for r in rows if r[0]]
+assert named, rows
+ksamples = sum(r[3] for r in rows)
+# a syscall loop: most samples are in the kernel, and nearly all of them named
+assert ksamples > 0.3 * total, (ksamples, total)
+assert sum(r[3] for r in named) > 0.9 * ksamples, rows
+for name, level, off, _, _ in named:
+    assert level == "function", (name, level)
+    # the offset is relative to _text, never an absolute kernel address
+    assert off < 1 << 40, hex(off)
+    assert name in kall and kall[name] - text == off, (name, hex(off))
+names = {r[0] for r in named}
+assert names & {"__x64_sys_getppid", "__ia32_sys_getppid", "do_syscall_64", "__task_pid_nr_ns",
+                "entry_SYSCALL_64", "syscall_exit_to_user_mode"}, names
+PY
+# The summary names a kernel function among the Hotspots.
+grep -Eq "^[^ ]+ +(do_syscall_64|__x64_sys_getppid|__ia32_sys_getppid|__task_pid_nr_ns|entry_SYSCALL_64[a-z_]*|syscall_exit_to_user_mode) \(function\)" err.txt ||
+	fail "no kernel function in the summary"
+echo "ok: kernel Hotspots named"

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* kallsyms parser and the naming of kernel Hotspots (attrib/kernel.c). */
+#include <sys/utsname.h>
+
+#include "harness.h"
+#include "attrib/attrib.h"
+#include "attrib/internal.h"
+#include "attrib/kallsyms.h"
+#include "common/err.h"
+#include "model/model.h"
+
+/* Unsorted, with modules, data symbols and aliases at _text. */
+static const char KS[] =
+	"ffffffff81002000 T do_sched_yield\n"
+	"ffffffff81000000 t srso_alias_untrain_ret\n"
+	"ffffffff81000000 T _text\n"
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81003000 D some_data\n"
+	"ffffffff81001000 t __x64_sys_getppid\n"
+	"ffffffff81004000 T _etext\n"
+	"ffffffffc0001000 t xfs_init\t[xfs]\n"
+	"ffffffff81003800 W weak_fn\n";
+
+static void t_parse(void)
+{
+	struct kallsyms ks = {0};
+	struct err e = {0};
+	CHECK_INT(kallsyms__parse(KS, sizeof(KS) - 1, &ks, &e), 0);
+	CHECK(!ks.zeros);
+	CHECK(ks.has_text && ks.text == 0xffffffff81000000ull);
+	CHECK(ks.has_etext && ks.etext == 0xffffffff81004000ull);
+	CHECK_INT(ks.n, 5); /* _text aliases fold into one; data and module dropped */
+	for (size_t i = 1; i < ks.n; i++)
+		CHECK(ks.v[i - 1].addr < ks.v[i].addr);
+	uint64_t end = 0;
+	const struct ksym *s = kallsyms__find(&ks, 0x2010, &end);
+	CHECK(s && !strcmp(s->name, "do_sched_yield"));
+	CHECK(end == 0x3800); /* extent: up to the next text symbol */
+	s = kallsyms__find(&ks, 0x1000, &end);
+	CHECK(s && !strcmp(s->name, "__x64_sys_getppid"));
+	s = kallsyms__find(&ks, 0x10, &end);
+	CHECK(s && !strcmp(s->name, "_stext")); /* the last listed alias, as perf shows */
+	CHECK(kallsyms__find(&ks, 0x4000, &end) == NULL); /* at _etext */
+	CHECK(kallsyms__find(&ks, 0xc0001000 - 0x81000000 + 0x100000000ull, &end) == NULL);
+	kallsyms__release(&ks);
+}
+
+static void t_zeros(void)
+{
+	const char z[] = "0000000000000000 T _text\n0000000000000000 T do_sched_yield\n"
+			 "0000000000000000 t xfs_init [xfs]\n";
+	struct kallsyms ks = {0};
+	struct err e = {0};
+	CHECK_INT(kallsyms__parse(z, sizeof(z) - 1, &ks, &e), 0);
+	CHECK(ks.zeros);
+	uint64_t end;
+	CHECK(kallsyms__find(&ks, 0, &end) == NULL);
+	kallsyms__release(&ks);
+}
+
+static void t_malformed(void)
+{
+	const char bad[] = "ffffffff81000000 T _text\nzzz T x\n";
+	struct kallsyms ks = {0};
+	struct err e = {0};
+	CHECK(kallsyms__parse(bad, sizeof(bad) - 1, &ks, &e) < 0);
+	CHECK(strstr(e.msg, "line 2") != NULL);
+	CHECK_INT(ks.n, 0);
+	struct kallsyms empty = {0};
+	CHECK_INT(kallsyms__parse("", 0, &empty, &e), 0);
+	CHECK(empty.zeros && !empty.has_text);
+	kallsyms__release(&empty);
+}
+
+static char fixture[] = "/tmp/nunatak-kallsyms-XXXXXX";
+
+static void write_fixture(const char *text)
+{
+	int fd = mkstemp(fixture);
+	CHECK(fd >= 0);
+	CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* Three kernel addresses (two in one function), one user Hotspot. */
+static void make_pivot(struct pivot *p)
+{
+	pivot__init(p);
+	static const uint64_t offs[] = {0x2010, 0x2020, 0x1004};
+	for (int i = 0; i < 3; i++) {
+		struct hotspot h = {.module = (char *)"[kernel.kallsyms]", .offset = offs[i],
+				    .has_offset = true, .level = RESOLUTION_UNRESOLVED};
+		int64_t id = pivot__add_hotspot(p, &h);
+		struct measurement m = {.hotspot = id, .locus = 0, .counter = (char *)"task-clock",
+					.value = 1000.0 * (i + 1), .unit = (char *)"ns",
+					.quality = QUALITY_MEASURED, .sample_count = i + 1,
+					.coverage = -1};
+		pivot__add_measurement(p, &m);
+	}
+	struct hotspot u = {.module = (char *)"/bin/x", .offset = 0x10, .has_offset = true,
+			    .level = RESOLUTION_UNRESOLVED};
+	struct measurement m = {.hotspot = pivot__add_hotspot(p, &u), .counter = (char *)"task-clock",
+				.value = 5, .unit = (char *)"ns", .quality = QUALITY_MEASURED,
+				.sample_count = 1, .coverage = -1};
+	pivot__add_measurement(p, &m);
+}
+
+static double total(const struct pivot *p)
+{
+	double t = 0;
+	for (size_t i = 0; i < p->nr_measurements; i++)
+		t += p->measurements[i].value;
+	return t;
+}
+
+static void t_name_kernel(void)
+{
+	struct utsname u;
+	CHECK(uname(&u) == 0);
+	write_fixture(KS);
+	struct attrib_opts o = {.recorded_kernel = u.release, .kallsyms_path = fixture};
+	struct pivot p;
+	make_pivot(&p);
+	struct degradations d = {0};
+	struct err e = {0};
+	CHECK_INT(attrib_kernel(&p, &o, &d, &e), 0);
+	CHECK_INT(d.n, 0);
+	CHECK_INT(p.nr_hotspots, 3); /* do_sched_yield (fused), __x64_sys_getppid, /bin/x */
+	CHECK_STR(p.hotspots[0].name, "do_sched_yield");
+	CHECK_INT(p.hotspots[0].level, RESOLUTION_FUNCTION);
+	CHECK(p.hotspots[0].has_offset && p.hotspots[0].offset == 0x2000);
+	CHECK_STR(p.hotspots[1].name, "__x64_sys_getppid");
+	CHECK(p.hotspots[2].name == NULL && p.hotspots[2].level == RESOLUTION_UNRESOLVED);
+	CHECK_NEAR(total(&p), 6005, 1e-9);
+	CHECK_NEAR(p.measurements[0].value, 3000, 1e-9);
+	pivot__release(&p);
+	degradations__release(&d);
+	unlink(fixture);
+}
+
+static void expect_folded(const struct attrib_opts *o, const char *why, size_t nr_degr)
+{
+	struct pivot p;
+	make_pivot(&p);
+	struct degradations d = {0};
+	struct err e = {0};
+	CHECK_INT(attrib_kernel(&p, o, &d, &e), 0);
+	CHECK_INT(p.nr_hotspots, 2); /* one unresolved kernel Hotspot, as before offsets */
+	CHECK_STR(p.hotspots[0].module, "[kernel.kallsyms]");
+	CHECK(p.hotspots[0].name == NULL && !p.hotspots[0].has_offset);
+	CHECK_NEAR(p.measurements[0].value, 6000, 1e-9);
+	CHECK_INT(p.measurements[0].sample_count, 6);
+	CHECK_NEAR(total(&p), 6005, 1e-9);
+	CHECK_INT(d.n, nr_degr);
+	if (nr_degr) {
+		CHECK_STR(d.v[0].name, "kernel-symbols-unavailable");
+		CHECK(strstr(d.v[0].message, why) != NULL);
+	}
+	pivot__release(&p);
+	degradations__release(&d);
+}
+
+static void t_unavailable(void)
+{
+	struct utsname u;
+	CHECK(uname(&u) == 0);
+	write_fixture("0000000000000000 T _text\n0000000000000000 T do_sched_yield\n");
+	struct attrib_opts o = {.recorded_kernel = u.release, .kallsyms_path = fixture};
+	expect_folded(&o, "shows no addresses", 1);
+	CHECK(strstr("run as root or set kernel.kptr_restrict=0", "kptr_restrict") != NULL);
+	unlink(fixture);
+	strcpy(fixture, "/tmp/nunatak-kallsyms-XXXXXX");
+	write_fixture(KS);
+	o.recorded_kernel = "0.0.0-other";
+	expect_folded(&o, "recorded on kernel 0.0.0-other", 1);
+	o.recorded_kernel = NULL;
+	expect_folded(&o, "unknown", 1);
+	/* never under replay, and silently: a replay stays as it was */
+	o.recorded_kernel = u.release;
+	o.replay = true;
+	expect_folded(&o, "", 0);
+	unlink(fixture);
+}
+
+static const struct test_case cases[] = {
+	{"parse", "unsorted, modules, aliases, data; extents; _etext", t_parse},
+	{"zeros", "kptr_restrict zeros: nothing named", t_zeros},
+	{"malformed", "a bad line names its number; empty input", t_malformed},
+	{"name_kernel", "kernel Hotspots named and fused per function", t_name_kernel},
+	{"unavailable", "zeros, other kernel, unknown release, replay: folded", t_unavailable},
+};
+TEST_MAIN(cases)
