@@ -444,7 +444,9 @@ int analysis_run(const struct pivot *p, const struct ceiling *ceilings, size_t n
 	size_t cap = 0;
 	for (size_t i = 0; rc == 0 && i < p->nr_hotspots; i++) {
 		const struct hs_acc *h = &acc[i];
-		double share = a->time_value > 0 ? h->time.value / a->time_value : 0;
+		/* No usable total (every time value unavailable): the shares are
+		 * unavailable too, never 0 (the payload writes null, the summary says so). */
+		double share = a->time_value > 0 ? h->time.value / a->time_value : NAN;
 		if (p->hotspots[i].level == RESOLUTION_UNRESOLVED && h->time.samples > 0) {
 			a->unresolved_share += share;
 			a->nr_unresolved++;

@@ -127,6 +127,8 @@ static int doctor(const struct doctor_opts *o, const struct opts_rest *rest, str
 	struct executor *x = o->replay ? executor__new_replay(o->replay, &e) : executor__new_real();
 	int rc = 0;
 	if (!x) {
+		if (o->json)
+			fail_json(&e);
 		console__error(con, "%s", e.msg[0] ? e.msg : "out of memory");
 		rc = EXIT_FAILURE_BEFORE_LAUNCH;
 		goto out;
@@ -168,6 +170,8 @@ int cmd_doctor(int argc, char **argv)
 	if (rc == 1) {
 		rc = 0;
 	} else if (rc < 0) {
+		if (opts_flag_given(argc, argv, "json"))
+			fail_json(&e);
 		console__error(&con, "%s", e.msg);
 		rc = EXIT_USAGE;
 	} else {

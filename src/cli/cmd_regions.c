@@ -5,12 +5,14 @@
  * src/regions/, render errors. No analysis lives here.
  */
 #include <errno.h>
+#include <limits.h>
 #include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "build_config.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/options.h"
@@ -29,7 +31,7 @@
 
 struct regions_opts {
 	bool json, paths;
-	int verbose, quiet, depth, top, max_calls;
+	int verbose, quiet, depth, top, max_calls; /* UNSET: not given */
 	const char *sort, *ranks, *rank, *columns, *percentage, *format, *output, *table;
 	struct opt_strlist include, exclude;
 };
@@ -54,6 +56,8 @@ static const struct opt_spec inspect_opts[] = {
 	 "% session from wall-clock coverage (default) or exclusive time", false},
 	{"json", 0, OPT_BOOL, O(json), NULL, "print only a JSON document on stdout", false},
 	OPT_V, OPT_Q};
+#define UNSET INT_MIN
+
 static const struct opt_spec tree_opts[] = {
 	{"rank", 0, OPT_STRING, O(rank), "N", "only rank N (or a list: 0,2-3)", false},
 	{"depth", 0, OPT_INT, O(depth), "N", "show call paths down to depth N (0 = top level)",
@@ -183,8 +187,8 @@ static int run_plot(struct trace_set *ts, const struct regions_opts *o,
 {
 	if (!o->output)
 		return err_set(e, -EINVAL, "usage", "plot needs -o FILE.html");
-	struct plot_opts p = {.ranks = rf, .max_calls = o->max_calls > 0 ? (size_t)o->max_calls
-									 : 200000};
+	struct plot_opts p = {.ranks = rf, .max_calls = o->max_calls != UNSET ? (size_t)o->max_calls
+									    : 200000};
 	struct outfile out;
 	int rc = outfile__open(&out, o->output, e);
 	if (rc)
@@ -203,6 +207,15 @@ static int dispatch(enum sub s, const struct opts_rest *rest, const struct regio
 	if (rest->nr_pos == 0)
 		return err_set(e, -EINVAL, "usage",
 			       "%s needs at least one trace file or directory", subs[s].name);
+	/* A typed value the table cannot mean is an error, never the default. */
+	if (o->depth != UNSET && o->depth < 0)
+		return err_set(e, -EINVAL, "usage", "--depth expects 0 (top level) or more, got %d",
+			       o->depth);
+	if (o->max_calls != UNSET && o->max_calls <= 0)
+		return err_set(e, -EINVAL, "usage", "--max-calls expects a positive count, got %d",
+			       o->max_calls);
+	if (o->top < 0)
+		return err_set(e, -EINVAL, "usage", "--top expects 0 (all) or more, got %d", o->top);
 	if (s == SUB_LINES) {
 		struct lines_opts lo = {.top = o->top, .json = o->json};
 		return regions_lines(rest->pos, rest->nr_pos, &lo, stdout, con, e);
@@ -221,8 +234,9 @@ static int dispatch(enum sub s, const struct opts_rest *rest, const struct regio
 		switch (s) {
 		case SUB_INSPECT: rc = run_inspect(&ts, o, &rf, con, e); break;
 		case SUB_TREE: {
-			struct tree_opts t = {.ranks = &rf, .max_depth = o->depth, .paths = o->paths,
-					      .json = o->json};
+			struct tree_opts t = {.ranks = &rf,
+					      .max_depth = o->depth == UNSET ? -1 : o->depth,
+					      .paths = o->paths, .json = o->json};
 			rc = regions_tree(&ts, &t, stdout, con, e);
 			break;
 		}
@@ -259,6 +273,10 @@ int cmd_regions(int argc, char **argv)
 		usage(stdout, prog);
 		return 0;
 	}
+	if (strcmp(argv[1], "--version") == 0) { /* as `nunatak --version` */
+		printf("%s %s\n", alias ? "scope-profiler (nunatak)" : "nunatak", NUNATAK_VERSION);
+		return 0;
+	}
 	int s = 0;
 	while (s < NR_SUB && strcmp(argv[1], subs[s].name) != 0)
 		s++;
@@ -279,7 +297,7 @@ int cmd_regions(int argc, char **argv)
 	snprintf(name, sizeof(name), "regions %s", subs[s].name);
 	if (!alias)
 		spec.name = name;
-	struct regions_opts o = {.depth = -1, .top = 10};
+	struct regions_opts o = {.depth = UNSET, .top = 10, .max_calls = UNSET};
 	struct opts_rest rest = {0};
 	struct err e = {0};
 	int rc = opts_parse(&spec, argc - 1, argv + 1, &o, &rest, &e);
@@ -288,7 +306,8 @@ int cmd_regions(int argc, char **argv)
 		rc = dispatch((enum sub)s, &rest, &o, &con, &e);
 		rc = rc ? fail(&con, &e, o.json) : 0;
 	} else {
-		rc = rc == 1 ? 0 : fail(&con, &e, false);
+		/* a usage error stops the parser, maybe before --json: look for it */
+		rc = rc == 1 ? 0 : fail(&con, &e, opts_flag_given(argc - 1, argv + 1, "json"));
 	}
 	opts__release(&spec, &o);
 	opts_rest__release(&rest);

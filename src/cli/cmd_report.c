@@ -93,6 +93,22 @@ static int render_payload(const char *file, bool no_source, struct console *con)
 	return rc;
 }
 
+/* Every failure: the message on stderr and, under --json, the document
+ * {"error":{"code","message"}} on stdout, so a script reading stdout gets
+ * JSON whatever happened (same shape as `regions --json`). */
+static int fail(struct console *con, bool json, const char *code, const char *msg)
+{
+	console__error(con, "%s", msg);
+	if (json) {
+		json_t *doc = json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg);
+		if (doc)
+			json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputs(doc ? "\n" : "", stdout);
+		json_decref(doc);
+	}
+	return EXIT_FAILURE_BEFORE_LAUNCH;
+}
+
 static char *pick_run(const struct opts_rest *rest, struct err *e)
 {
 	if (rest->nr_pos)
@@ -119,8 +135,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (rc < 0) {
-		console__error(&con, "%s", e.msg);
-		rc = EXIT_USAGE;
+		rc = fail(&con, opts_flag_given(argc, argv, "json"), "usage", e.msg);
 		goto out;
 	}
 	if (o.payload) {
@@ -128,15 +143,14 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (!(dir = pick_run(&rest, &e))) {
-		console__error(&con, "%s", e.msg[0] ? e.msg : "no Run found");
-		rc = EXIT_FAILURE_BEFORE_LAUNCH;
+		rc = fail(&con, o.json, e.code[0] ? e.code : "run.none",
+			  e.msg[0] ? e.msg : "no Run found");
 		goto out;
 	}
 	struct report_out out = {0};
 	rc = report_run(dir, o.no_source, &out, &e);
 	if (rc < 0) {
-		console__error(&con, "%s", e.msg);
-		rc = EXIT_FAILURE_BEFORE_LAUNCH;
+		rc = fail(&con, o.json, e.code, e.msg);
 		goto out;
 	}
 	if (o.html && write_html(out.payload, dir, o.no_source, &con) != 0) {

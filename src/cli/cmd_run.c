@@ -2,6 +2,7 @@
 /* `nunatak run [options] -- <command...>`: parse, call the pipeline, render
  * the --json document. Everything else lives in src/collect/pipeline.c. */
 #include <jansson.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 #include "collect/pipeline.h"
 #include "common/console.h"
 #include "common/err.h"
+
+#define FREQ_UNSET INT_MIN
 
 struct run_opts {
 	const char *name;
@@ -100,7 +103,9 @@ static int usage_error(const struct run_opts *o, struct console *con, const char
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_opts o = {0};
+	/* freq starts at a value no user types, so `--freq 0` is an error
+	 * rather than a silent "default frequency". */
+	struct run_opts o = {.freq = FREQ_UNSET};
 	struct opts_rest rest = {0};
 	struct err e = {0};
 	struct console con;
@@ -111,6 +116,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	if (rc < 0) {
+		o.json = o.json || opts_flag_given(argc, argv, "json");
 		rc = usage_error(&o, &con, e.msg);
 		goto out;
 	}
@@ -119,7 +125,7 @@ int cmd_run(int argc, char **argv)
 		bad = "no command to run: `nunatak run [options] -- <command...>`";
 	else if (o.record && o.replay)
 		bad = "--record and --replay exclude each other";
-	else if (o.freq < 0)
+	else if (o.freq != FREQ_UNSET && o.freq <= 0)
 		bad = "--freq expects a positive number of Hz";
 	else if (!valid_source_map(&o.source_map))
 		bad = "--source-map expects OLD=NEW";
@@ -128,7 +134,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	struct run_request req = {
-		.name = o.name, .output = o.output, .freq = o.freq, .json = o.json,
+		.name = o.name, .output = o.output, .freq = o.freq == FREQ_UNSET ? 0 : o.freq, .json = o.json,
 		.strict = o.strict, .no_source = o.no_source, .record_entry = o.record,
 		.replay_entry = o.replay, .source_map = o.source_map.v,
 		.nr_source_map = o.source_map.n, .cmd = rest.cmd_argv, .cmd_argc = rest.cmd_argc};

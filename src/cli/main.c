@@ -66,8 +66,11 @@ int cmd_help(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "--help") != 0) {
 		const struct verb *v = find_verb(argv[1]);
 		if (v && v->fn != cmd_help) {
-			char *sub[] = {argv[1], (char *)"--help", NULL};
-			return v->fn(2, sub);
+			/* `help regions inspect`: the sub-verb's help, not the group's */
+			bool nested = argc > 2 && strcmp(argv[1], "regions") == 0;
+			char *sub[] = {argv[1], nested ? argv[2] : (char *)"--help", (char *)"--help",
+				       NULL};
+			return v->fn(nested ? 3 : 2, sub);
 		}
 		if (!v) {
 			fprintf(stderr, "error: unknown verb '%s'; see `nunatak help`\n", argv[1]);

@@ -150,6 +150,14 @@ static void store_flag(const struct opt_spec *o, void *opts)
 		(*(int *)(void *)field)++;
 }
 
+/* The argument after argv[i] can be an option's value. `--` never is: it
+ * starts the command, so `run --name -- ./app` is a missing name, not a Run
+ * called "--" followed by a stray `./app`. */
+static bool has_value_arg(int argc, char **argv, int i)
+{
+	return i + 1 < argc && strcmp(argv[i + 1], "--") != 0;
+}
+
 /* `--name`, `--name=value` or `--name value`; *i is advanced past a consumed value. */
 static int parse_long(const struct verb_spec *spec, int argc, char **argv, int *i, void *opts,
 		      struct err *e)
@@ -177,7 +185,7 @@ static int parse_long(const struct verb_spec *spec, int argc, char **argv, int *
 	}
 	if (eq)
 		return store_value(spec, o, opts, eq + 1, e);
-	if (*i + 1 >= argc)
+	if (!has_value_arg(argc, argv, *i))
 		return usage_err(spec, e, "option %s expects a value", what);
 	return store_value(spec, o, opts, argv[++*i], e);
 }
@@ -198,7 +206,7 @@ static int parse_short(const struct verb_spec *spec, int argc, char **argv, int 
 		}
 		if (arg[k + 1])
 			return store_value(spec, o, opts, arg + k + 1, e);
-		if (*i + 1 >= argc)
+		if (!has_value_arg(argc, argv, *i))
 			return usage_err(spec, e, "option %s expects a value", what);
 		return store_value(spec, o, opts, argv[++*i], e);
 	}
@@ -258,6 +266,14 @@ int opts_parse(const struct verb_spec *spec, int argc, char **argv, void *opts,
 			return rc;
 	}
 	return 0;
+}
+
+bool opts_flag_given(int argc, char **argv, const char *long_name)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (argv[i][0] == '-' && argv[i][1] == '-' && strcmp(argv[i] + 2, long_name) == 0)
+			return true;
+	return false;
 }
 
 #define HELP_WIDTH 79

@@ -115,6 +115,11 @@ struct opts_rest {
 int opts_parse(const struct verb_spec *spec, int argc, char **argv, void *opts,
 	       struct opts_rest *rest, struct err *e);
 
+/* Whether `--<long_name>` appears before `--`, even if parsing stopped at
+ * an earlier error: a usage error under `--json` must still be a JSON
+ * document on stdout, whatever the order of the arguments. */
+bool opts_flag_given(int argc, char **argv, const char *long_name);
+
 /* Writes the help generated from the table (hidden options omitted). */
 void opts_print_help(const struct verb_spec *spec, FILE *f);
 

@@ -3,10 +3,13 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <sys/stat.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "collect/stages.h"
 #include "attrib/locate.h"
@@ -15,6 +18,7 @@
 #include "common/console.h"
 #include "common/err.h"
 #include "exec/exec.h"
+#include "store/fsutil.h"
 #include "machine/snapshot.h"
 
 /* Exit codes (cli/exit_codes.h holds the enum; collect/ cannot include cli/). */
@@ -97,11 +101,26 @@ static int preflight(const struct run_request *r, struct console *con, struct er
 	char *path = NULL;
 	int rc = exec_which(r->cmd[0], &path);
 	xfree(path);
+	struct stat st;
+	bool here = !strchr(r->cmd[0], '/') && stat(r->cmd[0], &st) == 0 && S_ISREG(st.st_mode);
+	if (rc == -ENOENT && here) { /* the shell would not find it either: say why */
+		err_set(e, -ENOENT, "exec.not_found",
+			"%s: command not found in PATH; it is in the current directory: "
+			"run ./%s", r->cmd[0], r->cmd[0]);
+		console__error(con, "%s", e->msg);
+		return EXEC_NOT_FOUND;
+	}
 	if (rc == -ENOENT) {
 		err_set(e, -ENOENT, "exec.not_found",
 			"%s: command not found (check the name, or give a path)", r->cmd[0]);
 		console__error(con, "%s", e->msg);
 		return EXEC_NOT_FOUND;
+	}
+	if (rc == -EACCES && stat(r->cmd[0], &st) == 0 && S_ISDIR(st.st_mode)) {
+		err_set(e, -EACCES, "exec.not_executable",
+			"%s: is a directory, not a program (give the program inside it)", r->cmd[0]);
+		console__error(con, "%s", e->msg);
+		return EXEC_NOT_EXECUTABLE;
 	}
 	if (rc == -EACCES) {
 		err_set(e, -EACCES, "exec.not_executable",
@@ -148,9 +167,25 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Nothing ran: the Run directory made by stage_rundir holds no manifest and
+ * would be a Run in name only (`report` refuses it, --json would point at
+ * it). Only empty directories go, and -o's own only if we created it. */
+static void abandon_rundir(struct run_state *s, bool output_existed)
+{
+	if (!s->dir)
+		return;
+	if (s->collect_dir)
+		rmdir(s->collect_dir);
+	if (!output_existed)
+		rmdir(s->dir);
+	xfree(s->dir);
+	s->dir = NULL;
+}
+
 static int run_before(struct run_state *s)
 {
 	struct err e = {0};
+	bool output_existed = s->req->output && fs_exists(s->req->output);
 	int rc = make_executor(s, &e);
 	for (size_t i = 0; rc == 0 && i < sizeof(before) / sizeof(before[0]); i++) {
 		double t0 = now_s();
@@ -160,9 +195,13 @@ static int run_before(struct run_state *s)
 	if (rc < 0) {
 		console__error(s->con, "%s", e.msg[0] ? e.msg : "failure before launch");
 		s->error = e;
+		abandon_rundir(s, output_existed);
 		return PIPE_EXIT_BEFORE_LAUNCH;
 	}
-	return strict_check(s);
+	rc = strict_check(s);
+	if (rc)
+		abandon_rundir(s, output_existed);
+	return rc;
 }
 
 static void run_after(struct run_state *s)

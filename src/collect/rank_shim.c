@@ -413,7 +413,14 @@ static int collect(struct shim *s, struct err *e)
 	int found = exec_which(s->target, &app_path);
 	xfree(app_path);
 	if (found != 0) {
-		/* 127/126 as a shell would say; no perf blamed, no env(1) message. */
+		/* 127/126 as a shell would say; no perf blamed, no env(1) message.
+		 * rank.json says why the rank has no data: ingest/ranks.c must not
+		 * read it as "perf missing" (the name is matched there). */
+		degrade(s, "rank-app-missing",
+			"check the application's path as the ranks see it (a bare name is "
+			"looked up on each node's PATH)",
+			"`%s` %s on %s: the rank never started the application", s->target,
+			found == -EACCES ? "is not executable" : "was not found", s->node);
 		if (s->app_env)
 			s->app = s->app_env + 2;
 		return run_bare(s, e);

@@ -148,7 +148,9 @@ int stage_attribute(struct run_state *s, struct err *e)
 	struct attrib_opts o = {.source_map = sm, .nr_source_map = n,
 				.no_source = s->req->no_source,
 				.debuginfod_disabled = !s->cfg->debuginfod_enabled,
-				.debuginfod_timeout_s = (int)s->cfg->debuginfod_timeout_s};
+				.debuginfod_timeout_s = (int)s->cfg->debuginfod_timeout_s,
+				.replay = s->replay,
+				.recorded_kernel = s->machine ? s->machine->kernel : NULL};
 	struct degradations d = {0};
 	int rc = sm && flag_copies ? attrib_run(&s->pivot, s->x, s->tools, &o, &d, e)
 				   : err_set(e, -ENOMEM, "oom", "out of memory");

@@ -160,8 +160,10 @@ static int range_check(const struct scalar_key *s, double v, const char *origin,
 	char name[64];
 	dotted(s, name, sizeof(name));
 	if (!isfinite(v) || v < s->min || v > s->max)
-		return err_set(e, -ERANGE, "config.value", "%s: %s = %g is out of range [%g, %g]",
-			       origin, name, v, s->min, s->max);
+		/* %.15g: a user who typed 9999999 must not read "1e+07" back. */
+		return err_set(e, -ERANGE, "config.value",
+			       "%s: %s = %.15g is out of range [%.15g, %.15g]", origin, name, v,
+			       s->min, s->max);
 	return 0;
 }
 
@@ -339,7 +341,7 @@ int config__set(struct config *c, const char *key, const char *value, struct err
 	if (parse_text(s, value, &num, &b) < 0)
 		return err_set(e, -EINVAL, "config.type", "%s: expected %s, found '%s'", key,
 			       kind_name(s->kind), value);
-	if ((s->kind == K_INT || s->kind == K_DOUBLE) && range_check(s, num, "flag", e) < 0)
+	if ((s->kind == K_INT || s->kind == K_DOUBLE) && range_check(s, num, "command line", e) < 0)
 		return -ERANGE;
 	if (store(c, s, value, num, b) < 0)
 		return err_set(e, -ENOMEM, "oom", "out of memory");

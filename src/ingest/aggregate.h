@@ -19,8 +19,9 @@
  *   - stacks and stack_frames: per (locus, counter, frame sequence).
  *
  * Offsets are module-relative as perf >= 6.4 prints `dsoff` (docs/ingest.md):
- * file offset = ip - map.start + map.pgoff. Modules without an offset
- * ([unknown], [vdso], the kernel) aggregate per module with has_offset=false.
+ * file offset = ip - map.start + map.pgoff; the core kernel's is ip - `_text`.
+ * Modules without an offset ([unknown], [vdso], kernel modules) aggregate per
+ * module with has_offset=false.
  */
 #ifndef NUNATAK_INGEST_AGGREGATE_H
 #define NUNATAK_INGEST_AGGREGATE_H

@@ -227,9 +227,12 @@ static int ingest_one(struct rank_walk *w, int dir_rank, struct err *e)
 	int rc = push_int(&w->present, &w->nr_present, &w->cap_present, dir_rank);
 	size_t i;
 	json_t *dg;
+	bool started = true; /* the shim's rank-app-missing: not a perf problem */
 	json_array_foreach(json_object_get(j, "degradations"), i, dg)
 	{
 		const char *n = json_string_value(json_object_get(dg, "name"));
+		if (n && strcmp(n, "rank-app-missing") == 0)
+			started = false;
 		const char *m = json_string_value(json_object_get(dg, "message"));
 		if (rc == 0 && n && m)
 			rc = merge_degradation(w, dir_rank, n, m,
@@ -241,7 +244,7 @@ static int ingest_one(struct rank_walk *w, int dir_rank, struct err *e)
 		rc = ingest_samples(w, dir_rank, node, e);
 	if (rc == 0)
 		rc = ingest_counts(w, dir_rank, node, &counted, e);
-	if (rc == 0 && !counted && w->sum->nr_samples == before)
+	if (rc == 0 && started && !counted && w->sum->nr_samples == before)
 		rc = push_int(&w->uncounted, &w->nr_uncounted, &w->cap_uncounted, dir_rank);
 	json_decref(j);
 	return rc;

@@ -74,6 +74,16 @@ const char *format_si(char *buf, size_t len, double v, const char *unit)
 	return buf;
 }
 
+/* "12.3%", or "an unavailable share" for NaN: unavailable is never printed
+ * as a number (nor as "nan"). buf holds at least 24 bytes. */
+static const char *pct(char *buf, size_t n, double ratio)
+{
+	if (!isfinite(ratio))
+		return "an unavailable share";
+	snprintf(buf, n, "%.1f%%", 100.0 * ratio);
+	return buf;
+}
+
 static void headline(const struct analysis *a, const struct pivot *p, struct text_lines *out)
 {
 	if (p->nr_hotspots == 0) {
@@ -97,14 +107,15 @@ static void headline(const struct analysis *a, const struct pivot *p, struct tex
 				a->floor_samples, (long long)a->samples, a->time_base, secs);
 		return;
 	}
-	double held = 0;
+	double held = 0; /* NaN as soon as one share is unavailable: so is the sum */
 	for (size_t i = 0; i < a->nr_diags; i++)
 		held += a->diags[i].share.value;
+	char hb[24];
 	text_lines__add(out,
-			"summary: %zu Hotspot%s above the statistical floor hold%s %.1f%% of the "
+			"summary: %zu Hotspot%s above the statistical floor hold%s %s of the "
 			"sampled time (%lld samples of %s%s)",
 			a->nr_diags, a->nr_diags == 1 ? "" : "s", a->nr_diags == 1 ? "s" : "",
-			100.0 * held, (long long)a->samples, a->time_base, secs);
+			pct(hb, sizeof(hb), held), (long long)a->samples, a->time_base, secs);
 }
 
 /* Collects the downgrade reasons of the estimated values of a finding. */
@@ -142,9 +153,10 @@ static void finding(const struct diagnostic *g, const struct pivot *p, const cha
 		snprintf(where, sizeof(where), ", %s:%d",
 			 base ? base + 1 : (sh.file ? sh.file : "?"), sh.line);
 	}
-	text_lines__add(out, "  %s (%s%s) - %.1f%% of the sampled time (+-%.1f%%, %s) - %s",
+	char sb[24], eb[24];
+	text_lines__add(out, "  %s (%s%s) - %s of the sampled time (+-%s, %s) - %s",
 			name ? name : "?", resolution__name(h->level), where,
-			100.0 * g->share.value, 100.0 * g->relative_error,
+			pct(sb, sizeof(sb), g->share.value), pct(eb, sizeof(eb), g->relative_error),
 			quality__name(g->share.quality), verdict);
 	xfree(name);
 	char a[48], b[48];
@@ -226,10 +238,12 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 		text_lines__add(out, "  ... and %zu Hotspots above the floor, holding %.1f%%",
 				a->nr_diags - shown, 100.0 * rest);
 	}
-	if (a->others_count)
-		text_lines__add(out, "  others: %zu Hotspot%s below the floor - %.1f%% of the sampled time",
+	if (a->others_count) {
+		char ob[24];
+		text_lines__add(out, "  others: %zu Hotspot%s below the floor - %s of the sampled time",
 				a->others_count, a->others_count == 1 ? "" : "s",
-				100.0 * a->others_share);
+				pct(ob, sizeof(ob), a->others_share));
+	}
 	if (regions_render(p, out) < 0)
 		out->failed = true;
 	admissions(a, ctx, out);

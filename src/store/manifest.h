@@ -110,7 +110,8 @@ int manifest__from_json(struct manifest *m, const json_t *doc, const char *origi
 int manifest__write(const struct manifest *m, const char *run_dir, struct err *e);
 
 /* Reads <run_dir>/manifest.json. Errors (e->code):
- *  run.not_a_run   "not a nunatak Run: <dir> has no manifest.json"
+ *  run.not_a_run   "not a nunatak Run: <dir> has no manifest.json" (or
+ *                  "... <dir> does not exist", "... <dir> is a file; ...")
  *  run.foreign     format.name is not "nunatak-run"
  *  run.newer_schema "Run written with schema N, newer than the supported 2;
  *                   upgrade nunatak to read it"

@@ -244,7 +244,15 @@ int manifest__read(struct manifest *m, const char *run_dir, struct err *e)
 	if (!path)
 		return oom(e);
 	int rc = fs_read_file(path, MANIFEST_MAX_BYTES, &text, &len);
-	if (rc == -ENOENT || rc == -ENOTDIR)
+	if ((rc == -ENOENT || rc == -ENOTDIR) && !fs_exists(run_dir))
+		rc = err_set(e, rc, "run.not_a_run", "not a nunatak Run: %s does not exist",
+			     run_dir); /* a typo in the path, not a foreign directory */
+	else if (rc == -ENOTDIR) /* `report RUN/manifest.json`: name the directory instead */
+		rc = err_set(e, rc, "run.not_a_run",
+			     "not a nunatak Run: %s is a file; give the Run directory (the one "
+			     "holding manifest.json)",
+			     run_dir);
+	else if (rc == -ENOENT)
 		rc = err_set(e, rc, "run.not_a_run", "not a nunatak Run: %s has no manifest.json",
 			     run_dir);
 	else if (rc)

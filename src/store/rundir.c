@@ -37,6 +37,8 @@ char *rundir_sanitize_name(const char *raw)
 			p++;
 	}
 	*w = '\0';
+	if (w - out > RUNDIR_NAME_MAX)
+		out[RUNDIR_NAME_MAX] = '\0';
 	if (strspn(out, ".") == strlen(out)) { /* "", "." and ".." name nothing safe */
 		xfree(out);
 		return xstrdup("run");
@@ -103,7 +105,9 @@ int rundir_create(const char *runs_dir, const char *name, time_t now, char **pat
 	*path_out = NULL;
 	int rc = fs_mkdir_p(runs_dir);
 	if (rc)
-		return err_set(e, rc, "run.create", "cannot create the runs directory %s: %s",
+		return err_set(e, rc, "run.create",
+			       "cannot create the runs directory %s: %s; set runs_dir in "
+			       "nunatak.toml or give -o a writable path",
 			       runs_dir, strerror(-rc));
 	if ((rc = write_gitignore(runs_dir, e)))
 		return rc;
@@ -151,10 +155,14 @@ static int dir_is_empty(const char *path)
 
 int rundir_create_exact(const char *path, struct err *e)
 {
+	if (!path[0]) /* mkdir("") says only "Invalid argument" */
+		return err_set(e, -EINVAL, "run.create", "-o expects a directory path, got ''");
 	if (fs_exists(path)) {
 		int empty = dir_is_empty(path);
 		if (empty < 0)
-			return err_set(e, empty, "run.create", "-o %s: %s", path, strerror(-empty));
+			return err_set(e, empty, "run.create", "-o %s: %s; choose a new path", path,
+				       empty == -ENOTDIR ? "exists and is not a directory"
+							 : strerror(-empty));
 		if (!empty)
 			return err_set(e, -EEXIST, "run.create",
 				       "-o %s: the directory exists and is not empty; choose a new path "
@@ -164,8 +172,10 @@ int rundir_create_exact(const char *path, struct err *e)
 	}
 	int rc = fs_mkdir_p(path);
 	if (rc)
-		return err_set(e, rc, "run.create", "cannot create the Run directory %s: %s", path,
-			       strerror(-rc));
+		return err_set(e, rc, "run.create",
+			       "cannot create the Run directory %s: %s; give -o a path in a "
+			       "writable directory",
+			       path, strerror(-rc));
 	return 0;
 }
 
@@ -205,10 +215,15 @@ int rundir_find_latest(const char *runs_dir, char **path_out, struct err *e)
 {
 	*path_out = NULL;
 	DIR *d = opendir(runs_dir);
-	if (!d)
+	if (!d && errno != ENOENT) /* EACCES, ENOTDIR...: the reason matters */
 		return err_set(e, -ENOENT, "run.none",
 			       "no Run under %s (%s): run `nunatak run -- <command>` first", runs_dir,
 			       strerror(errno));
+	if (!d)
+		return err_set(e, -ENOENT, "run.none",
+			       "no Run under %s: run `nunatak run -- <command>` first, or name a Run "
+			       "directory (`nunatak report DIR`)",
+			       runs_dir);
 	char best_key[32] = "", *best = NULL;
 	struct dirent *de;
 	int rc = 0;

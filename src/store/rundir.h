@@ -26,7 +26,9 @@ char *rundir_pick_name(const char *flag_name, const char *config_name,
 
 /* Every run of characters outside [A-Za-z0-9._-] becomes one '-'. Caller
  * frees; NULL on ENOMEM. An all-dots result ("." or "..") becomes "run" so it
- * can never name a parent directory. */
+ * can never name a parent directory. The result is cut to RUNDIR_NAME_MAX
+ * bytes, so "<name>-YYYYMMDD-HHMMSS-N" always fits a file name (NAME_MAX 255). */
+#define RUNDIR_NAME_MAX 128
 char *rundir_sanitize_name(const char *raw);
 
 /* Creates <runs_dir>/<name>-<stamp of now>, adding -2, -3 ... while the name
