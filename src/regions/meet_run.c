@@ -198,6 +198,19 @@ static int on_sample(void *ctx, const struct ingest_sample *s)
 	struct meet_ctx *c = ctx;
 	c->sum->nr_samples++;
 	int32_t lane = region_timeline__lane(c->tl, s->pid, s->tid);
+	if (lane >= 0 && c->tl->lanes[lane].tid < 0) {
+		/* A v2 lane is "the main thread" of a process whose pid the trace
+		 * does not hold. Any process's main thread has tid == pid (a
+		 * fork()ed helper, LeakSanitizer's tracer at exit), so the lane
+		 * goes to the first process seen sampling inside the trace's time
+		 * span, and to that process only. */
+		const struct region_lane_tl *l = &c->tl->lanes[lane];
+		int64_t t = (int64_t)s->time_ns;
+		if (c->main_tid < 0 && l->n && t >= l->t[0] && t <= l->t[l->n - 1])
+			c->main_tid = s->pid;
+		if (s->pid != c->main_tid)
+			lane = -1;
+	}
 	int64_t hs = lane >= 0 ? hs_lookup(c, &s->hit) : -1;
 	if (hs < 0)
 		return 0; /* another process, or a Hotspot the pivot does not hold */
@@ -208,8 +221,6 @@ static int on_sample(void *ctx, const struct ingest_sample *s)
 	if (counter < 0 || locus < 0)
 		return counter < 0 ? 0 : -ENOMEM;
 	c->sum->nr_in_region += node >= 0;
-	if (c->tl->lanes[lane].tid < 0 && c->main_tid < 0)
-		c->main_tid = s->pid;
 	return agg_add(c, node, locus, hs, counter, (double)s->period * scale);
 }
 
