@@ -17,32 +17,8 @@
 
 #define V2 TEST_SOURCE_DIR "/tests/golden/cgroup/v2"
 
-/* Temp trees made by this case, removed when it passes (kept on failure for
- * inspection). */
-static char *made[8];
-static size_t nr_made;
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	return remove(path);
-}
-
-static void done(void)
-{
-	for (size_t i = 0; i < nr_made; i++)
-		nftw(made[i], rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	nr_made = 0;
-}
-
-static char *tmpdir(void)
-{
-	char tmpl[] = "/tmp/nunatak-test-cache-XXXXXX";
-	char *d = mkdtemp(tmpl);
-	CHECK(d != NULL && nr_made < 8);
-	made[nr_made++] = strdup(d);
-	return strdup(d);
-}
+#define TMPDIR_TAG "cache"
+#include "tmpdir.h"
 
 static void t_dir(void)
 {
