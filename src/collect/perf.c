@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/alloc.h"
+#include "common/cache_home.h"
 
 /* Zen 2/3/4 only (REFERENCE.md §3): fixed periods, prefetch events excluded
  * because they disturb what they measure (20x observer effect on Zen 2). */
@@ -221,12 +222,11 @@ bool perf_record_rejected(int exit_code, bool perf_data_written)
  * is an estimate until bench/run measures that machine. */
 #define PERF_DEFAULT_SAMPLE_COST_S 50e-6
 
-double perf_sample_cost_s(const char *cache_home, bool *measured)
+double perf_sample_cost_s(bool *measured)
 {
+	int no_home;
 	*measured = false;
-	if (!cache_home || !*cache_home)
-		return PERF_DEFAULT_SAMPLE_COST_S;
-	char *path = xasprintf("%s/nunatak/perf-sample-cost", cache_home);
+	char *path = cache_home_path("perf-sample-cost", &no_home);
 	FILE *f = path ? fopen(path, "r") : NULL;
 	xfree(path);
 	double v = 0;

@@ -96,6 +96,6 @@ bool perf_record_rejected(int exit_code, bool perf_data_written);
  * whether the value came from a cached measurement (bench/run writes it) or
  * is the documented default constant, which is then labelled estimated.
  */
-double perf_sample_cost_s(const char *cache_home, bool *measured);
+double perf_sample_cost_s(bool *measured);
 
 #endif

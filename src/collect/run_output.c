@@ -42,7 +42,7 @@ void run_overhead(struct run_state *s)
 	if (!s->pass.sampled || s->nr_samples <= 0 || s->overhead)
 		return;
 	bool measured = false;
-	double cost = perf_sample_cost_s(getenv("XDG_CACHE_HOME"), &measured);
+	double cost = perf_sample_cost_s(&measured);
 	/* The overhead itself is always an estimate (this Run was not also run
 	 * bare); what bench/run can make "measured" is the cost per sample it
 	 * is derived from, and cost_quality says which one was used. */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "machine/cache.h"
 
+#include "common/cache_home.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -16,18 +18,12 @@
 
 char *machine_cache_dir(struct err *e)
 {
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	char *d = NULL;
-	if (xdg && *xdg)
-		d = fs_join(xdg, "nunatak/machines");
-	else if (home && *home)
-		d = fs_join(home, ".cache/nunatak/machines");
-	else {
+	int no_home;
+	char *d = cache_home_path("machines", &no_home);
+	if (!d && no_home)
 		err_set(e, -ENOENT, "machine.no_cache_dir",
 			"neither XDG_CACHE_HOME nor HOME is set: no Machine profile cache");
-		return NULL;
-	}
-	if (!d)
+	else if (!d)
 		err_set(e, -ENOMEM, "machine.oom", "out of memory");
 	return d;
 }

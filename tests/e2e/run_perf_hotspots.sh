@@ -40,6 +40,14 @@ o = json.load(open(sys.argv[1]))["overhead"]
 assert o["quality"] == "estimated" and o["cost_quality"] == "measured", o
 assert abs(o["cost_per_sample_s"] - 2e-5) < 1e-12 and o["value"] > 0, o' "$WORK/run2/manifest.json" ||
 	fail "manifest overhead of run2"
+# Without XDG_CACHE_HOME the cache is $HOME/.cache, for the reader as for
+# bench/run, which writes there.
+mkdir -p "$WORK/home/.cache/nunatak"
+echo 0.000030000 > "$WORK/home/.cache/nunatak/perf-sample-cost"
+env -u XDG_CACHE_HOME HOME="$WORK/home" "$NUNATAK" run -o "$WORK/run3" -- ./two_hot 20000000 \
+	> /dev/null 2> err3.txt || fail "third run"
+grep -q "x 30 us, a cost per sample measured on this machine" err3.txt ||
+	fail "the cost in \$HOME/.cache is not read: $(grep overhead err3.txt)"
 
 nm -S --defined-only two_hot > nm.txt
 readelf -lW two_hot > phdr.txt
