@@ -184,8 +184,18 @@ static void finding(const struct diagnostic *g, const struct pivot *p, const cha
 		out->failed = true;
 }
 
-static void admissions(const struct analysis *a, const struct summary_ctx *ctx,
-		       struct text_lines *out)
+static bool has_counter(const struct pivot *p, const char *a, const char *b)
+{
+	for (size_t i = 0; i < p->nr_measurements; i++) {
+		const char *c = p->measurements[i].counter;
+		if (c && (strcmp(c, a) == 0 || (b && strcmp(c, b) == 0)))
+			return true;
+	}
+	return false;
+}
+
+static void admissions(const struct analysis *a, const struct pivot *p,
+		       const struct summary_ctx *ctx, struct text_lines *out)
 {
 	text_lines__add(out, "what this report does not say:");
 	size_t before = out->n;
@@ -201,6 +211,14 @@ static void admissions(const struct analysis *a, const struct summary_ctx *ctx,
 				"  - %.1f%% of the sampled time is in code left unresolved "
 				"(module+offset, no function name)",
 				100.0 * a->unresolved_share);
+	bool flops = has_counter(p, "flops_dp", "flops"), dram = has_counter(p, "dram_bytes", NULL);
+	if (a->nr_diags && (!flops || !dram))
+		text_lines__add(out,
+				"  - how many %s each Hotspot moves: this Run has no %s counter "
+				"(none on this CPU or for its microarchitecture; `nunatak doctor` "
+				"shows which counters the machine offers)",
+				!flops && !dram ? "FLOPs and DRAM bytes" : !flops ? "FLOPs" : "DRAM bytes",
+				!flops && !dram ? "FLOP or DRAM" : !flops ? "FLOP" : "DRAM");
 	if (!a->have_ceilings)
 		text_lines__add(out,
 				"  - where Hotspots sit on the roofline: the Machine's Ceilings are "
@@ -246,6 +264,6 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 	}
 	if (regions_render(p, out) < 0)
 		out->failed = true;
-	admissions(a, ctx, out);
+	admissions(a, p, ctx, out);
 	return out->failed ? -ENOMEM : 0;
 }

@@ -76,6 +76,8 @@ static void t_render(void)
 			   "the sampled time, aggregated as \"others\""));
 	CHECK(has_line(&t, "14.4% of the sampled time is in code left unresolved"));
 	CHECK(has_line(&t, "Ceilings are unavailable (no calibration)"));
+	CHECK(has_line(&t, "how many FLOPs and DRAM bytes each Hotspot moves: this Run has no "
+			   "FLOP or DRAM counter"));
 	/* Never a zero standing for an unavailable value. */
 	CHECK(!has_line(&t, "achieved 0"));
 	xfree(all);
@@ -103,6 +105,28 @@ static void t_render(void)
 	CHECK_NEAR(json_real_value(json_object_get(json_object_get(cov, "samples"), "value")), 696,
 		   1e-9);
 	json_decref(pl);
+	analysis__release(&a);
+	pivot__release(&p);
+}
+
+/* With a FLOP counter sampled, only the DRAM bytes are said to be missing. */
+static void t_counters(void)
+{
+	struct pivot p;
+	build(&p);
+	meas(&p, 0, "flops", 1e9, 40, QUALITY_MEASURED, NULL);
+	struct analysis a;
+	CHECK_INT(analysis_run(&p, NULL, 0, 30, &a), 0);
+	struct text_lines t = {0};
+	struct summary_ctx ctx = {.ceilings_reason = "no calibration", .nr_ranks = -1};
+	CHECK_INT(summary_render(&a, &p, &ctx, &t), 0);
+	CHECK(has_line(&t, "how many DRAM bytes each Hotspot moves: this Run has no DRAM counter"));
+	CHECK(!has_line(&t, "FLOPs and DRAM"));
+	text_lines__release(&t);
+	meas(&p, 0, "dram_bytes", 64e6, 40, QUALITY_ESTIMATED, "demand fills only");
+	CHECK_INT(summary_render(&a, &p, &ctx, &t), 0);
+	CHECK(!has_line(&t, "each Hotspot moves"));
+	text_lines__release(&t);
 	analysis__release(&a);
 	pivot__release(&p);
 }
@@ -185,6 +209,7 @@ static void t_si(void)
 }
 
 static const struct test_case cases[] = {
+	{"counters", "a missing FLOP or DRAM counter is said, with where to look", t_counters},
 	{"render", "summary and payload on a hand-built pivot", t_render},
 	{"empty", "an empty Run still says what it lacks", t_empty},
 	{"hottest_line", "a finding names its hottest line, as the payload", t_hottest_line},
