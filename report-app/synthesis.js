@@ -201,6 +201,11 @@ function doesNotSay(payload) {
     items.push(`${pct(others.share.value)} of the sampled time is in ${plural(others.count, "Hotspot")} below the floor of ${floorText(payload)}, aggregated as "others".`);
   if (unres && available(unres.share) && unres.share.value > 0)
     items.push(`${pct(unres.share.value)} of the sampled time is in code left unresolved (module+offset, no function name).`);
+  const hs = payload.hotspots || [];
+  const lacks = (what) => hs.some((h) => h.dram_intensity && (h.dram_intensity.reason || "").includes(`no ${what} raw counter`));
+  const noFlops = lacks("flops_dp"), noDram = lacks("dram_bytes");
+  if (noFlops || noDram)
+    items.push(`How many ${noFlops ? "FLOPs" : "DRAM bytes"} each Hotspot moves: this Run has no ${noFlops ? "FLOP" : "DRAM"} counter (none on this CPU or for its microarchitecture; \`nunatak doctor\` shows which counters the machine offers).`);
   const c = ceilingsOf(payload);
   if (!c.flops_dp || !c.dram_bandwidth)
     items.push("Where Hotspots sit on the roofline: the Machine carries no flops_dp or dram_bandwidth Ceiling.");

@@ -27,6 +27,7 @@ expect "$tmp/dom.html" \
 	'<span class="val q-unavailable"' '</span>unavailable</span>' \
 	'no flops_dp raw counter in this Run' \
 	'What this report does not say' \
+	'How many FLOPs each Hotspot moves: this Run has no FLOP counter' \
 	'0.3% of the sampled time is in code left unresolved' \
 	'the Machine carries no flops_dp or dram_bandwidth Ceiling' \
 	'<tr class="others">' '3 Hotspots below the floor of 30 samples' \
