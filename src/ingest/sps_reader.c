@@ -7,66 +7,11 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "ingest/trace_cursor.h"
 #include "ingest/spt_reader.h"
 
-struct cursor {
-	const unsigned char *buf;
-	size_t len, off;
-	bool swap;
-	const char *path;
-	struct err *e;
-};
-
-static int need(struct cursor *c, size_t n, const char *what)
-{
-	if (c->len - c->off >= n)
-		return 0;
-	return err_set(c->e, -EINVAL, "trace.truncated",
-		       "%s: byte %zu: truncated: expected %s (%zu bytes), found %zu bytes", c->path,
-		       c->off, what, n, c->len - c->off);
-}
-
-static int take_i32(struct cursor *c, const char *what, int32_t *v)
-{
-	int rc = need(c, 4, what);
-	if (rc == 0) {
-		*v = spt_load_i32(c->buf + c->off, c->swap);
-		c->off += 4;
-	}
-	return rc;
-}
-
-static int take_i64(struct cursor *c, const char *what, int64_t *v)
-{
-	int rc = need(c, 8, what);
-	if (rc == 0) {
-		*v = spt_load_i64(c->buf + c->off, c->swap);
-		c->off += 8;
-	}
-	return rc;
-}
-
-static int take_string(struct cursor *c, const char *what, const char **s, uint32_t *n)
-{
-	int32_t len;
-	size_t at = c->off;
-	int rc = take_i32(c, what, &len);
-	if (rc)
-		return rc;
-	if (len < 0)
-		return err_set(c->e, -EINVAL, "trace.corrupt",
-			       "%s: byte %zu: expected a %s (>= 0), found %" PRId32, c->path, at,
-			       what, len);
-	if ((rc = need(c, (size_t)len, what)))
-		return rc;
-	*s = (const char *)c->buf + c->off;
-	*n = (uint32_t)len;
-	c->off += (size_t)len;
-	return 0;
-}
-
 /* A count that must be >= 0 and leave at least `min_each` bytes per item. */
-static int check_count(struct cursor *c, size_t at, int64_t n, size_t min_each, const char *what)
+static int check_count(struct trace_cursor *c, size_t at, int64_t n, size_t min_each, const char *what)
 {
 	if (n < 0)
 		return err_set(c->e, -EINVAL, "trace.corrupt",
@@ -80,21 +25,21 @@ static int check_count(struct cursor *c, size_t at, int64_t n, size_t min_each, 
 	return 0;
 }
 
-static int parse_tables(struct cursor *c, struct sps_file *f)
+static int parse_tables(struct trace_cursor *c, struct sps_file *f)
 {
 	size_t at = c->off;
-	int rc = take_i32(c, "region count", &f->nr_regions);
+	int rc = trace_cursor__i32(c, "region count", &f->nr_regions);
 	if (rc || (rc = check_count(c, at, f->nr_regions, 4, "region count")))
 		return rc;
 	f->regions = xcalloc((size_t)f->nr_regions + 1, sizeof(*f->regions));
 	if (!f->regions)
 		return err_set(c->e, -ENOMEM, "nomem", "out of memory");
 	for (int32_t i = 0; i < f->nr_regions; i++)
-		if ((rc = take_string(c, "region name length", &f->regions[i].s,
+		if ((rc = trace_cursor__string(c, "region name length", &f->regions[i].s,
 				      &f->regions[i].len)))
 			return rc;
 	at = c->off;
-	if ((rc = take_i32(c, "module count", &f->nr_modules)) ||
+	if ((rc = trace_cursor__i32(c, "module count", &f->nr_modules)) ||
 	    (rc = check_count(c, at, f->nr_modules, 12, "module count")))
 		return rc;
 	f->modules = xcalloc((size_t)f->nr_modules + 1, sizeof(*f->modules));
@@ -103,15 +48,15 @@ static int parse_tables(struct cursor *c, struct sps_file *f)
 	for (int32_t i = 0; i < f->nr_modules; i++) {
 		struct sps_module *m = &f->modules[i];
 		int64_t load;
-		if ((rc = take_string(c, "module path length", &m->path, &m->path_len)) ||
-		    (rc = take_i64(c, "module load address", &load)))
+		if ((rc = trace_cursor__string(c, "module path length", &m->path, &m->path_len)) ||
+		    (rc = trace_cursor__i64(c, "module load address", &load)))
 			return rc;
 		m->load_address = (uint64_t)load;
 	}
 	return 0;
 }
 
-static int check_samples(struct cursor *c, struct sps_file *f)
+static int check_samples(struct trace_cursor *c, struct sps_file *f)
 {
 	for (int64_t i = 0; i < f->nr_samples; i++) {
 		struct sps_sample s = sps_file__sample(f, i);
@@ -133,7 +78,7 @@ static int check_samples(struct cursor *c, struct sps_file *f)
 int sps_parse(const unsigned char *buf, size_t len, const char *path, struct sps_file *f,
 	      struct err *e)
 {
-	struct cursor c = {.buf = buf, .len = len, .path = path, .e = e};
+	struct trace_cursor c = {.buf = buf, .len = len, .path = path, .e = e};
 	int rc;
 	memset(f, 0, sizeof(*f));
 	if (len < 8 || memcmp(buf, SPS_MAGIC, 8) != 0)
@@ -142,8 +87,8 @@ int sps_parse(const unsigned char *buf, size_t len, const char *path, struct sps
 			       "\"SCOPESMP\", found %s",
 			       path, len < 8 ? "a file shorter than 8 bytes" : "other bytes");
 	c.off = 8;
-	if ((rc = need(&c, 4, "format version")))
-		return rc;
+	if (c.len - c.off < 4)
+		return trace_cursor__truncated(&c, 4, "format version");
 	f->version = trace_detect_version(buf + 8, &c.swap);
 	f->swap = c.swap;
 	if (f->version < 0)
@@ -157,11 +102,11 @@ int sps_parse(const unsigned char *buf, size_t len, const char *path, struct sps
 			       "(expected 1): update nunatak",
 			       path, f->version);
 	c.off = 12;
-	if ((rc = take_i32(&c, "rank", &f->rank)) || (rc = take_i32(&c, "sampling rate", &f->hz)) ||
-	    (rc = take_i64(&c, "tick count", &f->ticks)) || (rc = parse_tables(&c, f)))
+	if ((rc = trace_cursor__i32(&c, "rank", &f->rank)) || (rc = trace_cursor__i32(&c, "sampling rate", &f->hz)) ||
+	    (rc = trace_cursor__i64(&c, "tick count", &f->ticks)) || (rc = parse_tables(&c, f)))
 		goto fail;
 	size_t at = c.off;
-	if ((rc = take_i64(&c, "sample count", &f->nr_samples)) ||
+	if ((rc = trace_cursor__i64(&c, "sample count", &f->nr_samples)) ||
 	    (rc = check_count(&c, at, f->nr_samples, 16, "sample count")))
 		goto fail;
 	f->samples = buf + c.off;

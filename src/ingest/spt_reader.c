@@ -6,14 +6,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
-
-struct cursor {
-	const unsigned char *buf;
-	size_t len, off;
-	bool swap;
-	const char *path;
-	struct err *e;
-};
+#include "ingest/trace_cursor.h"
 
 int trace_detect_version(const unsigned char *p, bool *swap)
 {
@@ -31,78 +24,23 @@ int trace_detect_version(const unsigned char *p, bool *swap)
 	return -1;
 }
 
-static int truncated(struct cursor *c, size_t need, const char *what)
+static int parse_region(struct trace_cursor *c, int version, struct spt_region *r)
 {
-	return err_set(c->e, -EINVAL, "trace.truncated",
-		       "%s: byte %zu: truncated: expected %s (%zu bytes), found %zu bytes", c->path,
-		       c->off, what, need, c->len - c->off);
-}
-
-static int take(struct cursor *c, size_t n, const char *what, const unsigned char **p)
-{
-	if (c->len - c->off < n)
-		return truncated(c, n, what);
-	*p = c->buf + c->off;
-	c->off += n;
-	return 0;
-}
-
-static int take_i32(struct cursor *c, const char *what, int32_t *v)
-{
-	const unsigned char *p = NULL;
-	int rc = take(c, 4, what, &p);
-	if (rc == 0)
-		*v = spt_load_i32(p, c->swap);
-	return rc;
-}
-
-static int take_i64(struct cursor *c, const char *what, int64_t *v)
-{
-	const unsigned char *p = NULL;
-	int rc = take(c, 8, what, &p);
-	if (rc == 0)
-		*v = spt_load_i64(p, c->swap);
-	return rc;
-}
-
-/* A length-prefixed string; the length must be >= 0 and fit in the file. */
-static int take_string(struct cursor *c, const char *what, const char **s, uint32_t *n)
-{
-	int32_t len;
-	size_t at = c->off;
-	int rc = take_i32(c, what, &len);
-	if (rc)
-		return rc;
-	if (len < 0)
-		return err_set(c->e, -EINVAL, "trace.corrupt",
-			       "%s: byte %zu: expected a %s (>= 0), found %" PRId32, c->path, at,
-			       what, len);
-	const unsigned char *p = NULL;
-	rc = take(c, (size_t)len, what, &p);
-	if (rc)
-		return rc;
-	*s = (const char *)p;
-	*n = (uint32_t)len;
-	return 0;
-}
-
-static int parse_region(struct cursor *c, int version, struct spt_region *r)
-{
-	int rc = take_string(c, "region name length", &r->name, &r->name_len);
+	int rc = trace_cursor__string(c, "region name length", &r->name, &r->name_len);
 	if (rc)
 		return rc;
 	r->file = NULL;
 	r->file_len = 0;
 	r->line = -1;
 	if (version >= 2) {
-		if ((rc = take_string(c, "source file length", &r->file, &r->file_len)) ||
-		    (rc = take_i32(c, "source line", &r->line)))
+		if ((rc = trace_cursor__string(c, "source file length", &r->file, &r->file_len)) ||
+		    (rc = trace_cursor__i32(c, "source line", &r->line)))
 			return rc;
 		if (r->file_len == 0)
 			r->file = NULL;
 	}
 	size_t at = c->off;
-	if ((rc = take_i64(c, "call count", &r->nr_calls)))
+	if ((rc = trace_cursor__i64(c, "call count", &r->nr_calls)))
 		return rc;
 	size_t per_call = version >= 3 ? 20 : 16;
 	if (r->nr_calls < 0 || (uint64_t)r->nr_calls > (c->len - c->off) / per_call) {
@@ -118,21 +56,21 @@ static int parse_region(struct cursor *c, int version, struct spt_region *r)
 	}
 	size_t n = (size_t)r->nr_calls;
 	r->starts_offset = c->off;
-	take(c, n * 8, "start timestamps", &r->starts);
-	take(c, n * 8, "end timestamps", &r->ends);
+	trace_cursor__take(c, n * 8, "start timestamps", &r->starts);
+	trace_cursor__take(c, n * 8, "end timestamps", &r->ends);
 	r->lanes = NULL;
 	r->lanes_offset = 0;
 	if (version >= 3) {
 		r->lanes_offset = c->off;
-		take(c, n * 4, "lanes", &r->lanes);
+		trace_cursor__take(c, n * 4, "lanes", &r->lanes);
 	}
 	return 0;
 }
 
-static int parse_threads(struct cursor *c, struct spt_trace *t)
+static int parse_threads(struct trace_cursor *c, struct spt_trace *t)
 {
 	size_t at = c->off;
-	int rc = take_i32(c, "thread count", &t->nr_threads);
+	int rc = trace_cursor__i32(c, "thread count", &t->nr_threads);
 	if (rc)
 		return rc;
 	/* Each thread needs at least 12 bytes, which bounds the allocation. */
@@ -141,15 +79,15 @@ static int parse_threads(struct cursor *c, struct spt_trace *t)
 			return err_set(c->e, -EINVAL, "trace.corrupt",
 				       "%s: byte %zu: expected a thread count (>= 0), found %" PRId32,
 				       c->path, at, t->nr_threads);
-		return truncated(c, (size_t)t->nr_threads * 12, "thread table");
+		return trace_cursor__truncated(c, (size_t)t->nr_threads * 12, "thread table");
 	}
 	t->threads = xcalloc((size_t)t->nr_threads + 1, sizeof(*t->threads));
 	if (!t->threads)
 		return err_set(c->e, -ENOMEM, "nomem", "%s: out of memory", c->path);
 	for (int32_t i = 0; i < t->nr_threads; i++) {
 		struct spt_thread *th = &t->threads[i];
-		if ((rc = take_i64(c, "thread id", &th->tid)) ||
-		    (rc = take_string(c, "thread name length", &th->name, &th->name_len)))
+		if ((rc = trace_cursor__i64(c, "thread id", &th->tid)) ||
+		    (rc = trace_cursor__string(c, "thread name length", &th->name, &th->name_len)))
 			return rc;
 	}
 	return 0;
@@ -158,7 +96,7 @@ static int parse_threads(struct cursor *c, struct spt_trace *t)
 int spt_parse(const unsigned char *buf, size_t len, const char *path, struct spt_trace *t,
 	      struct err *e)
 {
-	struct cursor c = {.buf = buf, .len = len, .path = path, .e = e};
+	struct trace_cursor c = {.buf = buf, .len = len, .path = path, .e = e};
 	const unsigned char *p = NULL;
 	int rc;
 	memset(t, 0, sizeof(*t));
@@ -168,7 +106,7 @@ int spt_parse(const unsigned char *buf, size_t len, const char *path, struct spt
 			       "found %s",
 			       path, len < 8 ? "a file shorter than 8 bytes" : "other bytes");
 	c.off = 8;
-	if ((rc = take(&c, 4, "format version", &p)))
+	if ((rc = trace_cursor__take(&c, 4, "format version", &p)))
 		return rc;
 	t->version = trace_detect_version(p, &c.swap);
 	t->swap = c.swap;
@@ -183,10 +121,10 @@ int spt_parse(const unsigned char *buf, size_t len, const char *path, struct spt
 			       "(expected 1..%d): update nunatak",
 			       path, t->version, SPT_MAX_VERSION);
 	size_t at;
-	if ((rc = take_i32(&c, "rank", &t->rank)))
+	if ((rc = trace_cursor__i32(&c, "rank", &t->rank)))
 		return rc;
 	at = c.off;
-	if ((rc = take_i64(&c, "region count", &t->nr_regions)))
+	if ((rc = trace_cursor__i64(&c, "region count", &t->nr_regions)))
 		return rc;
 	/* A region needs at least 12 bytes (16 from v2), which bounds the allocation. */
 	size_t min_region = t->version >= 2 ? 20 : 12;
