@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # nunatak doctor --replay: answers from a recorded corpus entry (perf 6.14.11, no LLVM) via the executor
 set -eu
-entry=${NUNATAK_SHARED_DIR:?}/corpus/recordings/perf/6.14.11/linux-x86_64/workload-c
+entry=${NUNATAK_CORPUS_DIR:?}/recordings/perf/6.14.11/linux-x86_64/workload-c
 [ -d "$entry" ] || { echo "skip: corpus entry $entry absent"; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -2,7 +2,7 @@
 # Attribution through `nunatak run --replay`: line-level main, extracts, ld.so sources not found (gcc entry); MD5 staleness withholds edited source (clang entry).
 set -eu
 command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 2; }
-corpus="$NUNATAK_SHARED_DIR/corpus/recordings/perf/6.14.11/linux-x86_64"
+corpus="$NUNATAK_CORPUS_DIR/recordings/perf/6.14.11/linux-x86_64"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/src"

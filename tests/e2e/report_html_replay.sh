@@ -2,7 +2,7 @@
 # `nunatak run --replay` (corpus workload-c-debug) writes report.html; headless Chromium draws it: hotspot names, Quality labels, what the report does not say, the detail with per-line shares; `report --html --no-source` writes report-no-source.html.
 set -eu
 . "$NUNATAK_SOURCE_DIR/tests/fixtures/report/chromium.sh"
-corpus="$NUNATAK_SHARED_DIR/corpus/recordings/perf/6.14.11/linux-x86_64/workload-c-debug"
+corpus="$NUNATAK_CORPUS_DIR/recordings/perf/6.14.11/linux-x86_64/workload-c-debug"
 [ -d "$corpus" ] || { echo "skip: corpus entry $corpus not found"; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -18,7 +18,7 @@
 #include "harness.h"
 #include "model/model.h"
 
-#define ENTRY_DIR TEST_SHARED_DIR "/corpus/recordings/perf/6.14.11/linux-x86_64/"
+#define ENTRY_DIR TEST_CORPUS_DIR "/recordings/perf/6.14.11/linux-x86_64/"
 
 struct sample_row {
 	const char *module, *build_id;

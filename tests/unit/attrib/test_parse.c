@@ -11,8 +11,8 @@
 #include "common/err.h"
 #include "harness.h"
 
-#define CLANG TEST_SHARED_DIR "/corpus/recordings/perf/6.14.11/linux-x86_64/workload-c-clang/invocations/"
-#define STACKS TEST_SHARED_DIR "/corpus/recordings/perf/6.14.11/linux-x86_64/workload-c-stacks/invocations/"
+#define CLANG TEST_CORPUS_DIR "/recordings/perf/6.14.11/linux-x86_64/workload-c-clang/invocations/"
+#define STACKS TEST_CORPUS_DIR "/recordings/perf/6.14.11/linux-x86_64/workload-c-stacks/invocations/"
 
 static char *slurp(const char *path, size_t *len)
 {

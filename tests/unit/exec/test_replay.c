@@ -10,7 +10,7 @@
 #include "exec/exec.h"
 #include "harness.h"
 
-#define CORPUS_WORKLOAD_C TEST_SHARED_DIR "/corpus/recordings/perf/6.14.11/linux-x86_64/workload-c"
+#define CORPUS_WORKLOAD_C TEST_CORPUS_DIR "/recordings/perf/6.14.11/linux-x86_64/workload-c"
 
 static struct exec_result run_on(struct executor *x, const char *const *argv, bool capture)
 {

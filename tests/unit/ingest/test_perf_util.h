@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CORPUS_PERF TEST_SHARED_DIR "/corpus/recordings/perf/6.14.11/linux-x86_64/"
+#define CORPUS_PERF TEST_CORPUS_DIR "/recordings/perf/6.14.11/linux-x86_64/"
 
 /* Reads a whole file; caller frees. NULL when absent. */
 static inline char *slurp(const char *path, size_t *len)

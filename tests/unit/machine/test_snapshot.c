@@ -178,8 +178,8 @@ static void t_allocated_cores(void)
 static void t_replay_meta(void)
 {
 	/* The corpus entry's platform and cpuinfo, never this machine's. */
-	const char *path = TEST_SHARED_DIR
-		"/corpus/recordings/perf/6.14.11/linux-x86_64/workload-c-multipass/meta.json";
+	const char *path = TEST_CORPUS_DIR
+		"/recordings/perf/6.14.11/linux-x86_64/workload-c-multipass/meta.json";
 	json_error_t je;
 	json_t *meta = json_load_file(path, 0, &je);
 	if (!meta)
@@ -206,8 +206,8 @@ static void t_replay_meta(void)
 static void t_replay_executor(void)
 {
 	/* machine__snapshot through a replay executor never looks at this host. */
-	const char *entry = TEST_SHARED_DIR
-		"/corpus/recordings/perf/6.14.11/linux-x86_64/workload-c-stacks";
+	const char *entry = TEST_CORPUS_DIR
+		"/recordings/perf/6.14.11/linux-x86_64/workload-c-stacks";
 	struct err e = {0};
 	struct executor *x = fs_exists(entry) ? executor__new_replay(entry, &e) : NULL;
 	if (!x)

@@ -190,7 +190,7 @@ static void t_real_repository(void)
 
 static void t_corpus_replay(void)
 {
-	const char *entry = TEST_SHARED_DIR "/corpus/recordings/perf/6.14.11/linux-x86_64/workload-c";
+	const char *entry = TEST_CORPUS_DIR "/recordings/perf/6.14.11/linux-x86_64/workload-c";
 	if (!fs_exists(entry))
 		SKIP("corpus entry workload-c not found");
 	struct err e = {0};
