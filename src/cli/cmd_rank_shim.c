@@ -24,6 +24,8 @@ struct rank_shim_cli {
 	const char *call_graph;
 	const char *preload;
 	const char *regions_name;
+	const char *sampler_lib;
+	bool preload_only;
 	bool clock_monotonic;
 	bool perf_script;
 };
@@ -44,6 +46,11 @@ static const struct opt_spec shim_options[] = {
 	{"regions-name", 0, OPT_STRING, offsetof(struct rank_shim_cli, regions_name), "NAME",
 	 "set SCOPE_PROFILER_PREFIX=DIR/regions/NAME for the application (region traces)",
 	 false},
+	{"sampler-lib", 0, OPT_STRING, offsetof(struct rank_shim_cli, sampler_lib), "LIB",
+	 "libscope_profiler.so: samples a sampling rank through LD_PRELOAD where perf is "
+	 "missing or refuses to record", false},
+	{"preload-only", 0, OPT_BOOL, offsetof(struct rank_shim_cli, preload_only), NULL,
+	 "sample with --sampler-lib only, never perf (nunatak run --collector preload)", false},
 	{"clock-monotonic", 0, OPT_BOOL, offsetof(struct rank_shim_cli, clock_monotonic), NULL,
 	 "timestamp samples with CLOCK_MONOTONIC (shared with region traces)", false},
 	{"perf-script", 0, OPT_BOOL, offsetof(struct rank_shim_cli, perf_script), NULL,
@@ -84,6 +91,7 @@ int cmd_rank_shim(int argc, char **argv)
 				   .rank_threshold = c.rank_threshold, .perf = c.perf,
 				   .call_graph = c.call_graph, .preload = c.preload,
 				   .regions_name = c.regions_name,
+				   .sampler_lib = c.sampler_lib, .preload_only = c.preload_only,
 				   .clock_monotonic = c.clock_monotonic,
 				   .perf_script = c.perf_script};
 	struct executor *x = executor__new_real();

@@ -25,6 +25,7 @@ struct run_opts {
 	bool no_source;
 	const char *record;
 	const char *replay;
+	const char *collector;
 	struct opt_strlist source_map;
 	int verbose;
 	bool quiet;
@@ -38,6 +39,10 @@ static const struct opt_spec run_options[] = {
 	 "write the Run to exactly DIR instead of <runs_dir>/<name>-YYYYMMDD-HHMMSS", false},
 	{"freq", 0, OPT_INT, offsetof(struct run_opts, freq), "HZ",
 	 "sampling frequency (default: sampling.frequency, 997)", false},
+	{"collector", 0, OPT_STRING, offsetof(struct run_opts, collector), "auto|perf|preload",
+	 "CPU collector: perf where it can sample, else the preload sampler (auto, the "
+	 "default); or force one",
+	 false},
 	{"json", 0, OPT_BOOL, offsetof(struct run_opts, json), NULL,
 	 "print one JSON document on stdout at the end (messages stay on stderr)", false},
 	{"strict", 0, OPT_BOOL, offsetof(struct run_opts, strict), NULL,
@@ -121,7 +126,10 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	const char *bad = NULL;
-	if (rest.cmd_argc == 0)
+	enum collector_request collector = COLLECTOR_AUTO;
+	if (o.collector && collector_request__parse(o.collector, &collector) < 0)
+		bad = "--collector expects auto, perf or preload";
+	else if (rest.cmd_argc == 0)
 		bad = "no command to run: `nunatak run [options] -- <command...>`";
 	else if (o.record && o.replay)
 		bad = "--record and --replay exclude each other";
@@ -137,7 +145,7 @@ int cmd_run(int argc, char **argv)
 		.name = o.name, .output = o.output, .freq = o.freq == FREQ_UNSET ? 0 : o.freq, .json = o.json,
 		.strict = o.strict, .no_source = o.no_source, .record_entry = o.record,
 		.replay_entry = o.replay, .source_map = o.source_map.v,
-		.nr_source_map = o.source_map.n, .cmd = rest.cmd_argv, .cmd_argc = rest.cmd_argc};
+		.nr_source_map = o.source_map.n, .collector = collector, .cmd = rest.cmd_argv, .cmd_argc = rest.cmd_argc};
 	json_t *doc = NULL;
 	rc = run_pipeline(&req, &con, &doc);
 	if (print_json(doc) < 0)

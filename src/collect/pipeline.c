@@ -334,6 +334,9 @@ void run_state__release(struct run_state *s)
 	xfree(s->buildid_path);
 	xfree(s->report_path);
 	xfree(s->regions_env);
+	xfree(s->preload_lib);
+	xfree(s->preload_env[0]);
+	xfree(s->preload_env[1]);
 	pivot__release(&s->pivot);
 	degradations__release(&s->degradations);
 	memset(s, 0, sizeof(*s));

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collect/collector.h"
 #include "collect/perf.h"
 #include "common/err.h"
 #include "model/model.h"
@@ -44,6 +45,7 @@ struct run_request {
 	const char *replay_entry;  /* --replay ENTRY, or NULL */
 	const char *const *source_map; /* "OLD=NEW" entries from --source-map */
 	size_t nr_source_map;
+	enum collector_request collector; /* --collector auto|perf|preload */
 	char **cmd;                /* the command after `--`, NULL-terminated */
 	int cmd_argc;
 };
@@ -102,6 +104,11 @@ struct run_state {
 	char *buildid_path;         /* <collect>/perf-buildid-list.txt (owned) */
 	bool script_ok;             /* perf script produced perf-script.txt */
 	bool rejected;              /* perf record refused every rung of the ladder */
+	enum collector_kind collector; /* the collector this Run uses (collect/collector.h) */
+	char *preload_lib;          /* libscope_profiler.so injected, or NULL (owned) */
+	char *preload_env[2];       /* "LD_PRELOAD=...", "SCOPE_PROFILER_SAMPLE_HZ=..." (owned) */
+	int sps_hz_min, sps_hz_max; /* achieved rates of the preload sampler (0: none) */
+	double sps_cpu_s;           /* CPU time the preload ticks stand for */
 
 	/* ingestion + attribution (stages "ingest", "attribute") */
 	struct attrib_tools *tools; /* located before launch (doctor), owned */
@@ -115,7 +122,7 @@ struct run_state {
 	/* degradations, outcome (provenance is collected by stage_store) */
 	/* region traces (stage_regions.c): SCOPE_PROFILER_PREFIX for the app */
 	char *regions_env;            /* "SCOPE_PROFILER_PREFIX=<collect>/regions/<name>" (owned) */
-	const char *app_env_set[2];   /* {regions_env, NULL}: exec_request.env_set of the app */
+	const char *app_env_set[4];   /* {regions_env, preload env..., NULL}: exec_request.env_set */
 
 	struct degradations degradations;
 	bool launched;              /* the application was started */

@@ -38,6 +38,7 @@ struct shim {
 	char **app_env;       /* `env LD_PRELOAD=... app...` (borrowed words), or NULL */
 	char *regions_env;    /* "SCOPE_PROFILER_PREFIX=<directory>/regions/<name>" or NULL */
 	const char *env_set[2]; /* {regions_env, NULL}: the application's env_set */
+	char *sps_rel;        /* the preload sampler's .sps, relative to directory */
 	struct degradations degr;
 	struct exec_result res;
 	bool ran;             /* the application was started */
@@ -255,11 +256,49 @@ static int try_sample(struct shim *s, struct err *e)
 	} else if (rc == 1) {
 		degrade(s, "rank-sampling-rejected",
 			"check kernel.perf_event_paranoid and `perf record -- true` on this node",
-			"perf record refused to start on %s (exit %d): rank %d only counted",
-			s->node, s->res.exit_code, s->id.rank);
+			"perf record refused to start on %s (exit %d): rank %d %s", s->node,
+			s->res.exit_code, s->id.rank,
+			s->o->sampler_lib ? "was sampled by the preload sampler instead"
+					  : "only counted");
 		unlink(data);
 	}
 	xfree(data);
+	return rc;
+}
+
+/* The preload sampler around the application (never perf's: nothing in
+ * front of it). The .sps lands beside the region traces when the Run has a
+ * region prefix, else in the rank's directory. */
+static int try_preload(struct shim *s, struct err *e)
+{
+	char *const *app = s->app_env ? s->app_env + 2 : s->app;
+	const char *old = s->preload_env ? s->preload_env + strlen("LD_PRELOAD=")
+					 : getenv("LD_PRELOAD");
+	char *ld = old && *old ? xasprintf("LD_PRELOAD=%s:%s", s->o->sampler_lib, old)
+			       : xasprintf("LD_PRELOAD=%s", s->o->sampler_lib);
+	char *hz = xasprintf("SCOPE_PROFILER_SAMPLE_HZ=%d",
+			     s->o->freq > 0 ? s->o->freq : PERF_DEFAULT_FREQ);
+	char *prefix = s->regions_env ? NULL
+				      : xasprintf("SCOPE_PROFILER_PREFIX=%s/preload", s->dir);
+	s->sps_rel = s->regions_env
+			     ? xasprintf("regions/%s_rank%05d.sps", s->o->regions_name, s->id.rank)
+			     : xasprintf("rank-%d/preload_rank%05d.sps", s->id.rank, s->id.rank);
+	const char *env[] = {s->regions_env ? s->regions_env : prefix, ld, hz, NULL};
+	int rc = ld && hz && s->sps_rel && env[0] ? 0 : err_set(e, -ENOMEM, "oom", "out of memory");
+	if (rc == 0) {
+		struct exec_request rq = {.argv = (const char *const *)app, .application = true,
+					  .forward_signals = true, .env_set = env};
+		exec_result__release(&s->res);
+		rc = executor__run(s->x, &rq, &s->res, e);
+	}
+	if (rc == 0) {
+		s->role = "preload";
+		s->sampled = s->ran = true;
+		snprintf(s->events, sizeof(s->events), "task-clock (preload sampler)");
+	}
+	xfree(ld);
+	xfree(hz);
+	xfree(prefix);
 	return rc;
 }
 
@@ -348,6 +387,8 @@ static int write_rank_json(struct shim *s, struct err *e)
 		"preload", s->o->preload ? json_string(s->o->preload) : json_null(), "exit_code",
 		s->ran ? s->res.exit_code : -1, "term_signal", s->res.term_signal, "runtime",
 		sp_rank_env__runtime_name(s->id.runtime), "degradations", d);
+	if (j && s->sps_rel)
+		json_object_set_new(j, "sps", json_string(s->sps_rel));
 	char *path = xasprintf("%s/rank.json", s->dir);
 	char *tmp = xasprintf("%s/.rank.json.tmp", s->dir);
 	int rc = 0;
@@ -425,15 +466,22 @@ static int collect(struct shim *s, struct err *e)
 			s->app = s->app_env + 2;
 		return run_bare(s, e);
 	}
+	bool samples = rank_shim_samples(s->id.rank, s->id.world_size, s->id.local_rank,
+					 s->o->rank_threshold);
+	bool stand_in = samples && s->o->sampler_lib;
+	if (stand_in && s->o->preload_only)
+		return try_preload(s, e);
 	if (exec_which(s->o->perf ? s->o->perf : "perf", &s->perf) != 0) {
 		degrade(s, "rank-perf-missing", "install perf (linux-perf) on the compute nodes",
-			"perf not found on %s: rank %d ran uncounted", s->node, s->id.rank);
-		return run_bare(s, e);
+			"perf not found on %s: rank %d %s", s->node, s->id.rank,
+			stand_in ? "was sampled by the preload sampler instead" : "ran uncounted");
+		return stand_in ? try_preload(s, e) : run_bare(s, e);
 	}
 	int rc = 1;
-	if (rank_shim_samples(s->id.rank, s->id.world_size, s->id.local_rank,
-			      s->o->rank_threshold))
+	if (samples)
 		rc = try_sample(s, e);
+	if (rc == 1 && stand_in)
+		rc = try_preload(s, e);
 	if (rc == 1)
 		rc = try_count(s, e);
 	if (rc == 1)
@@ -483,12 +531,13 @@ out:
 	xfree(s.preload_env);
 	xfree(s.app_env);
 	xfree(s.regions_env);
+	xfree(s.sps_rel);
 	return rc;
 }
 
 char **rank_shim_argv(const char *self, const struct rank_shim_opts *o)
 {
-	char **v = xcalloc(24, sizeof(*v));
+	char **v = xcalloc(28, sizeof(*v));
 	if (!v)
 		return NULL;
 	size_t k = 0;
@@ -515,6 +564,12 @@ char **rank_shim_argv(const char *self, const struct rank_shim_opts *o)
 		ADD("--preload");
 		ADD(o->preload);
 	}
+	if (o->sampler_lib) {
+		ADD("--sampler-lib");
+		ADD(o->sampler_lib);
+	}
+	if (o->preload_only)
+		ADD("--preload-only");
 	if (o->regions_name) {
 		ADD("--regions-name");
 		ADD(o->regions_name);

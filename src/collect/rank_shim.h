@@ -7,6 +7,11 @@
  * on the rank's own node: an outer sampler around mpirun would see none of
  * the ranks on other nodes and corrupt the ranks' counters.
  *
+ * Where perf is missing or refuses to record, a sampling rank is sampled by
+ * the preload sampler instead (sampler_lib via LD_PRELOAD, prepended to the
+ * rank's own LD_PRELOAD); rank.json then names its .sps ("sps", relative to
+ * the directory) and its role is "preload".
+ *
  * Two layers: a subset of ranks samples (perf record, the run pipeline's
  * perf adapter options), every other rank counts (perf stat -x, task-clock
  * and, where the node has a hardware PMU, cycles and instructions). Who
@@ -45,6 +50,10 @@ struct rank_shim_opts {
 				     SCOPE_PROFILER_PREFIX=<directory>/regions/<name>
 				     set by the shim itself, on every node (mpirun's
 				     own environment does not reach remote nodes) */
+	const char *sampler_lib; /* libscope_profiler.so: the preload sampler stands in
+				    for perf in a sampling rank where perf is missing or
+				    refuses to record, or NULL: no stand-in */
+	bool preload_only;      /* --collector preload: sample with sampler_lib, no perf */
 	bool perf_script;       /* also write perf-script.txt + perf-buildid-list.txt
 				   in the rank (ingestion reads perf.data directly;
 				   this is for formats its reader refuses) */

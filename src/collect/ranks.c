@@ -11,6 +11,7 @@
 #include "common/config.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "doctor/doctor.h"
 #include "exec/exec.h"
 
 static size_t count(char *const *v)
@@ -89,6 +90,9 @@ int collect_ranks(struct run_state *s, struct err *e)
 		return launch(s, s->req->cmd, e);
 	}
 	char *self = rank_shim_self_exe();
+	/* Each rank decides on its own node: perf there, else the stand-in. */
+	char *lib = s->req->collector != COLLECTOR_PERF && !s->replay ? doctor_preload_library()
+								     : NULL;
 	int threshold = s->cfg ? s->cfg->rank_threshold : RANK_SHIM_DEFAULT_THRESHOLD;
 	struct rank_shim_opts o = {.directory = s->collect_dir, .freq = s->freq,
 				   .rank_threshold = threshold,
@@ -97,7 +101,8 @@ int collect_ranks(struct run_state *s, struct err *e)
 				    * to its own node's ranks only */
 				   .regions_name = s->regions_env ? s->name : NULL,
 				   /* samples and region traces on one timeline */
-				   .clock_monotonic = true};
+				   .clock_monotonic = true, .sampler_lib = lib,
+				   .preload_only = s->req->collector == COLLECTOR_PRELOAD};
 	char **shim = self ? rank_shim_argv(self, &o) : NULL;
 	char **argv = shim ? wrapped(s->prefix, shim, s->app) : NULL;
 	int rc;
@@ -119,5 +124,6 @@ out:
 	xfree(argv);
 	rank_shim_argv__free(shim);
 	xfree(self);
+	xfree(lib);
 	return rc;
 }

@@ -121,6 +121,10 @@ int run_finish(struct run_state *s, json_t **json_out)
 			(json_int_t)s->pivot.nr_hotspots, "resolved_hotspots", (json_int_t)resolved,
 			"report", s->report_path ? json_string(s->report_path) : json_null(),
 			"degradations", degradations_json(&s->degradations));
+		/* Which collector sampled: "perf", "preload" (the stand-in), "none". */
+		const char *col = s->pass.sampled ? collector_kind__name(s->collector) : "none";
+		if (*json_out)
+			json_object_set_new(*json_out, "collector", json_string(col));
 	}
 	return 0;
 }

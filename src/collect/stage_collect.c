@@ -59,28 +59,22 @@ int stage_detect_perf(struct run_state *s, struct err *e)
 		s->perf.path = xstrdup(tool);
 	s->perf.present = res.exit_code == 0 && perf_parse_version(res.out, &s->perf.version) == 0;
 	exec_result__release(&res);
-	if (!s->perf.present) {
-		s->sampling_blocked = true;
-		return run_state__degrade(s, "cpu-collection-unavailable",
-					  "perf not found: no CPU samples will be collected",
-					  "install perf (linux-perf / linux-tools) or set tools.perf");
-	}
+	if (!s->perf.present)
+		return collector_decide(s, false, "perf not found");
 	/* Under replay the permission is the recording machine's (meta.json). */
 	int paranoid = s->replay ? (s->recorded_sampling_blocked ? 3 : 2) : read_paranoid();
 	if (perf_sampling_forbidden(paranoid, !s->replay && geteuid() == 0)) {
-		s->sampling_blocked = true;
 		char msg[200];
 		snprintf(msg, sizeof(msg),
 			 "perf %s found, but kernel.perf_event_paranoid=%d forbids unprivileged "
 			 "profiling",
 			 s->perf.version.text, paranoid);
-		return run_state__degrade(s, "cpu-collection-unavailable", msg,
-					  "sudo sysctl kernel.perf_event_paranoid=2 (or 1)");
+		return collector_decide(s, false, msg);
 	}
 	if (!perf_version__at_least(&s->perf.version, 6, 4))
 		console__debug(s->con, 1, "perf %s has no dsoff: offsets computed from mmap events",
 			       s->perf.version.text);
-	return 0;
+	return collector_decide(s, true, NULL);
 }
 
 static bool file_nonempty(const char *path)
@@ -150,6 +144,7 @@ static int record(struct run_state *s, struct exec_result *res, struct err *e)
 				     .clock_monotonic = true, .group = s->group,
 				     .output = s->perf_data,
 				     .no_bpf_event = perf_version__at_least(&s->perf.version, 5, 1)};
+	bool first_try = true;
 	for (;;) {
 		char **argv = perf_argv_record(&o, s->app);
 		char *shown = argv ? join_argv(s->app) : NULL;
@@ -173,16 +168,23 @@ static int record(struct run_state *s, struct exec_result *res, struct err *e)
 		int perf_code = res->exit_code;
 		exec_result__release(res);
 		s->launched = false;
-		if (!step_down(s, &o)) {
+		/* perf itself refused (not one option): no rung would help. */
+		char msg[160] = "";
+		bool at_all = !first_try || perf_records_at_all(s, msg, sizeof(msg));
+		first_try = false;
+		if (!at_all || !step_down(s, &o)) {
 			/* perf cannot record at all, and the application has not run
-			 * yet: it runs now, bare - once. */
-			char msg[160];
-			snprintf(msg, sizeof(msg),
-				 "perf record failed before starting the application (exit %d): no "
-				 "samples", perf_code);
+			 * yet: it runs now - once - under the preload sampler, or bare. */
+			if (at_all)
+				snprintf(msg, sizeof(msg),
+					 "perf record failed before starting the application "
+					 "(exit %d)", perf_code);
+			s->rejected = true;
+			if (collector_fallback_preload(s, msg))
+				return 0;
+			strncat(msg, ": no samples", sizeof(msg) - strlen(msg) - 1);
 			run_state__degrade(s, "cpu-collection-failed", msg,
 					   "run `perf record -- true` to see perf's own error");
-			s->rejected = true;
 			return 0;
 		}
 	}
@@ -225,7 +227,9 @@ int stage_collect(struct run_state *s, struct err *e)
 		return collect_ranks(s, e);
 	struct exec_result res = {0};
 	int rc;
-	if (s->sampling_blocked || !s->perf.present) {
+	if (s->collector == COLLECTOR_USE_PRELOAD) {
+		rc = collect_preload(s, s->app, &res, e);
+	} else if (s->sampling_blocked || !s->perf.present) {
 		char *shown = join_argv(s->app);
 		console__info(s->con, "launching: %s", shown ? shown : s->app[0]);
 		xfree(shown);
@@ -238,7 +242,9 @@ int stage_collect(struct run_state *s, struct err *e)
 			return err_set(e, -ENOMEM, "oom", "out of memory");
 		rc = record(s, &res, e);
 		s->pass.sampled = rc == 0 && !s->rejected;
-		if (rc == 0 && s->rejected) {
+		if (rc == 0 && s->rejected && s->collector == COLLECTOR_USE_PRELOAD) {
+			rc = collect_preload(s, s->app, &res, e);
+		} else if (rc == 0 && s->rejected) {
 			char *shown = join_argv(s->app);
 			console__info(s->con, "launching: %s", shown ? shown : s->app[0]);
 			xfree(shown);
@@ -257,5 +263,6 @@ int stage_collect(struct run_state *s, struct err *e)
 	/* Replayed and recorded Runs go through perf script, the only output a
 	 * corpus entry can serve; a live Run reads perf.data directly (faster) and
 	 * falls back to perf script in the ingest stage. */
-	return s->pass.sampled && (s->replay || s->req->record_entry) ? collect_extract(s, e) : 0;
+	bool perf_ran = s->pass.sampled && s->collector == COLLECTOR_USE_PERF;
+	return perf_ran && (s->replay || s->req->record_entry) ? collect_extract(s, e) : 0;
 }

@@ -100,6 +100,8 @@ int stage_ingest(struct run_state *s, struct err *e)
 	else if (!s->replay)
 		gethostname(host, sizeof(host) - 1);
 	struct ingest_opts o = {.sz = sizeof(o), .node = host, .rank = -1, .pass_index = 0};
+	if (s->collector == COLLECTOR_USE_PRELOAD)
+		return ingest_preload(s, &o, e);
 	if (!s->replay && !s->req->record_entry) {
 		struct ingest_stats st = {0};
 		struct err de = {0};
@@ -187,14 +189,16 @@ static int fill_manifest(struct run_state *s, struct manifest *m, struct err *e)
 		return rc;
 	if (s->launched) {
 		rc |= manifest__add_pass(m, 0, s->pass.exit_code, s->pass.start, s->pass.end);
-		if (s->pass.sampled)
+		if (s->pass.sampled && s->collector == COLLECTOR_USE_PRELOAD)
+			rc |= manifest__add_collector(m, "scope_profiler-preload", NUNATAK_VERSION);
+		else if (s->pass.sampled)
 			rc |= manifest__add_collector(m, "perf", s->perf.version.text);
 	}
 	for (size_t i = 0; i < s->degradations.n; i++)
 		rc |= degradations__add(&m->degradations, s->degradations.v[i].name,
 					s->degradations.v[i].message,
 					s->degradations.v[i].remedy) < 0;
-	if (s->pass.sampled && !s->replay)
+	if (s->pass.sampled && !s->replay && s->collector == COLLECTOR_USE_PERF)
 		rc |= manifest__set_file(m, "perf.data", "collect/perf.data");
 	if (s->script_ok) {
 		rc |= manifest__set_file(m, "perf-script", "collect/perf-script.txt");

@@ -53,7 +53,9 @@ int stage_regions(struct run_state *s, struct err *e)
 	else
 		gethostname(host, sizeof(host) - 1);
 	struct meet_opts o = {.regions_dir = dir, .collect_dir = s->collect_dir,
-			      .perf_data = s->pass.sampled && !s->mpi ? s->perf_data : NULL,
+			      .perf_data = s->pass.sampled && !s->mpi && s->collector == COLLECTOR_USE_PERF
+					   ? s->perf_data
+					   : NULL,
 			      .mpi = s->mpi, .node = host};
 	struct degradations d = {0};
 	struct meet_summary sum;

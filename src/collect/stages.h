@@ -8,8 +8,13 @@
 #ifndef NUNATAK_COLLECT_STAGES_H
 #define NUNATAK_COLLECT_STAGES_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 struct run_state;
 struct err;
+struct exec_result;
+struct ingest_opts;
 typedef struct json_t json_t;
 
 /* Before launch (a failure exits 125). */
@@ -26,6 +31,21 @@ int stage_collect(struct run_state *s, struct err *e);
 /* perf script -> collect/perf-script.txt, perf buildid-list ->
  * collect/perf-buildid-list.txt (sets s->script_ok). */
 int collect_extract(struct run_state *s, struct err *e);
+/* The collector (collect/collector.h), decided once perf was probed: sets
+ * s->collector and announces a stand-in or a missing collector. */
+int collector_decide(struct run_state *s, bool perf_can_sample, const char *why_not);
+/* perf refused to record before starting the application: under `auto`,
+ * the preload sampler stands in (announced). False when it cannot. */
+bool collector_fallback_preload(struct run_state *s, const char *why);
+/* After perf record refused: whether `perf record -- true` works at all;
+ * when not, why (into why[cap]). */
+bool perf_records_at_all(struct run_state *s, char *why, size_t cap);
+/* The launch under the preload sampler (the application runs once). */
+int collect_preload(struct run_state *s, char *const *argv, struct exec_result *res,
+		    struct err *e);
+/* The .sps files under <collect>/regions/ -> the pivot (task-clock, estimated). */
+int ingest_preload(struct run_state *s, const struct ingest_opts *o, struct err *e);
+
 /* After launch: each runs even when an earlier one failed. */
 int stage_ingest(struct run_state *s, struct err *e);
 int stage_attribute(struct run_state *s, struct err *e);

@@ -7,12 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/alloc.h"
 #include "common/err.h"
 #include "ingest/aggregate.h"
 #include "ingest/buildid.h"
 #include "ingest/perf_data.h"
+#include "ingest/sps_ingest.h"
 #include "ingest/perf_script.h"
 #include "ingest/perf_stat.h"
 #include "store/fsutil.h"
@@ -206,6 +208,35 @@ static int ingest_counts(struct rank_walk *w, int rank, const char *node, bool *
 	return rc;
 }
 
+/* A rank sampled by the preload sampler (rank.json "sps": its .sps file,
+ * relative to collect/): timer samples, as in a single process. */
+static int ingest_preload_rank(struct rank_walk *w, int rank, const char *node,
+			       const char *rel, struct err *e)
+{
+	char *path = xasprintf("%s/%s", w->collect_dir, rel);
+	if (!path)
+		return err_set(e, -ENOMEM, "oom", "out of memory");
+	int rc = 0;
+	if (access(path, R_OK) != 0) {
+		rc = merge_degradation(w, rank, "preload-sampler-silent",
+				       "the preload sampler wrote no samples for a rank (a static "
+				       "program ignores LD_PRELOAD; _exit() or a signal skips the "
+				       "library's exit hook)",
+				       "link the program dynamically, or give the ranks perf");
+	} else {
+		struct ingest_opts o = {.sz = sizeof(o), .node = node, .rank = rank};
+		struct sps_ingest_info info;
+		const char *paths[] = {path};
+		rc = ingest_sps_files(paths, 1, &o, w->p, &info, e);
+		if (rc == 0) {
+			w->sum->nr_samples += info.samples;
+			w->sum->nr_sampled += info.samples > 0;
+		}
+	}
+	xfree(path);
+	return rc;
+}
+
 /* One rank directory: rank.json, then its counts or samples. */
 static int ingest_one(struct rank_walk *w, int dir_rank, struct err *e)
 {
@@ -240,7 +271,10 @@ static int ingest_one(struct rank_walk *w, int dir_rank, struct err *e)
 	}
 	bool counted = false;
 	int64_t before = w->sum->nr_samples;
-	if (rc == 0 && json_is_true(json_object_get(j, "sampled")))
+	const char *sps = json_string_value(json_object_get(j, "sps"));
+	if (rc == 0 && sps)
+		rc = ingest_preload_rank(w, dir_rank, node, sps, e);
+	else if (rc == 0 && json_is_true(json_object_get(j, "sampled")))
 		rc = ingest_samples(w, dir_rank, node, e);
 	if (rc == 0)
 		rc = ingest_counts(w, dir_rank, node, &counted, e);
