@@ -217,6 +217,23 @@ static void extract_samples(struct shim *s, const char *data, struct err *e)
 	xfree(bids);
 }
 
+/* Whether a minimal `perf record -e task-clock -- true` works on this node
+ * (its stderr is ours: the command is `true`, not the application). */
+static bool records_at_all(struct shim *s)
+{
+	char *out = xasprintf("%s/.perf-probe.data", s->dir);
+	const char *argv[] = {s->perf, "record", "-q", "-e", "task-clock", "-o", out, "--",
+			      "true", NULL};
+	struct exec_result r = {0};
+	struct err e = {0};
+	bool ok = !out || run_tool(s, (char *const *)argv, NULL, &r, &e) != 0 || r.exit_code == 0;
+	exec_result__release(&r);
+	if (out)
+		unlink(out);
+	xfree(out);
+	return ok;
+}
+
 /* Returns 0 when the application ran under perf record, 1 when perf refused. */
 static int try_sample(struct shim *s, struct err *e)
 {
@@ -230,7 +247,9 @@ static int try_sample(struct shim *s, struct err *e)
 	xfree(cpuinfo);
 	int rc = record_once(s, g, data, e);
 	const struct counter_group *used = g;
-	if (rc == 1 && g) {
+	/* perf itself refused (a permission), not an option: no rung helps. */
+	bool at_all = rc != 1 || records_at_all(s);
+	if (rc == 1 && g && at_all) {
 		degrade(s, "counter-events-rejected", "check `perf list` on this node",
 			"perf record refused the %s counter group on %s: rank %d sampled time only",
 			g->uarch, s->node, s->id.rank);
@@ -238,7 +257,7 @@ static int try_sample(struct shim *s, struct err *e)
 		rc = record_once(s, NULL, data, e);
 	}
 	/* The ladder's last rung, as the single-process path: without -k. */
-	if (rc == 1 && s->o->clock_monotonic) {
+	if (rc == 1 && s->o->clock_monotonic && at_all) {
 		degrade(s, "monotonic-clock-rejected",
 			"use perf 4.1 or newer on a kernel with clockid support",
 			"perf record refused -k CLOCK_MONOTONIC on %s: rank %d's samples and "
