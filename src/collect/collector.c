@@ -43,15 +43,6 @@ enum collector_kind collector_choose(enum collector_request req, bool perf_can_s
 	}
 }
 
-void collector_preload_message(const char *why_not_perf, int hz, char *msg, unsigned cap)
-{
-	snprintf(msg, cap,
-		 "%s: libscope_profiler samples the application through LD_PRELOAD instead "
-		 "(CPU-time timers, %d Hz requested, at most the kernel's tick rate; time "
-		 "only: no hardware counters, no call stacks)",
-		 why_not_perf, hz);
-}
-
 char *collector_ld_preload(const char *lib, const char *existing)
 {
 	return existing && *existing ? xasprintf("LD_PRELOAD=%s:%s", lib, existing)

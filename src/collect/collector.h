@@ -14,6 +14,8 @@
 
 #include <stdbool.h>
 
+#include "doctor/doctor.h"
+
 enum collector_request { COLLECTOR_AUTO = 0, COLLECTOR_PERF, COLLECTOR_PRELOAD };
 enum collector_kind { COLLECTOR_NONE = 0, COLLECTOR_USE_PERF, COLLECTOR_USE_PRELOAD };
 
@@ -26,15 +28,11 @@ const char *collector_kind__name(enum collector_kind k); /* "perf", "preload", "
 enum collector_kind collector_choose(enum collector_request req, bool perf_can_sample,
 				     bool preload_found);
 
-/* The degradation that announces the stand-in (name, message, remedy).
- * why_not_perf says why perf is not used ("perf not found", "perf 6.1 found,
- * but kernel.perf_event_paranoid=3 forbids unprivileged profiling",
- * "--collector preload"). Writes into msg (cap bytes). */
-#define COLLECTOR_PRELOAD_DEGRADATION "cpu-collection-preload"
-#define COLLECTOR_PRELOAD_REMEDY                                                       \
-	"let perf sample for counters, call stacks and ~1 kHz time samples: install perf " \
-	"(linux-perf / linux-tools) and allow it (sudo sysctl kernel.perf_event_paranoid=2)"
-void collector_preload_message(const char *why_not_perf, int hz, char *msg, unsigned cap);
+/* The degradation that announces the stand-in (doctor/doctor.h holds the
+ * text, so doctor and run say the same). */
+#define COLLECTOR_PRELOAD_DEGRADATION PRELOAD_DEGRADATION
+#define COLLECTOR_PRELOAD_REMEDY PRELOAD_REMEDY
+#define collector_preload_message doctor_preload_message
 
 /* "LD_PRELOAD=<lib>[:<existing>]" (caller frees); existing may be NULL/empty.
  * NULL when out of memory. */

@@ -75,6 +75,23 @@ int doctor_check_target(const char *const *app_argv, struct doctor_report *r);
  * (build tree or installed prefix), or NULL; caller frees. */
 char *doctor_preload_library(void);
 
+/* The preload sampler standing in for perf (collect/collector.h), named
+ * here so doctor and run announce the same degradation. */
+#define PRELOAD_DEGRADATION "cpu-collection-preload"
+#define PRELOAD_REMEDY                                                                 \
+	"let perf sample for counters, call stacks and ~1 kHz time samples: install perf " \
+	"(linux-perf / linux-tools) and allow it (sudo sysctl kernel.perf_event_paranoid=2)"
+/* "<why_not_perf>: libscope_profiler samples the application through
+ * LD_PRELOAD instead (...)" into msg[cap]. */
+void doctor_preload_message(const char *why_not_perf, int hz, char *msg, unsigned cap);
+
+/* The `collector` check: which CPU collector `nunatak run` will use and why,
+ * from the cpu-collector and perf-permissions checks already in r. Where
+ * the preload sampler stands in, its degradation replaces
+ * cpu-collection-unavailable (as the run announces it). replay: the
+ * recording decides, no stand-in. */
+int doctor_check_collector(const struct config *cfg, bool replay, struct doctor_report *r);
+
 /* {"checks":[{name,status,detail,remedy}],"degradations":[{name,message,remedy}]};
  * new reference or NULL (out of memory). */
 json_t *doctor_report__json(const struct doctor_report *r);

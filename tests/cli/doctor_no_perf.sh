@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# nunatak doctor without perf on PATH (or a bad tools.perf): cpu-collector missing with its remedy
+# nunatak doctor without perf on PATH (or a bad tools.perf): cpu-collector missing with its remedy, and the collector check says the run will use the preload sampler and why
 set -eu
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -14,7 +14,9 @@ PATH="$tmp/bin" "$NUNATAK" doctor >out.txt
 grep -qE '^missing  cpu-collector +perf not found' out.txt || { cat out.txt; exit 1; }
 grep -A1 -E '^missing  cpu-collector' out.txt | grep -q -- '-> install perf'
 grep -qE '^missing  hardware-counters ' out.txt
-grep -q '\[cpu-collection-unavailable\] perf not found: no CPU samples will be collected' out.txt
+grep -qE '^warning  collector +preload sampler \(.*libscope_profiler.so via LD_PRELOAD\), because perf not found' out.txt || { cat out.txt; exit 1; }
+grep -q '\[cpu-collection-preload\] perf not found: libscope_profiler samples the application through LD_PRELOAD' out.txt
+! grep -q 'cpu-collection-unavailable' out.txt || { echo "the stand-in's degradation should replace it"; exit 1; }
 
 PATH="$tmp/bin" "$NUNATAK" doctor --json >out.json
 python3 - out.json <<'PY'
@@ -23,7 +25,8 @@ d = json.load(open(sys.argv[1]))
 c = {c["name"]: c for c in d["checks"]}
 assert c["cpu-collector"]["status"] == "missing", c["cpu-collector"]
 assert "tools.perf" in c["cpu-collector"]["remedy"]
-assert any(g["name"] == "cpu-collection-unavailable" for g in d["degradations"]), d
+assert c["collector"]["status"] == "warning" and "preload" in c["collector"]["detail"], c["collector"]
+assert any(g["name"] == "cpu-collection-preload" for g in d["degradations"]), d
 PY
 
 # The project's [tools] perf is honoured (and a wrong one reported).
