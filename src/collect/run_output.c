@@ -42,7 +42,8 @@ void run_overhead(struct run_state *s)
 	if (!s->pass.sampled || s->nr_samples <= 0 || s->overhead)
 		return;
 	bool measured = false;
-	double cost = perf_sample_cost_s(&measured);
+	bool preload = s->collector == COLLECTOR_USE_PRELOAD;
+	double cost = preload ? preload_sample_cost_s(&measured) : perf_sample_cost_s(&measured);
 	/* The overhead itself is always an estimate (this Run was not also run
 	 * bare); what bench/run can make "measured" is the cost per sample it
 	 * is derived from, and cost_quality says which one was used. */
@@ -50,12 +51,13 @@ void run_overhead(struct run_state *s)
 				     "bench/run"
 				   : "samples x a default cost per sample (run bench/run to measure "
 				     "this machine's)";
-	s->overhead = json_pack("{s:f, s:s, s:s, s:s, s:I, s:f, s:s, s:s}", "value",
+	s->overhead = json_pack("{s:f, s:s, s:s, s:s, s:I, s:f, s:s, s:s, s:s}", "value",
 				(double)s->nr_samples * cost, "unit", "s", "quality", "estimated",
 				"reason", how, "samples", (json_int_t)s->nr_samples,
 				"cost_per_sample_s", cost, "cost_quality",
 				measured ? "measured" : "estimated", "formula",
-				"samples x cost_per_sample_s");
+				"samples x cost_per_sample_s", "collector",
+				preload ? "preload" : "perf");
 }
 
 static void overhead(struct run_state *s)
@@ -65,8 +67,9 @@ static void overhead(struct run_state *s)
 	if (!o)
 		return;
 	bool measured = !strcmp(json_string_value(json_object_get(o, "cost_quality")), "measured");
-	console__info(s->con, "overhead: about %.3g s of sampling (estimated: %lld samples x %.3g us, %s)",
-		      json_real_value(json_object_get(o, "value")), (long long)s->nr_samples,
+	console__info(s->con, "overhead: about %.3g s of %s sampling (estimated: %lld samples x %.3g us, %s)",
+		      json_real_value(json_object_get(o, "value")),
+		      json_string_value(json_object_get(o, "collector")), (long long)s->nr_samples,
 		      json_real_value(json_object_get(o, "cost_per_sample_s")) * 1e6,
 		      measured ? "a cost per sample measured on this machine by bench/run"
 			       : "a default cost per sample; bench/run measures this machine's");
