@@ -11,6 +11,7 @@
 #include "cli/exit_codes.h"
 #include "cli/options.h"
 #include "collect/pipeline.h"
+#include "collect/stacks.h"
 #include "common/console.h"
 #include "common/err.h"
 
@@ -26,6 +27,7 @@ struct run_opts {
 	const char *record;
 	const char *replay;
 	const char *collector;
+	const char *call_graph;
 	struct opt_strlist source_map;
 	int verbose;
 	bool quiet;
@@ -42,6 +44,10 @@ static const struct opt_spec run_options[] = {
 	{"collector", 0, OPT_STRING, offsetof(struct run_opts, collector), "auto|perf|preload",
 	 "CPU collector: perf where it can sample, else the preload sampler (auto, the "
 	 "default); or force one",
+	 false},
+	{"call-graph", 0, OPT_STRING, offsetof(struct run_opts, call_graph), "lbr|fp|dwarf|none",
+	 "call stacks to record (default: lbr on Intel, fp when the binaries keep frame "
+	 "pointers, else none; dwarf samples at most 97 Hz)",
 	 false},
 	{"json", 0, OPT_BOOL, offsetof(struct run_opts, json), NULL,
 	 "print one JSON document on stdout at the end (messages stay on stderr)", false},
@@ -129,6 +135,8 @@ int cmd_run(int argc, char **argv)
 	enum collector_request collector = COLLECTOR_AUTO;
 	if (o.collector && collector_request__parse(o.collector, &collector) < 0)
 		bad = "--collector expects auto, perf or preload";
+	else if (o.call_graph && stacks_mode__parse(o.call_graph, &(enum stacks_mode){0}) < 0)
+		bad = "--call-graph expects lbr, fp, dwarf or none";
 	else if (rest.cmd_argc == 0)
 		bad = "no command to run: `nunatak run [options] -- <command...>`";
 	else if (o.record && o.replay)
@@ -145,7 +153,8 @@ int cmd_run(int argc, char **argv)
 		.name = o.name, .output = o.output, .freq = o.freq == FREQ_UNSET ? 0 : o.freq, .json = o.json,
 		.strict = o.strict, .no_source = o.no_source, .record_entry = o.record,
 		.replay_entry = o.replay, .source_map = o.source_map.v,
-		.nr_source_map = o.source_map.n, .collector = collector, .cmd = rest.cmd_argv, .cmd_argc = rest.cmd_argc};
+		.nr_source_map = o.source_map.n, .collector = collector,
+		.call_graph = o.call_graph, .cmd = rest.cmd_argv, .cmd_argc = rest.cmd_argc};
 	json_t *doc = NULL;
 	rc = run_pipeline(&req, &con, &doc);
 	if (print_json(doc) < 0)

@@ -156,6 +156,10 @@ char **perf_argv_record(const struct perf_record_opts *o, char *const *cmd)
 		ab_push(&b, xasprintf("%s/period=%ld/", o->group->events[i].event,
 				      o->group->events[i].period));
 	}
+	if (o->call_graph) {
+		ab_add(&b, "--call-graph");
+		ab_add(&b, o->call_graph);
+	}
 	if (o->clock_monotonic) {
 		ab_add(&b, "-k");
 		ab_add(&b, "CLOCK_MONOTONIC");

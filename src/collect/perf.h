@@ -65,6 +65,7 @@ struct perf_record_opts {
 	int freq;
 	bool clock_monotonic;   /* -k CLOCK_MONOTONIC: samples share the regions' clock */
 	const struct counter_group *group; /* NULL: time only (no -e at all) */
+	const char *call_graph; /* "fp", "lbr", "dwarf", or NULL: no call stacks */
 	const char *output;     /* perf.data path */
 	/* perf >= 5.1: --no-bpf-event. Synthesizing BPF program events costs
 	 * ~1 s per launch on kernels with many BPF programs (measured here:

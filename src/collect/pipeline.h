@@ -46,6 +46,7 @@ struct run_request {
 	const char *const *source_map; /* "OLD=NEW" entries from --source-map */
 	size_t nr_source_map;
 	enum collector_request collector; /* --collector auto|perf|preload */
+	const char *call_graph;    /* --call-graph lbr|fp|dwarf|none, or NULL: the ladder */
 	char **cmd;                /* the command after `--`, NULL-terminated */
 	int cmd_argc;
 };
@@ -105,6 +106,7 @@ struct run_state {
 	bool script_ok;             /* perf script produced perf-script.txt */
 	bool rejected;              /* perf record refused every rung of the ladder */
 	enum collector_kind collector; /* the collector this Run uses (collect/collector.h) */
+	int stacks;                 /* enum stacks_mode (collect/stacks.h) perf records with */
 	char *preload_lib;          /* libscope_profiler.so injected, or NULL (owned) */
 	char *preload_env[2];       /* "LD_PRELOAD=...", "SCOPE_PROFILER_SAMPLE_HZ=..." (owned) */
 	int sps_hz_min, sps_hz_max; /* achieved rates of the preload sampler (0: none) */

@@ -6,6 +6,7 @@
 
 #include "collect/pipeline.h"
 #include "collect/rank_shim.h"
+#include "collect/stacks.h"
 #include "collect/stages.h"
 #include "common/alloc.h"
 #include "common/config.h"
@@ -102,6 +103,7 @@ int collect_ranks(struct run_state *s, struct err *e)
 				   .regions_name = s->regions_env ? s->name : NULL,
 				   /* samples and region traces on one timeline */
 				   .clock_monotonic = true, .sampler_lib = lib,
+				   .call_graph = s->stacks ? stacks_mode__name(s->stacks) : NULL,
 				   .preload_only = s->req->collector == COLLECTOR_PRELOAD};
 	char **shim = self ? rank_shim_argv(self, &o) : NULL;
 	char **argv = shim ? wrapped(s->prefix, shim, s->app) : NULL;

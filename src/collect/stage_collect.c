@@ -18,6 +18,7 @@
 
 #include "collect/pipeline.h"
 #include "collect/ranks.h"
+#include "collect/stacks.h"
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/err.h"
@@ -112,27 +113,63 @@ static char *join_argv(char *const *argv)
 	return s;
 }
 
-/* One rung down the ladder after perf rejected its options: first the
- * counter group, then -k CLOCK_MONOTONIC. Returns false at the bottom. */
-static bool step_down(struct run_state *s, struct perf_record_opts *o)
+/* The ladder's rungs, as the options they keep: the counter group is the
+ * likeliest to be refused (an event this PMU lacks), so it goes first while
+ * the call stacks stay; then the stacks with the group back; then both;
+ * then -k CLOCK_MONOTONIC too. A rung equal to the one before (an option
+ * that was not asked for) is skipped. */
+#define KEEP_GROUP 1
+#define KEEP_STACKS 2
+#define KEEP_CLOCK 4
+static const int rungs[] = {KEEP_GROUP | KEEP_STACKS | KEEP_CLOCK, KEEP_STACKS | KEEP_CLOCK,
+			    KEEP_GROUP | KEEP_CLOCK, KEEP_CLOCK, 0};
+
+static int keep_mask(const struct perf_record_opts *o)
 {
-	if (o->group) {
+	return (o->group ? KEEP_GROUP : 0) | (o->call_graph ? KEEP_STACKS : 0) |
+	       (o->clock_monotonic ? KEEP_CLOCK : 0);
+}
+
+/* One rung down after perf rejected its options. Returns false at the bottom. */
+static bool step_down(const struct perf_record_opts *full, struct perf_record_opts *o,
+		      size_t *rung)
+{
+	int have = keep_mask(full), cur = keep_mask(o);
+	while (++*rung < sizeof(rungs) / sizeof(rungs[0])) {
+		int m = rungs[*rung] & have;
+		if (m == cur)
+			continue;
+		o->group = m & KEEP_GROUP ? full->group : NULL;
+		o->call_graph = m & KEEP_STACKS ? full->call_graph : NULL;
+		o->clock_monotonic = m & KEEP_CLOCK;
+		return true;
+	}
+	return false;
+}
+
+/* What the accepted rung lacks, announced once perf started. */
+static void announce_rung(struct run_state *s, const struct perf_record_opts *full,
+			  const struct perf_record_opts *o)
+{
+	if (full->group && !o->group) {
 		run_state__degrade(s, "counter-events-rejected",
 				   "perf rejected the counter group; sampling time only",
 				   "check `perf list` for the events of this CPU");
-		o->group = NULL;
 		s->group = NULL;
-		return true;
 	}
-	if (o->clock_monotonic) {
+	if (full->call_graph && !o->call_graph) {
+		char msg[120];
+		snprintf(msg, sizeof(msg), "perf rejected --call-graph %s: no call stacks",
+			 full->call_graph);
+		run_state__degrade(s, "call-stacks-rejected", msg,
+				   "check `perf record --call-graph fp -- true` on this machine");
+		s->stacks = 0;
+	}
+	if (full->clock_monotonic && !o->clock_monotonic)
 		run_state__degrade(s, "monotonic-clock-rejected",
 				   "perf rejected -k CLOCK_MONOTONIC: samples and region traces do "
 				   "not share one timeline",
 				   "use perf 4.1 or newer on a kernel with clockid support");
-		o->clock_monotonic = false;
-		return true;
-	}
-	return false;
 }
 
 /* perf record, stepping down the ladder when perf rejects its options: it
@@ -142,8 +179,11 @@ static int record(struct run_state *s, struct exec_result *res, struct err *e)
 {
 	struct perf_record_opts o = {.perf = s->perf.path, .freq = s->freq,
 				     .clock_monotonic = true, .group = s->group,
+				     .call_graph = s->stacks ? stacks_mode__name(s->stacks) : NULL,
 				     .output = s->perf_data,
 				     .no_bpf_event = perf_version__at_least(&s->perf.version, 5, 1)};
+	const struct perf_record_opts full = o;
+	size_t rung = 0;
 	bool first_try = true;
 	for (;;) {
 		char **argv = perf_argv_record(&o, s->app);
@@ -163,8 +203,10 @@ static int record(struct run_state *s, struct exec_result *res, struct err *e)
 			return rc;
 		/* Under replay there is no perf.data and the recorded exit code is
 		 * the application's: never a rejection. */
-		if (s->replay || !perf_record_rejected(res->exit_code, file_nonempty(s->perf_data)))
+		if (s->replay || !perf_record_rejected(res->exit_code, file_nonempty(s->perf_data))) {
+			announce_rung(s, &full, &o);
 			return 0;
+		}
 		int perf_code = res->exit_code;
 		exec_result__release(res);
 		s->launched = false;
@@ -172,7 +214,7 @@ static int record(struct run_state *s, struct exec_result *res, struct err *e)
 		char msg[160] = "";
 		bool at_all = !first_try || perf_records_at_all(s, msg, sizeof(msg));
 		first_try = false;
-		if (!at_all || !step_down(s, &o)) {
+		if (!at_all || !step_down(&full, &o, &rung)) {
 			/* perf cannot record at all, and the application has not run
 			 * yet: it runs now - once - under the preload sampler, or bare. */
 			if (at_all)

@@ -15,6 +15,7 @@
 #include "common/config.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "collect/stacks.h"
 #include "ingest/aggregate.h"
 #include "ingest/buildid.h"
 #include "ingest/perf_data.h"
@@ -102,7 +103,9 @@ int stage_ingest(struct run_state *s, struct err *e)
 	struct ingest_opts o = {.sz = sizeof(o), .node = host, .rank = -1, .pass_index = 0};
 	if (s->collector == COLLECTOR_USE_PRELOAD)
 		return ingest_preload(s, &o, e);
-	if (!s->replay && !s->req->record_entry) {
+	/* DWARF stacks are unwound by perf script (the perf.data reader keeps
+	 * callchains, not copies of the user stack). */
+	if (!s->replay && !s->req->record_entry && s->stacks != STACKS_DWARF) {
 		struct ingest_stats st = {0};
 		struct err de = {0};
 		int rc = ingest_perf_data_file(s->perf_data, &o, &s->pivot, &st, &de);
@@ -113,6 +116,10 @@ int stage_ingest(struct run_state *s, struct err *e)
 			return rc == 0 ? 0 : err_set(e, rc, "oom", "out of memory");
 		console__debug(s->con, 1, "perf.data reader: %s; falling back to perf script", de.msg);
 		if ((rc = collect_extract(s, e)) < 0)
+			return rc;
+	} else if (!s->replay && !s->req->record_entry) {
+		int rc = collect_extract(s, e);
+		if (rc < 0)
 			return rc;
 	}
 	return s->script_ok ? ingest_script(s, &o, e) : 0;

@@ -26,6 +26,8 @@ int stage_machine(struct run_state *s, struct err *e);
 int stage_rundir(struct run_state *s, struct err *e);
 /* SCOPE_PROFILER_PREFIX=<collect>/regions/<name> for the application. */
 int stage_regions_env(struct run_state *s, struct err *e);
+/* The call-stack ladder or --call-graph (collect/stacks.h): s->stacks. */
+int stage_stacks(struct run_state *s, struct err *e);
 /* The launch itself. */
 int stage_collect(struct run_state *s, struct err *e);
 /* perf script -> collect/perf-script.txt, perf buildid-list ->

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* stacks_ladder(): objdump and ldd through the executor (collect/stacks.h).
+ * The invocation sequence per program is that of the corpus recordings:
+ * objdump --version; ldd <target>; per module objdump -t (then -T when it
+ * lists no function large enough) and one --disassemble per function. */
+#include "collect/stacks.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "exec/exec.h"
+
+static int tool(struct executor *x, const char *const *argv, struct exec_result *r,
+		struct err *e)
+{
+	struct exec_request rq = {.argv = argv, .capture_stdout = true, .capture_stderr = true,
+				  .timeout_s = 60};
+	memset(r, 0, sizeof(*r));
+	return executor__run(x, &rq, r, e);
+}
+
+/* The module's sampled functions; -errno only for the executor's own failures. */
+static int symbols_of(struct executor *x, const char *objdump, const char *mod, uint64_t *addrs,
+		      size_t *n, struct err *e)
+{
+	static const char *const flags[] = {"-t", "-T"};
+	*n = 0;
+	for (int k = 0; k < 2 && *n == 0; k++) {
+		const char *argv[] = {objdump, flags[k], mod, NULL};
+		struct exec_result r;
+		int rc = tool(x, argv, &r, e);
+		if (rc == 0 && r.exit_code == 0)
+			*n = stacks_parse_symbols(r.out, STACKS_MIN_SYMBOL,
+						  STACKS_SYMBOLS_PER_MODULE, addrs);
+		exec_result__release(&r);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int check_module(struct executor *x, const char *objdump, struct stacks_module *m,
+			struct err *e)
+{
+	uint64_t addrs[STACKS_SYMBOLS_PER_MODULE];
+	size_t n = 0;
+	int rc = symbols_of(x, objdump, m->path, addrs, &n, e);
+	if (rc < 0 || n == 0)
+		return rc;
+	struct exec_request rq[STACKS_SYMBOLS_PER_MODULE];
+	struct exec_result res[STACKS_SYMBOLS_PER_MODULE];
+	char start[STACKS_SYMBOLS_PER_MODULE][48], stop[STACKS_SYMBOLS_PER_MODULE][48];
+	const char *argv[STACKS_SYMBOLS_PER_MODULE][6];
+	memset(rq, 0, sizeof(rq));
+	memset(res, 0, sizeof(res));
+	for (size_t i = 0; i < n; i++) {
+		snprintf(start[i], sizeof(start[i]), "--start-address=0x%" PRIx64, addrs[i]);
+		snprintf(stop[i], sizeof(stop[i]), "--stop-address=0x%" PRIx64,
+			 addrs[i] + STACKS_PROLOGUE_BYTES);
+		const char *a[6] = {objdump, "--disassemble", start[i], stop[i], m->path, NULL};
+		memcpy(argv[i], a, sizeof(a));
+		rq[i] = (struct exec_request){.argv = argv[i], .capture_stdout = true,
+					      .capture_stderr = true, .timeout_s = 60};
+	}
+	rc = executor__run_batch(x, rq, n, res, e);
+	for (size_t i = 0; i < n; i++) {
+		if (rc == 0 && res[i].exit_code == 0) {
+			m->sampled++;
+			m->with_fp += stacks_fp_prologue(res[i].out);
+		}
+		exec_result__release(&res[i]);
+	}
+	return rc;
+}
+
+/* GNU objdump answers --version with "GNU objdump ..."; LLVM's is refused. */
+static bool gnu_objdump(struct executor *x, const char *objdump, struct err *e)
+{
+	const char *argv[] = {objdump, "--version", NULL};
+	struct exec_result r;
+	bool ok = tool(x, argv, &r, e) == 0 && r.exit_code == 0 && r.out &&
+		  strstr(r.out, "GNU objdump");
+	exec_result__release(&r);
+	return ok;
+}
+
+static int add_module(struct stacks_decision *d, size_t *cap, char *path)
+{
+	if (!path || xgrow((void **)&d->modules, cap, d->nr_modules + 1, sizeof(*d->modules)) < 0) {
+		xfree(path);
+		return -ENOMEM;
+	}
+	d->modules[d->nr_modules++] = (struct stacks_module){.path = path};
+	return 0;
+}
+
+int stacks_ladder(struct executor *x, const char *objdump, const char *target,
+		  const char *cpu_model, double threshold, struct stacks_decision *d,
+		  struct err *e)
+{
+	memset(d, 0, sizeof(*d));
+	if (cpu_model && strstr(cpu_model, "Intel")) {
+		stacks_decide(d, cpu_model, true, threshold);
+		return 0;
+	}
+	if (!gnu_objdump(x, objdump, e)) {
+		stacks_decide(d, cpu_model, false, threshold);
+		return 0;
+	}
+	size_t cap = 0;
+	int rc = add_module(d, &cap, xstrdup(target));
+	const char *largv[] = {"ldd", target, NULL};
+	struct exec_result r;
+	if (rc == 0 && (rc = tool(x, largv, &r, e)) == 0) {
+		size_t nl = 0;
+		char **libs = r.exit_code == 0 ? stacks_parse_ldd(r.out, &nl) : NULL;
+		for (size_t i = 0; i < nl; i++)
+			if (rc == 0)
+				rc = add_module(d, &cap, libs[i]);
+			else
+				xfree(libs[i]);
+		xfree(libs);
+	}
+	exec_result__release(&r);
+	for (size_t i = 0; rc == 0 && i < d->nr_modules; i++)
+		rc = check_module(x, objdump, &d->modules[i], e);
+	if (rc == -ENOMEM)
+		return err_set(e, rc, "oom", "out of memory");
+	stacks_decide(d, cpu_model, true, threshold);
+	return 0;
+}
