@@ -62,6 +62,7 @@ struct stacks_module {
 struct stacks_decision {
 	enum stacks_mode mode;
 	bool forced;                  /* --call-graph */
+	bool no_objdump;              /* objdump did not answer as GNU objdump */
 	double rate;                  /* mean per-module rate, -1 when not measured */
 	struct stacks_module *modules; /* owned */
 	size_t nr_modules;

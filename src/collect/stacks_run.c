@@ -108,6 +108,7 @@ int stacks_ladder(struct executor *x, const char *objdump, const char *target,
 		return 0;
 	}
 	if (!gnu_objdump(x, objdump, e)) {
+		d->no_objdump = true;
 		stacks_decide(d, cpu_model, false, threshold);
 		return 0;
 	}

@@ -71,6 +71,13 @@ int stage_stacks(struct run_state *s, struct err *e)
 	if (rc < 0)
 		return rc;
 	s->stacks = d.mode;
+	if (s->replay && d.no_objdump) {
+		/* An entry recorded before the ladder existed: no stack decision
+		 * was recorded, and its perf record asked for none. */
+		console__info(s->con, "call stacks: none (the recording holds no stack decision)");
+		stacks_decision__release(&d);
+		return 0;
+	}
 	console__info(s->con, "call stacks: %s", d.detail);
 	if (d.mode == STACKS_NONE && d.reason[0])
 		rc = run_state__degrade(s, "call-stacks-unavailable", d.reason,

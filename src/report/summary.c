@@ -2,6 +2,7 @@
 #include "report/summary.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "attrib/views.h"
 #include "common/alloc.h"
 #include "model/model.h"
+#include "report/payload_stacks.h"
 #include "report/regions_view.h"
 
 /* Below this share, the "others" admission is noise not worth a line. */
@@ -134,8 +136,41 @@ static char *downgrades(const struct diagnostic *g)
 	return r;
 }
 
+/* "called from `caller_a` 70 %, `caller_b` 30 %; inclusive 100 %" from the
+ * payload's own stack views (report/payload_stacks.h), so the terminal and
+ * the page say the same. Nothing without call stacks. */
+static void callers_line(const struct pivot *p, const struct stack_index *si,
+			 const char *time_base, int64_t hotspot, struct text_lines *out)
+{
+	json_t *callers = NULL, *incl = NULL;
+	payload_stack_views(p, si, time_base, hotspot, &callers, &incl);
+	char line[400] = "    called from";
+	size_t n = json_array_size(callers), shown = n < 3 ? n : 3;
+	for (size_t i = 0; i < shown; i++) {
+		json_t *c = json_array_get(callers, i);
+		size_t l = strlen(line);
+		snprintf(line + l, sizeof(line) - l, "%s `%.80s` %.0f %%", i ? "," : "",
+			 json_string_value(json_object_get(c, "name")),
+			 100 * json_real_value(json_object_get(c, "share")));
+	}
+	if (n > shown) {
+		size_t l = strlen(line);
+		snprintf(line + l, sizeof(line) - l, ", %zu more", n - shown);
+	}
+	json_t *iv = json_object_get(incl, "value");
+	if (shown && iv) {
+		size_t l = strlen(line);
+		snprintf(line + l, sizeof(line) - l, "; inclusive %.0f %% of the stacked time",
+			 100 * json_real_value(iv));
+	}
+	if (shown)
+		text_lines__add(out, "%s", line);
+	json_decref(callers);
+	json_decref(incl);
+}
+
 static void finding(const struct diagnostic *g, const struct pivot *p, const char *time_base,
-		    struct text_lines *out)
+		    const struct stack_index *si, struct text_lines *out)
 {
 	const struct hotspot *h = &p->hotspots[g->hotspot];
 	char *name = hotspot__display_name(h);
@@ -176,6 +211,8 @@ static void finding(const struct diagnostic *g, const struct pivot *p, const cha
 	if (g->classification && strcmp(g->classification, "imbalance") == 0)
 		text_lines__add(out, "    most-loaded Locus carries %.1fx the least-loaded",
 				g->imbalance.value);
+	if (si)
+		callers_line(p, si, time_base, g->hotspot, out);
 	char *r = downgrades(g);
 	if (r)
 		text_lines__add(out, "    downgraded to estimated: %s", r);
@@ -247,8 +284,12 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 	if (ctx && ctx->ranks && imbalance_render(ctx->ranks, out) < 0)
 		out->failed = true;
 	size_t shown = a->nr_diags < SUMMARY_MAX_FINDINGS ? a->nr_diags : SUMMARY_MAX_FINDINGS;
+	struct stack_index si;
+	bool have_si = p->nr_stacks > 0 && stack_index__build(&si, p) == 0;
 	for (size_t i = 0; i < shown; i++)
-		finding(&a->diags[i], p, a->time_base, out);
+		finding(&a->diags[i], p, a->time_base, have_si ? &si : NULL, out);
+	if (have_si)
+		stack_index__release(&si);
 	if (a->nr_diags > shown) {
 		double rest = 0;
 		for (size_t i = shown; i < a->nr_diags; i++)
