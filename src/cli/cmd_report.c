@@ -3,6 +3,7 @@
  * runs_dir) and print its terminal summary, or the report payload JSON. */
 #include <jansson.h>
 #include <stddef.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +24,8 @@ struct report_opts {
 	bool no_source;
 	bool html;
 	const char *payload;
+	const char *format;
+	const char *output;
 	int verbose;
 };
 
@@ -36,6 +39,12 @@ static const struct opt_spec report_options[] = {
 	 "also (re)write the self-contained page RUN/report.html", false},
 	{"payload", 0, OPT_STRING, offsetof(struct report_opts, payload), "FILE",
 	 "render a saved payload (report --json) to report.html beside FILE", true},
+	{"format", 'f', OPT_STRING, offsetof(struct report_opts, format), "collapsed|speedscope",
+	 "export the Run's sampled call stacks instead: collapsed (FlameGraph's "
+	 "flamegraph.pl, speedscope) or speedscope's JSON file format",
+	 false},
+	{"output", 'o', OPT_STRING, offsetof(struct report_opts, output), "FILE",
+	 "with --format: write to FILE instead of stdout", false},
 	{"verbose", 'v', OPT_COUNT, offsetof(struct report_opts, verbose), NULL,
 	 "more detail on stderr (repeatable)", false},
 };
@@ -109,6 +118,34 @@ static int fail(struct console *con, bool json, const char *code, const char *ms
 	return EXIT_FAILURE_BEFORE_LAUNCH;
 }
 
+/* --format: the flame graph's stacks, to -o FILE or stdout. */
+static int export_stacks(const char *dir, const struct report_opts *o, struct console *con)
+{
+	struct err e = {0};
+	FILE *f = o->output ? fopen(o->output, "w") : stdout;
+	if (!f) {
+		char msg[600];
+		snprintf(msg, sizeof(msg), "%s: cannot write: %s (check the directory exists)",
+			 o->output, strerror(errno));
+		return fail(con, o->json, "report.write", msg);
+	}
+	bool stacks = false;
+	int rc = report_export_stacks(dir, o->format, f, &stacks, &e);
+	if (o->output && fclose(f) != 0 && rc == 0)
+		rc = err_set(&e, -EIO, "report.write", "%s: write failed", o->output);
+	if (rc < 0) {
+		if (o->output)
+			remove(o->output);
+		return fail(con, o->json, e.code, e.msg);
+	}
+	if (!stacks)
+		console__warn(con, "this Run has no call stacks: the export holds the Hotspots "
+				   "only (record them with `nunatak run --call-graph fp|dwarf`)");
+	if (o->output)
+		console__info(con, "wrote %s", o->output);
+	return 0;
+}
+
 static char *pick_run(const struct opts_rest *rest, struct err *e)
 {
 	if (rest->nr_pos)
@@ -145,6 +182,10 @@ int cmd_report(int argc, char **argv)
 	if (!(dir = pick_run(&rest, &e))) {
 		rc = fail(&con, o.json, e.code[0] ? e.code : "run.none",
 			  e.msg[0] ? e.msg : "no Run found");
+		goto out;
+	}
+	if (o.format) {
+		rc = export_stacks(dir, &o, &con);
 		goto out;
 	}
 	struct report_out out = {0};

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "analysis/analysis.h"
@@ -10,6 +11,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "model/model.h"
+#include "report/flame.h"
 #include "report/payload.h"
 #include "store/manifest.h"
 #include "store/fsutil.h"
@@ -80,4 +82,40 @@ void report_out__release(struct report_out *out)
 	text_lines__release(&out->lines);
 	json_decref(out->payload);
 	out->payload = NULL;
+}
+
+int report_export_stacks(const char *run_dir, const char *format, FILE *out, bool *from_stacks,
+			 struct err *e)
+{
+	bool speedscope = strcmp(format, "speedscope") == 0;
+	if (!speedscope && strcmp(format, "collapsed") != 0)
+		return err_set(e, -EINVAL, "usage",
+			       "unknown report format '%s': expected collapsed or speedscope",
+			       format);
+	struct manifest m;
+	struct pivot p;
+	struct flame f;
+	manifest__init(&m);
+	pivot__init(&p);
+	memset(&f, 0, sizeof(f));
+	int rc = manifest__read(&m, run_dir, e);
+	char *db = rc == 0 ? fs_join(run_dir, PIVOT_DB_FILE) : NULL;
+	if (rc == 0)
+		rc = db ? pivot_db_read(&p, db, e) : err_set(e, -ENOMEM, "oom", "out of memory");
+	xfree(db);
+	if (rc == 0 && flame_build(&f, &p) < 0)
+		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+	*from_stacks = f.from_stacks;
+	if (rc == 0 && speedscope) {
+		json_t *doc = flame_speedscope(&f, m.name ? m.name : "nunatak");
+		if (!doc || json_dumpf(doc, out, JSON_COMPACT) != 0 || fputc('\n', out) == EOF)
+			rc = err_set(e, -EIO, "report.write", "could not write the speedscope file");
+		json_decref(doc);
+	} else if (rc == 0 && flame_write_collapsed(&f, out) < 0) {
+		rc = err_set(e, -EIO, "report.write", "could not write the collapsed stacks");
+	}
+	flame_release(&f);
+	pivot__release(&p);
+	manifest__release(&m);
+	return rc;
 }

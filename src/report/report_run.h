@@ -8,6 +8,7 @@
 #define NUNATAK_REPORT_REPORT_RUN_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "report/summary.h"
 
@@ -23,5 +24,11 @@ struct report_out {
  * "run.corrupt" ... from the store). Release out with report_out__release(). */
 int report_run(const char *run_dir, bool no_source, struct report_out *out, struct err *e);
 void report_out__release(struct report_out *out);
+
+/* `nunatak report --format collapsed|speedscope`: the Run's flame graph
+ * (report/flame.h) written to out. *from_stacks says whether the Run had call
+ * stacks (false: Hotspots only). Returns 0 or a negative errno with e. */
+int report_export_stacks(const char *run_dir, const char *format, FILE *out, bool *from_stacks,
+			 struct err *e);
 
 #endif
