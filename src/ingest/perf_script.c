@@ -346,6 +346,12 @@ static int frame_line(struct parser *ps, struct cursor c, int64_t lineno)
 		ingest_stats__unparsed(ps->st, c.p, (size_t)(c.end - c.p), lineno);
 		return 0;
 	}
+	/* `--call-graph dwarf` unwound with libdw: an inlined function is a frame
+	 * of its own, "(inlined)" in place of the module, at the address of the
+	 * real frame below it. Its inline chain is attribution's business (from
+	 * the real frame's address): it is no call. */
+	if (f.module_len == 7 && memcmp(f.module, "inlined", 7) == 0)
+		return 0;
 	complete_offset(ps, &f, ps->pending.pid, ip, has_ip, ps->pending.time_ns, true);
 	if (xgrow((void **)&ps->frames, &ps->cap_frames, ps->nr_frames + 1, sizeof(*ps->frames)))
 		return -ENOMEM;

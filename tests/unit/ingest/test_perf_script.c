@@ -253,6 +253,36 @@ static void t_perf61_offsets(void)
 	ingest_stats__release(&st);
 }
 
+/* perf 6.1, --call-graph dwarf unwound with libdw: "(inlined)" frames. */
+static const char dwarf61[] =
+	"        callers 27743/27743  1439.200742: PERF_RECORD_MMAP2 27743/27743: "
+	"[0x560f7b113000(0x1000) @ 0x1000 fe:00 10955255 252700632]: r-xp /tmp/pl/callers\n"
+	"        callers 27743/27743  1439.201057: PERF_RECORD_MMAP2 27743/27743: "
+	"[0x7fa14e1cf000(0x156000) @ 0x26000 fe:00 332835 0]: r-xp /usr/lib/libc.so.6\n"
+	"callers 27743/27743  1439.255459:   10309278 task-clock: \n"
+	"\t            1173 leaf+0x2a (/tmp/pl/callers)\n"
+	"\t            11a8 caller_a+0x22 (/tmp/pl/callers)\n"
+	"\t           27249 __libc_start_call_main+0x79 (/usr/lib/libc.so.6)\n"
+	"\t           27304 __libc_start_main_impl+0x84 (inlined)\n"
+	"\t            1080 _start+0x20 (/tmp/pl/callers)\n"
+	"\n";
+
+static void t_dwarf_inlined(void)
+{
+	struct pivot p;
+	pivot__init(&p);
+	struct ingest_stats st = {0};
+	CHECK_INT(ingest_perf_script(dwarf61, sizeof(dwarf61) - 1, &opts, &p, &st, NULL), 0);
+	CHECK_INT(st.nr_unparsed, 0);
+	CHECK_INT(st.nr_no_offset, 0);
+	CHECK_INT(p.nr_stacks, 1);
+	CHECK_INT(p.nr_stack_frames, 4); /* the (inlined) frame is no call */
+	for (size_t i = 0; i < p.nr_stack_frames; i++)
+		CHECK(strcmp(p.stack_frames[i].module, "inlined") != 0);
+	pivot__release(&p);
+	ingest_stats__release(&st);
+}
+
 static void t_no_mmap_events(void)
 {
 	const char txt[] = "a 1/1 1.000000: 10 task-clock: 5555 main+0x1 (/bin/x)\n";
@@ -361,6 +391,7 @@ static const struct test_case cases[] = {
 	{"flat_units_buildid", "units, quality, Locus and build-id on roofline", t_flat_units_and_buildid},
 	{"stacks", "call-graph form: stacks and frames, innermost first", t_stacks},
 	{"perf61_offsets", "perf < 6.4: offsets from mmap events, fork inherits", t_perf61_offsets},
+	{"dwarf_inlined", "libdw's (inlined) frames are not calls", t_dwarf_inlined},
 	{"no_mmap_events", "no dsoff and no mmap events: degradation", t_no_mmap_events},
 	{"unparsed_shapes", "unparsed lines counted, rpartition, odd comm", t_unparsed_and_shapes},
 	{"canon", "counter canonicalization table", t_canon},
