@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* The call-stack ladder on recorded outputs: this machine's objdump and ldd
+ * (tests/fixtures/stacks/) and the corpus entry workload-c-stacks's. */
+#include "harness.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "collect/stacks.h"
+#include "common/alloc.h"
+
+#define FIX TEST_SOURCE_DIR "/tests/fixtures/stacks/"
+#define STACKS_ENTRY TEST_CORPUS_DIR "/recordings/perf/6.14.11/linux-x86_64/workload-c-stacks/invocations/"
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *b = malloc((size_t)n + 1);
+	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+		free(b);
+		b = NULL;
+	}
+	if (b)
+		b[n] = '\0';
+	fclose(f);
+	return b;
+}
+
+static void t_parsers_here(void)
+{
+	char *ldd = slurp(FIX "callers_fp.ldd.txt");
+	CHECK(ldd != NULL);
+	size_t n = 0;
+	char **libs = stacks_parse_ldd(ldd, &n);
+	CHECK_INT(n, 1); /* vdso and the interpreter have no "=> /path" */
+	CHECK_STR(libs[0], "/lib/x86_64-linux-gnu/libc.so.6");
+	free(libs[0]);
+	free(libs);
+	free(ldd);
+	uint64_t a[8];
+	char *t = slurp(FIX "callers_fp.objdump-t.txt");
+	CHECK(t != NULL);
+	CHECK_INT(stacks_parse_symbols(t, 64, 8, a), 1); /* main only: 0x8a bytes */
+	CHECK(a[0] == 0x1060);
+	/* main 0x8a, leaf 0x3f, caller_a 0x29, _start 0x22, caller_b 0x1f */
+	CHECK_INT(stacks_parse_symbols(t, 16, 8, a), 5);
+	CHECK(a[0] == 0x1060 && a[1] == 0x11e0 && a[2] == 0x1220 && a[3] == 0x10f0 &&
+	      a[4] == 0x1250);
+	free(t);
+	char *fp = slurp(FIX "callers_fp.main.dis.txt");
+	char *nofp = slurp(FIX "callers_nofp.main.dis.txt");
+	CHECK(fp && nofp);
+	CHECK(stacks_fp_prologue(fp));
+	CHECK(!stacks_fp_prologue(nofp));
+	free(fp);
+	free(nofp);
+	/* AArch64's prologue; a push %rbp beyond the 4th instruction does not count */
+	CHECK(stacks_fp_prologue("0000000000400580 <main>:\n  400580:\ta9bf7bfd \tstp\tx29, x30, "
+				 "[sp, #-16]!\n"));
+	CHECK(!stacks_fp_prologue("  10:\t90 \tnop\n  11:\t90 \tnop\n  12:\t90 \tnop\n"
+				  "  13:\t90 \tnop\n  14:\t55 \tpush   %rbp\n"));
+	CHECK_INT(stacks_parse_symbols("no symbols\n", 64, 8, a), 0);
+}
+
+/* The corpus's recorded ladder: workload (main) and libc (-t empty, -T). */
+static void t_corpus_ladder(void)
+{
+	char *wt = slurp(STACKS_ENTRY "006.stdout");
+	char *lt = slurp(STACKS_ENTRY "008.stdout");
+	char *lT = slurp(STACKS_ENTRY "009.stdout");
+	CHECK(wt && lt && lT); /* the corpus ships in tests/corpus: never a skip */
+	uint64_t a[8];
+	CHECK_INT(stacks_parse_symbols(wt, 64, 8, a), 1);
+	CHECK(a[0] == 0x10c0);
+	CHECK_INT(stacks_parse_symbols(lt, 64, 8, a), 0);
+	/* the 8 largest, in the order the recording disassembled them */
+	static const uint64_t want[8] = {0xbcb80, 0x12b010, 0x1654d0, 0xde1a0,
+					 0x155c10, 0xff760,  0x192080, 0x11f2a0};
+	CHECK_INT(stacks_parse_symbols(lT, 64, 8, a), 8);
+	for (int i = 0; i < 8; i++)
+		CHECK(a[i] == want[i]);
+	struct stacks_decision d = {0};
+	d.modules = calloc(2, sizeof(*d.modules));
+	d.nr_modules = 2;
+	d.modules[0] = (struct stacks_module){.path = xstrdup("./workload")};
+	d.modules[1] = (struct stacks_module){.path = xstrdup("/lib/x86_64-linux-gnu/libc.so.6")};
+	for (int i = 7; i <= 17; i++) {
+		if (i >= 8 && i <= 9)
+			continue;
+		char path[600];
+		snprintf(path, sizeof(path), STACKS_ENTRY "%03d.stdout", i);
+		char *dis = slurp(path);
+		CHECK(dis != NULL);
+		struct stacks_module *m = &d.modules[i == 7 ? 0 : 1];
+		m->sampled++;
+		m->with_fp += stacks_fp_prologue(dis);
+		free(dis);
+	}
+	CHECK_INT(d.modules[0].with_fp, 1);
+	CHECK_INT(d.modules[1].sampled, 8);
+	stacks_decide(&d, "AMD EPYC 7702 64-Core Processor", true, 0.75);
+	CHECK_INT(d.mode, STACKS_FP); /* as the recording, which then ran --call-graph fp */
+	CHECK(d.rate >= 0.75);
+	/* a demanding threshold: none, the worst offender named */
+	stacks_decide(&d, "AMD EPYC 7702 64-Core Processor", true, 1.0);
+	if (d.modules[1].with_fp < 8) {
+		CHECK_INT(d.mode, STACKS_NONE);
+		CHECK(strstr(d.reason, "worst offender: /lib/x86_64-linux-gnu/libc.so.6") != NULL);
+	}
+	stacks_decision__release(&d);
+	free(wt);
+	free(lt);
+	free(lT);
+}
+
+static void t_decide(void)
+{
+	struct stacks_decision d = {0};
+	stacks_decide(&d, "Intel(R) Xeon(R) Platinum 8380", true, 0.75);
+	CHECK_INT(d.mode, STACKS_LBR);
+	stacks_decide(&d, "AMD EPYC", false, 0.75);
+	CHECK_INT(d.mode, STACKS_NONE);
+	CHECK(strstr(d.reason, "GNU objdump") != NULL);
+	d.modules = calloc(2, sizeof(*d.modules));
+	d.nr_modules = 2;
+	d.modules[0] = (struct stacks_module){.path = xstrdup("./app"), .sampled = 4, .with_fp = 1};
+	d.modules[1] = (struct stacks_module){.path = xstrdup("/lib/libm.so.6"), .sampled = 8,
+					      .with_fp = 8};
+	stacks_decide(&d, "AMD EPYC", true, 0.75); /* mean of 25% and 100%: 62.5% */
+	CHECK_INT(d.mode, STACKS_NONE);
+	CHECK(strstr(d.reason, "62%") || strstr(d.reason, "63%"));
+	CHECK(strstr(d.reason, "worst offender: ./app (25%)") != NULL);
+	d.modules[0].with_fp = 3; /* mean 87.5% */
+	stacks_decide(&d, "AMD EPYC", true, 0.75);
+	CHECK_INT(d.mode, STACKS_FP);
+	stacks_decision__release(&d);
+	enum stacks_mode m;
+	CHECK_INT(stacks_mode__parse("dwarf", &m), 0);
+	CHECK_INT(m, STACKS_DWARF);
+	CHECK_INT(stacks_mode__parse("frame", &m), -EINVAL);
+}
+
+static const struct test_case cases[] = {
+	{"parsers_here", "ldd, objdump -t and prologues recorded on this machine", t_parsers_here},
+	{"corpus_ladder", "the corpus's recorded ladder decides fp again", t_corpus_ladder},
+	{"decide", "lbr, objdump missing, threshold, worst offender", t_decide},
+};
+TEST_MAIN(cases)
