@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "report/payload.h"
+#include "report/flame.h"
 #include "report/payload_stacks.h"
 
 #include <jansson.h>
@@ -165,6 +166,10 @@ json_t *payload_build(const json_t *manifest, const struct pivot *p, const struc
 	json_object_set_new(out, "ranks", rk ? rk : json_null());
 	json_t *rg = regions_json(p);
 	json_object_set_new(out, "regions", rg ? rg : json_array());
+	struct flame fl;
+	json_t *fj = flame_build(&fl, p) == 0 ? flame_payload(&fl) : NULL;
+	flame_release(&fl);
+	json_object_set_new(out, "flame", fj ? fj : json_null());
 	json_t *iv = attrib_views__inline_view_json(p, a->time_base); /* attrib: transverse view */
 	json_object_set_new(out, "inline_view", iv ? iv : json_array());
 	return out;
