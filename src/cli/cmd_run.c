@@ -28,6 +28,7 @@ struct run_opts {
 	const char *replay;
 	const char *collector;
 	const char *call_graph;
+	bool multi_pass;
 	struct opt_strlist source_map;
 	int verbose;
 	bool quiet;
@@ -48,6 +49,10 @@ static const struct opt_spec run_options[] = {
 	{"call-graph", 0, OPT_STRING, offsetof(struct run_opts, call_graph), "lbr|fp|dwarf|none",
 	 "call stacks to record (default: lbr on Intel, fp when the binaries keep frame "
 	 "pointers, else none; dwarf samples at most 97 Hz)",
+	 false},
+	{"multi-pass", 0, OPT_BOOL, offsetof(struct run_opts, multi_pass), NULL,
+	 "measure the microarchitecture's FLOP and memory counters in separate passes (the "
+	 "application runs once per pass), the FLOP count witnessing that they ran the same work",
 	 false},
 	{"json", 0, OPT_BOOL, offsetof(struct run_opts, json), NULL,
 	 "print one JSON document on stdout at the end (messages stay on stderr)", false},
@@ -154,7 +159,7 @@ int cmd_run(int argc, char **argv)
 		.strict = o.strict, .no_source = o.no_source, .record_entry = o.record,
 		.replay_entry = o.replay, .source_map = o.source_map.v,
 		.nr_source_map = o.source_map.n, .collector = collector,
-		.call_graph = o.call_graph, .cmd = rest.cmd_argv, .cmd_argc = rest.cmd_argc};
+		.call_graph = o.call_graph, .multi_pass = o.multi_pass, .cmd = rest.cmd_argv, .cmd_argc = rest.cmd_argc};
 	json_t *doc = NULL;
 	rc = run_pipeline(&req, &con, &doc);
 	if (print_json(doc) < 0)

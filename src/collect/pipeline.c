@@ -41,6 +41,7 @@ static const struct stage before[] = {
 static const struct stage after[] = {
 	{"ingest", stage_ingest},
 	{"attribute", stage_attribute},
+	{"passes", stage_passes},
 	{"regions", stage_regions},
 	{"store", stage_store},
 	{"report", stage_report},
@@ -335,6 +336,8 @@ void run_state__release(struct run_state *s)
 	xfree(s->report_path);
 	xfree(s->regions_env);
 	xfree(s->preload_lib);
+	xfree(s->plan);
+	json_decref(s->multi_pass_json);
 	xfree(s->preload_env[0]);
 	xfree(s->preload_env[1]);
 	pivot__release(&s->pivot);

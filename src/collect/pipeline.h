@@ -47,6 +47,7 @@ struct run_request {
 	size_t nr_source_map;
 	enum collector_request collector; /* --collector auto|perf|preload */
 	const char *call_graph;    /* --call-graph lbr|fp|dwarf|none, or NULL: the ladder */
+	bool multi_pass;           /* --multi-pass (collect/passes.h) */
 	char **cmd;                /* the command after `--`, NULL-terminated */
 	int cmd_argc;
 };
@@ -54,6 +55,9 @@ struct run_request {
 /* One pass of collection (single-pass today; the manifest's passes[]). */
 struct run_pass {
 	int index;
+	bool skipped;         /* never ran: an earlier pass failed */
+	bool script_ok;       /* its perf-script.txt was extracted (replay, record) */
+	bool counters;        /* perf accepted its counter group */
 	int exit_code;        /* the application's, -1 when it never ran */
 	int term_signal;      /* signal that ended it, 0 when none */
 	char start[32];       /* ISO-8601 UTC */
@@ -107,6 +111,11 @@ struct run_state {
 	bool rejected;              /* perf record refused every rung of the ladder */
 	enum collector_kind collector; /* the collector this Run uses (collect/collector.h) */
 	int stacks;                 /* enum stacks_mode (collect/stacks.h) perf records with */
+	struct pass_plan *plan;     /* --multi-pass: the passes (owned), or NULL: one pass */
+	struct run_pass passes[4];  /* every pass that ran (passes[0] is also s->pass) */
+	int nr_passes;              /* 0 for a single pass */
+	const char *pass_label;     /* "pass i: label" for the collecting line, or NULL */
+	json_t *multi_pass_json;    /* manifest "multi_pass" (owned), or NULL */
 	char *preload_lib;          /* libscope_profiler.so injected, or NULL (owned) */
 	char *preload_env[2];       /* "LD_PRELOAD=...", "SCOPE_PROFILER_SAMPLE_HZ=..." (owned) */
 	int sps_hz_min, sps_hz_max; /* achieved rates of the preload sampler (0: none) */

@@ -175,7 +175,7 @@ static void announce_rung(struct run_state *s, const struct perf_record_opts *fu
 /* perf record, stepping down the ladder when perf rejects its options: it
  * fails fast, before starting the application, so the application still
  * runs once. */
-static int record(struct run_state *s, struct exec_result *res, struct err *e)
+int collect_record(struct run_state *s, struct exec_result *res, struct err *e)
 {
 	struct perf_record_opts o = {.perf = s->perf.path, .freq = s->freq,
 				     .clock_monotonic = true, .group = s->group,
@@ -193,7 +193,12 @@ static int record(struct run_state *s, struct exec_result *res, struct err *e)
 			xfree(shown);
 			return err_set(e, -ENOMEM, "oom", "out of memory");
 		}
-		console__info(s->con, "collecting with perf %s: %s", s->perf.version.text, shown);
+		if (s->pass_label)
+			console__info(s->con, "collecting with perf %s [%s]: %s", s->perf.version.text,
+				      s->pass_label, shown);
+		else
+			console__info(s->con, "collecting with perf %s: %s", s->perf.version.text,
+				      shown);
 		xfree(shown);
 		unlink(s->perf_data);
 		memset(res, 0, sizeof(*res));
@@ -262,13 +267,30 @@ int collect_extract(struct run_state *s, struct err *e)
 	return rc;
 }
 
+int collect_after_rejection(struct run_state *s, struct exec_result *res, struct err *e)
+{
+	if (s->collector == COLLECTOR_USE_PRELOAD)
+		return collect_preload(s, s->app, res, e);
+	char *shown = join_argv(s->app);
+	console__info(s->con, "launching: %s", shown ? shown : s->app[0]);
+	xfree(shown);
+	return run_app(s, s->app, res, e);
+}
+
 int stage_collect(struct run_state *s, struct err *e)
 {
 	/* HOOK(mpi): the rewritten launch, ranks collecting themselves. */
+	if (s->mpi && s->req->multi_pass)
+		run_state__degrade(s, "multi-pass-unavailable",
+				   "--multi-pass does not apply to an MPI launch: one pass, each "
+				   "rank sampling its own group",
+				   "run one rank alone for the multi-pass counters");
 	if (s->mpi)
 		return collect_ranks(s, e);
 	struct exec_result res = {0};
 	int rc;
+	if (s->req->multi_pass && (rc = collect_passes(s, e)) != 1)
+		return rc; /* 0: the passes ran; 1: one pass after all (announced) */
 	if (s->collector == COLLECTOR_USE_PRELOAD) {
 		rc = collect_preload(s, s->app, &res, e);
 	} else if (s->sampling_blocked || !s->perf.present) {
@@ -282,16 +304,10 @@ int stage_collect(struct run_state *s, struct err *e)
 		s->buildid_path = xasprintf("%s/perf-buildid-list.txt", s->collect_dir);
 		if (!s->perf_data || !s->perf_script_path || !s->buildid_path)
 			return err_set(e, -ENOMEM, "oom", "out of memory");
-		rc = record(s, &res, e);
+		rc = collect_record(s, &res, e);
 		s->pass.sampled = rc == 0 && !s->rejected;
-		if (rc == 0 && s->rejected && s->collector == COLLECTOR_USE_PRELOAD) {
-			rc = collect_preload(s, s->app, &res, e);
-		} else if (rc == 0 && s->rejected) {
-			char *shown = join_argv(s->app);
-			console__info(s->con, "launching: %s", shown ? shown : s->app[0]);
-			xfree(shown);
-			rc = run_app(s, s->app, &res, e);
-		}
+		if (rc == 0 && s->rejected)
+			rc = collect_after_rejection(s, &res, e);
 	}
 	if (rc < 0)
 		return rc;

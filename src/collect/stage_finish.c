@@ -44,7 +44,7 @@ static int read_buildids(struct run_state *s, struct buildid_list *l, struct err
 
 static void take_stats(struct run_state *s, struct ingest_stats *st)
 {
-	s->nr_samples = (int64_t)st->nr_samples;
+	s->nr_samples += (int64_t)st->nr_samples; /* summed over passes */
 	ingest_stats__degrade(st);
 	for (size_t i = 0; i < st->degradations.n; i++)
 		run_state__degrade(s, st->degradations.v[i].name, st->degradations.v[i].message,
@@ -89,18 +89,37 @@ static int ingest_rank_dirs(struct run_state *s, struct err *e)
 	return rc;
 }
 
+static int ingest_pass(struct run_state *s, int pass, struct err *e);
+
 int stage_ingest(struct run_state *s, struct err *e)
 {
 	if (s->mpi && s->launched)
 		return ingest_rank_dirs(s, e);
-	if (!s->pass.sampled)
-		return 0;
+	if (s->nr_passes < 2)
+		return s->pass.sampled ? ingest_pass(s, 0, e) : 0;
+	int rc = 0;
+	for (int i = 0; rc == 0 && i < s->nr_passes; i++) {
+		if (!s->passes[i].sampled)
+			continue;
+		if ((rc = passes_use_dir(s, i)) < 0)
+			return err_set(e, rc, "run.pass", "pass %d: %s", i, strerror(-rc));
+		s->script_ok = s->passes[i].script_ok;
+		rc = ingest_pass(s, i, e);
+	}
+	if (rc == 0 && passes_use_dir(s, 0) < 0) /* regions meet pass 0's samples */
+		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+	return rc;
+}
+
+/* One pass's samples (s->perf_data and its siblings point at them). */
+static int ingest_pass(struct run_state *s, int pass, struct err *e)
+{
 	char host[256] = "localhost";
 	if (s->machine && s->machine->hostname)
 		snprintf(host, sizeof(host), "%s", s->machine->hostname);
 	else if (!s->replay)
 		gethostname(host, sizeof(host) - 1);
-	struct ingest_opts o = {.sz = sizeof(o), .node = host, .rank = -1, .pass_index = 0};
+	struct ingest_opts o = {.sz = sizeof(o), .node = host, .rank = -1, .pass_index = pass};
 	if (s->collector == COLLECTOR_USE_PRELOAD)
 		return ingest_preload(s, &o, e);
 	/* DWARF stacks are unwound by perf script (the perf.data reader keeps
@@ -194,20 +213,32 @@ static int fill_manifest(struct run_state *s, struct manifest *m, struct err *e)
 	char cwd[4096];
 	if (getcwd(cwd, sizeof(cwd)) && (rc = provenance_collect_git(&m->provenance, s->x, cwd, e)) < 0)
 		return rc;
-	if (s->launched) {
-		rc |= manifest__add_pass(m, 0, s->pass.exit_code, s->pass.start, s->pass.end);
-		if (s->pass.sampled && s->collector == COLLECTOR_USE_PRELOAD)
+	int nr = s->nr_passes > 1 ? s->nr_passes : 1;
+	for (int i = 0; s->launched && i < nr; i++) {
+		const struct run_pass *ps = s->nr_passes > 1 ? &s->passes[i] : &s->pass;
+		if (ps->skipped)
+			continue; /* passes-skipped says why */
+		rc |= manifest__add_pass(m, i, ps->exit_code, ps->start, ps->end);
+		if (ps->sampled && s->collector == COLLECTOR_USE_PRELOAD)
 			rc |= manifest__add_collector(m, "scope_profiler-preload", NUNATAK_VERSION);
-		else if (s->pass.sampled)
+		else if (ps->sampled)
 			rc |= manifest__add_collector(m, "perf", s->perf.version.text);
+		if (s->nr_passes > 1 && ps->sampled && !s->replay) {
+			char key[32], path[48];
+			snprintf(key, sizeof(key), "perf.data.pass-%d", i);
+			snprintf(path, sizeof(path), "collect/pass-%d/perf.data", i);
+			rc |= manifest__set_file(m, key, path);
+		}
 	}
+	if (s->multi_pass_json)
+		m->multi_pass = json_incref(s->multi_pass_json);
 	for (size_t i = 0; i < s->degradations.n; i++)
 		rc |= degradations__add(&m->degradations, s->degradations.v[i].name,
 					s->degradations.v[i].message,
 					s->degradations.v[i].remedy) < 0;
-	if (s->pass.sampled && !s->replay && s->collector == COLLECTOR_USE_PERF)
+	if (s->pass.sampled && !s->replay && s->collector == COLLECTOR_USE_PERF && s->nr_passes < 2)
 		rc |= manifest__set_file(m, "perf.data", "collect/perf.data");
-	if (s->script_ok) {
+	if (s->script_ok && s->nr_passes < 2) {
 		rc |= manifest__set_file(m, "perf-script", "collect/perf-script.txt");
 		rc |= manifest__set_file(m, "perf-buildid-list", "collect/perf-buildid-list.txt");
 	}

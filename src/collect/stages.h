@@ -42,6 +42,22 @@ bool collector_fallback_preload(struct run_state *s, const char *why);
 /* After perf record refused: whether `perf record -- true` works at all;
  * when not, why (into why[cap]). */
 bool perf_records_at_all(struct run_state *s, char *why, size_t cap);
+/* perf record around the application (the ladder of rungs inside), with
+ * s->group, s->stacks, s->perf_data. */
+int collect_record(struct run_state *s, struct exec_result *res, struct err *e);
+/* perf refused to start at all (s->rejected): the application runs now,
+ * once, under the preload sampler or bare. */
+int collect_after_rejection(struct run_state *s, struct exec_result *res, struct err *e);
+/* --multi-pass (collect/passes.h): every pass into collect/pass-<i>/.
+ * Returns 0 when the passes ran, 1 when multi-pass is unavailable here
+ * (announced: the caller runs one pass), or a negative error. */
+int collect_passes(struct run_state *s, struct err *e);
+/* Points s->perf_data, s->perf_script_path, s->buildid_path at
+ * collect/pass-<i>/ (created). 0 or -errno. */
+int passes_use_dir(struct run_state *s, int i);
+/* After attribution of every pass: witness spread, recompiled modules, a
+ * DRAM bound (stage "passes"; nothing for a single pass). */
+int stage_passes(struct run_state *s, struct err *e);
 /* The launch under the preload sampler (the application runs once). */
 int collect_preload(struct run_state *s, char *const *argv, struct exec_result *res,
 		    struct err *e);

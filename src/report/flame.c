@@ -87,9 +87,11 @@ static int from_stacks(struct flame *f, const struct pivot *p)
 		return -ENOMEM;
 	char *names[MAX_DEPTH];
 	int rc = 0;
+	int pass = stacks_lowest_pass(p, f->time_base); /* multi-pass: each pass once */
 	for (size_t s = 0; rc == 0 && s < p->nr_stacks; s++) {
 		const struct stack *st = &p->stacks[s];
-		if (!st->counter || strcmp(st->counter, f->time_base) != 0 || si.first[s] >= si.n)
+		if (!st->counter || strcmp(st->counter, f->time_base) != 0 || si.first[s] >= si.n ||
+		    st->pass_index != pass)
 			continue;
 		size_t depth = 0;
 		while (si.first[s] + depth < si.n && si.v[si.first[s] + depth]->stack == (int64_t)s &&

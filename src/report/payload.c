@@ -136,6 +136,10 @@ json_t *payload_build(const json_t *manifest, const struct pivot *p, const struc
 	if (!out)
 		return NULL;
 	trunk(out, manifest);
+	/* --multi-pass: witness totals and spread, a DRAM bound (additive). */
+	json_t *mp = manifest ? json_object_get(manifest, "multi_pass") : NULL;
+	if (mp)
+		json_object_set_new(out, "multi_pass", json_deep_copy(mp));
 	const char *tb_reason = a->time_base ? NULL : "no time-base counter in this Run";
 	enum quality tbq = a->time_base ? QUALITY_MEASURED : QUALITY_UNAVAILABLE;
 	json_object_set_new(

@@ -41,6 +41,16 @@ int stack_index__build(struct stack_index *si, const struct pivot *p)
 	return 0;
 }
 
+int stacks_lowest_pass(const struct pivot *p, const char *counter)
+{
+	int lo = -1;
+	for (size_t s = 0; counter && s < p->nr_stacks; s++)
+		if (p->stacks[s].counter && strcmp(p->stacks[s].counter, counter) == 0 &&
+		    (lo < 0 || p->stacks[s].pass_index < lo))
+			lo = p->stacks[s].pass_index;
+	return lo;
+}
+
 void stack_index__release(struct stack_index *si)
 {
 	xfree(si->v);
@@ -99,9 +109,11 @@ void payload_stack_views(const struct pivot *p, const struct stack_index *si,
 	const struct hotspot *h = &p->hotspots[hotspot];
 	json_t *acc = json_object();
 	double all = 0, leaf = 0, incl = 0;
+	int pass = stacks_lowest_pass(p, time_base);
 	for (size_t s = 0; time_base && s < p->nr_stacks; s++) {
 		const struct stack *st = &p->stacks[s];
-		if (!st->counter || strcmp(st->counter, time_base) != 0 || si->first[s] >= si->n)
+		if (!st->counter || strcmp(st->counter, time_base) != 0 || si->first[s] >= si->n ||
+		    st->pass_index != pass)
 			continue;
 		all += st->value;
 		const struct stack_frame *const *f = &si->v[si->first[s]];

@@ -27,6 +27,10 @@ struct stack_index {
 };
 
 int stack_index__build(struct stack_index *si, const struct pivot *p);
+
+/* The lowest pass whose stacks hold `counter` (a counter sampled in several
+ * passes counts in its lowest), or -1. */
+int stacks_lowest_pass(const struct pivot *p, const char *counter);
 void stack_index__release(struct stack_index *si);
 
 /* Fills *callers (array) and *inclusive (value object or json null) for

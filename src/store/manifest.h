@@ -81,6 +81,7 @@ struct manifest {
 	struct run_file *files;
 	size_t nr_files;
 	json_t *overhead;    /* optional object, NULL when absent */
+	json_t *multi_pass;  /* optional object (--multi-pass: witness, totals, spread) */
 };
 
 void manifest__init(struct manifest *m);

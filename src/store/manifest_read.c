@@ -214,6 +214,9 @@ int manifest__from_json(struct manifest *m, const json_t *doc, const char *origi
 		rc = read_provenance(&m->provenance, json_object_get(doc, "provenance"), origin, e);
 	if (!rc)
 		rc = read_lists(m, doc, origin, e);
+	const json_t *mp = json_object_get(doc, "multi_pass");
+	if (!rc && json_is_object(mp) && !(m->multi_pass = json_deep_copy(mp)))
+		rc = oom(e);
 	const json_t *ov = json_object_get(doc, "overhead");
 	if (!rc && json_is_object(ov) && !(m->overhead = json_deep_copy(ov)))
 		rc = oom(e);
