@@ -80,11 +80,13 @@ void stacks_decide(struct stacks_decision *d, const char *cpu_model, bool objdum
  * The ladder: lbr for Intel, else objdump on target (a path or a name looked
  * up on PATH) and its libraries, else none. Fills *d (release with
  * stacks_decision__release). Never fails for a missing tool (that is a
- * rung); returns 0 or -ENOMEM.
+ * rung); returns 0 or -ENOMEM. use_cache: a live Run reads and writes the
+ * per-module results (collect/stacks_cache.h); a recording or a replay
+ * never does, so its tool calls are the same every time.
  */
 int stacks_ladder(struct executor *x, const char *objdump, const char *target,
-		  const char *cpu_model, double threshold, struct stacks_decision *d,
-		  struct err *e);
+		  const char *cpu_model, double threshold, bool use_cache,
+		  struct stacks_decision *d, struct err *e);
 void stacks_decision__release(struct stacks_decision *d);
 
 #endif

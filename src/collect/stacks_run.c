@@ -8,10 +8,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "collect/stacks_cache.h"
 #include "exec/exec.h"
 
 static int tool(struct executor *x, const char *const *argv, struct exec_result *r,
@@ -98,39 +100,69 @@ static int add_module(struct stacks_decision *d, size_t *cap, char *path)
 	return 0;
 }
 
+/* The target's libraries: the cache's, else ldd's (then cached). */
+static int target_libs(struct executor *x, const char *target, struct stacks_cache *c,
+		       const char *tkey, struct stacks_decision *d, size_t *cap, struct err *e)
+{
+	const char *ldp = getenv("LD_LIBRARY_PATH");
+	size_t nl = 0;
+	char **libs = c ? stacks_cache__libs(c, tkey, ldp, &nl) : NULL;
+	int rc = 0;
+	if (!libs) {
+		const char *largv[] = {"ldd", target, NULL};
+		struct exec_result r;
+		if ((rc = tool(x, largv, &r, e)) == 0 && r.exit_code == 0) {
+			libs = stacks_parse_ldd(r.out, &nl);
+			if (c)
+				stacks_cache__put_libs(c, tkey, ldp, libs, nl);
+		}
+		exec_result__release(&r);
+	}
+	for (size_t i = 0; i < nl; i++)
+		if (rc == 0)
+			rc = add_module(d, cap, libs[i]);
+		else
+			xfree(libs[i]);
+	xfree(libs);
+	return rc;
+}
+
 int stacks_ladder(struct executor *x, const char *objdump, const char *target,
-		  const char *cpu_model, double threshold, struct stacks_decision *d,
-		  struct err *e)
+		  const char *cpu_model, double threshold, bool use_cache,
+		  struct stacks_decision *d, struct err *e)
 {
 	memset(d, 0, sizeof(*d));
 	if (cpu_model && strstr(cpu_model, "Intel")) {
 		stacks_decide(d, cpu_model, true, threshold);
 		return 0;
 	}
-	if (!gnu_objdump(x, objdump, e)) {
-		d->no_objdump = true;
-		stacks_decide(d, cpu_model, false, threshold);
-		return 0;
-	}
+	struct stacks_cache cache, *c = use_cache ? &cache : NULL;
+	if (c)
+		stacks_cache__load(c);
+	char *tkey = c ? stacks_cache_key(target) : NULL;
 	size_t cap = 0;
 	int rc = add_module(d, &cap, xstrdup(target));
-	const char *largv[] = {"ldd", target, NULL};
-	struct exec_result r;
-	if (rc == 0 && (rc = tool(x, largv, &r, e)) == 0) {
-		size_t nl = 0;
-		char **libs = r.exit_code == 0 ? stacks_parse_ldd(r.out, &nl) : NULL;
-		for (size_t i = 0; i < nl; i++)
-			if (rc == 0)
-				rc = add_module(d, &cap, libs[i]);
-			else
-				xfree(libs[i]);
-		xfree(libs);
+	if (rc == 0)
+		rc = target_libs(x, target, c, tkey, d, &cap, e);
+	int gnu = -1; /* objdump asked only when a module is not cached */
+	for (size_t i = 0; rc == 0 && i < d->nr_modules && gnu != 0; i++) {
+		struct stacks_module *m = &d->modules[i];
+		char *key = c ? stacks_cache_key(m->path) : NULL;
+		if (!stacks_cache__module(c ? c : &(struct stacks_cache){0}, key, &m->sampled,
+					  &m->with_fp)) {
+			if (gnu < 0)
+				gnu = gnu_objdump(x, objdump, e);
+			if (gnu > 0 && (rc = check_module(x, objdump, m, e)) == 0 && c)
+				stacks_cache__put_module(c, key, m->sampled, m->with_fp);
+		}
+		xfree(key);
 	}
-	exec_result__release(&r);
-	for (size_t i = 0; rc == 0 && i < d->nr_modules; i++)
-		rc = check_module(x, objdump, &d->modules[i], e);
+	xfree(tkey);
+	if (c)
+		stacks_cache__save(c);
 	if (rc == -ENOMEM)
 		return err_set(e, rc, "oom", "out of memory");
-	stacks_decide(d, cpu_model, true, threshold);
+	d->no_objdump = gnu == 0;
+	stacks_decide(d, cpu_model, gnu != 0, threshold);
 	return 0;
 }

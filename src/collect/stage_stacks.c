@@ -65,8 +65,9 @@ int stage_stacks(struct run_state *s, struct err *e)
 	double threshold = s->cfg && s->cfg->fp_threshold > 0 ? s->cfg->fp_threshold
 							     : STACKS_FP_THRESHOLD;
 	const char *cpu = s->machine ? s->machine->cpu_model : NULL;
-	int rc = stacks_ladder(s->x, config__tool(s->cfg, "objdump"), target, cpu, threshold, &d,
-			       e);
+	bool cache = !s->replay && !s->req->record_entry;
+	int rc = stacks_ladder(s->x, config__tool(s->cfg, "objdump"), target, cpu, threshold, cache,
+			       &d, e);
 	xfree(target);
 	if (rc < 0)
 		return rc;

@@ -5,8 +5,10 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "collect/stacks.h"
+#include "collect/stacks_cache.h"
 #include "common/alloc.h"
 
 #define FIX TEST_SOURCE_DIR "/tests/fixtures/stacks/"
@@ -145,7 +147,47 @@ static void t_decide(void)
 	CHECK_INT(stacks_mode__parse("frame", &m), -EINVAL);
 }
 
+static void t_cache(void)
+{
+	char dir[] = "/tmp/nunatak-stacks-cache-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	setenv("XDG_CACHE_HOME", dir, 1);
+	char *key = stacks_cache_key(FIX "callers_fp.objdump-t.txt");
+	CHECK(key != NULL);
+	CHECK(stacks_cache_key("/nonexistent/module") == NULL);
+	struct stacks_cache c;
+	stacks_cache__load(&c);
+	int sampled = 0, fp = 0;
+	CHECK(!stacks_cache__module(&c, key, &sampled, &fp));
+	stacks_cache__put_module(&c, key, 8, 7);
+	char a[] = "/lib/a.so", b[] = "/lib/b.so";
+	char *libs[] = {a, b};
+	stacks_cache__put_libs(&c, key, NULL, libs, 2);
+	stacks_cache__save(&c);
+	stacks_cache__load(&c); /* read back from the file */
+	CHECK(stacks_cache__module(&c, key, &sampled, &fp));
+	CHECK_INT(sampled, 8);
+	CHECK_INT(fp, 7);
+	size_t n = 0;
+	char **got = stacks_cache__libs(&c, key, "", &n);
+	CHECK_INT(n, 2);
+	CHECK_STR(got[1], "/lib/b.so");
+	for (size_t i = 0; i < n; i++)
+		free(got[i]);
+	free(got);
+	CHECK(stacks_cache__libs(&c, key, "/opt/lib", &n) == NULL); /* another LD_LIBRARY_PATH */
+	stacks_cache__save(&c);
+	free(key);
+	char path[600];
+	snprintf(path, sizeof(path), "%s/nunatak/stacks-fp.txt", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/nunatak", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
 static const struct test_case cases[] = {
+	{"cache", "module results and ldd lists survive a reload, keyed by identity", t_cache},
 	{"parsers_here", "ldd, objdump -t and prologues recorded on this machine", t_parsers_here},
 	{"corpus_ladder", "the corpus's recorded ladder decides fp again", t_corpus_ladder},
 	{"decide", "lbr, objdump missing, threshold, worst offender", t_decide},
