@@ -146,6 +146,28 @@ static int export_stacks(const char *dir, const struct report_opts *o, struct co
 	return 0;
 }
 
+/* The payload (--json) or the summary, then the page rewritten. */
+static void print_report(const struct report_out *out, const char *dir,
+			 const struct report_opts *o, struct console *con)
+{
+	struct err e = {0};
+	if (o->json) {
+		json_dumpf(out->payload, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		return;
+	}
+	for (size_t i = 0; i < out->lines.n; i++)
+		printf("%s\n", out->lines.v[i]);
+	/* The page is regenerable: rewrite it from what was just read
+	 * (--html did already, with a failure fatal). */
+	char *page = NULL;
+	if (!o->html && report_html_write_run(dir, o->no_source, &page, &e) == 0)
+		console__info(con, "Report: %s", page);
+	else if (!o->html)
+		console__warn(con, "no report page: %s", e.msg);
+	xfree(page);
+}
+
 static char *pick_run(const struct opts_rest *rest, struct err *e)
 {
 	if (rest->nr_pos)
@@ -199,21 +221,7 @@ int cmd_report(int argc, char **argv)
 		rc = EXIT_FAILURE_BEFORE_LAUNCH;
 		goto out;
 	}
-	if (o.json) {
-		json_dumpf(out.payload, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', stdout);
-	} else {
-		for (size_t i = 0; i < out.lines.n; i++)
-			printf("%s\n", out.lines.v[i]);
-		/* The page is regenerable: rewrite it from what was just read
-		 * (--html did already, with a failure fatal). */
-		char *page = NULL;
-		if (!o.html && report_html_write_run(dir, o.no_source, &page, &e) == 0)
-			console__info(&con, "Report: %s", page);
-		else if (!o.html)
-			console__warn(&con, "no report page: %s", e.msg);
-		xfree(page);
-	}
+	print_report(&out, dir, &o, &con);
 	report_out__release(&out);
 	rc = 0;
 out:
