@@ -25,6 +25,31 @@ static void degradation_lines(const struct manifest *m, struct text_lines *t)
 	}
 }
 
+/* --multi-pass: the witness spread and the DRAM bound, as the run said them. */
+static void multi_pass_lines(const struct manifest *m, struct text_lines *t)
+{
+	const json_t *mp = m->multi_pass;
+	if (!mp)
+		return;
+	const json_t *sp = json_object_get(json_object_get(mp, "witness_spread"), "value");
+	if (json_is_number(sp))
+		text_lines__add(t, "multi-pass: %zu passes; witness %s spread %.2f%% (threshold %.0f%%)",
+				m->nr_passes, json_string_value(json_object_get(mp, "witness")),
+				100 * json_number_value(sp),
+				100 * json_number_value(json_object_get(mp, "threshold")));
+	else
+		text_lines__add(t, "multi-pass: %zu passes; witness spread unavailable",
+				m->nr_passes);
+	const json_t *b = json_object_get(mp, "dram_bound");
+	const json_t *v = json_object_get(json_object_get(b, "dram_intensity_above"), "value");
+	if (b && json_is_number(v))
+		text_lines__add(t, "multi-pass: pass %lld recorded no DRAM fill: %s's DRAM intensity "
+				   "is above %.3g flop/byte (estimated: demand fills only)",
+				(long long)json_integer_value(json_object_get(b, "pass")),
+				json_string_value(json_object_get(b, "hotspot")),
+				json_number_value(v));
+}
+
 int report_run(const char *run_dir, bool no_source, struct report_out *out, struct err *e)
 {
 	memset(out, 0, sizeof(*out));
@@ -57,6 +82,7 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 			ctx.ceilings_reason = "no Ceiling was recorded for this Machine; calibration "
 					      "is not implemented yet";
 		rc = summary_render(&a, &p, &ctx, &out->lines);
+		multi_pass_lines(&m, &out->lines);
 		degradation_lines(&m, &out->lines);
 		json_t *mj = manifest__to_json(&m);
 		out->payload = payload_build(mj, &p, &a, ctx.ranks, no_source);

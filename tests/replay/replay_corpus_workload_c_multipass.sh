@@ -47,3 +47,5 @@ assert m["machine"]["cpu_model"] == "AMD EPYC 7702 64-Core Processor", m["machin
 assert not [d for d in m["degradations"] if d["name"].startswith("passes-")], m["degradations"]
 '
 grep -q "main's DRAM intensity is above 82 flop/byte (estimated: demand fills only)" "$ERR" || fail "no DRAM bound line"
+grep -q "^multi-pass: 2 passes; witness flops spread 0.00% (threshold 5%)" "$WORK/report.txt" ||
+	fail "report does not say the witness spread"
