@@ -113,16 +113,18 @@ static char *join_argv(char *const *argv)
 	return s;
 }
 
-/* The ladder's rungs, as the options they keep: the counter group is the
- * likeliest to be refused (an event this PMU lacks), so it goes first while
- * the call stacks stay; then the stacks with the group back; then both;
- * then -k CLOCK_MONOTONIC too. A rung equal to the one before (an option
- * that was not asked for) is skipped. */
+/* The ladder's rungs, as the options they keep. perf's refusal does not say
+ * which option it refused (its stderr is the application's), so each option
+ * is dropped alone first - the counter group, the likeliest (an event this
+ * PMU lacks), then the call stacks, then -k CLOCK_MONOTONIC - and the rung
+ * perf accepts keeps every other; then pairs, then nothing. A rung already
+ * tried (an option that was not asked for) is skipped. */
 #define KEEP_GROUP 1
 #define KEEP_STACKS 2
 #define KEEP_CLOCK 4
-static const int rungs[] = {KEEP_GROUP | KEEP_STACKS | KEEP_CLOCK, KEEP_STACKS | KEEP_CLOCK,
-			    KEEP_GROUP | KEEP_CLOCK, KEEP_CLOCK, 0};
+#define KEEP_ALL (KEEP_GROUP | KEEP_STACKS | KEEP_CLOCK)
+static const int rungs[] = {KEEP_ALL,   KEEP_ALL & ~KEEP_GROUP, KEEP_ALL & ~KEEP_STACKS,
+			    KEEP_ALL & ~KEEP_CLOCK, KEEP_CLOCK, KEEP_STACKS, KEEP_GROUP, 0};
 
 static int keep_mask(const struct perf_record_opts *o)
 {
@@ -130,14 +132,16 @@ static int keep_mask(const struct perf_record_opts *o)
 	       (o->clock_monotonic ? KEEP_CLOCK : 0);
 }
 
-/* One rung down after perf rejected its options. Returns false at the bottom. */
+/* One rung down after perf rejected its options: the next rung not tried
+ * yet (*tried: a bit per option set). Returns false at the bottom. */
 static bool step_down(const struct perf_record_opts *full, struct perf_record_opts *o,
-		      size_t *rung)
+		      size_t *rung, unsigned *tried)
 {
-	int have = keep_mask(full), cur = keep_mask(o);
+	int have = keep_mask(full);
+	*tried |= 1u << keep_mask(o);
 	while (++*rung < sizeof(rungs) / sizeof(rungs[0])) {
 		int m = rungs[*rung] & have;
-		if (m == cur)
+		if (*tried & (1u << m))
 			continue;
 		o->group = m & KEEP_GROUP ? full->group : NULL;
 		o->call_graph = m & KEEP_STACKS ? full->call_graph : NULL;
@@ -184,7 +188,7 @@ int collect_record(struct run_state *s, struct exec_result *res, struct err *e)
 				     .no_bpf_event = perf_version__at_least(&s->perf.version, 5, 1)};
 	const struct perf_record_opts full = o;
 	size_t rung = 0;
-	bool first_try = true;
+	unsigned tried = 0;
 	for (;;) {
 		char **argv = perf_argv_record(&o, s->app);
 		char *shown = argv ? join_argv(s->app) : NULL;
@@ -215,14 +219,13 @@ int collect_record(struct run_state *s, struct exec_result *res, struct err *e)
 		int perf_code = res->exit_code;
 		exec_result__release(res);
 		s->launched = false;
-		/* perf itself refused (not one option): no rung would help. */
-		char msg[160] = "";
-		bool at_all = !first_try || perf_records_at_all(s, msg, sizeof(msg));
-		first_try = false;
-		if (!at_all || !step_down(&full, &o, &rung)) {
+		if (!step_down(&full, &o, &rung, &tried)) {
 			/* perf cannot record at all, and the application has not run
-			 * yet: it runs now - once - under the preload sampler, or bare. */
-			if (at_all)
+			 * yet: it runs now - once - under the preload sampler, or bare.
+			 * A minimal record says whether perf itself is refused (a
+			 * permission) rather than one of our options. */
+			char msg[160] = "";
+			if (perf_records_at_all(s, msg, sizeof(msg)))
 				snprintf(msg, sizeof(msg),
 					 "perf record failed before starting the application "
 					 "(exit %d)", perf_code);

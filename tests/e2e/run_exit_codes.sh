@@ -19,18 +19,20 @@ grep -q -- "--source-map expects OLD=NEW" err.txt || fail "no --source-map messa
 "$NUNATAK" report --help | grep -q -- "--json" || fail "report --help"
 [ "$(code "$NUNATAK" report "$WORK/nope")" -eq 125 ] || fail "report of a missing Run must exit 125"
 
-# No usable perf: a named degradation announced before launch, the app runs
-# once without a collector, and its exit code passes through.
+# No usable perf and no stand-in (--collector perf; auto would sample with the
+# preload sampler, tests/e2e/run_preload.sh): a named degradation announced
+# before launch, the app runs once without a collector, and its exit code
+# passes through.
 printf '[tools]\nperf = "/nonexistent/perf"\n' > nunatak.toml
 printf '#!/bin/sh\necho ran >> side-effect\nexit 7\n' > app.sh
 chmod +x app.sh
-[ "$(code "$NUNATAK" run -- ./app.sh)" -eq 7 ] || fail "application exit code must pass through"
+[ "$(code "$NUNATAK" run --collector perf -- ./app.sh)" -eq 7 ] || fail "application exit code must pass through"
 grep -q "degraded \[cpu-collection-unavailable\]" err.txt || fail "no degradation announced"
 grep -q "launching: ./app.sh" err.txt || fail "no 'launching:' line"
 [ "$(wc -l < side-effect)" -eq 1 ] || fail "the application must run exactly once"
 ls .nunatak/app.sh-*/manifest.json > /dev/null || fail "no Run written without a collector"
 # --strict: the degradation becomes exit 121 before launch; nothing runs.
-[ "$(code "$NUNATAK" run --strict --json -- ./app.sh)" -eq 121 ] || fail "--strict must exit 121"
+[ "$(code "$NUNATAK" run --collector perf --strict --json -- ./app.sh)" -eq 121 ] || fail "--strict must exit 121"
 grep -Eq -- "--strict: [0-9]+ degradation\(s\) turned into an error" err.txt || fail "no --strict message"
 [ "$(wc -l < side-effect)" -eq 1 ] || fail "--strict must not run the application"
 python3 -c '

@@ -13,7 +13,9 @@ grep -q "degraded \[monotonic-clock-rejected\]" err.txt || fail "no monotonic-cl
 [ "$(wc -l < side-effect)" -eq 1 ] || fail "the application ran $(wc -l < side-effect) times"
 
 rm -f side-effect
-[ "$(FAKE_PERF_REJECT=all code "$NUNATAK" run -- ./app.sh)" -eq 5 ] || fail "exit code must pass through"
+# --collector perf: no stand-in (auto samples with the preload sampler here,
+# tests/e2e/run_preload.sh)
+[ "$(FAKE_PERF_REJECT=all code "$NUNATAK" run --collector perf -- ./app.sh)" -eq 5 ] || fail "exit code must pass through"
 grep -q "degraded \[cpu-collection-failed\]" err.txt || fail "no cpu-collection-failed"
 grep -q "launching: ./app.sh" err.txt || fail "the app must run bare"
 [ "$(wc -l < side-effect)" -eq 1 ] || fail "the application ran $(wc -l < side-effect) times"
