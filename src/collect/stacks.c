@@ -126,6 +126,10 @@ size_t stacks_parse_symbols(const char *text, uint64_t min_size, size_t max, uin
 		s.order = n;
 		v[n++] = s;
 	}
+	if (n == 0) { /* qsort of a NULL array is undefined, even of 0 elements */
+		xfree(v);
+		return 0;
+	}
 	/* One per address (a symbol listed under several versions). */
 	qsort(v, n, sizeof(*v), cmp_addr);
 	size_t u = 0;
