@@ -83,8 +83,12 @@ static int make_executor(struct run_state *s, struct err *e)
 	json_t *cmd = json_array();
 	for (int i = 0; i < r->cmd_argc; i++)
 		json_array_append_new(cmd, json_string(r->cmd[i]));
-	if (meta)
+	if (meta) {
 		json_object_set_new(meta, "command", cmd);
+		/* This entry holds the counter-group probe (stage_collect.c); older
+		 * entries do not, and their replay skips it. */
+		json_object_set_new(meta, "counter_probe", json_true());
+	}
 	else
 		json_decref(cmd);
 	s->x = executor__new_recording_take(s->x, r->record_entry, meta, e);
