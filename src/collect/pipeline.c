@@ -114,9 +114,16 @@ static int preflight(const struct run_request *r, struct console *con, struct er
 		console__error(con, "%s", e->msg);
 		return EXEC_NOT_FOUND;
 	}
+	if (rc == -ENOENT && strchr(r->cmd[0], '/')) { /* a path: it is not there */
+		err_set(e, -ENOENT, "exec.not_found",
+			"%s: no such file (check the path; the current directory is where "
+			"nunatak was started)", r->cmd[0]);
+		console__error(con, "%s", e->msg);
+		return EXEC_NOT_FOUND;
+	}
 	if (rc == -ENOENT) {
 		err_set(e, -ENOENT, "exec.not_found",
-			"%s: command not found (check the name, or give a path)", r->cmd[0]);
+			"%s: command not found in PATH (check the name, or give a path)", r->cmd[0]);
 		console__error(con, "%s", e->msg);
 		return EXEC_NOT_FOUND;
 	}
