@@ -208,9 +208,15 @@ static bool cpuinfo_has_flag(const char *cpuinfo, const char *flag)
 	return false;
 }
 
+enum perf_remedy_kind perf_group_remedy_kind(const char *cpuinfo)
+{
+	return cpuinfo_has_flag(cpuinfo, "hypervisor") ? PERF_REMEDY_VIRTUAL_PMU
+						       : PERF_REMEDY_PMU_DRIVER;
+}
+
 const char *perf_group_remedy(const char *cpuinfo)
 {
-	if (cpuinfo_has_flag(cpuinfo, "hypervisor"))
+	if (perf_group_remedy_kind(cpuinfo) == PERF_REMEDY_VIRTUAL_PMU)
 		return "this is a virtual machine without a virtual PMU: run on bare metal, or "
 		       "ask for a VM that exposes the PMU (KVM: -cpu host,pmu=on; libvirt: "
 		       "<pmu state='on'/>; cloud: a bare-metal or PMU-enabled instance type)";

@@ -89,6 +89,8 @@ char **perf_argv_probe(const char *perf, const struct counter_group *g);
  * machine ("hypervisor" in the cpuinfo flags) needs a virtual PMU; bare metal
  * needs the PMU driver. */
 const char *perf_group_remedy(const char *cpuinfo);
+enum perf_remedy_kind { PERF_REMEDY_VIRTUAL_PMU, PERF_REMEDY_PMU_DRIVER };
+enum perf_remedy_kind perf_group_remedy_kind(const char *cpuinfo);
 char **perf_argv_script(const char *perf, const char *input, bool dsoff);
 char **perf_argv_buildid_list(const char *perf, const char *input);
 void perf_argv__free(char **argv);
