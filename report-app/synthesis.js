@@ -6,14 +6,17 @@
 const MAX_FINDINGS = 10;
 const MAX_RANK_ROWS = 32;
 
+// The passes' duration_s (monotonic clock); start/end, whole seconds of the
+// wall clock, only for older Runs and replays, and then said as such.
 function runDuration(payload) {
-  let total = 0, known = false;
+  let total = 0, known = false, coarse = false;
   for (const p of payload.passes || []) {
+    if (typeof p.duration_s === "number" && p.duration_s > 0) { total += p.duration_s * 1000; known = true; continue; }
     const a = Date.parse(p.start), b = Date.parse(p.end);
-    if (Number.isFinite(a) && Number.isFinite(b) && b >= a) { total += b - a; known = true; }
+    if (Number.isFinite(a) && Number.isFinite(b) && b >= a) { total += b - a; known = coarse = true; }
   }
   if (!known) return "duration unavailable";
-  if (total < 1000) return "under 1 s";
+  if (coarse) return total < 1000 ? "under 1 s (wall clock, whole seconds)" : "about " + formatNumber(total / 1000, "s");
   return formatNumber(total / 1000, "s");
 }
 
