@@ -292,11 +292,12 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 		}
 		covered += isfinite(g->share.value) ? g->share.value : 0;
 	}
+	char rb[24]; /* an unavailable share among the rest: their sum is unavailable */
 	if (a->nr_diags > shown)
-		text_lines__add(out, "  ... and %zu more Hotspot%s above the floor, holding %.1f%% "
+		text_lines__add(out, "  ... and %zu more Hotspot%s above the floor, holding %s "
 				     "(every one in the report's inventory)",
 				a->nr_diags - shown, a->nr_diags - shown == 1 ? "" : "s",
-				100.0 * rest);
+				pct(rb, sizeof(rb), rest));
 	if (a->others_count) {
 		char ob[24];
 		text_lines__add(out, "  others: %zu Hotspot%s below the floor - %s of the sampled time",

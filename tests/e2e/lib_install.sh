@@ -96,7 +96,7 @@ SCOPE_PROFILER_PREFIX="$tmp/cms" "$tmp/proj/build/heat_static" 32 20 0 >/dev/nul
 
 echo "== Fortran module from the prefix"
 if command -v gfortran >/dev/null && [ -f "$P/include/scope_profiler.mod" ]; then
-  gfortran -cpp "$S/examples/fortran/heat1d.f90" -I"$P/include" -L"$libdir" -lscope_profiler \
+  gfortran -cpp -ffree-line-length-none "$S/examples/fortran/heat1d.f90" -I"$P/include" -L"$libdir" -lscope_profiler \
     -Wl,-rpath,"$libdir" -o "$tmp/heat1d"
   SCOPE_PROFILER_PREFIX="$tmp/f" "$tmp/heat1d" >/dev/null
   [ -s "$tmp/f_rank00000.spt" ]
