@@ -219,6 +219,9 @@ static int fill_manifest(struct run_state *s, struct manifest *m, struct err *e)
 		if (ps->skipped)
 			continue; /* passes-skipped says why */
 		rc |= manifest__add_pass(m, i, ps->exit_code, ps->start, ps->end);
+		/* The executor's monotonic clock; a replay measured nothing. */
+		if (rc == 0 && !s->replay)
+			m->passes[m->nr_passes - 1].duration_s = ps->duration_s;
 		if (ps->sampled && s->collector == COLLECTOR_USE_PRELOAD)
 			rc |= manifest__add_collector(m, "scope_profiler-preload", NUNATAK_VERSION);
 		else if (ps->sampled)
