@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/options.h"
-#include "collect/pipeline.h"
+#include "run/pipeline.h"
 #include "common/console.h"
 #include "common/err.h"
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* Stages after launch: ingest, attribute, store. Each runs even when an
  * earlier one failed, so the Run is always complete. */
-#include "collect/stages.h"
+#include "run/stages.h"
 
 #include <errno.h>
 #include <jansson.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "collect/pipeline.h"
+#include "run/pipeline.h"
 #include "attrib/attrib.h"
 #include "build_config.h"
 #include "common/alloc.h"

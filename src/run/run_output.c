@@ -2,7 +2,7 @@
 /* The end of `nunatak run`: counts, overhead, the terminal summary, every
  * degradation again (the first announcements have scrolled away in a job
  * log), the --json document, and "Run: <dir>". */
-#include "collect/stages.h"
+#include "run/stages.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -11,7 +11,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/imbalance.h"
-#include "collect/pipeline.h"
+#include "run/pipeline.h"
 #include "common/alloc.h"
 #include "common/console.h"
 #include "machine/snapshot.h"

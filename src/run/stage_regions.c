@@ -2,7 +2,7 @@
 /* Region traces of a program linked with scope_profiler: where they go
  * (SCOPE_PROFILER_PREFIX, before launch) and what they give (region_stats
  * and samples per region, after attribution: regions/meet_run.h). */
-#include "collect/stages.h"
+#include "run/stages.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collect/pipeline.h"
+#include "run/pipeline.h"
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/err.h"

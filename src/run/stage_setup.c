@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* Stages before launch: configuration, launch split, machine, doctor light,
  * Run directory. Nothing here runs the application. */
-#include "collect/stages.h"
+#include "run/stages.h"
 
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "collect/pipeline.h"
+#include "run/pipeline.h"
 #include "attrib/locate.h"
 #include "common/alloc.h"
 #include "common/config.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "collect/pipeline.h"
+#include "run/pipeline.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collect/stages.h"
+#include "run/stages.h"
 #include "attrib/locate.h"
 #include "common/alloc.h"
 #include "common/config.h"

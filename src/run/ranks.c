@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "collect/ranks.h"
+#include "run/ranks.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "collect/pipeline.h"
+#include "run/pipeline.h"
 #include "collect/rank_shim.h"
-#include "collect/stages.h"
+#include "run/stages.h"
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/console.h"

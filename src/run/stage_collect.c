@@ -7,7 +7,7 @@
  * recording and replay executors see the same sequence of program calls as
  * the corpus: perf --version, perf record, perf script, perf buildid-list.
  */
-#include "collect/stages.h"
+#include "run/stages.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collect/pipeline.h"
-#include "collect/ranks.h"
+#include "run/pipeline.h"
+#include "run/ranks.h"
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/err.h"

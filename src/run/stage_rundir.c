@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* Stage "rundir": the Run's name (cascade of REFERENCE.md §1) and its
  * directory <runs_dir>/<name>-YYYYMMDD-HHMMSS (-2, -3 ... on collision). */
-#include "collect/stages.h"
+#include "run/stages.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collect/pipeline.h"
+#include "run/pipeline.h"
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/err.h"
