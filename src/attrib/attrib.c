@@ -10,7 +10,7 @@
 #include "attrib/elf.h"
 #include "attrib/attrib_ctx.h"
 #include "attrib/internal.h"
-#include "attrib/locate.h"
+#include "tools/locate.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "exec/exec.h"

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collect/perf.h"
+#include "tools/perf.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "exec/exec.h"

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attrib/locate.h"
-#include "collect/perf.h"
+#include "tools/locate.h"
+#include "tools/perf.h"
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/err.h"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "attrib/elf.h"
-#include "attrib/locate.h"
+#include "tools/locate.h"
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/err.h"

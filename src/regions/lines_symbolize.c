@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "attrib/elf.h"
-#include "attrib/locate.h"
-#include "attrib/parse.h"
+#include "tools/locate.h"
+#include "tools/symbolizer_parse.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "exec/exec.h"

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "run/stages.h"
-#include "attrib/locate.h"
+#include "tools/locate.h"
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/console.h"

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collect/perf.h"
+#include "tools/perf.h"
 #include "common/err.h"
 #include "model/model.h"
 

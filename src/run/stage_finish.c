@@ -25,7 +25,7 @@
 #include "store/fsutil.h"
 #include "store/manifest.h"
 #include "store/pivot_db.h"
-#include "store/provenance.h"
+#include "tools/git.h"
 
 /* perf script text of a long run can be large; it is read whole for now. */
 #define MAX_SCRIPT_BYTES ((size_t)16 << 30)

@@ -19,7 +19,7 @@
 #include "common/err.h"
 #include "exec/exec.h"
 #include "store/fsutil.h"
-#include "store/provenance.h"
+#include "tools/git.h"
 #include "store/rundir.h"
 
 /* The git toplevel through the executor (the corpus answers 128). */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "run/pipeline.h"
-#include "attrib/locate.h"
+#include "tools/locate.h"
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/console.h"

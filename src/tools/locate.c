@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "attrib/locate.h"
+#include "tools/locate.h"
 
 #include <dirent.h>
 #include <errno.h>

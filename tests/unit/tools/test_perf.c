@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "harness.h"
 
-#include "collect/perf.h"
+#include "tools/perf.h"
 
 static int argv_len(char **v)
 {

@@ -3,7 +3,7 @@
 // executor checks the invocation order the corpus replay relies on; the real
 // executor checks the values against an actual repository; a corpus entry
 // (git answering 128) replays to null fields.
-#include "store/provenance.h"
+#include "tools/git.h"
 
 #include <ftw.h>
 #include <jansson.h>

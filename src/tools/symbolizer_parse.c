@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "attrib/parse.h"
+#include "tools/symbolizer_parse.h"
 
 #include <errno.h>
 #include <jansson.h>

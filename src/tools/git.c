@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "store/provenance.h"
+#include "tools/git.h"
 
 #include <errno.h>
 #include <stdbool.h>

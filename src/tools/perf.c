@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "collect/perf.h"
+#include "tools/perf.h"
 
 #include <ctype.h>
 #include <errno.h>
