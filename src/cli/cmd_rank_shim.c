@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "cli/options.h"
 #include "collect/rank_shim.h"
 #include "common/alloc.h"

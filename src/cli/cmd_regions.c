@@ -14,7 +14,7 @@
 
 #include "build_config.h"
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "cli/options.h"
 #include "common/console.h"
 #include "common/err.h"

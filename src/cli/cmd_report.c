@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "cli/options.h"
 #include "common/alloc.h"
 #include "common/config.h"
@@ -15,7 +15,7 @@
 #include "common/err.h"
 #include "report/html.h"
 #include "report/report_run.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 #include "store/rundir.h"
 
 struct report_opts {

@@ -10,7 +10,7 @@
 #include "common/err.h"
 #include "ingest/aggregate_impl.h"
 #include "ingest/buildid.h"
-#include "ingest/hashtab.h"
+#include "common/hashtab.h"
 
 struct hs {
 	uint64_t offset;

@@ -14,7 +14,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "ingest/buildid.h"
-#include "ingest/hashtab.h"
+#include "common/hashtab.h"
 #include "ingest/perf_data_impl.h"
 #include "ingest/perf_maps.h"
 

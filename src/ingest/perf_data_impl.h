@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ingest/hashtab.h"
+#include "common/hashtab.h"
 #include "ingest/perf_script.h"
 
 struct buildid_list;

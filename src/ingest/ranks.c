@@ -15,7 +15,7 @@
 #include "ingest/perf_data.h"
 #include "ingest/perf_script.h"
 #include "ingest/perf_stat.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 #define MAX_SCRIPT_BYTES ((size_t)16 << 30)
 #define MAX_SMALL_BYTES ((size_t)64 << 20)

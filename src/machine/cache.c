@@ -12,7 +12,7 @@
 #include "common/err.h"
 #include "machine/identity.h"
 #include "machine/snapshot.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 #define PROFILE_MAX_BYTES (16u << 20)
 

@@ -20,7 +20,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 #define SMALL_FILE_MAX (1u << 20)
 /* v1 reports "no limit" as PAGE_COUNTER_MAX * page size (0x7FFFFFFFFFFFF000

@@ -15,7 +15,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "exec/exec.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 /* The flags later stages look at: TSC trust for timing, SIMD for the
  * calibration kernel and the theory table, hypervisor for caveats. */

@@ -9,7 +9,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "report/report_run.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 /* The browser enforces "no request of any kind": nothing may be fetched,
  * framed, submitted or connected to; only the inlined style and script run. */

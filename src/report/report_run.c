@@ -12,7 +12,7 @@
 #include "model/model.h"
 #include "report/payload.h"
 #include "store/manifest.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 #include "store/pivot_db.h"
 
 static void degradation_lines(const struct manifest *m, struct text_lines *t)

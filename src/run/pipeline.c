@@ -18,7 +18,7 @@
 #include "common/console.h"
 #include "common/err.h"
 #include "exec/exec.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 #include "machine/snapshot.h"
 
 /* Exit codes (cli/exit_codes.h holds the enum; collect/ cannot include cli/). */

@@ -22,7 +22,7 @@
 #include "ingest/ranks.h"
 #include "machine/snapshot.h"
 #include "report/html.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 #include "store/manifest.h"
 #include "store/pivot_db.h"
 #include "tools/git.h"

@@ -18,7 +18,7 @@
 #include "common/config.h"
 #include "common/err.h"
 #include "exec/exec.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 #include "tools/git.h"
 #include "store/rundir.h"
 

@@ -8,7 +8,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 void manifest__init(struct manifest *m)
 {

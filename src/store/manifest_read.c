@@ -8,7 +8,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 #include "store/manifest.h"
 
 /* The format string's first %s is the origin (file name), always passed. */

@@ -15,7 +15,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "model/model.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 #include "store/manifest.h"
 #include "store/pivot_tables.h"
 

@@ -14,7 +14,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 static bool name_char(unsigned char c)
 {

@@ -13,7 +13,7 @@
 #include "harness.h"
 #include "machine/identity.h"
 #include "machine/snapshot.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 #define V2 TEST_SOURCE_DIR "/tests/golden/cgroup/v2"
 

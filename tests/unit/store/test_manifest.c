@@ -14,7 +14,7 @@
 #include <ftw.h>
 
 #include "harness.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 #define TMPDIR_TAG "manifest"
 #include "tmpdir.h"

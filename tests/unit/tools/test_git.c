@@ -13,7 +13,7 @@
 #include "common/err.h"
 #include "exec/exec.h"
 #include "harness.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 #include "store/manifest.h"
 
 /* ---- a scripted executor: answers in order, remembers argv ---- */

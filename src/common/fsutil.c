@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 #include <errno.h>
 #include <fcntl.h>

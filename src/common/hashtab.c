@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "ingest/hashtab.h"
+#include "common/hashtab.h"
 
 #include <errno.h>
 #include <string.h>
