@@ -10,8 +10,8 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
-#include "machine/identity.h"
-#include "machine/snapshot.h"
+#include "model/machine_identity.h"
+#include "model/machine.h"
 #include "common/fsutil.h"
 
 #define PROFILE_MAX_BYTES (16u << 20)

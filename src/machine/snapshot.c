@@ -2,7 +2,7 @@
 // Snapshot of the Machine: uname, /proc/cpuinfo, online CPUs, affinity mask,
 // cgroup limits (cgroup.c). Best effort: what cannot be observed stays
 // unknown, never zero.
-#include "machine/snapshot.h"
+#include "model/machine.h"
 
 #include <errno.h>
 #include <jansson.h>

@@ -14,7 +14,7 @@
 #include "run/pipeline.h"
 #include "common/alloc.h"
 #include "common/console.h"
-#include "machine/snapshot.h"
+#include "model/machine.h"
 #include "report/summary.h"
 
 static size_t nr_resolved(const struct pivot *p)

@@ -20,7 +20,7 @@
 #include "ingest/perf_data.h"
 #include "ingest/perf_script.h"
 #include "ingest/ranks.h"
-#include "machine/snapshot.h"
+#include "model/machine.h"
 #include "report/html.h"
 #include "common/fsutil.h"
 #include "store/manifest.h"

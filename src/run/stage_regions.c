@@ -14,7 +14,7 @@
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/err.h"
-#include "machine/snapshot.h"
+#include "model/machine.h"
 #include "regions/meet_run.h"
 
 #define PREFIX_VAR "SCOPE_PROFILER_PREFIX"

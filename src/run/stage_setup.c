@@ -17,7 +17,7 @@
 #include "doctor/doctor.h"
 #include "exec/exec.h"
 #include "launch/launch.h"
-#include "machine/snapshot.h"
+#include "model/machine.h"
 
 int stage_config(struct run_state *s, struct err *e)
 {

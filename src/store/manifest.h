@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "machine/snapshot.h"
+#include "model/machine.h"
 #include "model/model.h"
 
 struct err;

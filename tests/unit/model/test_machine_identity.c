@@ -2,11 +2,11 @@
 // Machine identity: byte-identical to the Python predecessor's
 // sha256(json.dumps({...}, sort_keys=True))[:16]; the expected digests below
 // were produced by that expression in CPython 3.11 for the same values.
-#include "machine/identity.h"
+#include "model/machine_identity.h"
 
 #include "common/err.h"
 #include "harness.h"
-#include "machine/snapshot.h"
+#include "model/machine.h"
 
 static void fill(struct machine *m, int *mask, size_t n)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Machine identity, byte-compatible with the Python predecessor's
 // sha256(json.dumps({...}, sort_keys=True))[:16].
-#include "machine/identity.h"
+#include "model/machine_identity.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,7 +12,7 @@
 
 #include "common/alloc.h"
 #include "common/sha256.h"
-#include "machine/snapshot.h"
+#include "model/machine.h"
 
 struct sbuf {
 	char *s;

@@ -9,8 +9,8 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
-#include "machine/identity.h"
-#include "machine/snapshot.h"
+#include "model/machine_identity.h"
+#include "model/machine.h"
 
 /* A string that is not valid UTF-8 (a hostname or a brand string from a
  * misconfigured system) must not lose the whole Machine: its non-ASCII bytes
