@@ -12,6 +12,7 @@
 #include "attrib/views.h"
 #include "common/alloc.h"
 #include "model/model.h"
+#include "report/ranks_view.h"
 #include "report/regions_view.h"
 
 /* Below this share, the "others" admission is noise not worth a line. */
@@ -244,7 +245,7 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 		   const struct summary_ctx *ctx, struct text_lines *out)
 {
 	headline(a, p, out);
-	if (ctx && ctx->ranks && imbalance_render(ctx->ranks, out) < 0)
+	if (ctx && ctx->ranks && ranks_view_lines(ctx->ranks, out) < 0)
 		out->failed = true;
 	size_t shown = a->nr_diags < SUMMARY_MAX_FINDINGS ? a->nr_diags : SUMMARY_MAX_FINDINGS;
 	for (size_t i = 0; i < shown; i++)
