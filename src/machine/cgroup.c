@@ -11,7 +11,7 @@
 //   /proc/self/mountinfo  "id parent maj:min root mountpoint opts [tags] - fstype src superopts"
 // A container without a cgroup namespace shows a host path in /proc/self/cgroup
 // while its mount's root is that same path: the mount root is stripped.
-#include "model/machine.h"
+#include "machine/snapshot.h"
 
 #include <errno.h>
 #include <stdio.h>

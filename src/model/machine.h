@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The Machine snapshot: the hardware a Run executes on plus the share of it
- * this process received (REFERENCE.md §5). A Machine is not a node: its
- * identity (identity.h) is hardware + allocation shape, so two jobs given
+ * The Machine as data: the hardware a Run executes on plus the share of it
+ * this process received (REFERENCE.md §5), filled by machine/snapshot.h and
+ * recorded in every Run. A Machine is not a node: its identity
+ * (model/machine_identity.h) is hardware + allocation shape, so two jobs given
  * different shares of one node are two Machines.
  *
  * Honesty: every field that could not be observed is "unknown" (NULL string,
@@ -16,8 +17,8 @@
  * Ownership: struct machine owns all its strings and arrays; release with
  * machine__release(). Not thread-safe (plain data).
  */
-#ifndef NUNATAK_MACHINE_SNAPSHOT_H
-#define NUNATAK_MACHINE_SNAPSHOT_H
+#ifndef NUNATAK_MODEL_MACHINE_H
+#define NUNATAK_MODEL_MACHINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,7 +27,6 @@
 #include "model/model.h"
 
 struct err;
-struct executor;
 typedef struct json_t json_t;
 
 /* An upper performance bound of the Machine (roofline); value in `unit`
@@ -84,38 +84,8 @@ struct machine {
  * leave it released (but valid) on failure. */
 void machine__init(struct machine *m);
 void machine__release(struct machine *m);
-
-/* Best-effort snapshot of this machine (or, under replay, of the recorded
- * one). Never fails for a missing file: what cannot be read stays unknown.
- * Returns 0, or -ENOMEM (e filled). `x` may be NULL (treated as real). */
-int machine__snapshot(struct machine *m, struct executor *x, struct err *e);
-
-/* Same, reading every file below `root` ("/" on a live system; a fixture tree
- * in tests: root/proc/cpuinfo, root/proc/self/{cgroup,mountinfo},
- * root/sys/fs/cgroup/...). uname, sysconf, sched_getaffinity and gethostname
- * are always live. */
-int machine__snapshot_at(struct machine *m, const char *root, struct err *e);
-
-/* Fills platform/cpu fields from a recording's meta.json (platform{system,
- * kernel,architecture}, cpu_model, cpuinfo; and our own recordings' "machine"
- * object for allocation and cores). Missing fields stay unknown. */
-int machine__from_recorded_meta(struct machine *m, const json_t *meta, struct err *e);
-
-/* Pure: parses cpuinfo text (all of /proc/cpuinfo or one block) into c and,
- * when model_out is non-NULL, the "model name" (caller frees; NULL if absent).
- * Returns 0 or -ENOMEM. */
-int cpuinfo_parse(const char *text, size_t len, struct cpu_ident *c, char **model_out);
 void cpu_ident__release(struct cpu_ident *c);
 bool cpu_ident__has_flag(const struct cpu_ident *c, const char *flag);
-
-/* Pure with respect to `root`: reads root/proc/self/cgroup, root/proc/self/
- * mountinfo and the cgroup files below the mount points it names (v2 cpu.max
- * and memory.max; v1 cpu.cfs_quota_us/cpu.cfs_period_us and
- * memory.limit_in_bytes), taking the tightest limit from the process's cgroup
- * up to its mount root. Fills cpu_quota, memory_limit_bytes and cgroup of a;
- * leaves affinity alone. Missing files mean "no observable cap". Returns 0 or
- * -ENOMEM. */
-int allocation_read_cgroup(const char *root, struct allocation *a, struct err *e);
 void allocation__release(struct allocation *a);
 
 /* The cores this job may burn: visible cores (or logical cores when the mask

@@ -19,7 +19,7 @@
 #include "common/err.h"
 #include "exec/exec.h"
 #include "common/fsutil.h"
-#include "model/machine.h"
+#include "machine/snapshot.h"
 
 /* Exit codes (cli/exit_codes.h holds the enum; collect/ cannot include cli/). */
 #define PIPE_EXIT_STRICT 121

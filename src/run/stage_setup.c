@@ -17,7 +17,7 @@
 #include "doctor/doctor.h"
 #include "exec/exec.h"
 #include "launch/launch.h"
-#include "model/machine.h"
+#include "machine/snapshot.h"
 
 int stage_config(struct run_state *s, struct err *e)
 {

@@ -12,7 +12,7 @@
 
 #include "harness.h"
 #include "model/machine_identity.h"
-#include "model/machine.h"
+#include "machine/snapshot.h"
 #include "common/fsutil.h"
 
 #define V2 TEST_SOURCE_DIR "/tests/golden/cgroup/v2"

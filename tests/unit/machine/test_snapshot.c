@@ -2,7 +2,7 @@
 // Machine snapshot: cgroup v1/v2/hybrid fixture trees (tests/golden/cgroup/),
 // cpuinfo parsing on a fixture and on this machine, replay from a corpus
 // meta.json, JSON round trip.
-#include "model/machine.h"
+#include "machine/snapshot.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -6,7 +6,7 @@
 
 #include "common/err.h"
 #include "harness.h"
-#include "model/machine.h"
+#include "machine/snapshot.h"
 
 static void fill(struct machine *m, int *mask, size_t n)
 {

@@ -15,6 +15,7 @@
 
 #include "harness.h"
 #include "common/fsutil.h"
+#include "machine/snapshot.h"
 
 #define TMPDIR_TAG "manifest"
 #include "tmpdir.h"
