@@ -4,8 +4,8 @@
  * `run` exits with the application's own code. An application that itself
  * exits 125 is indistinguishable from a failure before launch; --json tells.
  */
-#ifndef NUNATAK_CLI_EXIT_CODES_H
-#define NUNATAK_CLI_EXIT_CODES_H
+#ifndef NUNATAK_COMMON_EXIT_CODES_H
+#define NUNATAK_COMMON_EXIT_CODES_H
 
 #include <stdbool.h>
 

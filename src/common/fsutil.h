@@ -5,8 +5,8 @@
  * directory, so a crash leaves either the old file or the new one, never half
  * of one), mkdir -p, path joins. All return 0 or a negative errno.
  */
-#ifndef NUNATAK_STORE_FSUTIL_H
-#define NUNATAK_STORE_FSUTIL_H
+#ifndef NUNATAK_COMMON_FSUTIL_H
+#define NUNATAK_COMMON_FSUTIL_H
 
 #include <stddef.h>
 #include <sys/types.h>

@@ -11,8 +11,8 @@
  * `strtab` interns byte strings to dense ids (0, 1, ...), with a one-entry
  * cache because consecutive samples usually name the same module.
  */
-#ifndef NUNATAK_INGEST_HASHTAB_H
-#define NUNATAK_INGEST_HASHTAB_H
+#ifndef NUNATAK_COMMON_HASHTAB_H
+#define NUNATAK_COMMON_HASHTAB_H
 
 #include <stdbool.h>
 #include <stddef.h>

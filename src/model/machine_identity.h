@@ -10,8 +10,8 @@
  * change what the silicon can reach, and Ceilings are the profile's content,
  * never its key.
  */
-#ifndef NUNATAK_MACHINE_IDENTITY_H
-#define NUNATAK_MACHINE_IDENTITY_H
+#ifndef NUNATAK_MODEL_MACHINE_IDENTITY_H
+#define NUNATAK_MODEL_MACHINE_IDENTITY_H
 
 #include <stddef.h>
 

@@ -13,8 +13,8 @@
  * A missing capability is never an error: it is a degradation added to
  * s->degradations (announced through the console as soon as known).
  */
-#ifndef NUNATAK_COLLECT_PIPELINE_H
-#define NUNATAK_COLLECT_PIPELINE_H
+#ifndef NUNATAK_RUN_PIPELINE_H
+#define NUNATAK_RUN_PIPELINE_H
 
 #include <stdbool.h>
 #include <stddef.h>

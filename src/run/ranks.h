@@ -8,8 +8,8 @@
  * application, the command runs bare with the degradation
  * `rank-collection-unavailable` (never a refusal).
  */
-#ifndef NUNATAK_COLLECT_RANKS_H
-#define NUNATAK_COLLECT_RANKS_H
+#ifndef NUNATAK_RUN_RANKS_H
+#define NUNATAK_RUN_RANKS_H
 
 struct run_state;
 struct err;

@@ -5,8 +5,8 @@
  * negative value with e filled to stop. Internal to collect/ and the
  * pipeline; cmd_run.c only calls run_pipeline().
  */
-#ifndef NUNATAK_COLLECT_STAGES_H
-#define NUNATAK_COLLECT_STAGES_H
+#ifndef NUNATAK_RUN_STAGES_H
+#define NUNATAK_RUN_STAGES_H
 
 struct run_state;
 struct err;

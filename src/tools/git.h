@@ -10,8 +10,8 @@
  * `rev-parse HEAD`, and `status --porcelain` only when HEAD resolved (the
  * replay queue for "git" is FIFO, so this order is part of the contract).
  */
-#ifndef NUNATAK_STORE_PROVENANCE_H
-#define NUNATAK_STORE_PROVENANCE_H
+#ifndef NUNATAK_TOOLS_GIT_H
+#define NUNATAK_TOOLS_GIT_H
 
 struct err;
 struct executor;

@@ -19,8 +19,8 @@
  * taken from the same install (same directory, same -N suffix). Without any
  * LLVM, GNU addr2line (`[tools] addr2line`, else PATH) stands in.
  */
-#ifndef NUNATAK_ATTRIB_LOCATE_H
-#define NUNATAK_ATTRIB_LOCATE_H
+#ifndef NUNATAK_TOOLS_LOCATE_H
+#define NUNATAK_TOOLS_LOCATE_H
 
 #include <stdbool.h>
 

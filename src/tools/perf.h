@@ -11,8 +11,8 @@
  * "perf version 6.8.12.g1234" from source builds. Only the leading
  * major.minor[.patch] digits matter.
  */
-#ifndef NUNATAK_COLLECT_PERF_H
-#define NUNATAK_COLLECT_PERF_H
+#ifndef NUNATAK_TOOLS_PERF_H
+#define NUNATAK_TOOLS_PERF_H
 
 #include <stdbool.h>
 

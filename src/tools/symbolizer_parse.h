@@ -9,8 +9,8 @@
  * a symbol, an extent and a start address), the ones before it inlined into
  * it. An empty chain states that no symbol covers the address.
  */
-#ifndef NUNATAK_ATTRIB_PARSE_H
-#define NUNATAK_ATTRIB_PARSE_H
+#ifndef NUNATAK_TOOLS_SYMBOLIZER_PARSE_H
+#define NUNATAK_TOOLS_SYMBOLIZER_PARSE_H
 
 #include <stdbool.h>
 #include <stddef.h>
