@@ -20,7 +20,7 @@
 #include "common/err.h"
 #include "regions/export.h"
 #include "regions/lines.h"
-#include "regions/outfile.h"
+#include "common/outfile.h"
 #include "regions/plot.h"
 #include "regions/regions_inspect.h"
 #include "regions/regions_run.h"

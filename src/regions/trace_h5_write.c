@@ -20,7 +20,7 @@
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/err.h"
-#include "regions/outfile.h"
+#include "common/outfile.h"
 #include "regions/trace_set.h"
 
 static void attr_str(hid_t o, const char *name, const char *v)

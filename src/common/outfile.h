@@ -4,8 +4,8 @@
  * the destination directory and renamed over it only once every byte is out
  * (a crash or a full disk leaves no half-written export). "-" is stdout.
  */
-#ifndef NUNATAK_REGIONS_OUTFILE_H
-#define NUNATAK_REGIONS_OUTFILE_H
+#ifndef NUNATAK_COMMON_OUTFILE_H
+#define NUNATAK_COMMON_OUTFILE_H
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "regions/outfile.h"
+#include "common/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
