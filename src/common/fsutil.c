@@ -111,9 +111,14 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+char *fs_tmp_name(const char *path)
+{
+	return xasprintf("%s.tmp.%ld", path, (long)getpid());
+}
+
 int fs_write_atomic(const char *path, const void *data, size_t len, struct err *e)
 {
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	char *tmp = fs_tmp_name(path);
 	if (!tmp)
 		return err_set(e, -ENOMEM, "store.oom", "out of memory writing %s", path);
 	int rc = 0;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Small filesystem helpers shared by store/ and machine/: whole-file reads of
+ * Small filesystem helpers used everywhere: whole-file reads of
  * small files, atomic replacement (temp + fsync + rename + fsync of the
  * directory, so a crash leaves either the old file or the new one, never half
  * of one), mkdir -p, path joins. All return 0 or a negative errno.
@@ -22,6 +22,11 @@ int fs_read_file(const char *path, size_t max, char **out, size_t *len);
  * failure the temp file is removed and path is untouched; e says which step
  * failed (code "store.write"). */
 int fs_write_atomic(const char *path, const void *data, size_t len, struct err *e);
+
+/* The one temporary name of atomic writers (here and common/outfile.h):
+ * "<path>.tmp.<pid>", beside path so the rename stays on one filesystem.
+ * Caller frees; NULL when out of memory. */
+char *fs_tmp_name(const char *path);
 
 /* Renames tmp over path, then fsyncs path's directory. */
 int fs_rename_durable(const char *tmp, const char *path, struct err *e);

@@ -9,14 +9,33 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/fsutil.h"
 
 char *outfile_tmp_name(const char *path)
 {
-	const char *slash = strrchr(path, '/');
-	if (slash)
-		return xasprintf("%.*s/.%s.tmp.%ld", (int)(slash - path), path, slash + 1,
-				 (long)getpid());
-	return xasprintf(".%s.tmp.%ld", path, (long)getpid());
+	return fs_tmp_name(path);
+}
+
+/* fsync of the temporary, then the rename and the directory's fsync: after
+ * a crash the destination holds either its old bytes or all the new ones. */
+static int durable_rename(const char *tmp, const char *path, int fd)
+{
+	if (fd >= 0 && fsync(fd) < 0 && errno != EINVAL)
+		return -errno;
+	struct err ignored = {0}; /* the caller words the error as output.write */
+	return fs_rename_durable(tmp, path, &ignored);
+}
+
+int outfile_commit_path(const char *tmp, const char *path, struct err *e)
+{
+	int fd = open(tmp, O_RDONLY | O_CLOEXEC);
+	int rc = fd < 0 ? -errno : durable_rename(tmp, path, fd);
+	if (fd >= 0)
+		close(fd);
+	if (rc)
+		err_set(e, rc, "output.write", "%s: cannot write: %s (nothing was written)", path,
+			strerror(-rc));
+	return rc;
 }
 
 int outfile__open(struct outfile *o, const char *path, struct err *e)
@@ -56,14 +75,19 @@ int outfile__commit(struct outfile *o, struct err *e)
 	}
 	int bad = fflush(o->f) != 0 || ferror(o->f);
 	int er = errno;
+	if (!bad && fsync(fileno(o->f)) != 0 && errno != EINVAL) {
+		bad = 1;
+		er = errno;
+	}
 	if (fclose(o->f) != 0 && !bad) {
 		bad = 1;
 		er = errno;
 	}
 	o->f = NULL;
-	if (!bad && rename(o->tmp, o->path) != 0) {
+	int rc = bad ? 0 : durable_rename(o->tmp, o->path, -1);
+	if (rc) {
 		bad = 1;
-		er = errno;
+		er = -rc;
 	}
 	if (bad) {
 		err_set(e, -er, "output.write", "%s: cannot write: %s (nothing was written)",

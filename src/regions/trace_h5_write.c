@@ -222,9 +222,8 @@ int trace_h5_convert(struct trace_set *ts, const char *out, struct console *con,
 		console__progress_end(con, "converting ranks");
 	if (H5Fclose(f) < 0 && rc == 0)
 		rc = err_set(e, -EIO, "output.write", "%s: closing the HDF5 file failed", out);
-	if (rc == 0 && rename(tmp, out) != 0)
-		rc = err_set(e, -errno, "output.write", "%s: cannot rename into place: %s", out,
-			     strerror(errno));
+	if (rc == 0)
+		rc = outfile_commit_path(tmp, out, e);
 out:
 	if (rc)
 		unlink(tmp);
