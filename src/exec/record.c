@@ -25,6 +25,7 @@
 #include "build_config.h"
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/timefmt.h"
 #include "exec/exec_internal.h"
 
 struct recorder {
@@ -75,11 +76,8 @@ static bool dir_is_empty_or_absent(const char *path)
 
 static json_t *base_meta(void)
 {
-	char created[40];
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%S+00:00", &tm);
+	char created[ISO8601_SIZE];
+	iso8601(time(NULL), ISO8601_UTC, created, sizeof(created));
 	struct utsname u;
 	if (uname(&u) != 0)
 		memset(&u, 0, sizeof(u));

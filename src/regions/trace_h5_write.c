@@ -21,6 +21,7 @@
 #include "common/console.h"
 #include "common/err.h"
 #include "common/outfile.h"
+#include "common/timefmt.h"
 #include "regions/trace_set.h"
 
 static void attr_str(hid_t o, const char *name, const char *v)
@@ -64,10 +65,8 @@ static int write_1d(hid_t g, const char *name, hid_t ftype, hid_t mtype, const v
 static void write_metadata(hid_t f, size_t nr_ranks, const char *label)
 {
 	hid_t m = H5Gcreate2(f, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	char ts[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", localtime_r(&now, &tm));
+	char ts[ISO8601_SIZE];
+	iso8601(time(NULL), ISO8601_LOCAL_NO_OFFSET, ts, sizeof(ts));
 	attr_i64(m, "schema", TRACE_H5_SCHEMA_VERSION);
 	attr_str(m, "timestamp", ts);
 	attr_str(m, "hostname", "unknown");

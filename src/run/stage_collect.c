@@ -21,12 +21,13 @@
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/timefmt.h"
 #include "exec/exec.h"
 #include "store/manifest.h"
 
 void iso_now(char out[32])
 {
-	iso8601_local(time(NULL), out, 32);
+	iso8601(time(NULL), ISO8601_UTC, out, 32);
 }
 
 static int read_paranoid(void)

@@ -41,7 +41,7 @@ int run_finish(struct run_state *s, json_t **json_out);
 /* Sets s->overhead (estimated seconds of nunatak's sampling cost). */
 void run_overhead(struct run_state *s);
 
-/* Current UTC time as ISO-8601 ("2026-11-29T14:02:03Z"). */
+/* Current UTC time as ISO-8601 ("2026-11-29T14:02:03+00:00"). */
 void iso_now(char out[32]);
 
 #endif

@@ -144,18 +144,6 @@ int manifest__set_file(struct manifest *m, const char *table, const char *relpat
 	return 0;
 }
 
-void iso8601_local(time_t t, char *buf, size_t size)
-{
-	struct tm tm;
-	char off[8];
-	localtime_r(&t, &tm);
-	strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
-	strftime(off, sizeof(off), "%z", &tm); /* "+0100" -> "+01:00" */
-	size_t n = strlen(buf);
-	if (strlen(off) == 5 && n + 7 <= size)
-		snprintf(buf + n, size - n, "%.3s:%.2s", off, off + 3);
-}
-
 static void put(json_t *o, const char *key, json_t *v, bool *ok)
 {
 	if (!v || json_object_set_new(o, key, v))
