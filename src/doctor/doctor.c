@@ -9,6 +9,7 @@
 #include "common/err.h"
 #include "doctor/checks.h"
 #include "exec/exec.h"
+#include "tools/caps.h"
 
 const char *doctor_status__name(enum doctor_status s)
 {
@@ -59,19 +60,19 @@ static int oom(struct err *e)
 int doctor_full(struct executor *x, const struct config *cfg, const char *const *app_argv,
 		struct doctor_report *out, struct err *e)
 {
-	bool perf_ok = false;
-	char version[48] = "";
+	struct caps caps = {0};
 	int rc;
 	memset(out, 0, sizeof(*out));
-	if ((rc = doctor_check_perf(x, cfg, out, &perf_ok, version, e)) < 0 ||
-	    (rc = doctor_check_permissions(x, perf_ok, version, out)) < 0 ||
-	    (rc = doctor_check_counters(x, cfg, perf_ok, out, e)) < 0 ||
+	if ((rc = doctor_check_perf(x, cfg, out, &caps, e)) < 0 ||
+	    (rc = doctor_check_permissions(&caps, out)) < 0 ||
+	    (rc = doctor_check_counters(x, cfg, caps.perf.present, out, e)) < 0 ||
 	    (rc = doctor_check_llvm(x, cfg, out, e)) < 0 ||
 	    (rc = doctor_check_tools(x, cfg, out, e)) < 0 ||
 	    (rc = doctor_check_local(cfg, out)) < 0 ||
 	    (rc = doctor_check_target(app_argv, out)) < 0)
-		return rc == -ENOMEM ? oom(e) : rc;
-	return 0;
+		rc = rc == -ENOMEM ? oom(e) : rc;
+	caps__release(&caps);
+	return rc < 0 ? rc : 0;
 }
 
 int doctor_light(struct executor *x, const struct config *cfg, const char *const *app_argv,
@@ -79,12 +80,11 @@ int doctor_light(struct executor *x, const struct config *cfg, const char *const
 {
 	struct doctor_report r;
 	struct err e = {0};
-	bool perf_ok = false;
-	char version[48] = "";
+	struct caps caps = {0};
 	int rc;
 	memset(&r, 0, sizeof(r));
-	if ((rc = doctor_check_perf(x, cfg, &r, &perf_ok, version, &e)) == 0 &&
-	    (rc = doctor_check_permissions(x, perf_ok, version, &r)) == 0 &&
+	if ((rc = doctor_check_perf(x, cfg, &r, &caps, &e)) == 0 &&
+	    (rc = doctor_check_permissions(&caps, &r)) == 0 &&
 	    (rc = doctor_check_llvm(x, cfg, &r, &e)) == 0 && !executor__recorded_meta(x))
 		rc = doctor_check_target(app_argv, &r);
 	for (size_t i = 0; rc == 0 && i < r.degradations.n; i++) {
@@ -93,6 +93,7 @@ int doctor_light(struct executor *x, const struct config *cfg, const char *const
 			rc = -ENOMEM;
 	}
 	doctor_report__release(&r);
+	caps__release(&caps);
 	return rc;
 }
 

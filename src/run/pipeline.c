@@ -66,8 +66,6 @@ static int make_executor(struct run_state *s, struct err *e)
 			return e->errnum ? e->errnum : -EINVAL;
 		s->replay = true;
 		s->recorded_meta = s->x->ops->recorded_meta(s->x);
-		json_t *sb = json_object_get(s->recorded_meta, "sampling_blocked");
-		s->recorded_sampling_blocked = sb && json_is_true(sb);
 		return 0;
 	}
 	s->x = executor__new_real();
@@ -328,7 +326,7 @@ void run_state__release(struct run_state *s)
 	xfree(s->name);
 	xfree(s->dir);
 	xfree(s->collect_dir);
-	xfree(s->perf.path);
+	caps__release(&s->caps);
 	xfree(s->perf_data);
 	xfree(s->perf_script_path);
 	xfree(s->buildid_path);

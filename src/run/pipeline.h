@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tools/caps.h"
 #include "tools/perf.h"
 #include "common/err.h"
 #include "model/model.h"
@@ -67,7 +68,6 @@ struct run_state {
 	struct executor *x;      /* real, recording or replay */
 	bool replay;
 	const json_t *recorded_meta; /* meta.json under replay, else NULL (borrowed from x) */
-	bool recorded_sampling_blocked; /* meta.json's sampling_blocked under replay */
 
 	/* configuration (stage "config") */
 	struct config *cfg;          /* effective configuration (common/config.h) */
@@ -93,7 +93,7 @@ struct run_state {
 	char created[32];   /* ISO-8601 UTC */
 
 	/* collection (stage "collect") */
-	struct perf_tool perf;      /* detected perf, or .present = false */
+	struct caps caps;           /* the capability probe: perf, permission */
 	bool sampling_blocked;      /* perf absent or forbidden: no collector */
 	const struct counter_group *group; /* the µarch's counter group, or NULL */
 	struct run_pass pass;

@@ -92,7 +92,7 @@ int collect_ranks(struct run_state *s, struct err *e)
 	int threshold = s->cfg ? s->cfg->rank_threshold : RANK_SHIM_DEFAULT_THRESHOLD;
 	struct rank_shim_opts o = {.directory = s->collect_dir, .freq = s->freq,
 				   .rank_threshold = threshold,
-				   .perf = s->perf.present ? s->perf.path : NULL,
+				   .perf = s->caps.perf.present ? s->caps.perf.path : NULL,
 				   /* set in every rank: mpirun forwards its environment
 				    * to its own node's ranks only */
 				   .regions_name = s->regions_env ? s->name : NULL,

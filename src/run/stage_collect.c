@@ -24,63 +24,29 @@
 #include "common/timefmt.h"
 #include "exec/exec.h"
 #include "store/manifest.h"
+#include "common/config.h"
+#include "tools/caps.h"
 
 void iso_now(char out[32])
 {
 	iso8601(time(NULL), ISO8601_UTC, out, 32);
 }
 
-static int read_paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int v = 2;
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 2;
-		fclose(f);
-	}
-	return v;
-}
-
-/* `perf --version` through the executor: under replay the recorded answer. */
+/* `perf --version` and the permission, through the one capability probe
+ * doctor reads too (under replay: the recorded answers). */
 int stage_detect_perf(struct run_state *s, struct err *e)
 {
-	const char *tool = s->perf.path ? s->perf.path : "perf";
-	char **argv = perf_argv_version(tool);
-	if (!argv)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
-	struct exec_request rq = {.argv = (const char *const *)argv, .capture_stdout = true,
-				  .capture_stderr = true, .timeout_s = 30};
-	struct exec_result res = {0};
-	int rc = executor__run(s->x, &rq, &res, e);
-	perf_argv__free(argv);
+	int rc = caps_probe(&s->caps, s->x, config__tool(s->cfg, "perf"), e);
 	if (rc < 0)
 		return rc;
-	if (!s->perf.path)
-		s->perf.path = xstrdup(tool);
-	s->perf.present = res.exit_code == 0 && perf_parse_version(res.out, &s->perf.version) == 0;
-	exec_result__release(&res);
-	if (!s->perf.present) {
+	if (s->caps.sampling_blocked) {
 		s->sampling_blocked = true;
-		return run_state__degrade(s, "cpu-collection-unavailable",
-					  "perf not found: no CPU samples will be collected",
-					  "install perf (linux-perf / linux-tools) or set tools.perf");
+		return run_state__degrade(s, s->caps.degradation.name, s->caps.degradation.message,
+					  s->caps.degradation.remedy);
 	}
-	/* Under replay the permission is the recording machine's (meta.json). */
-	int paranoid = s->replay ? (s->recorded_sampling_blocked ? 3 : 2) : read_paranoid();
-	if (perf_sampling_forbidden(paranoid, !s->replay && geteuid() == 0)) {
-		s->sampling_blocked = true;
-		char msg[200];
-		snprintf(msg, sizeof(msg),
-			 "perf %s found, but kernel.perf_event_paranoid=%d forbids unprivileged "
-			 "profiling",
-			 s->perf.version.text, paranoid);
-		return run_state__degrade(s, "cpu-collection-unavailable", msg,
-					  "sudo sysctl kernel.perf_event_paranoid=2 (or 1)");
-	}
-	if (!perf_version__at_least(&s->perf.version, 6, 4))
+	if (!perf_version__at_least(&s->caps.perf.version, 6, 4))
 		console__debug(s->con, 1, "perf %s has no dsoff: offsets computed from mmap events",
-			       s->perf.version.text);
+			       s->caps.perf.version.text);
 	return 0;
 }
 
@@ -147,10 +113,10 @@ static bool step_down(struct run_state *s, struct perf_record_opts *o)
  * runs once. */
 static int record(struct run_state *s, struct exec_result *res, struct err *e)
 {
-	struct perf_record_opts o = {.perf = s->perf.path, .freq = s->freq,
+	struct perf_record_opts o = {.perf = s->caps.perf.path, .freq = s->freq,
 				     .clock_monotonic = true, .group = s->group,
 				     .output = s->perf_data,
-				     .no_bpf_event = perf_version__at_least(&s->perf.version, 5, 1)};
+				     .no_bpf_event = perf_version__at_least(&s->caps.perf.version, 5, 1)};
 	for (;;) {
 		char **argv = perf_argv_record(&o, s->app);
 		char *shown = argv ? join_argv(s->app) : NULL;
@@ -159,7 +125,7 @@ static int record(struct run_state *s, struct exec_result *res, struct err *e)
 			xfree(shown);
 			return err_set(e, -ENOMEM, "oom", "out of memory");
 		}
-		console__info(s->con, "collecting with perf %s: %s", s->perf.version.text, shown);
+		console__info(s->con, "collecting with perf %s: %s", s->caps.perf.version.text, shown);
 		xfree(shown);
 		unlink(s->perf_data);
 		memset(res, 0, sizeof(*res));
@@ -191,9 +157,9 @@ static int record(struct run_state *s, struct exec_result *res, struct err *e)
 
 int collect_extract(struct run_state *s, struct err *e)
 {
-	bool dsoff = perf_version__at_least(&s->perf.version, 6, 4);
-	char **sargv = perf_argv_script(s->perf.path, s->perf_data, dsoff);
-	char **bargv = perf_argv_buildid_list(s->perf.path, s->perf_data);
+	bool dsoff = perf_version__at_least(&s->caps.perf.version, 6, 4);
+	char **sargv = perf_argv_script(s->caps.perf.path, s->perf_data, dsoff);
+	char **bargv = perf_argv_buildid_list(s->caps.perf.path, s->perf_data);
 	int rc = sargv && bargv ? 0 : err_set(e, -ENOMEM, "oom", "out of memory");
 	struct exec_result res = {0};
 	if (rc == 0) {
@@ -226,7 +192,7 @@ int stage_collect(struct run_state *s, struct err *e)
 		return collect_ranks(s, e);
 	struct exec_result res = {0};
 	int rc;
-	if (s->sampling_blocked || !s->perf.present) {
+	if (s->sampling_blocked || !s->caps.perf.present) {
 		char *shown = join_argv(s->app);
 		console__info(s->con, "launching: %s", shown ? shown : s->app[0]);
 		xfree(shown);

@@ -188,7 +188,7 @@ static int fill_manifest(struct run_state *s, struct manifest *m, struct err *e)
 	if (s->launched) {
 		rc |= manifest__add_pass(m, 0, s->pass.exit_code, s->pass.start, s->pass.end);
 		if (s->pass.sampled)
-			rc |= manifest__add_collector(m, "perf", s->perf.version.text);
+			rc |= manifest__add_collector(m, "perf", s->caps.perf.version.text);
 	}
 	for (size_t i = 0; i < s->degradations.n; i++)
 		rc |= degradations__add(&m->degradations, s->degradations.v[i].name,

@@ -40,8 +40,7 @@ int stage_config(struct run_state *s, struct err *e)
 	s->freq = s->cfg->sampling_frequency_hz > 0 ? s->cfg->sampling_frequency_hz
 						    : PERF_DEFAULT_FREQ;
 	s->effective_config = config__effective_json(s->cfg);
-	s->perf.path = xstrdup(config__tool(s->cfg, "perf"));
-	return s->effective_config && s->perf.path ? 0 : err_set(e, -ENOMEM, "oom", "out of memory");
+	return s->effective_config ? 0 : err_set(e, -ENOMEM, "oom", "out of memory");
 }
 
 int stage_launch(struct run_state *s, struct err *e)
