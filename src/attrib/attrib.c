@@ -13,6 +13,7 @@
 #include "tools/locate.h"
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "exec/exec.h"
 #include "model/model.h"
 
@@ -356,6 +357,6 @@ int attrib_run(struct pivot *p, struct executor *x, const struct attrib_tools *t
 	xfree(c.mods);
 	xfree(c.timeout_env);
 	if (rc == -ENOMEM && e && !e->errnum)
-		err_set(e, rc, "attrib.nomem", "attribution: out of memory");
+		err_set(e, rc, ERR_OOM, "attribution: out of memory");
 	return rc;
 }

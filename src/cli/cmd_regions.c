@@ -18,6 +18,7 @@
 #include "cli/options.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "regions/export.h"
 #include "regions/lines.h"
 #include "common/outfile.h"
@@ -146,7 +147,7 @@ static int run_inspect(struct trace_set *ts, const struct regions_opts *o,
 	if (o->percentage && strcmp(o->percentage, "exclusive") == 0)
 		v.pct = PCT_EXCLUSIVE;
 	else if (o->percentage && strcmp(o->percentage, "coverage") != 0)
-		return err_set(e, -EINVAL, "usage",
+		return err_set(e, -EINVAL, ERR_USAGE,
 			       "--percentage '%s': expected coverage or exclusive", o->percentage);
 	return regions_inspect(ts, rf, &v, o->json, stdout, con, e);
 }
@@ -155,7 +156,7 @@ static int run_export(struct trace_set *ts, const struct regions_opts *o,
 		      const struct rank_filter *rf, struct console *con, struct err *e)
 {
 	if (!o->format || !o->output)
-		return err_set(e, -EINVAL, "usage", "export needs --format FMT and -o FILE");
+		return err_set(e, -EINVAL, ERR_USAGE, "export needs --format FMT and -o FILE");
 	struct summary_view v = {.sort = "start", .include = o->include.v,
 				 .nr_include = o->include.n, .exclude = o->exclude.v,
 				 .nr_exclude = o->exclude.n, .cols = {-1}};
@@ -166,10 +167,10 @@ static int run_export(struct trace_set *ts, const struct regions_opts *o,
 	if (o->table && strcmp(o->table, "summary") == 0)
 		x.summary = true;
 	else if (o->table && strcmp(o->table, "events") != 0)
-		return err_set(e, -EINVAL, "usage", "--table '%s': expected events or summary",
+		return err_set(e, -EINVAL, ERR_USAGE, "--table '%s': expected events or summary",
 			       o->table);
 	if (x.summary && x.format != EXPORT_CSV && x.format != EXPORT_JSON)
-		return err_set(e, -EINVAL, "usage", "--table summary needs --format csv or json");
+		return err_set(e, -EINVAL, ERR_USAGE, "--table summary needs --format csv or json");
 	struct outfile out;
 	int rc = outfile__open(&out, o->output, e);
 	if (rc)
@@ -186,7 +187,7 @@ static int run_plot(struct trace_set *ts, const struct regions_opts *o,
 		    const struct rank_filter *rf, struct console *con, struct err *e)
 {
 	if (!o->output)
-		return err_set(e, -EINVAL, "usage", "plot needs -o FILE.html");
+		return err_set(e, -EINVAL, ERR_USAGE, "plot needs -o FILE.html");
 	struct plot_opts p = {.ranks = rf, .max_calls = o->max_calls != UNSET ? (size_t)o->max_calls
 									    : 200000};
 	struct outfile out;
@@ -205,17 +206,17 @@ static int dispatch(enum sub s, const struct opts_rest *rest, const struct regio
 		    struct console *con, struct err *e)
 {
 	if (rest->nr_pos == 0)
-		return err_set(e, -EINVAL, "usage",
+		return err_set(e, -EINVAL, ERR_USAGE,
 			       "%s needs at least one trace file or directory", subs[s].name);
 	/* A typed value the table cannot mean is an error, never the default. */
 	if (o->depth != UNSET && o->depth < 0)
-		return err_set(e, -EINVAL, "usage", "--depth expects 0 (top level) or more, got %d",
+		return err_set(e, -EINVAL, ERR_USAGE, "--depth expects 0 (top level) or more, got %d",
 			       o->depth);
 	if (o->max_calls != UNSET && o->max_calls <= 0)
-		return err_set(e, -EINVAL, "usage", "--max-calls expects a positive count, got %d",
+		return err_set(e, -EINVAL, ERR_USAGE, "--max-calls expects a positive count, got %d",
 			       o->max_calls);
 	if (o->top < 0)
-		return err_set(e, -EINVAL, "usage", "--top expects 0 (all) or more, got %d", o->top);
+		return err_set(e, -EINVAL, ERR_USAGE, "--top expects 0 (all) or more, got %d", o->top);
 	if (s == SUB_LINES) {
 		struct lines_opts lo = {.top = o->top, .json = o->json};
 		return regions_lines(rest->pos, rest->nr_pos, &lo, stdout, con, e);
@@ -243,7 +244,7 @@ static int dispatch(enum sub s, const struct opts_rest *rest, const struct regio
 		case SUB_EXPORT: rc = run_export(&ts, o, &rf, con, e); break;
 		case SUB_CONVERT:
 			rc = o->output ? trace_h5_convert(&ts, o->output, con, e)
-				       : err_set(e, -EINVAL, "usage", "convert needs -o FILE.h5");
+				       : err_set(e, -EINVAL, ERR_USAGE, "convert needs -o FILE.h5");
 			break;
 		case SUB_PLOT: rc = run_plot(&ts, o, &rf, con, e); break;
 		default: break;

@@ -11,6 +11,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 
 int fs_read_file(const char *path, size_t max, char **out, size_t *len)
 {
@@ -78,12 +79,12 @@ int fs_rename_durable(const char *tmp, const char *path, struct err *e)
 {
 	int dfd = open_parent(path);
 	if (dfd < 0)
-		return err_set(e, dfd, dfd == -ENOMEM ? "store.oom" : "store.write",
+		return err_set(e, dfd, dfd == -ENOMEM ? ERR_OOM : ERR_STORE_WRITE,
 			       "cannot open the directory of %s: %s", path, strerror(-dfd));
 	if (rename(tmp, path) < 0) {
 		int rc = -errno;
 		close(dfd);
-		return err_set(e, rc, "store.write", "cannot rename %s to %s: %s", tmp, path,
+		return err_set(e, rc, ERR_STORE_WRITE, "cannot rename %s to %s: %s", tmp, path,
 			       strerror(-rc));
 	}
 	/* Some filesystems refuse fsync on a directory (EINVAL): the rename is
@@ -91,7 +92,7 @@ int fs_rename_durable(const char *tmp, const char *path, struct err *e)
 	int rc = fsync(dfd) < 0 && errno != EINVAL ? -errno : 0;
 	close(dfd);
 	if (rc)
-		return err_set(e, rc, "store.write", "cannot sync the directory of %s: %s", path,
+		return err_set(e, rc, ERR_STORE_WRITE, "cannot sync the directory of %s: %s", path,
 			       strerror(-rc));
 	return 0;
 }
@@ -120,11 +121,11 @@ int fs_write_atomic(const char *path, const void *data, size_t len, struct err *
 {
 	char *tmp = fs_tmp_name(path);
 	if (!tmp)
-		return err_set(e, -ENOMEM, "store.oom", "out of memory writing %s", path);
+		return err_set(e, -ENOMEM, ERR_OOM, "out of memory writing %s", path);
 	int rc = 0;
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		rc = err_set(e, -errno, "store.write", "cannot create %s: %s", tmp,
+		rc = err_set(e, -errno, ERR_STORE_WRITE, "cannot create %s: %s", tmp,
 			     strerror(errno));
 		goto out;
 	}
@@ -134,7 +135,7 @@ int fs_write_atomic(const char *path, const void *data, size_t len, struct err *
 	if (close(fd) < 0 && !rc)
 		rc = -errno;
 	if (rc) {
-		err_set(e, rc, "store.write", "cannot write %s: %s", tmp, strerror(-rc));
+		err_set(e, rc, ERR_STORE_WRITE, "cannot write %s: %s", tmp, strerror(-rc));
 		unlink(tmp);
 		goto out;
 	}

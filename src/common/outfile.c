@@ -9,6 +9,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "common/fsutil.h"
 
 char *outfile_tmp_name(const char *path)
@@ -33,7 +34,7 @@ int outfile_commit_path(const char *tmp, const char *path, struct err *e)
 	if (fd >= 0)
 		close(fd);
 	if (rc)
-		err_set(e, rc, "output.write", "%s: cannot write: %s (nothing was written)", path,
+		err_set(e, rc, ERR_OUTPUT_WRITE, "%s: cannot write: %s (nothing was written)", path,
 			strerror(-rc));
 	return rc;
 }
@@ -49,14 +50,14 @@ int outfile__open(struct outfile *o, const char *path, struct err *e)
 	o->tmp = outfile_tmp_name(path);
 	if (!o->path || !o->tmp) {
 		outfile__abort(o);
-		return err_set(e, -ENOMEM, "nomem", "out of memory");
+		return err_oom(e);
 	}
 	int fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
 		int er = errno;
 		if (fd >= 0)
 			close(fd);
-		err_set(e, -er, "output.open", "%s: cannot create: %s", path, strerror(er));
+		err_set(e, -er, ERR_OUTPUT_OPEN, "%s: cannot create: %s", path, strerror(er));
 		zfree(&o->tmp);
 		outfile__abort(o);
 		return -er;
@@ -70,7 +71,7 @@ int outfile__commit(struct outfile *o, struct err *e)
 	if (o->f == stdout) {
 		o->f = NULL;
 		if (fflush(stdout) != 0 || ferror(stdout))
-			return err_set(e, -EIO, "output.write", "cannot write to standard output");
+			return err_set(e, -EIO, ERR_OUTPUT_WRITE, "cannot write to standard output");
 		return 0;
 	}
 	int bad = fflush(o->f) != 0 || ferror(o->f);
@@ -90,7 +91,7 @@ int outfile__commit(struct outfile *o, struct err *e)
 		er = -rc;
 	}
 	if (bad) {
-		err_set(e, -er, "output.write", "%s: cannot write: %s (nothing was written)",
+		err_set(e, -er, ERR_OUTPUT_WRITE, "%s: cannot write: %s (nothing was written)",
 			o->path, strerror(er));
 		outfile__abort(o);
 		return -er;

@@ -7,6 +7,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "doctor/checks.h"
 #include "exec/exec.h"
 #include "tools/caps.h"
@@ -54,7 +55,7 @@ void doctor_report__release(struct doctor_report *r)
 
 static int oom(struct err *e)
 {
-	return err_set(e, -ENOMEM, "oom", "out of memory while checking this machine");
+	return err_set(e, -ENOMEM, ERR_OOM, "out of memory while checking this machine");
 }
 
 int doctor_full(struct executor *x, const struct config *cfg, const char *const *app_argv,

@@ -9,6 +9,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "ingest/buildid.h"
 #include "ingest/perf_data_impl.h"
 
@@ -19,13 +20,13 @@ static bool section_ok(const struct reader *r, uint64_t off, uint64_t size)
 
 int perf_data__corrupt(struct reader *r, size_t off, const char *what)
 {
-	return err_set(r->e, -EINVAL, "perf_data.corrupt", "perf.data: at byte %zu: %s", off,
+	return err_set(r->e, -EINVAL, ERR_PERF_DATA_CORRUPT, "perf.data: at byte %zu: %s", off,
 		       what);
 }
 
 int perf_data__unsupported(struct reader *r, const char *what)
 {
-	return err_set(r->e, -ENOTSUP, "perf_data.unsupported",
+	return err_set(r->e, -ENOTSUP, ERR_PERF_DATA_UNSUPPORTED,
 		       "perf.data: %s; falling back to perf script", what);
 }
 

@@ -20,6 +20,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "common/fsutil.h"
 
 #define SMALL_FILE_MAX (1u << 20)
@@ -362,6 +363,6 @@ int allocation_read_cgroup(const char *root, struct allocation *a, struct err *e
 out:
 	view__release(&v);
 	if (rc)
-		err_set(e, rc, "machine.oom", "out of memory reading cgroup limits");
+		err_set(e, rc, ERR_OOM, "out of memory reading cgroup limits");
 	return rc;
 }

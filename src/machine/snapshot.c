@@ -14,6 +14,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "exec/exec.h"
 #include "common/fsutil.h"
 
@@ -194,7 +195,7 @@ int machine__snapshot_at(struct machine *m, const char *root, struct err *e)
 		rc = allocation_read_cgroup(root, &m->alloc, e);
 	if (rc) {
 		machine__release(m);
-		return err_set(e, rc, "machine.oom", "out of memory taking the machine snapshot");
+		return err_set(e, rc, ERR_OOM, "out of memory taking the machine snapshot");
 	}
 	return 0;
 }
@@ -259,7 +260,7 @@ int machine__from_recorded_meta(struct machine *m, const json_t *meta, struct er
 		rc = dup_json_str(&m->cpu_model, meta, "cpu_model");
 	if (rc) {
 		machine__release(m);
-		return err_set(e, rc, "machine.oom", "out of memory reading the recorded machine");
+		return err_set(e, rc, ERR_OOM, "out of memory reading the recorded machine");
 	}
 	const json_t *jm = json_object_get(meta, "machine");
 	if (json_is_object(jm) && (rc = take_recorded_machine(m, jm, e))) {

@@ -9,6 +9,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "model/machine_identity.h"
 #include "model/machine.h"
 
@@ -153,10 +154,10 @@ static int get_str(char **dst, const json_t *o, const char *key, struct err *e)
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_string(v))
-		return err_set(e, -EINVAL, "run.corrupt", "machine.%s: expected a string or null",
+		return err_set(e, -EINVAL, ERR_RUN_CORRUPT, "machine.%s: expected a string or null",
 			       key);
 	*dst = xstrdup(json_string_value(v));
-	return *dst ? 0 : err_set(e, -ENOMEM, "machine.oom", "out of memory");
+	return *dst ? 0 : err_oom(e);
 }
 
 static int get_int(int64_t *dst, const json_t *o, const char *key, struct err *e)
@@ -165,7 +166,7 @@ static int get_int(int64_t *dst, const json_t *o, const char *key, struct err *e
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < 0)
-		return err_set(e, -EINVAL, "run.corrupt",
+		return err_set(e, -EINVAL, ERR_RUN_CORRUPT,
 			       "machine.%s: expected a non-negative integer or null", key);
 	*dst = json_integer_value(v);
 	return 0;
@@ -193,14 +194,14 @@ static int cpu_from_json(struct cpu_ident *c, const json_t *o, struct err *e)
 	if (!n)
 		return 0;
 	if (!(c->flags = xcalloc(n, sizeof(char *))))
-		return err_set(e, -ENOMEM, "machine.oom", "out of memory");
+		return err_oom(e);
 	c->cap_flags = n;
 	for (size_t i = 0; i < n; i++) {
 		const char *s = json_string_value(json_array_get(flags, i));
 		if (!s)
 			continue;
 		if (!(c->flags[c->nr_flags] = xstrdup(s)))
-			return err_set(e, -ENOMEM, "machine.oom", "out of memory");
+			return err_oom(e);
 		c->nr_flags++;
 	}
 	return 0;
@@ -211,16 +212,16 @@ static int mask_from_json(struct allocation *a, const json_t *mask, struct err *
 	if (!mask || json_is_null(mask))
 		return 0;
 	if (!json_is_array(mask))
-		return err_set(e, -EINVAL, "run.corrupt",
+		return err_set(e, -EINVAL, ERR_RUN_CORRUPT,
 			       "machine.allocation.affinity_mask: expected an array or null");
 	size_t n = json_array_size(mask);
 	if (!(a->affinity_mask = xcalloc(n ? n : 1, sizeof(int))))
-		return err_set(e, -ENOMEM, "machine.oom", "out of memory");
+		return err_oom(e);
 	for (size_t i = 0; i < n; i++) {
 		const json_t *v = json_array_get(mask, i);
 		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
 		    json_integer_value(v) > 0x7fffffff)
-			return err_set(e, -EINVAL, "run.corrupt",
+			return err_set(e, -EINVAL, ERR_RUN_CORRUPT,
 				       "machine.allocation.affinity_mask[%zu]: expected a CPU id", i);
 		a->affinity_mask[i] = (int)json_integer_value(v);
 	}
@@ -247,7 +248,7 @@ static int alloc_from_json(struct allocation *a, const json_t *o, struct err *e)
 		a->cpu_quota = json_number_value(q);
 		a->has_cpu_quota = true;
 	} else if (q && !json_is_null(q)) {
-		return err_set(e, -EINVAL, "run.corrupt",
+		return err_set(e, -EINVAL, ERR_RUN_CORRUPT,
 			       "machine.allocation.cpu_quota: expected a number or null");
 	}
 	return 0;
@@ -264,7 +265,7 @@ static int ceilings_from_json(struct machine *m, const json_t *arr, struct err *
 		cl.unit = (char *)json_string_value(json_object_get(c, "unit"));
 		cl.reason = (char *)json_string_value(json_object_get(c, "reason"));
 		if (!cl.name || !cl.unit)
-			return err_set(e, -EINVAL, "run.corrupt",
+			return err_set(e, -EINVAL, ERR_RUN_CORRUPT,
 				       "machine.ceilings[%zu]: expected name and unit strings", i);
 		cl.value = json_is_number(v) ? json_number_value(v) : NAN;
 		if (quality__parse(json_string_value(json_object_get(c, "quality")), &cl.quality))
@@ -272,7 +273,7 @@ static int ceilings_from_json(struct machine *m, const json_t *arr, struct err *
 		if (!json_is_number(v))
 			cl.quality = QUALITY_UNAVAILABLE;
 		if (machine__add_ceiling(m, &cl))
-			return err_set(e, -ENOMEM, "machine.oom", "out of memory");
+			return err_oom(e);
 	}
 	return 0;
 }
@@ -281,7 +282,7 @@ int machine__from_json(struct machine *m, const json_t *j, struct err *e)
 {
 	machine__release(m);
 	if (!json_is_object(j))
-		return err_set(e, -EINVAL, "run.corrupt", "machine: expected an object");
+		return err_set(e, -EINVAL, ERR_RUN_CORRUPT, "machine: expected an object");
 	int rc = get_str(&m->system, j, "system", e);
 	if (!rc)
 		rc = get_str(&m->kernel, j, "kernel", e);

@@ -7,6 +7,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "regions/callstack.h"
 #include "regions/trace_set.h"
 
@@ -69,7 +70,7 @@ int region_timeline__build(struct region_timeline *tl, const struct calls *c,
 	if (!tl->lanes || (c->n && !v)) {
 		xfree(v);
 		region_timeline__release(tl);
-		return err_set(e, -ENOMEM, "nomem", "out of memory");
+		return err_oom(e);
 	}
 	tl->nr_lanes = nl;
 	for (int32_t i = 0; i < nl; i++)
@@ -88,7 +89,7 @@ int region_timeline__build(struct region_timeline *tl, const struct calls *c,
 	xfree(v);
 	if (rc) {
 		region_timeline__release(tl);
-		return err_set(e, rc, "nomem", "out of memory");
+		return err_set(e, rc, ERR_OOM, "out of memory");
 	}
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include "common/config.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "exec/exec.h"
 #include "common/fsutil.h"
 #include "machine/snapshot.h"
@@ -70,7 +71,7 @@ static int make_executor(struct run_state *s, struct err *e)
 	}
 	s->x = executor__new_real();
 	if (!s->x)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	if (!r->record_entry)
 		return 0;
 	/* The recording's meta.json carries this machine so a replay sees it. */
@@ -102,26 +103,26 @@ static int preflight(const struct run_request *r, struct console *con, struct er
 	struct stat st;
 	bool here = !strchr(r->cmd[0], '/') && stat(r->cmd[0], &st) == 0 && S_ISREG(st.st_mode);
 	if (rc == -ENOENT && here) { /* the shell would not find it either: say why */
-		err_set(e, -ENOENT, "exec.not_found",
+		err_set(e, -ENOENT, ERR_EXEC_NOT_FOUND,
 			"%s: command not found in PATH; it is in the current directory: "
 			"run ./%s", r->cmd[0], r->cmd[0]);
 		console__error(con, "%s", e->msg);
 		return EXEC_NOT_FOUND;
 	}
 	if (rc == -ENOENT) {
-		err_set(e, -ENOENT, "exec.not_found",
+		err_set(e, -ENOENT, ERR_EXEC_NOT_FOUND,
 			"%s: command not found (check the name, or give a path)", r->cmd[0]);
 		console__error(con, "%s", e->msg);
 		return EXEC_NOT_FOUND;
 	}
 	if (rc == -EACCES && stat(r->cmd[0], &st) == 0 && S_ISDIR(st.st_mode)) {
-		err_set(e, -EACCES, "exec.not_executable",
+		err_set(e, -EACCES, ERR_EXEC_NOT_EXECUTABLE,
 			"%s: is a directory, not a program (give the program inside it)", r->cmd[0]);
 		console__error(con, "%s", e->msg);
 		return EXEC_NOT_EXECUTABLE;
 	}
 	if (rc == -EACCES) {
-		err_set(e, -EACCES, "exec.not_executable",
+		err_set(e, -EACCES, ERR_EXEC_NOT_EXECUTABLE,
 			"%s: not executable (chmod +x it, or check the path)", r->cmd[0]);
 		console__error(con, "%s", e->msg);
 		return EXEC_NOT_EXECUTABLE;
@@ -138,7 +139,7 @@ static int strict_check(struct run_state *s)
 		 s->degradations.n);
 	console__error(s->con, "%s", msg);
 	if (!s->error.msg[0])
-		err_set(&s->error, -EPERM, "run.strict", "%s", msg);
+		err_set(&s->error, -EPERM, ERR_RUN_STRICT, "%s", msg);
 	return PIPE_EXIT_STRICT;
 }
 
@@ -154,7 +155,7 @@ static json_t *failure_json(const struct run_state *s, int exit_code)
 	return json_pack("{s:s?, s:s?, s:i, s:i, s:i, s:i, s:n, s:o, s:{s:s, s:s}}", "run", s->dir,
 			 "name", s->name, "exit_code", exit_code, "measurements", 0, "hotspots", 0,
 			 "resolved_hotspots", 0, "report", "degradations", deg, "error", "code",
-			 s->error.code[0] ? s->error.code : "run.failed", "message",
+			 s->error.code[0] ? s->error.code : ERR_RUN_FAILED, "message",
 			 s->error.msg[0] ? s->error.msg : "failure before launch");
 }
 

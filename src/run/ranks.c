@@ -11,6 +11,7 @@
 #include "common/config.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "exec/exec.h"
 
 static size_t count(char *const *v)
@@ -102,7 +103,7 @@ int collect_ranks(struct run_state *s, struct err *e)
 	char **argv = shim ? wrapped(s->prefix, shim, s->app) : NULL;
 	int rc;
 	if (!argv) {
-		rc = err_set(e, -ENOMEM, "oom", "cannot build the rank launch (/proc/self/exe unreadable "
+		rc = err_set(e, -ENOMEM, ERR_OOM, "cannot build the rank launch (/proc/self/exe unreadable "
 				 "or out of memory)");
 		goto out;
 	}

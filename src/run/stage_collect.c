@@ -21,6 +21,7 @@
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "common/timefmt.h"
 #include "exec/exec.h"
 #include "store/manifest.h"
@@ -123,7 +124,7 @@ static int record(struct run_state *s, struct exec_result *res, struct err *e)
 		if (!argv || !shown) {
 			perf_argv__free(argv);
 			xfree(shown);
-			return err_set(e, -ENOMEM, "oom", "out of memory");
+			return err_oom(e);
 		}
 		console__info(s->con, "collecting with perf %s: %s", s->caps.perf.version.text, shown);
 		xfree(shown);
@@ -160,7 +161,7 @@ int collect_extract(struct run_state *s, struct err *e)
 	bool dsoff = perf_version__at_least(&s->caps.perf.version, 6, 4);
 	char **sargv = perf_argv_script(s->caps.perf.path, s->perf_data, dsoff);
 	char **bargv = perf_argv_buildid_list(s->caps.perf.path, s->perf_data);
-	int rc = sargv && bargv ? 0 : err_set(e, -ENOMEM, "oom", "out of memory");
+	int rc = sargv && bargv ? 0 : err_oom(e);
 	struct exec_result res = {0};
 	if (rc == 0) {
 		struct exec_request rq = {.argv = (const char *const *)sargv,
@@ -202,7 +203,7 @@ int stage_collect(struct run_state *s, struct err *e)
 		s->perf_script_path = xasprintf("%s/perf-script.txt", s->collect_dir);
 		s->buildid_path = xasprintf("%s/perf-buildid-list.txt", s->collect_dir);
 		if (!s->perf_data || !s->perf_script_path || !s->buildid_path)
-			return err_set(e, -ENOMEM, "oom", "out of memory");
+			return err_oom(e);
 		rc = record(s, &res, e);
 		s->pass.sampled = rc == 0 && !s->rejected;
 		if (rc == 0 && s->rejected) {

@@ -15,6 +15,7 @@
 #include "common/config.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "ingest/aggregate.h"
 #include "ingest/buildid.h"
 #include "ingest/perf_data.h"
@@ -58,7 +59,7 @@ static int ingest_script(struct run_state *s, const struct ingest_opts *o, struc
 	size_t len = 0;
 	int rc = read_buildids(s, &ids, e);
 	if (rc == 0 && (rc = fs_read_file(s->perf_script_path, MAX_SCRIPT_BYTES, &buf, &len)) < 0)
-		err_set(e, rc, "ingest.read", "%s: %s", s->perf_script_path, strerror(-rc));
+		err_set(e, rc, ERR_INGEST_READ, "%s: %s", s->perf_script_path, strerror(-rc));
 	struct ingest_opts o2 = *o;
 	o2.build_ids = &ids;
 	struct ingest_stats st = {0};
@@ -108,7 +109,7 @@ int stage_ingest(struct run_state *s, struct err *e)
 			take_stats(s, &st);
 		ingest_stats__release(&st);
 		if (rc == 0 || rc == -ENOMEM)
-			return rc == 0 ? 0 : err_set(e, rc, "oom", "out of memory");
+			return rc == 0 ? 0 : err_set(e, rc, ERR_OOM, "out of memory");
 		console__debug(s->con, 1, "perf.data reader: %s; falling back to perf script", de.msg);
 		if ((rc = collect_extract(s, e)) < 0)
 			return rc;
@@ -153,7 +154,7 @@ int stage_attribute(struct run_state *s, struct err *e)
 				.recorded_kernel = s->machine ? s->machine->kernel : NULL};
 	struct degradations d = {0};
 	int rc = sm && flag_copies ? attrib_run(&s->pivot, s->x, s->tools, &o, &d, e)
-				   : err_set(e, -ENOMEM, "oom", "out of memory");
+				   : err_oom(e);
 	for (size_t i = 0; i < d.n; i++)
 		run_state__degrade(s, d.v[i].name, d.v[i].message, d.v[i].remedy);
 	degradations__release(&d);
@@ -172,7 +173,7 @@ static int fill_manifest(struct run_state *s, struct manifest *m, struct err *e)
 	m->exit_code = s->launched ? s->pass.exit_code : -1;
 	m->world_size = s->mpi && s->world_size > 0 ? s->world_size : -1;
 	if (!m->name || !m->created)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	rc |= manifest__set_command(m, (const char *const *)s->req->cmd, (size_t)s->req->cmd_argc);
 	if (s->machine) {
 		machine__release(&m->machine);
@@ -200,7 +201,7 @@ static int fill_manifest(struct run_state *s, struct manifest *m, struct err *e)
 		rc |= manifest__set_file(m, "perf-script", "collect/perf-script.txt");
 		rc |= manifest__set_file(m, "perf-buildid-list", "collect/perf-buildid-list.txt");
 	}
-	return rc ? err_set(e, -ENOMEM, "oom", "out of memory") : 0;
+	return rc ? err_oom(e) : 0;
 }
 
 int stage_store(struct run_state *s, struct err *e)
@@ -213,7 +214,7 @@ int stage_store(struct run_state *s, struct err *e)
 	int rc = fill_manifest(s, &m, e);
 	char *db = fs_join(s->dir, PIVOT_DB_FILE);
 	if (rc == 0 && !db)
-		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+		rc = err_oom(e);
 	/* The pivot first: a manifest never lists a table that is not there, and
 	 * is written even when the pivot could not be (the Run stays readable). */
 	if (rc == 0 && (rc = pivot_db_write(&s->pivot, db, "nunatak " NUNATAK_VERSION, e)) == 0)
@@ -246,7 +247,7 @@ int stage_report(struct run_state *s, struct err *e)
 	for (size_t i = 0; rc == 0 && i < s->degradations.n; i++)
 		if (degradations__add(&m.degradations, s->degradations.v[i].name,
 				      s->degradations.v[i].message, s->degradations.v[i].remedy) < 0)
-			rc = err_set(e, -ENOMEM, "oom", "out of memory");
+			rc = err_oom(e);
 	if (rc == 0)
 		rc = manifest__write(&m, s->dir, e);
 	manifest__release(&m);

@@ -14,6 +14,7 @@
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "model/machine.h"
 #include "regions/meet_run.h"
 
@@ -25,7 +26,7 @@ int stage_regions_env(struct run_state *s, struct err *e)
 		return 0;
 	s->regions_env = xasprintf(PREFIX_VAR "=%s/regions/%s", s->collect_dir, s->name);
 	if (!s->regions_env)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	s->app_env_set[0] = s->regions_env;
 	/* Ours wins, so the Run holds the traces; the user's value is kept in
 	 * the manifest's effective configuration. */
@@ -46,7 +47,7 @@ int stage_regions(struct run_state *s, struct err *e)
 		return 0;
 	char *dir = xasprintf("%s/regions", s->collect_dir);
 	if (!dir)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	char host[256] = "localhost";
 	if (s->machine && s->machine->hostname)
 		snprintf(host, sizeof(host), "%s", s->machine->hostname);

@@ -17,6 +17,7 @@
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "exec/exec.h"
 #include "common/fsutil.h"
 #include "tools/git.h"
@@ -43,7 +44,7 @@ int stage_rundir(struct run_state *s, struct err *e)
 	s->name = rundir_pick_name(s->req->name, cfg_name, git, s->target);
 	xfree(git);
 	if (!s->name)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	int rc;
 	if (s->req->output) {
 		if ((rc = rundir_create_exact(s->req->output, e)) < 0)
@@ -62,7 +63,7 @@ int stage_rundir(struct run_state *s, struct err *e)
 	iso_now(s->created);
 	s->collect_dir = fs_join(s->dir, "collect");
 	if (!s->collect_dir || (rc = fs_mkdir_p(s->collect_dir)) < 0)
-		return err_set(e, rc ? rc : -ENOMEM, "store.mkdir", "cannot create %s/collect",
+		return err_set(e, rc ? rc : -ENOMEM, ERR_STORE_MKDIR, "cannot create %s/collect",
 			       s->dir);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include "common/config.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "doctor/doctor.h"
 #include "exec/exec.h"
 #include "launch/launch.h"
@@ -23,7 +24,7 @@ int stage_config(struct run_state *s, struct err *e)
 {
 	s->cfg = xcalloc(1, sizeof(*s->cfg));
 	if (!s->cfg)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	int rc = config__load(s->cfg, NULL, e);
 	for (size_t i = 0; i < s->cfg->nr_warnings; i++)
 		console__warn(s->con, "%s", s->cfg->warnings[i]);
@@ -40,7 +41,7 @@ int stage_config(struct run_state *s, struct err *e)
 	s->freq = s->cfg->sampling_frequency_hz > 0 ? s->cfg->sampling_frequency_hz
 						    : PERF_DEFAULT_FREQ;
 	s->effective_config = config__effective_json(s->cfg);
-	return s->effective_config ? 0 : err_set(e, -ENOMEM, "oom", "out of memory");
+	return s->effective_config ? 0 : err_oom(e);
 }
 
 int stage_launch(struct run_state *s, struct err *e)
@@ -53,7 +54,7 @@ int stage_launch(struct run_state *s, struct err *e)
 	s->app = xcalloc(plan.nr_app + 1 + (plan.nr_app ? 0 : (size_t)s->req->cmd_argc),
 			 sizeof(char *));
 	if (!s->prefix || !s->app)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	for (size_t i = 0; i < plan.nr_prefix; i++)
 		s->prefix[i] = plan.prefix[i];
 	if (plan.nr_app == 0) {
@@ -78,7 +79,7 @@ int stage_machine(struct run_state *s, struct err *e)
 {
 	s->machine = xcalloc(1, sizeof(*s->machine));
 	if (!s->machine)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	machine__init(s->machine);
 	int rc = machine__snapshot(s->machine, s->x, e);
 	if (rc < 0)
@@ -97,7 +98,7 @@ int stage_doctor(struct run_state *s, struct err *e)
 {
 	s->tools = xcalloc(1, sizeof(*s->tools));
 	if (!s->tools)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	int rc = attrib_locate(s->x, config__tool(s->cfg, "llvm-symbolizer"),
 			       config__tool(s->cfg, "addr2line"), s->tools, e);
 	if (rc < 0)
@@ -117,5 +118,5 @@ int stage_doctor(struct run_state *s, struct err *e)
 		rc = run_state__degrade(s, r.degradations.v[i].name, r.degradations.v[i].message,
 					r.degradations.v[i].remedy);
 	doctor_report__release(&r);
-	return rc < 0 ? err_set(e, rc, "oom", "out of memory") : 0;
+	return rc < 0 ? err_set(e, rc, ERR_OOM, "out of memory") : 0;
 }

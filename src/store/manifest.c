@@ -8,6 +8,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "common/fsutil.h"
 
 void manifest__init(struct manifest *m)
@@ -296,7 +297,7 @@ int manifest__write(const struct manifest *m, const char *run_dir, struct err *e
 	int rc;
 	json_decref(doc);
 	if (!text || !(path = fs_join(run_dir, MANIFEST_FILE))) {
-		rc = err_set(e, -ENOMEM, "store.oom", "out of memory writing the manifest of %s",
+		rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory writing the manifest of %s",
 			     run_dir);
 		goto out;
 	}

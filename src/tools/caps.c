@@ -9,6 +9,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "exec/exec.h"
 
 static int read_paranoid(void)
@@ -38,7 +39,7 @@ int caps_probe(struct caps *c, struct executor *x, const char *perf, struct err 
 	if (!argv || !c->perf.path) {
 		perf_argv__free(argv);
 		caps__release(c);
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	}
 	struct exec_request rq = {.argv = (const char *const *)argv, .capture_stdout = true,
 				  .capture_stderr = true, .timeout_s = 30};

@@ -7,6 +7,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "exec/exec.h"
 #include "store/manifest.h"
 
@@ -31,7 +32,7 @@ static int run_git(struct executor *x, const char *cwd, const char *a1, const ch
 		while (n && strchr(" \t\r\n", res.out[n - 1]))
 			n--;
 		if (!(*out = xstrndup(res.out ? res.out : "", n)))
-			rc = err_set(e, -ENOMEM, "oom", "out of memory");
+			rc = err_oom(e);
 	}
 	exec_result__release(&res);
 	return rc;

@@ -8,6 +8,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 
 void attrib_chain__release(struct attrib_chain *c)
 {
@@ -100,7 +101,7 @@ static int entry_from_json(struct attrib_chains *out, const json_t *o, size_t id
 {
 	uint64_t addr;
 	if (!json_is_object(o) || !parse_hex(json_string_value(json_object_get(o, "Address")), &addr))
-		return err_set(e, -EINVAL, "symbolizer.json",
+		return err_set(e, -EINVAL, ERR_SYMBOLIZER_JSON,
 			       "entry %zu: expected an object with \"Address\":\"0x…\"", idx);
 	struct attrib_chain *c = chains__push(out);
 	if (!c)
@@ -114,7 +115,7 @@ static int entry_from_json(struct attrib_chains *out, const json_t *o, size_t id
 	}
 	const json_t *syms = json_object_get(o, "Symbol");
 	if (!json_is_array(syms))
-		return err_set(e, -EINVAL, "symbolizer.json",
+		return err_set(e, -EINVAL, ERR_SYMBOLIZER_JSON,
 			       "entry %zu (0x%llx): expected a \"Symbol\" array", idx,
 			       (unsigned long long)addr);
 	size_t i;
@@ -138,7 +139,7 @@ int symbolizer_json__parse(const char *text, size_t len, struct attrib_chains *o
 		json_error_t je;
 		json_t *doc = json_loadb(text + pos, len - pos, JSON_DISABLE_EOF_CHECK, &je);
 		if (!doc)
-			return err_set(e, -EINVAL, "symbolizer.json",
+			return err_set(e, -EINVAL, ERR_SYMBOLIZER_JSON,
 				       "llvm-symbolizer output, byte %zu: %s", pos + (size_t)je.position,
 				       je.text);
 		pos += (size_t)je.position;
@@ -250,12 +251,12 @@ int addr2line__parse(const char *text, size_t len, struct attrib_chains *out, st
 			continue;
 		}
 		if (!c)
-			return err_set(e, -EINVAL, "addr2line.output",
+			return err_set(e, -EINVAL, ERR_ADDR2LINE_OUTPUT,
 				       "addr2line output, line %zu: expected an address 0x…", lineno);
 		const char *ps;
 		size_t pn;
 		if (!next_line(text, len, &pos, &ps, &pn))
-			return err_set(e, -EINVAL, "addr2line.output",
+			return err_set(e, -EINVAL, ERR_ADDR2LINE_OUTPUT,
 				       "addr2line output, line %zu: function without a position",
 				       lineno);
 		lineno++;
@@ -300,7 +301,7 @@ int readelf_sections__parse(const char *text, size_t len, struct module_sections
 #undef IS
 	}
 	if (!table)
-		return err_set(e, -EINVAL, "readelf.output",
+		return err_set(e, -EINVAL, ERR_READELF_OUTPUT,
 			       "readelf -S output: no \"Section Headers:\" table");
 	return 0;
 }

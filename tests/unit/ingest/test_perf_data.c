@@ -258,7 +258,7 @@ static void t_alloc_failures(void)
 			alloc_fault_init();
 			CHECK(rc == 0 || rc == -ENOMEM);
 			if (rc)
-				CHECK_STR(e.code, "ingest.nomem");
+				CHECK_STR(e.code, "oom");
 			pivot__release(&p);
 			ingest_stats__release(&st);
 		}
