@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "build_config.h"
+#include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "common/exit_codes.h"
 #include "cli/options.h"
@@ -38,8 +39,8 @@ struct regions_opts {
 };
 
 #define O(f) offsetof(struct regions_opts, f)
-#define OPT_V {"verbose", 'v', OPT_COUNT, O(verbose), NULL, "more detail on stderr", false}
-#define OPT_Q {"quiet", 'q', OPT_COUNT, O(quiet), NULL, "no progress or notes", false}
+#define OPT_V OPT_VERBOSE(struct regions_opts, verbose)
+#define OPT_Q OPT_QUIET(struct regions_opts, quiet)
 #define OPT_RANKS {"ranks", 0, OPT_STRING, O(ranks), "LIST", "only these ranks: 0,2,4-7", false}
 #define OPT_INC {"include", 0, OPT_STRING_LIST, O(include), "REGEX", \
 		 "only regions matching REGEX (POSIX ERE, repeatable)", false}
@@ -119,17 +120,7 @@ static void usage(FILE *f, const char *prog)
 /* Prints e (console, or JSON on stdout under --json) and maps it to an exit code. */
 static int fail(struct console *con, const struct err *e, bool json)
 {
-	if (json) {
-		json_t *doc = json_pack("{s:{s:s, s:s}}", "error", "code", e->code, "message",
-					e->msg);
-		if (doc) {
-			json_dumpf(doc, stdout, JSON_INDENT(2));
-			fputc('\n', stdout);
-			json_decref(doc);
-		}
-	}
-	console__error(con, "%s", e->msg);
-	return strcmp(e->code, "usage") == 0 ? EXIT_USAGE : 1;
+	return cli_fail(con, json, e, EXIT_ERROR, NULL);
 }
 
 static int run_inspect(struct trace_set *ts, const struct regions_opts *o,
@@ -303,7 +294,7 @@ int cmd_regions(int argc, char **argv)
 	struct err e = {0};
 	int rc = opts_parse(&spec, argc - 1, argv + 1, &o, &rest, &e);
 	if (rc == 0) {
-		console__init(&con, stderr, o.quiet ? CONSOLE_QUIET : o.verbose);
+		console__init(&con, stderr, cli_console_level(o.verbose, o.quiet));
 		rc = dispatch((enum sub)s, &rest, &o, &con, &e);
 		rc = rc ? fail(&con, &e, o.json) : 0;
 	} else {

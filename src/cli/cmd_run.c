@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "common/exit_codes.h"
 #include "cli/options.h"
@@ -27,7 +28,7 @@ struct run_opts {
 	const char *replay;
 	struct opt_strlist source_map;
 	int verbose;
-	bool quiet;
+	int quiet;
 };
 
 static const struct opt_spec run_options[] = {
@@ -46,10 +47,8 @@ static const struct opt_spec run_options[] = {
 	 "do not extract source text into the Run", false},
 	{"source-map", 0, OPT_STRING_LIST, offsetof(struct run_opts, source_map), "OLD=NEW",
 	 "rewrite a source path prefix (repeatable)", false},
-	{"verbose", 'v', OPT_COUNT, offsetof(struct run_opts, verbose), NULL,
-	 "more detail on stderr (repeatable)", false},
-	{"quiet", 'q', OPT_BOOL, offsetof(struct run_opts, quiet), NULL,
-	 "only errors and degradations on stderr", false},
+	OPT_VERBOSE(struct run_opts, verbose),
+	OPT_QUIET(struct run_opts, quiet),
 	{"record", 0, OPT_STRING, offsetof(struct run_opts, record), "ENTRY",
 	 "record every external invocation into a corpus entry", true},
 	{"replay", 0, OPT_STRING, offsetof(struct run_opts, replay), "ENTRY",
@@ -81,24 +80,12 @@ static bool valid_source_map(const struct opt_strlist *l)
 	return true;
 }
 
-static int print_json(json_t *doc)
-{
-	if (!doc)
-		return 0;
-	int rc = json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	fputc('\n', stdout);
-	json_decref(doc);
-	return rc;
-}
-
-/* Under --json a usage error is a JSON document too (STYLE.md §8). */
+/* Under --json a usage error is a JSON document too, of the run document's
+ * shape (run, name and exit_code null/125). */
 static int usage_error(const struct run_opts *o, struct console *con, const char *msg)
 {
-	console__error(con, "%s", msg);
-	if (o->json)
-		print_json(json_pack("{s:n, s:n, s:i, s:{s:s, s:s}}", "run", "name", "exit_code",
-				     EXIT_USAGE, "error", "code", "usage", "message", msg));
-	return EXIT_USAGE;
+	return cli_usage(con, o->json, msg,
+			 json_pack("{s:n, s:n, s:i}", "run", "name", "exit_code", EXIT_USAGE));
 }
 
 int cmd_run(int argc, char **argv)
@@ -110,7 +97,7 @@ int cmd_run(int argc, char **argv)
 	struct err e = {0};
 	struct console con;
 	int rc = opts_parse(&run_spec, argc, argv, &o, &rest, &e);
-	console__init(&con, stderr, o.quiet ? CONSOLE_QUIET : o.verbose);
+	console__init(&con, stderr, cli_console_level(o.verbose, o.quiet));
 	if (rc == 1) {
 		rc = 0;
 		goto out;
@@ -140,7 +127,7 @@ int cmd_run(int argc, char **argv)
 		.nr_source_map = o.source_map.n, .cmd = rest.cmd_argv, .cmd_argc = rest.cmd_argc};
 	json_t *doc = NULL;
 	rc = run_pipeline(&req, &con, &doc);
-	if (print_json(doc) < 0)
+	if (cli_print_json(doc) < 0)
 		console__error(&con, "could not write the JSON document to standard output");
 out:
 	opts__release(&run_spec, &o);

@@ -11,6 +11,7 @@
 
 enum exit_code {
 	EXIT_OK = 0,
+	EXIT_ERROR = 1,                   /* `regions` failed on its input or output */
 	EXIT_STRICT_VIOLATION = 121,      /* --strict and at least one degradation */
 	EXIT_FAILURE_BEFORE_LAUNCH = 125, /* also: usage errors, unreadable Run */
 	EXIT_COMMAND_NOT_EXECUTABLE = 126,
