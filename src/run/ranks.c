@@ -8,51 +8,22 @@
 #include "collect/rank_shim.h"
 #include "run/stages.h"
 #include "common/alloc.h"
+#include "common/argv.h"
 #include "common/config.h"
 #include "common/console.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "exec/exec.h"
+#include "launch/split.h"
 
 static size_t count(char *const *v)
 {
-	size_t n = 0;
-	while (v && v[n])
-		n++;
-	return n;
+	return argv_count((const char *const *)v);
 }
 
 static char *join(char *const *v)
 {
-	size_t len = 1;
-	for (size_t i = 0; v[i]; i++)
-		len += strlen(v[i]) + 1;
-	char *s = xmalloc(len);
-	if (!s)
-		return NULL;
-	s[0] = '\0';
-	for (size_t i = 0; v[i]; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, v[i]);
-	}
-	return s;
-}
-
-/* <prefix> <shim...> <app...>, borrowed pointers in a fresh array. */
-static char **wrapped(char *const *prefix, char *const *shim, char *const *app)
-{
-	size_t np = count(prefix), ns = count(shim), na = count(app), k = 0;
-	char **v = xcalloc(np + ns + na + 1, sizeof(*v));
-	if (!v)
-		return NULL;
-	for (size_t i = 0; i < np; i++)
-		v[k++] = prefix[i];
-	for (size_t i = 0; i < ns; i++)
-		v[k++] = shim[i];
-	for (size_t i = 0; i < na; i++)
-		v[k++] = app[i];
-	return v;
+	return argv_join((const char *const *)v);
 }
 
 static int launch(struct run_state *s, char **argv, struct err *e)
@@ -100,7 +71,9 @@ int collect_ranks(struct run_state *s, struct err *e)
 				   /* samples and region traces on one timeline */
 				   .clock_monotonic = true};
 	char **shim = self ? rank_shim_argv(self, &o) : NULL;
-	char **argv = shim ? wrapped(s->prefix, shim, s->app) : NULL;
+	struct launch_plan plan = {.prefix = s->prefix, .nr_prefix = count(s->prefix),
+				   .app = s->app, .nr_app = count(s->app)};
+	char **argv = shim ? launch_plan__wrap(&plan, (const char *const *)shim) : NULL;
 	int rc;
 	if (!argv) {
 		rc = err_set(e, -ENOMEM, ERR_OOM, "cannot build the rank launch (/proc/self/exe unreadable "

@@ -19,6 +19,7 @@
 #include "run/pipeline.h"
 #include "run/ranks.h"
 #include "common/alloc.h"
+#include "common/argv.h"
 #include "common/console.h"
 #include "common/err.h"
 #include "common/err_codes.h"
@@ -69,23 +70,6 @@ static int run_app(struct run_state *s, char **argv, struct exec_result *res, st
 	return rc;
 }
 
-static char *join_argv(char *const *argv)
-{
-	size_t len = 1;
-	for (size_t i = 0; argv[i]; i++)
-		len += strlen(argv[i]) + 1;
-	char *s = xmalloc(len);
-	if (!s)
-		return NULL;
-	s[0] = '\0';
-	for (size_t i = 0; argv[i]; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
 /* One rung down the ladder after perf rejected its options: first the
  * counter group, then -k CLOCK_MONOTONIC. Returns false at the bottom. */
 static bool step_down(struct run_state *s, struct perf_record_opts *o)
@@ -120,7 +104,7 @@ static int record(struct run_state *s, struct exec_result *res, struct err *e)
 				     .no_bpf_event = perf_version__at_least(&s->caps.perf.version, 5, 1)};
 	for (;;) {
 		char **argv = perf_argv_record(&o, s->app);
-		char *shown = argv ? join_argv(s->app) : NULL;
+		char *shown = argv ? argv_join((const char *const *)s->app) : NULL;
 		if (!argv || !shown) {
 			perf_argv__free(argv);
 			xfree(shown);
@@ -194,7 +178,7 @@ int stage_collect(struct run_state *s, struct err *e)
 	struct exec_result res = {0};
 	int rc;
 	if (s->sampling_blocked || !s->caps.perf.present) {
-		char *shown = join_argv(s->app);
+		char *shown = argv_join((const char *const *)s->app);
 		console__info(s->con, "launching: %s", shown ? shown : s->app[0]);
 		xfree(shown);
 		rc = run_app(s, s->app, &res, e);
@@ -207,7 +191,7 @@ int stage_collect(struct run_state *s, struct err *e)
 		rc = record(s, &res, e);
 		s->pass.sampled = rc == 0 && !s->rejected;
 		if (rc == 0 && s->rejected) {
-			char *shown = join_argv(s->app);
+			char *shown = argv_join((const char *const *)s->app);
 			console__info(s->con, "launching: %s", shown ? shown : s->app[0]);
 			xfree(shown);
 			rc = run_app(s, s->app, &res, e);
