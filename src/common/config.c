@@ -33,7 +33,6 @@ struct scalar_key {
 static const struct scalar_key scalars[] = {
 	{NULL, "name", K_STR, OFF(name), 0, 0},
 	{NULL, "runs_dir", K_STR, OFF(runs_dir), 0, 0},
-	{"thresholds", "coverage", K_DOUBLE, OFF(coverage_threshold), 0, 1},
 	{"sampling", "frequency", K_INT, OFF(sampling_frequency_hz), 1, 1000000},
 	{"sampling", "rank_threshold", K_INT, OFF(rank_threshold), 0, INT_MAX},
 	{"stacks", "fp_threshold", K_DOUBLE, OFF(fp_threshold), 0, 1},
@@ -55,7 +54,6 @@ static const char *const tool_defaults[][2] = {
 	{"mpicc", "mpicc"},
 	{"mpifort", "mpifort"},
 	{"mpirun", "mpirun"},
-	{"mpip", "libmpiP.so"},
 	{"git", "git"},
 };
 #define NR_TOOLS (sizeof(tool_defaults) / sizeof(tool_defaults[0]))
@@ -105,7 +103,6 @@ static int warn(struct config *c, char *msg_take)
 int config__init(struct config *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->coverage_threshold = 0.8;
 	c->sampling_frequency_hz = 997;
 	c->rank_threshold = 64;
 	c->fp_threshold = 0.75;

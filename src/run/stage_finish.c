@@ -184,7 +184,8 @@ static int fill_manifest(struct run_state *s, struct manifest *m, struct err *e)
 	m->overhead = s->overhead ? json_incref(s->overhead) : NULL;
 	/* After the application, as the recordings order git's calls. */
 	char cwd[4096];
-	if (getcwd(cwd, sizeof(cwd)) && (rc = provenance_collect_git(&m->provenance, s->x, cwd, e)) < 0)
+	if (getcwd(cwd, sizeof(cwd)) && (rc = provenance_collect_git(&m->provenance, s->x,
+							     config__tool(s->cfg, "git"), cwd, e)) < 0)
 		return rc;
 	if (s->launched) {
 		rc |= manifest__add_pass(m, 0, s->pass.exit_code, s->pass.start, s->pass.end);

@@ -29,7 +29,7 @@ static char *git_toplevel(struct run_state *s, struct err *e)
 	char cwd[PATH_MAX];
 	char *top = NULL;
 	if (getcwd(cwd, sizeof(cwd)))
-		provenance_git_toplevel(s->x, cwd, &top, e);
+		provenance_git_toplevel(s->x, config__tool(s->cfg, "git"), cwd, &top, e);
 	return top;
 }
 

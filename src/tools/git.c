@@ -17,10 +17,10 @@ static const char *const git_env[] = {"GIT_OPTIONAL_LOCKS=0", NULL};
 
 /* Runs git with args after "-C cwd"; *out gets stdout trimmed of trailing
  * blanks when git exits 0, else NULL. */
-static int run_git(struct executor *x, const char *cwd, const char *a1, const char *a2,
-		   char **out, struct err *e)
+static int run_git(struct executor *x, const char *git, const char *cwd, const char *a1,
+		   const char *a2, char **out, struct err *e)
 {
-	const char *argv[] = {"git", "-C", cwd, a1, a2, NULL};
+	const char *argv[] = {git ? git : "git", "-C", cwd, a1, a2, NULL};
 	struct exec_request rq = {.argv = argv, .env_set = git_env, .capture_stdout = true,
 				  .capture_stderr = true, .timeout_s = 60};
 	struct exec_result res;
@@ -38,10 +38,11 @@ static int run_git(struct executor *x, const char *cwd, const char *a1, const ch
 	return rc;
 }
 
-int provenance_git_toplevel(struct executor *x, const char *cwd, char **toplevel_out,
+int provenance_git_toplevel(struct executor *x, const char *git, const char *cwd,
+			    char **toplevel_out,
 			    struct err *e)
 {
-	int rc = run_git(x, cwd, "rev-parse", "--show-toplevel", toplevel_out, e);
+	int rc = run_git(x, git, cwd, "rev-parse", "--show-toplevel", toplevel_out, e);
 	if (rc == 0 && *toplevel_out && !**toplevel_out)
 		zfree(toplevel_out);
 	return rc;
@@ -53,18 +54,19 @@ static bool is_object_id(const char *s)
 	return s[n] == '\0' && (n == 40 || n == 64); /* SHA-1 or SHA-256 repositories */
 }
 
-int provenance_collect_git(struct provenance *p, struct executor *x, const char *cwd,
+int provenance_collect_git(struct provenance *p, struct executor *x, const char *git,
+			   const char *cwd,
 			   struct err *e)
 {
 	char *head = NULL, *status = NULL;
 	zfree(&p->commit);
 	p->dirty_tree = -1;
-	int rc = run_git(x, cwd, "rev-parse", "HEAD", &head, e);
+	int rc = run_git(x, git, cwd, "rev-parse", "HEAD", &head, e);
 	if (rc || !head)
 		goto out;
 	if (!is_object_id(head))
 		goto out; /* not what rev-parse prints: record nothing rather than noise */
-	rc = run_git(x, cwd, "status", "--porcelain", &status, e);
+	rc = run_git(x, git, cwd, "status", "--porcelain", &status, e);
 	if (rc)
 		goto out;
 	p->commit = head;

@@ -4,7 +4,8 @@
  * Best effort and descriptive, never blocking: a missing git, a directory
  * outside any repository or a failing git leaves the fields null.
  *
- * git runs through the executor (never directly), so recordings capture it
+ * git is the configured tool (`[tools] git`, config__tool(); NULL means
+ * "git" from PATH). It runs through the executor (never directly), so recordings capture it
  * and replays serve it. The order of invocations matches the recordings of
  * shared/corpus: `rev-parse --show-toplevel` at naming time, later
  * `rev-parse HEAD`, and `status --porcelain` only when HEAD resolved (the
@@ -21,13 +22,15 @@ struct provenance;
  * (caller frees) or NULL when git is absent or cwd is not in a repository.
  * Returns 0, or a negative errno when nunatak itself failed (out of memory,
  * a recording that cannot be written), with e filled. */
-int provenance_git_toplevel(struct executor *x, const char *cwd, char **toplevel_out,
+int provenance_git_toplevel(struct executor *x, const char *git, const char *cwd,
+			    char **toplevel_out,
 			    struct err *e);
 
 /* Fills p->commit (`git -C <cwd> rev-parse HEAD`, a 40- or 64-hex id) and
  * p->dirty_tree (`git status --porcelain` non-empty; -1 when unknown).
  * Previous values are replaced. Returns 0 or a negative errno as above. */
-int provenance_collect_git(struct provenance *p, struct executor *x, const char *cwd,
+int provenance_collect_git(struct provenance *p, struct executor *x, const char *git,
+			   const char *cwd,
 			   struct err *e);
 
 #endif

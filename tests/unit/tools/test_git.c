@@ -78,11 +78,11 @@ static void t_order_and_values(void)
 	struct executor x = {&script_ops, &s};
 	struct err e = {0};
 	char *top = NULL;
-	CHECK_INT(provenance_git_toplevel(&x, "/home/u/proj/sub", &top, &e), 0);
+	CHECK_INT(provenance_git_toplevel(&x, "git", "/home/u/proj/sub", &top, &e), 0);
 	CHECK_STR(top, "/home/u/proj");
 	struct provenance p = {0};
 	p.dirty_tree = -1;
-	CHECK_INT(provenance_collect_git(&p, &x, "/home/u/proj/sub", &e), 0);
+	CHECK_INT(provenance_collect_git(&p, &x, "git", "/home/u/proj/sub", &e), 0);
 	CHECK_STR(p.commit, "0123456789abcdef0123456789abcdef01234567");
 	CHECK_INT(p.dirty_tree, 1);
 	CHECK_STR(s.seen[0], "rev-parse --show-toplevel");
@@ -99,7 +99,7 @@ static void t_not_a_repo(void)
 	struct err e = {0};
 	struct provenance p = {0};
 	p.commit = xstrdup("stale");
-	CHECK_INT(provenance_collect_git(&p, &x, "/tmp", &e), 0);
+	CHECK_INT(provenance_collect_git(&p, &x, "git", "/tmp", &e), 0);
 	CHECK(p.commit == NULL);
 	CHECK_INT(p.dirty_tree, -1);
 	CHECK_INT(s.next, 1);
@@ -112,7 +112,7 @@ static void t_no_git(void)
 	struct executor x = {&script_ops, &s};
 	struct err e = {0};
 	char *top = (char *)"x";
-	CHECK_INT(provenance_git_toplevel(&x, "/tmp", &top, &e), 0);
+	CHECK_INT(provenance_git_toplevel(&x, "git", "/tmp", &top, &e), 0);
 	CHECK(top == NULL);
 }
 
@@ -123,7 +123,7 @@ static void t_garbage_head(void)
 	struct executor x = {&script_ops, &s};
 	struct err e = {0};
 	struct provenance p = {0};
-	CHECK_INT(provenance_collect_git(&p, &x, "/tmp", &e), 0);
+	CHECK_INT(provenance_collect_git(&p, &x, "git", "/tmp", &e), 0);
 	CHECK(p.commit == NULL);
 }
 
@@ -166,7 +166,7 @@ static void t_real_repository(void)
 	struct err e = {0};
 	struct provenance p = {0};
 	p.dirty_tree = -1;
-	CHECK_INT(provenance_collect_git(&p, x, dir, &e), 0);
+	CHECK_INT(provenance_collect_git(&p, x, "git", dir, &e), 0);
 	CHECK(p.commit == NULL); /* not a repository yet */
 	CHECK_INT(git(x, dir, (const char *[]){"init", "-q", NULL}, NULL), 0);
 	char *f = fs_join(dir, "a.c");
@@ -175,14 +175,14 @@ static void t_real_repository(void)
 	CHECK_INT(git(x, dir, (const char *[]){"commit", "-q", "-m", "m", NULL}, NULL), 0);
 	char *head = NULL;
 	CHECK_INT(git(x, dir, (const char *[]){"rev-parse", "HEAD", NULL}, &head), 0);
-	CHECK_INT(provenance_collect_git(&p, x, dir, &e), 0);
+	CHECK_INT(provenance_collect_git(&p, x, "git", dir, &e), 0);
 	CHECK_STR(p.commit, head);
 	CHECK_INT(p.dirty_tree, 0);
 	CHECK_INT(fs_write_atomic(f, "int y;\n", 7, &e), 0);
-	CHECK_INT(provenance_collect_git(&p, x, dir, &e), 0);
+	CHECK_INT(provenance_collect_git(&p, x, "git", dir, &e), 0);
 	CHECK_INT(p.dirty_tree, 1);
 	char *top = NULL;
-	CHECK_INT(provenance_git_toplevel(x, dir, &top, &e), 0);
+	CHECK_INT(provenance_git_toplevel(x, "git", dir, &top, &e), 0);
 	CHECK(top && strstr(top, "nunatak-test-prov-") != NULL);
 	executor__free(x);
 	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
@@ -198,11 +198,11 @@ static void t_corpus_replay(void)
 	if (!x)
 		SKIP("replay executor unavailable");
 	char *top = NULL;
-	CHECK_INT(provenance_git_toplevel(x, "/anywhere", &top, &e), 0);
+	CHECK_INT(provenance_git_toplevel(x, "git", "/anywhere", &top, &e), 0);
 	CHECK(top == NULL); /* recorded: exit 128, not a repository */
 	struct provenance p = {0};
 	p.dirty_tree = -1;
-	CHECK_INT(provenance_collect_git(&p, x, "/anywhere", &e), 0);
+	CHECK_INT(provenance_collect_git(&p, x, "git", "/anywhere", &e), 0);
 	CHECK(p.commit == NULL);
 	CHECK_INT(p.dirty_tree, -1);
 	executor__free(x);
