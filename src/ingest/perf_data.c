@@ -299,6 +299,18 @@ static int pass_samples(struct reader *r)
 	return 0;
 }
 
+static void reader__release(struct reader *r)
+{
+	xfree(r->attrs);
+	xfree(r->ids);
+	oatab__release(&r->idt);
+	perf_maps__free(r->maps);
+	strtab__release(&r->comms);
+	xfree(r->tc);
+	oatab__release(&r->tct);
+	xfree(r->frames);
+}
+
 int perf_data__read(const void *buf, size_t len, perf_sample_fn fn, void *ctx,
 		    struct buildid_list *ids, struct ingest_stats *st, struct err *e)
 {
@@ -315,15 +327,30 @@ int perf_data__read(const void *buf, size_t len, perf_sample_fn fn, void *ctx,
 		rc = pass_samples(&r);
 	if (rc == -ENOMEM)
 		err_set(e, rc, ERR_OOM, "out of memory reading perf.data");
-	xfree(r.attrs);
-	xfree(r.ids);
-	oatab__release(&r.idt);
-	perf_maps__free(r.maps);
-	strtab__release(&r.comms);
-	xfree(r.tc);
-	oatab__release(&r.tct);
-	xfree(r.frames);
+	reader__release(&r);
 	return rc;
+}
+
+int perf_data_clockid(const void *buf, size_t len)
+{
+	struct reader r = {.b = buf, .len = len};
+	r.comms.last = -1;
+	int clock = -1;
+	if (perf_data__read_header(&r) == 0)
+		for (size_t i = 0; i < r.nr_attrs; i++) {
+			int32_t id = r.attrs[i].clockid;
+			if (id == -1) {
+				clock = -1;
+				break;
+			}
+			if (i && clock != id) {
+				clock = -2; /* events on different clocks: no one timeline */
+				break;
+			}
+			clock = id;
+		}
+	reader__release(&r);
+	return clock;
 }
 
 static int agg_sink(void *ctx, const struct ingest_sample *s)

@@ -142,6 +142,9 @@ static int read_attrs(struct reader *r)
 		d->sample_type = rd64(a + 24);
 		d->read_format = rd64(a + 32);
 		d->freq = (rd64(a + 40) >> 10) & 1;
+		d->clockid = -2;
+		if ((rd64(a + 40) >> 25) & 1) /* use_clockid; clockid sits at byte 92 */
+			d->clockid = rd32(a + 4) >= 96 && asz - 16 >= 96 ? (int32_t)rd32(a + 92) : -1;
 		default_name(d);
 		uint64_t ioff = rd64(a + asz - 16), isz = rd64(a + asz - 8);
 		if (!section_ok(r, ioff, isz))
