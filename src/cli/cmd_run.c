@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* `nunatak run [options] -- <command...>`: parse, call the pipeline, render
- * the --json document. Everything else lives in src/collect/pipeline.c. */
+ * the --json document. Everything else lives in src/run/pipeline.c. */
 #include <jansson.h>
 #include <limits.h>
 #include <stddef.h>

@@ -18,13 +18,13 @@
 #include "common/console.h"
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "common/exit_codes.h"
 #include "exec/exec.h"
 #include "common/fsutil.h"
 #include "machine/snapshot.h"
 
-/* Exit codes (cli/exit_codes.h holds the enum; collect/ cannot include cli/). */
-#define PIPE_EXIT_STRICT 121
-#define PIPE_EXIT_BEFORE_LAUNCH 125
+#define PIPE_EXIT_STRICT EXIT_STRICT_VIOLATION
+#define PIPE_EXIT_BEFORE_LAUNCH EXIT_FAILURE_BEFORE_LAUNCH
 
 struct stage {
 	const char *name;

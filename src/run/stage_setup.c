@@ -70,7 +70,7 @@ int stage_launch(struct run_state *s, struct err *e)
 	s->mpi = plan.mpi;
 	s->world_size = plan.world_size;
 	s->target = plan.target ? plan.target : s->req->cmd[0];
-	/* HOOK(mpi): an MPI launch is collected by collect_ranks() (collect/ranks.h):
+	/* HOOK(mpi): an MPI launch is collected by collect_ranks() (run/ranks.h):
 	 * the launcher runs without perf, each rank samples or counts itself. */
 	return 0;
 }
