@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Small open-addressing hash helpers for ingestion (internal to src/ingest/).
+ * Small open-addressing hash helpers, the one hash table of src/ (ingestion
+ * interns with them; regions/ and attrib/ still keep hand-rolled tables of
+ * their own, to be ported).
  *
  * `oatab` is an index only: it maps a 64-bit hash to 1-based ids of entries
  * the owner keeps in its own array (each entry stores its hash, so the index
