@@ -332,11 +332,7 @@ static int try_count(struct shim *s, struct err *e)
 
 static int write_rank_json(struct shim *s, struct err *e)
 {
-	json_t *d = json_array();
-	for (size_t i = 0; i < s->degr.n; i++)
-		json_array_append_new(d, json_pack("{s:s, s:s, s:s}", "name", s->degr.v[i].name,
-						   "message", s->degr.v[i].message, "remedy",
-						   s->degr.v[i].remedy ? s->degr.v[i].remedy : ""));
+	json_t *d = degradations__to_json(&s->degr);
 	json_t *j = json_pack(
 		"{s:i, s:o, s:o, s:s, s:o, s:o, s:s, s:b, s:b, s:o, s:o, s:i, s:i, s:s, s:o}",
 		"rank", s->id.rank, "world_size",

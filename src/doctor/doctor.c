@@ -100,20 +100,13 @@ int doctor_light(struct executor *x, const struct config *cfg, const char *const
 
 json_t *doctor_report__json(const struct doctor_report *r)
 {
-	json_t *checks = json_array(), *degr = json_array();
+	json_t *checks = json_array(), *degr = degradations__to_json(&r->degradations);
 	for (size_t i = 0; checks && i < r->n; i++) {
 		const struct doctor_check *c = &r->v[i];
 		if (json_array_append_new(checks, json_pack("{s:s, s:s, s:s, s:s?}", "name", c->name,
 							     "status", doctor_status__name(c->status),
 							     "detail", c->detail, "remedy",
 							     c->remedy)) < 0)
-			goto fail;
-	}
-	for (size_t i = 0; degr && i < r->degradations.n; i++) {
-		const struct degradation *d = &r->degradations.v[i];
-		if (json_array_append_new(degr, json_pack("{s:s, s:s, s:s}", "name", d->name,
-							  "message", d->message, "remedy",
-							  d->remedy ? d->remedy : "")) < 0)
 			goto fail;
 	}
 	if (checks && degr)

@@ -146,12 +146,7 @@ static int strict_check(struct run_state *s)
 /* Under --json a failure is a JSON document too (STYLE.md §8). */
 static json_t *failure_json(const struct run_state *s, int exit_code)
 {
-	json_t *deg = json_array();
-	for (size_t i = 0; i < s->degradations.n; i++)
-		json_array_append_new(deg, json_pack("{s:s, s:s, s:s}", "name",
-						     s->degradations.v[i].name, "message",
-						     s->degradations.v[i].message, "remedy",
-						     s->degradations.v[i].remedy));
+	json_t *deg = degradations__to_json(&s->degradations);
 	return json_pack("{s:s?, s:s?, s:i, s:i, s:i, s:i, s:n, s:o, s:{s:s, s:s}}", "run", s->dir,
 			 "name", s->name, "exit_code", exit_code, "measurements", 0, "hotspots", 0,
 			 "resolved_hotspots", 0, "report", "degradations", deg, "error", "code",

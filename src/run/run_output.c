@@ -25,16 +25,6 @@ static size_t nr_resolved(const struct pivot *p)
 	return n;
 }
 
-static json_t *degradations_json(const struct degradations *d)
-{
-	json_t *arr = json_array();
-	for (size_t i = 0; i < d->n; i++)
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:s}", "name", d->v[i].name,
-						     "message", d->v[i].message, "remedy",
-						     d->v[i].remedy));
-	return arr;
-}
-
 /* samples x measured cost per sample: always an estimate of the overhead,
  * since the run without perf never happened (the application runs once). */
 void run_overhead(struct run_state *s)
@@ -120,7 +110,7 @@ int run_finish(struct run_state *s, json_t **json_out)
 			(json_int_t)s->pivot.nr_measurements, "hotspots",
 			(json_int_t)s->pivot.nr_hotspots, "resolved_hotspots", (json_int_t)resolved,
 			"report", s->report_path ? json_string(s->report_path) : json_null(),
-			"degradations", degradations_json(&s->degradations));
+			"degradations", degradations__to_json(&s->degradations));
 	}
 	return 0;
 }

@@ -243,19 +243,11 @@ static json_t *pass_to_json(const struct pass *p)
 
 static json_t *lists_to_json(const struct manifest *m, json_t *doc, bool *ok)
 {
-	json_t *passes = json_array(), *degr = json_array(), *files = json_object();
+	json_t *passes = json_array(), *degr = degradations__to_json(&m->degradations),
+	       *files = json_object();
 	for (size_t i = 0; passes && i < m->nr_passes; i++)
 		if (json_array_append_new(passes, pass_to_json(&m->passes[i])))
 			*ok = false;
-	for (size_t i = 0; degr && i < m->degradations.n; i++) {
-		const struct degradation *g = &m->degradations.v[i];
-		json_t *o = json_object();
-		put(o, "name", jstr(g->name), ok);
-		put(o, "message", jstr(g->message), ok);
-		put(o, "remedy", jstr(g->remedy), ok);
-		if (!o || json_array_append_new(degr, o))
-			*ok = false;
-	}
 	for (size_t i = 0; files && i < m->nr_files; i++)
 		put(files, m->files[i].table, jstr(m->files[i].relpath), ok);
 	put(doc, "passes", passes, ok);
