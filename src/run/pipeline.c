@@ -47,17 +47,6 @@ static const struct stage after[] = {
 	{"report", stage_report},
 };
 
-int run_state__degrade(struct run_state *s, const char *name, const char *message,
-		       const char *remedy)
-{
-	/* Announced once, as soon as known: before launch that is the point;
-	 * after it, a job log still shows them in the order they happened. */
-	int rc = degradations__add(&s->degradations, name, message, remedy);
-	if (rc == 1)
-		console__degraded(s->con, name, message, remedy);
-	return rc < 0 ? rc : 0;
-}
-
 static int make_executor(struct run_state *s, struct err *e)
 {
 	const struct run_request *r = s->req;
@@ -298,37 +287,3 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 	return rc;
 }
 
-void run_state__release(struct run_state *s)
-{
-	if (s->x)
-		executor__free(s->x);
-	json_decref(s->effective_config);
-	json_decref(s->overhead);
-	xfree(s->prefix);
-	xfree(s->app);
-	if (s->machine) {
-		machine__release(s->machine);
-		xfree(s->machine);
-	}
-	xfree(s->cpuinfo);
-	if (s->tools) {
-		attrib_tools__release(s->tools);
-		xfree(s->tools);
-	}
-	if (s->cfg) {
-		config__release(s->cfg);
-		xfree(s->cfg);
-	}
-	xfree(s->name);
-	xfree(s->dir);
-	xfree(s->collect_dir);
-	caps__release(&s->caps);
-	xfree(s->perf_data);
-	xfree(s->perf_script_path);
-	xfree(s->buildid_path);
-	xfree(s->report_path);
-	xfree(s->regions_env);
-	pivot__release(&s->pivot);
-	degradations__release(&s->degradations);
-	memset(s, 0, sizeof(*s));
-}
