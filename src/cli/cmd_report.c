@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli_error.h"
@@ -96,7 +97,9 @@ static int render_payload(const char *file, bool no_source, struct console *con)
 	return rc;
 }
 
-static char *pick_run(const struct opts_rest *rest, struct err *e)
+/* The Run given, or the newest under runs_dir, which is then named (as an
+ * absolute path) on stderr: the user sees which of many Runs is read. */
+static char *pick_run(const struct opts_rest *rest, struct console *con, struct err *e)
 {
 	if (rest->nr_pos)
 		return xstrdup(rest->pos[0]);
@@ -104,6 +107,12 @@ static char *pick_run(const struct opts_rest *rest, struct err *e)
 	char *path = NULL;
 	if (config__load(&cfg, NULL, e) == 0)
 		rundir_find_latest(cfg.runs_dir ? cfg.runs_dir : ".nunatak", &path, e);
+	if (path) {
+		char *abs = realpath(path, NULL);
+		console__info(con, "Run: %s (the newest under %s)", abs ? abs : path,
+			      cfg.runs_dir ? cfg.runs_dir : ".nunatak");
+		free(abs);
+	}
 	config__release(&cfg);
 	return path;
 }
@@ -130,7 +139,7 @@ int cmd_report(int argc, char **argv)
 		rc = render_payload(o.payload, o.no_source, &con);
 		goto out;
 	}
-	if (!(dir = pick_run(&rest, &e))) {
+	if (!(dir = pick_run(&rest, &con, &e))) {
 		if (!e.code[0])
 			err_set(&e, -ENOENT, ERR_RUN_NONE, "no Run found");
 		rc = cli_fail(&con, o.json, &e, EXIT_FAILURE_BEFORE_LAUNCH, NULL);
