@@ -1,23 +1,25 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* `nunatak report [RUN] [--json]`: re-read a Run (default: the newest under
  * runs_dir) and print its terminal summary, or the report payload JSON. */
+#include <errno.h>
 #include <jansson.h>
 #include <stddef.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "cli/options.h"
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "report/html.h"
 #include "report/report_run.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 #include "store/rundir.h"
 
 struct report_opts {
@@ -27,7 +29,7 @@ struct report_opts {
 	const char *payload;
 	const char *format;
 	const char *output;
-	int verbose;
+	int verbose, quiet;
 };
 
 static const struct opt_spec report_options[] = {
@@ -46,8 +48,8 @@ static const struct opt_spec report_options[] = {
 	 false},
 	{"output", 'o', OPT_STRING, offsetof(struct report_opts, output), "FILE",
 	 "with --format: write to FILE instead of stdout", false},
-	{"verbose", 'v', OPT_COUNT, offsetof(struct report_opts, verbose), NULL,
-	 "more detail on stderr (repeatable)", false},
+	OPT_VERBOSE(struct report_opts, verbose),
+	OPT_QUIET(struct report_opts, quiet),
 };
 
 static const struct verb_spec report_spec = {
@@ -103,72 +105,6 @@ static int render_payload(const char *file, bool no_source, struct console *con)
 	return rc;
 }
 
-/* Every failure: the message on stderr and, under --json, the document
- * {"error":{"code","message"}} on stdout, so a script reading stdout gets
- * JSON whatever happened (same shape as `regions --json`). */
-static int fail(struct console *con, bool json, const char *code, const char *msg)
-{
-	console__error(con, "%s", msg);
-	if (json) {
-		json_t *doc = json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg);
-		if (doc)
-			json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputs(doc ? "\n" : "", stdout);
-		json_decref(doc);
-	}
-	return EXIT_FAILURE_BEFORE_LAUNCH;
-}
-
-/* --format: the flame graph's stacks, to -o FILE or stdout. */
-static int export_stacks(const char *dir, const struct report_opts *o, struct console *con)
-{
-	struct err e = {0};
-	FILE *f = o->output ? fopen(o->output, "w") : stdout;
-	if (!f) {
-		char msg[600];
-		snprintf(msg, sizeof(msg), "%s: cannot write: %s (check the directory exists)",
-			 o->output, strerror(errno));
-		return fail(con, o->json, "report.write", msg);
-	}
-	bool stacks = false;
-	int rc = report_export_stacks(dir, o->format, f, &stacks, &e);
-	if (o->output && fclose(f) != 0 && rc == 0)
-		rc = err_set(&e, -EIO, "report.write", "%s: write failed", o->output);
-	if (rc < 0) {
-		if (o->output)
-			remove(o->output);
-		return fail(con, o->json, e.code, e.msg);
-	}
-	if (!stacks)
-		console__warn(con, "this Run has no call stacks: the export holds the Hotspots "
-				   "only (record them with `nunatak run --call-graph fp|dwarf`)");
-	if (o->output)
-		console__info(con, "wrote %s", o->output);
-	return 0;
-}
-
-/* The payload (--json) or the summary, then the page rewritten. */
-static void print_report(const struct report_out *out, const char *dir,
-			 const struct report_opts *o, struct console *con)
-{
-	struct err e = {0};
-	if (o->json) {
-		json_dumpf(out->payload, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', stdout);
-		return;
-	}
-	for (size_t i = 0; i < out->lines.n; i++)
-		printf("%s\n", out->lines.v[i]);
-	/* The page is regenerable: rewrite it from what was just read
-	 * (--html did already, with a failure fatal). */
-	char *page = NULL;
-	if (!o->html && report_html_write_run(dir, o->no_source, &page, &e) == 0)
-		console__info(con, "Report: %s", page);
-	else if (!o->html)
-		console__warn(con, "no report page: %s", e.msg);
-	xfree(page);
-}
-
 /* The Run given, or the newest under runs_dir, which is then named (as an
  * absolute path) on stderr: the user sees which of many Runs is read. */
 static char *pick_run(const struct opts_rest *rest, struct console *con, struct err *e)
@@ -189,6 +125,33 @@ static char *pick_run(const struct opts_rest *rest, struct console *con, struct 
 	return path;
 }
 
+/* --format: the flame graph's stacks, to -o FILE or stdout. */
+static int export_stacks(const char *dir, const struct report_opts *o, struct console *con)
+{
+	struct err e = {0};
+	FILE *f = o->output ? fopen(o->output, "w") : stdout;
+	if (!f) {
+		err_set(&e, -errno, "report.write", "%s: cannot write: %s (check the directory exists)",
+			o->output, strerror(errno));
+		return cli_fail(con, o->json, &e, EXIT_FAILURE_BEFORE_LAUNCH, NULL);
+	}
+	bool stacks = false;
+	int rc = report_export_stacks(dir, o->format, f, &stacks, &e);
+	if (o->output && fclose(f) != 0 && rc == 0)
+		rc = err_set(&e, -EIO, "report.write", "%s: write failed", o->output);
+	if (rc < 0) {
+		if (o->output)
+			remove(o->output);
+		return cli_fail(con, o->json, &e, EXIT_FAILURE_BEFORE_LAUNCH, NULL);
+	}
+	if (!stacks)
+		console__warn(con, "this Run has no call stacks: the export holds the Hotspots "
+				   "only (record them with `nunatak run --call-graph fp|dwarf`)");
+	if (o->output)
+		console__info(con, "wrote %s", o->output);
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = {0};
@@ -197,13 +160,14 @@ int cmd_report(int argc, char **argv)
 	struct console con;
 	char *dir = NULL;
 	int rc = opts_parse(&report_spec, argc, argv, &o, &rest, &e);
-	console__init(&con, stderr, o.verbose);
+	console__init(&con, stderr, cli_console_level(o.verbose, o.quiet));
 	if (rc == 1) {
 		rc = 0;
 		goto out;
 	}
 	if (rc < 0) {
-		rc = fail(&con, opts_flag_given(argc, argv, "json"), "usage", e.msg);
+		rc = cli_fail(&con, opts_flag_given(argc, argv, "json"), &e,
+			      EXIT_FAILURE_BEFORE_LAUNCH, NULL);
 		goto out;
 	}
 	if (o.payload) {
@@ -211,8 +175,9 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (!(dir = pick_run(&rest, &con, &e))) {
-		rc = fail(&con, o.json, e.code[0] ? e.code : "run.none",
-			  e.msg[0] ? e.msg : "no Run found");
+		if (!e.code[0])
+			err_set(&e, -ENOENT, ERR_RUN_NONE, "no Run found");
+		rc = cli_fail(&con, o.json, &e, EXIT_FAILURE_BEFORE_LAUNCH, NULL);
 		goto out;
 	}
 	if (o.format) {
@@ -222,7 +187,7 @@ int cmd_report(int argc, char **argv)
 	struct report_out out = {0};
 	rc = report_run(dir, o.no_source, &out, &e);
 	if (rc < 0) {
-		rc = fail(&con, o.json, e.code, e.msg);
+		rc = cli_fail(&con, o.json, &e, EXIT_FAILURE_BEFORE_LAUNCH, NULL);
 		goto out;
 	}
 	if (o.html && write_html(out.payload, dir, o.no_source, &con) != 0) {
@@ -230,7 +195,21 @@ int cmd_report(int argc, char **argv)
 		rc = EXIT_FAILURE_BEFORE_LAUNCH;
 		goto out;
 	}
-	print_report(&out, dir, &o, &con);
+	if (o.json) {
+		json_dumpf(out.payload, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+	} else {
+		for (size_t i = 0; i < out.lines.n; i++)
+			printf("%s\n", out.lines.v[i]);
+		/* The page is regenerable: rewrite it from what was just read
+		 * (--html did already, with a failure fatal). */
+		char *page = NULL;
+		if (!o.html && report_html_write_run(dir, o.no_source, &page, &e) == 0)
+			console__info(&con, "Report: %s", page);
+		else if (!o.html)
+			console__warn(&con, "no report page: %s", e.msg);
+		xfree(page);
+	}
 	report_out__release(&out);
 	rc = 0;
 out:

@@ -13,7 +13,7 @@
 #ifndef NUNATAK_COLLECT_PASSES_H
 #define NUNATAK_COLLECT_PASSES_H
 
-#include "collect/perf.h"
+#include "tools/perf.h"
 
 #define PASSES_MAX 4
 #define PASS_EVENTS_MAX 8

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "collect/perf.h"
+#include "tools/perf.h"
 #include "common/alloc.h"
 
 char **rank_shim_argv(const char *self, const struct rank_shim_opts *o)

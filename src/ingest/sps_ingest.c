@@ -10,7 +10,7 @@
 #include "ingest/buildid.h"
 #include "ingest/sps_reader.h"
 #include "model/model.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 #define MAX_SPS_BYTES ((size_t)8 << 30)
 #define NS_PER_S 1000000000.0

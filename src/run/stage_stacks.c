@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Stage "stacks": which call stacks perf records (collect/stacks.h), said
+ * before the launch as `call stacks: <detail>`. */
+#include "run/stages.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "run/pipeline.h"
+#include "collect/stacks.h"
+#include "common/alloc.h"
+#include "common/config.h"
+#include "common/console.h"
+#include "common/err.h"
+#include "exec/exec.h"
+#include "machine/snapshot.h"
+
+static int forced(struct run_state *s, enum stacks_mode m)
+{
+	s->stacks = m;
+	if (m == STACKS_DWARF) {
+		if (s->freq > STACKS_DWARF_MAX_HZ) {
+			console__info(s->con, "--call-graph dwarf: stacks unwound from copies of the "
+					      "user stack; frequency lowered to %d Hz",
+				      STACKS_DWARF_MAX_HZ);
+			s->freq = STACKS_DWARF_MAX_HZ;
+		} else {
+			console__info(s->con, "--call-graph dwarf: stacks unwound from copies of the "
+					      "user stack at %d Hz", s->freq);
+		}
+		return 0;
+	}
+	console__info(s->con, "call stacks: %s (--call-graph)", stacks_mode__name(m));
+	return 0;
+}
+
+/* The target as objdump and ldd need it: a path ("./app", "/usr/bin/app"),
+ * or the PATH lookup of a bare name (the name itself under replay). */
+static char *target_path(const struct run_state *s)
+{
+	const char *t = s->app && s->app[0] ? s->app[0] : s->target;
+	char *path = NULL;
+	if (!t)
+		return NULL;
+	if (strchr(t, '/') || s->replay || exec_which(t, &path) != 0)
+		return xstrdup(t);
+	return path;
+}
+
+int stage_stacks(struct run_state *s, struct err *e)
+{
+	/* Only perf records stacks; the preload sampler's degradation says so. */
+	if (s->collector != COLLECTOR_USE_PERF)
+		return 0;
+	if (s->req->call_graph) {
+		enum stacks_mode m = STACKS_NONE;
+		stacks_mode__parse(s->req->call_graph, &m); /* validated by cmd_run */
+		return forced(s, m);
+	}
+	char *target = target_path(s);
+	if (!target)
+		return 0;
+	struct stacks_decision d;
+	double threshold = s->cfg && s->cfg->fp_threshold > 0 ? s->cfg->fp_threshold
+							     : STACKS_FP_THRESHOLD;
+	const char *cpu = s->machine ? s->machine->cpu_model : NULL;
+	bool cache = !s->replay && !s->req->record_entry;
+	int rc = stacks_ladder(s->x, config__tool(s->cfg, "objdump"), target, cpu, threshold, cache,
+			       &d, e);
+	xfree(target);
+	if (rc < 0)
+		return rc;
+	s->stacks = d.mode;
+	if (s->replay && d.no_objdump) {
+		/* An entry recorded before the ladder existed: no stack decision
+		 * was recorded, and its perf record asked for none. */
+		console__info(s->con, "call stacks: none (the recording holds no stack decision)");
+		stacks_decision__release(&d);
+		return 0;
+	}
+	console__info(s->con, "call stacks: %s", d.detail);
+	if (d.mode == STACKS_NONE && d.reason[0])
+		rc = run_state__degrade(s, "call-stacks-unavailable", d.reason,
+					"rebuild with -fno-omit-frame-pointer (the libraries too), or "
+					"--call-graph dwarf");
+	stacks_decision__release(&d);
+	return rc;
+}
