@@ -131,14 +131,14 @@ static int export_stacks(const char *dir, const struct report_opts *o, struct co
 	struct err e = {0};
 	FILE *f = o->output ? fopen(o->output, "w") : stdout;
 	if (!f) {
-		err_set(&e, -errno, "report.write", "%s: cannot write: %s (check the directory exists)",
+		err_set(&e, -errno, ERR_OUTPUT_WRITE, "%s: cannot write: %s (check the directory exists)",
 			o->output, strerror(errno));
 		return cli_fail(con, o->json, &e, EXIT_FAILURE_BEFORE_LAUNCH, NULL);
 	}
 	bool stacks = false;
 	int rc = report_export_stacks(dir, o->format, f, &stacks, &e);
 	if (o->output && fclose(f) != 0 && rc == 0)
-		rc = err_set(&e, -EIO, "report.write", "%s: write failed", o->output);
+		rc = err_set(&e, -EIO, ERR_OUTPUT_WRITE, "%s: write failed", o->output);
 	if (rc < 0) {
 		if (o->output)
 			remove(o->output);

@@ -317,7 +317,7 @@ static int try_preload(struct shim *s, struct err *e)
 			     ? xasprintf("regions/%s_rank%05d.sps", s->o->regions_name, s->id.rank)
 			     : xasprintf("rank-%d/preload_rank%05d.sps", s->id.rank, s->id.rank);
 	const char *env[] = {s->regions_env ? s->regions_env : prefix, ld, hz, NULL};
-	int rc = ld && hz && s->sps_rel && env[0] ? 0 : err_set(e, -ENOMEM, "oom", "out of memory");
+	int rc = ld && hz && s->sps_rel && env[0] ? 0 : err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	if (rc == 0) {
 		struct exec_request rq = {.argv = (const char *const *)app, .application = true,
 					  .forward_signals = true, .env_set = env};

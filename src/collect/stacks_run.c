@@ -13,6 +13,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "collect/stacks_cache.h"
 #include "exec/exec.h"
 
@@ -161,7 +162,7 @@ int stacks_ladder(struct executor *x, const char *objdump, const char *target,
 	if (c)
 		stacks_cache__save(c);
 	if (rc == -ENOMEM)
-		return err_set(e, rc, "oom", "out of memory");
+		return err_set(e, rc, ERR_OOM, "out of memory");
 	d->no_objdump = gnu == 0;
 	stacks_decide(d, cpu_model, gnu != 0, threshold);
 	return 0;

@@ -216,7 +216,7 @@ static int ingest_preload_rank(struct rank_walk *w, int rank, const char *node,
 {
 	char *path = xasprintf("%s/%s", w->collect_dir, rel);
 	if (!path)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	int rc = 0;
 	if (access(path, R_OK) != 0) {
 		rc = merge_degradation(w, rank, "preload-sampler-silent",

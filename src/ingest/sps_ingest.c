@@ -7,6 +7,7 @@
 #include "attrib/elf.h"
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "ingest/buildid.h"
 #include "ingest/sps_reader.h"
 #include "model/model.h"
@@ -98,7 +99,7 @@ static int add_file(const char *path, struct ingest_agg *a, struct buildid_list 
 	size_t len = 0;
 	int rc = fs_read_file(path, MAX_SPS_BYTES, &buf, &len);
 	if (rc < 0)
-		return err_set(e, rc, "sps.read", "%s: %s", path, strerror(-rc));
+		return err_set(e, rc, ERR_TRACE_OPEN, "%s: %s", path, strerror(-rc));
 	struct sps_file f;
 	memset(&f, 0, sizeof(f));
 	if ((rc = sps_parse((const unsigned char *)buf, len, path, &f, e)) < 0) {
@@ -106,14 +107,14 @@ static int add_file(const char *path, struct ingest_agg *a, struct buildid_list 
 		return rc;
 	}
 	if (f.nr_samples > 0 && f.hz <= 0) {
-		rc = err_set(e, -EINVAL, "trace.corrupt",
+		rc = err_set(e, -EINVAL, ERR_TRACE_CORRUPT,
 			     "%s: %lld samples but an achieved rate of %d Hz: no time base",
 			     path, (long long)f.nr_samples, (int)f.hz);
 		goto out;
 	}
 	struct mod *mods = xcalloc((size_t)f.nr_modules + 1, sizeof(*mods));
 	if (!mods) {
-		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+		rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 		goto out;
 	}
 	for (int32_t i = 0; i < f.nr_modules; i++) {
@@ -125,7 +126,7 @@ static int add_file(const char *path, struct ingest_agg *a, struct buildid_list 
 	if (rc == 0)
 		rc = add_samples(&f, mods, a, info);
 	if (rc < 0)
-		err_set(e, rc, "oom", "out of memory");
+		err_set(e, rc, ERR_OOM, "out of memory");
 	for (int32_t i = 0; i < f.nr_modules; i++)
 		elf_info__release(&mods[i].elf);
 	xfree(mods);
@@ -170,7 +171,7 @@ int ingest_sps_files(const char *const *paths, int n, const struct ingest_opts *
 	struct buildid_list ids;
 	buildid_list__init(&ids);
 	if (!a)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	int rc = 0;
 	for (int i = 0; rc == 0 && i < n; i++)
 		rc = add_file(paths[i], a, &ids, info, e);
@@ -181,7 +182,7 @@ int ingest_sps_files(const char *const *paths, int n, const struct ingest_opts *
 		rc = ingest_agg__emit(a, &o2, p, e);
 	}
 	if (rc == 0 && downgrade(p, from) < 0)
-		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+		rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	ingest_agg__free(a);
 	buildid_list__release(&ids);
 	return rc;

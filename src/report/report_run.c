@@ -116,7 +116,7 @@ int report_export_stacks(const char *run_dir, const char *format, FILE *out, boo
 {
 	bool speedscope = strcmp(format, "speedscope") == 0;
 	if (!speedscope && strcmp(format, "collapsed") != 0)
-		return err_set(e, -EINVAL, "usage",
+		return err_set(e, -EINVAL, ERR_USAGE,
 			       "unknown report format '%s': expected collapsed or speedscope",
 			       format);
 	struct manifest m;
@@ -128,18 +128,18 @@ int report_export_stacks(const char *run_dir, const char *format, FILE *out, boo
 	int rc = manifest__read(&m, run_dir, e);
 	char *db = rc == 0 ? fs_join(run_dir, PIVOT_DB_FILE) : NULL;
 	if (rc == 0)
-		rc = db ? pivot_db_read(&p, db, e) : err_set(e, -ENOMEM, "oom", "out of memory");
+		rc = db ? pivot_db_read(&p, db, e) : err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	xfree(db);
 	if (rc == 0 && flame_build(&f, &p) < 0)
-		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+		rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	*from_stacks = f.from_stacks;
 	if (rc == 0 && speedscope) {
 		json_t *doc = flame_speedscope(&f, m.name ? m.name : "nunatak");
 		if (!doc || json_dumpf(doc, out, JSON_COMPACT) != 0 || fputc('\n', out) == EOF)
-			rc = err_set(e, -EIO, "report.write", "could not write the speedscope file");
+			rc = err_set(e, -EIO, ERR_OUTPUT_WRITE, "could not write the speedscope file");
 		json_decref(doc);
 	} else if (rc == 0 && flame_write_collapsed(&f, out) < 0) {
-		rc = err_set(e, -EIO, "report.write", "could not write the collapsed stacks");
+		rc = err_set(e, -EIO, ERR_OUTPUT_WRITE, "could not write the collapsed stacks");
 	}
 	flame_release(&f);
 	pivot__release(&p);

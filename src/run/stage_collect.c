@@ -323,7 +323,7 @@ int stage_collect(struct run_state *s, struct err *e)
 		s->perf_script_path = xasprintf("%s/perf-script.txt", s->collect_dir);
 		s->buildid_path = xasprintf("%s/perf-buildid-list.txt", s->collect_dir);
 		if (!s->perf_data || !s->perf_script_path || !s->buildid_path)
-			return err_set(e, -ENOMEM, "oom", "out of memory");
+			return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 		rc = collect_record(s, &res, e);
 		s->pass.sampled = rc == 0 && !s->rejected;
 		if (rc == 0 && s->rejected)

@@ -103,12 +103,12 @@ int stage_ingest(struct run_state *s, struct err *e)
 		if (!s->passes[i].sampled)
 			continue;
 		if ((rc = passes_use_dir(s, i)) < 0)
-			return err_set(e, rc, "run.pass", "pass %d: %s", i, strerror(-rc));
+			return err_set(e, rc, ERR_RUN_CREATE, "pass %d: %s", i, strerror(-rc));
 		s->script_ok = s->passes[i].script_ok;
 		rc = ingest_pass(s, i, e);
 	}
 	if (rc == 0 && passes_use_dir(s, 0) < 0) /* regions meet pass 0's samples */
-		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+		rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	return rc;
 }
 

@@ -14,6 +14,7 @@
 #include "common/config.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "exec/exec.h"
 
 /* Points s->perf_data and its siblings at collect/pass-<i>/ (created). */
@@ -65,7 +66,7 @@ static int one_pass(struct run_state *s, int i, struct exec_result *res, struct 
 	snprintf(label, sizeof(label), "pass %d: %s", i, s->plan->labels[i]);
 	int rc = passes_use_dir(s, i);
 	if (rc < 0)
-		return err_set(e, rc, "run.pass", "cannot create %s/pass-%d", s->collect_dir, i);
+		return err_set(e, rc, ERR_RUN_CREATE, "cannot create %s/pass-%d", s->collect_dir, i);
 	memset(&s->pass, 0, sizeof(s->pass));
 	s->pass.index = i;
 	s->group = &s->plan->groups[i];
@@ -101,7 +102,7 @@ int collect_passes(struct run_state *s, struct err *e)
 	if (passes_plan(s->group, &plan) == 0) {
 		s->plan = xmalloc(sizeof(*s->plan));
 		if (!s->plan)
-			return err_set(e, -ENOMEM, "oom", "out of memory");
+			return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 		*s->plan = plan;
 		for (int k = 0; k < plan.nr; k++) /* the groups point into the plan itself */
 			s->plan->groups[k].events = s->plan->events[k];
@@ -136,7 +137,7 @@ int collect_passes(struct run_state *s, struct err *e)
 	}
 	s->pass = s->passes[0]; /* the Run's exit code is pass 0's */
 	s->exit_code = s->pass.exit_code;
-	return passes_use_dir(s, 0) < 0 ? err_set(e, -ENOMEM, "oom", "out of memory") : 0;
+	return passes_use_dir(s, 0) < 0 ? err_set(e, -ENOMEM, ERR_OOM, "out of memory") : 0;
 }
 
 /* Per-pass totals of the witness counter (all Hotspots and Loci). */
@@ -306,5 +307,5 @@ static int passes_check(struct run_state *s)
 
 int stage_passes(struct run_state *s, struct err *e)
 {
-	return passes_check(s) < 0 ? err_set(e, -ENOMEM, "oom", "out of memory") : 0;
+	return passes_check(s) < 0 ? err_set(e, -ENOMEM, ERR_OOM, "out of memory") : 0;
 }

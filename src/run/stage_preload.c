@@ -18,6 +18,7 @@
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "doctor/doctor.h"
 #include "exec/exec.h"
 #include "ingest/sps_ingest.h"
@@ -88,7 +89,7 @@ static int preload_env(struct run_state *s, struct err *e)
 	s->preload_env[0] = collector_ld_preload(s->preload_lib, getenv("LD_PRELOAD"));
 	s->preload_env[1] = xasprintf(SAMPLE_HZ_VAR "=%d", s->freq);
 	if (!s->preload_env[0] || !s->preload_env[1])
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	size_t k = 0;
 	if (s->regions_env)
 		s->app_env_set[k++] = s->regions_env;
