@@ -51,6 +51,8 @@ struct rank_row {
 	double sys_ns;        /* Σ samples in the kernel and pseudo-modules ([vdso],
 				 [unknown]); NaN when not sampled */
 	int64_t samples;      /* time-base samples, 0 when not sampled */
+	int nr_threads;       /* application thread Loci with samples */
+	int nr_helpers;       /* MPI runtime helper threads with samples (analysis/threads.h) */
 };
 
 struct rank_imbalance {
@@ -58,6 +60,9 @@ struct rank_imbalance {
 	size_t nr_rows;
 	int world_size;        /* announced, -1 unknown */
 	int nr_present, nr_sampled, nr_counted;
+	int nr_threads;         /* application thread Loci with samples, over all ranks */
+	int nr_helpers;         /* MPI runtime helper threads seen, counted apart */
+	double helper_fraction; /* their share of the sampled time; NaN without samples */
 	const char *time_base; /* the samples' time-base counter, borrowed, or NULL */
 
 	double total_imbalance; /* busiest / mean on total time; NaN unavailable */
@@ -90,13 +95,15 @@ void rank_imbalance__release(struct rank_imbalance *ri);
 double imbalance_hotspot(const struct pivot *p, int64_t hotspot, const char *time_base,
 			 int *busiest);
 
-/* The summary line(s): "ranks: N (k sampled); busiest rank R at F.FFx the
- * mean; MPI holds X% of the time" and the basis. Returns 0 or -ENOMEM.
- * Appends nothing for a Run without ranks. */
+/* The summary line(s): "N ranks (k sampled); busiest rank R at F.FFx the
+ * mean; MPI holds X% of the time", the application threads and the MPI
+ * runtime helper threads seen beside them (when there are more threads than
+ * ranks), and the basis. Returns 0 or -ENOMEM. Appends nothing for a Run
+ * without ranks. */
 int imbalance_render(const struct rank_imbalance *ri, struct text_lines *out);
 
 /* The payload fragment ranks{imbalance, mpi_fraction, unsampled, missing,
- * basis, busiest_rank, rows[]}, or json null for a Run without ranks. New
+ * basis, busiest_rank, threads, helper_threads, helper_fraction, rows[]}, or json null for a Run without ranks. New
  * reference, NULL when out of memory. */
 json_t *imbalance_payload(const struct rank_imbalance *ri);
 
