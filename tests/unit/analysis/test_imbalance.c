@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* Rank imbalance, MPI share and per-Hotspot imbalance over ranks, on pivots
- * built like the rank ingestion builds them. */
+/* Rank imbalance and MPI share, and their rendering (report/ranks_view.h),
+ * on pivots built like the rank ingestion builds them. */
 #include <jansson.h>
 #include <math.h>
 
@@ -8,6 +8,7 @@
 
 #include "analysis/imbalance.h"
 #include "common/alloc.h"
+#include "report/ranks_view.h"
 #include "report/summary.h"
 
 static int64_t hotspot(struct pivot *p, const char *module, const char *name)
@@ -88,18 +89,15 @@ static void t_app_time_decides(void)
 	CHECK_NEAR(ri.sys_fraction, 300.0 / 3600.0, 1e-9);
 	CHECK_NEAR(ri.rows[1].sys_ns, 100e6, 1);
 	CHECK_INT(ri.quality, QUALITY_MEASURED);
-	int busiest = -1;
-	CHECK_NEAR(imbalance_hotspot(&p, 0, "task-clock", &busiest), 3.0, 1e-9);
-	CHECK_INT(busiest, 0);
 
 	struct text_lines t = {0};
-	CHECK_INT(imbalance_render(&ri, &t), 0);
+	CHECK_INT(ranks_view_lines(&ri, &t), 0);
 	CHECK_STR(t.v[0], "4 ranks (4 sampled); busiest rank 0 at 2.00x the mean; MPI holds 41.7% of the time");
 	CHECK(strstr(t.v[1], "application time") && strstr(t.v[1], "1.00x") &&
 	      strstr(t.v[1], "kernel holds 8.3%"));
 	text_lines__release(&t);
 
-	json_t *j = imbalance_payload(&ri);
+	json_t *j = ranks_view_payload(&ri);
 	CHECK(j != NULL);
 	CHECK_NEAR(json_real_value(json_object_get(json_object_get(j, "imbalance"), "value")), 2.0, 1e-9);
 	CHECK_INT(json_array_size(json_object_get(j, "rows")), 4);
@@ -125,12 +123,12 @@ static void t_counted_and_missing(void)
 	CHECK(isnan(ri.rows[4].time_ns));
 	CHECK_INT(ri.quality, QUALITY_ESTIMATED);
 	CHECK(ri.reason && strstr(ri.reason, "3 sampled ranks of 6"));
-	json_t *j = imbalance_payload(&ri);
+	json_t *j = ranks_view_payload(&ri);
 	CHECK_INT(json_array_size(json_object_get(j, "unsampled")), 1);
 	CHECK_INT(json_array_size(json_object_get(j, "missing")), 2);
 	json_decref(j);
 	struct text_lines t = {0};
-	CHECK_INT(imbalance_render(&ri, &t), 0);
+	CHECK_INT(ranks_view_lines(&ri, &t), 0);
 	CHECK(strstr(t.v[0], "6 ranks (3 sampled, 2 left nothing)") == t.v[0]);
 	/* the downgrade names the value it downgrades, shown on the line above */
 	CHECK(strstr(t.v[0], "busiest rank 0 at 1.80x"));
@@ -153,7 +151,7 @@ static void t_no_ranks(void)
 	struct rank_imbalance ri;
 	CHECK_INT(imbalance_ranks(&p, -1, &ri), 0);
 	CHECK_INT(ri.nr_rows, 0);
-	json_t *j = imbalance_payload(&ri);
+	json_t *j = ranks_view_payload(&ri);
 	CHECK(json_is_null(j));
 	json_decref(j);
 	rank_imbalance__release(&ri);
@@ -170,7 +168,7 @@ static void t_single_rank_unavailable(void)
 	CHECK(isnan(ri.imbalance));
 	CHECK_INT(ri.quality, QUALITY_UNAVAILABLE);
 	struct text_lines t = {0};
-	CHECK_INT(imbalance_render(&ri, &t), 0);
+	CHECK_INT(ranks_view_lines(&ri, &t), 0);
 	CHECK(strstr(t.v[0], "imbalance unavailable") != NULL);
 	text_lines__release(&t);
 	rank_imbalance__release(&ri);
@@ -214,13 +212,13 @@ static void t_helper_threads(void)
 	CHECK_INT(ri.rows[2].nr_threads, 1);
 	CHECK_NEAR(ri.helper_fraction, 13.0 / 1214.0, 1e-9);
 	struct text_lines t = {0};
-	CHECK_INT(imbalance_render(&ri, &t), 0);
+	CHECK_INT(ranks_view_lines(&ri, &t), 0);
 	CHECK(strstr(t.v[0], "4 ranks (4 sampled); busiest rank 0 at ") == t.v[0]);
 	CHECK_STR(t.v[1], "  threads: one application thread per rank; 4 MPI runtime helper threads "
 			  "seen beside them (progress, event loops, 1.1% of the sampled time), not "
 			  "counted as application Loci");
 	text_lines__release(&t);
-	json_t *j = imbalance_payload(&ri);
+	json_t *j = ranks_view_payload(&ri);
 	CHECK_INT(json_integer_value(json_object_get(j, "threads")), 4);
 	json_t *hj = json_object_get(j, "helper_threads");
 	CHECK_INT(json_integer_value(json_object_get(hj, "count")), 4);
@@ -238,7 +236,7 @@ static void t_helper_threads(void)
 	CHECK_INT(imbalance_ranks(&p, 4, &ri), 0);
 	CHECK_INT(ri.nr_threads, 5);
 	CHECK_INT(ri.nr_helpers, 4);
-	CHECK_INT(imbalance_render(&ri, &t), 0);
+	CHECK_INT(ranks_view_lines(&ri, &t), 0);
 	CHECK(strstr(t.v[1], "  threads: 5 application threads over the 4 sampled ranks; 4 MPI") ==
 	      t.v[1]);
 	text_lines__release(&t);
