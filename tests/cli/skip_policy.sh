@@ -1,5 +1,5 @@
 #!/bin/bash
-# the skip policy holds in every tests/ shell script: a skip message is followed by exit 2 (never exit 0, never carrying on with the rest), and no part of a test is skipped silently behind an `if command -v X` or a `command -v X || continue` (that part must be its own ctest case exiting 2); the known exceptions are listed and must still need to be
+# the skip policy holds in every tests/ shell script (and an exit 2 that is not a said skip, a sed or grep error under set -e, fails through tests/run_shell_test.sh): a skip message is followed by exit 2 (never exit 0, never carrying on with the rest), and no part of a test is skipped silently behind an `if command -v X` or a `command -v X || continue` (that part must be its own ctest case exiting 2); the known exceptions are listed and must still need to be
 set -eu
 command -v python3 >/dev/null || { echo "skip: python3 needed for the scan"; exit 2; }
 tmp=$(mktemp -d)
@@ -98,4 +98,12 @@ for want in "bad.sh:1: a skip that exits 0" "bad.sh:2: part of the test runs onl
 	grep -qF "tests/e2e/$want" "$tmp/control.txt" || { echo "FAIL: the scan missed: $want"; cat "$tmp/control.txt"; exit 1; }
 done
 ! grep -q "good.sh" "$tmp/control.txt" || { echo "FAIL: the scan flags a correct skip"; cat "$tmp/control.txt"; exit 1; }
+# ctest runs each script through tests/run_shell_test.sh: an exit 2 that is
+# a failing sed (status 2), not a skip, fails; a said skip stays a skip.
+printf 'set -e\nsed -n p "%s/none"\n' "$tmp" >"$tmp/sed2.sh"
+printf 'echo "skip: no such tool"\nexit 2\n' >"$tmp/skip2.sh"
+rc=0; bash "$NUNATAK_SOURCE_DIR/tests/run_shell_test.sh" "$tmp/sed2.sh" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 1 ] || { echo "FAIL: a sed error (exit 2) passed as a skip (rc $rc)"; exit 1; }
+rc=0; bash "$NUNATAK_SOURCE_DIR/tests/run_shell_test.sh" "$tmp/skip2.sh" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || { echo "FAIL: a said skip is not a skip (rc $rc)"; exit 1; }
 scan "$NUNATAK_SOURCE_DIR"
