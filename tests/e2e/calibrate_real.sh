@@ -1,0 +1,89 @@
+#!/bin/bash
+# nunatak calibrate for real here: Ceilings plausible against the test's own triad and FMA loop, cached iff measured, a real Run embeds them and says why placement is unavailable
+. "$NUNATAK_SOURCE_DIR/tests/fixtures/run/e2e_lib.sh"
+command -v cc >/dev/null || { echo "skip: no C compiler"; exit 2; }
+command -v python3 >/dev/null || { echo "skip: python3 needed for the assertions"; exit 2; }
+unset NUNATAK_NO_CALIBRATE
+# Never the user's cache: a fresh one, removed by the trap.
+export XDG_CACHE_HOME="$WORK/cache"
+cd "$WORK"
+"$NUNATAK" calibrate --help | grep -q -- "--force" || fail "calibrate --help"
+"$NUNATAK" help calibrate | grep -q "Ceilings" || fail "help calibrate"
+
+"$NUNATAK" calibrate --json > cal1.json 2> cal1.txt || fail "calibrate exited $?"
+"$NUNATAK" calibrate --json > cal2.json 2> cal2.txt || fail "second calibrate exited $?"
+THREADS=$(python3 -c 'import json; print(max(1, int(json.load(open("cal1.json"))["machine"]["allocated_cores"])))')
+cc -O3 -march=native -ffp-contract=fast -pthread -o by_hand "$NUNATAK_SOURCE_DIR/tests/fixtures/calibrate/by_hand.c" ||
+	fail "the test's own kernels did not build"
+./by_hand triad "$THREADS" 1024 > triad.txt 2>/dev/null || fail "by_hand triad"
+./by_hand fma "$THREADS" > fma.txt 2>/dev/null || fail "by_hand fma"
+
+python3 - "$NUNATAK_SOURCE_DIR" <<'PY' || fail "assertions"
+import json, os, sys
+src = sys.argv[1]
+c1, c2 = json.load(open("cal1.json")), json.load(open("cal2.json"))
+try:
+    import jsonschema
+    schema = json.load(open(os.path.join(src, "docs/schemas/calibrate.json")))
+    for d in (c1, c2):
+        jsonschema.Draft202012Validator(schema).validate(d)
+except ImportError:
+    print("note: python3-jsonschema absent: output not validated against its schema")
+assert c1["source"] == "calibrated", c1["source"]
+cal = c1["calibration"]
+assert cal["compiler"] and cal["isa"] in ("avx512", "avx2", "neon", "scalar"), cal
+assert cal["problem"] is None, cal["problem"]
+assert cal["page_fault_seconds"] is not None and cal["page_fault_seconds"] >= 0, cal
+ceil = {c["name"]: c for c in c1["machine"]["ceilings"]}
+assert set(ceil) == {"dram_bandwidth", "flops_dp", "flops_sp"}, ceil
+for c in ceil.values():
+    assert c["value"] > 0 and (c["quality"] == "measured") == (c["reason"] is None), c
+# Plausibility against the test's own STREAM-style triad and FMA loop, run
+# just now on as many threads: generous bounds (a shared, noisy machine),
+# never a timing assertion.
+triad, fma = float(open("triad.txt").read()), float(open("fma.txt").read())
+bw, dp, sp = ceil["dram_bandwidth"]["value"], ceil["flops_dp"]["value"], ceil["flops_sp"]["value"]
+print("ceilings: dram_bandwidth %.3e B/s (by hand %.3e), flops_dp %.3e (by hand %.3e), flops_sp %.3e"
+      % (bw, triad, dp, fma, sp))
+assert triad / 8 < bw < triad * 8, (bw, triad)
+assert fma / 8 < dp < fma * 16, (dp, fma)
+assert 1.2 * dp < sp < 3 * dp or ceil["flops_sp"]["quality"] == "estimated", (sp, dp)
+# Cached iff a Ceiling was measured cleanly; a cached Machine answers from
+# the cache without calibrating again.
+measured = any(c["quality"] == "measured" for c in ceil.values())
+assert c1["stored"] == measured, (c1["stored"], measured, c1["not_stored"])
+if measured:
+    assert os.path.isfile(c1["profile"]) and c1["profile"].startswith(os.environ["XDG_CACHE_HOME"]), c1
+    assert c2["source"] == "cached" and c2["calibration"] is None, c2
+    assert c2["machine"]["ceilings"] == c1["machine"]["ceilings"]
+else:
+    assert c1["not_stored"].startswith("no Ceiling was measured cleanly"), c1
+    assert c2["source"] == "calibrated", c2
+PY
+grep -q "calibrating Machine [0-9a-f]\{16\} (no cached profile)" cal1.txt || fail "no announcement"
+
+# A real Run: the Machine's Ceilings embedded, placement unavailable for a
+# precise reason (no FLOP counter here), no ceilings-unavailable degradation.
+if command -v perf >/dev/null && perf record -q -e task-clock -o probe.data -- true >/dev/null 2>&1; then
+	build_two_hot
+	"$NUNATAK" run --json -- ./two_hot > run.json 2> run.txt || fail "run exited $?"
+	python3 - <<'PY' || fail "run assertions"
+import json, os, subprocess
+j = json.load(open("run.json"))
+m = json.load(open(os.path.join(j["run"], "manifest.json")))
+names = {c["name"] for c in m["machine"]["ceilings"]}
+assert names == {"dram_bandwidth", "flops_dp", "flops_sp"}, names
+assert "ceilings-unavailable" not in [d["name"] for d in j["degradations"]], j["degradations"]
+rep = json.loads(subprocess.run([os.environ["NUNATAK"], "report", "--json", j["run"]],
+                                capture_output=True, text=True, check=True).stdout)
+assert rep["machine"]["ceilings"] == m["machine"]["ceilings"]
+h = rep["hotspots"][0]
+assert h["attainable"]["value"] is None
+assert h["attainable"]["reason"] == "no flops_dp raw counter in this Run", h["attainable"]
+assert h["classification_reason"] == "no flops_dp raw counter in this Run", h
+PY
+	grep -q "no placement: no flops_dp raw counter in this Run" run.txt || fail "the summary must say why"
+else
+	echo "note: perf cannot sample here: the Run part is not exercised"
+fi
+echo ok
