@@ -9,6 +9,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/imbalance.h"
+#include "analysis/rank_placement.h"
 #include "attrib/views.h"
 #include "common/alloc.h"
 #include "model/model.h"
@@ -134,8 +135,24 @@ static char *downgrades(const struct diagnostic *g)
 	return r;
 }
 
+/* "rank 3 runs it at half the envelope of the others": the spread of the
+ * envelope fraction over ranks, naming the lowest when it lags the median. */
+static void rank_line(const struct rank_placement *rp, const struct diagnostic *g,
+		      struct text_lines *out)
+{
+	double lo, hi, med;
+	int lo_rank, hi_rank;
+	if (!rp || rank_placement__spread(rp, g->hotspot, &lo, &lo_rank, &hi, &hi_rank, &med) < 2)
+		return;
+	char lag[96] = "";
+	if (med > 0 && lo < 0.75 * med)
+		snprintf(lag, sizeof(lag), ": rank %d at %.2fx the median", lo_rank, lo / med);
+	text_lines__add(out, "    ranks: envelope %.0f%% (rank %d) to %.0f%% (rank %d), median %.0f%%%s",
+			100 * lo, lo_rank, 100 * hi, hi_rank, 100 * med, lag);
+}
+
 static void finding(const struct diagnostic *g, const struct pivot *p, const char *time_base,
-		    struct text_lines *out)
+		    const struct rank_placement *rp, struct text_lines *out)
 {
 	const struct hotspot *h = &p->hotspots[g->hotspot];
 	char *name = hotspot__display_name(h);
@@ -173,6 +190,7 @@ static void finding(const struct diagnostic *g, const struct pivot *p, const cha
 	if (g->dram_intensity.quality != QUALITY_UNAVAILABLE)
 		text_lines__add(out, "    DRAM intensity %.3g flop/byte (%s)", g->dram_intensity.value,
 				quality__name(g->dram_intensity.quality));
+	rank_line(rp, g, out);
 	if (g->classification && strcmp(g->classification, "imbalance") == 0)
 		text_lines__add(out, "    most-loaded Locus carries %.1fx the least-loaded",
 				g->imbalance.value);
@@ -247,8 +265,15 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 	if (ctx && ctx->ranks && imbalance_render(ctx->ranks, out) < 0)
 		out->failed = true;
 	size_t shown = a->nr_diags < SUMMARY_MAX_FINDINGS ? a->nr_diags : SUMMARY_MAX_FINDINGS;
+	struct rank_placement rp;
+	bool have_rp = rank_placement_run(p, a, &rp) == 0;
+	if (!have_rp)
+		out->failed = true;
 	for (size_t i = 0; i < shown; i++)
-		finding(&a->diags[i], p, a->time_base, out);
+		finding(&a->diags[i], p, a->time_base,
+			have_rp && i < RANK_PLACEMENT_TOP ? &rp : NULL, out);
+	if (have_rp)
+		rank_placement__release(&rp);
 	if (a->nr_diags > shown) {
 		double rest = 0;
 		for (size_t i = shown; i < a->nr_diags; i++)
