@@ -65,7 +65,8 @@ function drawer(payload, close) {
   const cfg = Object.entries(prov.effective_configuration || {});
   const ceilings = (m.ceilings || []).map(c => [c.name,
     el("span", {}, c.value === null ? "unavailable" : formatNumber(c.value, c.unit), " ",
-      qualityBadge(c.quality || "unavailable", c.reason || c.quality))]);
+      qualityBadge(c.quality || "unavailable", c.reason || c.quality),
+      c.reason ? el("span", {class: "muted ceiling-reason"}, " " + c.reason) : null)]);
   return el("aside", {id: "provenance", class: "drawer", hidden: true, "aria-label": "provenance"},
     el("div", {class: "drawer-head"}, el("h2", {}, "Provenance"),
       el("button", {type: "button", onclick: close, title: "close (Escape)"}, "\u00d7")),
@@ -101,10 +102,18 @@ function coverageSentence(cov) {
 
 const EVIDENCE = ["share", "achieved", "attainable", "envelope_fraction", "dram_intensity", "imbalance"];
 
+// Reasons are "; "-joined lists and the same part travels through several
+// values (intensity -> attainable -> envelope): each part is shown once.
 function downgradeReasons(h) {
-  const seen = new Set();
-  for (const k of EVIDENCE) if (h[k] && h[k].quality === "estimated" && h[k].reason) seen.add(h[k].reason);
-  return [...seen];
+  const parts = new Set(), out = [];
+  for (const k of EVIDENCE) {
+    const v = h[k];
+    if (!v || v.quality !== "estimated" || !v.reason) continue;
+    const fresh = v.reason.split("; ").filter(p => p && !parts.has(p));
+    fresh.forEach(p => parts.add(p));
+    if (fresh.length) out.push(fresh.join("; "));
+  }
+  return out;
 }
 
 // The hottest line is the payload's hottest_line, the one the terminal
