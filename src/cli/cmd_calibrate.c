@@ -62,7 +62,10 @@ static const struct verb_spec calibrate_spec = {
 
 static const char *source_name(enum profile_source s)
 {
-	return s == PROFILE_CACHED ? "cached" : s == PROFILE_CALIBRATED ? "calibrated" : "theory";
+	return s == PROFILE_CACHED       ? "cached"
+	       : s == PROFILE_CALIBRATED ? "calibrated"
+	       : s == PROFILE_RECORDED   ? "recorded"
+					 : "theory";
 }
 
 static json_t *num_or_null(double v)

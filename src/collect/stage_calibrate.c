@@ -7,6 +7,7 @@
  * `ceilings-unavailable`, so --strict trips on it. */
 #include "collect/stages.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "common/config.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "exec/exec.h"
 #include "machine/profile.h"
 #include "machine/snapshot.h"
 
@@ -54,6 +56,10 @@ static const char *skipped(const struct run_state *s)
 static void tell(struct run_state *s, const struct profile_outcome *po)
 {
 	const struct machine *m = s->machine;
+	if (po->source == PROFILE_RECORDED) {
+		console__debug(s->con, 1, "Ceilings from the recording's meta.json");
+		return;
+	}
 	if (po->source == PROFILE_CACHED) {
 		console__debug(s->con, 1, "Ceilings from the cached profile %s", po->cache_path);
 		return;
@@ -109,6 +115,15 @@ int stage_calibrate(struct run_state *s, struct err *e)
 	int rc = machine_profile(s->machine, s->x, &o, &po, e);
 	if (po.calibrated)
 		console__progress_end(s->con, "calibration");
+	if (rc == 0 && !s->replay) {
+		/* A recording keeps the Ceilings this Run used (cached ones included,
+		 * which no invocation shows), so its replay places like the Run did. */
+		json_t *meta = json_pack("{s:o}", "machine", machine__to_json(s->machine));
+		if (meta && executor__annotate(s->x, meta) < 0)
+			console__warn(s->con, "the recording's meta.json could not be updated "
+					      "with the Machine's Ceilings");
+		json_decref(meta);
+	}
 	if (rc == 0) {
 		tell(s, &po);
 		rc = degrade(s, &po, why);

@@ -2,6 +2,7 @@
 #include "machine/profile.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "exec/exec.h"
 #include "machine/cache.h"
 #include "machine/identity.h"
 #include "machine/snapshot.h"
@@ -87,11 +89,39 @@ static int replay_profile(struct machine *m, struct executor *x, const struct pr
 	return rc;
 }
 
+/* The Ceilings of the recording's meta.json machine object: 1 when taken. */
+static int recorded_ceilings(struct machine *m, struct executor *x, struct err *e)
+{
+	const json_t *jm = json_object_get(executor__recorded_meta(x), "machine");
+	const json_t *jc = json_object_get(jm, "ceilings");
+	if (!json_is_array(jc) || json_array_size(jc) == 0)
+		return 0;
+	struct machine rec;
+	machine__init(&rec);
+	struct err ignored = {0};
+	int rc = machine__from_json(&rec, jm, &ignored) == 0 && rec.nr_ceilings ? 1 : 0;
+	if (rc == 1) {
+		machine__clear_ceilings(m);
+		for (size_t i = 0; i < rec.nr_ceilings && rc == 1; i++)
+			if (machine__add_ceiling(m, &rec.ceilings[i]))
+				rc = err_set(e, -ENOMEM, "oom", "out of memory");
+	}
+	machine__release(&rec);
+	return rc;
+}
+
 int machine_profile(struct machine *m, struct executor *x, const struct profile_opts *o,
 		    struct profile_outcome *out, struct err *e)
 {
 	memset(out, 0, sizeof(*out));
 	out->source = PROFILE_THEORY;
+	if (o->replay && !o->force) {
+		int rc = recorded_ceilings(m, x, e);
+		if (rc) {
+			out->source = PROFILE_RECORDED;
+			return rc < 0 ? rc : 0;
+		}
+	}
 	if (o->replay) {
 		if (o->calibrate || o->force)
 			return replay_profile(m, x, o, out, e);

@@ -6,9 +6,11 @@
  * for `nunatak calibrate` and for the first Run on a Machine.
  *
  * Under replay the real cache is never read nor written: the recorded
- * Machine is not this one, and a replay must consume the recorded
- * calibration invocations. The kernel is then "built" in a temporary folder,
- * removed afterwards.
+ * Machine is not this one. When the recording's meta.json carries the
+ * Machine with Ceilings (our own recordings: stage_calibrate annotates it),
+ * those are the Ceilings; otherwise (the reference's corpus) the replay
+ * consumes the recorded calibration invocations, the kernel "built" in a
+ * temporary folder removed afterwards.
  */
 #ifndef NUNATAK_MACHINE_PROFILE_H
 #define NUNATAK_MACHINE_PROFILE_H
@@ -39,6 +41,9 @@ enum profile_source {
 	PROFILE_CACHED,          /* Ceilings loaded from the cache */
 	PROFILE_CALIBRATED,      /* measured now (possibly downgraded) */
 	PROFILE_THEORY,          /* not calibrated: theory only (maybe nothing) */
+	PROFILE_RECORDED,        /* replay: the Ceilings our own recording stored in
+				    meta.json's machine (a Run that read them from
+				    its cache recorded no calibration) */
 };
 
 struct profile_outcome {

@@ -66,7 +66,11 @@ grep -q "calibrating Machine [0-9a-f]\{16\} (no cached profile)" cal1.txt || fai
 # precise reason (no FLOP counter here), no ceilings-unavailable degradation.
 if command -v perf >/dev/null && perf record -q -e task-clock -o probe.data -- true >/dev/null 2>&1; then
 	build_two_hot
-	"$NUNATAK" run --json -- ./two_hot > run.json 2> run.txt || fail "run exited $?"
+	"$NUNATAK" run --record "$WORK/entry" --json -- ./two_hot > run.json 2> run.txt ||
+		fail "run exited $?"
+	# The recording keeps the Ceilings the Run used; a replay answers with them.
+	"$NUNATAK" calibrate --replay "$WORK/entry" --json > replayed.json 2>> run.txt ||
+		fail "calibrate --replay of the recording exited $?"
 	python3 - <<'PY' || fail "run assertions"
 import json, os, subprocess
 j = json.load(open("run.json"))
@@ -81,6 +85,10 @@ h = rep["hotspots"][0]
 assert h["attainable"]["value"] is None
 assert h["attainable"]["reason"] == "no flops_dp raw counter in this Run", h["attainable"]
 assert h["classification_reason"] == "no flops_dp raw counter in this Run", h
+meta = json.load(open("entry/meta.json"))
+assert meta["machine"]["ceilings"] == m["machine"]["ceilings"], meta["machine"]
+r = json.load(open("replayed.json"))
+assert r["source"] == "recorded" and r["machine"]["ceilings"] == m["machine"]["ceilings"], r
 PY
 	grep -q "no placement: no flops_dp raw counter in this Run" run.txt || fail "the summary must say why"
 else
