@@ -180,9 +180,16 @@ static int calibrate(const struct calibrate_opts_cli *o, struct console *con)
 		console__progress_end(con, "calibration");
 	}
 	if (!x || rc < 0) {
-		if (o->json)
-			printf("{\"error\": {\"code\": \"%s\", \"message\": \"%s\"}}\n",
-			       e.code[0] ? e.code : "calibrate.failed", "see stderr");
+		if (o->json) {
+			json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code",
+					      e.code[0] ? e.code : "calibrate.failed", "message",
+					      e.msg[0] ? e.msg : "calibration failed");
+			char *t = j ? json_dumps(j, 0) : NULL;
+			if (t)
+				printf("%s\n", t);
+			free(t);
+			json_decref(j);
+		}
 		console__error(con, "%s", e.msg[0] ? e.msg : "calibration failed");
 		rc = EXIT_FAILURE_BEFORE_LAUNCH;
 	} else if (o->json) {
