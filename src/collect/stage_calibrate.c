@@ -45,11 +45,11 @@ static const char *skipped(const struct run_state *s)
 {
 	const char *env = getenv("NUNATAK_NO_CALIBRATE");
 	if (s->req->no_calibrate)
-		return "calibration skipped: --no-calibrate";
+		return "calibration skipped by --no-calibrate";
 	if (!s->cfg->calibration_on_first_run)
-		return "calibration skipped: calibration.on_first_run = false";
+		return "calibration skipped by calibration.on_first_run = false";
 	if (env && env[0] && strcmp(env, "0") != 0)
-		return "calibration skipped: NUNATAK_NO_CALIBRATE is set";
+		return "calibration skipped by NUNATAK_NO_CALIBRATE";
 	return NULL;
 }
 
@@ -86,8 +86,8 @@ static int degrade(struct run_state *s, const struct profile_outcome *po, const 
 		return 0;
 	if (!why)
 		why = po->cal.problem ? po->cal.problem : "no calibration answered";
-	char *msg = xasprintf("the Machine carries no %s Ceiling (%s): no Hotspot can be placed "
-			      "on the roofline",
+	char *msg = xasprintf("the Machine carries no %s Ceiling, so no Hotspot can be placed on "
+			      "the roofline: %s",
 			      !peak && !bw ? "flops_dp or dram_bandwidth" : !peak ? "flops_dp"
 										: "dram_bandwidth",
 			      why);
