@@ -101,6 +101,13 @@ for r, f in ((0, 1.0), (1, 0.5), (2, 1.0)):
     row.update(rank=r, samples=h["samples"] // 3, classification=h["classification"], classification_reason=None)
     rows.append(row)
 h["ranks"] = rows
+# and a second Hotspot, to be drawn pale behind the current one
+o = copy.deepcopy(h)
+o.update(name="other_fn", ranks=[])
+o["dram_intensity"]["value"] *= 10
+o["achieved"]["value"] *= 5
+o["share"]["value"] = 0.0
+pl["hotspots"].append(o)
 json.dump(pl, open(sys.argv[2], "w"))
 PY
 mkdir mpi && cp mpi.json mpi/payload.json
@@ -116,6 +123,11 @@ assert [p[0] for p in pts] == ["0", "1", "2"], pts
 y = {p[0]: float(p[2]) for p in pts}
 x = {p[0]: float(p[1]) for p in pts}
 assert x["0"] == x["1"] == x["2"], "same intensity on every rank"
+svg = re.search(r'<svg class="roofline".*?</svg>', dom, re.S).group(0)
+groups = re.findall(r'<g class="pt (current|other|rank)', svg)
+assert groups.count("other") == 1 and groups.count("current") == 1, groups
+assert groups[-1] == "current", "the Hotspot is drawn last, over the pale others"
+assert "other_fn:" in svg
 assert y["1"] > y["0"] and y["0"] == y["2"], "rank 1 achieves less: lower on the chart"
 table = re.search(r'<table class="grid-table ranks-placement">.*?</table>', dom, re.S).group(0)
 cells = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r'<tr data-rank="1">(.*?)</tr>', table, re.S)[0].split("</td>")]
