@@ -220,6 +220,10 @@ double theory_rate(const struct machine *m, long max_freq_khz, const char *cpuin
 	if (!u || (!dp && strcmp(name, "flops_sp") != 0) || !(threads > 0) ||
 	    !theory_frequency(max_freq_khz, m->cpu_model, cpuinfo_of(m, cpuinfo), &fr))
 		return NAN;
+	/* An observed frequency is no upper bound (boost clocks exceed it): it
+	 * must not make a measured kernel look "far above the peak". */
+	if (fr.caveat)
+		return NAN;
 	const char *why;
 	return threads * fr.ghz * 1e9 * per_cycle(u, m, dp, &why);
 }

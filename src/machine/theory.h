@@ -69,8 +69,9 @@ long theory_read_max_freq_khz(const char *root, int cpu);
 int theory_add_ceilings(struct machine *m, long max_freq_khz, const char *cpuinfo);
 
 /* The theoretical rate of `name` (flops_dp / flops_sp) for `threads` cores,
- * or NaN when unknown: the pollution check compares a measured kernel
- * against it, rescaled to the kernel's thread count. */
+ * or NaN when unknown or when the frequency is only observed (cpu MHz is
+ * no upper bound): the pollution check compares a measured kernel against
+ * it, rescaled to the kernel's thread count. */
 double theory_rate(const struct machine *m, long max_freq_khz, const char *cpuinfo,
 		   const char *name, double threads);
 

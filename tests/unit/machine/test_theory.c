@@ -137,6 +137,8 @@ static void t_this_vm(void)
 	CHECK(fabs(dp->value - 2 * 2.596134e9 * 16) < 1e3);
 	CHECK(strstr(dp->reason, "theoretical peak of zen4: 2 cores x 2.60 GHz x 16 FLOP/cycle"));
 	CHECK(strstr(dp->reason, "; observed frequency, not a rated maximum"));
+	/* ... which is no bound for the pollution check. */
+	CHECK(isnan(theory_rate(&m, -1, text, "flops_dp", 2)));
 	machine__release(&m);
 	free(text);
 }
