@@ -10,8 +10,16 @@ cd "$WORK"
 "$NUNATAK" calibrate --help | grep -q -- "--force" || fail "calibrate --help"
 "$NUNATAK" help calibrate | grep -q "Ceilings" || fail "help calibrate"
 
+# A shared 2-core machine under a full test suite can take minutes: a budget
+# this generous makes a cut unlikely (a cut is still checked for honesty).
+printf '[calibration]\nbudget = 300\n' > nunatak.toml
 "$NUNATAK" calibrate --json > cal1.json 2> cal1.txt || fail "calibrate exited $?"
-"$NUNATAK" calibrate --json > cal2.json 2> cal2.txt || fail "second calibrate exited $?"
+# A second calibrate answers from the cache only when the first was stored.
+if python3 -c 'import json,sys; sys.exit(0 if json.load(open("cal1.json"))["stored"] else 1)'; then
+	"$NUNATAK" calibrate --json > cal2.json 2> cal2.txt || fail "second calibrate exited $?"
+else
+	cp cal1.json cal2.json
+fi
 THREADS=$(python3 -c 'import json; print(max(1, int(json.load(open("cal1.json"))["machine"]["allocated_cores"])))')
 cc -O3 -march=native -ffp-contract=fast -pthread -o by_hand "$NUNATAK_SOURCE_DIR/tests/fixtures/calibrate/by_hand.c" ||
 	fail "the test's own kernels did not build"
@@ -32,22 +40,31 @@ except ImportError:
 assert c1["source"] == "calibrated", c1["source"]
 cal = c1["calibration"]
 assert cal["compiler"] and cal["isa"] in ("avx512", "avx2", "neon", "scalar"), cal
-assert cal["problem"] is None, cal["problem"]
 assert cal["page_fault_seconds"] is not None and cal["page_fault_seconds"] >= 0, cal
 ceil = {c["name"]: c for c in c1["machine"]["ceilings"]}
-assert set(ceil) == {"dram_bandwidth", "flops_dp", "flops_sp"}, ceil
+if cal["budget_cut"]:
+    # Honest under extreme load: the cut is said, what ran is kept, the
+    # theory fills the FLOP Ceilings the kernels could not measure.
+    assert cal["problem"].startswith("the calibration budget of 300 s ran out"), cal
+    assert "dram_bandwidth" in ceil or cal["measured"] + cal["estimated"] == 0, ceil
+else:
+    assert cal["problem"] is None, cal["problem"]
+    assert set(ceil) == {"dram_bandwidth", "flops_dp", "flops_sp"}, ceil
 for c in ceil.values():
     assert c["value"] > 0 and (c["quality"] == "measured") == (c["reason"] is None), c
 # Plausibility against the test's own STREAM-style triad and FMA loop, run
 # just now on as many threads: generous bounds (a shared, noisy machine),
 # never a timing assertion.
 triad, fma = float(open("triad.txt").read()), float(open("fma.txt").read())
-bw, dp, sp = ceil["dram_bandwidth"]["value"], ceil["flops_dp"]["value"], ceil["flops_sp"]["value"]
-print("ceilings: dram_bandwidth %.3e B/s (by hand %.3e), flops_dp %.3e (by hand %.3e), flops_sp %.3e"
-      % (bw, triad, dp, fma, sp))
-assert triad / 8 < bw < triad * 8, (bw, triad)
-assert fma / 8 < dp < fma * 16, (dp, fma)
-assert 1.2 * dp < sp < 3 * dp or ceil["flops_sp"]["quality"] == "estimated", (sp, dp)
+print("ceilings:", {k: "%.3e %s" % (c["value"], c["quality"]) for k, c in ceil.items()},
+      "by hand: triad %.3e B/s, FMA %.3e flop/s" % (triad, fma))
+if "dram_bandwidth" in ceil:
+    bw = ceil["dram_bandwidth"]["value"]
+    assert triad / 8 < bw < triad * 8, (bw, triad)
+if not cal["budget_cut"]:
+    dp, sp = ceil["flops_dp"]["value"], ceil["flops_sp"]["value"]
+    assert fma / 8 < dp < fma * 16, (dp, fma)
+    assert 1.2 * dp < sp < 3 * dp or ceil["flops_sp"]["quality"] == "estimated", (sp, dp)
 # Cached iff a Ceiling was measured cleanly; a cached Machine answers from
 # the cache without calibrating again.
 measured = any(c["quality"] == "measured" for c in ceil.values())
@@ -58,7 +75,6 @@ if measured:
     assert c2["machine"]["ceilings"] == c1["machine"]["ceilings"]
 else:
     assert c1["not_stored"].startswith("no Ceiling was measured cleanly"), c1
-    assert c2["source"] == "calibrated", c2
 PY
 grep -q "calibrating Machine [0-9a-f]\{16\} (no cached profile)" cal1.txt || fail "no announcement"
 
@@ -76,8 +92,12 @@ import json, os, subprocess
 j = json.load(open("run.json"))
 m = json.load(open(os.path.join(j["run"], "manifest.json")))
 names = {c["name"] for c in m["machine"]["ceilings"]}
-assert names == {"dram_bandwidth", "flops_dp", "flops_sp"}, names
-assert "ceilings-unavailable" not in [d["name"] for d in j["degradations"]], j["degradations"]
+assert {"flops_dp", "flops_sp"} <= names, names
+deg = [d for d in j["degradations"] if d["name"] == "ceilings-unavailable"]
+if "dram_bandwidth" in names:
+    assert names == {"dram_bandwidth", "flops_dp", "flops_sp"} and not deg, (names, deg)
+else: # only when the budget cut the triad, which the degradation says
+    assert deg and "budget" in deg[0]["message"], deg
 rep = json.loads(subprocess.run([os.environ["NUNATAK"], "report", "--json", j["run"]],
                                 capture_output=True, text=True, check=True).stdout)
 assert rep["machine"]["ceilings"] == m["machine"]["ceilings"]
