@@ -10,14 +10,14 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "cli/options.h"
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/console.h"
 #include "common/err.h"
 #include "exec/exec.h"
-#include "machine/identity.h"
+#include "model/machine_identity.h"
 #include "machine/profile.h"
 #include "machine/snapshot.h"
 

@@ -13,11 +13,12 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "exec/exec.h"
-#include "machine/cc.h"
+#include "tools/cc.h"
 #include "machine/snapshot.h"
 #include "machine/theory.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 #define KERNEL_NAME "kernel-v0"
 
@@ -44,7 +45,7 @@ static int run_argv(struct executor *x, char **argv, double timeout_s, struct ex
 		    struct err *e)
 {
 	if (!argv)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	struct exec_request req = {.argv = (const char *const *)argv, .capture_stdout = true,
 				   .capture_stderr = true, .timeout_s = timeout_s};
 	int rc = executor__run(x, &req, res, e);
@@ -190,7 +191,7 @@ static int one_kernel(struct machine *m, struct executor *x, const struct calibr
 		if (!r->isa && ko.isa[0])
 			r->isa = xstrdup(ko.isa);
 		if (crc == -ENOMEM)
-			rc = err_set(e, -ENOMEM, "oom", "out of memory");
+			rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	} else if (rc == 0 && !r->problem) {
 		r->problem = xasprintf("the %s kernel %s", kernels[k],
 				       res.timed_out ? "ran past the calibration budget"
@@ -209,9 +210,9 @@ int machine_calibrate(struct machine *m, struct executor *x, const struct calibr
 	double cores = 1;
 	int threads = machine__allocated_cores(m, &cores) && cores >= 1 ? (int)cores : 1;
 	char *src = fs_join(o->work_dir, KERNEL_NAME ".c"), *bin = fs_join(o->work_dir, KERNEL_NAME);
-	int rc = src && bin ? 0 : err_set(e, -ENOMEM, "oom", "out of memory");
+	int rc = src && bin ? 0 : err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	if (rc == 0 && (rc = fs_mkdir_p(o->work_dir)) < 0)
-		err_set(e, rc, "calibration.io", "cannot create %s: %s", o->work_dir, strerror(-rc));
+		err_set(e, rc, ERR_CALIBRATION_IO, "cannot create %s: %s", o->work_dir, strerror(-rc));
 	if (o->progress)
 		o->progress(o->progress_ctx, "calibrating: building the kernel", 0, 4);
 	if (rc == 0)
@@ -231,7 +232,7 @@ int machine_calibrate(struct machine *m, struct executor *x, const struct calibr
 		rc = one_kernel(m, x, o, bin, k, threads, t0 + budget, r, e);
 	}
 	if (rc >= 0 && theory_add_ceilings(m, o->max_freq_khz, o->cpuinfo) < 0)
-		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+		rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	r->total_s = now_s() - t0;
 	xfree(src);
 	xfree(bin);

@@ -2,7 +2,7 @@
 /*
  * Calibration (REFERENCE.md §5): the kernels of calibration/kernel.c are
  * written to the Machine cache, built there with the target's compiler
- * (machine/cc.h builds the argv) and run as separate processes through the
+ * (tools/cc.h builds the argv) and run as separate processes through the
  * execution boundary, so a recording captures them and a replay serves them
  * back. Each kernel's Ceiling is the maximum of its repetitions; pollution
  * downgrades it to estimated with its reasons:

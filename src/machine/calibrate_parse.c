@@ -11,11 +11,12 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "machine/snapshot.h"
 
 static int bad(struct err *e, int lineno, const char *want, const char *line, size_t ll)
 {
-	return err_set(e, -EINVAL, "calibration.output",
+	return err_set(e, -EINVAL, ERR_CALIBRATION_OUTPUT,
 		       "kernel output: line %d: expected '%s', found '%.*s'", lineno, want,
 		       (int)(ll > 80 ? 80 : ll), line);
 }
@@ -109,7 +110,7 @@ int kernel_output_parse(const char *text, size_t len, struct kernel_output *k, s
 			return rc;
 	}
 	if (!k->kernel[0])
-		return err_set(e, -EINVAL, "calibration.output",
+		return err_set(e, -EINVAL, ERR_CALIBRATION_OUTPUT,
 			       "kernel output: no 'kernel <name>' line in %d line(s)", lineno);
 	return 0;
 }

@@ -10,12 +10,13 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "exec/exec.h"
 #include "machine/cache.h"
-#include "machine/identity.h"
+#include "model/machine_identity.h"
 #include "machine/snapshot.h"
 #include "machine/theory.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 void profile_outcome__release(struct profile_outcome *o)
 {
@@ -73,7 +74,7 @@ static int replay_profile(struct machine *m, struct executor *x, const struct pr
 {
 	char tmpl[] = "/tmp/nunatak-cal-XXXXXX";
 	if (!mkdtemp(tmpl))
-		return err_set(e, -errno, "calibration.io", "cannot create a temporary folder: %s",
+		return err_set(e, -errno, ERR_CALIBRATION_IO, "cannot create a temporary folder: %s",
 			       strerror(errno));
 	announce(o, m, o->force);
 	int rc = calibrate(m, x, o, tmpl, out, e);
@@ -104,7 +105,7 @@ static int recorded_ceilings(struct machine *m, struct executor *x, struct err *
 		machine__clear_ceilings(m);
 		for (size_t i = 0; i < rec.nr_ceilings && rc == 1; i++)
 			if (machine__add_ceiling(m, &rec.ceilings[i]))
-				rc = err_set(e, -ENOMEM, "oom", "out of memory");
+				rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	}
 	machine__release(&rec);
 	return rc;
@@ -126,7 +127,7 @@ int machine_profile(struct machine *m, struct executor *x, const struct profile_
 		if (o->calibrate || o->force)
 			return replay_profile(m, x, o, out, e);
 		return theory_add_ceilings(m, -1, m->cpuinfo_text) < 0
-			       ? err_set(e, -ENOMEM, "oom", "out of memory") : 0;
+			       ? err_set(e, -ENOMEM, ERR_OOM, "out of memory") : 0;
 	}
 	struct err ce = {0};
 	char *dir = machine_cache_dir(&ce);
@@ -171,7 +172,7 @@ int machine_profile(struct machine *m, struct executor *x, const struct profile_
 	}
 out:
 	if (rc == -ENOMEM)
-		err_set(e, rc, "oom", "out of memory");
+		err_set(e, rc, ERR_OOM, "out of memory");
 	xfree(dir);
 	return rc;
 }

@@ -9,7 +9,7 @@
 
 #include "common/alloc.h"
 #include "machine/snapshot.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 static const struct uarch table[] = {
 	{"zen", 8, 16, false},

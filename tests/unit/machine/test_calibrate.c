@@ -9,7 +9,7 @@
 
 #include "common/err.h"
 #include "harness.h"
-#include "machine/cc.h"
+#include "tools/cc.h"
 #include "machine/snapshot.h"
 
 /* Recorded: calibration/v0/linux-x86_64/epyc-7702/invocations/002.stdout */

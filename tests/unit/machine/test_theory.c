@@ -9,7 +9,7 @@
 
 #include "harness.h"
 #include "machine/snapshot.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 #define FIX TEST_SOURCE_DIR "/tests/fixtures/cpuinfo/"
 
