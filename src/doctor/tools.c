@@ -127,7 +127,7 @@ static int counters_without_group(struct executor *x, const struct config *cfg,
 				    unvalidated->uarch);
 		rc = d ? doctor_report__add(r, "hardware-counters", DOCTOR_WARNING, d, NULL, NULL,
 					    NULL)
-		       : err_set(e, -ENOMEM, "oom", "out of memory");
+		       : err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 		xfree(d);
 		return rc;
 	}
