@@ -256,7 +256,7 @@ struct items_ctx {
 	size_t na, nb;
 	double pa, pb;           /* side periods */
 	struct group_acc others; /* Hotspots below the floor on both sides */
-	bool have_others;
+	size_t nr_others;
 };
 
 static int emit(struct items_ctx *c, const struct compare_obs *first, const struct compare_obs *end,
@@ -265,7 +265,8 @@ static int emit(struct items_ctx *c, const struct compare_obs *first, const stru
 	struct compare_result *r = c->r;
 	struct compare_item it = {.kind = first->kind, .rank = first->rank, .unit = r->unit,
 				  .a_samples = g->sa, .b_samples = g->sb,
-				  .ratio_quality = QUALITY_MEASURED, .build_id_same = true};
+				  .ratio_quality = QUALITY_MEASURED, .build_id_same = true,
+				  .nr_members = 1};
 	if (first->kind == COMPARE_HOTSPOT) {
 		double ma = (double)g->sa / (double)c->na, mb = (double)g->sb / (double)c->nb;
 		if (fmax(ma, mb) < r->floor_samples) {
@@ -275,7 +276,7 @@ static int emit(struct items_ctx *c, const struct compare_obs *first, const stru
 				c->others.xb[i] += g->xb[i];
 			c->others.sa += g->sa;
 			c->others.sb += g->sb;
-			c->have_others = true;
+			c->nr_others++;
 			return 0;
 		}
 		for (const struct compare_obs *o = first; o < end; o++)
@@ -320,10 +321,11 @@ static int build_items(struct items_ctx *c, const struct compare_obs_set *s)
 		rc = emit(c, &s->v[i], &s->v[j - 1] + 1, &g);
 		i = j;
 	}
-	if (rc == 0 && c->have_others) {
+	if (rc == 0 && c->nr_others) {
 		struct compare_item it = {.kind = COMPARE_OTHERS, .rank = -1, .unit = c->r->unit,
 					  .a_samples = c->others.sa, .b_samples = c->others.sb,
-					  .ratio_quality = QUALITY_MEASURED};
+					  .ratio_quality = QUALITY_MEASURED,
+					  .nr_members = c->nr_others};
 		compare_item__judge(&it, c->others.xa, c->na, c->others.xb, c->nb, c->pa, c->pb,
 				    c->r->confidence, c->r->threshold);
 		rc = push_item(c->r, &it);
@@ -370,7 +372,7 @@ int compare_runs(const struct compare_run *a, size_t na, const struct compare_ru
 	if (rc == 0) {
 		compare_obs_set__sort(&s);
 		struct items_ctx c = {out, na, nb, side_period(&s, 0, na),
-				      side_period(&s, na, na + nb), {0}, false};
+				      side_period(&s, na, na + nb), {0}, 0};
 		rc = build_items(&c, &s);
 	}
 	if (rc == 0)

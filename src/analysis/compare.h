@@ -76,6 +76,7 @@ struct compare_item {
 	int direction;       /* +1 slower (B/A > 1), -1 faster, 0 neither/unknown */
 	bool build_id_same;  /* Hotspots: every Run had the same non-null build-id */
 	double score;        /* |log ratio| / half log-width: the sort key; 0 unknown */
+	size_t nr_members;   /* COMPARE_OTHERS: Hotspots pooled; else 1 */
 };
 
 enum compare_note_kind {

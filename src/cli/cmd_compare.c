@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* `nunatak compare A B` / `nunatak compare A1 A2 ... -- B1 B2 ...`: did the
+ * change make it faster, beyond noise? Statistics in analysis/compare.h,
+ * renderings in report/compare_view.h; this file parses, finds the Runs and
+ * decides the exit code. */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/options.h"
+#include "common/alloc.h"
+#include "common/config.h"
+#include "common/console.h"
+#include "common/err.h"
+#include "report/compare_view.h"
+#include "store/fsutil.h"
+#include "store/run_lookup.h"
+
+struct compare_opts {
+	bool json;
+	double fail_pct;
+	bool force;
+	bool no_html;
+	int verbose;
+};
+
+static const struct opt_spec compare_options[] = {
+	{"json", 0, OPT_BOOL, offsetof(struct compare_opts, json), NULL,
+	 "print the comparison as JSON on stdout (docs/schemas/compare.json)", false},
+	{"fail-on-regression", 0, OPT_DOUBLE, offsetof(struct compare_opts, fail_pct), "PCT",
+	 "exit 120 when the total or a matched Hotspot is significantly slower by more than "
+	 "PCT percent (B/A > 1 + PCT/100)", false},
+	{"force", 0, OPT_BOOL, offsetof(struct compare_opts, force), NULL,
+	 "compare Runs from different Machines or rank counts anyway (still flagged)", false},
+	{"no-html", 0, OPT_BOOL, offsetof(struct compare_opts, no_html), NULL,
+	 "do not write report-compare.html into the (last) B Run", false},
+	{"verbose", 'v', OPT_COUNT, offsetof(struct compare_opts, verbose), NULL,
+	 "more detail on stderr (repeatable)", false},
+};
+
+static const struct verb_spec compare_spec = {
+	.name = "compare",
+	.usage = "nunatak compare [options] RUN_A RUN_B\n"
+		 "       nunatak compare [options] A1 A2 ... -- B1 B2 ...",
+	.summary = "Did B (after) get faster or slower than A (before), beyond noise? Hotspots "
+		   "are matched by module basename + function, regions by call path, ranks by "
+		   "number. For each: time per Run in A and B (samples x period), the ratio B/A "
+		   "with its 95% interval (one Run per side: from the Poisson sample counts, "
+		   "sampling error only; repeated Runs: from their spread), significant when the "
+		   "interval clears 1 by more than 5%. Runs from different Machines, rank counts "
+		   "or time bases are refused. A Run is a path or a name under runs_dir (the "
+		   "newest Run of that name). Writes report-compare.html into the (last) B Run.",
+	.opts = compare_options,
+	.nr_opts = OPTS_NR(compare_options),
+	.max_pos = -1,
+	.epilog = "exit codes: 0; 120 (--fail-on-regression) a significant slowdown above PCT; "
+		  "125 usage error, a Run that cannot be read, or Runs that are not comparable.\n"
+		  "example: nunatak compare --fail-on-regression 5 base1 base2 base3 -- new1 new2 "
+		  "new3\n",
+};
+
+static int fail(struct console *con, bool json, const char *code, const char *msg)
+{
+	console__error(con, "%s", msg);
+	if (json) {
+		json_t *doc = json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg);
+		if (doc)
+			json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputs(doc ? "\n" : "", stdout);
+		json_decref(doc);
+	}
+	return EXIT_FAILURE_BEFORE_LAUNCH;
+}
+
+/* The sides: A B without `--`; A... -- B... with it. Paths are looked up. */
+static int pick_sides(const struct opts_rest *rest, char ***paths, size_t *na, size_t *nb,
+		      struct err *e)
+{
+	size_t a = rest->saw_dashdash ? rest->nr_pos : 1;
+	size_t b = rest->saw_dashdash ? (size_t)rest->cmd_argc : rest->nr_pos - 1;
+	if (!rest->saw_dashdash && rest->nr_pos != 2)
+		return err_set(e, -EINVAL, "usage", "compare takes two Runs (A B), or A1 A2 ... "
+				   "-- B1 B2 ...; see `nunatak compare --help`");
+	if (!a || !b)
+		return err_set(e, -EINVAL, "usage", "compare needs at least one Run on each side "
+				   "of `--`; see `nunatak compare --help`");
+	for (int i = 0; i < rest->cmd_argc; i++)
+		if (rest->cmd_argv[i][0] == '-')
+			return err_set(e, -EINVAL, "usage", "'%s' after `--` is taken as a Run: put "
+					   "options before `--`", rest->cmd_argv[i]);
+	struct config cfg;
+	int rc = config__load(&cfg, NULL, e);
+	const char *runs_dir = rc == 0 && cfg.runs_dir ? cfg.runs_dir : ".nunatak";
+	*paths = xcalloc(a + b + 1, sizeof(**paths));
+	if (!*paths && rc == 0)
+		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+	for (size_t i = 0; rc == 0 && i < a + b; i++) {
+		const char *arg = i < a || !rest->saw_dashdash ? rest->pos[i] : rest->cmd_argv[i - a];
+		rc = run_lookup(runs_dir, arg, &(*paths)[i], e);
+	}
+	config__release(&cfg);
+	*na = a;
+	*nb = b;
+	return rc;
+}
+
+static bool stdout_color(void)
+{
+	const char *term = getenv("TERM");
+	return isatty(STDOUT_FILENO) && !(term && strcmp(term, "dumb") == 0) && !getenv("NO_COLOR");
+}
+
+static void write_page(const json_t *doc, const struct compare_input *in, struct console *con)
+{
+	struct err e = {0};
+	char *path = fs_join(in->runs[in->na + in->nb - 1].dir, COMPARE_HTML_FILE);
+	if (path && compare_html_write(doc, path, &e) == 0)
+		console__info(con, "Report: %s", path);
+	else
+		console__warn(con, "no comparison page: %s", e.msg[0] ? e.msg : "out of memory");
+	xfree(path);
+}
+
+static int output(const struct compare_opts *o, const struct compare_result *r,
+		  const struct compare_input *in, struct console *con)
+{
+	double pct = o->fail_pct;
+	int code = r->refused ? EXIT_FAILURE_BEFORE_LAUNCH
+		   : isfinite(pct) && compare_regressions(r, pct) ? EXIT_REGRESSION : EXIT_OK;
+	json_t *doc = compare_to_json(r, in, pct, code);
+	if (!doc)
+		return fail(con, o->json, "oom", "out of memory");
+	if (r->refused) {
+		for (size_t i = 0; i < r->nr_notes; i++)
+			if (r->notes[i].refusal && !r->notes[i].forced) {
+				json_t *n = json_array_get(json_object_get(doc, "notes"), i);
+				const char *msg = json_string_value(json_object_get(n, "message"));
+				console__error(con, "not comparable: %s", msg ? msg : "?");
+				if (!json_object_get(doc, "error"))
+					json_object_set_new(doc, "error",
+							    json_pack("{s:O, s:O}", "code",
+								      json_object_get(n, "code"),
+								      "message", json_object_get(n, "message")));
+			}
+	} else if (!o->no_html) {
+		write_page(doc, in, con);
+	}
+	if (o->json) {
+		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+	} else if (!r->refused) {
+		struct text_lines t = {0};
+		if (compare_render_table(r, in, stdout_color(), pct, &t) == 0)
+			for (size_t i = 0; i < t.n; i++)
+				printf("%s\n", t.v[i]);
+		text_lines__release(&t);
+	}
+	json_decref(doc);
+	return code;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct compare_opts o = {.fail_pct = NAN};
+	struct opts_rest rest = {0};
+	struct err e = {0};
+	struct console con;
+	struct compare_input in = {0};
+	struct compare_result r = {0};
+	char **paths = NULL;
+	size_t na = 0, nb = 0;
+	int rc = opts_parse(&compare_spec, argc, argv, &o, &rest, &e);
+	console__init(&con, stderr, o.verbose);
+	if (rc == 1) {
+		rc = 0;
+		goto out;
+	}
+	if (rc == 0 && isfinite(o.fail_pct) && o.fail_pct < 0)
+		rc = err_set(&e, -EINVAL, "usage", "--fail-on-regression expects a percentage >= 0 "
+				   "(10 means B/A above 1.10)");
+	if (rc == 0)
+		rc = pick_sides(&rest, &paths, &na, &nb, &e);
+	if (rc < 0) {
+		rc = fail(&con, o.json || opts_flag_given(argc, argv, "json"), e.code, e.msg);
+		goto out;
+	}
+	if (compare_input__load(&in, (const char *const *)paths, na,
+				(const char *const *)paths + na, nb, &e) < 0) {
+		rc = fail(&con, o.json, e.code, e.msg);
+		goto out;
+	}
+	if (compare_runs(in.cr, na, in.cr + na, nb, o.force, &r) < 0) {
+		rc = fail(&con, o.json, "oom", "out of memory");
+		goto out;
+	}
+	rc = output(&o, &r, &in, &con);
+out:
+	compare_result__release(&r);
+	compare_input__release(&in);
+	for (size_t i = 0; paths && i < na + nb; i++)
+		xfree(paths[i]);
+	xfree(paths);
+	opts__release(&compare_spec, &o);
+	opts_rest__release(&rest);
+	return rc;
+}

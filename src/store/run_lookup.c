@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "store/run_lookup.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "store/fsutil.h"
+#include "store/manifest.h"
+
+static bool is_run(const char *dir)
+{
+	char *m = fs_join(dir, MANIFEST_FILE);
+	struct stat st;
+	bool ok = m && stat(m, &st) == 0 && S_ISREG(st.st_mode);
+	xfree(m);
+	return ok;
+}
+
+/* "YYYYMMDD-HHMMSS" or "YYYYMMDD-HHMMSS-N": *n gets N (1 without). */
+static bool stamp_suffix(const char *s, long *n)
+{
+	for (int i = 0; i < 15; i++)
+		if (i == 8 ? s[i] != '-' : !isdigit((unsigned char)s[i]))
+			return false;
+	*n = 1;
+	if (s[15] == '\0')
+		return true;
+	if (s[15] != '-' || !isdigit((unsigned char)s[16]))
+		return false;
+	char *end;
+	*n = strtol(s + 16, &end, 10);
+	return *end == '\0';
+}
+
+static int newest_named(const char *runs_dir, const char *name, char **path_out)
+{
+	DIR *d = opendir(runs_dir);
+	if (!d)
+		return -ENOENT;
+	size_t len = strlen(name);
+	char *best = NULL;
+	long best_n = 0;
+	int rc = 0;
+	struct dirent *de;
+	while (rc == 0 && (de = readdir(d))) {
+		long n;
+		const char *s = de->d_name;
+		if (strncmp(s, name, len) || s[len] != '-' || !stamp_suffix(s + len + 1, &n))
+			continue;
+		int c = best ? strncmp(s + len + 1, best + len + 1, 15) : 1;
+		if (c < 0 || (c == 0 && n <= best_n))
+			continue;
+		char *path = fs_join(runs_dir, s);
+		if (!path) {
+			rc = -ENOMEM;
+		} else if (is_run(path)) {
+			xfree(path);
+			xfree(best);
+			best = xstrdup(s);
+			best_n = n;
+			rc = best ? 0 : -ENOMEM;
+		} else {
+			xfree(path);
+		}
+	}
+	closedir(d);
+	if (rc == 0 && best && !(*path_out = fs_join(runs_dir, best)))
+		rc = -ENOMEM;
+	xfree(best);
+	return rc < 0 ? rc : *path_out ? 0 : -ENOENT;
+}
+
+int run_lookup(const char *runs_dir, const char *arg, char **path_out, struct err *e)
+{
+	*path_out = NULL;
+	if (is_run(arg))
+		return (*path_out = xstrdup(arg)) ? 0 : err_set(e, -ENOMEM, "oom", "out of memory");
+	char *under = strchr(arg, '/') ? NULL : fs_join(runs_dir, arg);
+	if (under && is_run(under)) {
+		*path_out = under;
+		return 0;
+	}
+	xfree(under);
+	int rc = strchr(arg, '/') ? -ENOENT : newest_named(runs_dir, arg, path_out);
+	if (rc == -ENOMEM)
+		return err_set(e, rc, "oom", "out of memory");
+	if (rc < 0)
+		return err_set(e, -ENOENT, "run.not_found",
+			       "no Run at or named '%s': looked for a directory holding %s, for "
+			       "%s/%s and for the newest %s/%s-YYYYMMDD-HHMMSS; give a Run "
+			       "directory's path", arg, MANIFEST_FILE, runs_dir, arg, runs_dir, arg);
+	return 0;
+}
