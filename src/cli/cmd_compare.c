@@ -79,35 +79,55 @@ static int fail(struct console *con, bool json, const char *code, const char *ms
 	return EXIT_FAILURE_BEFORE_LAUNCH;
 }
 
-/* The sides: A B without `--`; A... -- B... with it. Paths are looked up. */
-static int pick_sides(const struct opts_rest *rest, char ***paths, size_t *na, size_t *nb,
-		      struct err *e)
+/* Parses argv before `--` (A's Runs and options) and after it (B's Runs and
+ * options, so `compare A -- B --json` works as typed); without `--`, the two
+ * positionals are A and B. Returns opts_parse's value (1: --help). */
+static int parse_sides(int argc, char **argv, struct compare_opts *o, struct opts_rest *ra,
+		       struct opts_rest *rb, struct err *e)
 {
-	size_t a = rest->saw_dashdash ? rest->nr_pos : 1;
-	size_t b = rest->saw_dashdash ? (size_t)rest->cmd_argc : rest->nr_pos - 1;
-	if (!rest->saw_dashdash && rest->nr_pos != 2)
-		return err_set(e, -EINVAL, "usage", "compare takes two Runs (A B), or A1 A2 ... "
-				   "-- B1 B2 ...; see `nunatak compare --help`");
-	if (!a || !b)
-		return err_set(e, -EINVAL, "usage", "compare needs at least one Run on each side "
-				   "of `--`; see `nunatak compare --help`");
-	for (int i = 0; i < rest->cmd_argc; i++)
-		if (rest->cmd_argv[i][0] == '-')
-			return err_set(e, -EINVAL, "usage", "'%s' after `--` is taken as a Run: put "
-					   "options before `--`", rest->cmd_argv[i]);
+	int dd = 1;
+	while (dd < argc && strcmp(argv[dd], "--") != 0)
+		dd++;
+	int rc = opts_parse(&compare_spec, dd, argv, o, ra, e);
+	if (rc != 0 || dd == argc) {
+		if (rc == 0 && ra->nr_pos != 2)
+			rc = err_set(e, -EINVAL, "usage", "compare takes two Runs (A B), or A1 A2 "
+					    "... -- B1 B2 ...; see `nunatak compare --help`");
+		return rc;
+	}
+	char **rest = xcalloc((size_t)(argc - dd) + 1, sizeof(*rest));
+	if (!rest)
+		return err_set(e, -ENOMEM, "oom", "out of memory");
+	rest[0] = argv[0];
+	memcpy(rest + 1, argv + dd + 1, (size_t)(argc - dd - 1) * sizeof(*rest));
+	rc = opts_parse(&compare_spec, argc - dd, rest, o, rb, e);
+	xfree(rest);
+	if (rc == 0 && (!ra->nr_pos || !rb->nr_pos))
+		rc = err_set(e, -EINVAL, "usage", "compare needs at least one Run on each side of "
+				    "`--`; see `nunatak compare --help`");
+	if (rc == 0 && rb->saw_dashdash)
+		rc = err_set(e, -EINVAL, "usage", "one `--` only: A1 A2 ... -- B1 B2 ...");
+	return rc;
+}
+
+/* Looks every Run up under runs_dir: paths[0..na) then paths[na..na+nb). */
+static int find_runs(const struct opts_rest *ra, const struct opts_rest *rb, char ***paths,
+		     size_t *na, size_t *nb, struct err *e)
+{
+	bool split = rb->nr_pos > 0;
+	*na = split ? ra->nr_pos : 1;
+	*nb = split ? rb->nr_pos : 1;
 	struct config cfg;
 	int rc = config__load(&cfg, NULL, e);
 	const char *runs_dir = rc == 0 && cfg.runs_dir ? cfg.runs_dir : ".nunatak";
-	*paths = xcalloc(a + b + 1, sizeof(**paths));
+	*paths = xcalloc(*na + *nb + 1, sizeof(**paths));
 	if (!*paths && rc == 0)
 		rc = err_set(e, -ENOMEM, "oom", "out of memory");
-	for (size_t i = 0; rc == 0 && i < a + b; i++) {
-		const char *arg = i < a || !rest->saw_dashdash ? rest->pos[i] : rest->cmd_argv[i - a];
+	for (size_t i = 0; rc == 0 && i < *na + *nb; i++) {
+		const char *arg = !split || i < *na ? ra->pos[i] : rb->pos[i - *na];
 		rc = run_lookup(runs_dir, arg, &(*paths)[i], e);
 	}
 	config__release(&cfg);
-	*na = a;
-	*nb = b;
 	return rc;
 }
 
@@ -153,7 +173,7 @@ static int output(const struct compare_opts *o, const struct compare_result *r,
 		write_page(doc, in, con);
 	}
 	if (o->json) {
-		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
 		fputc('\n', stdout);
 	} else if (!r->refused) {
 		struct text_lines t = {0};
@@ -169,14 +189,14 @@ static int output(const struct compare_opts *o, const struct compare_result *r,
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_opts o = {.fail_pct = NAN};
-	struct opts_rest rest = {0};
+	struct opts_rest ra = {0}, rb = {0};
 	struct err e = {0};
 	struct console con;
 	struct compare_input in = {0};
 	struct compare_result r = {0};
 	char **paths = NULL;
 	size_t na = 0, nb = 0;
-	int rc = opts_parse(&compare_spec, argc, argv, &o, &rest, &e);
+	int rc = parse_sides(argc, argv, &o, &ra, &rb, &e);
 	console__init(&con, stderr, o.verbose);
 	if (rc == 1) {
 		rc = 0;
@@ -186,7 +206,7 @@ int cmd_compare(int argc, char **argv)
 		rc = err_set(&e, -EINVAL, "usage", "--fail-on-regression expects a percentage >= 0 "
 				   "(10 means B/A above 1.10)");
 	if (rc == 0)
-		rc = pick_sides(&rest, &paths, &na, &nb, &e);
+		rc = find_runs(&ra, &rb, &paths, &na, &nb, &e);
 	if (rc < 0) {
 		rc = fail(&con, o.json || opts_flag_given(argc, argv, "json"), e.code, e.msg);
 		goto out;
@@ -208,6 +228,7 @@ out:
 		xfree(paths[i]);
 	xfree(paths);
 	opts__release(&compare_spec, &o);
-	opts_rest__release(&rest);
+	opts_rest__release(&ra);
+	opts_rest__release(&rb);
 	return rc;
 }
