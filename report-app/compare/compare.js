@@ -151,20 +151,20 @@ function methods(d) {
 
 function drawCompare(app, d) {
   const main = el("main", {});
-  main.append(el("h1", {}, "Did it get faster? B (after) against A (before)"),
+  append(main, [el("h1", {}, "Did it get faster? B (after) against A (before)"),
     el("p", {class: "muted"}, "Time base " + (d.time_base || "unknown") +
       ": time = samples \u00d7 period, mean per Run."),
     el("div", {class: "sides"}, sideCard("A (before)", d.a), sideCard("B (after)", d.b)),
-    notesList(d));
+    notesList(d)]);
   if (!d.comparable) {
-    main.append(el("p", {class: "fatal"}, "These Runs were not compared: see above."));
+    append(main, [el("p", {class: "fatal"}, "These Runs were not compared: see above.")]);
   } else {
     const hot = [...(d.hotspots || [])];
     if (d.others) hot.push(d.others);
     if (d.total) hot.push(d.total);
-    main.append(headline(d), itemTable("Hotspots, by significance", hot, d),
+    append(main, [headline(d), itemTable("Hotspots, by significance", hot, d),
       itemTable("Regions, by call path", d.regions || [], d),
-      itemTable("Ranks, by number", d.ranks || [], d), methods(d));
+      itemTable("Ranks, by number", d.ranks || [], d), methods(d)]);
   }
   app.replaceChildren(el("header", {class: "topbar"}, el("span", {class: "brand"}, "nunatak compare")), main);
 }

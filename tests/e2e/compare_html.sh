@@ -23,7 +23,7 @@ expect "$WORK/dom.html" 'A (before)' 'B (after)' "$WORK/a" "$WORK/b" \
 	'How the intervals were computed' 'exact conditional interval of two Poisson rates' \
 	'sampling error only' '</span>estimated</span>' 'was rebuilt between A and B' \
 	'Total B/A' '<svg class="ivplot"'
-reject "$WORK/dom.html" 'class="fatal"' 'undefined' 'NaN' '>null<'
+reject "$WORK/dom.html" 'class="fatal"' 'undefined' 'NaN' '>null'
 python3 - "$WORK/dom.html" <<'PY'
 import re, sys
 dom = open(sys.argv[1], encoding="utf-8").read()
