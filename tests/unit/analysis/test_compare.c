@@ -196,7 +196,68 @@ static void t_repeated(void)
 	}
 }
 
+/* Two ranks with counted task-clock and a traced region: single Runs have
+ * no interval for them (no sampling error, no spread); two Runs per side
+ * give the region a t interval. */
+static void mpi_run(struct pivot *p, double rank1_ms, double region_ms)
+{
+	pivot__init(p);
+	int64_t h = hotspot(p, "/x/solver", "aa", "solve");
+	for (int r = 0; r < 2; r++) {
+		int64_t l = pivot__intern_locus(p, "n1", r, -1);
+		double ms = r ? rank1_ms : 500;
+		struct measurement c = {.hotspot = PIVOT_NONE, .locus = l, .counter = (char *)"task-clock",
+					.value = ms * 1e6, .unit = (char *)"ns", .sample_count = -1,
+					.coverage = 1};
+		CHECK(pivot__add_measurement(p, &c) >= 0);
+		struct measurement m = c;
+		m.hotspot = h;
+		m.sample_count = (int64_t)ms;
+		m.coverage = -1;
+		CHECK(pivot__add_measurement(p, &m) >= 0);
+		struct region_stat rs = {.locus = l, .path = (char *)"main > step", .name = (char *)"step",
+					 .calls = 10, .inclusive_ns = (int64_t)(region_ms * 1e6),
+					 .exclusive_ns = (int64_t)(region_ms * 1e6)};
+		CHECK(pivot__add_region_stat(p, &rs) >= 0);
+	}
+}
+
+static void t_regions_ranks(void)
+{
+	struct pivot pa[2], pb[2];
+	struct compare_run a[2], b[2];
+	for (int i = 0; i < 2; i++) {
+		mpi_run(&pa[i], 500, 100 + i);
+		mpi_run(&pb[i], 1000, 200 + i);
+		a[i] = run_of(&pa[i], "0123456789abcdef", 2, 1000);
+		b[i] = run_of(&pb[i], "0123456789abcdef", 2, 1000);
+	}
+	struct compare_result r;
+	CHECK_INT(compare_runs(a, 1, b, 1, false, &r), 0);
+	CHECK(!r.refused);
+	const struct compare_item *k = find(&r, COMPARE_RANK, "rank 1");
+	CHECK(k && k->rank == 1 && k->a_samples == -1);
+	CHECK_STR(k->unit, "s");
+	CHECK_NEAR(k->ratio, 2.0, 1e-12);
+	CHECK(k->basis == COMPARE_BASIS_NONE && k->interval_quality == QUALITY_UNAVAILABLE);
+	CHECK(isnan(k->low) && !k->significant);
+	const struct compare_item *g = find(&r, COMPARE_REGION, "main > step");
+	CHECK(g && g->basis == COMPARE_BASIS_NONE);
+	CHECK_NEAR(g->a, 0.2, 1e-9); /* summed over the two ranks */
+	compare_result__release(&r);
+	CHECK_INT(compare_runs(a, 2, b, 2, false, &r), 0);
+	g = find(&r, COMPARE_REGION, "main > step");
+	CHECK(g && g->basis == COMPARE_BASIS_SPREAD && g->interval_quality == QUALITY_MEASURED);
+	CHECK(g->significant && g->low > 1.05 && g->low < 2 && g->high > 2);
+	compare_result__release(&r);
+	for (int i = 0; i < 2; i++) {
+		pivot__release(&pa[i]);
+		pivot__release(&pb[i]);
+	}
+}
+
 static const struct test_case cases[] = {
+	{"regions_ranks", "regions by path and ranks by number, intervals only when repeated", t_regions_ranks},
 	{"rebuild_doubles", "a function twice as slow across a rebuild: matched, flagged", t_rebuild_doubles},
 	{"rates_normalised", "different sampling rates compare in seconds, flagged", t_rates_normalised},
 	{"refusals", "two Machines or rank counts refused; --force flags", t_refusals},
