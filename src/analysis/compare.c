@@ -215,6 +215,7 @@ static int check_build_ids(const struct compare_obs *o, size_t n, struct compare
 struct group_acc {
 	double *xa, *xb;        /* per Run of each side */
 	int64_t sa, sb;         /* Σ samples per side, -1 once a value is not sampled */
+	enum quality q;         /* worst Quality of the inputs */
 };
 
 /* Mean period (value per sample) of a side, from its TOTAL observations. */
@@ -244,6 +245,7 @@ static void acc_add(struct group_acc *g, const struct compare_obs *o, size_t na)
 		g->xa[o->run] += o->value;
 	else
 		g->xb[o->run - na] += o->value;
+	g->q = quality__worst(g->q, o->quality);
 	int64_t *s = o->run < na ? &g->sa : &g->sb;
 	if (o->samples < 0 || *s < 0)
 		*s = -1;
@@ -265,7 +267,7 @@ static int emit(struct items_ctx *c, const struct compare_obs *first, const stru
 	struct compare_result *r = c->r;
 	struct compare_item it = {.kind = first->kind, .rank = first->rank, .unit = r->unit,
 				  .a_samples = g->sa, .b_samples = g->sb,
-				  .ratio_quality = QUALITY_MEASURED, .build_id_same = true,
+				  .ratio_quality = g->q, .build_id_same = true,
 				  .nr_members = 1};
 	if (first->kind == COMPARE_HOTSPOT) {
 		double ma = (double)g->sa / (double)c->na, mb = (double)g->sb / (double)c->nb;
@@ -276,6 +278,7 @@ static int emit(struct items_ctx *c, const struct compare_obs *first, const stru
 				c->others.xb[i] += g->xb[i];
 			c->others.sa += g->sa;
 			c->others.sb += g->sb;
+			c->others.q = quality__worst(c->others.q, g->q);
 			c->nr_others++;
 			return 0;
 		}
@@ -308,13 +311,13 @@ static int build_items(struct items_ctx *c, const struct compare_obs_set *s)
 	double *buf = xcalloc(4 * n + 1, sizeof(*buf));
 	if (!buf)
 		return -ENOMEM;
-	c->others = (struct group_acc){buf + 2 * n, buf + 2 * n + c->na, 0, 0};
+	c->others = (struct group_acc){buf + 2 * n, buf + 2 * n + c->na, 0, 0, QUALITY_MEASURED};
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < s->n;) {
 		size_t j = i + 1;
 		while (j < s->n && s->v[j].kind == s->v[i].kind && !strcmp(s->v[j].key, s->v[i].key))
 			j++;
-		struct group_acc g = {buf, buf + c->na, 0, 0};
+		struct group_acc g = {buf, buf + c->na, 0, 0, QUALITY_MEASURED};
 		memset(buf, 0, 2 * n * sizeof(*buf));
 		for (size_t k = i; k < j; k++)
 			acc_add(&g, &s->v[k], c->na);
@@ -324,7 +327,7 @@ static int build_items(struct items_ctx *c, const struct compare_obs_set *s)
 	if (rc == 0 && c->nr_others) {
 		struct compare_item it = {.kind = COMPARE_OTHERS, .rank = -1, .unit = c->r->unit,
 					  .a_samples = c->others.sa, .b_samples = c->others.sb,
-					  .ratio_quality = QUALITY_MEASURED,
+					  .ratio_quality = c->others.q,
 					  .nr_members = c->nr_others};
 		compare_item__judge(&it, c->others.xa, c->na, c->others.xb, c->nb, c->pa, c->pb,
 				    c->r->confidence, c->r->threshold);

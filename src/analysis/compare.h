@@ -70,7 +70,7 @@ struct compare_item {
 	double low, high;    /* interval of the ratio; NaN unavailable, high INFINITY when new */
 	double df;           /* t interval's degrees of freedom, NaN otherwise */
 	enum compare_basis basis;
-	enum quality ratio_quality;    /* worst Quality of the inputs */
+	enum quality ratio_quality;    /* worst Quality of the Measurements behind a and b */
 	enum quality interval_quality; /* estimated (Poisson), measured (spread), unavailable */
 	bool significant;
 	int direction;       /* +1 slower (B/A > 1), -1 faster, 0 neither/unknown */
@@ -86,7 +86,9 @@ enum compare_note_kind {
 	COMPARE_NOTE_NO_SAMPLES, /* refusal: a Run has no time-base sample */
 	COMPARE_NOTE_RATE,       /* flag: sampling rates differ, normalised by the period */
 	COMPARE_NOTE_COUNTERS,   /* flag: counter sets differ, only the time base compared */
-	COMPARE_NOTE_BUILD_ID,   /* flag: a module's build-id differs, lines not compared */
+	COMPARE_NOTE_BUILD_ID,   /* flag: a module's build-id differs, lines not compared
+				    (a_value: the module basename; b_value: both build-ids,
+				    12 digits each) */
 };
 
 /* A comparability finding; the two values are what differs (borrowed from

@@ -60,7 +60,7 @@ static int push(struct compare_obs_set *s, struct compare_obs o)
 /* An unresolved address carries its build-id in its key: the same offset
  * in another build is another instruction. */
 static int push_hotspot(struct compare_obs_set *s, const struct hotspot *h, size_t run,
-			double value, int64_t samples)
+			double value, int64_t samples, enum quality q)
 {
 	const char *mod = base_name(h->module);
 	char *name = h->name ? xstrdup(h->name)
@@ -70,7 +70,7 @@ static int push_hotspot(struct compare_obs_set *s, const struct hotspot *h, size
 		    : h->name ? xasprintf("%s\x1f%s", mod, h->name)
 			      : xasprintf("%s\x1f%s@%s", mod, name, h->build_id ? h->build_id : "");
 	struct compare_obs o = {COMPARE_HOTSPOT, key, name, xstrdup(mod), -1, run, value,
-				samples, h->build_id};
+				samples, q, h->build_id};
 	if (!o.module) {
 		xfree(o.key);
 		o.key = NULL;
@@ -86,7 +86,8 @@ static int gather_hotspots(struct compare_obs_set *s, const struct compare_run *
 	compare_time_base(p, &pass);
 	double *val = xcalloc(p->nr_hotspots + 1, sizeof(*val));
 	int64_t *cnt = xcalloc(p->nr_hotspots + 1, sizeof(*cnt));
-	int rc = val && cnt ? 0 : -ENOMEM;
+	enum quality *q = xcalloc(p->nr_hotspots + 1, sizeof(*q)); /* 0: measured */
+	int rc = val && cnt && q ? 0 : -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < p->nr_measurements; i++) {
 		const struct measurement *m = &p->measurements[i];
 		if (m->hotspot < 0 || (size_t)m->hotspot >= p->nr_hotspots || !m->counter ||
@@ -95,21 +96,25 @@ static int gather_hotspots(struct compare_obs_set *s, const struct compare_run *
 			continue;
 		val[m->hotspot] += m->value * scale;
 		cnt[m->hotspot] += m->sample_count > 0 ? m->sample_count : 0;
+		q[m->hotspot] = quality__worst(q[m->hotspot], m->quality);
 	}
 	double total = 0;
 	int64_t total_n = 0;
+	enum quality total_q = QUALITY_MEASURED;
 	for (size_t h = 0; rc == 0 && h < p->nr_hotspots; h++) {
 		if (cnt[h] <= 0 && val[h] <= 0)
 			continue;
 		total += val[h];
 		total_n += cnt[h];
-		rc = push_hotspot(s, &p->hotspots[h], run, val[h], cnt[h]);
+		total_q = quality__worst(total_q, q[h]);
+		rc = push_hotspot(s, &p->hotspots[h], run, val[h], cnt[h], q[h]);
 	}
 	if (rc == 0)
 		rc = push(s, (struct compare_obs){COMPARE_TOTAL, xstrdup(""), NULL, NULL, -1, run,
-						  total, total_n, NULL});
+						  total, total_n, total_q, NULL});
 	xfree(val);
 	xfree(cnt);
+	xfree(q);
 	return rc;
 }
 
@@ -121,7 +126,8 @@ static int gather_regions(struct compare_obs_set *s, const struct pivot *p, size
 		if (!rs->path)
 			continue;
 		struct compare_obs o = {COMPARE_REGION, xstrdup(rs->path), xstrdup(rs->path), NULL,
-					-1, run, (double)rs->inclusive_ns * 1e-9, -1, NULL};
+					-1, run, (double)rs->inclusive_ns * 1e-9, -1,
+					QUALITY_MEASURED, NULL};
 		if (!o.name) {
 			xfree(o.key);
 			o.key = NULL;
@@ -149,7 +155,7 @@ static int gather_ranks(struct compare_obs_set *s, const struct compare_run *r, 
 		struct compare_obs o = {COMPARE_RANK, xasprintf("%08d", row->rank),
 					xasprintf("rank %d", row->rank), NULL, row->rank, run,
 					row->time_ns * (sampled ? scale : 1e-9),
-					sampled ? row->samples : -1, NULL};
+					sampled ? row->samples : -1, QUALITY_MEASURED, NULL};
 		if (!o.name) {
 			xfree(o.key);
 			o.key = NULL;

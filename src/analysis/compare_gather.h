@@ -20,6 +20,7 @@ struct compare_obs {
 	size_t run;           /* over A then B */
 	double value;         /* in the item's unit */
 	int64_t samples;      /* -1 when not sampled */
+	enum quality quality; /* worst Quality of the Measurements behind value */
 	const char *build_id; /* borrowed from the pivot, or NULL */
 };
 

@@ -58,6 +58,10 @@ static json_t *item_json(const struct compare_item *it, double fail_pct)
 	bad |= json_object_set_new(o, "significant", json_boolean(it->significant));
 	bad |= json_object_set_new(o, "verdict", json_string(compare_verdict(it)));
 	bad |= json_object_set_new(o, "ratio_quality", json_string(quality__name(it->ratio_quality)));
+	bad |= json_object_set_new(o, "ratio_reason", it->ratio_quality == QUALITY_MEASURED
+				   ? json_null()
+				   : json_string("a time-base Measurement behind it is estimated; "
+						 "`nunatak report --json` of the Runs says why"));
 	bad |= json_object_set_new(o, "interval_quality",
 				   json_string(quality__name(it->interval_quality)));
 	bad |= json_object_set_new(o, "basis", json_string(compare_basis_code(it->basis)));
