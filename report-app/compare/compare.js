@@ -141,7 +141,8 @@ function notesList(d) {
 
 function methods(d) {
   const seen = new Map();
-  for (const it of [d.total, d.others, ...(d.hotspots || []), ...(d.regions || []), ...(d.ranks || [])])
+  for (const it of [d.total, d.others, ...(d.hotspots || []), ...(d.regions || []), ...(d.ranks || []),
+    ...(d.lines || [])])
     if (it && it.basis !== "none" && !seen.has(it.basis)) seen.set(it.basis, it);
   if (!seen.size) return null;
   return el("section", {class: "methods"}, el("h2", {}, "How the intervals were computed"),
@@ -164,7 +165,8 @@ function drawCompare(app, d) {
     if (d.total) hot.push(d.total);
     append(main, [headline(d), itemTable("Hotspots, by significance", hot, d),
       itemTable("Regions, by call path", d.regions || [], d),
-      itemTable("Ranks, by number", d.ranks || [], d), methods(d)]);
+      itemTable("Ranks, by number", d.ranks || [], d),
+      itemTable("Lines (same build on both sides), by significance", d.lines || [], d), methods(d)]);
   }
   app.replaceChildren(el("header", {class: "topbar"}, el("span", {class: "brand"}, "nunatak compare")), main);
 }

@@ -261,6 +261,26 @@ struct items_ctx {
 	size_t nr_others;
 };
 
+static bool module_rebuilt(const struct compare_result *r, const char *module)
+{
+	for (size_t k = 0; module && k < r->nr_notes; k++)
+		if (r->notes[k].kind == COMPARE_NOTE_BUILD_ID && !strcmp(r->notes[k].a_value, module))
+			return true;
+	return false;
+}
+
+static void pool_others(struct items_ctx *c, const struct group_acc *g)
+{
+	for (size_t i = 0; i < c->na; i++)
+		c->others.xa[i] += g->xa[i];
+	for (size_t i = 0; i < c->nb; i++)
+		c->others.xb[i] += g->xb[i];
+	c->others.sa += g->sa;
+	c->others.sb += g->sb;
+	c->others.q = quality__worst(c->others.q, g->q);
+	c->nr_others++;
+}
+
 static int emit(struct items_ctx *c, const struct compare_obs *first, const struct compare_obs *end,
 		struct group_acc *g)
 {
@@ -269,19 +289,15 @@ static int emit(struct items_ctx *c, const struct compare_obs *first, const stru
 				  .a_samples = g->sa, .b_samples = g->sb,
 				  .ratio_quality = g->q, .build_id_same = true,
 				  .nr_members = 1};
-	if (first->kind == COMPARE_HOTSPOT) {
-		double ma = (double)g->sa / (double)c->na, mb = (double)g->sb / (double)c->nb;
-		if (fmax(ma, mb) < r->floor_samples) {
-			for (size_t i = 0; i < c->na; i++)
-				c->others.xa[i] += g->xa[i];
-			for (size_t i = 0; i < c->nb; i++)
-				c->others.xb[i] += g->xb[i];
-			c->others.sa += g->sa;
-			c->others.sb += g->sb;
-			c->others.q = quality__worst(c->others.q, g->q);
-			c->nr_others++;
-			return 0;
-		}
+	double ma = (double)g->sa / (double)c->na, mb = (double)g->sb / (double)c->nb;
+	bool below = fmax(ma, mb) < r->floor_samples;
+	if (first->kind == COMPARE_LINE && (below || module_rebuilt(r, first->module)))
+		return 0;
+	if (first->kind == COMPARE_HOTSPOT && below) {
+		pool_others(c, g);
+		return 0;
+	}
+	if (first->kind == COMPARE_HOTSPOT || first->kind == COMPARE_LINE) {
 		for (const struct compare_obs *o = first; o < end; o++)
 			if (!o->build_id || strcmp(o->build_id, first->build_id ? first->build_id : ""))
 				it.build_id_same = false;
@@ -374,12 +390,13 @@ int compare_runs(const struct compare_run *a, size_t na, const struct compare_ru
 		rc = compare_gather_run(&s, run_at(a, na, b, i), i, out->time_base, scale);
 	if (rc == 0) {
 		compare_obs_set__sort(&s);
+		rc = check_build_ids(s.v, s.n, out);
+	}
+	if (rc == 0) {
 		struct items_ctx c = {out, na, nb, side_period(&s, 0, na),
 				      side_period(&s, na, na + nb), {0}, 0};
 		rc = build_items(&c, &s);
 	}
-	if (rc == 0)
-		rc = check_build_ids(s.v, s.n, out);
 	compare_obs_set__release(&s);
 	if (rc == 0 && out->nr_items > 1)
 		qsort(out->items, out->nr_items, sizeof(*out->items), item_cmp);

@@ -7,6 +7,9 @@
  *     (module basename, offset, build-id), so it matches only the same build;
  *   - regions by call path (region_stats, inclusive time summed over Loci);
  *   - ranks by number (counted task-clock, else the rank's samples);
+ *   - source lines (function + file basename + line of the innermost inline
+ *     frame of each sampled address), only for modules whose build-id is
+ *     the same in every Run: a rebuilt binary's lines are other code;
  *   - the total of every sampled Hotspot; Hotspots below the statistical
  *     floor on both sides pooled as "others".
  * Per item: the mean time per Run on each side (samples x period: the time
@@ -47,7 +50,7 @@ struct compare_run {
 };
 
 enum compare_kind { COMPARE_TOTAL, COMPARE_HOTSPOT, COMPARE_OTHERS, COMPARE_REGION,
-		    COMPARE_RANK };
+		    COMPARE_RANK, COMPARE_LINE };
 enum compare_status { COMPARE_MATCHED, COMPARE_NEW, COMPARE_VANISHED };
 enum compare_basis {
 	COMPARE_BASIS_NONE,      /* no interval: single counted/traced values */
@@ -59,7 +62,8 @@ enum compare_basis {
 
 struct compare_item {
 	enum compare_kind kind;
-	char *name;          /* function, "module+0x1f0", region path, or NULL (total, others) */
+	char *name;          /* function, "module+0x1f0", region path, "function at file:line",
+				or NULL (total, others) */
 	char *module;        /* module basename (Hotspots), else NULL */
 	int rank;            /* COMPARE_RANK: the rank, else -1 */
 	enum compare_status status;
@@ -110,8 +114,10 @@ struct compare_result {
 	bool refused;           /* a refusal not forced: nothing else is filled */
 	struct compare_note *notes;
 	size_t nr_notes, cap_notes;
-	struct compare_item *items; /* by kind (total, hotspots, others, regions, ranks),
-				       then significant first, then by score */
+	struct compare_item *items; /* by kind (total, hotspots, others, regions, ranks,
+				       lines), then significant first, then by score;
+				       lines and Hotspots under the floor on both sides
+				       are not items (Hotspots are pooled as others) */
 	size_t nr_items, cap_items;
 };
 

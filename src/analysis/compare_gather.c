@@ -118,6 +118,57 @@ static int gather_hotspots(struct compare_obs_set *s, const struct compare_run *
 	return rc;
 }
 
+static int frame_cmp(const void *x, const void *y)
+{
+	const struct frame *a = *(const struct frame *const *)x, *b = *(const struct frame *const *)y;
+	if (a->hotspot != b->hotspot)
+		return a->hotspot < b->hotspot ? -1 : 1;
+	return (a->offset > b->offset) - (a->offset < b->offset);
+}
+
+/* Lines: each sampled address of a named Hotspot under the line of its
+ * innermost inline frame (as the report's line view), keyed by function,
+ * file basename and line. Whether its build may be compared is decided later. */
+static int gather_lines(struct compare_obs_set *s, const struct pivot *p, size_t run,
+			const char *time_base, double scale)
+{
+	int pass = 0;
+	compare_time_base(p, &pass);
+	const struct frame **idx = xcalloc(p->nr_frames + 1, sizeof(*idx));
+	size_t n = 0;
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nr_frames; i++)
+		if (p->frames[i].depth == 0 && p->frames[i].line > 0)
+			idx[n++] = &p->frames[i];
+	qsort(idx, n, sizeof(*idx), frame_cmp);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < p->nr_addresses; i++) {
+		const struct address *a = &p->addresses[i];
+		if (a->hotspot < 0 || (size_t)a->hotspot >= p->nr_hotspots || !a->counter ||
+		    strcmp(a->counter, time_base) || a->pass_index != pass)
+			continue;
+		const struct hotspot *h = &p->hotspots[a->hotspot];
+		struct frame key = {.hotspot = a->hotspot, .offset = a->offset};
+		const struct frame *kp = &key, **f = n ? bsearch(&kp, idx, n, sizeof(*idx), frame_cmp) : NULL;
+		if (!f || !h->name || !h->build_id)
+			continue;
+		const char *mod = base_name(h->module), *file = base_name((*f)->file);
+		char *name = xasprintf("%s at %s:%d", h->name, file, (*f)->line);
+		struct compare_obs o = {COMPARE_LINE, name ? xasprintf("%s\x1f%s", mod, name) : NULL,
+					name, xstrdup(mod), -1, run, a->value * scale,
+					a->sample_count > 0 ? a->sample_count : 0, QUALITY_MEASURED,
+					h->build_id};
+		if (!o.module) {
+			xfree(o.key);
+			o.key = NULL;
+		}
+		rc = push(s, o);
+	}
+	xfree(idx);
+	return rc;
+}
+
 /* Regions: inclusive time of each call path, summed over Loci (ns, traced). */
 static int gather_regions(struct compare_obs_set *s, const struct pivot *p, size_t run)
 {
@@ -174,6 +225,8 @@ int compare_gather_run(struct compare_obs_set *s, const struct compare_run *r, s
 		rc = gather_regions(s, r->pivot, run);
 	if (rc == 0)
 		rc = gather_ranks(s, r, run, scale);
+	if (rc == 0)
+		rc = gather_lines(s, r->pivot, run, time_base, scale);
 	return rc;
 }
 

@@ -22,7 +22,7 @@ static json_t *count(int64_t n)
 
 static const char *kind_name(enum compare_kind k)
 {
-	static const char *const names[] = {"total", "hotspot", "others", "region", "rank"};
+	static const char *const names[] = {"total", "hotspot", "others", "region", "rank", "line"};
 	return names[k];
 }
 
@@ -68,7 +68,7 @@ static json_t *item_json(const struct compare_item *it, double fail_pct)
 	bad |= json_object_set_new(o, "basis_text", json_string(compare_basis_text(it->basis)));
 	bad |= json_object_set_new(o, "reason", why ? json_string(why) : json_null());
 	bad |= json_object_set_new(o, "df", num(it->df));
-	if (it->kind == COMPARE_HOTSPOT)
+	if (it->kind == COMPARE_HOTSPOT || it->kind == COMPARE_LINE)
 		bad |= json_object_set_new(o, "build_id_same", json_boolean(it->build_id_same));
 	bad |= json_object_set_new(o, "regression", json_boolean(isfinite(fail_pct) &&
 					      compare_item__regression(it, fail_pct)));
@@ -172,6 +172,7 @@ json_t *compare_to_json(const struct compare_result *r, const struct compare_inp
 	bad |= json_object_set_new(doc, "others", items_json(r, COMPARE_OTHERS, fail_pct, true));
 	bad |= json_object_set_new(doc, "regions", items_json(r, COMPARE_REGION, fail_pct, false));
 	bad |= json_object_set_new(doc, "ranks", items_json(r, COMPARE_RANK, fail_pct, false));
+	bad |= json_object_set_new(doc, "lines", items_json(r, COMPARE_LINE, fail_pct, false));
 	bad |= json_object_set_new(doc, "regression", regression_json(r, fail_pct, exit_code));
 	if (bad) {
 		json_decref(doc);

@@ -102,10 +102,13 @@ static void header(const struct compare_result *r, const struct compare_input *i
 			1 + r->threshold, 1 / (1 + r->threshold));
 }
 
+/* Lines are many: the terminal shows the first few, --json has them all. */
+#define TABLE_MAX_LINES 10
+
 static void section(const struct compare_result *r, enum compare_kind kind, const char *title,
 		    bool color, struct text_lines *out)
 {
-	size_t w = 24, n = 0;
+	size_t w = 24, n = 0, shown = 0;
 	for (size_t i = 0; i < r->nr_items; i++) {
 		const struct compare_item *it = &r->items[i];
 		bool in = it->kind == kind || (kind == COMPARE_HOTSPOT && (it->kind == COMPARE_OTHERS ||
@@ -123,8 +126,11 @@ static void section(const struct compare_result *r, enum compare_kind kind, cons
 	text_lines__add(out, "  %-*s %10s %10s %7s  %-14s %s", (int)w, "", "A", "B", "B/A",
 			"interval", "verdict");
 	for (size_t i = 0; i < r->nr_items; i++)
-		if (r->items[i].kind == kind)
+		if (r->items[i].kind == kind && (kind != COMPARE_LINE || shown++ < TABLE_MAX_LINES))
 			row(out, &r->items[i], color, w);
+	if (kind == COMPARE_LINE && n > TABLE_MAX_LINES)
+		text_lines__add(out, "  ... and %zu more lines (--json lists them all)",
+				n - TABLE_MAX_LINES);
 	if (kind != COMPARE_HOTSPOT)
 		return;
 	for (int k = 0; k < 2; k++)
@@ -166,6 +172,8 @@ int compare_render_table(const struct compare_result *r, const struct compare_in
 	section(r, COMPARE_REGION, "Regions (by call path, inclusive time over every Locus):",
 		color, out);
 	section(r, COMPARE_RANK, "Ranks (by number):", color, out);
+	section(r, COMPARE_LINE, "Lines (innermost inline frame; modules of the same build on "
+		"both sides), by significance:", color, out);
 	text_lines__add(out, "%s", "");
 	bases(r, out);
 	if (isfinite(fail_pct)) {

@@ -57,6 +57,10 @@ assert same["regression"] == {"threshold_pct": 10, "items": [], "exit_code": 0},
 # Same binary: no rebuild note, lines comparable.
 assert hot(same)["heavy_seventy"]["build_id_same"], show(same)
 assert not [n for n in same["notes"] if n["code"] == "compare.build_id"], same["notes"]
+ # Same build: lines compared (the inlined loop's line in each function).
+lines = {l["name"]: l for l in same["lines"]}
+assert any(n.startswith("heavy_seventy at two_funcs.c:") for n in lines), lines
+assert not [l for l in same["lines"] if l["significant"]], same["lines"]
 h = hot(same)["heavy_seventy"]
 assert h["basis"] == "poisson" and h["interval_quality"] == "estimated" and h["reason"], h
 
@@ -71,6 +75,7 @@ assert hot(slow)["light_thirty"]["verdict"] == "no significant change", show(slo
 assert slow["hotspots"][0]["name"] == "heavy_seventy", "not sorted by significance"
 assert slow["regression"]["exit_code"] == 120 and "heavy_seventy" in slow["regression"]["items"]
 assert [n for n in slow["notes"] if n["code"] == "compare.build_id" and not n["refusal"]], slow["notes"]
+assert slow["lines"] == [], "a rebuilt binary's lines were compared: %s" % slow["lines"]
 
 rep = docs["rep"]
 assert [r["label"] for r in rep["a"]["runs"]] == ["A1", "A2"], rep["a"]

@@ -256,7 +256,52 @@ static void t_regions_ranks(void)
 	}
 }
 
+/* Per-address detail: 3/4 of kernel()'s samples on line 12, 1/4 on 13. */
+static void add_lines(struct pivot *p, int64_t h, int64_t n)
+{
+	for (int k = 0; k < 2; k++) {
+		struct address a = {.hotspot = h, .offset = 0x1000 + 4 * (uint64_t)k,
+				    .counter = (char *)"task-clock",
+				    .value = (double)(k ? n / 4 : n - n / 4) * PERIOD_NS,
+				    .sample_count = k ? n / 4 : n - n / 4};
+		struct frame f = {.hotspot = h, .offset = a.offset, .function = (char *)"kernel",
+				  .file = (char *)"/src/app/kernel.c", .line = 12 + k};
+		CHECK(pivot__add_address(p, &a) >= 0 && pivot__add_frame(p, &f) >= 0);
+	}
+}
+
+static void t_lines(void)
+{
+	struct pivot pa, pb, pc;
+	build(&pa, "/x/app", "aa", 400, 100, NULL, PERIOD_NS);
+	build(&pb, "/y/app", "aa", 800, 100, NULL, PERIOD_NS);
+	build(&pc, "/y/app", "cc", 800, 100, NULL, PERIOD_NS);
+	add_lines(&pa, 0, 400);
+	add_lines(&pb, 0, 800);
+	add_lines(&pc, 0, 800);
+	struct compare_run a = run_of(&pa, "0123456789abcdef", -1, 1000);
+	struct compare_run b = run_of(&pb, "0123456789abcdef", -1, 1000);
+	struct compare_result r;
+	CHECK_INT(compare_runs(&a, 1, &b, 1, false, &r), 0);
+	const struct compare_item *l12 = find(&r, COMPARE_LINE, "kernel at kernel.c:12");
+	const struct compare_item *l13 = find(&r, COMPARE_LINE, "kernel at kernel.c:13");
+	CHECK(l12 && l12->a_samples == 300 && l12->b_samples == 600 && l12->significant);
+	CHECK(l13 && l13->a_samples == 100 && l13->b_samples == 200);
+	CHECK_NEAR(l12->ratio, 2.0, 1e-12);
+	compare_result__release(&r);
+	/* Rebuilt (another build-id): lines are other code, not compared. */
+	b = run_of(&pc, "0123456789abcdef", -1, 1000);
+	CHECK_INT(compare_runs(&a, 1, &b, 1, false, &r), 0);
+	CHECK(!find(&r, COMPARE_LINE, NULL));
+	CHECK(find(&r, COMPARE_HOTSPOT, "kernel")->significant);
+	compare_result__release(&r);
+	pivot__release(&pa);
+	pivot__release(&pb);
+	pivot__release(&pc);
+}
+
 static const struct test_case cases[] = {
+	{"lines", "lines compared only when the build-ids agree", t_lines},
 	{"regions_ranks", "regions by path and ranks by number, intervals only when repeated", t_regions_ranks},
 	{"rebuild_doubles", "a function twice as slow across a rebuild: matched, flagged", t_rebuild_doubles},
 	{"rates_normalised", "different sampling rates compare in seconds, flagged", t_rates_normalised},
