@@ -34,7 +34,7 @@ static int load_one(struct compare_side_run *s, struct compare_run *cr, const ch
 	if (rc == 0 && machine_identity(&s->m.machine, s->identity) < 0)
 		rc = err_set(e, -ENOMEM, "oom", "out of memory");
 	if (rc < 0 && !strstr(e->msg, dir))
-		err_prefix(e, "%s: ", dir);
+		err_prefix(e, "%s", dir);
 	*cr = (struct compare_run){s->identity, s->m.world_size, sampling_hz(&s->m), &s->p};
 	return rc;
 }
