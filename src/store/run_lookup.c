@@ -14,11 +14,14 @@
 #include "store/fsutil.h"
 #include "store/manifest.h"
 
-static bool is_run(const char *dir)
+/* 1 when dir holds a manifest.json, 0 when not, -ENOMEM. */
+static int is_run(const char *dir)
 {
 	char *m = fs_join(dir, MANIFEST_FILE);
 	struct stat st;
-	bool ok = m && stat(m, &st) == 0 && S_ISREG(st.st_mode);
+	if (!m)
+		return -ENOMEM;
+	int ok = stat(m, &st) == 0 && S_ISREG(st.st_mode);
 	xfree(m);
 	return ok;
 }
@@ -58,16 +61,15 @@ static int newest_named(const char *runs_dir, const char *name, char **path_out)
 		if (c < 0 || (c == 0 && n <= best_n))
 			continue;
 		char *path = fs_join(runs_dir, s);
-		if (!path) {
-			rc = -ENOMEM;
-		} else if (is_run(path)) {
-			xfree(path);
+		int run = path ? is_run(path) : -ENOMEM;
+		xfree(path);
+		if (run < 0) {
+			rc = run;
+		} else if (run) {
 			xfree(best);
 			best = xstrdup(s);
 			best_n = n;
 			rc = best ? 0 : -ENOMEM;
-		} else {
-			xfree(path);
 		}
 	}
 	closedir(d);
@@ -80,15 +82,22 @@ static int newest_named(const char *runs_dir, const char *name, char **path_out)
 int run_lookup(const char *runs_dir, const char *arg, char **path_out, struct err *e)
 {
 	*path_out = NULL;
-	if (is_run(arg))
-		return (*path_out = xstrdup(arg)) ? 0 : err_set(e, -ENOMEM, "oom", "out of memory");
-	char *under = strchr(arg, '/') ? NULL : fs_join(runs_dir, arg);
-	if (under && is_run(under)) {
-		*path_out = under;
-		return 0;
+	int rc = is_run(arg);
+	if (rc > 0)
+		rc = (*path_out = xstrdup(arg)) ? 0 : -ENOMEM;
+	else if (rc == 0 && !strchr(arg, '/')) {
+		char *under = fs_join(runs_dir, arg);
+		rc = under ? is_run(under) : -ENOMEM;
+		if (rc > 0) {
+			*path_out = under;
+			return 0;
+		}
+		xfree(under);
+		if (rc == 0)
+			rc = newest_named(runs_dir, arg, path_out);
+	} else if (rc == 0) {
+		rc = -ENOENT;
 	}
-	xfree(under);
-	int rc = strchr(arg, '/') ? -ENOENT : newest_named(runs_dir, arg, path_out);
 	if (rc == -ENOMEM)
 		return err_set(e, rc, "oom", "out of memory");
 	if (rc < 0)
