@@ -12,15 +12,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "cli/options.h"
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "report/compare_view.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 #include "store/run_lookup.h"
 
 struct compare_opts {
@@ -28,7 +30,7 @@ struct compare_opts {
 	double fail_pct;
 	bool force;
 	bool no_html;
-	int verbose;
+	int verbose, quiet;
 };
 
 static const struct opt_spec compare_options[] = {
@@ -41,8 +43,8 @@ static const struct opt_spec compare_options[] = {
 	 "compare Runs from different Machines or rank counts anyway (still flagged)", false},
 	{"no-html", 0, OPT_BOOL, offsetof(struct compare_opts, no_html), NULL,
 	 "do not write report-compare.html into the (last) B Run", false},
-	{"verbose", 'v', OPT_COUNT, offsetof(struct compare_opts, verbose), NULL,
-	 "more detail on stderr (repeatable)", false},
+	OPT_VERBOSE(struct compare_opts, verbose),
+	OPT_QUIET(struct compare_opts, quiet),
 };
 
 static const struct verb_spec compare_spec = {
@@ -66,19 +68,6 @@ static const struct verb_spec compare_spec = {
 		  "new3\n",
 };
 
-static int fail(struct console *con, bool json, const char *code, const char *msg)
-{
-	console__error(con, "%s", msg);
-	if (json) {
-		json_t *doc = json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg);
-		if (doc)
-			json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputs(doc ? "\n" : "", stdout);
-		json_decref(doc);
-	}
-	return EXIT_FAILURE_BEFORE_LAUNCH;
-}
-
 /* Parses argv before `--` (A's Runs and options) and after it (B's Runs and
  * options, so `compare A -- B --json` works as typed); without `--`, the two
  * positionals are A and B. Returns opts_parse's value (1: --help). */
@@ -91,22 +80,22 @@ static int parse_sides(int argc, char **argv, struct compare_opts *o, struct opt
 	int rc = opts_parse(&compare_spec, dd, argv, o, ra, e);
 	if (rc != 0 || dd == argc) {
 		if (rc == 0 && ra->nr_pos != 2)
-			rc = err_set(e, -EINVAL, "usage", "compare takes two Runs (A B), or A1 A2 "
+			rc = err_set(e, -EINVAL, ERR_USAGE, "compare takes two Runs (A B), or A1 A2 "
 					    "... -- B1 B2 ...; see `nunatak compare --help`");
 		return rc;
 	}
 	char **rest = xcalloc((size_t)(argc - dd) + 1, sizeof(*rest));
 	if (!rest)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	rest[0] = argv[0];
 	memcpy(rest + 1, argv + dd + 1, (size_t)(argc - dd - 1) * sizeof(*rest));
 	rc = opts_parse(&compare_spec, argc - dd, rest, o, rb, e);
 	xfree(rest);
 	if (rc == 0 && (!ra->nr_pos || !rb->nr_pos))
-		rc = err_set(e, -EINVAL, "usage", "compare needs at least one Run on each side of "
+		rc = err_set(e, -EINVAL, ERR_USAGE, "compare needs at least one Run on each side of "
 				    "`--`; see `nunatak compare --help`");
 	if (rc == 0 && rb->saw_dashdash)
-		rc = err_set(e, -EINVAL, "usage", "one `--` only: A1 A2 ... -- B1 B2 ...");
+		rc = err_set(e, -EINVAL, ERR_USAGE, "one `--` only: A1 A2 ... -- B1 B2 ...");
 	return rc;
 }
 
@@ -122,7 +111,7 @@ static int find_runs(const struct opts_rest *ra, const struct opts_rest *rb, cha
 	const char *runs_dir = rc == 0 && cfg.runs_dir ? cfg.runs_dir : ".nunatak";
 	*paths = xcalloc(*na + *nb + 1, sizeof(**paths));
 	if (!*paths && rc == 0)
-		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+		rc = err_oom(e);
 	for (size_t i = 0; rc == 0 && i < *na + *nb; i++) {
 		const char *arg = !split || i < *na ? ra->pos[i] : rb->pos[i - *na];
 		rc = run_lookup(runs_dir, arg, &(*paths)[i], e);
@@ -155,8 +144,11 @@ static int output(const struct compare_opts *o, const struct compare_result *r,
 	int code = r->refused ? EXIT_FAILURE_BEFORE_LAUNCH
 		   : isfinite(pct) && compare_regressions(r, pct) ? EXIT_REGRESSION : EXIT_OK;
 	json_t *doc = compare_to_json(r, in, pct, code);
-	if (!doc)
-		return fail(con, o->json, "oom", "out of memory");
+	if (!doc) {
+		struct err e = {0};
+		err_oom(&e);
+		return cli_fail(con, o->json, &e, EXIT_FAILURE_BEFORE_LAUNCH, NULL);
+	}
 	if (r->refused) {
 		for (size_t i = 0; i < r->nr_notes; i++)
 			if (r->notes[i].refusal && !r->notes[i].forced) {
@@ -197,27 +189,29 @@ int cmd_compare(int argc, char **argv)
 	char **paths = NULL;
 	size_t na = 0, nb = 0;
 	int rc = parse_sides(argc, argv, &o, &ra, &rb, &e);
-	console__init(&con, stderr, o.verbose);
+	console__init(&con, stderr, cli_console_level(o.verbose, o.quiet));
 	if (rc == 1) {
 		rc = 0;
 		goto out;
 	}
 	if (rc == 0 && isfinite(o.fail_pct) && o.fail_pct < 0)
-		rc = err_set(&e, -EINVAL, "usage", "--fail-on-regression expects a percentage >= 0 "
+		rc = err_set(&e, -EINVAL, ERR_USAGE, "--fail-on-regression expects a percentage >= 0 "
 				   "(10 means B/A above 1.10)");
 	if (rc == 0)
 		rc = find_runs(&ra, &rb, &paths, &na, &nb, &e);
 	if (rc < 0) {
-		rc = fail(&con, o.json || opts_flag_given(argc, argv, "json"), e.code, e.msg);
+		rc = cli_fail(&con, o.json || opts_flag_given(argc, argv, "json"), &e,
+			      EXIT_FAILURE_BEFORE_LAUNCH, NULL);
 		goto out;
 	}
 	if (compare_input__load(&in, (const char *const *)paths, na,
 				(const char *const *)paths + na, nb, &e) < 0) {
-		rc = fail(&con, o.json, e.code, e.msg);
+		rc = cli_fail(&con, o.json, &e, EXIT_FAILURE_BEFORE_LAUNCH, NULL);
 		goto out;
 	}
 	if (compare_runs(in.cr, na, in.cr + na, nb, o.force, &r) < 0) {
-		rc = fail(&con, o.json, "oom", "out of memory");
+		err_oom(&e);
+		rc = cli_fail(&con, o.json, &e, EXIT_FAILURE_BEFORE_LAUNCH, NULL);
 		goto out;
 	}
 	rc = output(&o, &r, &in, &con);

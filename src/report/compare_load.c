@@ -10,7 +10,8 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "report/html.h"
-#include "store/fsutil.h"
+#include "common/err_codes.h"
+#include "common/fsutil.h"
 #include "store/pivot_db.h"
 
 static double sampling_hz(const struct manifest *m)
@@ -27,12 +28,12 @@ static int load_one(struct compare_side_run *s, struct compare_run *cr, const ch
 	s->dir = xstrdup(dir);
 	char *db = fs_join(dir, PIVOT_DB_FILE);
 	int rc = s->dir && db ? manifest__read(&s->m, dir, e)
-			      : err_set(e, -ENOMEM, "oom", "out of memory");
+			      : err_oom(e);
 	if (rc == 0)
 		rc = pivot_db_read(&s->p, db, e);
 	xfree(db);
 	if (rc == 0 && machine_identity(&s->m.machine, s->identity) < 0)
-		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+		rc = err_oom(e);
 	if (rc < 0 && !strstr(e->msg, dir))
 		err_prefix(e, "%s", dir);
 	*cr = (struct compare_run){s->identity, s->m.world_size, sampling_hz(&s->m), &s->p};
@@ -46,7 +47,7 @@ int compare_input__load(struct compare_input *in, const char *const *a, size_t n
 	in->runs = xcalloc(na + nb, sizeof(*in->runs));
 	in->cr = xcalloc(na + nb, sizeof(*in->cr));
 	if (!in->runs || !in->cr)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < na + nb; i++) {
 		bool side_a = i < na;

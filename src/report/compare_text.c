@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/alloc.h"
+#include "common/err_codes.h"
 
 static const char *run_name(const struct compare_input *in, size_t i)
 {
@@ -55,11 +56,12 @@ char *compare_note_text(const struct compare_note *n, const struct compare_input
 
 const char *compare_note_code(enum compare_note_kind k)
 {
-	static const char *const codes[] = {
-		[COMPARE_NOTE_MACHINE] = "compare.machine",
-		[COMPARE_NOTE_RANKS] = "compare.ranks",
-		[COMPARE_NOTE_TIME_BASE] = "compare.time_base",
-		[COMPARE_NOTE_NO_SAMPLES] = "compare.no_samples",
+	/* Refusals are error codes (the --json error's code); flags are notes. */
+	const char *const codes[] = {
+		[COMPARE_NOTE_MACHINE] = ERR_COMPARE_MACHINE,
+		[COMPARE_NOTE_RANKS] = ERR_COMPARE_RANKS,
+		[COMPARE_NOTE_TIME_BASE] = ERR_COMPARE_TIME_BASE,
+		[COMPARE_NOTE_NO_SAMPLES] = ERR_COMPARE_NO_SAMPLES,
 		[COMPARE_NOTE_RATE] = "compare.sampling_rate",
 		[COMPARE_NOTE_COUNTERS] = "compare.counters",
 		[COMPARE_NOTE_BUILD_ID] = "compare.build_id",

@@ -12,8 +12,8 @@
 #include <stddef.h>
 
 #include "analysis/compare.h"
-#include "machine/identity.h"
-#include "report/summary.h"
+#include "model/machine_identity.h"
+#include "common/text.h"
 #include "store/manifest.h"
 
 struct err;

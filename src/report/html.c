@@ -8,8 +8,9 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "report/report_run.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 /* The browser enforces "no request of any kind": nothing may be fetched,
  * framed, submitted or connected to; only the inlined style and script run. */
@@ -120,12 +121,12 @@ static void buf__put_json(struct buf *b, const char *json)
 char *html_page_render(const struct html_page *pg, const json_t *payload, struct err *e)
 {
 	if (!json_is_object(payload)) {
-		err_set(e, -EINVAL, "report.html", "the page's payload is not a JSON object");
+		err_set(e, -EINVAL, ERR_REPORT_HTML, "the page's payload is not a JSON object");
 		return NULL;
 	}
 	char *json = json_dumps(payload, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	if (!json) {
-		err_set(e, -ENOMEM, "oom", "out of memory serialising the page's payload");
+		err_set(e, -ENOMEM, ERR_OOM, "out of memory serialising the page's payload");
 		return NULL;
 	}
 	struct buf b = {0};
@@ -143,7 +144,7 @@ char *html_page_render(const struct html_page *pg, const json_t *payload, struct
 	free(json); /* jansson's allocator */
 	if (b.failed) {
 		xfree(b.p);
-		err_set(e, -ENOMEM, "oom", "out of memory rendering the page");
+		err_set(e, -ENOMEM, ERR_OOM, "out of memory rendering the page");
 		return NULL;
 	}
 	return b.p;
@@ -152,12 +153,12 @@ char *html_page_render(const struct html_page *pg, const json_t *payload, struct
 char *report_html_render(const json_t *payload, bool no_source, struct err *e)
 {
 	if (!json_is_object(payload)) {
-		err_set(e, -EINVAL, "report.html", "the report payload is not a JSON object");
+		err_set(e, -EINVAL, ERR_REPORT_HTML, "the report payload is not a JSON object");
 		return NULL;
 	}
 	json_t *stripped = no_source ? report_payload_strip_source(payload) : NULL;
 	if (no_source && !stripped) {
-		err_set(e, -ENOMEM, "oom", "out of memory");
+		err_oom(e);
 		return NULL;
 	}
 	char *page = html_page_render(&report_page, stripped ? stripped : payload, e);
@@ -186,7 +187,7 @@ int report_html_write_run(const char *run_dir, bool no_source, char **path_out, 
 	char *path =
 		fs_join(run_dir, no_source ? REPORT_HTML_NO_SOURCE_FILE : REPORT_HTML_FILE);
 	if (!path)
-		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+		rc = err_oom(e);
 	else
 		rc = report_html_write(out.payload, path, no_source, e);
 	report_out__release(&out);

@@ -11,7 +11,8 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
-#include "store/fsutil.h"
+#include "common/err_codes.h"
+#include "common/fsutil.h"
 #include "store/manifest.h"
 
 /* 1 when dir holds a manifest.json, 0 when not, -ENOMEM. */
@@ -99,9 +100,9 @@ int run_lookup(const char *runs_dir, const char *arg, char **path_out, struct er
 		rc = -ENOENT;
 	}
 	if (rc == -ENOMEM)
-		return err_set(e, rc, "oom", "out of memory");
+		return err_oom(e);
 	if (rc < 0)
-		return err_set(e, -ENOENT, "run.not_found",
+		return err_set(e, -ENOENT, ERR_RUN_NOT_FOUND,
 			       "no Run at or named '%s': looked for a directory holding %s, for "
 			       "%s/%s and for the newest %s/%s-YYYYMMDD-HHMMSS; give a Run "
 			       "directory's path", arg, MANIFEST_FILE, runs_dir, arg, runs_dir, arg);
