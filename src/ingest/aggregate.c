@@ -160,7 +160,7 @@ static bool skey_eq(const struct skey *x, const struct skey *y)
 	       x->counter == y->counter && x->has_offset == y->has_offset;
 }
 
-static int add_flat(struct ingest_agg *a, const struct skey *k, uint64_t period)
+static int add_flat(struct ingest_agg *a, const struct skey *k, uint64_t period, int64_t pid)
 {
 	uint64_t h = skey_hash(k);
 	size_t pos;
@@ -174,7 +174,7 @@ static int add_flat(struct ingest_agg *a, const struct skey *k, uint64_t period)
 	}
 	if (xgrow((void **)&a->sv, &a->cap_sv, a->nr_sv + 1, sizeof(*a->sv)))
 		return -ENOMEM;
-	a->sv[a->nr_sv] = (struct sval){.k = *k, .hash = h, .period = period, .n = 1};
+	a->sv[a->nr_sv] = (struct sval){.k = *k, .hash = h, .period = period, .n = 1, .pid = pid};
 	a->nr_sv++;
 	return oatab__insert(&a->st, h, (uint32_t)a->nr_sv, &a->sv[0].hash, sizeof(*a->sv));
 }
@@ -245,7 +245,7 @@ int ingest_agg__add(struct ingest_agg *a, const struct ingest_sample *s)
 		return -ENOMEM;
 	k.module = (uint32_t)mid;
 	k.offset = s->hit.has_offset ? s->hit.offset : 0;
-	int rc = add_flat(a, &k, s->period);
+	int rc = add_flat(a, &k, s->period, s->pid);
 	if (!rc && s->callchain && s->nr_callchain)
 		rc = add_stack(a, s, k.counter);
 	if (!rc)

@@ -8,7 +8,7 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
 # The LLVM recommended everywhere is ATTRIB_LLVM_RECOMMENDED; deps.sh installs it.
-n=$(sed -n 's/^#define ATTRIB_LLVM_RECOMMENDED \([0-9]*\).*/\1/p' "$NUNATAK_SOURCE_DIR/src/attrib/locate.h")
+n=$(sed -n 's/^#define ATTRIB_LLVM_RECOMMENDED \([0-9]*\).*/\1/p' "$NUNATAK_SOURCE_DIR/src/tools/locate.h")
 [ -n "$n" ] || fail "no ATTRIB_LLVM_RECOMMENDED"
 grep -qw "llvm-$n" "$NUNATAK_SOURCE_DIR/scripts/deps.sh" || fail "deps.sh does not install llvm-$n"
 bad=$(grep -rhoE "apt-get install llvm(-[0-9]+|-%d)?" "$NUNATAK_SOURCE_DIR/src" | grep -vE "llvm-($n|%d)$" || true)
