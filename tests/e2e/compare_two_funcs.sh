@@ -8,6 +8,7 @@ for p in python3 /usr/bin/python3; do
 	if "$p" -c "import jsonschema" 2>/dev/null; then py=$p; break; fi
 done
 [ -n "$py" ] || { echo "skip: no python3 with jsonschema (apt-get install python3-jsonschema)"; exit 2; }
+command -v script >/dev/null || { echo "skip: script (util-linux) needed to give compare a terminal"; exit 2; }
 build_two_funcs
 make_run base a1
 make_run base a2
@@ -95,11 +96,9 @@ PY
 grep -q 'heavy_seventy (two_funcs)' table.txt || { cat table.txt >&2; echo "FAIL: table" >&2; exit 1; }
 grep -q 'slower' table.txt || { echo "FAIL: no verdict in the table" >&2; exit 1; }
 if grep -q $'\033' table.txt; then echo "FAIL: colour off a terminal" >&2; exit 1; fi
-if command -v script >/dev/null; then
-	TERM=xterm script -qec "\"$NUNATAK\" compare --no-html a1 b1" /dev/null >tty.txt 2>&1 || true
-	grep -q $'\033\\[31mslower' tty.txt || { cat -v tty.txt >&2; echo "FAIL: no colour on a terminal" >&2; exit 1; }
-	NO_COLOR=1 TERM=xterm script -qec "\"$NUNATAK\" compare --no-html a1 b1" /dev/null >nc.txt 2>&1 || true
-	grep -q 'slower' nc.txt || { echo "FAIL: NO_COLOR table" >&2; exit 1; }
-	if grep -q $'\033\\[3' nc.txt; then echo "FAIL: colour under NO_COLOR" >&2; exit 1; fi
-fi
+TERM=xterm script -qec "\"$NUNATAK\" compare --no-html a1 b1" /dev/null >tty.txt 2>&1 || true
+grep -q $'\033\\[31mslower' tty.txt || { cat -v tty.txt >&2; echo "FAIL: no colour on a terminal" >&2; exit 1; }
+NO_COLOR=1 TERM=xterm script -qec "\"$NUNATAK\" compare --no-html a1 b1" /dev/null >nc.txt 2>&1 || true
+grep -q 'slower' nc.txt || { echo "FAIL: NO_COLOR table" >&2; exit 1; }
+if grep -q $'\033\\[3' nc.txt; then echo "FAIL: colour under NO_COLOR" >&2; exit 1; fi
 echo ok
