@@ -83,7 +83,8 @@ function drawer(payload, close) {
   const cfg = Object.entries(prov.effective_configuration || {});
   const ceilings = (m.ceilings || []).map(c => [c.name,
     el("span", {}, c.value === null ? "unavailable" : formatNumber(c.value, c.unit), " ",
-      qualityBadge(c.quality || "unavailable", c.reason || c.quality))]);
+      qualityBadge(c.quality || "unavailable", c.reason || c.quality),
+      c.reason ? el("span", {class: "muted ceiling-reason"}, " " + c.reason) : null)]);
   return el("aside", {id: "provenance", class: "drawer", hidden: true, "aria-label": "provenance"},
     el("div", {class: "drawer-head"}, el("h2", {}, "Provenance"),
       el("button", {type: "button", onclick: close, title: "close (Escape)"}, "\u00d7")),
@@ -141,14 +142,22 @@ const EVIDENCE_LABEL = {share: "share", achieved: "achieved", attainable: "attai
 
 // "imbalance: reason", for the values among `keys` (those the finding shows)
 // that are estimated: a value not shown has no downgrade line (summary.c).
+// Reasons are "; "-joined lists and the same part travels through several
+// values (intensity -> attainable -> envelope): each part is said once,
+// naming every value it downgrades.
 function downgradeReasons(h, keys) {
-  const byWhy = new Map();
-  for (const k of keys || EVIDENCE)
-    if (h[k] && h[k].quality === "estimated" && h[k].reason) {
-      if (!byWhy.has(h[k].reason)) byWhy.set(h[k].reason, []);
-      byWhy.get(h[k].reason).push(EVIDENCE_LABEL[k] || k);
+  const byPart = new Map();
+  for (const k of keys || EVIDENCE) {
+    const v = h[k];
+    if (!v || v.quality !== "estimated" || !v.reason) continue;
+    for (const part of v.reason.split("; ")) {
+      if (!part) continue;
+      if (!byPart.has(part)) byPart.set(part, []);
+      const names = byPart.get(part), label = EVIDENCE_LABEL[k] || k;
+      if (!names.includes(label)) names.push(label);
     }
-  return [...byWhy].map(([why, names]) => `${names.join(", ")}: ${why}`);
+  }
+  return [...byPart].map(([why, names]) => `${names.join(", ")}: ${why}`);
 }
 
 // The hottest line is the payload's hottest_line, the one the terminal

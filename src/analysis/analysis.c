@@ -49,22 +49,48 @@ struct hs_acc {
 	size_t nr_loci, cap_loci;
 };
 
+/* True when the "; "-separated list `list` already holds the part p[0..n). */
+static bool has_part(const char *list, const char *p, size_t n)
+{
+	for (const char *q = list; q && *q;) {
+		const char *sep = strstr(q, "; ");
+		size_t len = sep ? (size_t)(sep - q) : strlen(q);
+		if (len == n && memcmp(q, p, n) == 0)
+			return true;
+		q = sep ? sep + 2 : NULL;
+	}
+	return false;
+}
+
+/* Appends the parts of src missing from *acc (a fresh string, or NULL). */
+static int append_parts(char **acc, const char *src)
+{
+	for (const char *p = src; p && *p;) {
+		const char *sep = strstr(p, "; ");
+		size_t n = sep ? (size_t)(sep - p) : strlen(p);
+		if (n && !has_part(*acc, p, n)) {
+			char *j = *acc ? xasprintf("%s; %.*s", *acc, (int)n, p)
+				       : xstrndup(p, n);
+			if (!j)
+				return -ENOMEM;
+			xfree(*acc);
+			*acc = j;
+		}
+		p = sep ? sep + 2 : NULL;
+	}
+	return 0;
+}
+
 char *analysis_join_reasons(const char *a, const char *b)
 {
-	if (!a || !*a)
-		return b && *b ? xstrdup(b) : NULL;
-	if (!b || !*b)
-		return xstrdup(a);
-	/* Deduplicate: b already present in a, bounded by "; " separators or the
-	 * ends (b itself may contain "; "). */
-	size_t lb = strlen(b);
-	for (const char *p = strstr(a, b); p; p = strstr(p + 1, b)) {
-		bool starts = p == a || (p - a >= 2 && p[-2] == ';' && p[-1] == ' ');
-		bool ends = p[lb] == '\0' || (p[lb] == ';' && p[lb + 1] == ' ');
-		if (starts && ends)
-			return xstrdup(a);
+	/* Reasons are lists joined with "; ": each part appears once, in the
+	 * order first met, however many inputs carried it. */
+	char *out = NULL;
+	if (append_parts(&out, a) < 0 || append_parts(&out, b) < 0) {
+		xfree(out);
+		return NULL;
 	}
-	return xasprintf("%s; %s", a, b);
+	return out;
 }
 
 static void sum_add(struct sum *s, const struct measurement *m)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "analysis/rank_placement.h"
 #include "analysis/imbalance.h"
 #include "attrib/views.h"
 #include "common/alloc.h"
@@ -120,6 +121,28 @@ static json_t *hotspot_json(const struct pivot *p, const struct stack_index *si,
 	return o;
 }
 
+/* Per-rank placement of a top Hotspot: one row per rank that sampled it;
+ * an empty array outside MPI or beyond the top RANK_PLACEMENT_TOP. */
+static json_t *ranks_json(const struct rank_placement *rp, int64_t hotspot)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && rp && i < rp->nr_ranks; i++) {
+		const struct diagnostic *d = rank_placement__get(rp, i, hotspot);
+		if (!d)
+			continue;
+		json_t *row = json_pack(
+			"{s:i, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "rank", rp->ranks[i],
+			"samples", (json_int_t)d->samples, "share", derived_json(&d->share),
+			"dram_intensity", derived_json(&d->dram_intensity), "achieved",
+			derived_json(&d->achieved), "attainable", derived_json(&d->attainable),
+			"envelope_fraction", derived_json(&d->envelope_fraction), "classification",
+			str_or_null(d->classification), "classification_reason",
+			str_or_null(d->classification_reason));
+		json_array_append_new(arr, row);
+	}
+	return arr;
+}
+
 static void trunk(json_t *out, const json_t *manifest)
 {
 	static const char *const keys[] = {"run", "machine", "provenance", "passes",
@@ -185,8 +208,18 @@ json_t *payload_build(const json_t *manifest, const struct pivot *p, const struc
 	json_t *hs = json_array();
 	struct stack_index si;
 	bool have_si = stack_index__build(&si, p) == 0;
-	for (size_t i = 0; have_si && i < a->nr_diags; i++)
-		json_array_append_new(hs, hotspot_json(p, &si, a, &a->diags[i], no_source));
+	struct rank_placement rp;
+	bool have_rp = rank_placement_run(p, a, &rp) == 0;
+	for (size_t i = 0; have_si && i < a->nr_diags; i++) {
+		json_t *h = hotspot_json(p, &si, a, &a->diags[i], no_source);
+		if (h)
+			json_object_set_new(h, "ranks", ranks_json(have_rp && i < RANK_PLACEMENT_TOP
+									  ? &rp : NULL,
+								  a->diags[i].hotspot));
+		json_array_append_new(hs, h);
+	}
+	if (have_rp)
+		rank_placement__release(&rp);
 	if (have_si)
 		stack_index__release(&si);
 	json_object_set_new(out, "hotspots", hs);

@@ -9,6 +9,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/imbalance.h"
+#include "analysis/rank_placement.h"
 #include "attrib/views.h"
 #include "common/alloc.h"
 #include "model/model.h"
@@ -96,6 +97,22 @@ static void downgrades(const struct derived *const *shown, size_t n, struct text
 	}
 }
 
+/* "rank 3 runs it at half the envelope of the others": the spread of the
+ * envelope fraction over ranks, naming the lowest when it lags the median. */
+static void rank_line(const struct rank_placement *rp, const struct diagnostic *g,
+		      struct text_lines *out)
+{
+	double lo, hi, med;
+	int lo_rank, hi_rank;
+	if (!rp || rank_placement__spread(rp, g->hotspot, &lo, &lo_rank, &hi, &hi_rank, &med) < 2)
+		return;
+	char lag[96] = "";
+	if (med > 0 && lo < 0.75 * med)
+		snprintf(lag, sizeof(lag), ": rank %d at %.2fx the median", lo_rank, lo / med);
+	text_lines__add(out, "    ranks: envelope %.0f%% (rank %d) to %.0f%% (rank %d), median %.0f%%%s",
+			100 * lo, lo_rank, 100 * hi, hi_rank, 100 * med, lag);
+}
+
 /* The reason no Hotspot is placed, when it is one and the same for every one
  * (say, no FLOP counter in the Run): said once, not on every finding. */
 static const char *shared_reason(const struct analysis *a)
@@ -126,7 +143,8 @@ static bool is_finding(const struct diagnostic *g, double covered, size_t nth)
 }
 
 /* The evidence lines under a finding, then why any value shown is estimated. */
-static void evidence(const struct diagnostic *g, struct text_lines *out)
+static void evidence(const struct diagnostic *g, const struct rank_placement *rp,
+		     struct text_lines *out)
 {
 	char a[48], b[48];
 	const struct derived *shown[6] = {&g->share};
@@ -151,6 +169,7 @@ static void evidence(const struct diagnostic *g, struct text_lines *out)
 				quality__name(g->dram_intensity.quality));
 		shown[n++] = &g->dram_intensity;
 	}
+	rank_line(rp, g, out);
 	if (g->classification && strcmp(g->classification, "imbalance") == 0) {
 		text_lines__add(out, "    most-loaded Locus carries %.1fx the least-loaded",
 				g->imbalance.value);
@@ -160,7 +179,7 @@ static void evidence(const struct diagnostic *g, struct text_lines *out)
 }
 
 static void finding(const struct diagnostic *g, const struct pivot *p, const char *time_base,
-		    bool reason_said, struct text_lines *out)
+		    bool reason_said, const struct rank_placement *rp, struct text_lines *out)
 {
 	const struct hotspot *h = &p->hotspots[g->hotspot];
 	char *name = hotspot__display_name(h);
@@ -186,7 +205,7 @@ static void finding(const struct diagnostic *g, const struct pivot *p, const cha
 			pct(sb, sizeof(sb), g->share.value), pct(eb, sizeof(eb), g->relative_error),
 			quality__name(g->share.quality), verdict);
 	xfree(name);
-	evidence(g, out);
+	evidence(g, rp, out);
 	if (regions_render_finding(p, g->hotspot, time_base, out) < 0)
 		out->failed = true;
 }
@@ -258,16 +277,23 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 		text_lines__add(out, "  no roofline placement for any Hotspot: %s", reason);
 	size_t shown = 0;
 	double covered = 0, rest = 0;
+	struct rank_placement rp;
+	bool have_rp = rank_placement_run(p, a, &rp) == 0;
+	if (!have_rp)
+		out->failed = true;
 	for (size_t i = 0; i < a->nr_diags; i++) {
 		const struct diagnostic *g = &a->diags[i];
 		if (shown < SUMMARY_MAX_FINDINGS && is_finding(g, covered, shown)) {
-			finding(g, p, a->time_base, reason != NULL, out);
+			finding(g, p, a->time_base, reason != NULL,
+				have_rp && i < RANK_PLACEMENT_TOP ? &rp : NULL, out);
 			shown++;
 		} else {
 			rest += g->share.value;
 		}
 		covered += isfinite(g->share.value) ? g->share.value : 0;
 	}
+	if (have_rp)
+		rank_placement__release(&rp);
 	char rb[24]; /* an unavailable share among the rest: their sum is unavailable */
 	if (a->nr_diags > shown)
 		text_lines__add(out, "  ... and %zu more Hotspot%s above the floor, holding %s "

@@ -63,4 +63,6 @@ entry intelbare GenuineIntel 6 85 "" 0 "123456,,cycles,1000,100.00,,"
 doctor intelbare
 line | grep -q "^ *->" && fail "intelbare: a remedy offered where none helps: $(line)"
 line | grep -q "cycles counted" || fail "intelbare: $(line)"
+line | grep -q "a run tries the intel-sp group, never validated on real hardware" ||
+	fail "intelbare: the unvalidated group must be named as such: $(line)"
 echo ok

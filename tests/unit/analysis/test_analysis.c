@@ -254,6 +254,14 @@ static void t_join_reasons(void)
 	CHECK_STR(r, "c");
 	xfree(r);
 	CHECK(analysis_join_reasons(NULL, NULL) == NULL);
+	/* The roofline path joins already-joined lists: each part once. */
+	r = analysis_join_reasons("demand fills; FLOPs not split; compared",
+				  "FLOPs not split; compared; demand fills");
+	CHECK_STR(r, "demand fills; FLOPs not split; compared");
+	free(r);
+	r = analysis_join_reasons("a; a; b", NULL);
+	CHECK_STR(r, "a; b");
+	free(r);
 }
 
 static void t_no_time_base(void)
