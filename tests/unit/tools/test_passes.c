@@ -30,10 +30,10 @@ static void t_plan(void)
 	CHECK_STR(p.groups[1].events[1].event, "ls_dmnd_fills_from_sys.mem_io_local");
 	CHECK_INT(passes_plan(NULL, &p), -ENOENT); /* unknown µarch: multi-pass-unavailable */
 	static const struct counter_event only_flops[] = {{"fp_ret_sse_avx_ops.all", 4999999, "flops"}};
-	static const struct counter_group one = {"x", only_flops, 1};
+	static const struct counter_group one = {"x", only_flops, 1, false};
 	CHECK_INT(passes_plan(&one, &p), -ENOENT); /* one pass is no multi-pass */
 	static const struct counter_event no_flops[] = {{"a", 1, "dram_bytes"}, {"b", 1, "other"}};
-	static const struct counter_group nf = {"x", no_flops, 2};
+	static const struct counter_group nf = {"x", no_flops, 2, false};
 	CHECK_INT(passes_plan(&nf, &p), -ENOENT); /* nothing to witness */
 }
 
