@@ -185,7 +185,8 @@ int imbalance_ranks(const struct pivot *p, int world_size, struct rank_imbalance
 	ri->world_size = world_size;
 	ri->busiest_rank = ri->total_busiest = ri->app_busiest = -1;
 	ri->imbalance = ri->total_imbalance = ri->app_imbalance = NAN;
-	ri->mpi_fraction = ri->sys_fraction = NAN;
+	ri->mpi_fraction = ri->sys_fraction = ri->mpi_measured = NAN;
+	ri->mpi.dom_rank = -1;
 	ri->quality = QUALITY_UNAVAILABLE;
 	ri->basis = "total time";
 	if (alloc_rows(p, world_size, ri) < 0)
@@ -224,6 +225,17 @@ int imbalance_ranks(const struct pivot *p, int world_size, struct rank_imbalance
 		ri->sys_fraction = sys / (mpi + app + sys);
 	}
 	verdict(ri);
+	ri->pivot = p;
+	if (mpi_view_build(p, ri->nr_rows, &ri->mpi) < 0)
+		return -ENOMEM;
+	double in_mpi = 0, wall = 0;
+	for (size_t r = 0; r < ri->mpi.nr; r++)
+		if (ri->mpi.ranks[r].measured && ri->mpi.ranks[r].wall_ns > 0) {
+			in_mpi += ri->mpi.ranks[r].mpi_ns;
+			wall += ri->mpi.ranks[r].wall_ns;
+		}
+	if (wall > 0)
+		ri->mpi_measured = in_mpi / wall;
 	return 0;
 }
 
@@ -233,6 +245,7 @@ void rank_imbalance__release(struct rank_imbalance *ri)
 		return;
 	zfree(&ri->rows);
 	zfree(&ri->reason);
+	mpi_view__release(&ri->mpi);
 	ri->nr_rows = 0;
 }
 
@@ -278,9 +291,13 @@ int imbalance_render(const struct rank_imbalance *ri, struct text_lines *out)
 	char extra[64] = "";
 	if (missing > 0)
 		snprintf(extra, sizeof(extra), ", %d left nothing", missing);
-	char mpi[64] = "";
-	if (!isnan(ri->mpi_fraction))
-		snprintf(mpi, sizeof(mpi), "; MPI holds %.1f%% of the time", 100 * ri->mpi_fraction);
+	char mpi[96] = "";
+	if (!isnan(ri->mpi_measured))
+		snprintf(mpi, sizeof(mpi), "; MPI holds %.1f%% of the time (measured in MPI calls)",
+			 100 * ri->mpi_measured);
+	else if (!isnan(ri->mpi_fraction))
+		snprintf(mpi, sizeof(mpi), "; MPI holds %.1f%% of the time (estimated from samples)",
+			 100 * ri->mpi_fraction);
 	int rc;
 	if (isnan(ri->imbalance))
 		rc = text_lines__add(out, "ranks: %zu (%d sampled%s); imbalance unavailable: %s%s",
@@ -290,6 +307,11 @@ int imbalance_render(const struct rank_imbalance *ri, struct text_lines *out)
 		rc = text_lines__add(out, "ranks: %zu (%d sampled%s); busiest rank %d at %.2fx the mean%s",
 				     ri->nr_rows, ri->nr_sampled, extra, ri->busiest_rank,
 				     ri->imbalance, mpi);
+	if (rc == 0 && ri->mpi.dom_rank >= 0 && ri->mpi.dom_call)
+		rc = text_lines__add(out, "  rank %d waits %.0f%% of its time in `%s`%s%s%s",
+				     ri->mpi.dom_rank, 100 * ri->mpi.dom_fraction, ri->mpi.dom_call,
+				     ri->mpi.dom_site[0] ? " at `" : "", ri->mpi.dom_site,
+				     ri->mpi.dom_site[0] ? "`" : "");
 	if (rc < 0 || isnan(ri->imbalance))
 		return rc;
 	if (!isnan(ri->app_imbalance) && !isnan(ri->total_imbalance) &&
@@ -309,17 +331,81 @@ static json_t *num_or_null(double v)
 	return isnan(v) ? json_null() : json_real(v);
 }
 
-static json_t *row_json(const struct rank_row *row)
+/* The row's MPI time: measured by interposition when the rank left a profile,
+ * else the sampled estimate, labelled as such. */
+static json_t *row_mpi(const struct rank_imbalance *ri, const struct rank_row *row,
+		       double *mpi_ns, double *frac)
 {
+	const struct mpi_rank_time *t = (size_t)row->rank < ri->mpi.nr ? &ri->mpi.ranks[row->rank]
+								       : NULL;
 	double all = row->app_ns + row->mpi_ns + row->sys_ns;
-	double frac = row->sampled && all > 0 ? row->mpi_ns / all : NAN;
-	return json_pack("{s:i, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:I}", "rank", row->rank,
-			 "node", row->node ? json_string(row->node) : json_null(), "sampled",
-			 row->sampled, "counted", row->counted, "time_ns", num_or_null(row->time_ns),
+	if (t && t->measured && t->wall_ns > 0) {
+		*mpi_ns = t->mpi_ns;
+		*frac = t->mpi_ns / t->wall_ns;
+		return json_pack("{s:s, s:s, s:o, s:f}", "source", "interposition", "quality",
+				 quality__name(t->quality), "reason",
+				 t->reason ? json_string(t->reason) : json_null(), "wall_ns",
+				 t->wall_ns);
+	}
+	*mpi_ns = row->mpi_ns;
+	*frac = row->sampled && all > 0 ? row->mpi_ns / all : NAN;
+	if (isnan(*frac))
+		return json_pack("{s:n, s:s, s:s, s:n}", "source", "quality", "unavailable",
+				 "reason", "no MPI profile and no samples for this rank", "wall_ns");
+	return json_pack("{s:s, s:s, s:s, s:n}", "source", "samples in MPI runtime modules",
+			 "quality", "estimated", "reason",
+			 "no MPI profile for this rank: share of its samples in MPI runtime "
+			 "modules, which misses waits spent in the kernel",
+			 "wall_ns");
+}
+
+static json_t *row_json(const struct rank_imbalance *ri, const struct rank_row *row)
+{
+	double mpi_ns, frac;
+	json_t *mpi = row_mpi(ri, row, &mpi_ns, &frac);
+	json_t *calls = ri->pivot ? mpi_view_calls_json(ri->pivot, row->rank) : json_array();
+	return json_pack("{s:i, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o}",
+			 "rank", row->rank, "node",
+			 row->node ? json_string(row->node) : json_null(), "sampled", row->sampled,
+			 "counted", row->counted, "time_ns", num_or_null(row->time_ns),
 			 "time_source", row->time_source ? json_string(row->time_source) : json_null(),
-			 "app_ns", num_or_null(row->app_ns), "mpi_ns", num_or_null(row->mpi_ns),
-			 "sys_ns", num_or_null(row->sys_ns),
-			 "mpi_fraction", num_or_null(frac), "samples", (json_int_t)row->samples);
+			 "app_ns", num_or_null(row->app_ns), "mpi_ns", num_or_null(mpi_ns),
+			 "sys_ns", num_or_null(row->sys_ns), "mpi_fraction", num_or_null(frac),
+			 "samples", (json_int_t)row->samples, "mpi", mpi, "mpi_calls", calls);
+}
+
+/* The Run's MPI share: measured when ranks were interposed, else the
+ * sampled estimate, downgraded with its reason. */
+static json_t *mpi_share(const struct rank_imbalance *ri)
+{
+	if (!isnan(ri->mpi_measured)) {
+		int all = (int)ri->nr_rows, n = ri->mpi.nr_measured;
+		char reason[160];
+		snprintf(reason, sizeof(reason), "measured on %d of %d ranks: the others left no "
+			 "MPI profile", n, all);
+		return json_pack("{s:f, s:s, s:s, s:o, s:s, s:s}", "value", ri->mpi_measured,
+				 "unit", "ratio", "quality", n < all ? "estimated" : "measured",
+				 "reason", n < all ? json_string(reason) : json_null(), "formula",
+				 "time inside MPI calls / time from MPI_Init to MPI_Finalize, summed "
+				 "over ranks (interposition)", "source", "interposition");
+	}
+	bool none = isnan(ri->mpi_fraction);
+	return json_pack("{s:o, s:s, s:s, s:s, s:s, s:s}", "value", num_or_null(ri->mpi_fraction),
+			 "unit", "ratio", "quality", none ? "unavailable" : "estimated", "reason",
+			 none ? "no rank was sampled and none left an MPI profile"
+			      : "no MPI profile (interposition unavailable): share of samples in "
+				"MPI runtime modules, which misses waits spent in the kernel",
+			 "formula", "samples in MPI runtime modules / all samples, over sampled ranks",
+			 "source", "samples");
+}
+
+static json_t *dominant_json(const struct rank_imbalance *ri)
+{
+	if (ri->mpi.dom_rank < 0 || !ri->mpi.dom_call)
+		return json_null();
+	return json_pack("{s:i, s:s, s:f, s:o}", "rank", ri->mpi.dom_rank, "call",
+			 ri->mpi.dom_call, "fraction", ri->mpi.dom_fraction, "site",
+			 ri->mpi.dom_site[0] ? json_string(ri->mpi.dom_site) : json_null());
 }
 
 json_t *imbalance_payload(const struct rank_imbalance *ri)
@@ -329,7 +415,7 @@ json_t *imbalance_payload(const struct rank_imbalance *ri)
 	json_t *rows = json_array(), *unsampled = json_array(), *missing = json_array();
 	for (size_t r = 0; r < ri->nr_rows; r++) {
 		const struct rank_row *row = &ri->rows[r];
-		json_array_append_new(rows, row_json(row));
+		json_array_append_new(rows, row_json(ri, row));
 		if (!row->present)
 			json_array_append_new(missing, json_integer(row->rank));
 		else if (!row->sampled)
@@ -340,12 +426,10 @@ json_t *imbalance_payload(const struct rank_imbalance *ri)
 		"ratio", "quality", quality__name(ri->quality), "reason",
 		ri->reason ? json_string(ri->reason) : json_null(), "formula",
 		"busiest rank's time / mean rank time", "basis", ri->basis);
-	json_t *mpi = json_pack(
-		"{s:o, s:s, s:s, s:o, s:s}", "value", num_or_null(ri->mpi_fraction), "unit", "ratio",
-		"quality", isnan(ri->mpi_fraction) ? "unavailable" : "measured", "reason",
-		isnan(ri->mpi_fraction) ? json_string("no rank was sampled") : json_null(),
-		"formula", "samples in MPI runtime modules / all samples, over sampled ranks");
-	return json_pack("{s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "imbalance", imb,
+	json_t *mpi = mpi_share(ri);
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "mpi_dominant", dominant_json(ri), "mpi_timeline",
+			 ri->pivot ? mpi_view_timeline_json(ri->pivot) : json_null(), "imbalance", imb,
 			 "mpi_fraction", mpi, "sys_fraction", num_or_null(ri->sys_fraction),
 			 "busiest_rank", ri->busiest_rank, "world_size",
 			 ri->world_size >= 0 ? json_integer(ri->world_size) : json_null(),
