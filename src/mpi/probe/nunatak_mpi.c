@@ -21,8 +21,14 @@
  * (MPI_Bcast: the buffer at every rank), the origin buffer for one-sided calls.
  * Wait/test calls carry no bytes: the request's were counted when posted.
  *
- * Cost: two vDSO clock reads, one hash probe and a few relaxed atomic adds per
- * call; nothing allocates on that path. Nested calls (a Fortran binding that
+ * Cost: two clock reads, one hash probe and a few adds per call; nothing
+ * allocates on that path. The clock is the TSC when the kernel itself keeps
+ * time with it (clocksource tsc, constant_tsc and nonstop_tsc: synchronised
+ * across CPUs), converted to CLOCK_MONOTONIC nanoseconds at each write from
+ * two (TSC, CLOCK_MONOTONIC) anchors; clock_gettime otherwise. The adds are
+ * atomic read-modify-writes only under MPI_THREAD_MULTIPLE; at lower thread
+ * levels one thread at a time calls MPI, and plain relaxed loads and stores
+ * suffice. Nested calls (a Fortran binding that
  * calls the C one, as MPICH's do) count once, at the outermost wrapper, whose
  * caller is the user's code.
  *
@@ -52,6 +58,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #define NK_VERSION 1
 #define NK_SITE_SLOTS 4096 /* power of two */
@@ -87,16 +96,21 @@ struct nk_site {
 };
 
 struct nk_event {
-	uint64_t start_ns, duration_ns, bytes;
+	uint64_t start, duration, bytes; /* ticks */
 	int32_t peer;
 	uint32_t fn;
 };
 
-/* The per-process registry: the only mutable state, as in libscope_profiler. */
+/* The per-process registry: the only mutable state, as in libscope_profiler.
+ * Times in the tables are in ticks (TSC or ns, see nk_ticks). */
 static struct {
 	int active;
+	int use_tsc, multiple;
+	uint64_t tsc0, ns0;     /* anchors taken at MPI_Init */
+	double ns_per_tick;     /* calibrated at MPI_Init; 1 without the TSC */
+	uint64_t event_ticks, flush_period_ticks;
 	int rank, world;
-	uint64_t init_ns, event_ns, flush_period_ns, next_flush_ns;
+	uint64_t init_ns, next_flush_ticks;
 	char path[4096];
 	char library[256];
 	struct nk_totals fn[NK_NR_FUNCTIONS];
@@ -115,8 +129,24 @@ static inline uint64_t nk_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-#define NK_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+static inline uint64_t nk_ticks(void)
+{
+#if defined(__x86_64__)
+	if (nk.use_tsc)
+		return __rdtsc();
+#endif
+	return nk_now();
+}
+
 #define NK_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define NK_ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+/* Returns the value before the add, like __atomic_fetch_add. */
+#define NK_ADD(p, v)                                                                    \
+	(nk.multiple ? NK_ATOMIC_ADD(p, v) : ({                                         \
+		__typeof__(*(p)) nk_old_ = NK_LOAD(p);                                  \
+		__atomic_store_n((p), nk_old_ + (v), __ATOMIC_RELAXED);                 \
+		nk_old_;                                                                \
+	}))
 
 static void nk_site_add(int fn, void *ra, uint64_t dt, uint64_t bytes)
 {
@@ -146,7 +176,7 @@ static void nk_site_add(int fn, void *ra, uint64_t dt, uint64_t bytes)
 static void nk_event_add(int fn, uint64_t t0, uint64_t dt, uint64_t bytes, int peer)
 {
 	struct nk_event *e = NULL;
-	if (dt >= nk.event_ns) {
+	if (dt >= nk.event_ticks) {
 		uint64_t i = NK_ADD(&nk.nr_longs, 1);
 		if (i < NK_LONG_CAP)
 			e = &nk.longs[i];
@@ -161,24 +191,24 @@ static void nk_event_add(int fn, uint64_t t0, uint64_t dt, uint64_t bytes, int p
 		NK_ADD(&nk.dropped_events, 1);
 		return;
 	}
-	e->start_ns = t0;
+	e->start = t0;
 	e->bytes = bytes;
 	e->peer = peer;
 	e->fn = (uint32_t)fn;
-	__atomic_store_n(&e->duration_ns, dt ? dt : 1, __ATOMIC_RELEASE); /* 0: being written */
+	__atomic_store_n(&e->duration, dt ? dt : 1, __ATOMIC_RELEASE); /* 0: being written */
 }
 
 static void nk_flush(const char *state);
 
 static void nk_leave(int fn, void *ra, uint64_t t0, uint64_t bytes, int peer)
 {
-	uint64_t t1 = nk_now(), dt = t1 - t0;
+	uint64_t t1 = nk_ticks(), dt = t1 - t0;
 	NK_ADD(&nk.fn[fn].calls, 1);
 	NK_ADD(&nk.fn[fn].time_ns, dt);
 	NK_ADD(&nk.fn[fn].bytes, bytes);
 	nk_site_add(fn, ra, dt, bytes);
 	nk_event_add(fn, t0, dt, bytes, peer);
-	if (t1 >= NK_LOAD(&nk.next_flush_ns))
+	if (t1 >= NK_LOAD(&nk.next_flush_ticks))
 		nk_flush("running");
 }
 
@@ -224,7 +254,7 @@ static uint64_t nk_recvd(const MPI_Status *st, int count, MPI_Datatype dt)
 #define NK_ENTER()                                    \
 	void *nk_ra = __builtin_return_address(0);    \
 	int nk_outer = nk_enter();                    \
-	uint64_t nk_t0 = nk_outer ? nk_now() : 0
+	uint64_t nk_t0 = nk_outer ? nk_ticks() : 0
 #define NK_LEAVE(f, bytes, peer)                                    \
 	do {                                                        \
 		if (nk_outer)                                       \
