@@ -78,7 +78,7 @@ static void summary(struct run_state *s, struct analysis *a)
 				  .nr_ranks = s->mpi ? s->nr_ranks : -1,
 				  .nr_sampled_ranks = s->nr_sampled_ranks};
 	if (!a->have_ceilings)
-		ctx.ceilings_reason = "no Ceiling was recorded for this Machine; calibration is "
+		ctx.ceilings_reason = "no FLOP or DRAM Ceiling was recorded for this Machine; calibration is "
 				      "not implemented yet";
 	struct rank_imbalance ri;
 	memset(&ri, 0, sizeof(ri));

@@ -145,11 +145,10 @@ static int one_rank(struct walk *w, int rank, struct err *e)
 	size_t len = 0;
 	int rc = meta && prof ? 0 : -ENOMEM;
 	w->sum->nr_expected += expected;
-	/* The shim's rank.json is the authority on a rank: without it the rank
-	 * is declared missing (ingest/ranks.h), and its profile is not read
-	 * either, so the Run never shows a rank it also calls missing. */
-	if (!json_is_object(j) || json_integer_value(json_object_get(j, "rank")) != rank)
-		goto out;
+	/* A rank whose shim died (the launcher kills every rank's process group
+	 * when one rank dies) has no rank.json; the profile its application
+	 * wrote is still its own measured data: it is read, and ingest/ranks.c
+	 * declares the rank `ranks-incomplete` rather than missing. */
 	if (rc == 0 && fs_read_file(prof, MAX_PROFILE_BYTES, &text, &len) != 0) {
 		if (expected && json_integer_value(json_object_get(j, "exit_code")) != 127)
 			rc = push(&w->missing, rank);
@@ -165,7 +164,7 @@ static int one_rank(struct walk *w, int rank, struct err *e)
 			snprintf(w->unreadable, sizeof(w->unreadable), "%s: %s", prof, pe.msg);
 	} else if (rc == 0) {
 		w->sum->nr_profiled++;
-		rc = add_profile(w, rank, node ? node : "unknown", sig, &mp);
+		rc = add_profile(w, rank, node ? node : mp.node[0] ? mp.node : "unknown", sig, &mp);
 	}
 	mpi_profile__release(&mp);
 out:

@@ -144,13 +144,13 @@ static int scalar(struct mpi_profile *p, const struct rec *r)
 {
 	const char *k = r->f[0];
 	int64_t v = 0;
-	if (strcmp(k, "state") == 0 || strcmp(k, "library") == 0) {
+	char *text = strcmp(k, "state") == 0 ? p->state
+		     : strcmp(k, "library") == 0 ? p->library
+		     : strcmp(k, "node") == 0 ? p->node : NULL;
+	if (text) {
 		if (r->n != 2)
 			return -EINVAL;
-		if (k[0] == 's')
-			snprintf(p->state, sizeof(p->state), "%s", r->f[1]);
-		else
-			snprintf(p->library, sizeof(p->library), "%s", r->f[1]);
+		snprintf(text, k[0] == 's' ? sizeof(p->state) : sizeof(p->library), "%s", r->f[1]);
 		return 0;
 	}
 	if (strcmp(k, "rank") == 0 || strcmp(k, "world") == 0)

@@ -42,6 +42,7 @@ struct mpi_profile {
 	int rank, world;       /* -1 when absent */
 	int64_t pid;
 	char state[16];        /* finalized, running, exited, aborted */
+	char node[256];        /* the rank's hostname, "" when absent */
 	char library[256];     /* the MPI library's version string */
 	int64_t init_ns, wall_ns;
 	struct mpi_prof_fn *fns;

@@ -52,7 +52,7 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 		int rrc = imbalance_ranks(&p, m.world_size, &ri);
 		struct summary_ctx ctx = {.nr_ranks = -1, .ranks = rrc == 0 ? &ri : NULL};
 		if (!a.have_ceilings)
-			ctx.ceilings_reason = "no Ceiling was recorded for this Machine; calibration "
+			ctx.ceilings_reason = "no FLOP or DRAM Ceiling was recorded for this Machine; calibration "
 					      "is not implemented yet";
 		rc = summary_render(&a, &p, &ctx, &out->lines);
 		degradation_lines(&m, &out->lines);

@@ -9,9 +9,12 @@
  * bytes) into larger buffers, which rank 1 receives with MPI_STATUS_IGNORE.
  *
  * usage: mpi_wait UNIT_MS [kill]
- *   kill: rank 1 makes one more MPI call after 0.4 s (its profile flushes
- *         when NUNATAK_MPI_FLUSH_MS is shorter), then kills itself with
- *         SIGKILL before MPI_Finalize.
+ *   kill: rank 1 waits until rank 0 has written its final profile (the
+ *         file beside its own NUNATAK_MPI_PROFILE, rank-0 for rank-1: the
+ *         launcher kills the other ranks when one dies, and a loaded
+ *         machine may not have run rank 0 that far yet), makes one more MPI
+ *         call after 0.4 s (its profile flushes when NUNATAK_MPI_FLUSH_MS is
+ *         shorter), then kills itself with SIGKILL before MPI_Finalize.
  */
 #include <mpi.h>
 #include <signal.h>
@@ -34,6 +37,28 @@ static void spin_ms(long ms)
 	volatile double x = 1.0;
 	while (now_ns() < end)
 		x = x * 1.0000001 + 1e-9;
+}
+
+static void wait_rank0_final(void)
+{
+	const char *mine = getenv("NUNATAK_MPI_PROFILE");
+	const char *at = mine ? strstr(mine, "/rank-1/") : NULL;
+	if (!at)
+		return;
+	char path[4096];
+	snprintf(path, sizeof(path), "%.*s/rank-0/%s", (int)(at - mine), mine, at + 8);
+	for (int i = 0; i < 600; i++) { /* at most 60 s */
+		char line[256];
+		FILE *f = fopen(path, "r");
+		int final = 0;
+		while (f && fgets(line, sizeof(line), f))
+			final |= strcmp(line, "state\tfinalized\n") == 0;
+		if (f)
+			fclose(f);
+		if (final)
+			return;
+		usleep(100000);
+	}
 }
 
 int main(int argc, char **argv)
@@ -60,6 +85,7 @@ int main(int argc, char **argv)
 	}
 	if (kill_mode && rank == 1) {
 		usleep(400000);
+		wait_rank0_final();
 		int flag = 0;
 		MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
 		raise(SIGKILL);

@@ -38,7 +38,7 @@
  * NUNATAK_MPI_FLUSH_MS (default 5000) from the call that crosses the period
  * (state running), so a rank killed before MPI_Finalize still leaves its
  * figures up to its last flush. Format, one record per line:
- *   nunatak-mpi 1 | rank R | world N | pid P | state S | library TEXT
+ *   nunatak-mpi 1 | rank R | world N | node HOST | pid P | state S | library TEXT
  *   init_ns T (monotonic at MPI_Init's return) | wall_ns W (init to write)
  *   function NAME CALLS TIME_NS BYTES
  *   site NAME MODULE 0xVADDR CALLS TIME_NS BYTES

@@ -78,7 +78,7 @@ static void t_cut_and_unknown(void)
 {
 	/* A newer record kind is skipped; a last line without its newline (a
 	 * writer that died) is dropped; no `end`: incomplete, not an error. */
-	const char *t = "nunatak-mpi\t1\nrank\t3\nstate\trunning\nfuture\ta\tb\n"
+	const char *t = "nunatak-mpi\t1\nrank\t3\nnode\tcn042\nstate\trunning\nfuture\ta\tb\n"
 			"function\tMPI_Send\t2\t10\t1056\nevent\tMPI_Send\t5\t6\t7\t-1\nfunct";
 	struct mpi_profile p;
 	struct err e = {0};
@@ -86,6 +86,7 @@ static void t_cut_and_unknown(void)
 	CHECK(!p.complete);
 	CHECK_INT(p.rank, 3);
 	CHECK_STR(p.state, "running");
+	CHECK_STR(p.node, "cn042");
 	CHECK_INT(p.nr_fns, 1);
 	CHECK_INT(p.nr_events, 1);
 	mpi_profile__release(&p);
