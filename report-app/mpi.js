@@ -59,23 +59,31 @@ function mpiTimeline(t) {
   const ranks = [...new Set(t.items.map(i => i[0]))].sort((a, b) => a - b).slice(0, MAX_TIMELINE_RANKS);
   const lane = new Map(ranks.map((r, i) => [r, i]));
   const end = Math.max(...t.items.map(i => i[2] + i[3]));
-  const W = 900, L = 60, H = 18, width = W - L - 10;
+  const W = 900, L = 60, H = 22, width = W - L - 10;
   const x = v => L + (end > 0 ? v / end * width : 0);
   const shapes = [];
-  ranks.forEach((r, i) => shapes.push(svg("text", {x: 4, y: 14 + i * H, class: "lane", text: "rank " + r})));
-  for (const [rank, k, start, dur, bytes, peer] of t.items) {
+  const mpiNames = new Set();
+  let regions = 0;
+  ranks.forEach((r, i) => shapes.push(svg("text", {x: 4, y: 15 + i * H, class: "lane", text: "rank " + r})));
+  for (const [rank, k, start, dur, bytes, peer, kind] of t.items) {
     if (!lane.has(rank)) continue;
     const name = t.names[k];
     const w = Math.max(1, x(start + dur) - x(start));
-    const tip = `rank ${rank}: ${name} at +${nsText(start)} for ${nsText(dur)}` + (bytes > 0 ? `, ${formatNumber(bytes, "B")}` : "") + (peer >= 0 ? `, peer ${peer}` : "");
-    shapes.push(svg("rect", {x: x(start).toFixed(1), y: 3 + lane.get(rank) * H, width: w.toFixed(1), height: H - 6,
-      fill: MPI_COLORS[k % MPI_COLORS.length], class: "mpi-event", "data-name": name}, svg("title", {text: tip})));
+    const region = kind === 1;
+    if (region) regions++; else mpiNames.add(k);
+    const tip = region ? `rank ${rank}: region ${name} at +${nsText(start)} for ${nsText(dur)}`
+      : `rank ${rank}: ${name} at +${nsText(start)} for ${nsText(dur)}` + (bytes > 0 ? `, ${formatNumber(bytes, "B")}` : "") + (peer >= 0 ? `, peer ${peer}` : "");
+    shapes.push(svg("rect", {x: x(start).toFixed(1), y: lane.get(rank) * H + (region ? 1 : 7), width: w.toFixed(1),
+      height: region ? 4 : H - 10, fill: region ? "#888" : MPI_COLORS[k % MPI_COLORS.length],
+      class: region ? "region-event" : "mpi-event", "data-name": name}, svg("title", {text: tip})));
   }
-  const legend = t.names.map((n, k) => el("span", {class: "mpi-legend"},
-    el("span", {class: "swatch", style: "background:" + MPI_COLORS[k % MPI_COLORS.length]}), n));
+  const legend = [...mpiNames].map(k => el("span", {class: "mpi-legend"},
+    el("span", {class: "swatch", style: "background:" + MPI_COLORS[k % MPI_COLORS.length]}), t.names[k]));
+  if (regions) legend.push(el("span", {class: "mpi-legend"}, el("span", {class: "swatch", style: "background:#888"}), "regions (thin bar above)"));
+  const regionText = t.regions_total ? ` Above each lane, the ${t.regions_shown} longest of ${t.regions_total} outer region calls.` : "";
   return el("div", {class: "mpi-timeline"},
     el("h3", {}, "MPI calls over time"),
-    el("p", {class: "muted"}, `${t.shown} of ${t.total} recorded MPI calls (every call of 50 \u00b5s or more, 1 in 256 shorter ones; at most ${t.limit} shown, the longest), over ${nsText(end)} from the first.`),
+    el("p", {class: "muted"}, `${t.shown} of ${t.total} recorded MPI calls (every call of 50 \u00b5s or more, 1 in 256 shorter ones; at most ${t.limit} shown, the longest), over ${nsText(end)} from the first.` + regionText),
     svg("svg", {class: "timeline", viewBox: `0 0 ${W} ${ranks.length * H + 6}`, width: W, height: ranks.length * H + 6}, shapes),
     el("div", {class: "legend"}, legend));
 }

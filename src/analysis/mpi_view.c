@@ -210,48 +210,76 @@ static void attrs_of(const char *text, json_int_t *bytes, json_int_t *peer)
 	json_decref(j);
 }
 
-json_t *mpi_view_timeline_json(const struct pivot *p)
+/* The Events of one kind on ranked Loci, at most cap (the longest), in start
+ * order; *total gets how many there were. Caller frees. */
+static const struct event **events_of(const struct pivot *p, const char *kind, size_t cap,
+				      size_t *n_out, size_t *total)
 {
 	const struct event **v = xcalloc(p->nr_events + 1, sizeof(*v));
 	size_t n = 0;
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < p->nr_events; i++)
-		if (p->events[i].kind && strcmp(p->events[i].kind, "mpi") == 0 &&
+		if (p->events[i].kind && strcmp(p->events[i].kind, kind) == 0 &&
 		    p->events[i].name && rank_of(p, p->events[i].locus) >= 0)
 			v[n++] = &p->events[i];
-	if (!n) {
-		xfree(v);
-		return json_null();
-	}
-	size_t total = n;
-	if (n > MPI_VIEW_MAX_EVENTS) {
+	*total = n;
+	if (n > cap) {
 		qsort(v, n, sizeof(*v), ev_longest);
-		n = MPI_VIEW_MAX_EVENTS;
+		n = cap;
 	}
 	qsort(v, n, sizeof(*v), ev_start);
-	int64_t t0 = v[0]->start_ns;
-	json_t *names = json_array(), *items = json_array();
-	for (size_t i = 0; names && items && i < n; i++) {
+	*n_out = n;
+	return v;
+}
+
+static int add_items(json_t *items, json_t *names, const struct pivot *p,
+		     const struct event **v, size_t n, int64_t t0, int kind)
+{
+	for (size_t i = 0; i < n; i++) {
 		json_int_t bytes, peer;
-		attrs_of(v[i]->attributes, &bytes, &peer);
+		attrs_of(kind == 0 ? v[i]->attributes : NULL, &bytes, &peer);
 		int k = name_index(names, v[i]->name);
-		json_t *it = k >= 0 ? json_pack("[i, i, I, I, I, I]", rank_of(p, v[i]->locus), k,
+		json_t *it = k >= 0 ? json_pack("[i, i, I, I, I, I, i]", rank_of(p, v[i]->locus), k,
 						(json_int_t)(v[i]->start_ns - t0),
-						(json_int_t)v[i]->duration_ns, bytes, peer)
+						(json_int_t)v[i]->duration_ns, bytes, peer, kind)
 				    : NULL;
-		if (!it || json_array_append_new(items, it) < 0) {
-			json_decref(items);
-			items = NULL;
-		}
+		if (!it || json_array_append_new(items, it) < 0)
+			return -ENOMEM;
 	}
-	xfree(v);
-	if (!names || !items) {
+	return 0;
+}
+
+json_t *mpi_view_timeline_json(const struct pivot *p)
+{
+	size_t nm = 0, nr = 0, total = 0, total_regions = 0;
+	const struct event **m = events_of(p, "mpi", MPI_VIEW_MAX_EVENTS, &nm, &total);
+	const struct event **r = m ? events_of(p, "region", MPI_VIEW_MAX_REGION_EVENTS, &nr,
+					       &total_regions) : NULL;
+	json_t *out = NULL;
+	if (!m || !r)
+		goto done;
+	if (!nm) {
+		out = json_null();
+		goto done;
+	}
+	int64_t t0 = m[0]->start_ns;
+	if (nr && r[0]->start_ns < t0)
+		t0 = r[0]->start_ns;
+	json_t *names = json_array(), *items = json_array();
+	if (names && items && add_items(items, names, p, m, nm, t0, 0) == 0 &&
+	    add_items(items, names, p, r, nr, t0, 1) == 0)
+		out = json_pack("{s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:I}", "t0_ns", (json_int_t)t0,
+				"names", names, "items", items, "total", (json_int_t)total, "shown",
+				(json_int_t)nm, "limit", (json_int_t)MPI_VIEW_MAX_EVENTS,
+				"regions_total", (json_int_t)total_regions, "regions_shown",
+				(json_int_t)nr);
+	else {
 		json_decref(names);
 		json_decref(items);
-		return NULL;
 	}
-	return json_pack("{s:I, s:o, s:o, s:I, s:I, s:I}", "t0_ns", (json_int_t)t0, "names", names,
-			 "items", items, "total", (json_int_t)total, "shown", (json_int_t)n,
-			 "limit", (json_int_t)MPI_VIEW_MAX_EVENTS);
+done:
+	xfree(m);
+	xfree(r);
+	return out;
 }

@@ -22,7 +22,8 @@
 typedef struct json_t json_t;
 
 #define MPI_VIEW_MAX_SITES 5       /* sites listed per (rank, call) in the payload */
-#define MPI_VIEW_MAX_EVENTS 20000  /* Events in the payload's timeline (longest kept) */
+#define MPI_VIEW_MAX_EVENTS 20000  /* MPI Events in the payload's timeline (longest kept) */
+#define MPI_VIEW_MAX_REGION_EVENTS 5000 /* region Events beside them (longest kept) */
 
 struct mpi_rank_time {
 	bool measured;         /* the rank left an MPI profile */
@@ -52,9 +53,11 @@ void mpi_view__release(struct mpi_view *v);
 json_t *mpi_view_calls_json(const struct pivot *p, int rank);
 
 /* The timeline: {t0_ns, names[], items: [[rank, name index, start_ns - t0_ns,
- * duration_ns, bytes, peer]], total, shown}: the Run's MPI Events, at most
- * MPI_VIEW_MAX_EVENTS (the longest), ordered by start. json null without
- * Events. New reference, NULL on ENOMEM. */
+ * duration_ns, bytes, peer, kind (0 MPI call, 1 region call)]], total, shown,
+ * limit, regions_total, regions_shown}: the Run's MPI Events, at most
+ * MPI_VIEW_MAX_EVENTS (the longest), then its region Events (regions/
+ * region_events.h), at most MPI_VIEW_MAX_REGION_EVENTS, each in start order.
+ * json null without MPI Events. New reference, NULL on ENOMEM. */
 json_t *mpi_view_timeline_json(const struct pivot *p);
 
 #endif
