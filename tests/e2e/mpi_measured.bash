@@ -87,7 +87,9 @@ fi
 # 2. The probes come from the cache the second time: nothing is rebuilt.
 "$NUNATAK" run -o "$tmp/run2" -- "$launcher" "${flags[@]}" -n 2 "$tmp/mpi_wait" 10 >/dev/null 2>"$tmp/err2"
 if grep -q "built nunatak's MPI probes" "$tmp/err2"; then echo "probes rebuilt"; exit 1; fi
-grep -q "rank 1 waits" "$tmp/err2" || { echo "cached library not injected"; cat "$tmp/err2"; exit 1; }
+# (10 ms units: which rank waits most is noise here, only the measurement counts)
+grep -q "rank [01] waits [0-9]*% of its time in \`MPI_" "$tmp/err2" || {
+	echo "cached library not injected"; cat "$tmp/err2"; exit 1; }
 
 # 3. Rank 1 dies of SIGKILL before MPI_Finalize: rank 0's data stays intact
 # and measured, rank 1's stops at its last flush and is declared.
