@@ -13,7 +13,7 @@
 #include "ingest/mpi_profile.h"
 #include "ingest/ranks.h"
 #include "model/model.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 #define MAX_PROFILE_BYTES (64u << 20)
 

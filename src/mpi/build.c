@@ -13,7 +13,7 @@
 #include "exec/exec.h"
 #include "mpi/probe_sources.h"
 #include "mpi/stack.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 /* Writes one embedded source unless the cached copy is identical (keeping its
  * time stamp, so nothing rebuilds). */

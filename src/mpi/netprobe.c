@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "machine/snapshot.h"
+#include "model/machine.h"
 
 static void field(const char *line, int idx, char *out, size_t cap)
 {

@@ -6,6 +6,7 @@
 
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "regions/callstack.h"
 #include "regions/regions_run.h"
 #include "regions/summary.h"
@@ -22,7 +23,7 @@ int regions_summarize(struct trace_set *ts, const struct rank_filter *rf, struct
 	memset(s, 0, sizeof(*s));
 	int rc = rank_filter__count(rf, ts, &n, e);
 	if (rc == 0 && summary__init(s, n))
-		rc = err_set(e, -ENOMEM, "nomem", "out of memory");
+		rc = err_oom(e);
 	for (size_t i = 0; rc == 0 && i < ts->nr_src; i++) {
 		if (!rank_filter__has(rf, ts->src[i].rank))
 			continue;
@@ -31,11 +32,11 @@ int regions_summarize(struct trace_set *ts, const struct rank_filter *rf, struct
 			break;
 		struct call_sink sink = summary__sink(s);
 		if (summary__begin_rank(s, slot, rd.rank, rd.nr_lanes, ts, &pt))
-			rc = err_set(e, -ENOMEM, "nomem", "out of memory");
+			rc = err_oom(e);
 		if (rc == 0)
 			rc = calls__stream(&rd, ts, &pt, &sink, e);
 		if (rc == 0 && summary__end_rank(s))
-			rc = err_set(e, -ENOMEM, "nomem", "out of memory");
+			rc = err_oom(e);
 		rank_data__release(&rd);
 		slot++;
 		if (con && con->terminal && n > 1)

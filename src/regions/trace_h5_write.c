@@ -20,7 +20,9 @@
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/err.h"
-#include "regions/outfile.h"
+#include "common/err_codes.h"
+#include "common/outfile.h"
+#include "common/timefmt.h"
 #include "regions/trace_set.h"
 
 static void attr_str(hid_t o, const char *name, const char *v)
@@ -64,10 +66,8 @@ static int write_1d(hid_t g, const char *name, hid_t ftype, hid_t mtype, const v
 static void write_metadata(hid_t f, size_t nr_ranks, const char *label)
 {
 	hid_t m = H5Gcreate2(f, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	char ts[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", localtime_r(&now, &tm));
+	char ts[ISO8601_SIZE];
+	iso8601(time(NULL), ISO8601_LOCAL_NO_OFFSET, ts, sizeof(ts));
 	attr_i64(m, "schema", TRACE_H5_SCHEMA_VERSION);
 	attr_str(m, "timestamp", ts);
 	attr_str(m, "hostname", "unknown");
@@ -189,7 +189,7 @@ static int write_rank(hid_t f, struct trace_set *ts, size_t i, struct err *e)
 	for (size_t r = 0; r < rd.nr_regions && rc == 0; r++)
 		rc = write_region(rg, ts, &rd, &rd.regions[r]);
 	if (rc)
-		err_set(e, rc, "output.write", "writing /%s of the HDF5 file failed (%s)", name,
+		err_set(e, rc, ERR_OUTPUT_WRITE, "writing /%s of the HDF5 file failed (%s)", name,
 			rc == -ENOMEM ? "out of memory" : "HDF5 error");
 	if (rg >= 0)
 		H5Gclose(rg);
@@ -205,11 +205,11 @@ int trace_h5_convert(struct trace_set *ts, const char *out, struct console *con,
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	char *tmp = outfile_tmp_name(out);
 	if (!tmp)
-		return err_set(e, -ENOMEM, "nomem", "out of memory");
+		return err_oom(e);
 	hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
 	int rc = 0;
 	if (f < 0) {
-		rc = err_set(e, -EIO, "output.open", "%s: cannot create the HDF5 file", out);
+		rc = err_set(e, -EIO, ERR_OUTPUT_OPEN, "%s: cannot create the HDF5 file", out);
 		goto out;
 	}
 	write_metadata(f, ts->nr_src, ts->label);
@@ -221,10 +221,9 @@ int trace_h5_convert(struct trace_set *ts, const char *out, struct console *con,
 	if (con && con->terminal)
 		console__progress_end(con, "converting ranks");
 	if (H5Fclose(f) < 0 && rc == 0)
-		rc = err_set(e, -EIO, "output.write", "%s: closing the HDF5 file failed", out);
-	if (rc == 0 && rename(tmp, out) != 0)
-		rc = err_set(e, -errno, "output.write", "%s: cannot rename into place: %s", out,
-			     strerror(errno));
+		rc = err_set(e, -EIO, ERR_OUTPUT_WRITE, "%s: closing the HDF5 file failed", out);
+	if (rc == 0)
+		rc = outfile_commit_path(tmp, out, e);
 out:
 	if (rc)
 		unlink(tmp);

@@ -10,7 +10,7 @@
 
 #include "common/err.h"
 #include "ingest/mpi_profile.h"
-#include "machine/snapshot.h"
+#include "model/machine.h"
 #include "mpi/netprobe.h"
 #include "mpi/stack.h"
 
