@@ -10,6 +10,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "ingest/mpi_profile.h"
 #include "ingest/ranks.h"
 #include "model/model.h"
@@ -172,7 +173,7 @@ out:
 	xfree(text);
 	xfree(meta);
 	xfree(prof);
-	return rc < 0 ? err_set(e, rc, "oom", "out of memory") : 0;
+	return rc < 0 ? err_set(e, rc, ERR_OOM, "out of memory") : 0;
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -251,9 +252,9 @@ int ingest_mpi(const char *collect_dir, int world_size, struct pivot *p,
 	for (int i = 0; rc == 0 && i < dirs.n; i++)
 		rc = one_rank(&w, dirs.v[i], e);
 	if (rc == 0 && declare(&w, d) < 0)
-		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+		rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	else if (rc == -ENOMEM && !e->msg[0])
-		err_set(e, rc, "oom", "out of memory");
+		err_set(e, rc, ERR_OOM, "out of memory");
 	xfree(dirs.v);
 	xfree(w.missing.v);
 	xfree(w.unfinished.v);

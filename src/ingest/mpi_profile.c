@@ -7,6 +7,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 
 #define MAX_FIELDS 8
 
@@ -195,10 +196,10 @@ static int header(struct mpi_profile *p, const struct rec *r, struct err *e)
 {
 	int64_t v = 0;
 	if (r->n != 2 || strcmp(r->f[0], "nunatak-mpi") != 0 || !num(r->f[1], false, &v))
-		return err_set(e, -EINVAL, "mpi.parse",
+		return err_set(e, -EINVAL, ERR_MPI_PARSE,
 			       "line 1: expected `nunatak-mpi<TAB>version`, not an MPI profile");
 	if (v > MPI_PROFILE_VERSION)
-		return err_set(e, -ENOTSUP, "mpi.version",
+		return err_set(e, -ENOTSUP, ERR_MPI_VERSION,
 			       "MPI profile version %lld is newer than the supported %d; upgrade "
 			       "nunatak to read it", (long long)v, MPI_PROFILE_VERSION);
 	p->version = (int)v;
@@ -210,7 +211,7 @@ int mpi_profile_parse(const char *text, size_t len, struct mpi_profile *out, str
 	*out = (struct mpi_profile){.rank = -1, .world = -1, .pid = -1};
 	struct rec *r = xmalloc(sizeof(*r));
 	if (!r)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	size_t pos = 0;
 	int rc = 0;
 	for (size_t line = 1; pos < len && rc == 0 && !out->complete; line++) {
@@ -219,19 +220,19 @@ int mpi_profile_parse(const char *text, size_t len, struct mpi_profile *out, str
 		if (!nl) /* a last line cut by a writer that died mid-way */
 			break;
 		if (!split(text + pos, n, r) || memchr(text + pos, '\0', n))
-			rc = err_set(e, -EINVAL, "mpi.parse", "line %zu: a record too long or "
+			rc = err_set(e, -EINVAL, ERR_MPI_PARSE, "line %zu: a record too long or "
 				     "holding a NUL byte", line);
 		else if (line == 1)
 			rc = header(out, r, e);
 		else if ((rc = record(out, r)) == -EINVAL)
-			err_set(e, rc, "mpi.parse", "line %zu: malformed `%.32s` record", line,
+			err_set(e, rc, ERR_MPI_PARSE, "line %zu: malformed `%.32s` record", line,
 				r->f[0]);
 		else if (rc == -ENOMEM)
-			err_set(e, rc, "oom", "out of memory");
+			err_set(e, rc, ERR_OOM, "out of memory");
 		pos += n + 1;
 	}
 	if (rc == 0 && out->version == 0)
-		rc = err_set(e, -EINVAL, "mpi.parse", "line 1: empty file, not an MPI profile");
+		rc = err_set(e, -EINVAL, ERR_MPI_PARSE, "line 1: empty file, not an MPI profile");
 	xfree(r);
 	return rc;
 }

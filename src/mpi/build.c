@@ -10,6 +10,7 @@
 #include "common/alloc.h"
 #include "common/cache_home.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "exec/exec.h"
 #include "mpi/probe_sources.h"
 #include "mpi/stack.h"
@@ -67,7 +68,7 @@ static int compile(struct executor *x, const char *mpicc, const char *dir, const
 	if (!dst || !tmp) {
 		xfree(dst);
 		xfree(tmp);
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	}
 	double built = mtime_of(dst);
 	if (built >= 0 && built >= sources_mtime(dir, src)) {
@@ -111,7 +112,7 @@ int mpi_build(struct executor *x, const struct mpi_stack *st, const char *mpicc,
 	xfree(sub);
 	if (!out->dir) {
 		if (!no_home)
-			return err_set(e, -ENOMEM, "oom", "out of memory");
+			return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 		out->reason = xstrdup("neither XDG_CACHE_HOME nor HOME is set: no probes cache");
 		return 0;
 	}

@@ -8,6 +8,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "model/model.h"
 #include "regions/lines_symbolize.h"
 
@@ -75,7 +76,7 @@ int mpi_sites_symbolize(struct pivot *p, struct executor *x, const struct attrib
 		struct sym_loc *loc = addr ? xcalloc(n + 1, sizeof(*loc)) : NULL;
 		if (!loc) {
 			xfree(addr);
-			return err_set(e, -ENOMEM, "oom", "out of memory");
+			return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 		}
 		struct err se = {0};
 		if (t && lines_symbolize(x, t, mod, addr, n, loc, &se) == 0)
@@ -88,7 +89,7 @@ int mpi_sites_symbolize(struct pivot *p, struct executor *x, const struct attrib
 		xfree(addr);
 	}
 	if (rc < 0)
-		return err_set(e, rc, "oom", "out of memory");
+		return err_set(e, rc, ERR_OOM, "out of memory");
 	if (total && !named)
 		degradations__add(d, "mpi-sites-unresolved",
 				  "no MPI call site could be named: sites are shown as "

@@ -9,6 +9,7 @@
 #include "common/config.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "exec/exec.h"
 #include "model/machine.h"
 #include "mpi/build.h"
@@ -80,7 +81,7 @@ char *collect_mpi_prepare(struct run_state *s, struct err *e)
 	char *mpicc = mpi_stack_mpicc(s->launcher,
 				      s->cfg ? config__tool(s->cfg, "mpicc") : NULL);
 	if (!mpicc) {
-		err_set(e, -ENOMEM, "oom", "out of memory");
+		err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 		return NULL;
 	}
 	mpi_stack_key(&st, mpicc);
