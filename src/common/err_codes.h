@@ -31,6 +31,10 @@ enum err_class { ERR_CLASS_USAGE, ERR_CLASS_INPUT, ERR_CLASS_SYSTEM, ERR_CLASS_I
 	X(ERR_ADDR2LINE_OUTPUT, "addr2line.output", ERR_CLASS_INPUT) \
 	X(ERR_CALIBRATION_IO, "calibration.io", ERR_CLASS_SYSTEM) \
 	X(ERR_CALIBRATION_OUTPUT, "calibration.output", ERR_CLASS_INPUT) \
+	X(ERR_COMPARE_MACHINE, "compare.machine", ERR_CLASS_INPUT) \
+	X(ERR_COMPARE_NO_SAMPLES, "compare.no_samples", ERR_CLASS_INPUT) \
+	X(ERR_COMPARE_RANKS, "compare.ranks", ERR_CLASS_INPUT) \
+	X(ERR_COMPARE_TIME_BASE, "compare.time_base", ERR_CLASS_INPUT) \
 	X(ERR_CONFIG_KEY, "config.key", ERR_CLASS_USAGE) \
 	X(ERR_CONFIG_TYPE, "config.type", ERR_CLASS_USAGE) \
 	X(ERR_CONFIG_VALUE, "config.value", ERR_CLASS_USAGE) \
@@ -79,6 +83,7 @@ enum err_class { ERR_CLASS_USAGE, ERR_CLASS_INPUT, ERR_CLASS_SYSTEM, ERR_CLASS_I
 	X(ERR_RUN_NEWER_SCHEMA, "run.newer_schema", ERR_CLASS_INPUT) \
 	X(ERR_RUN_NONE, "run.none", ERR_CLASS_INPUT) \
 	X(ERR_RUN_NOT_A_RUN, "run.not_a_run", ERR_CLASS_INPUT) \
+	X(ERR_RUN_NOT_FOUND, "run.not_found", ERR_CLASS_INPUT) \
 	X(ERR_RUN_STRICT, "run.strict", ERR_CLASS_SYSTEM) \
 	X(ERR_RUN_UNREADABLE, "run.unreadable", ERR_CLASS_INPUT) \
 	X(ERR_STORE_MKDIR, "store.mkdir", ERR_CLASS_SYSTEM) \

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * nunatak's own exit codes (values from docs/REFERENCE.md §1). Otherwise
+ * nunatak's own exit codes (values from docs/REFERENCE.md §1, plus 120 for
+ * `compare --fail-on-regression`, next to --strict's 121). Otherwise
  * `run` exits with the application's own code. An application that itself
  * exits 125 is indistinguishable from a failure before launch; --json tells.
  */
@@ -12,6 +13,8 @@
 enum exit_code {
 	EXIT_OK = 0,
 	EXIT_ERROR = 1,                   /* `regions` failed on its input or output */
+	EXIT_REGRESSION = 120,            /* compare --fail-on-regression: a significant
+					     slowdown above the threshold */
 	EXIT_STRICT_VIOLATION = 121,      /* --strict and at least one degradation */
 	EXIT_FAILURE_BEFORE_LAUNCH = 125, /* also: usage errors, unreadable Run */
 	EXIT_COMMAND_NOT_EXECUTABLE = 126,

@@ -22,17 +22,23 @@ static const char page_head[] =
 	"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	"<meta http-equiv=\"Content-Security-Policy\" content=\"" CSP "\">\n"
 	"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-	"<meta name=\"generator\" content=\"nunatak\">\n"
-	"<title>nunatak report</title>\n<style>\n";
-static const char page_body[] =
-	"</style>\n</head>\n<body>\n"
-	"<noscript><p class=\"noscript\">This report is drawn by JavaScript, which is disabled. "
-	"Its data is the JSON in the element with id \"nunatak-payload\" of this file "
-	"(the same document `nunatak report --json` prints).</p></noscript>\n"
-	"<div id=\"app\" aria-live=\"polite\"></div>\n"
+	"<meta name=\"generator\" content=\"nunatak\">\n<title>";
+static const char page_style[] = "</title>\n<style>\n";
+static const char page_body[] = "</style>\n</head>\n<body>\n<noscript><p class=\"noscript\">";
+static const char page_app[] =
+	"</p></noscript>\n<div id=\"app\" aria-live=\"polite\"></div>\n"
 	"<script type=\"application/json\" id=\"nunatak-payload\">";
 static const char page_script[] = "</script>\n<script>\n";
 static const char page_tail[] = "</script>\n</body>\n</html>\n";
+
+static const struct html_page report_page = {
+	.title = "nunatak report",
+	.noscript = "This report is drawn by JavaScript, which is disabled. Its data is the JSON "
+		    "in the element with id \"nunatak-payload\" of this file (the same document "
+		    "`nunatak report --json` prints).",
+	.js = report_app_js,
+	.css = report_app_css,
+};
 
 json_t *report_payload_strip_source(const json_t *payload)
 {
@@ -112,6 +118,38 @@ static void buf__put_json(struct buf *b, const char *json)
 	buf__puts(b, run);
 }
 
+char *html_page_render(const struct html_page *pg, const json_t *payload, struct err *e)
+{
+	if (!json_is_object(payload)) {
+		err_set(e, -EINVAL, ERR_REPORT_HTML, "the page's payload is not a JSON object");
+		return NULL;
+	}
+	char *json = json_dumps(payload, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (!json) {
+		err_set(e, -ENOMEM, ERR_OOM, "out of memory serialising the page's payload");
+		return NULL;
+	}
+	struct buf b = {0};
+	buf__puts(&b, page_head);
+	buf__puts(&b, pg->title);
+	buf__puts(&b, page_style);
+	buf__puts(&b, pg->css);
+	buf__puts(&b, page_body);
+	buf__puts(&b, pg->noscript);
+	buf__puts(&b, page_app);
+	buf__put_json(&b, json);
+	buf__puts(&b, page_script);
+	buf__puts(&b, pg->js);
+	buf__puts(&b, page_tail);
+	free(json); /* jansson's allocator */
+	if (b.failed) {
+		xfree(b.p);
+		err_set(e, -ENOMEM, ERR_OOM, "out of memory rendering the page");
+		return NULL;
+	}
+	return b.p;
+}
+
 char *report_html_render(const json_t *payload, bool no_source, struct err *e)
 {
 	if (!json_is_object(payload)) {
@@ -123,27 +161,9 @@ char *report_html_render(const json_t *payload, bool no_source, struct err *e)
 		err_oom(e);
 		return NULL;
 	}
-	char *json = json_dumps(stripped ? stripped : payload, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	char *page = html_page_render(&report_page, stripped ? stripped : payload, e);
 	json_decref(stripped);
-	if (!json) {
-		err_set(e, -ENOMEM, ERR_OOM, "out of memory serialising the report payload");
-		return NULL;
-	}
-	struct buf b = {0};
-	buf__puts(&b, page_head);
-	buf__put(&b, report_app_css, report_app_css_len);
-	buf__puts(&b, page_body);
-	buf__put_json(&b, json);
-	buf__puts(&b, page_script);
-	buf__put(&b, report_app_js, report_app_js_len);
-	buf__puts(&b, page_tail);
-	free(json); /* jansson's allocator */
-	if (b.failed) {
-		xfree(b.p);
-		err_set(e, -ENOMEM, ERR_OOM, "out of memory rendering the report page");
-		return NULL;
-	}
-	return b.p;
+	return page;
 }
 
 int report_html_write(const json_t *payload, const char *path, bool no_source, struct err *e)

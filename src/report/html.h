@@ -31,6 +31,21 @@ extern const size_t report_app_js_len;
 extern const char report_app_css[];
 extern const size_t report_app_css_len;
 
+/* A self-contained page: this head (the CSP above), the inlined CSS, a
+ * <noscript> text, the payload as JSON in <script type="application/json"
+ * id="nunatak-payload"> (escaped as above), then the inlined JavaScript.
+ * The strings are NUL-terminated and borrowed. */
+struct html_page {
+	const char *title;    /* plain text, no markup */
+	const char *noscript; /* plain text, no markup */
+	const char *js;
+	const char *css;
+};
+
+/* The page as one NUL-terminated string (caller frees with xfree), or NULL
+ * with e filled ("report.html" when payload is not an object, "oom"). */
+char *html_page_render(const struct html_page *pg, const json_t *payload, struct err *e);
+
 /* A deep copy of payload with every hotspots[].source[].text set to null
  * and its reason to REPORT_HTML_NO_SOURCE_REASON; lines, inline frames and
  * every distribution are kept. New reference, NULL when out of memory. */

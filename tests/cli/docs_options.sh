@@ -21,7 +21,7 @@ check() { # verb-label doc-file help-text
 	done
 }
 
-for verb in run doctor report; do
+for verb in run doctor report compare; do
 	check "$verb" "$docs/$verb.md" "$("$NUNATAK" "$verb" --help)"
 	for o in $(synopsis_opts "$docs/$verb.md"); do
 		"$NUNATAK" "$verb" --help | help_opts | grep -qx -- "$o" ||

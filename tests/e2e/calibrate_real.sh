@@ -1,8 +1,12 @@
 #!/bin/bash
-# nunatak calibrate for real here: Ceilings plausible against the test's own triad and FMA loop, cached iff measured
+# nunatak calibrate for real here: Ceilings plausible against the test's own triad and FMA loop, cached iff measured, a real Run embeds them and says why placement is unavailable
 . "$NUNATAK_SOURCE_DIR/tests/fixtures/run/e2e_lib.sh"
 command -v cc >/dev/null || { echo "skip: no C compiler"; exit 2; }
 command -v python3 >/dev/null || { echo "skip: python3 needed for the assertions"; exit 2; }
+# The Run half needs perf sampling: without it the whole case skips, visibly.
+command -v perf >/dev/null && perf record -q -e task-clock -o "${TMPDIR:-/tmp}/nunatak-probe.$$.data" -- true >/dev/null 2>&1 ||
+	{ echo "skip: perf cannot sample here (the Run half of this test needs it)"; exit 2; }
+rm -f "${TMPDIR:-/tmp}/nunatak-probe.$$.data"
 unset NUNATAK_NO_CALIBRATE
 # Never the user's cache: a fresh one, removed by the trap.
 export XDG_CACHE_HOME="$WORK/cache"
@@ -78,4 +82,37 @@ else:
 PY
 grep -q "calibrating Machine [0-9a-f]\{16\} (no cached profile)" cal1.txt || fail "no announcement"
 
+# A real Run: the Machine's Ceilings embedded, placement unavailable for a
+# precise reason (no FLOP counter here), no ceilings-unavailable degradation.
+build_two_hot
+"$NUNATAK" run --record "$WORK/entry" --json -- ./two_hot > run.json 2> run.txt ||
+	fail "run exited $?"
+# The recording keeps the Ceilings the Run used; a replay answers with them.
+"$NUNATAK" calibrate --replay "$WORK/entry" --json > replayed.json 2>> run.txt ||
+	fail "calibrate --replay of the recording exited $?"
+python3 - <<'PY' || fail "run assertions"
+import json, os, subprocess
+j = json.load(open("run.json"))
+m = json.load(open(os.path.join(j["run"], "manifest.json")))
+names = {c["name"] for c in m["machine"]["ceilings"]}
+assert {"flops_dp", "flops_sp"} <= names, names
+deg = [d for d in j["degradations"] if d["name"] == "ceilings-unavailable"]
+if "dram_bandwidth" in names:
+    assert names == {"dram_bandwidth", "flops_dp", "flops_sp"} and not deg, (names, deg)
+else: # only when the budget cut the triad, which the degradation says
+    assert deg and "budget" in deg[0]["message"], deg
+rep = json.loads(subprocess.run([os.environ["NUNATAK"], "report", "--json", j["run"]],
+                                capture_output=True, text=True, check=True).stdout)
+assert rep["machine"]["ceilings"] == m["machine"]["ceilings"]
+h = rep["hotspots"][0]
+assert h["attainable"]["value"] is None
+assert h["attainable"]["reason"] == "no flops_dp raw counter in this Run", h["attainable"]
+assert h["classification_reason"] == "no flops_dp raw counter in this Run", h
+meta = json.load(open("entry/meta.json"))
+assert meta["machine"]["ceilings"] == m["machine"]["ceilings"], meta["machine"]
+r = json.load(open("replayed.json"))
+assert r["source"] == "recorded" and r["machine"]["ceilings"] == m["machine"]["ceilings"], r
+PY
+grep -Eq "no (roofline )?placement( for any Hotspot)?: no flops_dp raw counter in this Run" run.txt ||
+	fail "the summary must say why"
 echo ok
