@@ -313,6 +313,10 @@ static void flush_locked(struct sp_thread *t)
 		drop_locked(t, n);
 		return;
 	}
+	/* An anchor after the frame's last stamp: a reader of an unfinished
+	 * trace can convert every frame it recovers. */
+	if (sp_clock_tsc)
+		sp_clock__anchor();
 	stage_n = 0;
 	if ((!t->announced && !stage_thread(t)) || !stage_anchors() ||
 	    !stage_sites(t, t->buf, n) || !stage_reserve(16)) {

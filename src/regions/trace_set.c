@@ -254,6 +254,7 @@ void trace_set__release(struct trace_set *ts)
 	xfree(ts->regions);
 	xfree(ts->hash);
 	xfree(ts->label);
+	rank_notes__release(&ts->notes);
 	memset(ts, 0, sizeof(*ts));
 }
 
@@ -396,6 +397,19 @@ static int load_spt(struct trace_set *ts, const struct trace_source *s, struct r
 	if (rc || (rc = spt_parse(rd->map, rd->map_len, s->path, &t, e)))
 		return rc;
 	rc = trace_set__from_spt(ts, &t, rd, e);
+	unsigned char *img = spt_trace__take_image(&t);
+	if (img && xgrow((void **)&rd->owned, &rd->cap_owned, rd->nr_owned + 1,
+			 sizeof(*rd->owned))) {
+		xfree(img);
+		rc = err_set(e, -ENOMEM, "nomem", "out of memory");
+	} else if (img) {
+		rd->owned[rd->nr_owned++] = img; /* the views point into it */
+	}
+	bool known = false;
+	for (size_t k = 0; k < ts->notes.nr; k++)
+		known |= ts->notes.v[k].rank == t.rank;
+	if (rc == 0 && !known && rank_notes__add(&ts->notes, &t, t.rank))
+		rc = err_set(e, -ENOMEM, "nomem", "out of memory");
 	spt_trace__release(&t);
 	return rc;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "ingest/spt_reader.h"
+#include "regions/rank_notes.h"
 
 struct err;
 
@@ -39,6 +40,7 @@ struct trace_set {
 	size_t cap_regions;
 	uint32_t *hash; /* open addressing on region names: id + 1, 0 empty */
 	size_t hash_cap;
+	struct rank_notes notes; /* what loaded ranks said about themselves, once each */
 };
 
 /* One region of one loaded rank, as views into the trace bytes. */
