@@ -11,6 +11,7 @@
 #include "common/console.h"
 #include "common/err.h"
 #include "regions/trace_set.h"
+#include "sp_format.h"
 
 #ifndef HAVE_HDF5
 
@@ -199,28 +200,12 @@ static int32_t read_int_attr(hid_t o, const char *name, int32_t dflt)
 	return v;
 }
 
+/* The region name of a link written without a name attribute. */
 static char *unescape(const char *s)
 {
-	char *o = xstrdup(s), *w = o;
-	if (!o)
-		return NULL;
-	for (const char *p = s; *p; p++) {
-		if (p[0] == '%' && p[1] == '2' && (p[2] == 'F' || p[2] == 'f')) {
-			*w++ = '/';
-			p += 2;
-		} else if (p[0] == '%' && p[1] == '2' && p[2] == '5') {
-			*w++ = '%';
-			p += 2;
-		} else if (p[0] == '%' && p[1] == '2' && (p[2] == 'E' || p[2] == 'e')) {
-			*w++ = '.';
-			p += 2;
-		} else if (p[0] == '%' && p[1] == '0' && p[2] == '0') {
-			p += 2; /* the empty name */
-		} else {
-			*w++ = *p;
-		}
-	}
-	*w = '\0';
+	char *o = xstrdup(s);
+	if (o)
+		sp_h5_unescape(o);
 	return o;
 }
 

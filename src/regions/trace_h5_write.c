@@ -22,6 +22,7 @@
 #include "common/err.h"
 #include "regions/outfile.h"
 #include "regions/trace_set.h"
+#include "sp_format.h"
 
 static void attr_str(hid_t o, const char *name, const char *v)
 {
@@ -83,29 +84,12 @@ static void write_metadata(hid_t f, size_t nr_ranks, const char *label)
 	H5Gclose(m);
 }
 
-/* '/' and '%' would nest groups or be ambiguous, and a leading '.' is not a
- * valid link name: escaped as the library does (docs/formats.md). */
+/* The link name of a region: escaped as the library does (sp_format.h). */
 static char *escape(const char *s)
 {
-	size_t n = 0;
-	for (const char *p = s; *p; p++)
-		n += *p == '/' || *p == '%' || (p == s && *p == '.') ? 3 : 1;
-	char *o = xmalloc(n + 4), *w = o;
-	if (!o)
-		return NULL;
-	if (!*s)
-		memcpy(w, "%00", 3), w += 3; /* an empty name is not a link name either */
-	for (const char *p = s; *p; p++) {
-		const char *esc = *p == '/' ? "%2F" : *p == '%' ? "%25"
-				 : (p == s && *p == '.') ? "%2E" : NULL;
-		if (esc) {
-			memcpy(w, esc, 3);
-			w += 3;
-		} else {
-			*w++ = *p;
-		}
-	}
-	*w = '\0';
+	char *o = xmalloc(3 * strlen(s) + 4);
+	if (o)
+		sp_h5_escape(s, o);
 	return o;
 }
 
