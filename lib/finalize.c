@@ -13,6 +13,7 @@
 #include "log.h"
 #include "registry.h"
 #include "sampler.h"
+#include "sp_format.h"
 #include "stream.h"
 #include "scope_profiler.h"
 #include "trace.h"
@@ -136,7 +137,7 @@ static int64_t existing_ticks(const char *path)
 		return -1;
 	unsigned char b[28];
 	int64_t ticks = -1;
-	if (fread(b, 1, sizeof(b), f) == sizeof(b) && memcmp(b, "SCOPESMP", 8) == 0)
+	if (fread(b, 1, sizeof(b), f) == sizeof(b) && memcmp(b, SP_SPS_MAGIC, SP_MAGIC_LEN) == 0)
 		memcpy(&ticks, b + 20, 8);
 	fclose(f);
 	return ticks;

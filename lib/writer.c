@@ -215,9 +215,9 @@ int sp_writer__spt(const struct sp_trace *tr, const char *path)
 	struct sp_out *o = malloc(sizeof(*o));
 	if (!o)
 		return -ENOMEM;
-	int version = tr->nr_lanes > 1 ? 3 : 2;
+	int version = tr->nr_lanes > 1 ? SP_SPT_VERSION_LANES : SP_SPT_VERSION_LOC;
 	if (sp_out__open(o, path) == 0) {
-		sp_out__put(o, "SCOPEPRF", 8);
+		sp_out__put(o, SP_SPT_MAGIC, SP_MAGIC_LEN);
 		sp_out__i32(o, version);
 		sp_out__i32(o, tr->rank);
 		sp_out__i64(o, (int64_t)tr->nr_regions);
@@ -244,8 +244,8 @@ int sp_writer__sps(const struct sp_trace *tr, const char *path)
 	if (!o)
 		return -ENOMEM;
 	if (sp_out__open(o, path) == 0) {
-		sp_out__put(o, "SCOPESMP", 8);
-		sp_out__i32(o, 1);
+		sp_out__put(o, SP_SPS_MAGIC, SP_MAGIC_LEN);
+		sp_out__i32(o, SP_SPS_VERSION);
 		sp_out__i32(o, tr->rank);
 		/* The achieved rate, rounded: never the requested one. */
 		sp_out__i32(o, (int32_t)(tr->stats.effective_hz + 0.5));

@@ -17,14 +17,15 @@
 #ifndef NUNATAK_INGEST_SPS_READER_H
 #define NUNATAK_INGEST_SPS_READER_H
 
+#include "sp_format.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct err;
 
-#define SPS_MAGIC "SCOPESMP"
-#define SPS_MAX_VERSION 1
+#define SPS_MAGIC SP_SPS_MAGIC
+#define SPS_MAX_VERSION SP_SPS_VERSION
 
 struct sps_name {
 	const char *s; /* borrowed, not NUL-terminated */
