@@ -17,10 +17,11 @@
 #ifndef NUNATAK_INGEST_SPS_READER_H
 #define NUNATAK_INGEST_SPS_READER_H
 
-#include "sp_format.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "sp_format.h"
 
 struct err;
 
