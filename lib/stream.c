@@ -27,9 +27,14 @@ static char *path;      /* where the file is (or will be) */
 static int rank;
 static size_t anchors_written;
 static uint64_t dropped;
-/* Handles already described by a SITE frame. */
-static uint64_t *seen;
+/* Handles already described by a SITE frame, with their calls flushed so
+ * far (finalize's counts, without a pass over the file). */
+struct seen_slot {
+	uint64_t key, calls;
+};
+static struct seen_slot *seen;
 static size_t seen_cap, seen_nr;
+static bool counts_lost; /* the table could not grow: counts incomplete */
 /* Frames assembled before one writev. */
 static unsigned char *stage;
 static size_t stage_n, stage_cap;
@@ -188,18 +193,19 @@ static int create_locked(void)
 	return -EIO;
 }
 
-static bool seen_add(uint64_t key)
+/* The slot of @p key (*fresh: just added), NULL if the table cannot grow. */
+static struct seen_slot *seen_slot(uint64_t key, bool *fresh)
 {
 	if ((seen_nr + 1) * 2 > seen_cap) {
 		size_t cap = seen_cap ? seen_cap * 2 : 256;
-		uint64_t *s = calloc(cap, sizeof(*s));
+		struct seen_slot *s = calloc(cap, sizeof(*s));
 		if (!s)
-			return true; /* describe it again next time: harmless */
+			return NULL;
 		for (size_t i = 0; i < seen_cap; i++) {
-			if (!seen[i])
+			if (!seen[i].key)
 				continue;
-			size_t j = (seen[i] >> 4) & (cap - 1);
-			while (s[j])
+			size_t j = (seen[i].key >> 4) & (cap - 1);
+			while (s[j].key)
 				j = (j + 1) & (cap - 1);
 			s[j] = seen[i];
 		}
@@ -208,12 +214,15 @@ static bool seen_add(uint64_t key)
 		seen_cap = cap;
 	}
 	size_t j = (key >> 4) & (seen_cap - 1);
-	for (; seen[j]; j = (j + 1) & (seen_cap - 1))
-		if (seen[j] == key)
-			return false;
-	seen[j] = key;
+	for (; seen[j].key; j = (j + 1) & (seen_cap - 1))
+		if (seen[j].key == key) {
+			*fresh = false;
+			return &seen[j];
+		}
+	seen[j].key = key;
 	seen_nr++;
-	return true;
+	*fresh = true;
+	return &seen[j];
 }
 
 static void frame_header(uint32_t tag, size_t len)
@@ -277,6 +286,7 @@ static bool stage_anchors(void)
 static bool stage_sites(struct sp_thread *t, const struct sp_call *calls, size_t n)
 {
 	const struct sp_site *last = NULL;
+	struct seen_slot *slot = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct sp_call *c = &calls[i];
 		if (!t->nr_calls && i == 0)
@@ -285,10 +295,18 @@ static bool stage_sites(struct sp_thread *t, const struct sp_call *calls, size_t
 			t->first_stamp = c->start;
 		if (c->end > t->last_stamp)
 			t->last_stamp = c->end;
-		if (c->site == last)
+		if (c->site == last && slot) {
+			slot->calls++;
 			continue;
+		}
 		last = c->site;
-		if (seen_add((uint64_t)(uintptr_t)c->site) && !stage_site(c->site))
+		bool fresh = true;
+		slot = seen_slot((uint64_t)(uintptr_t)c->site, &fresh);
+		if (slot)
+			slot->calls++;
+		else
+			counts_lost = true; /* describe it again next time: harmless */
+		if (fresh && !stage_site(c->site))
 			return false;
 	}
 	return true;
@@ -320,6 +338,7 @@ static void flush_locked(struct sp_thread *t)
 	stage_n = 0;
 	if ((!t->announced && !stage_thread(t)) || !stage_anchors() ||
 	    !stage_sites(t, t->buf, n) || !stage_reserve(16)) {
+		counts_lost = true;
 		drop_locked(t, n);
 		return;
 	}
@@ -335,6 +354,7 @@ static void flush_locked(struct sp_thread *t)
 		close(fd);
 		fd = -1;
 		failed = true;
+		counts_lost = true;
 		drop_locked(t, n);
 		return;
 	}
@@ -406,6 +426,18 @@ int sp_stream__each_call(int (*fn)(void *ctx, int order, const struct sp_call *c
 	}
 	free(buf);
 	return rc;
+}
+
+bool sp_stream__each_site(void (*fn)(void *ctx, const struct sp_site *site, uint64_t calls),
+			  void *ctx)
+{
+	pthread_mutex_lock(&lock);
+	bool exact = !counts_lost;
+	for (size_t i = 0; exact && i < seen_cap; i++)
+		if (seen[i].key)
+			fn(ctx, (const struct sp_site *)(uintptr_t)seen[i].key, seen[i].calls);
+	pthread_mutex_unlock(&lock);
+	return exact;
 }
 
 const char *sp_stream__path(void)

@@ -40,6 +40,13 @@ int sp_stream__each_call(int (*fn)(void *ctx, int order, const struct sp_call *c
 				   size_t n),
 			 void *ctx);
 
+/* Calls @p fn(ctx, handle, calls flushed) for every handle in the file.
+ * Returns false (and calls nothing) when the counts are not exact (memory
+ * ran out, a write failed): then count by reading the file back. */
+struct sp_site;
+bool sp_stream__each_site(void (*fn)(void *ctx, const struct sp_site *site, uint64_t calls),
+			  void *ctx);
+
 /* Path of the unfinished trace, NULL if none was created (or it is in
  * memory). Borrowed until sp_stream__close. */
 const char *sp_stream__path(void);

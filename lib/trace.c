@@ -255,8 +255,28 @@ static int count_frame(void *ctx, int order, const struct sp_call *calls, size_t
 	return p->b->oom ? -ENOMEM : 0;
 }
 
+static void count_site(void *ctx, const struct sp_site *site, uint64_t calls)
+{
+	struct builder *b = ctx;
+	int32_t r = resolve(b, site);
+	if (r >= 0) {
+		b->tr->regions[r].nr_calls += calls;
+		b->tr->nr_calls += calls;
+	}
+}
+
+/* Counts per region from the stream's per-handle tallies (no pass over the
+ * file), else by reading the file back. */
 static int count_calls(struct builder *b, const struct sp_trace_input *in, size_t *per_thread)
 {
+	if (sp_stream__each_site(count_site, b)) {
+		for (size_t k = 0; k < in->nr_threads; k++)
+			per_thread[k] = in->threads[k]->nr_calls;
+		return b->oom ? -ENOMEM : 0;
+	}
+	for (size_t r = 0; r < b->tr->nr_regions; r++)
+		b->tr->regions[r].nr_calls = 0;
+	b->tr->nr_calls = 0;
 	struct pass p = {.b = b, .in = in, .per_thread = per_thread};
 	int rc = sp_stream__each_call(count_frame, &p);
 	return rc ? rc : b->oom ? -ENOMEM : 0;
