@@ -162,7 +162,8 @@ __attribute__((constructor)) static void sp_api_ctor(void)
 static int finalize_now(void)
 {
 	finalized_once = true;
-	struct sp_config cfg = {prefix, label, rank_info.rank, explicit_init};
+	struct sp_config cfg = {prefix, label, rank_info.rank, explicit_init,
+				rank_info.world_size};
 	return sp_finalize__locked(&cfg);
 }
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "api.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +248,23 @@ static int64_t process_start_ns(void)
 	return (int64_t)(start * (1000000000ull / (unsigned long long)hz)) - gap;
 }
 
+/* What an OpenMP parallel region would use: the runtime's answer when
+ * the program has one loaded, else OMP_NUM_THREADS's first level, else
+ * the CPUs this process may run on (the OpenMP default). */
+static int32_t omp_threads(void)
+{
+	int (*get)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+	if (get)
+		return get();
+	const char *env = getenv("OMP_NUM_THREADS");
+	if (env && atoi(env) > 0)
+		return atoi(env);
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		return CPU_COUNT(&set);
+	return (int32_t)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 int sp_finalize__locked(const struct sp_config *cfg)
 {
 	int64_t finalize_ns = (int64_t)sp_clock__mono_ns();
@@ -278,6 +297,8 @@ int sp_finalize__locked(const struct sp_config *cfg)
 		tr.init_real_ns = (int64_t)sp_clock_init_real_ns;
 		tr.finalize_ns = finalize_ns;
 		tr.start_ns = process_start_ns();
+		tr.mpi_size = cfg->world_size;
+		tr.omp_threads = omp_threads();
 		collect_misuse(&tr, threads, nr);
 		const char *ext = getenv("SCOPE_PROFILER_SPT_EXTENSION");
 		tr.extension = !(ext && strcmp(ext, "0") == 0);

@@ -77,6 +77,8 @@ struct sp_trace {
 	/* timing context (CLOCK_MONOTONIC ns; start_ns -1 if unknown) */
 	int64_t init_ns, finalize_ns, init_real_ns, start_ns;
 	bool extension; /* write the .spt extension block (timing, misuse) */
+	int32_t mpi_size;    /* ranks of the job, -1 unknown */
+	int32_t omp_threads; /* OpenMP threads a parallel region would use */
 	/* misuse, indexed by enum sp_misuse_kind (sp_format.h) */
 	struct sp_misuse_out misuse[10];
 };

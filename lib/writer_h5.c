@@ -97,7 +97,7 @@ static int dset_strings(hid_t loc, const char *name, const char *const *v, size_
 	return rc;
 }
 
-static void write_metadata(hid_t f, const char *label)
+static void write_metadata(hid_t f, const char *label, const struct sp_trace *tr)
 {
 	hid_t g = H5Gcreate2(f, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	if (g < 0)
@@ -120,9 +120,8 @@ static void write_metadata(hid_t f, const char *label)
 		attr_str(g, "platform", buf);
 	}
 	attr_str(g, "working_directory", getcwd(buf, sizeof(buf)) ? buf : "");
-	const char *omp = getenv("OMP_NUM_THREADS");
-	attr_i64(g, "omp_num_threads", omp ? atoi(omp) : 1);
-	attr_i64(g, "mpi_size", 1);
+	attr_i64(g, "omp_num_threads", tr->omp_threads);
+	attr_i64(g, "mpi_size", tr->mpi_size); /* -1: the launcher did not say */
 	attr_i64(g, "total_cores", sysconf(_SC_NPROCESSORS_ONLN));
 	struct passwd pw, *res = NULL;
 	char pwbuf[1024];
@@ -260,7 +259,7 @@ int sp_h5_plugin_write(const struct sp_trace *tr, const char *path, const char *
 	hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
 	int rc = f < 0 ? -EACCES : 0;
 	if (f >= 0) {
-		write_metadata(f, label);
+		write_metadata(f, label, tr);
 		char name[32];
 		snprintf(name, sizeof(name), "rank%d", tr->rank);
 		hid_t g = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
