@@ -20,7 +20,8 @@ int summary__init(struct summary *s, size_t nr_ranks)
 	s->rank_ids = xcalloc(nr_ranks + 1, sizeof(*s->rank_ids));
 	s->session_ns = xcalloc(nr_ranks + 1, sizeof(*s->session_ns));
 	s->span_ns = xcalloc(nr_ranks + 1, sizeof(*s->span_ns));
-	return s->rank_ids && s->session_ns && s->span_ns ? 0 : -ENOMEM;
+	s->wall_ns = xcalloc(nr_ranks + 1, sizeof(*s->wall_ns));
+	return s->rank_ids && s->session_ns && s->span_ns && s->wall_ns ? 0 : -ENOMEM;
 }
 
 void summary__release(struct summary *s)
@@ -31,6 +32,7 @@ void summary__release(struct summary *s)
 	xfree(s->rank_ids);
 	xfree(s->session_ns);
 	xfree(s->span_ns);
+	xfree(s->wall_ns);
 	xfree(s->node_nested);
 	path_stats__release(&s->ps);
 	memset(s, 0, sizeof(*s));
@@ -150,7 +152,24 @@ int summary__end_rank(struct summary *s)
 			    (int64_t)s->pt->region[i] == s->session_region)
 				session = (session < 0 ? 0 : session) + clamp(ps->lane[l][i].total);
 	s->span_ns[slot] = ps->max_end - ps->min_start;
-	s->session_ns[slot] = session >= 0 ? session : s->span_ns[slot];
+	/* Without a session region, each thread's session is its own first
+	 * entry to last exit, and the rank's is their sum: a region's coverage
+	 * (outermost calls, summed over threads) never exceeds it. */
+	int64_t threads = 0;
+	for (int32_t l = 0; l < ps->nr_lanes; l++) {
+		int64_t first = INT64_MAX, last = INT64_MIN;
+		for (size_t i = 0; i < ps->cap[l] && i < s->pt->n; i++) {
+			const struct node_acc *a = &ps->lane[l][i];
+			if (a->calls && s->pt->parent[i] < 0) {
+				first = a->first < first ? a->first : first;
+				last = a->last > last ? a->last : last;
+			}
+		}
+		if (last >= first)
+			sat_add(&threads, last - first);
+	}
+	s->session_ns[slot] = session >= 0 ? session : threads;
+	s->wall_ns[slot] = session >= 0 ? session : s->span_ns[slot];
 	int rc = 0;
 	for (int32_t l = 0; l < ps->nr_lanes; l++)
 		for (size_t i = 0; rc == 0 && i < ps->cap[l] && i < s->pt->n; i++)
@@ -172,9 +191,9 @@ int64_t summary__session_total(const struct summary *s)
 int64_t summary__wall_ns(const struct summary *s)
 {
 	int64_t t = 0;
-	for (size_t i = 0; i < s->nr_ranks; i++)
-		if (s->session_ns[i] > t)
-			t = s->session_ns[i];
+	for (size_t i = 0; i < s->nr_ranks; i++) {
+		t = s->wall_ns[i] > t ? s->wall_ns[i] : t;
+	}
 	return t;
 }
 
