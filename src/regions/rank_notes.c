@@ -59,7 +59,13 @@ static int copy_timing(struct rank_note *r, const struct spt_trace *t)
 		const unsigned char *p = x->lanes + (size_t)l * 24;
 		r->lanes[l] = (struct lane_time){spt_load_i64(p, t->swap),
 						 spt_load_i64(p + 8, t->swap),
-						 spt_load_i64(p + 16, t->swap)};
+						 spt_load_i64(p + 16, t->swap), ""};
+		if (l < t->nr_threads) {
+			uint32_t k = t->threads[l].name_len;
+			k = k < sizeof(r->lanes[l].name) - 1 ? k : sizeof(r->lanes[l].name) - 1;
+			memcpy(r->lanes[l].name, t->threads[l].name, k);
+			r->lanes[l].name[k] = 0;
+		}
 	}
 	return 0;
 }
@@ -139,12 +145,46 @@ static void print_misuse(const struct rank_note *r, FILE *out)
 	}
 }
 
+static void secs(char *buf, size_t n, int64_t ns)
+{
+	if (ns < 1000000)
+		snprintf(buf, n, "%.1f us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, n, "%.1f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, n, "%.3f s", (double)ns / 1e9);
+}
+
+/* The seed's thread table and startup time, one line per rank. */
+static void print_timing(const struct rank_note *r, FILE *out)
+{
+	if (!r->has_timing)
+		return;
+	char a[32], b[32];
+	secs(a, sizeof(a), r->finalize_ns - r->init_ns);
+	fprintf(out, "rank %" PRId32 ": library init to finalize %s", r->rank, a);
+	if (r->start_ns >= 0 && r->init_ns >= r->start_ns) {
+		secs(a, sizeof(a), r->init_ns - r->start_ns);
+		fprintf(out, ", startup (process start to init) %s", a);
+	}
+	for (int32_t l = 0; l < r->nr_lanes; l++) {
+		const struct lane_time *t = &r->lanes[l];
+		secs(a, sizeof(a), t->last_ns - t->first_ns);
+		if (t->cpu_ns >= 0)
+			secs(b, sizeof(b), t->cpu_ns);
+		fprintf(out, "; thread %" PRId32 "%s%s wall %s, CPU %s", l, t->name[0] ? " " : "",
+			t->name, a, t->cpu_ns >= 0 ? b : "unavailable");
+	}
+	fputc('\n', out);
+}
+
 void rank_notes__print(const struct rank_notes *n, FILE *out)
 {
 	for (size_t i = 0; i < n->nr; i++) {
 		if (n->v[i].cut.cut)
 			print_cut(&n->v[i], out);
 		print_misuse(&n->v[i], out);
+		print_timing(&n->v[i], out);
 	}
 }
 

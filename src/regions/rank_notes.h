@@ -18,6 +18,7 @@
 
 struct lane_time {
 	int64_t first_ns, last_ns, cpu_ns; /* cpu_ns -1: unknown */
+	char name[32];                     /* "" when the trace has no thread table */
 };
 
 struct misuse_note {

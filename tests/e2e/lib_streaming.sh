@@ -65,7 +65,10 @@ grep -q "misuse: sp_end of a region that was not the innermost open one .*: 1 ('
 grep -q "misuse: inner regions discarded by an out-of-order sp_end (not recorded): 1 ('inner' x1)" "$tmp/mis.err"
 grep -q "misuse: regions still open at finalize (not recorded): 1 ('left_open' x1)" "$tmp/mis.err"
 [ "$(grep -c misuse: "$tmp/mis.err")" = 4 ]   # one line per kind
-"$N" regions inspect "$tmp/mis" | grep -q "rank 0: misuse: regions still open at finalize (not recorded): 1 ('left_open' x1)"
+"$N" regions inspect "$tmp/mis" >"$tmp/mis.txt"
+grep -q "rank 0: misuse: regions still open at finalize (not recorded): 1 ('left_open' x1)" "$tmp/mis.txt"
+# timing context: init to finalize, startup, the thread's wall and CPU time
+grep -qE "^rank 0: library init to finalize [0-9.]+ (us|ms|s), startup \(process start to init\) [0-9.]+ (us|ms|s); thread 0 wall [0-9.]+ (us|ms|s), CPU [0-9.]+ (us|ms|s)$" "$tmp/mis.txt"
 "$N" regions inspect --json "$tmp/mis" >"$tmp/mis.json"
 python3 - "$tmp/mis.json" <<'PY'
 import json, sys
@@ -79,6 +82,9 @@ calls = {r["name"]: r["calls"] for r in d["regions"]}
 assert calls["recursive"] == 300 and calls["outer"] == 1, calls
 t = d["rank_notes"][0]["timing"]
 assert t["finalize_ns"] > t["init_ns"] and t["threads"][0]["cpu_ns"] > 0, t
+assert t["startup_ns"] > 0 and t["session_ns"] == t["finalize_ns"] - t["init_ns"], t
+th = t["threads"][0]
+assert th["first_ns"] >= t["init_ns"] and th["last_ns"] <= t["finalize_ns"], (th, t)
 print("misuse recorded:", sorted(m))
 PY
 SP_LOG_LEVEL=error SCOPE_PROFILER_PREFIX="$tmp/mis/q" "$P" misuse 2>"$tmp/quiet.err"
