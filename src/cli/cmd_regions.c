@@ -28,6 +28,7 @@
 #include "regions/trace_h5.h"
 #include "regions/trace_set.h"
 #include "regions/tree.h"
+#include "regions/region_filter.h"
 
 struct regions_opts {
 	bool json, paths;
@@ -64,7 +65,7 @@ static const struct opt_spec tree_opts[] = {
 	 false},
 	{"paths", 0, OPT_BOOL, O(paths), NULL, "print full call paths (a > b > c)", false},
 	{"json", 0, OPT_BOOL, O(json), NULL, "print only a JSON document on stdout", false},
-	OPT_V, OPT_Q};
+	OPT_INC, OPT_EXC, OPT_V, OPT_Q};
 static const struct opt_spec export_opts[] = {
 	{"format", 'f', OPT_STRING, O(format), "FMT",
 	 "speedscope, chrome, collapsed, csv or json (required)", false},
@@ -82,7 +83,7 @@ static const struct opt_spec plot_opts[] = {
 	OPT_OUT("the HTML page to write (required)"), OPT_RANKS,
 	{"max-calls", 0, OPT_INT, O(max_calls), "N",
 	 "draw at most N calls, longest first (default 200000)", false},
-	OPT_V, OPT_Q};
+	OPT_INC, OPT_EXC, OPT_V, OPT_Q};
 
 enum sub { SUB_INSPECT, SUB_TREE, SUB_EXPORT, SUB_CONVERT, SUB_LINES, SUB_PLOT, NR_SUB };
 
@@ -230,6 +231,15 @@ static int dispatch(enum sub s, const struct opts_rest *rest, const struct regio
 	}
 	size_t n;
 	rc = rank_filter__count(&rf, &ts, &n, e);
+	/* Verbs that rebuild calls drop filtered regions as each rank loads
+	 * (region_filter.h); inspect and summary tables filter their rows. */
+	struct region_filter filter = {0};
+	bool rows_only = s == SUB_INSPECT || (s == SUB_EXPORT && o->table &&
+					      strcmp(o->table, "summary") == 0);
+	if (rc == 0 && !rows_only && s != SUB_CONVERT &&
+	    (rc = region_filter__init(&filter, o->include.v, o->include.n, o->exclude.v,
+				      o->exclude.n, e)) == 0)
+		ts.filter = &filter;
 	if (rc == 0) {
 		switch (s) {
 		case SUB_INSPECT: rc = run_inspect(&ts, o, &rf, con, e); break;
@@ -251,6 +261,7 @@ static int dispatch(enum sub s, const struct opts_rest *rest, const struct regio
 	}
 	free(rf.ranks);
 	trace_set__release(&ts);
+	region_filter__release(&filter);
 	return rc;
 }
 

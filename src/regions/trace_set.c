@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "regions/trace_set.h"
+#include "regions/region_filter.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -422,6 +423,8 @@ int trace_set__load(struct trace_set *ts, size_t i, struct rank_data *rd, struct
 	rd->rank = s->rank;
 	int rc = s->kind == TRACE_H5 ? trace_h5_load(ts, s->path, s->rank, rd, e)
 				     : load_spt(ts, s, rd, e);
+	if (rc == 0 && region_filter__apply(ts->filter, ts, rd))
+		rc = err_set(e, -ENOMEM, "nomem", "out of memory");
 	if (rc)
 		rank_data__release(rd);
 	return rc;
