@@ -21,6 +21,7 @@
 #include "common/console.h"
 #include "common/err.h"
 #include "regions/outfile.h"
+#include "ingest/sps_reader.h"
 #include "regions/trace_set.h"
 #include "sp_format.h"
 
@@ -62,6 +63,45 @@ static int write_1d(hid_t g, const char *name, hid_t ftype, hid_t mtype, const v
  * record the run's host or environment, so those fields say "unknown" (and
  * -1 for the numeric ones) rather than describing the converting machine;
  * timestamp is the conversion's. */
+/* The .h5 a source's rank has (itself, or the library's .h5 beside its
+ * .spt), or NULL; caller frees. */
+static char *rank_h5(const struct trace_source *src)
+{
+	if (src->kind == TRACE_H5)
+		return xstrdup(src->path);
+	size_t n = strlen(src->path);
+	if (n < 4 || strcmp(src->path + n - 4, ".spt") != 0)
+		return NULL;
+	char *p = xstrdup(src->path);
+	if (p)
+		memcpy(p + n - 4, ".h5\0", 4);
+	if (p && access(p, R_OK) != 0)
+		zfree(&p);
+	return p;
+}
+
+/* Copies /metadata of the lowest rank's own .h5 (hostname, platform, label,
+ * mpi_size... as the run wrote them). False when there is none. */
+static bool copy_metadata(hid_t f, const struct trace_set *ts)
+{
+	char *src = ts->nr_src ? rank_h5(&ts->src[0]) : NULL;
+	hid_t in = src ? H5Fopen(src, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+	bool ok = in >= 0 && H5Lexists(in, "metadata", H5P_DEFAULT) > 0 &&
+		  H5Ocopy(in, "metadata", f, "metadata", H5P_DEFAULT, H5P_DEFAULT) >= 0;
+	if (in >= 0)
+		H5Fclose(in);
+	xfree(src);
+	if (!ok)
+		return false;
+	hid_t m = H5Gopen2(f, "metadata", H5P_DEFAULT);
+	if (m >= 0) {
+		if (H5Aexists(m, "converted_by") <= 0)
+			attr_str(m, "converted_by", "nunatak " NUNATAK_VERSION " (regions convert)");
+		H5Gclose(m);
+	}
+	return true;
+}
+
 static void write_metadata(hid_t f, size_t nr_ranks, const char *label)
 {
 	hid_t m = H5Gcreate2(f, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -159,6 +199,118 @@ static int write_threads(hid_t rk, const struct rank_data *rd)
 	return rc;
 }
 
+static int write_strings(hid_t g, const char *name, const char **v, hsize_t n)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	H5Tset_size(t, H5T_VARIABLE);
+	H5Tset_cset(t, H5T_CSET_UTF8);
+	int rc = write_1d(g, name, t, t, v, n);
+	H5Tclose(t);
+	return rc;
+}
+
+static void attr_f64(hid_t o, const char *name, double v)
+{
+	hid_t sp = H5Screate(H5S_SCALAR);
+	hid_t a = H5Acreate2(o, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+	H5Awrite(a, H5T_NATIVE_DOUBLE, &v);
+	H5Aclose(a);
+	H5Sclose(sp);
+}
+
+/* /rank<r>/samples in the library's layout from a parsed .sps. */
+static int samples_from_sps(hid_t rk, const struct sps_file *sf)
+{
+	hsize_t n = (hsize_t)sf->nr_samples, nr = (hsize_t)sf->nr_regions,
+		nm = (hsize_t)sf->nr_modules;
+	int32_t *reg = xmalloc(n * 4 + 4), *mod = xmalloc(n * 4 + 4);
+	uint64_t *adr = xmalloc(n * 8 + 8), *base = xmalloc(nm * 8 + 8);
+	char **names = xcalloc(nr + nm + 1, sizeof(*names));
+	int rc = -ENOMEM;
+	if (!reg || !mod || !adr || !base || !names)
+		goto out;
+	for (hsize_t i = 0; i < n; i++) {
+		struct sps_sample x = sps_file__sample(sf, (int64_t)i);
+		reg[i] = x.region;
+		mod[i] = x.module;
+		adr[i] = x.address;
+	}
+	for (hsize_t i = 0; i < nr; i++)
+		if (!(names[i] = xstrndup(sf->regions[i].s, sf->regions[i].len)))
+			goto out;
+	for (hsize_t i = 0; i < nm; i++) {
+		if (!(names[nr + i] = xstrndup(sf->modules[i].path, sf->modules[i].path_len)))
+			goto out;
+		base[i] = sf->modules[i].load_address;
+	}
+	hid_t g = H5Gcreate2(rk, "samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	rc = g < 0 ? -EIO : 0;
+	if (rc == 0) {
+		attr_f64(g, "effective_hz", (double)sf->hz);
+		attr_i64(g, "ticks", sf->ticks);
+		rc = write_1d(g, "region", H5T_STD_I32LE, H5T_NATIVE_INT32, reg, n);
+	}
+	if (rc == 0)
+		rc = write_1d(g, "module", H5T_STD_I32LE, H5T_NATIVE_INT32, mod, n);
+	if (rc == 0)
+		rc = write_1d(g, "address", H5T_STD_U64LE, H5T_NATIVE_UINT64, adr, n);
+	if (rc == 0)
+		rc = write_strings(g, "region_names", (const char **)names, nr);
+	if (rc == 0)
+		rc = write_strings(g, "module_paths", (const char **)names + nr, nm);
+	if (rc == 0)
+		rc = write_1d(g, "module_bases", H5T_STD_U64LE, H5T_NATIVE_UINT64, base, nm);
+	if (g >= 0)
+		H5Gclose(g);
+out:
+	for (hsize_t i = 0; names && i < nr + nm; i++)
+		xfree(names[i]);
+	xfree(names);
+	xfree(reg);
+	xfree(mod);
+	xfree(adr);
+	xfree(base);
+	return rc;
+}
+
+/* The rank's samples: copied from its .h5 when it has them, else from the
+ * .sps beside its .spt. Nothing (0) when the run did not sample. */
+static int write_samples(hid_t rk, const struct trace_source *src, int32_t rank,
+			 struct err *e)
+{
+	char grp[64];
+	snprintf(grp, sizeof(grp), "rank%" PRId32 "/samples", rank);
+	char *h5 = rank_h5(src);
+	hid_t in = h5 ? H5Fopen(h5, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+	bool copied = in >= 0 && H5Lexists(in, grp, H5P_DEFAULT) > 0 &&
+		      H5Ocopy(in, grp, rk, "samples", H5P_DEFAULT, H5P_DEFAULT) >= 0;
+	if (in >= 0)
+		H5Fclose(in);
+	xfree(h5);
+	size_t n = strlen(src->path);
+	if (copied || src->kind != TRACE_SPT || n < 4)
+		return 0;
+	char *sps = xstrdup(src->path);
+	if (!sps)
+		return -ENOMEM;
+	memcpy(sps + n - 4, ".sps", 4);
+	void *map = NULL;
+	size_t len = 0;
+	struct sps_file sf;
+	int rc = 0;
+	if (access(sps, R_OK) == 0 && (rc = trace_map_file(sps, &map, &len, e)) == 0) {
+		if ((rc = sps_parse(map, len, sps, &sf, e)) == 0) {
+			rc = samples_from_sps(rk, &sf);
+			if (rc)
+				err_set(e, rc, "output.write", "%s: writing its samples failed", sps);
+			sps_file__release(&sf);
+		}
+		trace_unmap_file(map, len);
+	}
+	xfree(sps);
+	return rc;
+}
+
 static int write_rank(hid_t f, struct trace_set *ts, size_t i, struct err *e)
 {
 	struct rank_data rd;
@@ -172,9 +324,12 @@ static int write_rank(hid_t f, struct trace_set *ts, size_t i, struct err *e)
 	rc = rg < 0 ? -EIO : write_threads(rk, &rd);
 	for (size_t r = 0; r < rd.nr_regions && rc == 0; r++)
 		rc = write_region(rg, ts, &rd, &rd.regions[r]);
+	if (rc == 0 && rk >= 0 && (rc = write_samples(rk, &ts->src[i], rd.rank, e)) != 0)
+		goto close; /* e names the samples file */
 	if (rc)
 		err_set(e, rc, "output.write", "writing /%s of the HDF5 file failed (%s)", name,
 			rc == -ENOMEM ? "out of memory" : "HDF5 error");
+close:
 	if (rg >= 0)
 		H5Gclose(rg);
 	if (rk >= 0)
@@ -196,7 +351,8 @@ int trace_h5_convert(struct trace_set *ts, const char *out, struct console *con,
 		rc = err_set(e, -EIO, "output.open", "%s: cannot create the HDF5 file", out);
 		goto out;
 	}
-	write_metadata(f, ts->nr_src, ts->label);
+	if (!copy_metadata(f, ts))
+		write_metadata(f, ts->nr_src, ts->label);
 	for (size_t i = 0; i < ts->nr_src && rc == 0; i++) {
 		rc = write_rank(f, ts, i, e);
 		if (con && con->terminal)
