@@ -31,7 +31,7 @@
 #include "regions/region_filter.h"
 
 struct regions_opts {
-	bool json, paths;
+	bool json, paths, source;
 	int verbose, quiet, depth, top, max_calls; /* UNSET: not given */
 	const char *sort, *ranks, *rank, *columns, *percentage, *format, *output, *table;
 	struct opt_strlist include, exclude;
@@ -77,6 +77,8 @@ static const struct opt_spec convert_opts[] = {
 	OPT_OUT("the merged HDF5 profile to write (required)"), OPT_V, OPT_Q};
 static const struct opt_spec lines_opts[] = {
 	{"top", 'n', OPT_INT, O(top), "N", "lines per region (default 10; 0 = all)", false},
+	OPT_RANKS,
+	{"source", 0, OPT_BOOL, O(source), NULL, "show each line's source text", false},
 	{"json", 0, OPT_BOOL, O(json), NULL, "print only a JSON document on stdout", false},
 	OPT_V, OPT_Q};
 static const struct opt_spec plot_opts[] = {
@@ -218,8 +220,14 @@ static int dispatch(enum sub s, const struct opts_rest *rest, const struct regio
 	if (o->top < 0)
 		return err_set(e, -EINVAL, "usage", "--top expects 0 (all) or more, got %d", o->top);
 	if (s == SUB_LINES) {
-		struct lines_opts lo = {.top = o->top, .json = o->json};
-		return regions_lines(rest->pos, rest->nr_pos, &lo, stdout, con, e);
+		struct rank_filter lrf = {0};
+		int lrc = o->ranks ? rank_filter_parse(&lrf, o->ranks, e) : 0;
+		struct lines_opts lo = {.top = o->top, .json = o->json, .source = o->source,
+					.ranks = o->ranks ? &lrf : NULL};
+		if (lrc == 0)
+			lrc = regions_lines(rest->pos, rest->nr_pos, &lo, stdout, con, e);
+		free(lrf.ranks);
+		return lrc;
 	}
 	struct rank_filter rf = {0};
 	const char *rl = s == SUB_TREE ? o->rank : o->ranks;
