@@ -75,6 +75,8 @@ static const struct opt_spec export_opts[] = {
 	OPT_RANKS, OPT_INC, OPT_EXC, OPT_V, OPT_Q};
 static const struct opt_spec convert_opts[] = {
 	OPT_OUT("the merged HDF5 profile to write (required)"), OPT_V, OPT_Q};
+static const struct opt_spec merge_opts[] = {
+	OPT_OUT("the merged HDF5 profile to write (required)"), OPT_V, OPT_Q};
 static const struct opt_spec lines_opts[] = {
 	{"top", 'n', OPT_INT, O(top), "N", "lines per region (default 10; 0 = all)", false},
 	OPT_RANKS,
@@ -87,7 +89,8 @@ static const struct opt_spec plot_opts[] = {
 	 "draw at most N calls, longest first (default 200000)", false},
 	OPT_INC, OPT_EXC, OPT_V, OPT_Q};
 
-enum sub { SUB_INSPECT, SUB_TREE, SUB_EXPORT, SUB_CONVERT, SUB_LINES, SUB_PLOT, NR_SUB };
+enum sub { SUB_INSPECT, SUB_TREE, SUB_EXPORT, SUB_CONVERT, SUB_MERGE, SUB_LINES, SUB_PLOT,
+	   NR_SUB };
 
 static const struct {
 	const char *name, *args, *summary;
@@ -102,6 +105,9 @@ static const struct {
 	 "flame graphs, or as tidy CSV/JSON", export_opts, OPTS_NR(export_opts)},
 	{"convert", "PATH... -o FILE.h5", "merge every rank into one HDF5 profile",
 	 convert_opts, OPTS_NR(convert_opts)},
+	{"merge", "RUN RUN... -o FILE.h5", "combine result sets (each RUN a file or directory, "
+	 "e.g. a Python and a Fortran run of the same ranks) into one HDF5 profile; a region "
+	 "name in two runs on one rank is refused", merge_opts, OPTS_NR(merge_opts)},
 	{"lines", "PATH...", "per-region line profile from .sps sample files", lines_opts,
 	 OPTS_NR(lines_opts)},
 	{"plot", "PATH... -o FILE.html", "self-contained timeline page (flame chart per rank)",
@@ -204,6 +210,32 @@ static int run_plot(struct trace_set *ts, const struct regions_opts *o,
 	return rc;
 }
 
+/* Each positional is one result set (run). */
+static int run_merge(const struct opts_rest *rest, const struct regions_opts *o,
+		     struct console *con, struct err *e)
+{
+	if (!o->output)
+		return err_set(e, -EINVAL, "usage", "merge needs -o FILE.h5");
+	if (rest->nr_pos < 2)
+		return err_set(e, -EINVAL, "usage",
+			       "merge needs at least two runs (files or directories) to combine");
+	struct trace_set *runs = calloc(rest->nr_pos, sizeof(*runs));
+	if (!runs)
+		return err_set(e, -ENOMEM, "nomem", "out of memory");
+	size_t opened = 0;
+	int rc = 0;
+	for (; opened < rest->nr_pos && rc == 0; opened++)
+		rc = trace_set__open(&runs[opened], &rest->pos[opened], 1, e);
+	if (rc)
+		opened--; /* the failed one released itself */
+	if (rc == 0)
+		rc = trace_h5_merge(runs, rest->nr_pos, rest->pos, o->output, con, e);
+	for (size_t k = 0; k < opened; k++)
+		trace_set__release(&runs[k]);
+	free(runs);
+	return rc;
+}
+
 static int dispatch(enum sub s, const struct opts_rest *rest, const struct regions_opts *o,
 		    struct console *con, struct err *e)
 {
@@ -219,6 +251,8 @@ static int dispatch(enum sub s, const struct opts_rest *rest, const struct regio
 			       o->max_calls);
 	if (o->top < 0)
 		return err_set(e, -EINVAL, "usage", "--top expects 0 (all) or more, got %d", o->top);
+	if (s == SUB_MERGE)
+		return run_merge(rest, o, con, e);
 	if (s == SUB_LINES) {
 		struct rank_filter lrf = {0};
 		int lrc = o->ranks ? rank_filter_parse(&lrf, o->ranks, e) : 0;
@@ -282,7 +316,7 @@ int cmd_regions(int argc, char **argv)
 	struct console con;
 	console__init(&con, stderr, 0);
 	if (argc < 2) {
-		console__error(&con, "missing verb: expected inspect, tree, export, convert, lines "
+		console__error(&con, "missing verb: expected inspect, tree, export, convert, merge, lines "
 				     "or plot (see `%s --help`)",
 			       prog);
 		return EXIT_USAGE;
@@ -301,7 +335,7 @@ int cmd_regions(int argc, char **argv)
 		s++;
 	if (s == NR_SUB) {
 		console__error(&con, "unknown verb '%s' for `%s`; expected inspect, tree, export, "
-				     "convert, lines or plot",
+				     "convert, merge, lines or plot",
 			       argv[1], prog);
 		return EXIT_USAGE;
 	}

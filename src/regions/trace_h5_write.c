@@ -133,22 +133,24 @@ static char *escape(const char *s)
 	return o;
 }
 
+/* One region group. Lanes are shifted by lane_offset (merge), and written
+ * even for a one-lane trace when force_lanes (the merged rank has several). */
 static int write_region(hid_t rg, const struct trace_set *ts, const struct rank_data *rd,
-			const struct rank_region *r)
+			const struct rank_region *r, int32_t lane_offset, bool force_lanes)
 {
 	const struct region_info *ri = &ts->regions[r->id];
 	size_t n = (size_t)r->nr_calls;
 	int64_t *st = xmalloc(n * 8 + 8), *en = xmalloc(n * 8 + 8);
-	int32_t *ln = r->lanes ? xmalloc(n * 4 + 4) : NULL;
+	int32_t *ln = r->lanes || force_lanes ? xmalloc(n * 4 + 4) : NULL;
 	char *link = escape(ri->name);
 	int rc = -ENOMEM;
-	if (!st || !en || !link || (r->lanes && !ln))
+	if (!st || !en || !link || ((r->lanes || force_lanes) && !ln))
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		st[i] = spt_load_i64(r->starts + 8 * i, rd->swap);
 		en[i] = spt_load_i64(r->ends + 8 * i, rd->swap);
 		if (ln)
-			ln[i] = spt_load_i32(r->lanes + 4 * i, rd->swap);
+			ln[i] = (r->lanes ? spt_load_i32(r->lanes + 4 * i, rd->swap) : 0) + lane_offset;
 	}
 	rc = -EIO;
 	hid_t g = H5Gcreate2(rg, link, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -171,19 +173,28 @@ out:
 	return rc;
 }
 
-static int write_threads(hid_t rk, const struct rank_data *rd)
+/* /rank<r>/threads of one rank, or of the same rank of several runs with
+ * their lanes one after the other (merge). */
+static int write_threads_of(hid_t rk, const struct rank_data *const *rds, size_t nr)
 {
-	if (rd->nr_lanes <= 1 && rd->lanes[0].tid < 0)
+	hsize_t n = 0;
+	bool any = false;
+	for (size_t k = 0; k < nr; k++) {
+		n += (hsize_t)rds[k]->nr_lanes;
+		any |= rds[k]->nr_lanes > 1 || rds[k]->lanes[0].tid >= 0;
+	}
+	if (!any && nr <= 1)
 		return 0;
-	hsize_t n = (hsize_t)rd->nr_lanes;
-	int64_t *tid = xmalloc(n * 8);
-	const char **nm = xmalloc(n * sizeof(char *));
+	int64_t *tid = xmalloc(n * 8 + 8);
+	const char **nm = xmalloc(n * sizeof(char *) + 8);
 	int rc = -ENOMEM;
 	if (tid && nm) {
-		for (hsize_t i = 0; i < n; i++) {
-			tid[i] = rd->lanes[i].tid;
-			nm[i] = rd->lanes[i].name ? rd->lanes[i].name : "";
-		}
+		hsize_t i = 0;
+		for (size_t k = 0; k < nr; k++)
+			for (int32_t l = 0; l < rds[k]->nr_lanes; l++, i++) {
+				tid[i] = rds[k]->lanes[l].tid;
+				nm[i] = rds[k]->lanes[l].name ? rds[k]->lanes[l].name : "";
+			}
 		hid_t g = H5Gcreate2(rk, "threads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 		hid_t t = H5Tcopy(H5T_C_S1);
 		H5Tset_size(t, H5T_VARIABLE);
@@ -197,6 +208,11 @@ static int write_threads(hid_t rk, const struct rank_data *rd)
 	xfree(tid);
 	xfree(nm);
 	return rc;
+}
+
+static int write_threads(hid_t rk, const struct rank_data *rd)
+{
+	return write_threads_of(rk, &rd, 1);
 }
 
 static int write_strings(hid_t g, const char *name, const char **v, hsize_t n)
@@ -323,7 +339,7 @@ static int write_rank(hid_t f, struct trace_set *ts, size_t i, struct err *e)
 	hid_t rg = rk >= 0 ? H5Gcreate2(rk, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
 	rc = rg < 0 ? -EIO : write_threads(rk, &rd);
 	for (size_t r = 0; r < rd.nr_regions && rc == 0; r++)
-		rc = write_region(rg, ts, &rd, &rd.regions[r]);
+		rc = write_region(rg, ts, &rd, &rd.regions[r], 0, false);
 	if (rc == 0 && rk >= 0 && (rc = write_samples(rk, &ts->src[i], rd.rank, e)) != 0)
 		goto close; /* e names the samples file */
 	if (rc)
@@ -369,6 +385,155 @@ out:
 	if (rc)
 		unlink(tmp);
 	xfree(tmp);
+	return rc;
+}
+
+/* The source of `rank` in ts, or -1. */
+static ssize_t source_of(const struct trace_set *ts, int32_t rank)
+{
+	for (size_t i = 0; i < ts->nr_src; i++)
+		if (ts->src[i].rank == rank)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* Loads `rank` from every run that has it (rd[k] zeroed for the others)
+ * and refuses two runs that both hold a region of the same name there. */
+static int load_rank_of_runs(struct trace_set *runs, size_t nr, const char *const *names,
+			     int32_t rank, struct rank_data *rd, bool *has, struct err *e)
+{
+	int rc = 0;
+	for (size_t k = 0; k < nr && rc == 0; k++) {
+		ssize_t i = source_of(&runs[k], rank);
+		has[k] = i >= 0;
+		memset(&rd[k], 0, sizeof(rd[k]));
+		if (has[k])
+			rc = trace_set__load(&runs[k], (size_t)i, &rd[k], e);
+		if (rc)
+			has[k] = false;
+	}
+	for (size_t k = 0; k < nr && rc == 0; k++)
+		for (size_t j = 0; has[k] && j < k && rc == 0; j++)
+			for (size_t a = 0; has[j] && a < rd[k].nr_regions && rc == 0; a++)
+				for (size_t b = 0; b < rd[j].nr_regions; b++) {
+					const char *x = runs[k].regions[rd[k].regions[a].id].name;
+					if (strcmp(x, runs[j].regions[rd[j].regions[b].id].name))
+						continue;
+					rc = err_set(e, -EINVAL, "regions.collision",
+						     "rank %" PRId32 ": region '%s' is in both %s and "
+						     "%s: merging would mix their calls; rename the "
+						     "region in one of the runs", rank, x, names[j],
+						     names[k]);
+					break;
+				}
+	return rc;
+}
+
+static int merge_rank(hid_t f, struct trace_set *runs, size_t nr, const char *const *names,
+		      int32_t rank, struct err *e)
+{
+	struct rank_data *rd = xcalloc(nr, sizeof(*rd));
+	const struct rank_data **have = xcalloc(nr, sizeof(*have));
+	bool *has = xcalloc(nr, sizeof(*has));
+	if (!rd || !have || !has) {
+		xfree(rd);
+		xfree(have);
+		xfree(has);
+		return err_set(e, -ENOMEM, "nomem", "out of memory");
+	}
+	int rc = load_rank_of_runs(runs, nr, names, rank, rd, has, e);
+	size_t nh = 0;
+	for (size_t k = 0; k < nr; k++)
+		if (has[k])
+			have[nh++] = &rd[k];
+	char name[64];
+	snprintf(name, sizeof(name), "rank%" PRId32, rank);
+	hid_t rk = rc ? -1 : H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	hid_t rg = rk >= 0 ? H5Gcreate2(rk, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+	if (rc == 0) {
+		rc = rg < 0 ? -EIO : write_threads_of(rk, have, nh);
+		int32_t off = 0;
+		for (size_t k = 0; k < nr && rc == 0; k++) {
+			if (!has[k])
+				continue;
+			for (size_t r = 0; r < rd[k].nr_regions && rc == 0; r++)
+				rc = write_region(rg, &runs[k], &rd[k], &rd[k].regions[r], off, nh > 1);
+			off += rd[k].nr_lanes;
+		}
+		/* Samples are per process: those of the first run that has them. */
+		for (size_t k = 0; k < nr && rc == 0; k++) {
+			ssize_t i = source_of(&runs[k], rank);
+			if (!has[k] || i < 0)
+				continue;
+			rc = write_samples(rk, &runs[k].src[i], rank, e);
+			if (rc == 0 && H5Lexists(rk, "samples", H5P_DEFAULT) > 0)
+				break;
+		}
+		if (rc && !e->code[0])
+			err_set(e, rc, "output.write", "writing /%s of the HDF5 file failed", name);
+	}
+	if (rg >= 0)
+		H5Gclose(rg);
+	if (rk >= 0)
+		H5Gclose(rk);
+	for (size_t k = 0; k < nr; k++)
+		if (has[k])
+			rank_data__release(&rd[k]);
+	xfree(rd);
+	xfree(have);
+	xfree(has);
+	return rc;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+int trace_h5_merge(struct trace_set *runs, size_t nr, const char *const *names, const char *out,
+		   struct console *con, struct err *e)
+{
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	size_t total = 0, nranks = 0;
+	for (size_t k = 0; k < nr; k++)
+		total += runs[k].nr_src;
+	int32_t *ranks = xmalloc((total + 1) * sizeof(*ranks));
+	char *tmp = outfile_tmp_name(out);
+	if (!ranks || !tmp) {
+		xfree(ranks);
+		xfree(tmp);
+		return err_set(e, -ENOMEM, "nomem", "out of memory");
+	}
+	for (size_t k = 0; k < nr; k++)
+		for (size_t i = 0; i < runs[k].nr_src; i++)
+			ranks[nranks++] = runs[k].src[i].rank;
+	qsort(ranks, nranks, sizeof(*ranks), cmp_i32);
+	size_t w = 0;
+	for (size_t i = 0; i < nranks; i++)
+		if (!w || ranks[w - 1] != ranks[i])
+			ranks[w++] = ranks[i];
+	nranks = w;
+	hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	int rc = f < 0 ? err_set(e, -EIO, "output.open", "%s: cannot create the HDF5 file", out) : 0;
+	if (rc == 0 && !copy_metadata(f, &runs[0]))
+		write_metadata(f, nranks, runs[0].label);
+	for (size_t i = 0; i < nranks && rc == 0; i++) {
+		rc = merge_rank(f, runs, nr, names, ranks[i], e);
+		if (con && con->terminal)
+			console__progress(con, "merging ranks", i + 1, nranks);
+	}
+	if (con && con->terminal)
+		console__progress_end(con, "merging ranks");
+	if (f >= 0 && H5Fclose(f) < 0 && rc == 0)
+		rc = err_set(e, -EIO, "output.write", "%s: closing the HDF5 file failed", out);
+	if (rc == 0 && rename(tmp, out) != 0)
+		rc = err_set(e, -errno, "output.write", "%s: cannot rename into place: %s", out,
+			     strerror(errno));
+	if (rc)
+		unlink(tmp);
+	xfree(tmp);
+	xfree(ranks);
 	return rc;
 }
 
