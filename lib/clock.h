@@ -3,8 +3,9 @@
  * Timestamps for the hot path. With an invariant TSC (constant_tsc and
  * nonstop_tsc in /proc/cpuinfo, x86-64) a stamp is a raw rdtsc, mapped to
  * CLOCK_MONOTONIC nanoseconds after the run by linear interpolation between
- * anchors: (tsc, monotonic ns) pairs taken at init, on every new buffer
- * chunk, at least once a second by each recording thread, and at finalize.
+ * anchors: (tsc, monotonic ns) pairs taken at init, before each buffer a
+ * thread writes to the trace file, at least once a second by each recording
+ * thread, and at finalize.
  * Elsewhere a stamp is CLOCK_MONOTONIC ns and the mapping is the identity.
  * SCOPE_PROFILER_CLOCK=monotonic forces the fallback.
  */
