@@ -180,6 +180,45 @@ int summary__end_rank(struct summary *s)
 	return rc;
 }
 
+/* Folds src (its ranks in `slots`) into dst; both sized for the same ranks. */
+int summary__merge(struct summary *dst, const struct summary *src, const size_t *slots,
+		   size_t nr_slots)
+{
+	if (grow_regions(dst, src->nr))
+		return -ENOMEM;
+	for (size_t i = 0; i < src->nr; i++) {
+		const struct region_summary *a = &src->r[i];
+		struct region_summary *r = &dst->r[i];
+		if (!a->seen)
+			continue;
+		if (!r->seen || a->first_start_ns < r->first_start_ns)
+			r->first_start_ns = a->first_start_ns;
+		if (!r->seen || a->min_ns < r->min_ns)
+			r->min_ns = a->min_ns;
+		if (!r->seen || a->max_ns > r->max_ns)
+			r->max_ns = a->max_ns;
+		r->seen = true;
+		r->calls += a->calls;
+		sat_add(&r->total_ns, a->total_ns);
+		sat_add(&r->exclusive_ns, a->exclusive_ns);
+		sat_add(&r->coverage_ns, a->coverage_ns);
+		sat_add(&r->parent_ns, a->parent_ns);
+		r->sumsq += a->sumsq;
+		for (size_t k = 0; k < nr_slots; k++)
+			r->rank_cov[slots[k]] += a->rank_cov[slots[k]];
+	}
+	for (size_t k = 0; k < nr_slots; k++) {
+		size_t j = slots[k];
+		dst->rank_ids[j] = src->rank_ids[j];
+		dst->session_ns[j] = src->session_ns[j];
+		dst->span_ns[j] = src->span_ns[j];
+		dst->wall_ns[j] = src->wall_ns[j];
+	}
+	dst->nr_loaded += src->nr_loaded;
+	dst->nr_calls += src->nr_calls;
+	return 0;
+}
+
 int64_t summary__session_total(const struct summary *s)
 {
 	int64_t t = 0;

@@ -78,6 +78,10 @@ int summary__begin_rank(struct summary *s, size_t slot, int32_t rank, int32_t nr
 			const struct trace_set *ts, const struct path_tree *pt);
 struct call_sink summary__sink(struct summary *s);
 int summary__end_rank(struct summary *s);
+/* Folds src, which summarised the rank slots `slots`, into dst (both made
+ * by summary__init with the same rank count): parallel summaries. */
+int summary__merge(struct summary *dst, const struct summary *src, const size_t *slots,
+		   size_t nr_slots);
 
 enum pct_mode { PCT_COVERAGE, PCT_EXCLUSIVE };
 
