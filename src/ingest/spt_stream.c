@@ -15,7 +15,8 @@
 #include "common/err.h"
 #include "ingest/spt_reader.h"
 
-/* uint64 key -> int32 value, open addressing (value -1: empty slot). */
+/* uint64 key -> int32 value, open addressing (value EMPTY: empty slot). */
+#define EMPTY INT32_MIN
 struct u64map {
 	uint64_t *keys;
 	int32_t *vals;
@@ -42,12 +43,12 @@ static int32_t *u64map_slot(struct u64map *m, uint64_t key, bool *fresh)
 			return NULL;
 		}
 		for (size_t i = 0; i < cap; i++)
-			v[i] = -1;
+			v[i] = EMPTY;
 		for (size_t i = 0; i < m->cap; i++) {
-			if (m->vals[i] < 0)
+			if (m->vals[i] == EMPTY)
 				continue;
 			size_t j = mix(m->keys[i]) & (cap - 1);
-			while (v[j] >= 0)
+			while (v[j] != EMPTY)
 				j = (j + 1) & (cap - 1);
 			k[j] = m->keys[i];
 			v[j] = m->vals[i];
@@ -59,9 +60,9 @@ static int32_t *u64map_slot(struct u64map *m, uint64_t key, bool *fresh)
 		m->cap = cap;
 	}
 	size_t j = mix(key) & (m->cap - 1);
-	while (m->vals[j] >= 0 && m->keys[j] != key)
+	while (m->vals[j] != EMPTY && m->keys[j] != key)
 		j = (j + 1) & (m->cap - 1);
-	*fresh = m->vals[j] < 0;
+	*fresh = m->vals[j] == EMPTY;
 	if (*fresh) {
 		m->keys[j] = key;
 		m->nr++;
@@ -340,7 +341,14 @@ static int64_t to_ns(const struct rec *r, uint64_t stamp)
 	}
 	const uint64_t *a = &r->anchors[2 * lo], *b = &r->anchors[2 * hi];
 	double slope = ((double)b[1] - (double)a[1]) / ((double)b[0] - (double)a[0]);
-	return (int64_t)a[1] + (int64_t)((double)(int64_t)(stamp - a[0]) * slope);
+	double ns = (double)(int64_t)a[1] + (double)(int64_t)(stamp - a[0]) * slope;
+	/* A damaged anchor must not overflow the conversion: clamp, the
+	 * nesting check downstream refuses what makes no sense. */
+	if (!(ns > -4e18))
+		return -(int64_t)4e18;
+	if (ns > 4e18)
+		return (int64_t)4e18;
+	return (int64_t)ns;
 }
 
 static int cmp_call(const void *a, const void *b)
@@ -364,9 +372,9 @@ static int32_t site_region(const struct rec *r, uint64_t handle)
 	if (!r->sites.cap)
 		return -1;
 	size_t j = mix(handle) & (r->sites.cap - 1);
-	while (r->sites.vals[j] >= 0 || r->sites.vals[j] == -2) {
+	while (r->sites.vals[j] != EMPTY) {
 		if (r->sites.keys[j] == handle)
-			return r->sites.vals[j];
+			return r->sites.vals[j] < 0 ? -1 : r->sites.vals[j];
 		j = (j + 1) & (r->sites.cap - 1);
 	}
 	return -1;
@@ -498,12 +506,20 @@ static int write_image(const struct rec *r, int32_t rank, size_t nr_lanes, unsig
 	if (version >= 3) {
 		int32_t nt = (int32_t)nr_lanes;
 		put(&w, &nt, 4);
-		for (size_t l = 0; l < nr_lanes; l++)
-			for (size_t k = 0; k < r->nr_threads; k++)
-				if (r->threads[k].calls && r->threads[k].lane == (int32_t)l) {
-					put(&w, &r->threads[k].tid, 8);
-					put_str(&w, r->threads[k].name, r->threads[k].name_len);
-				}
+		size_t *of_lane = xmalloc((nr_lanes + 1) * sizeof(*of_lane));
+		if (!of_lane) {
+			xfree(img);
+			return -ENOMEM;
+		}
+		for (size_t k = 0; k < r->nr_threads; k++)
+			if (r->threads[k].calls)
+				of_lane[r->threads[k].lane] = k;
+		for (size_t l = 0; l < nr_lanes; l++) {
+			const struct sthread *t = &r->threads[of_lane[l]];
+			put(&w, &t->tid, 8);
+			put_str(&w, t->name, t->name_len);
+		}
+		xfree(of_lane);
 	}
 	*image = img;
 	*image_len = (size_t)(w - img);
