@@ -29,7 +29,8 @@ calls = {r["name"]: r["calls"] for r in d["regions"]}
 assert note["cut"] is True and note["calls_recovered"] == d["calls"], (note, d["calls"])
 # 2 M main-thread calls; at most one buffer (16384 calls) was still in memory
 assert 0.9 * 2000000 <= calls["step"] + calls["work"] <= 2000000, calls
-assert calls["step"] == calls["work"], calls            # whole frames: pairs stay pairs
+# whole calls only; a periodic flush may fall between a work and its step
+assert 0 <= calls["work"] - calls["step"] <= 1, calls
 assert calls["worker"] == 1000, calls                    # the exited thread flushed at exit
 assert note["bytes_used"] <= note["bytes_total"] and note["last_end_ns"] > 0, note
 print("recovered %.2f %% of 2 M calls" % (100.0 * (calls["step"] + calls["work"]) / 2e6))
