@@ -25,8 +25,8 @@
 static const char *const misuse_text[SP_MISUSE_NR] = {
 	[SP_MISUSE_NULL_HANDLE] = "calls with a NULL handle (ignored)",
 	[SP_MISUSE_END_UNOPENED] = "sp_end of a region that was not open (ignored)",
-	[SP_MISUSE_END_NOT_INNER] = "sp_end of a region that was not the innermost open one "
-				    "(the inner ones were closed unrecorded)",
+	[SP_MISUSE_END_NOT_INNER] = ("sp_end of a region that was not the innermost open one "
+				     "(the inner ones were closed unrecorded)"),
 	[SP_MISUSE_DISCARDED] = "inner regions discarded by an out-of-order sp_end (not recorded)",
 	[SP_MISUSE_TOO_DEEP] = "regions opened deeper than 65536 levels (not recorded)",
 	[SP_MISUSE_LEFT_OPEN] = "regions still open at finalize (not recorded)",

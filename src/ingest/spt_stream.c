@@ -313,6 +313,8 @@ static int cmp_pair(const void *a, const void *b)
 /* Anchors sorted by stamp, strictly increasing in both clocks. */
 static void clean_anchors(struct rec *r)
 {
+	if (!r->nr_anchors)
+		return;
 	qsort(r->anchors, r->nr_anchors, 2 * sizeof(uint64_t), cmp_pair);
 	size_t k = 0;
 	for (size_t i = 0; i < r->nr_anchors; i++) {

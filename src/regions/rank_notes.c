@@ -7,6 +7,15 @@
 
 #include "common/alloc.h"
 
+/* a - b of untrusted stamps, saturated. */
+static int64_t diff(int64_t a, int64_t b)
+{
+	int64_t d;
+	if (__builtin_sub_overflow(a, b, &d))
+		return a > b ? INT64_MAX : INT64_MIN;
+	return d;
+}
+
 /* What each kind of misuse did to the calls, for the text output. */
 static const char *const kind_text[SP_MISUSE_KIND_NR] = {
 	"calls with a NULL handle (ignored)",
@@ -119,7 +128,7 @@ static void print_cut(const struct rank_note *r, FILE *out)
 		r->rank, c->pid, c->calls, c->frames);
 	if (c->last_ns >= 0 && c->init_ns > 0)
 		fprintf(out, ", the last ending %.3f s after the library's start",
-			(double)(c->last_ns - c->init_ns) / 1e9);
+			(double)diff(c->last_ns, c->init_ns) / 1e9);
 	fprintf(out, "; the file ends at byte %zu", c->bytes_total);
 	if (c->bytes_total > c->bytes_used)
 		fprintf(out, " (%zu bytes of an incomplete frame after byte %zu ignored)",
@@ -161,15 +170,15 @@ static void print_timing(const struct rank_note *r, FILE *out)
 	if (!r->has_timing)
 		return;
 	char a[32], b[32];
-	secs(a, sizeof(a), r->finalize_ns - r->init_ns);
+	secs(a, sizeof(a), diff(r->finalize_ns, r->init_ns));
 	fprintf(out, "rank %" PRId32 ": library init to finalize %s", r->rank, a);
 	if (r->start_ns >= 0 && r->init_ns >= r->start_ns) {
-		secs(a, sizeof(a), r->init_ns - r->start_ns);
+		secs(a, sizeof(a), diff(r->init_ns, r->start_ns));
 		fprintf(out, ", startup (process start to init) %s", a);
 	}
 	for (int32_t l = 0; l < r->nr_lanes; l++) {
 		const struct lane_time *t = &r->lanes[l];
-		secs(a, sizeof(a), t->last_ns - t->first_ns);
+		secs(a, sizeof(a), diff(t->last_ns, t->first_ns));
 		if (t->cpu_ns >= 0)
 			secs(b, sizeof(b), t->cpu_ns);
 		fprintf(out, "; thread %" PRId32 "%s%s wall %s, CPU %s", l, t->name[0] ? " " : "",
@@ -215,14 +224,14 @@ static json_t *timing_json(const struct rank_note *r)
 		json_array_append_new(
 			lanes, json_pack("{s:i, s:I, s:I, s:I, s:o}", "lane", (int)l, "first_ns",
 					 (json_int_t)t->first_ns, "last_ns", (json_int_t)t->last_ns,
-					 "wall_ns", (json_int_t)(t->last_ns - t->first_ns), "cpu_ns",
+					 "wall_ns", (json_int_t)diff(t->last_ns, t->first_ns), "cpu_ns",
 					 t->cpu_ns >= 0 ? json_integer(t->cpu_ns) : json_null()));
 	}
 	return json_pack("{s:I, s:I, s:I, s:o, s:I, s:o}", "init_ns", (json_int_t)r->init_ns,
 			 "finalize_ns", (json_int_t)r->finalize_ns, "init_unix_ns",
 			 (json_int_t)r->init_real_ns, "startup_ns",
-			 r->start_ns >= 0 ? json_integer(r->init_ns - r->start_ns) : json_null(),
-			 "session_ns", (json_int_t)(r->finalize_ns - r->init_ns), "threads", lanes);
+			 r->start_ns >= 0 ? json_integer(diff(r->init_ns, r->start_ns)) : json_null(),
+			 "session_ns", (json_int_t)diff(r->finalize_ns, r->init_ns), "threads", lanes);
 }
 
 json_t *rank_notes__json(const struct rank_notes *n)
