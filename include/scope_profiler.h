@@ -242,11 +242,25 @@ SP_API void sp_set_log_fn(sp_log_fn fn, void *ctx);
 SP_API int sp_init_n(const char *prefix, size_t prefix_len, const char *label,
 		     size_t label_len);
 
+/* A handle, or a compile error: sp_begin("work") (a string where a handle
+ * is expected) is only a warning for a plain prototype, and would record
+ * nothing. C++ already refuses the conversion. */
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define SP_HANDLE_(h)                                                          \
+	_Generic((h), const struct sp_site *: (h), struct sp_site *: (h),      \
+		 void *: (h))
+#else
+#define SP_HANDLE_(h) (h)
+#endif
+
 /* The functions behind a test of sp_enabled: (sp_begin)(h) calls the
- * function directly. SP_NO_INLINE_GATE turns this off. */
+ * function directly. SP_NO_INLINE_GATE turns the test off (not the check). */
 #if !defined(SP_BUILDING_LIBRARY) && !defined(SP_NO_INLINE_GATE)
-#define sp_begin(h) (sp_enabled ? (sp_begin)(h) : (void)0)
-#define sp_end(h) (sp_enabled ? (sp_end)(h) : (void)0)
+#define sp_begin(h) (sp_enabled ? (sp_begin)(SP_HANDLE_(h)) : (void)0)
+#define sp_end(h) (sp_enabled ? (sp_end)(SP_HANDLE_(h)) : (void)0)
+#elif !defined(SP_BUILDING_LIBRARY)
+#define sp_begin(h) (sp_begin)(SP_HANDLE_(h))
+#define sp_end(h) (sp_end)(SP_HANDLE_(h))
 #endif
 
 /* ---- Convenience macros: compile to nothing without SP_ENABLE ---- */

@@ -2,8 +2,9 @@
 /*
  * sp_writer__h5 through the plugin libscope_profiler_h5.so (writer_h5.c),
  * opened only when an .h5 is to be written. Looked for next to the shared
- * library itself, then in the install and build directories compiled in,
- * then on the loader's search path. Missing plugin: -ENOTSUP (no .h5).
+ * library itself (so an installed prefix finds its own, wherever it was
+ * moved), then in the build directory compiled in, then on the loader's
+ * search path. Missing plugin: -ENOTSUP (no .h5).
  */
 #include "writer.h"
 
@@ -22,6 +23,14 @@
 typedef int (*write_fn)(const struct sp_trace *, const char *, const char *);
 typedef long (*abi_fn)(void);
 
+static void *try_open(const char *path)
+{
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (h)
+		sp_log(SP_LOG_DEBUG, "HDF5 plugin: %s", path);
+	return h;
+}
+
 static void *open_plugin(void)
 {
 	char path[4096];
@@ -31,7 +40,7 @@ static void *open_plugin(void)
 		if (slash) {
 			snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - info.dli_fname),
 				 info.dli_fname, PLUGIN);
-			void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+			void *h = try_open(path);
 			if (h)
 				return h;
 		}
@@ -40,12 +49,12 @@ static void *open_plugin(void)
 	static const char *const dirs[] = {SP_PLUGIN_DIRS};
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dirs[i], PLUGIN);
-		void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		void *h = try_open(path);
 		if (h)
 			return h;
 	}
 #endif
-	return dlopen(PLUGIN, RTLD_NOW | RTLD_LOCAL);
+	return try_open(PLUGIN);
 }
 
 int sp_writer__h5(const struct sp_trace *tr, const char *path, const char *label)

@@ -6,14 +6,17 @@
 const MAX_FINDINGS = 10;
 const MAX_RANK_ROWS = 32;
 
+// The passes' duration_s (monotonic clock); start/end, whole seconds of the
+// wall clock, only for older Runs and replays, and then said as such.
 function runDuration(payload) {
-  let total = 0, known = false;
+  let total = 0, known = false, coarse = false;
   for (const p of payload.passes || []) {
+    if (typeof p.duration_s === "number" && p.duration_s > 0) { total += p.duration_s * 1000; known = true; continue; }
     const a = Date.parse(p.start), b = Date.parse(p.end);
-    if (Number.isFinite(a) && Number.isFinite(b) && b >= a) { total += b - a; known = true; }
+    if (Number.isFinite(a) && Number.isFinite(b) && b >= a) { total += b - a; known = coarse = true; }
   }
   if (!known) return "duration unavailable";
-  if (total < 1000) return "under 1 s";
+  if (coarse) return total < 1000 ? "under 1 s (wall clock, whole seconds)" : "about " + formatNumber(total / 1000, "s");
   return formatNumber(total / 1000, "s");
 }
 
@@ -127,13 +130,41 @@ function nsText(v) {
   return formatNumber(v / 1e9, "s");
 }
 
-function finding(h, i) {
+// A finding is a Hotspot that carries much of the time (the largest, until
+// FINDINGS_COVER of the sampled time, each at least FINDINGS_MIN_SHARE) or
+// has a classification, as the terminal summary picks them (summary.c).
+const FINDINGS_COVER = 0.8, FINDINGS_MIN_SHARE = 0.02;
+
+function pickFindings(hs) {
+  const out = [];
+  let covered = 0;
+  hs.forEach((h, i) => {
+    const s = available(h.share) ? h.share.value : 0;
+    if (out.length < MAX_FINDINGS && (h.classification || !out.length ||
+        (covered < FINDINGS_COVER && s >= FINDINGS_MIN_SHARE))) out.push([h, i]);
+    covered += s;
+  });
+  return out;
+}
+
+// What is unavailable for every finding is said once, above them.
+function sharedGaps(picked) {
+  const hs = picked.map(([h]) => h);
+  const gap = k => hs.length > 1 && hs.every(h => !available(h[k]));
+  return {achieved: gap("achieved") && gap("attainable"), dram: gap("dram_intensity"),
+    reason: hs.length > 1 && hs.every(h => !h.classification && h.classification_reason === hs[0].classification_reason)
+      ? hs[0].classification_reason : null};
+}
+
+function finding(h, i, gaps) {
+  gaps = gaps || {};
   const ev = el("ul", {class: "evidence"});
-  if (available(h.achieved) || available(h.attainable))
+  const roofline = available(h.achieved) || available(h.attainable);
+  if (roofline)
     ev.append(el("li", {}, "achieved ", valueSpan(h.achieved), " of ", valueSpan(h.attainable),
       " attainable", available(h.envelope_fraction) ? [": ", valueSpan(h.envelope_fraction, true), " of the envelope"] : ""));
-  else ev.append(el("li", {}, "achieved ", valueSpan(h.achieved)));
-  ev.append(el("li", {}, "DRAM intensity ", valueSpan(h.dram_intensity)));
+  else if (!gaps.achieved) ev.append(el("li", {}, "achieved ", valueSpan(h.achieved)));
+  if (!gaps.dram) ev.append(el("li", {}, "DRAM intensity ", valueSpan(h.dram_intensity)));
   if (h.classification === "imbalance" && available(h.imbalance))
     ev.append(el("li", {}, "most-loaded Locus carries ", valueSpan(h.imbalance), " the least-loaded"));
   const line = hotLine(h);
@@ -146,8 +177,9 @@ function finding(h, i) {
   return el("li", {class: "finding"},
     el("div", {class: "finding-head"}, el("strong", {class: "hs-name"}, h.name), " ", resolutionLabel(h.resolution_level),
       " \u2014 ", valueSpan(h.share, true), " of the sampled time \u2014 ", classificationChip(h),
-      h.classification ? "" : el("span", {class: "muted"}, " " + (h.classification_reason || ""))),
-    ev, el("a", {href: "#hotspot-" + i, "data-go": i, class: "go"}, "Open the Hotspot and its roofline \u2192"));
+      h.classification || gaps.reason ? "" : el("span", {class: "muted"}, " " + (h.classification_reason || ""))),
+    ev.children.length ? ev : null,
+    el("a", {href: "#hotspot-" + i, "data-go": i, class: "go"}, roofline ? "Open the Hotspot and its roofline \u2192" : "Open the Hotspot \u2192"));
 }
 
 function ranksSection(r) {
@@ -230,15 +262,24 @@ function doesNotSay(payload) {
 
 function synthesis(payload) {
   const hs = payload.hotspots || [];
-  const findings = el("ol", {class: "findings"}, hs.slice(0, MAX_FINDINGS).map(finding));
+  const picked = pickFindings(hs);
+  const gaps = sharedGaps(picked);
+  const said = [];
+  if (gaps.reason) said.push("No roofline placement for any Hotspot: " + gaps.reason + ".");
+  if (gaps.achieved && gaps.dram) said.push("Achieved FLOP rate and DRAM intensity are unavailable for every Hotspot.");
+  else if (gaps.achieved) said.push("Achieved FLOP rate is unavailable for every Hotspot.");
+  else if (gaps.dram) said.push("DRAM intensity is unavailable for every Hotspot.");
+  const shared = said.length ? el("p", {class: "muted shared-gaps"}, said.join(" ")) : null;
+  const findings = el("ol", {class: "findings"}, picked.map(([h, i]) => finding(h, i, gaps)));
   let overflow = null;
-  if (hs.length > MAX_FINDINGS) {
-    const rest = hs.slice(MAX_FINDINGS).reduce((s, h) => s + (available(h.share) ? h.share.value : 0), 0);
-    overflow = el("p", {class: "muted"}, `\u2026 and ${plural(hs.length - MAX_FINDINGS, "Hotspot")} above the floor, holding ${pct(rest)} of the sampled time (see the inventory).`);
+  if (hs.length > picked.length) {
+    const shown = new Set(picked.map(([, i]) => i));
+    const rest = hs.reduce((s, h, i) => s + (!shown.has(i) && available(h.share) ? h.share.value : 0), 0);
+    overflow = el("p", {class: "muted"}, `\u2026 and ${plural(hs.length - picked.length, "Hotspot")} above the floor, holding ${pct(rest)} of the sampled time (see the inventory).`);
   }
   return el("section", {class: "level level1", id: "synthesis"},
     el("h1", {class: "headline"}, headline(payload)),
     el("p", {class: "coverage"}, coverageSentence(payload.coverage || {})),
-    hs.length ? el("h2", {}, "Findings") : null, findings, overflow,
+    hs.length ? el("h2", {}, "Findings") : null, shared, findings, overflow,
     ranksSection(payload.ranks), regionsSection(payload.regions), doesNotSay(payload));
 }

@@ -3,9 +3,12 @@
 # Installs the Debian packages nunatak builds and tests with. As root it runs
 # apt-get; otherwise it prints the exact line to run and fails.
 # Usage: scripts/deps.sh [build|test]   (test adds the tools the suite drives)
+# llvm-19: the LLVM that `nunatak doctor` recommends (ATTRIB_LLVM_RECOMMENDED,
+# src/attrib/locate.h; Debian 12's plain `llvm` is 14); tests/cli/doctor_truth.sh
+# keeps the two in step.
 set -eu
 build_pkgs="build-essential cmake pkg-config gfortran libjansson-dev libsqlite3-dev libhdf5-dev"
-test_pkgs="clang libclang-rt-14-dev linux-perf llvm binutils openmpi-bin libopenmpi-dev
+test_pkgs="clang libclang-rt-14-dev linux-perf llvm llvm-19 binutils openmpi-bin libopenmpi-dev
   hdf5-tools sqlite3 python3 python3-numpy python3-h5py python3-jsonschema chromium valgrind"
 want="$build_pkgs"
 [ "${1:-build}" = test ] && want="$want $test_pkgs"

@@ -234,9 +234,10 @@ int attrib_tools__degradation(const struct attrib_tools *t, const char **name, c
 	else
 		*message = xstrdup("no symbolizer found (llvm-symbolizer, addr2line): Hotspots "
 				   "stay unresolved, shown as module+0x…");
-	*remedy = xasprintf("install LLVM %d or newer (Debian/Ubuntu: apt-get install llvm), "
+	/* The versioned package: Debian 12's plain `llvm` is LLVM 14. */
+	*remedy = xasprintf("install LLVM %d or newer (Debian/Ubuntu: apt-get install llvm-%d), "
 			    "or set [tools] llvm-symbolizer in nunatak.toml",
-			    ATTRIB_LLVM_RECOMMENDED);
+			    ATTRIB_LLVM_RECOMMENDED, ATTRIB_LLVM_RECOMMENDED);
 	if (!*message || !*remedy) {
 		zfree(message);
 		zfree(remedy);

@@ -69,7 +69,7 @@ static const struct opt_spec tree_opts[] = {
 static const struct opt_spec export_opts[] = {
 	{"format", 'f', OPT_STRING, O(format), "FMT",
 	 "speedscope, chrome, collapsed, csv or json (required)", false},
-	OPT_OUT("write to FILE (required; '-' for stdout)"),
+	OPT_OUT("write to FILE (default and '-': stdout)"),
 	{"table", 0, OPT_STRING, O(table), "WHAT",
 	 "csv/json: events (one row per call, default) or summary", false},
 	OPT_RANKS, OPT_INC, OPT_EXC, OPT_V, OPT_Q};
@@ -101,7 +101,7 @@ static const struct {
 	 inspect_opts, OPTS_NR(inspect_opts)},
 	{"tree", "PATH...", "reconstructed call tree per rank and lane", tree_opts,
 	 OPTS_NR(tree_opts)},
-	{"export", "PATH... -f FMT -o FILE", "export calls for speedscope, Perfetto/Chrome, "
+	{"export", "PATH... -f FMT [-o FILE]", "export calls for speedscope, Perfetto/Chrome, "
 	 "flame graphs, or as tidy CSV/JSON", export_opts, OPTS_NR(export_opts)},
 	{"convert", "PATH... -o FILE.h5", "merge every rank into one HDF5 profile",
 	 convert_opts, OPTS_NR(convert_opts)},
@@ -163,8 +163,9 @@ static int run_inspect(struct trace_set *ts, const struct regions_opts *o,
 static int run_export(struct trace_set *ts, const struct regions_opts *o,
 		      const struct rank_filter *rf, struct console *con, struct err *e)
 {
-	if (!o->format || !o->output)
-		return err_set(e, -EINVAL, "usage", "export needs --format FMT and -o FILE");
+	if (!o->format)
+		return err_set(e, -EINVAL, "usage",
+			       "export needs --format FMT (speedscope, chrome, collapsed, csv, json)");
 	struct summary_view v = {.sort = "start", .include = o->include.v,
 				 .nr_include = o->include.n, .exclude = o->exclude.v,
 				 .nr_exclude = o->exclude.n, .cols = {-1}};
@@ -180,7 +181,7 @@ static int run_export(struct trace_set *ts, const struct regions_opts *o,
 	if (x.summary && x.format != EXPORT_CSV && x.format != EXPORT_JSON)
 		return err_set(e, -EINVAL, "usage", "--table summary needs --format csv or json");
 	struct outfile out;
-	int rc = outfile__open(&out, o->output, e);
+	int rc = outfile__open(&out, o->output ? o->output : "-", e); /* default: stdout */
 	if (rc)
 		return rc;
 	rc = regions_export(ts, &x, out.f, con, e);

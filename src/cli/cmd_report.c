@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
@@ -109,7 +110,9 @@ static int fail(struct console *con, bool json, const char *code, const char *ms
 	return EXIT_FAILURE_BEFORE_LAUNCH;
 }
 
-static char *pick_run(const struct opts_rest *rest, struct err *e)
+/* The Run given, or the newest under runs_dir, which is then named (as an
+ * absolute path) on stderr: the user sees which of many Runs is read. */
+static char *pick_run(const struct opts_rest *rest, struct console *con, struct err *e)
 {
 	if (rest->nr_pos)
 		return xstrdup(rest->pos[0]);
@@ -117,6 +120,12 @@ static char *pick_run(const struct opts_rest *rest, struct err *e)
 	char *path = NULL;
 	if (config__load(&cfg, NULL, e) == 0)
 		rundir_find_latest(cfg.runs_dir ? cfg.runs_dir : ".nunatak", &path, e);
+	if (path) {
+		char *abs = realpath(path, NULL);
+		console__info(con, "Run: %s (the newest under %s)", abs ? abs : path,
+			      cfg.runs_dir ? cfg.runs_dir : ".nunatak");
+		free(abs);
+	}
 	config__release(&cfg);
 	return path;
 }
@@ -142,7 +151,7 @@ int cmd_report(int argc, char **argv)
 		rc = render_payload(o.payload, o.no_source, &con);
 		goto out;
 	}
-	if (!(dir = pick_run(&rest, &e))) {
+	if (!(dir = pick_run(&rest, &con, &e))) {
 		rc = fail(&con, o.json, e.code[0] ? e.code : "run.none",
 			  e.msg[0] ? e.msg : "no Run found");
 		goto out;

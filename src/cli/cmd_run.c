@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* `nunatak run [options] -- <command...>`: parse, call the pipeline, render
  * the --json document. Everything else lives in src/collect/pipeline.c. */
+#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
@@ -21,6 +23,7 @@ struct run_opts {
 	const char *output;
 	int freq;
 	bool json;
+	const char *json_file;
 	bool strict;
 	bool no_source;
 	const char *record;
@@ -39,7 +42,11 @@ static const struct opt_spec run_options[] = {
 	{"freq", 0, OPT_INT, offsetof(struct run_opts, freq), "HZ",
 	 "sampling frequency (default: sampling.frequency, 997)", false},
 	{"json", 0, OPT_BOOL, offsetof(struct run_opts, json), NULL,
-	 "print one JSON document on stdout at the end (messages stay on stderr)", false},
+	 "stdout holds only one JSON document, printed at the end: the application's "
+	 "stdout goes to stderr, with nunatak's messages", false},
+	{"json-file", 0, OPT_STRING, offsetof(struct run_opts, json_file), "FILE",
+	 "write the JSON document to FILE instead, the application's stdout untouched "
+	 "(`-`: as --json)", false},
 	{"strict", 0, OPT_BOOL, offsetof(struct run_opts, strict), NULL,
 	 "exit 121 when any degradation occurred", false},
 	{"no-source", 0, OPT_BOOL, offsetof(struct run_opts, no_source), NULL,
@@ -65,7 +72,9 @@ static const struct verb_spec run_spec = {
 	.opts = run_options,
 	.nr_opts = OPTS_NR(run_options),
 	.max_pos = 0,
-	.epilog = "exit codes: the application's own; 127/126 command missing / not "
+	.epilog = "`nunatak run --json -- app | jq .` reads the Run's summary while app's "
+		  "own output goes to stderr; `--json-file run.json` keeps app's stdout as is.\n"
+		  "exit codes: the application's own; 127/126 command missing / not "
 		  "executable; 125 failure before launch or usage error; 121 --strict with "
 		  "a degradation.\nexample: nunatak run --name solver -- mpirun -n 8 ./solver\n",
 };
@@ -81,24 +90,58 @@ static bool valid_source_map(const struct opt_strlist *l)
 	return true;
 }
 
-static int print_json(json_t *doc)
+static int print_json(json_t *doc, FILE *out)
 {
 	if (!doc)
 		return 0;
-	int rc = json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	fputc('\n', stdout);
+	int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (fputc('\n', out) == EOF || fflush(out) == EOF)
+		rc = -1;
 	json_decref(doc);
 	return rc;
 }
 
 /* Under --json a usage error is a JSON document too (STYLE.md §8). */
-static int usage_error(const struct run_opts *o, struct console *con, const char *msg)
+static int usage_error(const struct run_opts *o, struct console *con, const char *msg,
+		       FILE *out)
 {
 	console__error(con, "%s", msg);
-	if (o->json)
+	if (o->json || o->json_file)
 		print_json(json_pack("{s:n, s:n, s:i, s:{s:s, s:s}}", "run", "name", "exit_code",
-				     EXIT_USAGE, "error", "code", "usage", "message", msg));
+				     EXIT_USAGE, "error", "code", "usage", "message", msg),
+			   out ? out : stdout);
 	return EXIT_USAGE;
+}
+
+/* Where the JSON document goes. --json (or --json-file -): this process's
+ * stdout, kept aside, while fd 1 becomes stderr for everything else,
+ * the application and its launcher included (they inherit it), so that
+ * `nunatak run --json -- app | jq .` reads one document. --json-file FILE:
+ * FILE, opened before the run (an unwritable FILE is a usage error, before
+ * anything ran). NULL when no JSON was asked or on error (msg set). */
+static FILE *json_output(const struct run_opts *o, char *msg, size_t cap)
+{
+	if (o->json_file && strcmp(o->json_file, "-") != 0) {
+		FILE *f = fopen(o->json_file, "w");
+		if (!f)
+			snprintf(msg, cap, "--json-file %s: %s; give a writable path", o->json_file,
+				 strerror(errno));
+		return f;
+	}
+	if (!o->json && !o->json_file)
+		return NULL;
+	fflush(stdout);
+	int fd = dup(STDOUT_FILENO);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		snprintf(msg, cap, "cannot set stdout aside for --json: %s", strerror(errno));
+		if (f)
+			fclose(f);
+		else if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	return f;
 }
 
 int cmd_run(int argc, char **argv)
@@ -109,6 +152,7 @@ int cmd_run(int argc, char **argv)
 	struct opts_rest rest = {0};
 	struct err e = {0};
 	struct console con;
+	FILE *jout = NULL;
 	int rc = opts_parse(&run_spec, argc, argv, &o, &rest, &e);
 	console__init(&con, stderr, o.quiet ? CONSOLE_QUIET : o.verbose);
 	if (rc == 1) {
@@ -117,7 +161,14 @@ int cmd_run(int argc, char **argv)
 	}
 	if (rc < 0) {
 		o.json = o.json || opts_flag_given(argc, argv, "json");
-		rc = usage_error(&o, &con, e.msg);
+		rc = usage_error(&o, &con, e.msg, NULL);
+		goto out;
+	}
+	char msg[512] = "";
+	jout = json_output(&o, msg, sizeof(msg));
+	if (msg[0]) {
+		console__error(&con, "%s", msg);
+		rc = EXIT_USAGE;
 		goto out;
 	}
 	const char *bad = NULL;
@@ -130,19 +181,22 @@ int cmd_run(int argc, char **argv)
 	else if (!valid_source_map(&o.source_map))
 		bad = "--source-map expects OLD=NEW";
 	if (bad) {
-		rc = usage_error(&o, &con, bad);
+		rc = usage_error(&o, &con, bad, jout);
 		goto out;
 	}
 	struct run_request req = {
-		.name = o.name, .output = o.output, .freq = o.freq == FREQ_UNSET ? 0 : o.freq, .json = o.json,
+		.name = o.name, .output = o.output, .freq = o.freq == FREQ_UNSET ? 0 : o.freq, .json = jout != NULL,
 		.strict = o.strict, .no_source = o.no_source, .record_entry = o.record,
 		.replay_entry = o.replay, .source_map = o.source_map.v,
 		.nr_source_map = o.source_map.n, .cmd = rest.cmd_argv, .cmd_argc = rest.cmd_argc};
 	json_t *doc = NULL;
 	rc = run_pipeline(&req, &con, &doc);
-	if (print_json(doc) < 0)
-		console__error(&con, "could not write the JSON document to standard output");
+	if (print_json(doc, jout) < 0)
+		console__error(&con, "could not write the JSON document to %s",
+			       o.json_file && strcmp(o.json_file, "-") ? o.json_file : "standard output");
 out:
+	if (jout)
+		fclose(jout);
 	opts__release(&run_spec, &o);
 	opts_rest__release(&rest);
 	return rc;

@@ -176,6 +176,54 @@ char **perf_argv_record(const struct perf_record_opts *o, char *const *cmd)
 	return ab_finish(&b);
 }
 
+char **perf_argv_probe(const char *perf, const struct counter_group *g)
+{
+	struct argv_builder b = {0};
+	ab_add(&b, perf);
+	ab_add(&b, "stat");
+	ab_add(&b, "-x");
+	ab_add(&b, ",");
+	ab_add(&b, "-o");
+	ab_add(&b, "/dev/null");
+	ab_add(&b, "-e");
+	ab_add(&b, "task-clock");
+	for (int i = 0; g && i < g->nr_events; i++) {
+		ab_add(&b, "-e");
+		ab_add(&b, g->events[i].event);
+	}
+	ab_add(&b, "--");
+	ab_add(&b, "true");
+	return ab_finish(&b);
+}
+
+/* "flags : fpu vme ... hypervisor ...": the CPU runs under a hypervisor. */
+static bool cpuinfo_has_flag(const char *cpuinfo, const char *flag)
+{
+	const char *l = cpuinfo ? strstr(cpuinfo, "\nflags") : NULL;
+	const char *end = l ? strchr(l + 1, '\n') : NULL;
+	size_t n = strlen(flag);
+	for (const char *p = l; p && end && (p = strstr(p, flag)) && p < end; p += n)
+		if (p[-1] == ' ' && (p[n] == ' ' || p[n] == '\n' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+enum perf_remedy_kind perf_group_remedy_kind(const char *cpuinfo)
+{
+	return cpuinfo_has_flag(cpuinfo, "hypervisor") ? PERF_REMEDY_VIRTUAL_PMU
+						       : PERF_REMEDY_PMU_DRIVER;
+}
+
+const char *perf_group_remedy(const char *cpuinfo)
+{
+	if (perf_group_remedy_kind(cpuinfo) == PERF_REMEDY_VIRTUAL_PMU)
+		return "this is a virtual machine without a virtual PMU: run on bare metal, or "
+		       "ask for a VM that exposes the PMU (KVM: -cpu host,pmu=on; libvirt: "
+		       "<pmu state='on'/>; cloud: a bare-metal or PMU-enabled instance type)";
+	return "the kernel exposes no PMU driver for this CPU "
+	       "(/sys/bus/event_source/devices/cpu): use a kernel with it, then check `perf list`";
+}
+
 char **perf_argv_script(const char *perf, const char *input, bool dsoff)
 {
 	struct argv_builder b = {0};

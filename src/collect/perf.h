@@ -80,6 +80,17 @@ struct perf_record_opts {
 char **perf_argv_version(const char *perf);
 char **perf_argv_record(const struct perf_record_opts *o, char *const *cmd);
 /* dsoff: perf_version__at_least(v, 6, 4). */
+/* `perf stat -x , -o /dev/null -e task-clock -e <each event of g> -- true`:
+ * opens the group once, before the application runs, so that a PMU lacking
+ * the events (a VM without a virtual PMU, a kernel without the driver) drops
+ * the group up front instead of costing a rejected perf record. */
+char **perf_argv_probe(const char *perf, const struct counter_group *g);
+/* The remedy for a counter group the PMU refused, for this CPU: a virtual
+ * machine ("hypervisor" in the cpuinfo flags) needs a virtual PMU; bare metal
+ * needs the PMU driver. */
+const char *perf_group_remedy(const char *cpuinfo);
+enum perf_remedy_kind { PERF_REMEDY_VIRTUAL_PMU, PERF_REMEDY_PMU_DRIVER };
+enum perf_remedy_kind perf_group_remedy_kind(const char *cpuinfo);
 char **perf_argv_script(const char *perf, const char *input, bool dsoff);
 char **perf_argv_buildid_list(const char *perf, const char *input);
 void perf_argv__free(char **argv);

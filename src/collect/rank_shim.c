@@ -216,6 +216,14 @@ static void extract_samples(struct shim *s, const char *data, struct err *e)
 	xfree(bids);
 }
 
+/* The node has a hardware PMU: cycles and instructions can be counted. */
+static bool node_has_pmu(void)
+{
+	return access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
+	       access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0 ||
+	       access("/sys/bus/event_source/devices/armv8_pmuv3_0", F_OK) == 0;
+}
+
 /* Returns 0 when the application ran under perf record, 1 when perf refused. */
 static int try_sample(struct shim *s, struct err *e)
 {
@@ -225,7 +233,12 @@ static int try_sample(struct shim *s, struct err *e)
 	if (s->o->perf_script)
 		detect_perf_version(s, e); /* perf script's fields depend on it */
 	char *cpuinfo = read_small_file("/proc/cpuinfo");
-	const struct counter_group *g = cpuinfo ? perf_counter_group(cpuinfo) : NULL;
+	/* No core PMU on this node (a VM without a virtual PMU): the group's
+	 * events cannot open, and asking would only print perf's rejection into
+	 * the application's stderr and cost a second perf start. The Run
+	 * announces counter-events-unavailable once, from its own probe. */
+	const struct counter_group *g =
+		cpuinfo && node_has_pmu() ? perf_counter_group(cpuinfo) : NULL;
 	xfree(cpuinfo);
 	int rc = record_once(s, g, data, e);
 	const struct counter_group *used = g;
@@ -261,14 +274,6 @@ static int try_sample(struct shim *s, struct err *e)
 	}
 	xfree(data);
 	return rc;
-}
-
-/* The node has a hardware PMU: cycles and instructions can be counted. */
-static bool node_has_pmu(void)
-{
-	return access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
-	       access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0 ||
-	       access("/sys/bus/event_source/devices/armv8_pmuv3_0", F_OK) == 0;
 }
 
 /* A perf stat CSV holds at least one counter line (not a comment). */

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "collect/pipeline.h"
 #include "collect/ranks.h"
 #include "common/alloc.h"
@@ -39,6 +41,49 @@ static int read_paranoid(void)
 		fclose(f);
 	}
 	return v;
+}
+
+/* First line of perf's complaint, e.g. "event syntax error: 'fp_ret_...'". */
+static void first_line(const char *text, char *out, size_t cap)
+{
+	size_t n = 0;
+	while (text && text[n] && text[n] != '\n' && n + 1 < cap)
+		n++;
+	memcpy(out, text ? text : "", n);
+	out[n] = '\0';
+}
+
+/* Opens the counter group once with `perf stat ... -- true` before the run:
+ * a PMU that lacks the events (a VM without a virtual PMU) drops the group
+ * with its remedy up front, instead of a rejected perf record and a retry.
+ * Through the executor, so a recording keeps the answer; entries recorded
+ * before the probe existed (no "counter_probe" in meta.json) skip it. */
+static int probe_group(struct run_state *s, struct err *e)
+{
+	if (!s->group || s->sampling_blocked ||
+	    (s->replay && !json_object_get(s->recorded_meta, "counter_probe")))
+		return 0;
+	char **argv = perf_argv_probe(s->perf.path, s->group);
+	if (!argv)
+		return err_set(e, -ENOMEM, "oom", "out of memory");
+	struct exec_request rq = {.argv = (const char *const *)argv, .capture_stdout = true,
+				  .capture_stderr = true, .timeout_s = 30};
+	struct exec_result res = {0};
+	int rc = executor__run(s->x, &rq, &res, e);
+	perf_argv__free(argv);
+	if (rc == 0 && res.exit_code != 0) {
+		char why[160], msg[400];
+		first_line(res.err, why, sizeof(why));
+		snprintf(msg, sizeof(msg),
+			 "perf cannot open the %s counter group on this machine (%s): sampling "
+			 "time only, FLOP and DRAM figures unavailable",
+			 s->group->uarch, why[0] ? why : "no reason given");
+		s->group = NULL;
+		rc = run_state__degrade(s, "counter-events-unavailable", msg,
+					perf_group_remedy(s->cpuinfo));
+	}
+	exec_result__release(&res);
+	return rc;
 }
 
 /* `perf --version` through the executor: under replay the recorded answer. */
@@ -80,19 +125,15 @@ int stage_detect_perf(struct run_state *s, struct err *e)
 	if (!perf_version__at_least(&s->perf.version, 6, 4))
 		console__debug(s->con, 1, "perf %s has no dsoff: offsets computed from mmap events",
 			       s->perf.version.text);
-	return 0;
+	return probe_group(s, e);
 }
 
-static bool file_nonempty(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && st.st_size > 0;
-}
-
-static int run_app(struct run_state *s, char **argv, struct exec_result *res, struct err *e)
+static int run_app(struct run_state *s, char **argv, const char *output,
+		   struct exec_result *res, struct err *e)
 {
 	struct exec_request rq = {.argv = (const char *const *)argv, .forward_signals = true,
-				  .application = true, .env_set = s->app_env_set};
+				  .application = true, .env_set = s->app_env_set,
+				  .output_path = output};
 	iso_now(s->pass.start);
 	s->launched = true;
 	int rc = executor__run(s->x, &rq, res, e);
@@ -162,13 +203,13 @@ static int record(struct run_state *s, struct exec_result *res, struct err *e)
 		xfree(shown);
 		unlink(s->perf_data);
 		memset(res, 0, sizeof(*res));
-		int rc = run_app(s, argv, res, e);
+		int rc = run_app(s, argv, s->perf_data, res, e);
 		perf_argv__free(argv);
 		if (rc < 0)
 			return rc;
-		/* Under replay there is no perf.data and the recorded exit code is
-		 * the application's: never a rejection. */
-		if (s->replay || !perf_record_rejected(res->exit_code, file_nonempty(s->perf_data)))
+		/* Whether perf.data was written crosses the execution boundary, so
+		 * a replay steps down the ladder exactly where the recording did. */
+		if (!perf_record_rejected(res->exit_code, res->output_written))
 			return 0;
 		int perf_code = res->exit_code;
 		exec_result__release(res);
@@ -229,7 +270,7 @@ int stage_collect(struct run_state *s, struct err *e)
 		char *shown = join_argv(s->app);
 		console__info(s->con, "launching: %s", shown ? shown : s->app[0]);
 		xfree(shown);
-		rc = run_app(s, s->app, &res, e);
+		rc = run_app(s, s->app, NULL, &res, e);
 	} else {
 		s->perf_data = xasprintf("%s/perf.data", s->collect_dir);
 		s->perf_script_path = xasprintf("%s/perf-script.txt", s->collect_dir);
@@ -242,7 +283,7 @@ int stage_collect(struct run_state *s, struct err *e)
 			char *shown = join_argv(s->app);
 			console__info(s->con, "launching: %s", shown ? shown : s->app[0]);
 			xfree(shown);
-			rc = run_app(s, s->app, &res, e);
+			rc = run_app(s, s->app, NULL, &res, e);
 		}
 	}
 	if (rc < 0)

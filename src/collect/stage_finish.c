@@ -187,6 +187,9 @@ static int fill_manifest(struct run_state *s, struct manifest *m, struct err *e)
 		return rc;
 	if (s->launched) {
 		rc |= manifest__add_pass(m, 0, s->pass.exit_code, s->pass.start, s->pass.end);
+		/* The executor's monotonic clock; a replay measured nothing. */
+		if (rc == 0 && !s->replay)
+			m->passes[m->nr_passes - 1].duration_s = s->pass.duration_s;
 		if (s->pass.sampled)
 			rc |= manifest__add_collector(m, "perf", s->perf.version.text);
 	}

@@ -15,6 +15,7 @@
 #include "common/err.h"
 #include "doctor/doctor.h"
 #include "exec/exec.h"
+#include "store/fsutil.h"
 
 /* The newest LLVM this version of nunatak was validated with (REFERENCE.md §1). */
 #define TESTED_LLVM 20
@@ -116,20 +117,22 @@ int doctor_check_permissions(struct executor *x, bool perf_ok, const char *versi
 				  perf_ok ? "cpu-collection-unavailable" : NULL, perf_ok ? msg : NULL);
 }
 
-int doctor_check_counters(struct executor *x, const struct config *cfg, bool perf_ok,
-			  struct doctor_report *r, struct err *e)
+/* The cpuinfo the verdict is about: the recording's under replay, else ours. */
+static char *counters_cpuinfo(const json_t *meta)
 {
-	if (!perf_ok)
-		return doctor_report__add(r, "hardware-counters", DOCTOR_MISSING,
-					  "not checked: perf is unavailable", PERF_MISSING_REMEDY,
-					  NULL, NULL);
-	if (executor__recorded_meta(x))
-		/* Entries record no counter probe; asking would take another perf
-		 * invocation off the replay queue. */
-		return doctor_report__add(r, "hardware-counters", DOCTOR_WARNING,
-					  "unknown: the recording has no counter probe",
-					  "run `nunatak doctor` on the recorded machine itself", NULL,
-					  NULL);
+	if (meta)
+		return xstrdup(json_string_value(json_object_get(meta, "cpuinfo")));
+	char *text = NULL;
+	size_t len;
+	return fs_read_file("/proc/cpuinfo", 1 << 22, &text, &len) == 0 ? text : NULL;
+}
+
+/* A CPU without a validated group (Intel, Zen 1, ARM): `perf stat -e cycles`
+ * says whether the PMU counts at all; a virtual PMU would bring cycles and
+ * instructions (per-rank counting), never a FLOP/DRAM group this CPU lacks. */
+static int counters_without_group(struct executor *x, const struct config *cfg,
+				  const char *cpuinfo, struct doctor_report *r, struct err *e)
+{
 	const char *argv[] = {config__tool(cfg, "perf"), "stat", "-x,", "-e", "cycles", "--",
 			      "true", NULL};
 	struct exec_result res;
@@ -142,14 +145,68 @@ int doctor_check_counters(struct executor *x, const struct config *cfg, bool per
 		       !strstr(res.err, "<not supported>") && !strstr(res.err, "<not counted>");
 	exec_result__release(&res);
 	if (counted)
-		return doctor_report__add(r, "hardware-counters", DOCTOR_OK,
-					  "cycles counted: counter groups available", NULL, NULL,
-					  NULL);
+		return doctor_report__add(
+			r, "hardware-counters", DOCTOR_WARNING,
+			"cycles counted; no FLOP/DRAM counter group is validated for this CPU "
+			"(AMD Zen 2/3/4 only): no roofline placement",
+			NULL, NULL, NULL);
 	return doctor_report__add(
 		r, "hardware-counters", DOCTOR_WARNING,
-		"cycles are <not supported> here: sampling uses task-clock only (no FLOP or "
-		"DRAM counters, no roofline placement)",
-		"run on bare metal or on a VM with a virtual PMU for counter groups", NULL, NULL);
+		"cycles are <not supported> here, and no FLOP/DRAM counter group is validated "
+		"for this CPU (AMD Zen 2/3/4 only): task-clock sampling only",
+		perf_group_remedy_kind(cpuinfo) == PERF_REMEDY_VIRTUAL_PMU
+			? "a VM with a virtual PMU would add cycle and instruction counts (not "
+			  "FLOP or DRAM counters, which this CPU has no validated group for)"
+			: NULL,
+		NULL, NULL);
+}
+
+int doctor_check_counters(struct executor *x, const struct config *cfg, bool perf_ok,
+			  struct doctor_report *r, struct err *e)
+{
+	if (!perf_ok)
+		return doctor_report__add(r, "hardware-counters", DOCTOR_MISSING,
+					  "not checked: perf is unavailable", PERF_MISSING_REMEDY,
+					  NULL, NULL);
+	const json_t *meta = executor__recorded_meta(x);
+	if (meta && !json_object_get(meta, "counter_probe"))
+		/* Older entries record no counter probe; asking would take another
+		 * perf invocation off the replay queue. */
+		return doctor_report__add(r, "hardware-counters", DOCTOR_WARNING,
+					  "unknown: the recording has no counter probe",
+					  "run `nunatak doctor` on the recorded machine itself", NULL,
+					  NULL);
+	char *cpuinfo = counters_cpuinfo(meta);
+	const struct counter_group *g = perf_counter_group(cpuinfo);
+	if (!g) {
+		int rc = counters_without_group(x, cfg, cpuinfo, r, e);
+		xfree(cpuinfo);
+		return rc;
+	}
+	/* The very probe `nunatak run` makes before launching. */
+	char **argv = perf_argv_probe(config__tool(cfg, "perf"), g);
+	struct exec_result res = {0};
+	int rc = argv ? doctor_probe(x, (const char *const *)argv, &res, e)
+		      : err_set(e, -ENOMEM, "oom", "out of memory");
+	perf_argv__free(argv);
+	if (rc == 0) {
+		char *why = doctor_first_line(res.err);
+		char *detail = res.exit_code == 0
+			? xasprintf("the %s counter group opens: FLOP and DRAM sampling", g->uarch)
+			: xasprintf("the %s counter group cannot open here (%s): task-clock "
+				    "sampling only, no FLOP or DRAM counters, no roofline placement",
+				    g->uarch, why ? why : "perf gave no reason");
+		rc = !detail ? err_set(e, -ENOMEM, "oom", "out of memory")
+		     : doctor_report__add(r, "hardware-counters",
+					  res.exit_code == 0 ? DOCTOR_OK : DOCTOR_WARNING, detail,
+					  res.exit_code == 0 ? NULL : perf_group_remedy(cpuinfo),
+					  NULL, NULL);
+		xfree(why);
+		xfree(detail);
+	}
+	exec_result__release(&res);
+	xfree(cpuinfo);
+	return rc;
 }
 
 static int llvm_found(const struct attrib_tools *t, struct doctor_report *r)
@@ -215,7 +272,7 @@ int doctor_check_llvm(struct executor *x, const struct config *cfg, struct docto
 		rc = doctor_report__add(r, "llvm", DOCTOR_MISSING,
 					"no llvm-symbolizer and no GNU addr2line: Hotspots stay "
 					"unresolved (module+offset)",
-					remedy ? remedy : "install LLVM 19 or newer (apt-get install llvm)",
+					remedy ? remedy : "install LLVM 19 or newer (apt-get install llvm-19)",
 					d > 0 ? dname : NULL, d > 0 ? msg : NULL);
 	xfree(msg);
 	xfree(remedy);

@@ -11,7 +11,7 @@
  *  - replay:    serves a corpus entry's invocations, one FIFO queue per program
  *               base name (argv[0]'s basename); an unrecorded program answers 127.
  *
- * The layout is exactly that of shared/corpus/recordings/ (see its README).
+ * The layout is exactly that of tests/corpus/recordings/ (see tests/corpus/README.md).
  */
 #ifndef NUNATAK_EXEC_EXEC_H
 #define NUNATAK_EXEC_EXEC_H
@@ -40,6 +40,9 @@ struct exec_request {
 	bool forward_signals;        /* forward SIGINT/SIGTERM/SIGHUP/SIGQUIT to the child while waiting */
 	bool application;            /* this is the user's application: never captured,
 					recorded with captured=false */
+	const char *output_path;     /* a file the command is expected to write (perf
+					record's perf.data): the result says whether it
+					did, and recording/replay keep that answer */
 };
 
 struct exec_result {
@@ -51,6 +54,8 @@ struct exec_result {
 	char *err;          /* captured stderr (NUL-terminated), or NULL */
 	size_t err_len;
 	double duration_s;
+	bool output_written; /* output_path exists and is not empty (replay: as recorded;
+				entries recorded without the field: true) */
 };
 
 struct executor;

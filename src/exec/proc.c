@@ -570,7 +570,11 @@ static int real_run(struct executor *x, const struct exec_request *req, struct e
 		    struct err *e)
 {
 	(void)x;
-	return resolve_and(req, res, e, then_wait, NULL);
+	int rc = resolve_and(req, res, e, then_wait, NULL);
+	struct stat st;
+	if (rc == 0 && req->output_path)
+		res->output_written = stat(req->output_path, &st) == 0 && st.st_size > 0;
+	return rc;
 }
 
 static const json_t *real_meta(struct executor *x)

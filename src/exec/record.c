@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * The recording executor: runs every request through an inner executor and
- * writes it in the corpus layout of shared/corpus/recordings (README there):
+ * writes it in the corpus layout of tests/corpus/recordings (tests/corpus/README.md):
  *   <entry>/meta.json
- *   <entry>/invocations/NNN.json    {"argv": [...], "exit_code": N, "captured": bool}
+ *   <entry>/invocations/NNN.json    {"argv": [...], "exit_code": N, "captured": bool,
+ *                                    "output_written": bool (only with output_path)}
  *   <entry>/invocations/NNN.stdout  (only when captured)
  *   <entry>/invocations/NNN.stderr  (only when captured)
  * JSON is written with 2-space indentation and key order kept, like the
@@ -132,6 +133,10 @@ static int record_one(struct recorder *r, const struct exec_request *req,
 		json_array_append_new(argv, json_string(req->argv[i]));
 	json_t *inv = json_pack("{s:o?, s:i, s:b}", "argv", argv, "exit_code", res->exit_code,
 				"captured", captured);
+	/* Whether perf record wrote perf.data tells a rejected attempt (retried
+	 * one rung down) from a run: the replay must retry the same way. */
+	if (inv && req->output_path)
+		json_object_set_new(inv, "output_written", json_boolean(res->output_written));
 	char *stem = xasprintf("%s/invocations/%03u", r->dir, r->next);
 	char *path = stem ? xasprintf("%s.json", stem) : NULL;
 	int rc = -ENOMEM;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * The replay executor: serves a corpus entry (layout in record.c and
- * shared/corpus/README.md). Invocations are queued in recorded order, one
+ * tests/corpus/README.md). Invocations are queued in recorded order, one
  * FIFO per program base name; argv beyond argv[0]'s base name is ignored on
  * purpose, because paths (perf.data locations, /opt/homebrew/... symbolizer
  * probes) legitimately differ between the recording machine and ours. A
@@ -25,6 +25,7 @@ struct recorded {
 	unsigned number; /* NNN */
 	int exit_code;
 	bool captured;
+	bool output_written; /* absent in older entries: true */
 };
 
 struct queue {
@@ -91,8 +92,10 @@ static int load_invocation(struct replayer *r, const char *name, struct err *e)
 		goto out;
 	}
 	json_t *cap = json_object_get(inv, "captured");
+	json_t *wrote = json_object_get(inv, "output_written");
 	q->items[q->nr++] = (struct recorded){(unsigned)nr, (int)json_integer_value(code),
-					      cap ? json_is_true(cap) : true};
+					      cap ? json_is_true(cap) : true,
+					      wrote ? json_is_true(wrote) : true};
 out:
 	json_decref(inv);
 	xfree(path);
@@ -142,6 +145,7 @@ static int serve(struct replayer *r, const struct recorded *it, const struct exe
 	/* The layout does not record how a process ended, so term_signal stays 0
 	 * rather than guessing from a code above 128 (which a program may exit with). */
 	res->exit_code = it->exit_code;
+	res->output_written = req->output_path && it->output_written;
 	if (!it->captured || req->application)
 		return 0;
 	int rc = 0;

@@ -11,7 +11,7 @@
  *
  * Under replay (an executor whose recorded_meta() is non-NULL) the platform,
  * cpu_model and cpuinfo come from the recording's meta.json, never from the
- * replaying machine (shared/corpus/README.md).
+ * replaying machine (tests/corpus/README.md).
  *
  * Ownership: struct machine owns all its strings and arrays; release with
  * machine__release(). Not thread-safe (plain data).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Exports of a run's calls to the formats of existing viewers, streamed one
- * rank at a time (docs/cli/regions.md, shared/docs/export-formats.md):
+ * rank at a time (docs/cli/regions.md):
  *  - speedscope: evented profiles, one per (rank, lane), unit nanoseconds,
  *    `at` relative to the run's first entry; frames deduplicated by region;
  *  - chrome: Trace Event Format object form, X events with exact decimal µs,

@@ -134,16 +134,47 @@ static char *downgrades(const struct diagnostic *g)
 	return r;
 }
 
+/* The reason no Hotspot is placed, when it is one and the same for every one
+ * (say, no FLOP counter in the Run): said once, not on every finding. */
+static const char *shared_reason(const struct analysis *a)
+{
+	const char *r = NULL;
+	for (size_t i = 0; i < a->nr_diags; i++) {
+		const struct diagnostic *g = &a->diags[i];
+		if (g->classification || !g->classification_reason ||
+		    (r && strcmp(r, g->classification_reason) != 0))
+			return NULL;
+		r = g->classification_reason;
+	}
+	return a->nr_diags > 1 ? r : NULL;
+}
+
+/* A finding is a Hotspot that carries much of the time (the largest ones,
+ * until FINDINGS_COVER of the sampled time, each at least FINDINGS_MIN_SHARE)
+ * or has a classification; the rest are in the report's inventory. */
+#define FINDINGS_COVER 0.8
+#define FINDINGS_MIN_SHARE 0.02
+
+static bool is_finding(const struct diagnostic *g, double covered, size_t nth)
+{
+	if (g->classification || nth == 0)
+		return true;
+	return covered < FINDINGS_COVER && isfinite(g->share.value) &&
+	       g->share.value >= FINDINGS_MIN_SHARE;
+}
+
 static void finding(const struct diagnostic *g, const struct pivot *p, const char *time_base,
-		    struct text_lines *out)
+		    bool reason_said, struct text_lines *out)
 {
 	const struct hotspot *h = &p->hotspots[g->hotspot];
 	char *name = hotspot__display_name(h);
 	char verdict[320];
 	if (g->classification)
-		snprintf(verdict, sizeof(verdict), "%s", g->classification);
+		snprintf(verdict, sizeof(verdict), " - %s", g->classification);
+	else if (reason_said)
+		verdict[0] = '\0';
 	else
-		snprintf(verdict, sizeof(verdict), "no placement: %s",
+		snprintf(verdict, sizeof(verdict), " - no placement: %s",
 			 g->classification_reason ? g->classification_reason : "unknown");
 	/* The hottest line is attrib_hottest_line(), as the payload's hottest_line. */
 	char where[160] = "";
@@ -154,7 +185,7 @@ static void finding(const struct diagnostic *g, const struct pivot *p, const cha
 			 base ? base + 1 : (sh.file ? sh.file : "?"), sh.line);
 	}
 	char sb[24], eb[24];
-	text_lines__add(out, "  %s (%s%s) - %s of the sampled time (+-%s, %s) - %s",
+	text_lines__add(out, "  %s (%s%s) - %s of the sampled time (+-%s, %s)%s",
 			name ? name : "?", resolution__name(h->level), where,
 			pct(sb, sizeof(sb), g->share.value), pct(eb, sizeof(eb), g->relative_error),
 			quality__name(g->share.quality), verdict);
@@ -246,16 +277,27 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 	headline(a, p, out);
 	if (ctx && ctx->ranks && imbalance_render(ctx->ranks, out) < 0)
 		out->failed = true;
-	size_t shown = a->nr_diags < SUMMARY_MAX_FINDINGS ? a->nr_diags : SUMMARY_MAX_FINDINGS;
-	for (size_t i = 0; i < shown; i++)
-		finding(&a->diags[i], p, a->time_base, out);
-	if (a->nr_diags > shown) {
-		double rest = 0;
-		for (size_t i = shown; i < a->nr_diags; i++)
-			rest += a->diags[i].share.value;
-		text_lines__add(out, "  ... and %zu Hotspots above the floor, holding %.1f%%",
-				a->nr_diags - shown, 100.0 * rest);
+	const char *reason = shared_reason(a);
+	if (reason)
+		text_lines__add(out, "  no roofline placement for any Hotspot: %s", reason);
+	size_t shown = 0;
+	double covered = 0, rest = 0;
+	for (size_t i = 0; i < a->nr_diags; i++) {
+		const struct diagnostic *g = &a->diags[i];
+		if (shown < SUMMARY_MAX_FINDINGS && is_finding(g, covered, shown)) {
+			finding(g, p, a->time_base, reason != NULL, out);
+			shown++;
+		} else {
+			rest += g->share.value;
+		}
+		covered += isfinite(g->share.value) ? g->share.value : 0;
 	}
+	char rb[24]; /* an unavailable share among the rest: their sum is unavailable */
+	if (a->nr_diags > shown)
+		text_lines__add(out, "  ... and %zu more Hotspot%s above the floor, holding %s "
+				     "(every one in the report's inventory)",
+				a->nr_diags - shown, a->nr_diags - shown == 1 ? "" : "s",
+				pct(rb, sizeof(rb), rest));
 	if (a->others_count) {
 		char ob[24];
 		text_lines__add(out, "  others: %zu Hotspot%s below the floor - %s of the sampled time",

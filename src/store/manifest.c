@@ -8,6 +8,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/json_text.h"
 #include "store/fsutil.h"
 
 void manifest__init(struct manifest *m)
@@ -246,6 +247,7 @@ static json_t *pass_to_json(const struct pass *p)
 	put(o, "exit_code", p->exit_code >= 0 ? json_integer(p->exit_code) : json_null(), &ok);
 	put(o, "start", jstr(p->start), &ok);
 	put(o, "end", jstr(p->end), &ok);
+	put(o, "duration_s", p->duration_s > 0 ? json_real(p->duration_s) : json_null(), &ok);
 	put(o, "collectors", cs, &ok);
 	if (!ok)
 		json_decref(o);
@@ -307,6 +309,8 @@ int manifest__write(const struct manifest *m, const char *run_dir, struct err *e
 	char *text = doc ? json_dumps(doc, JSON_INDENT(2)) : NULL, *path = NULL;
 	int rc;
 	json_decref(doc);
+	if (text)
+		json_text_shortest_reals(text); /* 0.8, not 0.80000000000000004 */
 	if (!text || !(path = fs_join(run_dir, MANIFEST_FILE))) {
 		rc = err_set(e, -ENOMEM, "store.oom", "out of memory writing the manifest of %s",
 			     run_dir);

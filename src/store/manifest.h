@@ -48,6 +48,7 @@ struct pass {
 	int index;
 	int exit_code;     /* -1 when the pass never ran to an exit */
 	char *start, *end; /* ISO-8601 with offset, or NULL */
+	double duration_s; /* monotonic clock, from launch to exit; 0: unknown (replay) */
 	struct collector *collectors;
 	size_t nr_collectors;
 };

@@ -153,6 +153,9 @@ static int read_pass(struct manifest *m, const json_t *p, size_t i, const char *
 		return rc;
 	if (manifest__add_pass(m, (int)json_integer_value(idx), exit_code, start, end))
 		return oom(e);
+	const json_t *dur = json_object_get(p, "duration_s"); /* absent in older Runs */
+	if (json_is_number(dur) && json_number_value(dur) > 0)
+		m->passes[m->nr_passes - 1].duration_s = json_number_value(dur);
 	size_t k;
 	const json_t *c;
 	json_array_foreach(json_object_get(p, "collectors"), k, c) {

@@ -6,7 +6,7 @@
  *
  * git runs through the executor (never directly), so recordings capture it
  * and replays serve it. The order of invocations matches the recordings of
- * shared/corpus: `rev-parse --show-toplevel` at naming time, later
+^ * tests/corpus: `rev-parse --show-toplevel` at naming time, later
  * `rev-parse HEAD`, and `status --porcelain` only when HEAD resolved (the
  * replay queue for "git" is FIFO, so this order is part of the contract).
  */

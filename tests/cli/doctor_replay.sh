@@ -2,7 +2,7 @@
 # nunatak doctor --replay: answers from a recorded corpus entry (perf 6.14.11, no LLVM) via the executor
 set -eu
 entry=${NUNATAK_CORPUS_DIR:?}/recordings/perf/6.14.11/linux-x86_64/workload-c
-[ -d "$entry" ] || { echo "skip: corpus entry $entry absent"; exit 2; }
+[ -d "$entry" ] || { echo "FAIL: corpus entry $entry missing"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"

@@ -8,7 +8,7 @@ cd "$tmp"
 fail() { echo "FAIL: $*"; exit 1; }
 heat="$NUNATAK_BUILD_DIR/examples/c/example_heat"
 threads="$NUNATAK_BUILD_DIR/examples/c/example_threads"
-[ -x "$heat" ] && [ -x "$threads" ] || { echo "skip: the C examples are not built"; exit 2; }
+[ -x "$heat" ] && [ -x "$threads" ] || fail "the C examples are not built ($heat, $threads)"
 SCOPE_PROFILER_PREFIX="$tmp/heat" SCOPE_PROFILER_SAMPLE_HZ=1000 "$heat" >/dev/null
 SCOPE_PROFILER_PREFIX="$tmp/thr" "$threads" >/dev/null
 [ -f heat_rank00000.spt ] && [ -f thr_rank00000.spt ] || fail "the examples wrote no traces: $(ls)"

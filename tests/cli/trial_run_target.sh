@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run with a wrong target: program in cwd without ./, a directory, a too-long --name (Run still created)
+# run with a wrong target: program in cwd without ./, a missing path (no such file, not "command not found"), a directory, a too-long --name (Run still created); report names the Run it picked with an absolute path
 set -eu
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -21,7 +21,11 @@ runs() {
 # like the shell, nunatak does not search the cwd, but it says where the program is
 runs 127 "myapp: command not found in PATH; it is in the current directory: run ./myapp" -- myapp
 # a directory of the same name in cwd is not suggested
-runs 127 "adir: command not found (check the name, or give a path)" -- adir
+runs 127 "adir: command not found in PATH (check the name, or give a path)" -- adir
+# a path that is not there: the file does not exist, no PATH advice
+runs 127 "./missing: no such file (check the path" -- ./missing
+grep -q "command not found\|give a path" err.txt && fail "a path was given: $(cat err.txt)"
+runs 127 "sub/dir/missing: no such file" -- sub/dir/missing
 # `chmod +x` is the wrong advice for a directory
 runs 126 "./adir: is a directory, not a program" -- ./adir
 
@@ -33,4 +37,11 @@ rc=0
 run=$(ls .nunatak | grep '^n')
 [ "${#run}" = $((128 + 16)) ] || fail "Run directory name: $run (${#run} bytes)"
 [ -f ".nunatak/$run/manifest.json" ] || fail "no manifest in .nunatak/$run"
+
+# report without a Run argument says which Run it read, absolutely
+mkdir elsewhere
+"$NUNATAK" report > out.txt 2> err.txt || fail "report: $(cat err.txt)"
+grep -qF "Run: $tmp/.nunatak/$run (the newest under" err.txt ||
+	grep -qF "Run: $(readlink -f "$tmp")/.nunatak/$run (the newest under" err.txt ||
+	fail "report does not name the Run it picked: $(cat err.txt)"
 echo ok

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# libscope_profiler install: pkg-config, find_package(ScopeProfiler) and the Fortran module work from an installed prefix
+# cmake --install --prefix P: everything under P and nothing elsewhere, both executables run, the prefix moved elsewhere still serves pkg-config, find_package, the Fortran module and the HDF5 plugin; the README's two programs compile and run exactly as printed
 set -eu
 B=${NUNATAK_BUILD_DIR:?}
 S=${NUNATAK_SOURCE_DIR:?}
@@ -12,9 +12,25 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export SCOPE_PROFILER_HDF5=0
-P="$tmp/prefix"
-cmake --install "$B" --prefix "$P" >"$tmp/install.log"
+P0="$tmp/first-prefix"
+cmake --install "$B" --prefix "$P0" >"$tmp/install.log"
+# Every file cmake installed is under the prefix, and so is what it wrote.
+grep -E "^-- (Installing|Up-to-date)" "$tmp/install.log" | grep -v -- " $P0/" &&
+  { echo "installed outside $P0"; exit 1; }
+[ -f "$B/install_manifest.txt" ] && grep -v "^$P0/" "$B/install_manifest.txt" &&
+  { echo "install manifest lists files outside $P0"; exit 1; }
+for x in nunatak scope-profiler; do
+  [ -x "$P0/bin/$x" ] || { echo "not installed: $P0/bin/$x"; exit 1; }
+done
+"$P0/bin/nunatak" --version >/dev/null
+"$P0/bin/scope-profiler" --help >/dev/null
+# Relocatable: the prefix moved elsewhere after install still works.
+P="$tmp/moved/elsewhere"
+mkdir -p "$tmp/moved"
+mv "$P0" "$P"
 libdir=$(dirname "$(find "$P" -name libscope_profiler.so | head -1)")
+grep -q '${pcfiledir}' "$libdir/pkgconfig/scope_profiler.pc" || { echo ".pc is not relocatable"; exit 1; }
+grep -rq "$P0" "$libdir/pkgconfig" "$libdir/cmake" && { echo "the first prefix is written in the package files"; exit 1; }
 for f in "$P/include/scope_profiler.h" "$libdir/libscope_profiler.a" \
          "$libdir/pkgconfig/scope_profiler.pc" "$libdir/cmake/ScopeProfiler/ScopeProfilerConfig.cmake"; do
   [ -f "$f" ] || { echo "not installed: $f"; exit 1; }
@@ -31,6 +47,34 @@ export PKG_CONFIG_PATH="$libdir/pkgconfig"
   -lm -Wl,-rpath,"$libdir"
 SCOPE_PROFILER_PREFIX="$tmp/pc" "$tmp/heat" 32 20 0 >/dev/null
 [ -s "$tmp/pc_rank00000.spt" ]
+
+if [ -f "$libdir/libscope_profiler_h5.so" ]; then
+  echo "== HDF5 plugin beside the moved library"
+  SP_LOG_LEVEL=4 SCOPE_PROFILER_HDF5=1 SCOPE_PROFILER_PREFIX="$tmp/h5" "$tmp/heat" 32 20 0 \
+    >/dev/null 2>"$tmp/h5.log"
+  grep -q "HDF5 plugin: $libdir/libscope_profiler_h5.so" "$tmp/h5.log" ||
+    { echo "the plugin was not found beside the library:"; cat "$tmp/h5.log"; exit 1; }
+  [ -s "$tmp/h5_rank00000.h5" ] || { echo "no .h5 written"; exit 1; }
+fi
+
+echo "== README's C and Fortran programs, compiled as printed"
+export LD_LIBRARY_PATH="$libdir"   # the README's way for a program without rpath
+awk '/^```c$/{f=1;next} /^```$/{f=0} f' "$S/README.md" >"$tmp/app.c"
+awk '/^```fortran$/{f=1;next} /^```$/{f=0} f' "$S/README.md" >"$tmp/app.f90"
+[ -s "$tmp/app.c" ] && [ -s "$tmp/app.f90" ] || { echo "README lost its programs"; exit 1; }
+cmd=$(grep -E '^cc app\.c ' "$S/README.md" | sed 's/ *#.*//')
+[ -n "$cmd" ] || { echo "README lost its cc command"; exit 1; }
+(cd "$tmp" && eval "$cmd" && SCOPE_PROFILER_PREFIX="$tmp/readme" ./app | grep -q "^sum = ")
+[ -s "$tmp/readme_rank00000.spt" ] || { echo "README's C program wrote no trace"; exit 1; }
+if command -v gfortran >/dev/null; then
+  fcmd=$(grep -E '^gfortran app\.f90 ' "$S/README.md" | sed 's/ *#.*//')
+  [ -n "$fcmd" ] || { echo "README lost its gfortran command"; exit 1; }
+  (cd "$tmp" && eval "$fcmd" && SCOPE_PROFILER_PREFIX="$tmp/readme_f" ./app_f | grep -q "^sum = ")
+  [ -s "$tmp/readme_f_rank00000.spt" ] || { echo "README's Fortran program wrote no trace"; exit 1; }
+else
+  echo "(gfortran missing: README's Fortran program not compiled)"
+fi
+unset LD_LIBRARY_PATH
 
 echo "== find_package(ScopeProfiler)"
 mkdir -p "$tmp/proj"
@@ -52,7 +96,7 @@ SCOPE_PROFILER_PREFIX="$tmp/cms" "$tmp/proj/build/heat_static" 32 20 0 >/dev/nul
 
 echo "== Fortran module from the prefix"
 if command -v gfortran >/dev/null && [ -f "$P/include/scope_profiler.mod" ]; then
-  gfortran -cpp "$S/examples/fortran/heat1d.f90" -I"$P/include" -L"$libdir" -lscope_profiler \
+  gfortran -cpp -ffree-line-length-none "$S/examples/fortran/heat1d.f90" -I"$P/include" -L"$libdir" -lscope_profiler \
     -Wl,-rpath,"$libdir" -o "$tmp/heat1d"
   SCOPE_PROFILER_PREFIX="$tmp/f" "$tmp/heat1d" >/dev/null
   [ -s "$tmp/f_rank00000.spt" ]

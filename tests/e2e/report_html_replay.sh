@@ -3,7 +3,7 @@
 set -eu
 . "$NUNATAK_SOURCE_DIR/tests/fixtures/report/chromium.sh"
 corpus="$NUNATAK_CORPUS_DIR/recordings/perf/6.14.11/linux-x86_64/workload-c-debug"
-[ -d "$corpus" ] || { echo "skip: corpus entry $corpus not found"; exit 2; }
+[ -d "$corpus" ] || { echo "FAIL: corpus entry $corpus missing"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # The corpus holds no sources: write one at a source-mapped path so the

@@ -5,7 +5,7 @@ cd "$WORK"
 code() { set +e; "$@" > out.txt 2> err.txt; echo $?; set -e; }
 
 [ "$(code "$NUNATAK" run -- ./does-not-exist)" -eq 127 ] || fail "missing target must exit 127"
-grep -q "command not found" err.txt || fail "no message for 127"
+grep -q "does-not-exist: no such file" err.txt || fail "no message for 127"
 [ ! -e .nunatak ] || fail "a Run directory was created for a missing target"
 printf '#!/bin/sh\nexit 0\n' > notexec.sh
 chmod 0644 notexec.sh

@@ -3,7 +3,9 @@
  * Unit test harness: each test file lists its cases in a table, each case runs
  * in a forked child (a crash fails one case, not the file), and the result is
  * OK, FAIL or SKIP with a reason. The closing line is "N passed, N failed, N
- * skipped". Usage:
+ * skipped". `test --list` prints the case names and `test NAME` runs one:
+ * tests/CMakeLists.txt registers each case as its own ctest test, so a skip
+ * (a missing machine capability only) shows per case. Usage:
  *
  *   static void t_roundtrip(void) { CHECK(x == 1); CHECK_STR(a, "b"); }
  *   static const struct test_case cases[] = {
@@ -69,6 +71,15 @@ struct test_case {
 		}                                                                    \
 	} while (0)
 
+/* A missing input (a corpus file, a temp dir) is a failure, never a skip:
+ * SKIP is only for a missing machine capability (no perf, no compiler). */
+#define FAIL_INPUT(reason)                                                           \
+	do {                                                                         \
+		fprintf(stderr, "%s:%d: missing input: %s\n", __FILE__, __LINE__,  \
+			reason);                                                     \
+		exit(1);                                                             \
+	} while (0)
+
 #define SKIP(reason)                                                                 \
 	do {                                                                         \
 		fprintf(stderr, "skip: %s\n", reason);                               \
@@ -79,6 +90,11 @@ static inline int test_run_all(const struct test_case *cases, size_t n, int argc
 			       char **argv)
 {
 	int passed = 0, failed = 0, skipped = 0;
+	if (argc > 1 && strcmp(argv[1], "--list") == 0) { /* one ctest test per case */
+		for (size_t i = 0; i < n; i++)
+			printf("%s\n", cases[i].name);
+		return 0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (argc > 1 && strcmp(argv[1], cases[i].name) != 0)
 			continue;
@@ -109,6 +125,10 @@ static inline int test_run_all(const struct test_case *cases, size_t n, int argc
 		printf("%s %-32s %s\n", verdict, cases[i].name, cases[i].desc);
 	}
 	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+	if (passed + failed + skipped == 0) {
+		fprintf(stderr, "no case named %s\n", argc > 1 ? argv[1] : "(none)");
+		return 1;
+	}
 	if (failed)
 		return 1;
 	if (passed == 0 && skipped > 0)

@@ -37,7 +37,7 @@ static void t_corpus_entry(void)
 {
 	struct stat st;
 	if (stat(CORPUS_WORKLOAD_C, &st) != 0)
-		SKIP("corpus entry workload-c not present");
+		FAIL_INPUT("corpus entry workload-c not present");
 	struct err e = {0};
 	struct executor *x = executor__new_replay(CORPUS_WORKLOAD_C, &e);
 	CHECK(x != NULL);

@@ -10,7 +10,7 @@ static void t_corpus(void)
 	size_t len;
 	char *buf = slurp(CORPUS_PERF "workload-c/invocations/006.stdout", &len);
 	if (!buf)
-		SKIP("corpus not found");
+		FAIL_INPUT("corpus not found");
 	struct buildid_list l;
 	buildid_list__init(&l);
 	CHECK_INT(buildid_list__parse(&l, buf, len, NULL), 0);

@@ -206,7 +206,7 @@ static void t_fresh_recording(void)
 {
 	char dir[] = "/tmp/nunatak-test-perfdata-XXXXXX";
 	if (!mkdtemp(dir))
-		SKIP("no temp dir");
+		FAIL_INPUT("no temp dir");
 	char data[256], txt[256];
 	snprintf(data, sizeof(data), "%s/x.data", dir);
 	snprintf(txt, sizeof(txt), "%s/x.txt", dir);

@@ -63,7 +63,7 @@ static void t_corpus(void)
 		snprintf(path, sizeof(path), "%s%s", CORPUS_PERF, corpus[k].file);
 		char *buf = slurp(path, &len);
 		if (!buf)
-			SKIP("corpus not found");
+			FAIL_INPUT("corpus not found");
 		struct pivot p;
 		pivot__init(&p);
 		struct ingest_stats st = {0};
@@ -116,7 +116,7 @@ static void t_flat_units_and_buildid(void)
 	char *buf = slurp(CORPUS_PERF "workload-c-roofline/invocations/010.stdout", &len);
 	char *bl = slurp(CORPUS_PERF "workload-c-roofline/invocations/011.stdout", &blen);
 	if (!buf || !bl)
-		SKIP("corpus not found");
+		FAIL_INPUT("corpus not found");
 	struct buildid_list ids;
 	buildid_list__init(&ids);
 	CHECK_INT(buildid_list__parse(&ids, bl, blen, NULL), 0);
@@ -176,7 +176,7 @@ static void t_stacks(void)
 	size_t len;
 	char *buf = slurp(CORPUS_PERF "workload-c-stacks/invocations/019.stdout", &len);
 	if (!buf)
-		SKIP("corpus not found");
+		FAIL_INPUT("corpus not found");
 	struct pivot p;
 	pivot__init(&p);
 	struct ingest_stats st = {0};
@@ -328,7 +328,7 @@ static void t_merge_and_order(void)
 	char *b1 = slurp(CORPUS_PERF "workload-c-multipass/invocations/019.stdout", &l1);
 	char *b2 = slurp(CORPUS_PERF "workload-c-multipass/invocations/022.stdout", &l2);
 	if (!b1 || !b2)
-		SKIP("corpus not found");
+		FAIL_INPUT("corpus not found");
 	struct pivot p, q;
 	pivot__init(&p);
 	pivot__init(&q);

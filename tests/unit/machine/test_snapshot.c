@@ -183,7 +183,7 @@ static void t_replay_meta(void)
 	json_error_t je;
 	json_t *meta = json_load_file(path, 0, &je);
 	if (!meta)
-		SKIP("corpus entry workload-c-multipass not found");
+		FAIL_INPUT("corpus entry workload-c-multipass not found");
 	struct machine m;
 	struct err e = {0};
 	machine__init(&m);
@@ -211,7 +211,7 @@ static void t_replay_executor(void)
 	struct err e = {0};
 	struct executor *x = fs_exists(entry) ? executor__new_replay(entry, &e) : NULL;
 	if (!x)
-		SKIP("corpus entry workload-c-stacks or the replay executor unavailable");
+		FAIL_INPUT("corpus entry workload-c-stacks cannot be replayed");
 	struct machine m;
 	machine__init(&m);
 	CHECK_INT(machine__snapshot(&m, x, &e), 0);

@@ -192,11 +192,11 @@ static void t_corpus_replay(void)
 {
 	const char *entry = TEST_CORPUS_DIR "/recordings/perf/6.14.11/linux-x86_64/workload-c";
 	if (!fs_exists(entry))
-		SKIP("corpus entry workload-c not found");
+		FAIL_INPUT("corpus entry workload-c not found");
 	struct err e = {0};
 	struct executor *x = executor__new_replay(entry, &e);
 	if (!x)
-		SKIP("replay executor unavailable");
+		FAIL_INPUT("replay executor unavailable");
 	char *top = NULL;
 	CHECK_INT(provenance_git_toplevel(x, "/anywhere", &top, &e), 0);
 	CHECK(top == NULL); /* recorded: exit 128, not a repository */
