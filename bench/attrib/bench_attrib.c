@@ -14,7 +14,7 @@
 
 #include "attrib/attrib.h"
 #include "attrib/elf.h"
-#include "attrib/locate.h"
+#include "tools/locate.h"
 #include "attrib/views.h"
 #include "common/alloc.h"
 #include "common/err.h"

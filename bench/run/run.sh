@@ -34,7 +34,7 @@ import json, os, resource, statistics, subprocess, sys, time
 nunatak, pairs, cache, durations, app = sys.argv[1:6]
 pairs = max(5, int(pairs))
 durations = [float(d) for d in durations.split()]
-# nunatak's own perf record options (collect/perf.c), so "perf record" here
+# nunatak's own perf record options (tools/perf.c), so "perf record" here
 # is exactly the collector nunatak runs.
 PERF = ["perf", "record", "--freq", "997", "-e", "task-clock", "-k", "CLOCK_MONOTONIC",
         "--no-bpf-event", "--no-buildid-cache", "--quiet"]

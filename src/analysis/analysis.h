@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "machine/snapshot.h" /* struct ceiling */
+#include "model/machine.h" /* struct ceiling */
 #include "model/model.h"
 
 #define ANALYSIS_FLOOR_SAMPLES 30

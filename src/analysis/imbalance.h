@@ -18,7 +18,7 @@
  * told apart from a system call of the application. The verdict uses
  * application time when at least two ranks were sampled and MPI plus kernel
  * hold a noticeable share (IMBALANCE_MPI_SIGNIFICANT); otherwise total time.
- * `basis` says which one was used, and the render shows both.
+ * `basis` says which one was used; report/ranks_view.h renders both.
  */
 #ifndef NUNATAK_ANALYSIS_IMBALANCE_H
 #define NUNATAK_ANALYSIS_IMBALANCE_H
@@ -29,8 +29,6 @@
 
 #include "model/model.h"
 
-typedef struct json_t json_t;
-struct text_lines;
 
 #define IMBALANCE_RATIO 2.0            /* classification `imbalance` at or above */
 #define IMBALANCE_MPI_SIGNIFICANT 0.05 /* MPI share above which app time decides */
@@ -81,23 +79,5 @@ struct rank_imbalance {
  */
 int imbalance_ranks(const struct pivot *p, int world_size, struct rank_imbalance *ri);
 void rank_imbalance__release(struct rank_imbalance *ri);
-
-/*
- * Per-Hotspot imbalance over ranks: max / min of the time base summed per
- * rank (threads of a rank added), over ranks with a value > 0. Returns the
- * ratio, or NaN when fewer than one rank has time; *busiest gets the rank.
- */
-double imbalance_hotspot(const struct pivot *p, int64_t hotspot, const char *time_base,
-			 int *busiest);
-
-/* The summary line(s): "ranks: N (k sampled); busiest rank R at F.FFx the
- * mean; MPI holds X% of the time" and the basis. Returns 0 or -ENOMEM.
- * Appends nothing for a Run without ranks. */
-int imbalance_render(const struct rank_imbalance *ri, struct text_lines *out);
-
-/* The payload fragment ranks{imbalance, mpi_fraction, unsampled, missing,
- * basis, busiest_rank, rows[]}, or json null for a Run without ranks. New
- * reference, NULL when out of memory. */
-json_t *imbalance_payload(const struct rank_imbalance *ri);
 
 #endif

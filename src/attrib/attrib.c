@@ -10,9 +10,10 @@
 #include "attrib/elf.h"
 #include "attrib/attrib_ctx.h"
 #include "attrib/internal.h"
-#include "attrib/locate.h"
+#include "tools/locate.h"
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "exec/exec.h"
 #include "model/model.h"
 
@@ -125,31 +126,6 @@ static int collect(struct ctx *c)
 	if (!rc && c->nr_mods)
 		qsort(c->mods, c->nr_mods, sizeof(*c->mods), mod_order);
 	return rc;
-}
-
-void attrib_degrade(struct ctx *c, const char *name, const char *remedy, const char *fmt, ...)
-{
-	char msg[768];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	degradations__add(c->d, name, msg, remedy);
-}
-
-/* Last line of a tool's stderr, for a degradation message. */
-const char *attrib_stderr_tail(const struct exec_result *r, char *buf, size_t n)
-{
-	if (!r->err || !r->err_len)
-		return "no message";
-	size_t end = r->err_len;
-	while (end && (r->err[end - 1] == '\n' || r->err[end - 1] == '\r'))
-		end--;
-	size_t start = end;
-	while (start && r->err[start - 1] != '\n')
-		start--;
-	snprintf(buf, n, "%.*s", (int)(end - start), r->err + start);
-	return buf;
 }
 
 void attrib_mod_unreadable(struct ctx *c, struct mod *m, const char *why)
@@ -356,6 +332,6 @@ int attrib_run(struct pivot *p, struct executor *x, const struct attrib_tools *t
 	xfree(c.mods);
 	xfree(c.timeout_env);
 	if (rc == -ENOMEM && e && !e->errnum)
-		err_set(e, rc, "attrib.nomem", "attribution: out of memory");
+		err_set(e, rc, ERR_OOM, "attribution: out of memory");
 	return rc;
 }

@@ -12,7 +12,7 @@
 
 #include "attrib/elf.h"
 #include "attrib/internal.h"
-#include "attrib/parse.h"
+#include "tools/symbolizer_parse.h"
 
 struct pivot;
 struct executor;

@@ -12,6 +12,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 
 #define PT_LOAD 1
 #define PT_NOTE 4
@@ -119,7 +120,7 @@ static int parse_phdrs(struct elf_info *out, const struct image *im, struct err 
 	if (phnum == 0)
 		return 0;
 	if (phentsize < (im->is64 ? 56u : 32u) || !in_range(im, phoff, phnum * phentsize))
-		return err_set(e, -EINVAL, "elf.truncated",
+		return err_set(e, -EINVAL, ERR_ELF_TRUNCATED,
 			       "program headers at offset %llu (%llu x %llu bytes) exceed the file",
 			       (unsigned long long)phoff, (unsigned long long)phnum,
 			       (unsigned long long)phentsize);
@@ -200,7 +201,7 @@ static int parse_shdrs(struct elf_info *out, const struct image *im, unsigned fl
 	if (shoff == 0)
 		return 0; /* no section headers: a valid (if unusual) object */
 	if (shentsize < (im->is64 ? 64u : 40u) || !in_range(im, shoff, shentsize))
-		return err_set(e, -EINVAL, "elf.truncated",
+		return err_set(e, -EINVAL, ERR_ELF_TRUNCATED,
 			       "section headers at offset %llu exceed the file",
 			       (unsigned long long)shoff);
 	struct shdr s0 = shdr_at(im, shoff, shentsize, 0);
@@ -209,7 +210,7 @@ static int parse_shdrs(struct elf_info *out, const struct image *im, unsigned fl
 	if (shstrndx == SHN_XINDEX)
 		shstrndx = s0.link;
 	if (!in_range(im, shoff, shnum * shentsize) || shnum > im->len / shentsize)
-		return err_set(e, -EINVAL, "elf.truncated",
+		return err_set(e, -EINVAL, ERR_ELF_TRUNCATED,
 			       "%llu section headers at offset %llu exceed the file",
 			       (unsigned long long)shnum, (unsigned long long)shoff);
 	struct shdr names = shstrndx < shnum ? shdr_at(im, shoff, shentsize, shstrndx) : (struct shdr){0};
@@ -248,15 +249,15 @@ int elf_info__parse(struct elf_info *out, const void *image, size_t len, unsigne
 	memset(out, 0, sizeof(*out));
 	struct image im = {.p = image, .len = len};
 	if (len < 52 || memcmp(image, "\177ELF", 4) != 0)
-		return err_set(e, -EINVAL, "elf.magic", "offset 0: expected the ELF magic \\177ELF");
+		return err_set(e, -EINVAL, ERR_ELF_MAGIC, "offset 0: expected the ELF magic \\177ELF");
 	if (im.p[4] != 1 && im.p[4] != 2)
-		return err_set(e, -EINVAL, "elf.class", "offset 4: unknown ELF class %u", im.p[4]);
+		return err_set(e, -EINVAL, ERR_ELF_CLASS, "offset 4: unknown ELF class %u", im.p[4]);
 	if (im.p[5] != 1)
-		return err_set(e, -EINVAL, "elf.endian",
+		return err_set(e, -EINVAL, ERR_ELF_ENDIAN,
 			       "offset 5: big-endian ELF objects are not supported");
 	im.is64 = im.p[4] == 2;
 	if (im.is64 && len < 64)
-		return err_set(e, -EINVAL, "elf.truncated", "ELF64 header truncated at %zu bytes", len);
+		return err_set(e, -EINVAL, ERR_ELF_TRUNCATED, "ELF64 header truncated at %zu bytes", len);
 	out->is64 = im.is64;
 	out->type = (int)rd(&im, 16, 2);
 	out->machine = (int)rd(&im, 18, 2);
@@ -271,17 +272,17 @@ int elf_info__read(struct elf_info *out, const char *path, unsigned flags, struc
 	memset(out, 0, sizeof(*out));
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return err_set(e, -errno, "elf.open", "%s: %s", path, strerror(errno));
+		return err_set(e, -errno, ERR_ELF_OPEN, "%s: %s", path, strerror(errno));
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
 		close(fd);
-		return err_set(e, -EINVAL, "elf.open", "%s: not a regular non-empty file", path);
+		return err_set(e, -EINVAL, ERR_ELF_OPEN, "%s: not a regular non-empty file", path);
 	}
 	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	int saved = errno;
 	close(fd);
 	if (map == MAP_FAILED)
-		return err_set(e, -saved, "elf.open", "%s: mmap: %s", path, strerror(saved));
+		return err_set(e, -saved, ERR_ELF_OPEN, "%s: mmap: %s", path, strerror(saved));
 	int rc = elf_info__parse(out, map, (size_t)st.st_size, flags, e);
 	munmap(map, (size_t)st.st_size);
 	if (rc && e)

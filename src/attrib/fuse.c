@@ -8,6 +8,7 @@
 #include "attrib/internal.h"
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 
 /* A string -> id map (open addressing, FNV-1a): fusion keys are built as
  * strings so every identity rule is spelled out in one place. */
@@ -314,6 +315,6 @@ int attrib_fuse(struct pivot *p, const struct hotspot_attr *attr, struct err *e)
 	pivot__release(&np);
 	xfree(map);
 	if (rc)
-		err_set(e, rc, "attrib.nomem", "attribution: out of memory while fusing Hotspots");
+		err_set(e, rc, ERR_OOM, "attribution: out of memory while fusing Hotspots");
 	return rc;
 }

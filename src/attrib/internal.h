@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "attrib/parse.h"
+#include "tools/symbolizer_parse.h"
 #include "model/model.h"
 
 struct attrib_opts;

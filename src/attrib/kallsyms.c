@@ -7,6 +7,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 
 static bool is_hex(char c, unsigned *v)
 {
@@ -86,12 +87,12 @@ static int collect(const char *buf, size_t len, struct entry **ents, size_t *n,
 		struct entry en;
 		int r = le > p ? parse_line(p, le, &en, ks) : 0;
 		if (r < 0)
-			return err_set(e, -EINVAL, "kallsyms.syntax",
+			return err_set(e, -EINVAL, ERR_KALLSYMS_SYNTAX,
 				       "kallsyms line %zu: expected 'ADDRESS TYPE NAME [MODULE]'",
 				       lineno);
 		if (r > 0) {
 			if (xgrow((void **)ents, &cap, *n + 1, sizeof(**ents)))
-				return err_set(e, -ENOMEM, "oom", "out of memory");
+				return err_oom(e);
 			en.idx = *n;
 			(*ents)[(*n)++] = en;
 		}
@@ -109,14 +110,14 @@ int kallsyms__parse(const char *buf, size_t len, struct kallsyms *ks, struct err
 	if (!rc && n) {
 		qsort(ents, n, sizeof(*ents), entry_cmp);
 		if (!(ks->v = xcalloc(n, sizeof(*ks->v))))
-			rc = err_set(e, -ENOMEM, "oom", "out of memory");
+			rc = err_oom(e);
 	}
 	for (size_t i = 0; !rc && i < n; i++) {
 		if (ks->n && ks->v[ks->n - 1].addr == ents[i].addr)
 			continue;
 		char *s = xmalloc(ents[i].len + 1);
 		if (!s) {
-			rc = err_set(e, -ENOMEM, "oom", "out of memory");
+			rc = err_oom(e);
 			break;
 		}
 		memcpy(s, ents[i].name, ents[i].len);

@@ -12,6 +12,7 @@
 #include "attrib/kallsyms.h"
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 
 static const char KERNEL[] = "[kernel.kallsyms]";
 static const char UNAVAILABLE[] = "kernel-symbols-unavailable";
@@ -168,14 +169,14 @@ int attrib_kernel(struct pivot *p, const struct attrib_opts *o, struct degradati
 	snprintf(msg, sizeof(msg),
 		 "kernel samples stay one unresolved [kernel.kallsyms] Hotspot: %s", no ? no : "");
 	if (no && !o->replay && degradations__add(d, UNAVAILABLE, msg, remedy) < 0)
-		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+		rc = err_oom(e);
 	struct hotspot_attr *attr = xcalloc(p->nr_hotspots, sizeof(*attr));
 	struct attrib_chain *chains = xcalloc(k, sizeof(*chains));
 	size_t nr = 0;
 	if (!rc && (!attr || !chains))
-		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+		rc = err_oom(e);
 	if (!rc && name_all(p, no ? NULL : &ks, attr, chains, &nr))
-		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+		rc = err_oom(e);
 	if (!rc)
 		rc = attrib_fuse(p, attr, e);
 	for (size_t i = 0; i < nr; i++) {

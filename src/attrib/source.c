@@ -21,6 +21,7 @@
 #include "attrib/internal.h"
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "common/md5.h"
 
 #define CONTEXT_LINES 3
@@ -339,6 +340,6 @@ int attrib_extract_sources(struct pivot *p, const struct attrib_opts *o,
 	index__release(&ix);
 	xfree(g);
 	if (rc)
-		err_set(e, rc, "attrib.nomem", "source extraction: out of memory");
+		err_set(e, rc, ERR_OOM, "source extraction: out of memory");
 	return rc;
 }

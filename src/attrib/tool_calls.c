@@ -15,7 +15,7 @@
 
 #include "attrib/attrib.h"
 #include "attrib/attrib_ctx.h"
-#include "attrib/locate.h"
+#include "tools/locate.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "exec/exec.h"

@@ -9,8 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "cli/options.h"
 #include "common/alloc.h"
 #include "common/config.h"
@@ -21,15 +22,15 @@
 
 struct doctor_opts {
 	bool json;
-	int verbose;
+	int verbose, quiet;
 	const char *replay;
 };
 
 static const struct opt_spec doctor_options[] = {
 	{"json", 0, OPT_BOOL, offsetof(struct doctor_opts, json), NULL,
 	 "print {\"checks\":[...],\"degradations\":[...]} on stdout instead of the table", false},
-	{"verbose", 'v', OPT_COUNT, offsetof(struct doctor_opts, verbose), NULL,
-	 "more detail on stderr (repeatable)", false},
+	OPT_VERBOSE(struct doctor_opts, verbose),
+	OPT_QUIET(struct doctor_opts, quiet),
 	{"replay", 0, OPT_STRING, offsetof(struct doctor_opts, replay), "ENTRY",
 	 "answer from a recorded corpus entry instead of this machine", true},
 };
@@ -109,16 +110,6 @@ static int print_json(const struct doctor_report *r)
 	return 0;
 }
 
-static void fail_json(const struct err *e)
-{
-	json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code", e->code, "message", e->msg);
-	char *s = j ? json_dumps(j, 0) : NULL;
-	if (s)
-		printf("%s\n", s);
-	free(s);
-	json_decref(j);
-}
-
 static int doctor(const struct doctor_opts *o, const struct opts_rest *rest, struct console *con)
 {
 	struct config cfg;
@@ -127,10 +118,7 @@ static int doctor(const struct doctor_opts *o, const struct opts_rest *rest, str
 	struct executor *x = o->replay ? executor__new_replay(o->replay, &e) : executor__new_real();
 	int rc = 0;
 	if (!x) {
-		if (o->json)
-			fail_json(&e);
-		console__error(con, "%s", e.msg[0] ? e.msg : "out of memory");
-		rc = EXIT_FAILURE_BEFORE_LAUNCH;
+		rc = cli_fail(con, o->json, &e, EXIT_FAILURE_BEFORE_LAUNCH, NULL);
 		goto out;
 	}
 	int load_rc = config__load(&cfg, NULL, &ce);
@@ -143,10 +131,7 @@ static int doctor(const struct doctor_opts *o, const struct opts_rest *rest, str
 	}
 	const char *const *app = rest->cmd_argc > 0 ? (const char *const *)rest->cmd_argv : NULL;
 	if (doctor_full(x, &cfg, app, &r, &e) < 0 || add_config_check(&r, &cfg, load_rc, &ce) < 0) {
-		if (o->json)
-			fail_json(&e);
-		console__error(con, "%s", e.msg[0] ? e.msg : "out of memory");
-		rc = EXIT_FAILURE_BEFORE_LAUNCH;
+		rc = cli_fail(con, o->json, &e, EXIT_FAILURE_BEFORE_LAUNCH, NULL);
 	} else if (o->json) {
 		rc = print_json(&r) < 0 ? EXIT_FAILURE_BEFORE_LAUNCH : 0;
 	} else {
@@ -166,14 +151,11 @@ int cmd_doctor(int argc, char **argv)
 	struct err e = {0};
 	struct console con;
 	int rc = opts_parse(&doctor_spec, argc, argv, &o, &rest, &e);
-	console__init(&con, stderr, o.verbose);
+	console__init(&con, stderr, cli_console_level(o.verbose, o.quiet));
 	if (rc == 1) {
 		rc = 0;
 	} else if (rc < 0) {
-		if (opts_flag_given(argc, argv, "json"))
-			fail_json(&e);
-		console__error(&con, "%s", e.msg);
-		rc = EXIT_USAGE;
+		rc = cli_fail(&con, opts_flag_given(argc, argv, "json"), &e, EXIT_USAGE, NULL);
 	} else {
 		rc = doctor(&o, &rest, &con);
 	}

@@ -8,12 +8,13 @@
 #include <stdio.h>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "cli/options.h"
 #include "collect/rank_shim.h"
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "exec/exec.h"
 
 struct rank_shim_cli {
@@ -73,7 +74,7 @@ int cmd_rank_shim(int argc, char **argv)
 	if (rc == 1)
 		goto out_ok;
 	if (rc == 0 && (!rest.cmd_argc || !c.directory))
-		rc = err_set(&e, -EINVAL, "usage",
+		rc = err_set(&e, -EINVAL, ERR_USAGE,
 			     "rank-shim needs --directory DIR and a command after `--`");
 	if (rc < 0) {
 		console__error(&con, "%s", e.msg);
@@ -89,7 +90,7 @@ int cmd_rank_shim(int argc, char **argv)
 	struct executor *x = executor__new_real();
 	struct rank_shim_result res;
 	rc = x ? rank_shim_run(x, &o, rest.cmd_argv, NULL, NULL, &res, &e)
-	       : err_set(&e, -ENOMEM, "oom", "out of memory");
+	       : err_oom(&e);
 	executor__free(x);
 	if (rc < 0) {
 		console__error(&con, "rank-shim: %s", e.msg);

@@ -13,14 +13,16 @@
 #include <string.h>
 
 #include "build_config.h"
+#include "cli/cli_error.h"
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "cli/options.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "regions/export.h"
 #include "regions/lines.h"
-#include "regions/outfile.h"
+#include "common/outfile.h"
 #include "regions/plot.h"
 #include "regions/regions_inspect.h"
 #include "regions/regions_run.h"
@@ -38,8 +40,8 @@ struct regions_opts {
 };
 
 #define O(f) offsetof(struct regions_opts, f)
-#define OPT_V {"verbose", 'v', OPT_COUNT, O(verbose), NULL, "more detail on stderr", false}
-#define OPT_Q {"quiet", 'q', OPT_COUNT, O(quiet), NULL, "no progress or notes", false}
+#define OPT_V OPT_VERBOSE(struct regions_opts, verbose)
+#define OPT_Q OPT_QUIET(struct regions_opts, quiet)
 #define OPT_RANKS {"ranks", 0, OPT_STRING, O(ranks), "LIST", "only these ranks: 0,2,4-7", false}
 #define OPT_INC {"include", 0, OPT_STRING_LIST, O(include), "REGEX", \
 		 "only regions matching REGEX (POSIX ERE, repeatable)", false}
@@ -127,17 +129,7 @@ static void usage(FILE *f, const char *prog)
 /* Prints e (console, or JSON on stdout under --json) and maps it to an exit code. */
 static int fail(struct console *con, const struct err *e, bool json)
 {
-	if (json) {
-		json_t *doc = json_pack("{s:{s:s, s:s}}", "error", "code", e->code, "message",
-					e->msg);
-		if (doc) {
-			json_dumpf(doc, stdout, JSON_INDENT(2));
-			fputc('\n', stdout);
-			json_decref(doc);
-		}
-	}
-	console__error(con, "%s", e->msg);
-	return strcmp(e->code, "usage") == 0 ? EXIT_USAGE : 1;
+	return cli_fail(con, json, e, EXIT_ERROR, NULL);
 }
 
 static int run_inspect(struct trace_set *ts, const struct regions_opts *o,
@@ -155,7 +147,7 @@ static int run_inspect(struct trace_set *ts, const struct regions_opts *o,
 	if (o->percentage && strcmp(o->percentage, "exclusive") == 0)
 		v.pct = PCT_EXCLUSIVE;
 	else if (o->percentage && strcmp(o->percentage, "coverage") != 0)
-		return err_set(e, -EINVAL, "usage",
+		return err_set(e, -EINVAL, ERR_USAGE,
 			       "--percentage '%s': expected coverage or exclusive", o->percentage);
 	return regions_inspect(ts, rf, &v, o->json, stdout, con, e);
 }
@@ -164,7 +156,7 @@ static int run_export(struct trace_set *ts, const struct regions_opts *o,
 		      const struct rank_filter *rf, struct console *con, struct err *e)
 {
 	if (!o->format)
-		return err_set(e, -EINVAL, "usage",
+		return err_set(e, -EINVAL, ERR_USAGE,
 			       "export needs --format FMT (speedscope, chrome, collapsed, csv, json)");
 	struct summary_view v = {.sort = "start", .include = o->include.v,
 				 .nr_include = o->include.n, .exclude = o->exclude.v,
@@ -176,10 +168,10 @@ static int run_export(struct trace_set *ts, const struct regions_opts *o,
 	if (o->table && strcmp(o->table, "summary") == 0)
 		x.summary = true;
 	else if (o->table && strcmp(o->table, "events") != 0)
-		return err_set(e, -EINVAL, "usage", "--table '%s': expected events or summary",
+		return err_set(e, -EINVAL, ERR_USAGE, "--table '%s': expected events or summary",
 			       o->table);
 	if (x.summary && x.format != EXPORT_CSV && x.format != EXPORT_JSON)
-		return err_set(e, -EINVAL, "usage", "--table summary needs --format csv or json");
+		return err_set(e, -EINVAL, ERR_USAGE, "--table summary needs --format csv or json");
 	struct outfile out;
 	int rc = outfile__open(&out, o->output ? o->output : "-", e); /* default: stdout */
 	if (rc)
@@ -196,7 +188,7 @@ static int run_plot(struct trace_set *ts, const struct regions_opts *o,
 		    const struct rank_filter *rf, struct console *con, struct err *e)
 {
 	if (!o->output)
-		return err_set(e, -EINVAL, "usage", "plot needs -o FILE.html");
+		return err_set(e, -EINVAL, ERR_USAGE, "plot needs -o FILE.html");
 	struct plot_opts p = {.ranks = rf, .max_calls = o->max_calls != UNSET ? (size_t)o->max_calls
 									    : 200000};
 	struct outfile out;
@@ -216,13 +208,13 @@ static int run_merge(const struct opts_rest *rest, const struct regions_opts *o,
 		     struct console *con, struct err *e)
 {
 	if (!o->output)
-		return err_set(e, -EINVAL, "usage", "merge needs -o FILE.h5");
+		return err_set(e, -EINVAL, ERR_USAGE, "merge needs -o FILE.h5");
 	if (rest->nr_pos < 2)
-		return err_set(e, -EINVAL, "usage",
+		return err_set(e, -EINVAL, ERR_USAGE,
 			       "merge needs at least two runs (files or directories) to combine");
 	struct trace_set *runs = calloc(rest->nr_pos, sizeof(*runs));
 	if (!runs)
-		return err_set(e, -ENOMEM, "nomem", "out of memory");
+		return err_oom(e);
 	size_t opened = 0;
 	int rc = 0;
 	for (; opened < rest->nr_pos && rc == 0; opened++)
@@ -241,17 +233,17 @@ static int dispatch(enum sub s, const struct opts_rest *rest, const struct regio
 		    struct console *con, struct err *e)
 {
 	if (rest->nr_pos == 0)
-		return err_set(e, -EINVAL, "usage",
+		return err_set(e, -EINVAL, ERR_USAGE,
 			       "%s needs at least one trace file or directory", subs[s].name);
 	/* A typed value the table cannot mean is an error, never the default. */
 	if (o->depth != UNSET && o->depth < 0)
-		return err_set(e, -EINVAL, "usage", "--depth expects 0 (top level) or more, got %d",
+		return err_set(e, -EINVAL, ERR_USAGE, "--depth expects 0 (top level) or more, got %d",
 			       o->depth);
 	if (o->max_calls != UNSET && o->max_calls <= 0)
-		return err_set(e, -EINVAL, "usage", "--max-calls expects a positive count, got %d",
+		return err_set(e, -EINVAL, ERR_USAGE, "--max-calls expects a positive count, got %d",
 			       o->max_calls);
 	if (o->top < 0)
-		return err_set(e, -EINVAL, "usage", "--top expects 0 (all) or more, got %d", o->top);
+		return err_set(e, -EINVAL, ERR_USAGE, "--top expects 0 (all) or more, got %d", o->top);
 	if (s == SUB_MERGE)
 		return run_merge(rest, o, con, e);
 	if (s == SUB_LINES) {
@@ -296,7 +288,7 @@ static int dispatch(enum sub s, const struct opts_rest *rest, const struct regio
 		case SUB_EXPORT: rc = run_export(&ts, o, &rf, con, e); break;
 		case SUB_CONVERT:
 			rc = o->output ? trace_h5_convert(&ts, o->output, con, e)
-				       : err_set(e, -EINVAL, "usage", "convert needs -o FILE.h5");
+				       : err_set(e, -EINVAL, ERR_USAGE, "convert needs -o FILE.h5");
 			break;
 		case SUB_PLOT: rc = run_plot(&ts, o, &rf, con, e); break;
 		default: break;
@@ -356,7 +348,7 @@ int cmd_regions(int argc, char **argv)
 	struct err e = {0};
 	int rc = opts_parse(&spec, argc - 1, argv + 1, &o, &rest, &e);
 	if (rc == 0) {
-		console__init(&con, stderr, o.quiet ? CONSOLE_QUIET : o.verbose);
+		console__init(&con, stderr, cli_console_level(o.verbose, o.quiet));
 		rc = dispatch((enum sub)s, &rest, &o, &con, &e);
 		rc = rc ? fail(&con, &e, o.json) : 0;
 	} else {

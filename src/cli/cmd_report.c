@@ -1,22 +1,25 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* `nunatak report [RUN] [--json]`: re-read a Run (default: the newest under
  * runs_dir) and print its terminal summary, or the report payload JSON. */
+#include <errno.h>
 #include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "cli/options.h"
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "report/html.h"
 #include "report/report_run.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 #include "store/rundir.h"
 
 struct report_opts {
@@ -24,7 +27,7 @@ struct report_opts {
 	bool no_source;
 	bool html;
 	const char *payload;
-	int verbose;
+	int verbose, quiet;
 };
 
 static const struct opt_spec report_options[] = {
@@ -37,8 +40,8 @@ static const struct opt_spec report_options[] = {
 	 "also (re)write the self-contained page RUN/report.html", false},
 	{"payload", 0, OPT_STRING, offsetof(struct report_opts, payload), "FILE",
 	 "render a saved payload (report --json) to report.html beside FILE", true},
-	{"verbose", 'v', OPT_COUNT, offsetof(struct report_opts, verbose), NULL,
-	 "more detail on stderr (repeatable)", false},
+	OPT_VERBOSE(struct report_opts, verbose),
+	OPT_QUIET(struct report_opts, quiet),
 };
 
 static const struct verb_spec report_spec = {
@@ -94,22 +97,6 @@ static int render_payload(const char *file, bool no_source, struct console *con)
 	return rc;
 }
 
-/* Every failure: the message on stderr and, under --json, the document
- * {"error":{"code","message"}} on stdout, so a script reading stdout gets
- * JSON whatever happened (same shape as `regions --json`). */
-static int fail(struct console *con, bool json, const char *code, const char *msg)
-{
-	console__error(con, "%s", msg);
-	if (json) {
-		json_t *doc = json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg);
-		if (doc)
-			json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputs(doc ? "\n" : "", stdout);
-		json_decref(doc);
-	}
-	return EXIT_FAILURE_BEFORE_LAUNCH;
-}
-
 /* The Run given, or the newest under runs_dir, which is then named (as an
  * absolute path) on stderr: the user sees which of many Runs is read. */
 static char *pick_run(const struct opts_rest *rest, struct console *con, struct err *e)
@@ -138,13 +125,14 @@ int cmd_report(int argc, char **argv)
 	struct console con;
 	char *dir = NULL;
 	int rc = opts_parse(&report_spec, argc, argv, &o, &rest, &e);
-	console__init(&con, stderr, o.verbose);
+	console__init(&con, stderr, cli_console_level(o.verbose, o.quiet));
 	if (rc == 1) {
 		rc = 0;
 		goto out;
 	}
 	if (rc < 0) {
-		rc = fail(&con, opts_flag_given(argc, argv, "json"), "usage", e.msg);
+		rc = cli_fail(&con, opts_flag_given(argc, argv, "json"), &e,
+			      EXIT_FAILURE_BEFORE_LAUNCH, NULL);
 		goto out;
 	}
 	if (o.payload) {
@@ -152,14 +140,15 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (!(dir = pick_run(&rest, &con, &e))) {
-		rc = fail(&con, o.json, e.code[0] ? e.code : "run.none",
-			  e.msg[0] ? e.msg : "no Run found");
+		if (!e.code[0])
+			err_set(&e, -ENOENT, ERR_RUN_NONE, "no Run found");
+		rc = cli_fail(&con, o.json, &e, EXIT_FAILURE_BEFORE_LAUNCH, NULL);
 		goto out;
 	}
 	struct report_out out = {0};
 	rc = report_run(dir, o.no_source, &out, &e);
 	if (rc < 0) {
-		rc = fail(&con, o.json, e.code, e.msg);
+		rc = cli_fail(&con, o.json, &e, EXIT_FAILURE_BEFORE_LAUNCH, NULL);
 		goto out;
 	}
 	if (o.html && write_html(out.payload, dir, o.no_source, &con) != 0) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* `nunatak run [options] -- <command...>`: parse, call the pipeline, render
- * the --json document. Everything else lives in src/collect/pipeline.c. */
+ * the --json document. Everything else lives in src/run/pipeline.c. */
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -9,10 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli_error.h"
+#include "common/err_codes.h"
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "cli/options.h"
-#include "collect/pipeline.h"
+#include "run/pipeline.h"
 #include "common/console.h"
 #include "common/err.h"
 
@@ -30,7 +32,7 @@ struct run_opts {
 	const char *replay;
 	struct opt_strlist source_map;
 	int verbose;
-	bool quiet;
+	int quiet;
 };
 
 static const struct opt_spec run_options[] = {
@@ -53,10 +55,8 @@ static const struct opt_spec run_options[] = {
 	 "do not extract source text into the Run", false},
 	{"source-map", 0, OPT_STRING_LIST, offsetof(struct run_opts, source_map), "OLD=NEW",
 	 "rewrite a source path prefix (repeatable)", false},
-	{"verbose", 'v', OPT_COUNT, offsetof(struct run_opts, verbose), NULL,
-	 "more detail on stderr (repeatable)", false},
-	{"quiet", 'q', OPT_BOOL, offsetof(struct run_opts, quiet), NULL,
-	 "only errors and degradations on stderr", false},
+	OPT_VERBOSE(struct run_opts, verbose),
+	OPT_QUIET(struct run_opts, quiet),
 	{"record", 0, OPT_STRING, offsetof(struct run_opts, record), "ENTRY",
 	 "record every external invocation into a corpus entry", true},
 	{"replay", 0, OPT_STRING, offsetof(struct run_opts, replay), "ENTRY",
@@ -108,7 +108,7 @@ static int usage_error(const struct run_opts *o, struct console *con, const char
 	console__error(con, "%s", msg);
 	if (o->json || o->json_file)
 		print_json(json_pack("{s:n, s:n, s:i, s:{s:s, s:s}}", "run", "name", "exit_code",
-				     EXIT_USAGE, "error", "code", "usage", "message", msg),
+				     EXIT_USAGE, "error", "code", ERR_USAGE, "message", msg),
 			   out ? out : stdout);
 	return EXIT_USAGE;
 }
@@ -154,7 +154,7 @@ int cmd_run(int argc, char **argv)
 	struct console con;
 	FILE *jout = NULL;
 	int rc = opts_parse(&run_spec, argc, argv, &o, &rest, &e);
-	console__init(&con, stderr, o.quiet ? CONSOLE_QUIET : o.verbose);
+	console__init(&con, stderr, cli_console_level(o.verbose, o.quiet));
 	if (rc == 1) {
 		rc = 0;
 		goto out;

@@ -5,7 +5,7 @@
 
 #include "build_config.h"
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "common/alloc.h"
 
 struct verb {

@@ -11,6 +11,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 
 static const char *prog_of(const struct verb_spec *spec)
 {
@@ -32,7 +33,7 @@ static int usage_err(const struct verb_spec *spec, struct err *e, const char *fm
 	va_start(ap, fmt);
 	vsnprintf(head, sizeof(head), fmt, ap);
 	va_end(ap);
-	return err_set(e, -EINVAL, "usage", "%s for `%s %s`; see `%s %s --help`", head,
+	return err_set(e, -EINVAL, ERR_USAGE, "%s for `%s %s`; see `%s %s --help`", head,
 		       prog_of(spec), spec->name, prog_of(spec), spec->name);
 }
 
@@ -110,7 +111,7 @@ static int store_value(const struct verb_spec *spec, const struct opt_spec *o, v
 		struct opt_strlist *l = (struct opt_strlist *)(void *)field;
 		void *v = (void *)l->v;
 		if (xgrow(&v, &l->cap, l->n + 1, sizeof(*l->v)) < 0)
-			return err_set(e, -ENOMEM, "oom", "out of memory parsing options");
+			return err_set(e, -ENOMEM, ERR_OOM, "out of memory parsing options");
 		l->v = v;
 		l->v[l->n++] = val;
 		return 0;
@@ -132,7 +133,7 @@ static int store_value(const struct verb_spec *spec, const struct opt_spec *o, v
 		return 0;
 	}
 	default:
-		return err_set(e, -EINVAL, "usage", "internal: option --%s takes no value",
+		return err_set(e, -EINVAL, ERR_USAGE, "internal: option --%s takes no value",
 			       o->long_name);
 	}
 	char what[128];
@@ -171,7 +172,7 @@ static int parse_long(const struct verb_spec *spec, int argc, char **argv, int *
 	if (!o) {
 		const struct opt_spec *near = nearest_long(spec, arg, len);
 		if (near)
-			return err_set(e, -EINVAL, "usage",
+			return err_set(e, -EINVAL, ERR_USAGE,
 				       "unknown option %s for `%s %s` (did you mean --%s?); see "
 				       "`%s %s --help`", what, prog_of(spec), spec->name,
 				       near->long_name, prog_of(spec), spec->name);
@@ -226,7 +227,7 @@ static int add_positional(const struct verb_spec *spec, struct opts_rest *rest, 
 	size_t cap = rest->nr_pos; /* exact-size growth keeps the struct small */
 	void *p = (void *)rest->pos;
 	if (xgrow(&p, &cap, rest->nr_pos + 1, sizeof(*rest->pos)) < 0)
-		return err_set(e, -ENOMEM, "oom", "out of memory parsing options");
+		return err_set(e, -ENOMEM, ERR_OOM, "out of memory parsing options");
 	rest->pos = p;
 	rest->pos[rest->nr_pos++] = arg;
 	return 0;

@@ -127,4 +127,14 @@ void opts_print_help(const struct verb_spec *spec, FILE *f);
 void opts__release(const struct verb_spec *spec, void *opts);
 void opts_rest__release(struct opts_rest *rest);
 
+/* The options every verb shares, declared once so they mean the same
+ * everywhere: -v more detail (repeatable), -q only errors and degradations on
+ * stderr (no progress, notes or warnings); stdout is never affected. */
+#define OPT_VERBOSE(type, field) \
+	{"verbose", 'v', OPT_COUNT, offsetof(type, field), NULL, \
+	 "more detail on stderr (repeatable)", false}
+#define OPT_QUIET(type, field) \
+	{"quiet", 'q', OPT_COUNT, offsetof(type, field), NULL, \
+	 "only errors and degradations on stderr (no progress, notes or warnings)", false}
+
 #endif

@@ -11,9 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collect/perf.h"
+#include "tools/perf.h"
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "exec/exec.h"
 #include "model/model.h"
 #include "rank_env.h"
@@ -176,7 +177,7 @@ static int record_once(struct shim *s, const struct counter_group *g, const char
 	char **full = argv ? insert_after_sub(argv, extra) : NULL;
 	if (!full) {
 		perf_argv__free(argv);
-		return err_set(e, -ENOMEM, "oom", "out of memory building perf record");
+		return err_set(e, -ENOMEM, ERR_OOM, "out of memory building perf record");
 	}
 	unlink(data);
 	int rc = run_app_argv(s, full, e);
@@ -229,7 +230,7 @@ static int try_sample(struct shim *s, struct err *e)
 {
 	char *data = xasprintf("%s/perf.data", s->dir);
 	if (!data)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	if (s->o->perf_script)
 		detect_perf_version(s, e); /* perf script's fields depend on it */
 	char *cpuinfo = read_small_file("/proc/cpuinfo");
@@ -294,7 +295,7 @@ static int try_count(struct shim *s, struct err *e)
 {
 	char *csv = xasprintf("%s/perf-stat.csv", s->dir);
 	if (!csv)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	snprintf(s->events, sizeof(s->events), "%s",
 		 node_has_pmu() ? "task-clock,cycles,instructions" : "task-clock");
 	const char *argv[] = {s->perf, "stat", "-x,", "-e", s->events, "-o", csv, "--", NULL};
@@ -304,7 +305,7 @@ static int try_count(struct shim *s, struct err *e)
 	char **full = xcalloc(na + n + 1, sizeof(*full));
 	if (!full) {
 		xfree(csv);
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	}
 	memcpy(full, argv, na * sizeof(*full));
 	memcpy(full + na, s->app, n * sizeof(*full));
@@ -336,11 +337,7 @@ static int try_count(struct shim *s, struct err *e)
 
 static int write_rank_json(struct shim *s, struct err *e)
 {
-	json_t *d = json_array();
-	for (size_t i = 0; i < s->degr.n; i++)
-		json_array_append_new(d, json_pack("{s:s, s:s, s:s}", "name", s->degr.v[i].name,
-						   "message", s->degr.v[i].message, "remedy",
-						   s->degr.v[i].remedy ? s->degr.v[i].remedy : ""));
+	json_t *d = degradations__to_json(&s->degr);
 	json_t *j = json_pack(
 		"{s:i, s:o, s:o, s:s, s:o, s:o, s:s, s:b, s:b, s:o, s:o, s:i, s:i, s:s, s:o}",
 		"rank", s->id.rank, "world_size",
@@ -357,10 +354,10 @@ static int write_rank_json(struct shim *s, struct err *e)
 	char *tmp = xasprintf("%s/.rank.json.tmp", s->dir);
 	int rc = 0;
 	if (!j || !path || !tmp)
-		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+		rc = err_oom(e);
 	else if (json_dump_file(j, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) != 0 ||
 		 rename(tmp, path) != 0)
-		rc = err_set(e, -EIO, "rank.write", "cannot write %s", path);
+		rc = err_set(e, -EIO, ERR_RANK_WRITE, "cannot write %s", path);
 	json_decref(j);
 	xfree(path);
 	xfree(tmp);
@@ -454,7 +451,7 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 			 .role = "outside"};
 	*res = (struct rank_shim_result){.rank = -1, .role = "outside"};
 	if (!app || !app[0])
-		return err_set(e, -EINVAL, "usage", "rank-shim needs a command after `--`");
+		return err_set(e, -EINVAL, ERR_USAGE, "rank-shim needs a command after `--`");
 	sp_rank_env__detect(getenv_fn ? getenv_fn : env_lookup, ctx, &s.id);
 	int rc;
 	if (s.id.runtime == SP_RANK_NONE || !o->directory) {

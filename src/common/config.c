@@ -13,6 +13,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "common/toml.h"
 
 #define SITE_CONFIG_DEFAULT "/etc/nunatak.toml"
@@ -32,7 +33,6 @@ struct scalar_key {
 static const struct scalar_key scalars[] = {
 	{NULL, "name", K_STR, OFF(name), 0, 0},
 	{NULL, "runs_dir", K_STR, OFF(runs_dir), 0, 0},
-	{"thresholds", "coverage", K_DOUBLE, OFF(coverage_threshold), 0, 1},
 	{"sampling", "frequency", K_INT, OFF(sampling_frequency_hz), 1, 1000000},
 	{"sampling", "rank_threshold", K_INT, OFF(rank_threshold), 0, INT_MAX},
 	{"stacks", "fp_threshold", K_DOUBLE, OFF(fp_threshold), 0, 1},
@@ -54,7 +54,6 @@ static const char *const tool_defaults[][2] = {
 	{"mpicc", "mpicc"},
 	{"mpifort", "mpifort"},
 	{"mpirun", "mpirun"},
-	{"mpip", "libmpiP.so"},
 	{"git", "git"},
 };
 #define NR_TOOLS (sizeof(tool_defaults) / sizeof(tool_defaults[0]))
@@ -104,7 +103,6 @@ static int warn(struct config *c, char *msg_take)
 int config__init(struct config *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->coverage_threshold = 0.8;
 	c->sampling_frequency_hz = 997;
 	c->rank_threshold = 64;
 	c->fp_threshold = 0.75;
@@ -161,7 +159,7 @@ static int range_check(const struct scalar_key *s, double v, const char *origin,
 	dotted(s, name, sizeof(name));
 	if (!isfinite(v) || v < s->min || v > s->max)
 		/* %.15g: a user who typed 9999999 must not read "1e+07" back. */
-		return err_set(e, -ERANGE, "config.value",
+		return err_set(e, -ERANGE, ERR_CONFIG_VALUE,
 			       "%s: %s = %.15g is out of range [%.15g, %.15g]", origin, name, v,
 			       s->min, s->max);
 	return 0;
@@ -197,13 +195,13 @@ static int set_scalar_json(struct config *c, const struct scalar_key *s, const j
 	char name[64];
 	dotted(s, name, sizeof(name));
 	if (!ok)
-		return err_set(e, -EINVAL, "config.type", "%s: %s: expected %s, found %s", origin,
+		return err_set(e, -EINVAL, ERR_CONFIG_TYPE, "%s: %s: expected %s, found %s", origin,
 			       name, kind_name(s->kind), json_kind(v));
 	double num = json_is_number(v) ? json_number_value(v) : 0;
 	if ((s->kind == K_INT || s->kind == K_DOUBLE) && range_check(s, num, origin, e) < 0)
 		return -ERANGE;
 	if (store(c, s, json_string_value(v), num, json_is_true(v)) < 0)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	return 0;
 }
 
@@ -233,14 +231,14 @@ static int apply_map(struct config *c, struct config_map *m, const char *table,
 	json_t *v;
 	json_object_foreach((json_t *)obj, k, v) {
 		if (!json_is_string(v))
-			return err_set(e, -EINVAL, "config.type", "%s: %s.%s: expected a string, found %s",
+			return err_set(e, -EINVAL, ERR_CONFIG_TYPE, "%s: %s.%s: expected a string, found %s",
 				       origin, table, k, json_kind(v));
 		if (m == &c->tools && !known_tool(k) &&
 		    warn(c, xasprintf("%s: unknown tool '%s' in [tools] (known: perf, "
 				      "llvm-symbolizer, addr2line, cc, mpicc, ...)", origin, k)) < 0)
-			return err_set(e, -ENOMEM, "oom", "out of memory");
+			return err_oom(e);
 		if (map_set(m, k, json_string_value(v)) < 0)
-			return err_set(e, -ENOMEM, "oom", "out of memory");
+			return err_oom(e);
 	}
 	return 0;
 }
@@ -254,7 +252,7 @@ static int apply_table(struct config *c, const char *table, const json_t *obj, c
 		return apply_map(c, &c->source_map, table, obj, origin, e);
 	if (!known_table(table))
 		return warn(c, xasprintf("%s: unknown table [%s] ignored", origin, table)) < 0
-			       ? err_set(e, -ENOMEM, "oom", "out of memory") : 0;
+			       ? err_oom(e) : 0;
 	const char *k;
 	json_t *v;
 	json_object_foreach((json_t *)obj, k, v) {
@@ -262,7 +260,7 @@ static int apply_table(struct config *c, const char *table, const json_t *obj, c
 		int rc = s ? set_scalar_json(c, s, v, origin, e)
 			   : warn(c, xasprintf("%s: unknown key '%s.%s' ignored", origin, table, k));
 		if (rc == -ENOMEM)
-			return err_set(e, -ENOMEM, "oom", "out of memory");
+			return err_oom(e);
 		if (rc < 0)
 			return rc;
 	}
@@ -281,7 +279,7 @@ int config__apply_json(struct config *c, const json_t *doc, const char *origin, 
 		else if (s)
 			rc = set_scalar_json(c, s, v, origin, e);
 		else if (warn(c, xasprintf("%s: unknown key '%s' ignored", origin, k)) < 0)
-			rc = err_set(e, -ENOMEM, "oom", "out of memory");
+			rc = err_oom(e);
 		if (rc < 0)
 			return rc;
 	}
@@ -327,7 +325,7 @@ int config__set(struct config *c, const char *key, const char *value, struct err
 	if (dot && (!strncmp(key, "tools.", 6) || !strncmp(key, "source_map.", 11))) {
 		struct config_map *m = key[0] == 't' ? &c->tools : &c->source_map;
 		if (map_set(m, dot + 1, value) < 0)
-			return err_set(e, -ENOMEM, "oom", "out of memory");
+			return err_oom(e);
 		return 0;
 	}
 	char table[32] = "";
@@ -335,16 +333,16 @@ int config__set(struct config *c, const char *key, const char *value, struct err
 		snprintf(table, sizeof(table), "%.*s", (int)(dot - key), key);
 	const struct scalar_key *s = find_scalar(dot ? table : NULL, dot ? dot + 1 : key);
 	if (!s)
-		return err_set(e, -EINVAL, "config.key", "unknown configuration key '%s'", key);
+		return err_set(e, -EINVAL, ERR_CONFIG_KEY, "unknown configuration key '%s'", key);
 	double num = 0;
 	bool b = false;
 	if (parse_text(s, value, &num, &b) < 0)
-		return err_set(e, -EINVAL, "config.type", "%s: expected %s, found '%s'", key,
+		return err_set(e, -EINVAL, ERR_CONFIG_TYPE, "%s: expected %s, found '%s'", key,
 			       kind_name(s->kind), value);
 	if ((s->kind == K_INT || s->kind == K_DOUBLE) && range_check(s, num, "command line", e) < 0)
 		return -ERANGE;
 	if (store(c, s, value, num, b) < 0)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	return 0;
 }
 
@@ -386,13 +384,13 @@ static char *find_project(const char *dir)
 int config__load(struct config *c, const char *cwd, struct err *e)
 {
 	if (config__init(c) < 0)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	const char *site = getenv("NUNATAK_SITE_CONFIG");
 	if (!site || !site[0])
 		site = SITE_CONFIG_DEFAULT;
 	if (strcmp(site, "/dev/null") != 0 && is_file(site)) {
 		if (!(c->site_path = xstrdup(site)))
-			return err_set(e, -ENOMEM, "oom", "out of memory");
+			return err_oom(e);
 		int rc = config__apply_file(c, site, e);
 		if (rc < 0)
 			return rc;

@@ -16,13 +16,17 @@
  * Keys and defaults:
  *   name                   (none)        runs_dir             ".nunatak"
  *   [tools] perf, llvm-symbolizer, llvm-readelf, llvm-dwarfdump, addr2line,
- *           objdump, cc, mpicc, mpifort, mpirun, mpip, git  (conventional names)
+ *           objdump, cc, mpicc, mpifort, mpirun, git  (conventional names)
  *   [source_map] "<old prefix>" = "<new prefix>"            ({})
- *   [thresholds] coverage  0.8   (recorded, unused)
  *   [sampling] frequency 997 (Hz), rank_threshold 64 (ranks)
  *   [stacks] fp_threshold  0.75
  *   [debuginfod] enabled true, timeout 10 (seconds)
  *   [passes] witness 0.05
+ *
+ * Keys parsed ahead of their reader (recorded in every Run, read by nothing
+ * yet): stacks.fp_threshold, passes.witness and tools.objdump (the preload
+ * collector, call stacks and multi-pass collection), tools.mpicc and
+ * tools.mpifort (the MPI interposition). Every other key has a reader.
  *
  * Ownership: a struct config owns all its strings; config__release() frees
  * them. Returned `const char *` are borrowed until the config is released or
@@ -53,7 +57,6 @@ struct config {
 	char *runs_dir;  /* ".nunatak", relative to the cwd unless absolute */
 	struct config_map tools;
 	struct config_map source_map; /* old prefix -> new prefix, file order */
-	double coverage_threshold;    /* thresholds.coverage */
 	int sampling_frequency_hz;    /* sampling.frequency */
 	int rank_threshold;           /* sampling.rank_threshold */
 	double fp_threshold;          /* stacks.fp_threshold */
@@ -94,7 +97,7 @@ const char *config__tool(const struct config *c, const char *tool);
 
 /* The flat effective configuration recorded in a Run's provenance:
  * {"name": str|null, "runs_dir": ..., "tools.perf": ..., "source_map.<old>":
- *  "<new>", "thresholds.coverage": 0.8, "sampling.frequency": 997, ...}.
+ *  "<new>", "sampling.frequency": 997, ...}.
  * New reference (caller decrefs) or NULL on out-of-memory. Flag-only values a
  * verb keeps outside the config (--source-map entries, a dwarf-lowered
  * frequency) are by design not in it. */

@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/timefmt.h"
+
 #define COLOR_RED "\033[31m"
 #define COLOR_YELLOW "\033[33m"
 #define COLOR_RESET "\033[0m"
@@ -34,11 +36,8 @@ static void stamp(struct console *c)
 {
 	if (c->terminal)
 		return;
-	char buf[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	localtime_r(&now, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S%z", &tm);
+	char buf[ISO8601_SIZE];
+	iso8601(time(NULL), ISO8601_LOCAL, buf, sizeof(buf));
 	fprintf(c->out, "%s ", buf);
 }
 

@@ -4,7 +4,8 @@
  * readers, exec, config). `code` is a stable token usable in JSON
  * ("trace.truncated", "toml.syntax", "exec.not_found" ...); `msg` carries the
  * location (file plus line or byte offset), what was expected and what was
- * found. Only cli/ prints it.
+ * found. Only cli/ prints it. Codes come from the one list, common/err_codes.h
+ * (write ERR_TRACE_TRUNCATED, never the string); out of memory is err_oom().
  */
 #ifndef NUNATAK_COMMON_ERR_H
 #define NUNATAK_COMMON_ERR_H

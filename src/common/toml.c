@@ -11,6 +11,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 
 #define TOML_MAX_DEPTH 32
 #define TOML_MAX_KEY_PARTS 16
@@ -61,7 +62,7 @@ static int fail_msg(struct tp *t, const char *at, const char *code, const char *
 
 static int oom(struct tp *t)
 {
-	return err_set(t->e, -ENOMEM, "oom", "%s: out of memory", t->file);
+	return err_set(t->e, -ENOMEM, ERR_OOM, "%s: out of memory", t->file);
 }
 
 static bool at_eof(const struct tp *t)
@@ -96,7 +97,7 @@ static int skip_comment(struct tp *t)
 	for (t->p++; t->p < t->end && !at_newline(t); t->p++) {
 		unsigned char c = (unsigned char)*t->p;
 		if ((c < 0x20 && c != '\t') || c == 0x7f)
-			return fail_at(t, t->p, "toml.syntax", "a comment character");
+			return fail_at(t, t->p, ERR_TOML_SYNTAX, "a comment character");
 	}
 	return 0;
 }
@@ -122,7 +123,7 @@ static int expect_eol(struct tp *t)
 	if (at_eof(t))
 		return 0;
 	if (!at_newline(t))
-		return fail_at(t, t->p, "toml.syntax", "end of line");
+		return fail_at(t, t->p, ERR_TOML_SYNTAX, "end of line");
 	eat_newline(t);
 	return 0;
 }
@@ -172,11 +173,11 @@ static int parse_unicode_escape(struct tp *t, int digits, struct sbuf *b)
 			: c >= 'a' && c <= 'f' ? c - 'a' + 10
 			: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 		if (v < 0)
-			return fail_at(t, t->p, "toml.syntax", "a hexadecimal digit");
+			return fail_at(t, t->p, ERR_TOML_SYNTAX, "a hexadecimal digit");
 		cp = cp * 16 + (uint32_t)v;
 	}
 	if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return fail_msg(t, start, "toml.syntax", "escape is not a valid (non-NUL) Unicode "
+		return fail_msg(t, start, ERR_TOML_SYNTAX, "escape is not a valid (non-NUL) Unicode "
 			"scalar value", NULL);
 	return put_utf8(b, cp) < 0 ? oom(t) : 0;
 }
@@ -186,14 +187,14 @@ static int parse_escape(struct tp *t, struct sbuf *b)
 	static const char from[] = "btnfr\"\\", to[] = "\b\t\n\f\r\"\\";
 	t->p++; /* the backslash */
 	if (at_eof(t))
-		return fail_at(t, t->p, "toml.syntax", "an escape character");
+		return fail_at(t, t->p, ERR_TOML_SYNTAX, "an escape character");
 	char c = *t->p++;
 	const char *k = strchr(from, c);
 	if (c && k)
 		return sbuf_put(b, &to[k - from], 1) < 0 ? oom(t) : 0;
 	if (c == 'u' || c == 'U')
 		return parse_unicode_escape(t, c == 'u' ? 4 : 8, b);
-	return fail_at(t, t->p - 1, "toml.syntax", "an escape (\\b \\t \\n \\f \\r \\\" \\\\ \\u \\U)");
+	return fail_at(t, t->p - 1, ERR_TOML_SYNTAX, "an escape (\\b \\t \\n \\f \\r \\\" \\\\ \\u \\U)");
 }
 
 /* A "basic" or 'literal' single-line string; the result is in *out (caller frees). */
@@ -202,7 +203,7 @@ static int parse_string(struct tp *t, char **out, size_t *out_len)
 	char q = *t->p;
 	struct sbuf b = {0};
 	if (t->end - t->p >= 3 && t->p[1] == q && t->p[2] == q)
-		return fail_msg(t, t->p, "toml.syntax", "multi-line strings are not supported", NULL);
+		return fail_msg(t, t->p, ERR_TOML_SYNTAX, "multi-line strings are not supported", NULL);
 	t->p++;
 	if (sbuf_put(&b, "", 0) < 0)
 		return oom(t);
@@ -212,7 +213,7 @@ static int parse_string(struct tp *t, char **out, size_t *out_len)
 		if (c == '\\' && q == '"') {
 			rc = parse_escape(t, &b);
 		} else if ((c < 0x20 && c != '\t') || c == 0x7f) {
-			rc = fail_at(t, t->p, "toml.syntax", q == '"' ? "'\"'" : "\"'\"");
+			rc = fail_at(t, t->p, ERR_TOML_SYNTAX, q == '"' ? "'\"'" : "\"'\"");
 		} else {
 			rc = sbuf_put(&b, t->p, 1) < 0 ? oom(t) : 0;
 			t->p++;
@@ -224,7 +225,7 @@ static int parse_string(struct tp *t, char **out, size_t *out_len)
 	}
 	if (at_eof(t)) {
 		xfree(b.p);
-		return fail_at(t, t->p, "toml.syntax", q == '"' ? "'\"'" : "\"'\"");
+		return fail_at(t, t->p, ERR_TOML_SYNTAX, q == '"' ? "'\"'" : "\"'\"");
 	}
 	t->p++;
 	*out = b.p;
@@ -236,7 +237,7 @@ static json_t *make_string(struct tp *t, const char *at, const char *s, size_t n
 {
 	json_t *j = json_stringn(s, n);
 	if (!j)
-		fail_msg(t, at, "toml.syntax", "string is not valid UTF-8", NULL);
+		fail_msg(t, at, ERR_TOML_SYNTAX, "string is not valid UTF-8", NULL);
 	return j;
 }
 
@@ -264,7 +265,7 @@ static void key_free(struct key *k)
 static int parse_key_part(struct tp *t, struct key *k)
 {
 	if (k->n == TOML_MAX_KEY_PARTS)
-		return fail_msg(t, t->p, "toml.syntax", "key has too many dotted parts", NULL);
+		return fail_msg(t, t->p, ERR_TOML_SYNTAX, "key has too many dotted parts", NULL);
 	k->at[k->n] = t->p;
 	if (t->p < t->end && (*t->p == '"' || *t->p == '\'')) {
 		size_t len = 0;
@@ -274,7 +275,7 @@ static int parse_key_part(struct tp *t, struct key *k)
 			return rc;
 		if (strlen(s) != len) {
 			xfree(s);
-			return fail_msg(t, k->at[k->n], "toml.syntax", "key contains a NUL", NULL);
+			return fail_msg(t, k->at[k->n], ERR_TOML_SYNTAX, "key contains a NUL", NULL);
 		}
 		k->part[k->n++] = s;
 		return 0;
@@ -283,7 +284,7 @@ static int parse_key_part(struct tp *t, struct key *k)
 	while (t->p < t->end && is_bare(*t->p))
 		t->p++;
 	if (t->p == s)
-		return fail_at(t, t->p, "toml.syntax", "a key");
+		return fail_at(t, t->p, ERR_TOML_SYNTAX, "a key");
 	if (!(k->part[k->n] = xstrndup(s, (size_t)(t->p - s))))
 		return oom(t);
 	k->n++;
@@ -317,7 +318,7 @@ static json_t *walk(struct tp *t, json_t *from, const struct key *k, int upto)
 				return NULL;
 			}
 		} else if (!json_is_object(next)) {
-			fail_msg(t, k->at[i], "toml.duplicate", "key is already defined as a value: ",
+			fail_msg(t, k->at[i], ERR_TOML_DUPLICATE, "key is already defined as a value: ",
 				 k->part[i]);
 			return NULL;
 		}
@@ -368,7 +369,7 @@ static int make_integer(struct tp *t, const char *s, size_t n, int base, json_t 
 	char *end = NULL;
 	long long v = strtoll(buf, &end, base);
 	if (errno == ERANGE)
-		return fail_msg(t, s, "toml.syntax", "integer does not fit in 64 bits", NULL);
+		return fail_msg(t, s, ERR_TOML_SYNTAX, "integer does not fit in 64 bits", NULL);
 	*out = json_integer((json_int_t)v);
 	return *out ? 0 : oom(t);
 }
@@ -381,14 +382,14 @@ static int parse_decimal(struct tp *t, const char *s, size_t n, json_t **out)
 		p++;
 	const char *ip = p;
 	if (!(p = digit_run(p, end, 10)))
-		return fail_at(t, ip, "toml.syntax", "a digit");
+		return fail_at(t, ip, ERR_TOML_SYNTAX, "a digit");
 	if (p - ip > 1 && *ip == '0')
-		return fail_msg(t, ip, "toml.syntax", "leading zeros are not allowed", NULL);
+		return fail_msg(t, ip, ERR_TOML_SYNTAX, "leading zeros are not allowed", NULL);
 	if (p < end && *p == '.') {
 		is_float = true;
 		const char *fp = ++p;
 		if (!(p = digit_run(p, end, 10)))
-			return fail_at(t, fp, "toml.syntax", "a digit after '.'");
+			return fail_at(t, fp, ERR_TOML_SYNTAX, "a digit after '.'");
 	}
 	if (p < end && (*p == 'e' || *p == 'E')) {
 		is_float = true;
@@ -397,10 +398,10 @@ static int parse_decimal(struct tp *t, const char *s, size_t n, json_t **out)
 			p++;
 		const char *ep = p;
 		if (!(p = digit_run(p, end, 10)))
-			return fail_at(t, ep, "toml.syntax", "a digit in the exponent");
+			return fail_at(t, ep, ERR_TOML_SYNTAX, "a digit in the exponent");
 	}
 	if (p != end)
-		return fail_at(t, p, "toml.syntax", "a digit, '.', 'e' or the end of the number");
+		return fail_at(t, p, ERR_TOML_SYNTAX, "a digit, '.', 'e' or the end of the number");
 	if (!is_float)
 		return make_integer(t, s, n, 10, out);
 	char buf[160];
@@ -408,7 +409,7 @@ static int parse_decimal(struct tp *t, const char *s, size_t n, json_t **out)
 	errno = 0;
 	double d = strtod(buf, NULL);
 	if (errno == ERANGE && (d > 1.0 || d < -1.0))
-		return fail_msg(t, s, "toml.syntax", "float out of range", NULL);
+		return fail_msg(t, s, ERR_TOML_SYNTAX, "float out of range", NULL);
 	*out = json_real(d);
 	return *out ? 0 : oom(t);
 }
@@ -418,7 +419,7 @@ static int parse_radix(struct tp *t, const char *s, size_t n, json_t **out)
 	int base = s[1] == 'x' ? 16 : s[1] == 'o' ? 8 : 2;
 	const char *p = digit_run(s + 2, s + n, base);
 	if (!p || p != s + n)
-		return fail_at(t, p ? p : s + 2, "toml.syntax",
+		return fail_at(t, p ? p : s + 2, ERR_TOML_SYNTAX,
 			       base == 16 ? "a hexadecimal digit" : base == 8 ? "an octal digit"
 									  : "a binary digit");
 	/* strtoll wants no prefix for base 2/8 and tolerates one for 16. */
@@ -440,22 +441,22 @@ static int parse_scalar(struct tp *t, json_t **out)
 		t->p++;
 	size_t n = (size_t)(t->p - s);
 	if (n == 0)
-		return fail_at(t, s, "toml.syntax", "a value (string, number, true, false or array)");
+		return fail_at(t, s, ERR_TOML_SYNTAX, "a value (string, number, true, false or array)");
 	if (n > 128)
-		return fail_msg(t, s, "toml.syntax", "value token is too long", NULL);
+		return fail_msg(t, s, ERR_TOML_SYNTAX, "value token is too long", NULL);
 	if ((n == 4 && !memcmp(s, "true", 4)) || (n == 5 && !memcmp(s, "false", 5))) {
 		*out = json_boolean(n == 4);
 		return 0;
 	}
 	if (looks_like_date(s, n))
-		return fail_msg(t, s, "toml.syntax", "dates and times are not supported", NULL);
+		return fail_msg(t, s, ERR_TOML_SYNTAX, "dates and times are not supported", NULL);
 	const char *u = (*s == '+' || *s == '-') ? s + 1 : s;
 	if ((s + n - u == 3) && (!memcmp(u, "inf", 3) || !memcmp(u, "nan", 3)))
-		return fail_msg(t, s, "toml.syntax", "inf and nan are not supported", NULL);
+		return fail_msg(t, s, ERR_TOML_SYNTAX, "inf and nan are not supported", NULL);
 	if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'o' || s[1] == 'b'))
 		return parse_radix(t, s, n, out);
 	if (u >= s + n || !is_digit_in(*u, 10))
-		return fail_at(t, s, "toml.syntax", "a value (string, number, true, false or array)");
+		return fail_at(t, s, ERR_TOML_SYNTAX, "a value (string, number, true, false or array)");
 	return parse_decimal(t, s, n, out);
 }
 
@@ -485,7 +486,7 @@ static int parse_array(struct tp *t, json_t **out)
 			continue;
 		}
 		if (t->p >= t->end || *t->p != ']')
-			rc = fail_at(t, t->p, "toml.syntax", "',' or ']'");
+			rc = fail_at(t, t->p, ERR_TOML_SYNTAX, "',' or ']'");
 		break;
 	}
 	if (rc < 0) {
@@ -501,7 +502,7 @@ static int parse_value(struct tp *t, json_t **out)
 {
 	*out = NULL;
 	if (at_eof(t))
-		return fail_at(t, t->p, "toml.syntax", "a value");
+		return fail_at(t, t->p, ERR_TOML_SYNTAX, "a value");
 	char c = *t->p;
 	if (c == '"' || c == '\'') {
 		const char *at = t->p;
@@ -515,11 +516,11 @@ static int parse_value(struct tp *t, json_t **out)
 		return *out ? 0 : -EINVAL;
 	}
 	if (c == '{')
-		return fail_msg(t, t->p, "toml.syntax", "inline tables are not supported; use a "
+		return fail_msg(t, t->p, ERR_TOML_SYNTAX, "inline tables are not supported; use a "
 			"[table] header", NULL);
 	if (c == '[') {
 		if (t->depth >= TOML_MAX_DEPTH)
-			return fail_msg(t, t->p, "toml.syntax", "arrays nested too deeply", NULL);
+			return fail_msg(t, t->p, ERR_TOML_SYNTAX, "arrays nested too deeply", NULL);
 		t->depth++;
 		int rc = parse_array(t, out);
 		t->depth--;
@@ -534,11 +535,11 @@ static int parse_header(struct tp *t)
 	const char *at = t->p;
 	t->p++;
 	if (t->p < t->end && *t->p == '[')
-		return fail_msg(t, at, "toml.syntax", "arrays of tables ([[...]]) are not supported",
+		return fail_msg(t, at, ERR_TOML_SYNTAX, "arrays of tables ([[...]]) are not supported",
 				NULL);
 	int rc = parse_key(t, &k);
 	if (rc == 0 && (t->p >= t->end || *t->p != ']'))
-		rc = fail_at(t, t->p, "toml.syntax", "']'");
+		rc = fail_at(t, t->p, ERR_TOML_SYNTAX, "']'");
 	if (rc < 0)
 		goto out;
 	t->p++;
@@ -555,7 +556,7 @@ static int parse_header(struct tp *t)
 	for (size_t i = 0; i < t->nr_defined; i++)
 		if (strcmp(t->defined[i], path) == 0) {
 			xfree(path);
-			rc = fail_msg(t, at, "toml.duplicate", "table defined twice: ", k.part[k.n - 1]);
+			rc = fail_msg(t, at, ERR_TOML_DUPLICATE, "table defined twice: ", k.part[k.n - 1]);
 			goto out;
 		}
 	if (xgrow((void **)&t->defined, &t->cap_defined, t->nr_defined + 1, sizeof(char *)) < 0) {
@@ -579,7 +580,7 @@ static int parse_keyval(struct tp *t)
 	if (rc < 0)
 		goto out;
 	if (t->p >= t->end || *t->p != '=') {
-		rc = fail_at(t, t->p, "toml.syntax", "'=' after a key");
+		rc = fail_at(t, t->p, ERR_TOML_SYNTAX, "'=' after a key");
 		goto out;
 	}
 	t->p++;
@@ -590,7 +591,7 @@ static int parse_keyval(struct tp *t)
 		goto out;
 	}
 	if (json_object_get(tbl, k.part[k.n - 1])) {
-		rc = fail_msg(t, k.at[k.n - 1], "toml.duplicate", "duplicate key: ", k.part[k.n - 1]);
+		rc = fail_msg(t, k.at[k.n - 1], ERR_TOML_DUPLICATE, "duplicate key: ", k.part[k.n - 1]);
 		goto out;
 	}
 	rc = parse_value(t, &v);
@@ -641,7 +642,7 @@ json_t *toml_parse_file(const char *path, struct err *e)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f) {
-		err_set(e, -errno, "toml.io", "cannot read %s: %s", path, strerror(errno));
+		err_set(e, -errno, ERR_TOML_IO, "cannot read %s: %s", path, strerror(errno));
 		return NULL;
 	}
 	struct sbuf b = {0};
@@ -654,9 +655,9 @@ json_t *toml_parse_file(const char *path, struct err *e)
 	fclose(f);
 	json_t *doc = NULL;
 	if (rc < 0)
-		err_set(e, -ENOMEM, "oom", "out of memory reading %s", path);
+		err_set(e, -ENOMEM, ERR_OOM, "out of memory reading %s", path);
 	else if (bad)
-		err_set(e, -EIO, "toml.io", "cannot read %s: read error", path);
+		err_set(e, -EIO, ERR_TOML_IO, "cannot read %s: read error", path);
 	else
 		doc = toml_parse(b.p, b.len, path, e);
 	xfree(b.p);

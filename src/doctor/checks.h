@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 
+struct caps;
 struct config;
 struct doctor_report;
 struct executor;
@@ -22,12 +23,13 @@ int doctor_probe(struct executor *x, const char *const *argv, struct exec_result
 /* The first non-empty line of s (caller frees), or NULL. */
 char *doctor_first_line(const char *s);
 
-/* cpu-collector: `<perf> --version`. *perf_ok tells the following checks. */
+/* cpu-collector: the capability probe (tools/caps.h: `<perf> --version` and
+ * the permission), kept in *caps for the following checks (caller releases
+ * it with caps__release(), also on failure). */
 int doctor_check_perf(struct executor *x, const struct config *cfg, struct doctor_report *r,
-		      bool *perf_ok, char version[48], struct err *e);
+		      struct caps *caps, struct err *e);
 /* perf-permissions: perf_event_paranoid (or meta.json's sampling_blocked under replay). */
-int doctor_check_permissions(struct executor *x, bool perf_ok, const char *version,
-			     struct doctor_report *r);
+int doctor_check_permissions(const struct caps *caps, struct doctor_report *r);
 /* hardware-counters: `perf stat -x, -e cycles -- true`. */
 int doctor_check_counters(struct executor *x, const struct config *cfg, bool perf_ok,
 			  struct doctor_report *r, struct err *e);

@@ -8,20 +8,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attrib/locate.h"
-#include "collect/perf.h"
+#include "tools/locate.h"
+#include "tools/caps.h"
+#include "tools/perf.h"
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "doctor/doctor.h"
 #include "exec/exec.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 /* The newest LLVM this version of nunatak was validated with (REFERENCE.md §1). */
 #define TESTED_LLVM 20
 
-#define PERF_MISSING_MSG "perf not found: no CPU samples will be collected"
-#define PERF_MISSING_REMEDY "install perf (linux-perf / linux-tools) or set tools.perf"
 
 int doctor_probe(struct executor *x, const char *const *argv, struct exec_result *res,
 		 struct err *e)
@@ -43,30 +43,23 @@ char *doctor_first_line(const char *s)
 }
 
 int doctor_check_perf(struct executor *x, const struct config *cfg, struct doctor_report *r,
-		      bool *perf_ok, char version[48], struct err *e)
+		      struct caps *caps, struct err *e)
 {
 	const char *perf = config__tool(cfg, "perf");
-	const char *argv[] = {perf, "--version", NULL};
-	struct exec_result res;
-	struct perf_version v;
-	int rc = doctor_probe(x, argv, &res, e);
-	*perf_ok = rc == 0 && res.exit_code == 0 && perf_parse_version(res.out, &v) == 0;
-	int code = res.exit_code;
-	exec_result__release(&res);
+	int rc = caps_probe(caps, x, perf, e);
 	if (rc < 0)
 		return rc;
-	version[0] = '\0';
-	if (!*perf_ok)
+	if (!caps->perf.present)
 		return doctor_report__add(r, "cpu-collector", DOCTOR_MISSING,
-					  code == EXEC_NOT_FOUND ? "perf not found"
-									  : "perf did not answer --version",
-					  PERF_MISSING_REMEDY, "cpu-collection-unavailable",
-					  PERF_MISSING_MSG);
-	snprintf(version, 48, "%s", v.text);
+					  caps->perf_exit == EXEC_NOT_FOUND
+						  ? "perf not found"
+						  : "perf did not answer --version",
+					  CAPS_PERF_MISSING_REMEDY, CAPS_CPU_DEGRADATION,
+					  CAPS_PERF_MISSING_MSG);
 	char *path = NULL;
 	/* Under replay the recording machine answered: this machine's PATH is moot. */
-	bool local = !executor__recorded_meta(x) && exec_which(perf, &path) == 0;
-	char *detail = xasprintf("perf %s (%s)", v.text, local ? path : perf);
+	bool local = !caps->replay && exec_which(perf, &path) == 0;
+	char *detail = xasprintf("perf %s (%s)", caps->perf.version.text, local ? path : perf);
 	xfree(path);
 	rc = detail ? doctor_report__add(r, "cpu-collector", DOCTOR_OK, detail, NULL, NULL, NULL)
 		    : -ENOMEM;
@@ -74,33 +67,16 @@ int doctor_check_perf(struct executor *x, const struct config *cfg, struct docto
 	return rc;
 }
 
-static int read_paranoid(void)
+int doctor_check_permissions(const struct caps *caps, struct doctor_report *r)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int v = 2;
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 2;
-		fclose(f);
-	}
-	return v;
-}
-
-int doctor_check_permissions(struct executor *x, bool perf_ok, const char *version,
-			     struct doctor_report *r)
-{
-	const json_t *meta = executor__recorded_meta(x);
-	bool root = !meta && geteuid() == 0;
-	/* Under replay the permission is the recording machine's. */
-	int paranoid = meta ? (json_is_true(json_object_get(meta, "sampling_blocked")) ? 3 : 2)
-			    : read_paranoid();
-	char detail[200], msg[200];
-	if (root) {
+	int paranoid = caps->paranoid;
+	char detail[200];
+	if (caps->root) {
 		snprintf(detail, sizeof(detail),
 			 "running as root: kernel.perf_event_paranoid=%d does not apply", paranoid);
 		return doctor_report__add(r, "perf-permissions", DOCTOR_OK, detail, NULL, NULL, NULL);
 	}
-	if (!perf_sampling_forbidden(paranoid, root)) {
+	if (!perf_sampling_forbidden(paranoid, caps->root)) {
 		snprintf(detail, sizeof(detail), "kernel.perf_event_paranoid=%d: %s", paranoid,
 			 paranoid >= 2 ? "sampling of your own processes, user space only"
 				       : "sampling including kernel space");
@@ -108,13 +84,12 @@ int doctor_check_permissions(struct executor *x, bool perf_ok, const char *versi
 	}
 	snprintf(detail, sizeof(detail),
 		 "kernel.perf_event_paranoid=%d forbids unprivileged profiling", paranoid);
-	/* Same text as the run pipeline's, so the announcements deduplicate. */
-	snprintf(msg, sizeof(msg),
-		 "perf %s found, but kernel.perf_event_paranoid=%d forbids unprivileged profiling",
-		 version, paranoid);
+	/* The probe's own degradation, the very text the run announces (they
+	 * deduplicate); none when perf is missing (cpu-collector said it). */
+	bool perf_ok = caps->perf.present;
 	return doctor_report__add(r, "perf-permissions", DOCTOR_MISSING, detail,
-				  "sudo sysctl kernel.perf_event_paranoid=2 (or 1)",
-				  perf_ok ? "cpu-collection-unavailable" : NULL, perf_ok ? msg : NULL);
+				  CAPS_PARANOID_REMEDY, perf_ok ? caps->degradation.name : NULL,
+				  perf_ok ? caps->degradation.message : NULL);
 }
 
 /* The cpuinfo the verdict is about: the recording's under replay, else ours. */
@@ -166,7 +141,7 @@ int doctor_check_counters(struct executor *x, const struct config *cfg, bool per
 {
 	if (!perf_ok)
 		return doctor_report__add(r, "hardware-counters", DOCTOR_MISSING,
-					  "not checked: perf is unavailable", PERF_MISSING_REMEDY,
+					  "not checked: perf is unavailable", CAPS_PERF_MISSING_REMEDY,
 					  NULL, NULL);
 	const json_t *meta = executor__recorded_meta(x);
 	if (meta && !json_object_get(meta, "counter_probe"))
@@ -187,7 +162,7 @@ int doctor_check_counters(struct executor *x, const struct config *cfg, bool per
 	char **argv = perf_argv_probe(config__tool(cfg, "perf"), g);
 	struct exec_result res = {0};
 	int rc = argv ? doctor_probe(x, (const char *const *)argv, &res, e)
-		      : err_set(e, -ENOMEM, "oom", "out of memory");
+		      : err_oom(e);
 	perf_argv__free(argv);
 	if (rc == 0) {
 		char *why = doctor_first_line(res.err);
@@ -196,7 +171,7 @@ int doctor_check_counters(struct executor *x, const struct config *cfg, bool per
 			: xasprintf("the %s counter group cannot open here (%s): task-clock "
 				    "sampling only, no FLOP or DRAM counters, no roofline placement",
 				    g->uarch, why ? why : "perf gave no reason");
-		rc = !detail ? err_set(e, -ENOMEM, "oom", "out of memory")
+		rc = !detail ? err_oom(e)
 		     : doctor_report__add(r, "hardware-counters",
 					  res.exit_code == 0 ? DOCTOR_OK : DOCTOR_WARNING, detail,
 					  res.exit_code == 0 ? NULL : perf_group_remedy(cpuinfo),

@@ -29,6 +29,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 
 extern char **environ;
 
@@ -308,7 +309,7 @@ static int setup_io(const struct exec_request *req, posix_spawn_file_actions_t *
 	if (req->stdout_path) {
 		cf->out = open(req->stdout_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (cf->out < 0)
-			return err_set(e, -errno, "exec.spawn", "cannot open %s for a child's output: %s",
+			return err_set(e, -errno, ERR_EXEC_SPAWN, "cannot open %s for a child's output: %s",
 				       req->stdout_path, strerror(errno));
 		posix_spawn_file_actions_adddup2(fa, cf->out, 1);
 	} else if (req->capture_stdout && !app) {
@@ -339,7 +340,7 @@ static int setup_io(const struct exec_request *req, posix_spawn_file_actions_t *
 		posix_spawn_file_actions_addclosefrom_np(fa, 3);
 	return 0;
 fail:
-	return err_set(e, -errno, "exec.spawn", "cannot create a pipe: %s", strerror(errno));
+	return err_set(e, -errno, ERR_EXEC_SPAWN, "cannot create a pipe: %s", strerror(errno));
 }
 
 static void launch_failure(const struct exec_request *req, struct exec_result *res, int code,
@@ -401,7 +402,7 @@ static int wait_child(const struct exec_request *req, pid_t pid, double t0, stru
 	if (rc < 0) { /* out of memory: do not leave the child running unreaped */
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
-		err_set(e, rc, "oom", "out of memory capturing the output of %s", req->argv[0]);
+		err_set(e, rc, ERR_OOM, "out of memory capturing the output of %s", req->argv[0]);
 	}
 	close_fd(&w.pidfd);
 	fill_status(status, res);
@@ -523,7 +524,7 @@ static int spawn_and_wait(const struct exec_request *req, const char *path, char
 	if (req->forward_signals)
 		restore_forwarding(old_sa);
 	if (io_finish(&io, res) < 0 && rc == 0)
-		rc = err_set(e, -ENOMEM, "oom", "out of memory capturing the output of %s",
+		rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory capturing the output of %s",
 			     req->argv[0]);
 	guard_end(&g);
 	return rc;
@@ -537,15 +538,15 @@ static int resolve_and(const struct exec_request *req, struct exec_result *res, 
 {
 	memset(res, 0, sizeof(*res));
 	if (!req->argv || !req->argv[0])
-		return err_set(e, -EINVAL, "exec.spawn", "empty command");
+		return err_set(e, -EINVAL, ERR_EXEC_SPAWN, "empty command");
 	char **env = build_env(req);
 	char *path = NULL;
 	int rc = 0;
 	if (!env)
-		return err_set(e, -ENOMEM, "oom", "out of memory building an environment");
+		return err_set(e, -ENOMEM, ERR_OOM, "out of memory building an environment");
 	int w = exec_which_in(req->argv[0], child_path(env), &path);
 	if (w == -ENOMEM)
-		rc = err_set(e, -ENOMEM, "oom", "out of memory looking up %s", req->argv[0]);
+		rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory looking up %s", req->argv[0]);
 	else if (w == -ENOENT)
 		launch_failure(req, res, EXEC_NOT_FOUND, "command not found");
 	else if (w == -EACCES)

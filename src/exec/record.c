@@ -26,6 +26,8 @@
 #include "build_config.h"
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
+#include "common/timefmt.h"
 #include "exec/exec_internal.h"
 
 struct recorder {
@@ -76,11 +78,8 @@ static bool dir_is_empty_or_absent(const char *path)
 
 static json_t *base_meta(void)
 {
-	char created[40];
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%S+00:00", &tm);
+	char created[ISO8601_SIZE];
+	iso8601(time(NULL), ISO8601_UTC, created, sizeof(created));
 	struct utsname u;
 	if (uname(&u) != 0)
 		memset(&u, 0, sizeof(u));
@@ -162,7 +161,7 @@ static int rec_run(struct executor *x, const struct exec_request *req, struct ex
 		return rc;
 	rc = record_one(r, req, res);
 	if (rc < 0)
-		return err_set(e, rc, "exec.record", "cannot record invocation %03u into %s: %s",
+		return err_set(e, rc, ERR_EXEC_RECORD, "cannot record invocation %03u into %s: %s",
 			       r->next, r->dir, strerror(-rc));
 	return 0;
 }
@@ -176,7 +175,7 @@ static int rec_run_batch(struct executor *x, const struct exec_request *reqs, si
 	int rc = executor__run_batch(r->inner, reqs, n, res, e);
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		if ((rc = record_one(r, &reqs[i], &res[i])) < 0)
-			return err_set(e, rc, "exec.record", "cannot record invocation %03u into %s: %s",
+			return err_set(e, rc, ERR_EXEC_RECORD, "cannot record invocation %03u into %s: %s",
 				       r->next, r->dir, strerror(-rc));
 	return rc;
 }
@@ -219,7 +218,7 @@ struct executor *executor__new_recording_take(struct executor *inner, const char
 	struct recorder *r = NULL;
 	char *inv = NULL;
 	if (!dir_is_empty_or_absent(entry_dir)) {
-		err_set(e, -EEXIST, "exec.record",
+		err_set(e, -EEXIST, ERR_EXEC_RECORD,
 			"recording entry %s exists and is not empty; choose a new directory",
 			entry_dir);
 		goto fail;
@@ -227,13 +226,13 @@ struct executor *executor__new_recording_take(struct executor *inner, const char
 	inv = xasprintf("%s/invocations", entry_dir);
 	int rc = inv ? mkdir_p(inv) : -ENOMEM;
 	if (rc < 0) {
-		err_set(e, rc, "exec.record", "cannot create %s: %s", entry_dir, strerror(-rc));
+		err_set(e, rc, ERR_EXEC_RECORD, "cannot create %s: %s", entry_dir, strerror(-rc));
 		goto fail;
 	}
 	x = xcalloc(1, sizeof(*x));
 	r = xcalloc(1, sizeof(*r));
 	if (!x || !r || !(r->dir = xstrdup(entry_dir)) || !(r->meta = base_meta())) {
-		err_set(e, -ENOMEM, "oom", "out of memory starting a recording");
+		err_set(e, -ENOMEM, ERR_OOM, "out of memory starting a recording");
 		goto fail;
 	}
 	if (meta && json_is_object(meta))

@@ -19,6 +19,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "exec/exec_internal.h"
 
 struct recorded {
@@ -73,7 +74,7 @@ static int load_invocation(struct replayer *r, const char *name, struct err *e)
 		return 0; /* .stdout/.stderr and anything else */
 	char *path = xasprintf("%s/invocations/%s", r->dir, name);
 	if (!path)
-		return err_set(e, -ENOMEM, "oom", "out of memory reading %s", r->dir);
+		return err_set(e, -ENOMEM, ERR_OOM, "out of memory reading %s", r->dir);
 	json_error_t je;
 	json_t *inv = json_load_file(path, 0, &je);
 	json_t *argv = json_object_get(inv, "argv");
@@ -81,14 +82,14 @@ static int load_invocation(struct replayer *r, const char *name, struct err *e)
 	const char *argv0 = json_string_value(json_array_get(argv, 0));
 	int rc = 0;
 	if (!inv || !argv0 || !json_is_integer(code)) {
-		rc = err_set(e, -EINVAL, "exec.replay",
+		rc = err_set(e, -EINVAL, ERR_EXEC_REPLAY,
 			     "%s:%d:%d: expected {\"argv\": [...], \"exit_code\": N, \"captured\": bool}%s%s",
 			     path, je.line, je.column, inv ? "" : ": ", inv ? "" : je.text);
 		goto out;
 	}
 	struct queue *q = queue_for(r, exec_basename(argv0), true);
 	if (!q || xgrow((void **)&q->items, &q->cap, q->nr + 1, sizeof(*q->items)) < 0) {
-		rc = err_set(e, -ENOMEM, "oom", "out of memory reading %s", r->dir);
+		rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory reading %s", r->dir);
 		goto out;
 	}
 	json_t *cap = json_object_get(inv, "captured");
@@ -106,18 +107,18 @@ static int load_entry(struct replayer *r, struct err *e)
 {
 	char *path = xasprintf("%s/meta.json", r->dir);
 	if (!path)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	json_error_t je;
 	r->meta = json_load_file(path, 0, &je);
 	xfree(path);
 	if (!r->meta)
-		return err_set(e, -EINVAL, "exec.replay", "%s is not a corpus entry: meta.json: %s",
+		return err_set(e, -EINVAL, ERR_EXEC_REPLAY, "%s is not a corpus entry: meta.json: %s",
 			       r->dir, je.text);
 	char *inv = xasprintf("%s/invocations", r->dir);
 	DIR *d = inv ? opendir(inv) : NULL;
 	xfree(inv);
 	if (!d)
-		return err_set(e, -ENOENT, "exec.replay",
+		return err_set(e, -ENOENT, ERR_EXEC_REPLAY,
 			       "%s is not a corpus entry: no invocations/ directory", r->dir);
 	int rc = 0;
 	struct dirent *de;
@@ -159,7 +160,7 @@ static int serve(struct replayer *r, const struct recorded *it, const struct exe
 	if (rc == 0 && req->capture_stderr)
 		rc = load_output(r, it->number, "stderr", &res->err, &res->err_len);
 	if (rc < 0)
-		return err_set(e, rc, "exec.replay", "%s: invocation %03u: %s", r->dir, it->number,
+		return err_set(e, rc, ERR_EXEC_REPLAY, "%s: invocation %03u: %s", r->dir, it->number,
 			       strerror(-rc));
 	return 0;
 }
@@ -170,7 +171,7 @@ static int replay_run(struct executor *x, const struct exec_request *req,
 	struct replayer *r = x->priv;
 	memset(res, 0, sizeof(*res));
 	if (!req->argv || !req->argv[0])
-		return err_set(e, -EINVAL, "exec.replay", "empty command");
+		return err_set(e, -EINVAL, ERR_EXEC_REPLAY, "empty command");
 	const char *name = exec_basename(req->argv[0]);
 	struct queue *q = queue_for(r, name, false);
 	if (q && q->next < q->nr)
@@ -215,7 +216,7 @@ struct executor *executor__new_replay(const char *entry_dir, struct err *e)
 		x->priv = r;
 	}
 	if (!x || !r || !(r->dir = xstrdup(entry_dir))) {
-		err_set(e, -ENOMEM, "oom", "out of memory opening %s", entry_dir);
+		err_set(e, -ENOMEM, ERR_OOM, "out of memory opening %s", entry_dir);
 		if (!x)
 			xfree(r);
 		executor__free(x);

@@ -7,7 +7,7 @@
 
 #include "common/alloc.h"
 #include "ingest/aggregate_impl.h"
-#include "ingest/hashtab.h"
+#include "common/hashtab.h"
 
 /* ---- counters ---------------------------------------------------------- */
 

@@ -8,9 +8,10 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "ingest/aggregate_impl.h"
 #include "ingest/buildid.h"
-#include "ingest/hashtab.h"
+#include "common/hashtab.h"
 
 struct hs {
 	uint64_t offset;
@@ -398,7 +399,7 @@ int ingest_agg__emit(struct ingest_agg *a, const struct ingest_opts *o, struct p
 	xfree(c.loci);
 	cmp_ctx = NULL;
 	if (rc)
-		return err_set(e, rc, "ingest.nomem", "out of memory while aggregating %llu samples",
+		return err_set(e, rc, ERR_OOM, "out of memory while aggregating %llu samples",
 			       (unsigned long long)a->nr_samples);
 	return 0;
 }

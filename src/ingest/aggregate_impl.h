@@ -9,7 +9,7 @@
 #define NUNATAK_INGEST_AGGREGATE_IMPL_H
 
 #include "ingest/aggregate.h"
-#include "ingest/hashtab.h"
+#include "common/hashtab.h"
 
 struct skey {
 	uint64_t offset;

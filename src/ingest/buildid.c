@@ -8,6 +8,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 
 void buildid_list__init(struct buildid_list *l)
 {
@@ -88,7 +89,7 @@ int buildid_list__parse(struct buildid_list *l, const char *buf, size_t len, str
 			continue;
 		}
 		if (buildid_list__add(l, sp + 1, n - idn - 1, line, idn))
-			return err_set(e, -ENOMEM, "ingest.nomem", "out of memory reading build-ids");
+			return err_set(e, -ENOMEM, ERR_OOM, "out of memory reading build-ids");
 	}
 	return 0;
 }

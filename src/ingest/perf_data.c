@@ -13,8 +13,9 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "ingest/buildid.h"
-#include "ingest/hashtab.h"
+#include "common/hashtab.h"
 #include "ingest/perf_data_impl.h"
 #include "ingest/perf_maps.h"
 
@@ -298,6 +299,18 @@ static int pass_samples(struct reader *r)
 	return 0;
 }
 
+static void reader__release(struct reader *r)
+{
+	xfree(r->attrs);
+	xfree(r->ids);
+	oatab__release(&r->idt);
+	perf_maps__free(r->maps);
+	strtab__release(&r->comms);
+	xfree(r->tc);
+	oatab__release(&r->tct);
+	xfree(r->frames);
+}
+
 int perf_data__read(const void *buf, size_t len, perf_sample_fn fn, void *ctx,
 		    struct buildid_list *ids, struct ingest_stats *st, struct err *e)
 {
@@ -313,16 +326,31 @@ int perf_data__read(const void *buf, size_t len, perf_sample_fn fn, void *ctx,
 	if (!rc)
 		rc = pass_samples(&r);
 	if (rc == -ENOMEM)
-		err_set(e, rc, "ingest.nomem", "out of memory reading perf.data");
-	xfree(r.attrs);
-	xfree(r.ids);
-	oatab__release(&r.idt);
-	perf_maps__free(r.maps);
-	strtab__release(&r.comms);
-	xfree(r.tc);
-	oatab__release(&r.tct);
-	xfree(r.frames);
+		err_set(e, rc, ERR_OOM, "out of memory reading perf.data");
+	reader__release(&r);
 	return rc;
+}
+
+int perf_data_clockid(const void *buf, size_t len)
+{
+	struct reader r = {.b = buf, .len = len};
+	r.comms.last = -1;
+	int clock = -1;
+	if (perf_data__read_header(&r) == 0)
+		for (size_t i = 0; i < r.nr_attrs; i++) {
+			int32_t id = r.attrs[i].clockid;
+			if (id == -1) {
+				clock = -1;
+				break;
+			}
+			if (i && clock != id) {
+				clock = -2; /* events on different clocks: no one timeline */
+				break;
+			}
+			clock = id;
+		}
+	reader__release(&r);
+	return clock;
 }
 
 static int agg_sink(void *ctx, const struct ingest_sample *s)
@@ -337,17 +365,17 @@ int ingest_perf_data(const void *buf, size_t len, const struct ingest_opts *o,
 	buildid_list__init(&own);
 	struct ingest_agg *a = ingest_agg__new();
 	if (!a)
-		return err_set(e, -ENOMEM, "ingest.nomem", "out of memory");
+		return err_oom(e);
 	int rc = perf_data__read(buf, len, agg_sink, a, o->build_ids ? NULL : &own, st, e);
 	if (rc > 0)
-		rc = err_set(e, -EIO, "ingest.perf_data", "sample sink failed");
+		rc = err_set(e, -EIO, ERR_INGEST_PERF_DATA, "sample sink failed");
 	struct ingest_opts eo = *o;
 	if (!o->build_ids)
 		eo.build_ids = &own;
 	if (!rc)
 		rc = ingest_agg__emit(a, &eo, p, e);
 	if (!rc && ingest_stats__degrade(st))
-		rc = err_set(e, -ENOMEM, "ingest.nomem", "out of memory");
+		rc = err_oom(e);
 	ingest_agg__free(a);
 	buildid_list__release(&own);
 	return rc;
@@ -358,21 +386,21 @@ int ingest_perf_data_file(const char *path, const struct ingest_opts *o, struct 
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return err_set(e, -errno, "perf_data.open", "%s: %s", path, strerror(errno));
+		return err_set(e, -errno, ERR_PERF_DATA_OPEN, "%s: %s", path, strerror(errno));
 	struct stat sb;
 	if (fstat(fd, &sb) < 0) {
 		int en = errno;
 		close(fd);
-		return err_set(e, -en, "perf_data.open", "%s: %s", path, strerror(en));
+		return err_set(e, -en, ERR_PERF_DATA_OPEN, "%s: %s", path, strerror(en));
 	}
 	if (sb.st_size <= 0) {
 		close(fd);
-		return err_set(e, -EINVAL, "perf_data.open", "%s: empty file", path);
+		return err_set(e, -EINVAL, ERR_PERF_DATA_OPEN, "%s: empty file", path);
 	}
 	void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED)
-		return err_set(e, -errno, "perf_data.open", "%s: mmap: %s", path, strerror(errno));
+		return err_set(e, -errno, ERR_PERF_DATA_OPEN, "%s: mmap: %s", path, strerror(errno));
 	madvise(m, (size_t)sb.st_size, MADV_SEQUENTIAL);
 	int rc = ingest_perf_data(m, (size_t)sb.st_size, o, p, st, e);
 	munmap(m, (size_t)sb.st_size);

@@ -81,4 +81,10 @@ int ingest_perf_data(const void *buf, size_t len, const struct ingest_opts *o,
 int ingest_perf_data_file(const char *path, const struct ingest_opts *o, struct pivot *p,
 			  struct ingest_stats *st, struct err *e);
 
+/* The clock of every event of a perf.data image: CLOCK_MONOTONIC (1) when
+ * each was recorded with use_clockid and that clock, the clock id when they
+ * share another; -2 when use_clockid is off (perf's own clock) or the events
+ * disagree; -1 when the header is unreadable. Reads the header only. */
+int perf_data_clockid(const void *buf, size_t len);
+
 #endif

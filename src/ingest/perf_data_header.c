@@ -9,6 +9,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "ingest/buildid.h"
 #include "ingest/perf_data_impl.h"
 
@@ -19,13 +20,13 @@ static bool section_ok(const struct reader *r, uint64_t off, uint64_t size)
 
 int perf_data__corrupt(struct reader *r, size_t off, const char *what)
 {
-	return err_set(r->e, -EINVAL, "perf_data.corrupt", "perf.data: at byte %zu: %s", off,
+	return err_set(r->e, -EINVAL, ERR_PERF_DATA_CORRUPT, "perf.data: at byte %zu: %s", off,
 		       what);
 }
 
 int perf_data__unsupported(struct reader *r, const char *what)
 {
-	return err_set(r->e, -ENOTSUP, "perf_data.unsupported",
+	return err_set(r->e, -ENOTSUP, ERR_PERF_DATA_UNSUPPORTED,
 		       "perf.data: %s; falling back to perf script", what);
 }
 
@@ -141,6 +142,9 @@ static int read_attrs(struct reader *r)
 		d->sample_type = rd64(a + 24);
 		d->read_format = rd64(a + 32);
 		d->freq = (rd64(a + 40) >> 10) & 1;
+		d->clockid = -2;
+		if ((rd64(a + 40) >> 25) & 1) /* use_clockid; clockid sits at byte 92 */
+			d->clockid = rd32(a + 4) >= 96 && asz - 16 >= 96 ? (int32_t)rd32(a + 92) : -1;
 		default_name(d);
 		uint64_t ioff = rd64(a + asz - 16), isz = rd64(a + asz - 8);
 		if (!section_ok(r, ioff, isz))

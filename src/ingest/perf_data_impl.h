@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ingest/hashtab.h"
+#include "common/hashtab.h"
 #include "ingest/perf_script.h"
 
 struct buildid_list;
@@ -38,6 +38,7 @@ struct pd_attr {
 	uint32_t type;
 	uint64_t config, sample_period, sample_type, read_format;
 	bool freq;
+	int32_t clockid; /* use_clockid's clock; -2 when off (perf's clock), -1 unreadable */
 	char name[128];
 	size_t name_len;
 };

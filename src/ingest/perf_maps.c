@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common/alloc.h"
-#include "ingest/hashtab.h"
+#include "common/hashtab.h"
 
 struct pid_maps {
 	int64_t pid;

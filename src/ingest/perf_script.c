@@ -9,6 +9,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "ingest/perf_maps.h"
 
 struct cursor {
@@ -435,7 +436,7 @@ int perf_script__parse(const char *buf, size_t len, perf_sample_fn fn, void *ctx
 	xfree(ps.frames);
 	perf_maps__free(ps.maps);
 	if (rc == -ENOMEM)
-		return err_set(e, rc, "ingest.nomem", "out of memory parsing perf script output");
+		return err_set(e, rc, ERR_OOM, "out of memory parsing perf script output");
 	return rc;
 }
 
@@ -472,14 +473,14 @@ int ingest_perf_script(const char *buf, size_t len, const struct ingest_opts *o,
 {
 	struct ingest_agg *a = ingest_agg__new();
 	if (!a)
-		return err_set(e, -ENOMEM, "ingest.nomem", "out of memory");
+		return err_oom(e);
 	int rc = perf_script__parse(buf, len, agg_sink, a, st, e);
 	if (rc > 0 || (rc < 0 && rc != -ENOMEM))
-		rc = err_set(e, rc > 0 ? -EIO : rc, "ingest.perf_script", "aggregation failed");
+		rc = err_set(e, rc > 0 ? -EIO : rc, ERR_INGEST_PERF_SCRIPT, "aggregation failed");
 	if (!rc)
 		rc = ingest_agg__emit(a, o, p, e);
 	if (!rc && ingest_stats__degrade(st))
-		rc = err_set(e, -ENOMEM, "ingest.nomem", "out of memory");
+		rc = err_oom(e);
 	ingest_agg__free(a);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/err_codes.h"
 
 #define MAX_FIELDS 8
 
@@ -156,5 +157,5 @@ int ingest_perf_stat(const char *buf, size_t len, const struct ingest_opts *o,
 		goto nomem;
 	return r.counted;
 nomem:
-	return err_set(e, -ENOMEM, "ingest.nomem", "out of memory reading perf stat output");
+	return err_set(e, -ENOMEM, ERR_OOM, "out of memory reading perf stat output");
 }

@@ -10,12 +10,13 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "ingest/aggregate.h"
 #include "ingest/buildid.h"
 #include "ingest/perf_data.h"
 #include "ingest/perf_script.h"
 #include "ingest/perf_stat.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 #define MAX_SCRIPT_BYTES ((size_t)16 << 30)
 #define MAX_SMALL_BYTES ((size_t)64 << 20)
@@ -117,7 +118,7 @@ static int ingest_script_text(struct rank_walk *w, int rank, const struct ingest
 	buildid_list__init(&ids);
 	int rc = 1;
 	if (!script || !bids) {
-		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+		rc = err_oom(e);
 		goto out;
 	}
 	if (fs_read_file(bids, MAX_SMALL_BYTES, &buf, &len) == 0)
@@ -142,7 +143,7 @@ static int ingest_samples(struct rank_walk *w, int rank, const char *node, struc
 {
 	char *data = rank_file(w, rank, "perf.data");
 	if (!data)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	struct ingest_opts o = {.sz = sizeof(o), .node = node, .rank = rank, .pass_index = 0};
 	struct ingest_stats st = {0};
 	struct err de = {0};
@@ -160,7 +161,7 @@ static int ingest_samples(struct rank_walk *w, int rank, const char *node, struc
 					       "launch, or check the rank's node for perf errors");
 		}
 	} else if (rc == -ENOMEM) {
-		err_set(e, rc, "oom", "out of memory");
+		err_set(e, rc, ERR_OOM, "out of memory");
 	}
 	if (rc == 0) {
 		ingest_stats__degrade(&st);
@@ -191,7 +192,7 @@ static int ingest_counts(struct rank_walk *w, int rank, const char *node, bool *
 	int rc = 0;
 	*counted = false;
 	if (!csv)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	if (fs_read_file(csv, MAX_SMALL_BYTES, &buf, &len) == 0) {
 		struct ingest_opts o = {.sz = sizeof(o), .node = node, .rank = rank};
 		struct ingest_stats st = {0};
@@ -211,7 +212,7 @@ static int ingest_one(struct rank_walk *w, int dir_rank, struct err *e)
 {
 	char *path = rank_file(w, dir_rank, "rank.json");
 	if (!path)
-		return err_set(e, -ENOMEM, "oom", "out of memory");
+		return err_oom(e);
 	json_t *j = json_load_file(path, 0, NULL);
 	xfree(path);
 	json_int_t rank = json_integer_value(json_object_get(j, "rank"));
@@ -259,7 +260,7 @@ static int list_rank_dirs(const char *dir, int **out, int *n, struct err *e)
 	*n = 0;
 	if (!d)
 		return errno == ENOENT ? 0
-				       : err_set(e, -errno, "ranks.read", "cannot read %s: %s", dir,
+				       : err_set(e, -errno, ERR_RANKS_READ, "cannot read %s: %s", dir,
 						 strerror(errno));
 	struct dirent *de;
 	int rc = 0;
@@ -273,7 +274,7 @@ static int list_rank_dirs(const char *dir, int **out, int *n, struct err *e)
 	}
 	closedir(d);
 	if (rc < 0)
-		return err_set(e, rc, "oom", "out of memory");
+		return err_set(e, rc, ERR_OOM, "out of memory");
 	qsort(*out, (size_t)*n, sizeof(int), cmp_int);
 	return 0;
 }
@@ -318,7 +319,7 @@ static int declare(struct rank_walk *w, int world, struct err *e)
 				       "a filesystem every node shares");
 	}
 	xfree(missing);
-	return rc < 0 ? err_set(e, rc, "oom", "out of memory") : 0;
+	return rc < 0 ? err_set(e, rc, ERR_OOM, "out of memory") : 0;
 }
 
 int ingest_ranks(const char *collect_dir, int world_size, struct pivot *p,

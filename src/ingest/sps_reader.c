@@ -7,6 +7,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "ingest/trace_cursor.h"
 #include "ingest/spt_reader.h"
 
@@ -14,11 +15,11 @@
 static int check_count(struct trace_cursor *c, size_t at, int64_t n, size_t min_each, const char *what)
 {
 	if (n < 0)
-		return err_set(c->e, -EINVAL, "trace.corrupt",
+		return err_set(c->e, -EINVAL, ERR_TRACE_CORRUPT,
 			       "%s: byte %zu: expected a %s (>= 0), found %" PRId64, c->path, at,
 			       what, n);
 	if ((uint64_t)n > (c->len - c->off) / min_each)
-		return err_set(c->e, -EINVAL, "trace.truncated",
+		return err_set(c->e, -EINVAL, ERR_TRACE_TRUNCATED,
 			       "%s: byte %zu: truncated: %s %" PRId64 " needs %" PRIu64
 			       " bytes, found %zu",
 			       c->path, c->off, what, n, (uint64_t)n * min_each, c->len - c->off);
@@ -33,7 +34,7 @@ static int parse_tables(struct trace_cursor *c, struct sps_file *f)
 		return rc;
 	f->regions = xcalloc((size_t)f->nr_regions + 1, sizeof(*f->regions));
 	if (!f->regions)
-		return err_set(c->e, -ENOMEM, "nomem", "out of memory");
+		return err_oom(c->e);
 	for (int32_t i = 0; i < f->nr_regions; i++)
 		if ((rc = trace_cursor__string(c, "region name length", &f->regions[i].s,
 				      &f->regions[i].len)))
@@ -44,7 +45,7 @@ static int parse_tables(struct trace_cursor *c, struct sps_file *f)
 		return rc;
 	f->modules = xcalloc((size_t)f->nr_modules + 1, sizeof(*f->modules));
 	if (!f->modules)
-		return err_set(c->e, -ENOMEM, "nomem", "out of memory");
+		return err_oom(c->e);
 	for (int32_t i = 0; i < f->nr_modules; i++) {
 		struct sps_module *m = &f->modules[i];
 		int64_t load;
@@ -62,12 +63,12 @@ static int check_samples(struct trace_cursor *c, struct sps_file *f)
 		struct sps_sample s = sps_file__sample(f, i);
 		size_t at = f->samples_offset + (size_t)i * 16;
 		if (s.region < -1 || s.region >= f->nr_regions)
-			return err_set(c->e, -EINVAL, "trace.corrupt",
+			return err_set(c->e, -EINVAL, ERR_TRACE_CORRUPT,
 				       "%s: byte %zu: sample %" PRId64 ": expected a region index "
 				       "-1..%" PRId32 ", found %" PRId32,
 				       c->path, at, i, f->nr_regions - 1, s.region);
 		if (s.module < -1 || s.module >= f->nr_modules)
-			return err_set(c->e, -EINVAL, "trace.corrupt",
+			return err_set(c->e, -EINVAL, ERR_TRACE_CORRUPT,
 				       "%s: byte %zu: sample %" PRId64 ": expected a module index "
 				       "-1..%" PRId32 ", found %" PRId32,
 				       c->path, at + 4, i, f->nr_modules - 1, s.module);
@@ -82,7 +83,7 @@ int sps_parse(const unsigned char *buf, size_t len, const char *path, struct sps
 	int rc;
 	memset(f, 0, sizeof(*f));
 	if (len < 8 || memcmp(buf, SPS_MAGIC, 8) != 0)
-		return err_set(e, -EINVAL, "trace.bad_magic",
+		return err_set(e, -EINVAL, ERR_TRACE_BAD_MAGIC,
 			       "%s: byte 0: not a scope_profiler sample file: expected magic "
 			       "\"SCOPESMP\", found %s",
 			       path, len < 8 ? "a file shorter than 8 bytes" : "other bytes");
@@ -92,12 +93,12 @@ int sps_parse(const unsigned char *buf, size_t len, const char *path, struct sps
 	f->version = trace_detect_version(buf + 8, &c.swap);
 	f->swap = c.swap;
 	if (f->version < 0)
-		return err_set(e, -EINVAL, "trace.bad_version",
+		return err_set(e, -EINVAL, ERR_TRACE_BAD_VERSION,
 			       "%s: byte 8: expected sample format version 1 in either byte order, "
 			       "found %" PRId32,
 			       path, spt_load_i32(buf + 8, false));
 	if (f->version > SPS_MAX_VERSION)
-		return err_set(e, -EINVAL, "trace.newer_version",
+		return err_set(e, -EINVAL, ERR_TRACE_NEWER_VERSION,
 			       "%s: byte 8: sample format version %d is newer than this reader "
 			       "(expected 1): update nunatak",
 			       path, f->version);
@@ -113,7 +114,7 @@ int sps_parse(const unsigned char *buf, size_t len, const char *path, struct sps
 	f->samples_offset = c.off;
 	c.off += (size_t)f->nr_samples * 16;
 	if (c.off != len) {
-		rc = err_set(e, -EINVAL, "trace.corrupt",
+		rc = err_set(e, -EINVAL, ERR_TRACE_CORRUPT,
 			     "%s: byte %zu: expected the end of the file, found %zu more bytes", path,
 			     c.off, len - c.off);
 		goto fail;

@@ -6,6 +6,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "ingest/trace_cursor.h"
 
 int trace_detect_version(const unsigned char *p, bool *swap)
@@ -45,10 +46,10 @@ static int parse_region(struct trace_cursor *c, int version, struct spt_region *
 	size_t per_call = version >= 3 ? 20 : 16;
 	if (r->nr_calls < 0 || (uint64_t)r->nr_calls > (c->len - c->off) / per_call) {
 		if (r->nr_calls < 0)
-			return err_set(c->e, -EINVAL, "trace.corrupt",
+			return err_set(c->e, -EINVAL, ERR_TRACE_CORRUPT,
 				       "%s: byte %zu: expected a call count (>= 0), found %" PRId64,
 				       c->path, at, r->nr_calls);
-		return err_set(c->e, -EINVAL, "trace.truncated",
+		return err_set(c->e, -EINVAL, ERR_TRACE_TRUNCATED,
 			       "%s: byte %zu: truncated: region '%.*s' claims %" PRId64
 			       " calls (%zu bytes each), only %zu bytes remain",
 			       c->path, c->off, (int)(r->name_len > 64 ? 64 : r->name_len), r->name,
@@ -76,14 +77,14 @@ static int parse_threads(struct trace_cursor *c, struct spt_trace *t)
 	/* Each thread needs at least 12 bytes, which bounds the allocation. */
 	if (t->nr_threads < 0 || (size_t)t->nr_threads > (c->len - c->off) / 12) {
 		if (t->nr_threads < 0)
-			return err_set(c->e, -EINVAL, "trace.corrupt",
+			return err_set(c->e, -EINVAL, ERR_TRACE_CORRUPT,
 				       "%s: byte %zu: expected a thread count (>= 0), found %" PRId32,
 				       c->path, at, t->nr_threads);
 		return trace_cursor__truncated(c, (size_t)t->nr_threads * 12, "thread table");
 	}
 	t->threads = xcalloc((size_t)t->nr_threads + 1, sizeof(*t->threads));
 	if (!t->threads)
-		return err_set(c->e, -ENOMEM, "nomem", "%s: out of memory", c->path);
+		return err_set(c->e, -ENOMEM, ERR_OOM, "%s: out of memory", c->path);
 	for (int32_t i = 0; i < t->nr_threads; i++) {
 		struct spt_thread *th = &t->threads[i];
 		if ((rc = trace_cursor__i64(c, "thread id", &th->tid)) ||
@@ -121,7 +122,7 @@ int spt_parse(const unsigned char *buf, size_t len, const char *path, struct spt
 	int rc;
 	memset(t, 0, sizeof(*t));
 	if (len < 8 || memcmp(buf, SPT_MAGIC, 8) != 0)
-		return err_set(e, -EINVAL, "trace.bad_magic",
+		return err_set(e, -EINVAL, ERR_TRACE_BAD_MAGIC,
 			       "%s: byte 0: not a scope_profiler trace: expected magic \"SCOPEPRF\", "
 			       "found %s",
 			       path, len < 8 ? "a file shorter than 8 bytes" : "other bytes");
@@ -131,14 +132,14 @@ int spt_parse(const unsigned char *buf, size_t len, const char *path, struct spt
 	t->version = trace_detect_version(p, &c.swap);
 	t->swap = c.swap;
 	if (t->version < 0)
-		return err_set(e, -EINVAL, "trace.bad_version",
+		return err_set(e, -EINVAL, ERR_TRACE_BAD_VERSION,
 			       "%s: byte 8: expected a format version 1..%d in either byte order, "
 			       "found %" PRId32,
 			       path, SPT_MAX_VERSION, spt_load_i32(p, false));
 	if (t->version == SP_SPT_VERSION_STREAM)
 		return parse_unfinished(buf, len, path, c.swap, t, e);
 	if (t->version > SPT_MAX_VERSION)
-		return err_set(e, -EINVAL, "trace.newer_version",
+		return err_set(e, -EINVAL, ERR_TRACE_NEWER_VERSION,
 			       "%s: byte 8: trace format version %d is newer than this reader "
 			       "(expected 1..%d): update nunatak",
 			       path, t->version, SPT_MAX_VERSION);
@@ -151,17 +152,17 @@ int spt_parse(const unsigned char *buf, size_t len, const char *path, struct spt
 	/* A region needs at least 12 bytes (16 from v2), which bounds the allocation. */
 	size_t min_region = t->version >= 2 ? 20 : 12;
 	if (t->nr_regions < 0)
-		return err_set(e, -EINVAL, "trace.corrupt",
+		return err_set(e, -EINVAL, ERR_TRACE_CORRUPT,
 			       "%s: byte %zu: expected a region count (>= 0), found %" PRId64, path,
 			       at, t->nr_regions);
 	if ((uint64_t)t->nr_regions > (len - c.off) / min_region)
-		return err_set(e, -EINVAL, "trace.truncated",
+		return err_set(e, -EINVAL, ERR_TRACE_TRUNCATED,
 			       "%s: byte %zu: truncated: expected %" PRId64 " regions (at least %zu "
 			       "bytes each), found %zu bytes",
 			       path, c.off, t->nr_regions, min_region, len - c.off);
 	t->regions = xcalloc((size_t)t->nr_regions + 1, sizeof(*t->regions));
 	if (!t->regions)
-		return err_set(e, -ENOMEM, "nomem", "%s: out of memory", path);
+		return err_set(e, -ENOMEM, ERR_OOM, "%s: out of memory", path);
 	for (int64_t i = 0; i < t->nr_regions; i++)
 		if ((rc = parse_region(&c, t->version, &t->regions[i])))
 			goto fail;
@@ -173,7 +174,7 @@ int spt_parse(const unsigned char *buf, size_t len, const char *path, struct spt
 		c.off = len;
 	}
 	if (c.off != len) {
-		rc = err_set(e, -EINVAL, "trace.corrupt",
+		rc = err_set(e, -EINVAL, ERR_TRACE_CORRUPT,
 			     "%s: byte %zu: expected the end of the trace, found %zu more bytes", path,
 			     c.off, len - c.off);
 		goto fail;
@@ -218,7 +219,7 @@ static int parse_timing(struct trace_cursor *c, struct spt_ext *x)
 	    (rc = trace_cursor__i32(c, "padding", &pad)))
 		return rc;
 	if (x->nr_lanes < 0)
-		return err_set(c->e, -EINVAL, "trace.corrupt",
+		return err_set(c->e, -EINVAL, ERR_TRACE_CORRUPT,
 			       "%s: byte %zu: expected a lane count (>= 0), found %" PRId32, c->path,
 			       c->off - 8, x->nr_lanes);
 	x->has_timing = true;
@@ -235,12 +236,12 @@ static int parse_misuse_kind(struct trace_cursor *c, struct spt_misuse *m)
 	    (rc = trace_cursor__i32(c, "misuse region count", &m->nr_names)))
 		return rc;
 	if (m->nr_names < 0 || (size_t)m->nr_names > (c->len - c->off) / 12)
-		return err_set(c->e, -EINVAL, "trace.corrupt",
+		return err_set(c->e, -EINVAL, ERR_TRACE_CORRUPT,
 			       "%s: byte %zu: expected a region count that fits the section, "
 			       "found %" PRId32, c->path, c->off - 4, m->nr_names);
 	m->names = xcalloc((size_t)m->nr_names + 1, sizeof(*m->names));
 	if (!m->names)
-		return err_set(c->e, -ENOMEM, "nomem", "%s: out of memory", c->path);
+		return err_set(c->e, -ENOMEM, ERR_OOM, "%s: out of memory", c->path);
 	for (int32_t i = 0; i < m->nr_names; i++) {
 		struct spt_misuse_name *n = &m->names[i];
 		if ((rc = trace_cursor__string(c, "misuse region name", &n->name, &n->name_len)) ||
@@ -257,12 +258,12 @@ static int parse_misuse(struct trace_cursor *c, struct spt_ext *x)
 	if (rc)
 		return rc;
 	if (kinds < 0 || (size_t)kinds > (c->len - c->off) / 20)
-		return err_set(c->e, -EINVAL, "trace.corrupt",
+		return err_set(c->e, -EINVAL, ERR_TRACE_CORRUPT,
 			       "%s: byte %zu: expected a misuse kind count that fits the section, "
 			       "found %" PRId32, c->path, c->off - 4, kinds);
 	x->misuse = xcalloc((size_t)kinds + 1, sizeof(*x->misuse));
 	if (!x->misuse)
-		return err_set(c->e, -ENOMEM, "nomem", "%s: out of memory", c->path);
+		return err_set(c->e, -ENOMEM, ERR_OOM, "%s: out of memory", c->path);
 	for (int32_t k = 0; k < kinds; k++) {
 		x->nr_misuse = k + 1;
 		if ((rc = parse_misuse_kind(c, &x->misuse[k])))
@@ -281,7 +282,7 @@ int spt_parse_ext(const unsigned char *buf, size_t len, size_t off, const char *
 	if (rc)
 		return rc;
 	if (total < 0 || (uint64_t)total != len - c.off)
-		return err_set(e, -EINVAL, "trace.corrupt",
+		return err_set(e, -EINVAL, ERR_TRACE_CORRUPT,
 			       "%s: byte %zu: expected an extension length of the %zu bytes that "
 			       "remain, found %" PRId64, path, off + 8, len - c.off, total);
 	x->present = true;
@@ -292,7 +293,7 @@ int spt_parse_ext(const unsigned char *buf, size_t len, size_t off, const char *
 		    (rc = trace_cursor__i32(&c, "section length", &n)))
 			return rc;
 		if (n < 0 || (size_t)n > len - c.off)
-			return err_set(e, -EINVAL, "trace.truncated",
+			return err_set(e, -EINVAL, ERR_TRACE_TRUNCATED,
 				       "%s: byte %zu: truncated: section of %" PRId32 " bytes, %zu "
 				       "remain", path, at, n, len - c.off);
 		struct trace_cursor s = c;

@@ -13,6 +13,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "ingest/spt_reader.h"
 
 /* uint64 key -> int32 value, open addressing (value EMPTY: empty slot). */
@@ -127,7 +128,7 @@ struct rec {
 
 static int nomem(struct rec *r)
 {
-	return err_set(r->e, -ENOMEM, "nomem", "%s: out of memory", r->path);
+	return err_set(r->e, -ENOMEM, ERR_OOM, "%s: out of memory", r->path);
 }
 
 static uint32_t ld32(const struct rec *r, size_t off)
@@ -548,13 +549,13 @@ int spt_stream_recover(const unsigned char *buf, size_t len, const char *path, b
 	*image = NULL;
 	*image_len = 0;
 	if (len < SP_STREAM_HEADER_LEN)
-		return err_set(e, -EINVAL, "trace.truncated",
+		return err_set(e, -EINVAL, ERR_TRACE_TRUNCATED,
 			       "%s: byte %zu: truncated: expected the %d-byte header of an "
 			       "unfinished trace, found %zu bytes", path, len, SP_STREAM_HEADER_LEN, len);
 	struct rec r = {.buf = buf, .len = len, .swap = swap, .path = path, .e = e};
 	int32_t rank = (int32_t)ld32(&r, 12), clk = (int32_t)ld32(&r, 16);
 	if (clk != SP_CLOCK_NS && clk != SP_CLOCK_TSC)
-		return err_set(e, -EINVAL, "trace.corrupt",
+		return err_set(e, -EINVAL, ERR_TRACE_CORRUPT,
 			       "%s: byte 16: expected a clock kind (0 ns or 1 TSC), found %" PRId32,
 			       path, clk);
 	r.tsc = clk == SP_CLOCK_TSC;
@@ -566,7 +567,7 @@ int spt_stream_recover(const unsigned char *buf, size_t len, const char *path, b
 	if (rc == 0 && r.tsc) {
 		clean_anchors(&r);
 		if (r.nr_anchors < 2 && r.nr_frames)
-			rc = err_set(e, -EINVAL, "trace.corrupt",
+			rc = err_set(e, -EINVAL, ERR_TRACE_CORRUPT,
 				     "%s: byte %zu: the unfinished trace holds %zu clock anchors; "
 				     "2 are needed to convert its TSC stamps to ns",
 				     path, cut->bytes_used, r.nr_anchors);

@@ -5,11 +5,12 @@
 #include <inttypes.h>
 
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "ingest/spt_reader.h"
 
 int trace_cursor__truncated(struct trace_cursor *c, size_t need, const char *what)
 {
-	return err_set(c->e, -EINVAL, "trace.truncated",
+	return err_set(c->e, -EINVAL, ERR_TRACE_TRUNCATED,
 		       "%s: byte %zu: truncated: expected %s (%zu bytes), found %zu bytes", c->path,
 		       c->off, what, need, c->len - c->off);
 }
@@ -51,7 +52,7 @@ int trace_cursor__string(struct trace_cursor *c, const char *what, const char **
 	if (rc)
 		return rc;
 	if (len < 0)
-		return err_set(c->e, -EINVAL, "trace.corrupt",
+		return err_set(c->e, -EINVAL, ERR_TRACE_CORRUPT,
 			       "%s: byte %zu: expected a %s (>= 0), found %" PRId32, c->path, at,
 			       what, len);
 	const unsigned char *p = NULL;

@@ -9,6 +9,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "exec/exec.h"
 #include "launch/launchers.h"
 
@@ -218,7 +219,7 @@ int launch_split_with(char *const *cmd, launch_resolver resolve, void *ctx,
 	plan->prefix = cmd;
 	plan->app = cmd;
 	if (!cmd || !cmd[0])
-		return err_set(e, -EINVAL, "launch.empty", "no command to run after `--`");
+		return err_set(e, -EINVAL, ERR_LAUNCH_EMPTY, "no command to run after `--`");
 	struct ws_acc acc = {{-1, -1, -1, -1, -1, -1}};
 	struct walk w = {cmd, 0, 0, resolve, ctx, plan, NULL};
 	while (cmd[w.n])

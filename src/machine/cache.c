@@ -10,9 +10,10 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
-#include "machine/identity.h"
-#include "machine/snapshot.h"
-#include "store/fsutil.h"
+#include "common/err_codes.h"
+#include "model/machine_identity.h"
+#include "model/machine.h"
+#include "common/fsutil.h"
 
 #define PROFILE_MAX_BYTES (16u << 20)
 
@@ -21,10 +22,10 @@ char *machine_cache_dir(struct err *e)
 	int no_home;
 	char *d = cache_home_path("machines", &no_home);
 	if (!d && no_home)
-		err_set(e, -ENOENT, "machine.no_cache_dir",
+		err_set(e, -ENOENT, ERR_MACHINE_NO_CACHE_DIR,
 			"neither XDG_CACHE_HOME nor HOME is set: no Machine profile cache");
 	else if (!d)
-		err_set(e, -ENOMEM, "machine.oom", "out of memory");
+		err_oom(e);
 	return d;
 }
 
@@ -64,7 +65,7 @@ int machine_cache_store(const struct machine *m, const char *dir, char **path_ou
 		goto oom_nojm;
 	rc = fs_mkdir_p(dir);
 	if (rc) {
-		err_set(e, rc, "machine.cache", "cannot create the Machine cache %s: %s", dir,
+		err_set(e, rc, ERR_MACHINE_CACHE, "cannot create the Machine cache %s: %s", dir,
 			strerror(-rc));
 		goto out;
 	}
@@ -80,7 +81,7 @@ int machine_cache_store(const struct machine *m, const char *dir, char **path_ou
 oom:
 	json_decref(jm);
 oom_nojm:
-	rc = err_set(e, -ENOMEM, "machine.oom", "out of memory storing the Machine profile");
+	rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory storing the Machine profile");
 out:
 	json_decref(doc);
 	xfree(text);
@@ -93,7 +94,7 @@ static int check_profile(const json_t *doc, const struct machine *m, const char 
 {
 	const json_t *kv = json_object_get(doc, "kernel_version");
 	if (!json_is_integer(kv) || json_integer_value(kv) != MACHINE_KERNEL_VERSION) {
-		err_set(e, 0, "machine.cache_stale",
+		err_set(e, 0, ERR_MACHINE_CACHE_STALE,
 			"%s: measured by calibration kernel version %s, this is %d", path,
 			json_is_integer(kv) ? "another" : "an unknown", MACHINE_KERNEL_VERSION);
 		return 0;
@@ -109,7 +110,7 @@ static int check_profile(const json_t *doc, const struct machine *m, const char 
 	if (machine_identity(m, want) || machine_identity(cached, got))
 		return -ENOMEM;
 	if (strcmp(want, got) != 0) {
-		err_set(e, 0, "machine.cache_mismatch",
+		err_set(e, 0, ERR_MACHINE_CACHE_MISMATCH,
 			"%s: describes Machine %s, not %s", path, got, want);
 		return 0;
 	}
@@ -124,17 +125,17 @@ int machine_cache_load_ceilings(struct machine *m, const char *dir, struct err *
 	json_t *doc = NULL;
 	int rc;
 	if (!path)
-		return err_set(e, -ENOMEM, "machine.oom", "out of memory");
+		return err_oom(e);
 	rc = fs_read_file(path, PROFILE_MAX_BYTES, &text, NULL);
 	if (rc) {
 		if (rc != -ENOMEM)
-			err_set(e, 0, "machine.cache_absent", "%s: %s", path, strerror(-rc));
+			err_set(e, 0, ERR_MACHINE_CACHE_ABSENT, "%s: %s", path, strerror(-rc));
 		rc = rc == -ENOMEM ? rc : 0;
 		goto out;
 	}
 	json_error_t jerr;
 	if (!(doc = json_loads(text, 0, &jerr))) {
-		err_set(e, 0, "machine.cache_corrupt", "%s:%d:%d: %s", path, jerr.line,
+		err_set(e, 0, ERR_MACHINE_CACHE_CORRUPT, "%s:%d:%d: %s", path, jerr.line,
 			jerr.column, jerr.text);
 		rc = 0;
 		goto out;
@@ -148,7 +149,7 @@ int machine_cache_load_ceilings(struct machine *m, const char *dir, struct err *
 			rc = -ENOMEM;
 out:
 	if (rc == -ENOMEM)
-		err_set(e, rc, "machine.oom", "out of memory loading the Machine profile");
+		err_set(e, rc, ERR_OOM, "out of memory loading the Machine profile");
 	machine__release(&cached);
 	json_decref(doc);
 	xfree(text);

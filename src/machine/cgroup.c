@@ -20,7 +20,8 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
-#include "store/fsutil.h"
+#include "common/err_codes.h"
+#include "common/fsutil.h"
 
 #define SMALL_FILE_MAX (1u << 20)
 /* v1 reports "no limit" as PAGE_COUNTER_MAX * page size (0x7FFFFFFFFFFFF000
@@ -362,6 +363,6 @@ int allocation_read_cgroup(const char *root, struct allocation *a, struct err *e
 out:
 	view__release(&v);
 	if (rc)
-		err_set(e, rc, "machine.oom", "out of memory reading cgroup limits");
+		err_set(e, rc, ERR_OOM, "out of memory reading cgroup limits");
 	return rc;
 }

@@ -39,6 +39,8 @@ struct degradation {
 	char *remedy;
 };
 
+typedef struct json_t json_t;
+
 struct degradations {
 	struct degradation *v;
 	size_t n, cap;
@@ -48,6 +50,9 @@ struct degradations {
 int degradations__add(struct degradations *d, const char *name, const char *message,
 		      const char *remedy);
 void degradations__release(struct degradations *d);
+/* The JSON array [{name, message, remedy}] (an absent string is ""), the one
+ * form every document uses. New reference, or NULL when out of memory. */
+json_t *degradations__to_json(const struct degradations *d);
 
 struct locus {
 	char *node;      /* hostname */

@@ -9,6 +9,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "regions/trace_set.h"
 
 /* One region's calls, consumed in (start asc, end desc) order. */
@@ -235,7 +236,7 @@ static inline __attribute__((always_inline)) void close_top(struct stream *st, s
 static int nesting_error(const struct stream *st, const struct frame *outer, int32_t lane,
 			 const struct head *h)
 {
-	return err_set(st->e, -EINVAL, "regions.nesting",
+	return err_set(st->e, -EINVAL, ERR_REGIONS_NESTING,
 		       "%s: rank %" PRId32 " lane %" PRId32 ": regions do not nest: '%.60s' [%" PRId64
 		       ", %" PRId64 "] ns starts inside '%.60s' [%" PRId64 ", %" PRId64
 		       "] ns and ends after it (a mismatched begin/end, or threads recorded "
@@ -251,18 +252,18 @@ static __attribute__((noinline, cold)) int32_t bad_call(struct stream *st,
 							int32_t lane)
 {
 	if (lane < 0 || lane >= st->rd->nr_lanes)
-		err_set(st->e, -EINVAL, "trace.corrupt",
+		err_set(st->e, -EINVAL, ERR_TRACE_CORRUPT,
 			"%s: byte %zu: expected a lane 0..%" PRId32 " (thread table), found %" PRId32,
 			st->rd->path, k->r->lanes_offset + 4 * (size_t)idx, st->rd->nr_lanes - 1,
 			lane);
 	else if (h->s < 0)
-		err_set(st->e, -EINVAL, "trace.corrupt",
+		err_set(st->e, -EINVAL, ERR_TRACE_CORRUPT,
 			"%s: byte %zu: call %" PRId64 " of region '%.60s' starts at %" PRId64
 			" ns: expected a CLOCK_MONOTONIC time (>= 0)",
 			st->rd->path, k->r->starts_offset + 8 * (size_t)idx, idx,
 			st->ts->regions[h->id].name, h->s);
 	else
-		err_set(st->e, -EINVAL, "regions.negative_duration",
+		err_set(st->e, -EINVAL, ERR_REGIONS_NEGATIVE_DURATION,
 			"%s: byte %zu: call %" PRId64 " of region '%.60s' ends (%" PRId64
 			" ns) before it starts (%" PRId64 " ns)",
 			st->rd->path, k->r->starts_offset + 8 * (size_t)idx, idx,
@@ -300,7 +301,7 @@ static inline __attribute__((always_inline)) int open_call(struct stream *st, co
 	int64_t node = path_tree__child_fast(st->pt, p ? (int32_t)p->node : -1, h->id);
 	if (node < 0 ||
 	    (ls->n == ls->cap && xgrow((void **)&ls->v, &ls->cap, ls->n + 1, sizeof(*ls->v))))
-		return err_set(st->e, -ENOMEM, "nomem", "out of memory");
+		return err_oom(st->e);
 	ls->v[ls->n++] = (struct frame){h->s, h->e, 0, st->next_id++, h->id, (uint32_t)node,
 					(uint32_t)idx};
 	if (st->next_id == 1 && st->stats)
@@ -395,7 +396,7 @@ static int stream_once(struct stream *st, struct cursor *ks, struct head *hp, bo
 	for (size_t r = 0; r < rd->nr_regions; r++) {
 		xfree(ks[r].perm);
 		if (cursor__init(&ks[r], &rd->regions[r], rd->swap, check))
-			return err_set(st->e, -ENOMEM, "nomem", "out of memory");
+			return err_oom(st->e);
 		if (rd->regions[r].nr_calls > 0) {
 			hp[nh] = (struct head){0, 0, rd->regions[r].id, (uint32_t)r};
 			cursor__load(&ks[r], &hp[nh++]);
@@ -414,7 +415,7 @@ int calls__stream(const struct rank_data *rd, const struct trace_set *ts, struct
 	for (size_t r = 0; r < rd->nr_regions; r++)
 		n += (size_t)rd->regions[r].nr_calls;
 	if (n > INT32_MAX)
-		return err_set(e, -E2BIG, "regions.too_many_calls",
+		return err_set(e, -E2BIG, ERR_REGIONS_TOO_MANY_CALLS,
 			       "%s: rank %" PRId32 " holds %zu calls; at most %d per rank are "
 			       "supported",
 			       rd->path, rd->rank, n, INT32_MAX);
@@ -422,9 +423,9 @@ int calls__stream(const struct rank_data *rd, const struct trace_set *ts, struct
 			    xcalloc((size_t)rd->nr_lanes, sizeof(*st.stacks)), 0};
 	struct cursor *ks = xcalloc(rd->nr_regions + 1, sizeof(*ks));
 	struct head *hp = xcalloc(rd->nr_regions + 1, sizeof(*hp));
-	int rc = st.stacks && ks && hp ? 0 : err_set(e, -ENOMEM, "nomem", "out of memory");
+	int rc = st.stacks && ks && hp ? 0 : err_oom(e);
 	if (rc == 0 && sink->stats && sink->stats->nr_lanes < rd->nr_lanes)
-		rc = err_set(e, -EINVAL, "internal", "path_stats sized for fewer lanes");
+		rc = err_set(e, -EINVAL, ERR_INTERNAL, "path_stats sized for fewer lanes");
 	if (rc == 0)
 		rc = stream_once(&st, ks, hp, false);
 	if (rc == -EAGAIN) {
@@ -495,7 +496,7 @@ int calls__build(struct calls *c, const struct rank_data *rd, const struct trace
 		n += (size_t)rd->regions[r].nr_calls;
 	if (n <= INT32_MAX && calls__alloc(c, n)) {
 		calls__release(c);
-		return err_set(e, -ENOMEM, "nomem", "out of memory");
+		return err_oom(e);
 	}
 	c->n = n;
 	c->nr_lanes = rd->nr_lanes;
@@ -503,7 +504,7 @@ int calls__build(struct calls *c, const struct rank_data *rd, const struct trace
 	struct call_sink sink = {.close = store_call, .reset = store_reset, .ctx = c};
 	int rc = calls__stream(rd, ts, pt, &sink, e);
 	if (rc == 0 && sink.stats && sink.stats->failed)
-		rc = err_set(e, -ENOMEM, "nomem", "out of memory");
+		rc = err_oom(e);
 	if (rc) {
 		calls__release(c);
 		return rc;

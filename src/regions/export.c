@@ -8,6 +8,7 @@
 #include "build_config.h"
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "regions/callstack.h"
 #include "regions/regions_inspect.h"
 #include "regions/regions_run.h"
@@ -23,7 +24,7 @@ int export_parse_format(const char *s, struct err *e)
 	for (int i = 0; format_names[i]; i++)
 		if (strcmp(s, format_names[i]) == 0)
 			return i;
-	return err_set(e, -EINVAL, "usage",
+	return err_set(e, -EINVAL, ERR_USAGE,
 		       "unknown export format '%s': expected speedscope, chrome, collapsed, csv "
 		       "or json",
 		       s);
@@ -343,8 +344,8 @@ static int visit(void *ctx, size_t slot, const struct rank_data *rd, const struc
 		tidy_rank(x, rd, c);
 	}
 	if (rc)
-		return err_set(e, rc, "nomem", "out of memory");
-	return x->w.failed ? err_set(e, -EIO, "output.write", "write failed") : 0;
+		return err_set(e, rc, ERR_OOM, "out of memory");
+	return x->w.failed ? err_set(e, -EIO, ERR_OUTPUT_WRITE, "write failed") : 0;
 }
 
 static void write_head(struct xctx *x)
@@ -417,7 +418,7 @@ int regions_export(struct trace_set *ts, const struct export_opts *o, FILE *out,
 	x.pt = &pt;
 	int rc = wbuf__init(&x.w, out);
 	if (rc)
-		return err_set(e, rc, "nomem", "out of memory");
+		return err_set(e, rc, ERR_OOM, "out of memory");
 	if ((rc = regions_min_start(ts, o->ranks, &x.origin, e)))
 		goto out;
 	write_head(&x);
@@ -425,7 +426,7 @@ int regions_export(struct trace_set *ts, const struct export_opts *o, FILE *out,
 		goto out;
 	write_tail(&x);
 	if (wbuf__flush(&x.w))
-		rc = err_set(e, -EIO, "output.write", "writing the export failed");
+		rc = err_set(e, -EIO, ERR_OUTPUT_WRITE, "writing the export failed");
 out:
 	wbuf__release(&x.w);
 	for (size_t i = 0; i < x.nr_qname; i++)
@@ -447,7 +448,7 @@ static int export_summary(struct trace_set *ts, const struct export_opts *o, FIL
 	else if (rc == 0 && o->format == EXPORT_CSV)
 		rc = summary__print_csv(&s, ts, o->view, out, e);
 	else if (rc == 0)
-		rc = err_set(e, -EINVAL, "usage", "--table summary needs --format csv or json");
+		rc = err_set(e, -EINVAL, ERR_USAGE, "--table summary needs --format csv or json");
 	summary__release(&s);
 	return rc;
 }

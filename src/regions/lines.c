@@ -11,10 +11,11 @@
 #include <unistd.h>
 
 #include "attrib/elf.h"
-#include "attrib/locate.h"
+#include "tools/locate.h"
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "exec/exec.h"
 #include "ingest/sps_reader.h"
 #include "regions/lines_symbolize.h"
@@ -62,7 +63,7 @@ static int add_file(struct lctx *x, const char *path, struct err *e)
 	}
 	if (xgrow((void **)&x->files, &x->cap_files, x->nr_files + 1, sizeof(*x->files))) {
 		sps_file__release(&f);
-		rc = err_set(e, -ENOMEM, "nomem", "out of memory");
+		rc = err_oom(e);
 		goto out;
 	}
 	x->files[x->nr_files] = (struct sps_info){f.rank, f.hz, f.ticks, f.nr_samples};
@@ -103,7 +104,7 @@ static int add_file(struct lctx *x, const char *path, struct err *e)
 		h->loc = -1;
 	}
 	if (rc == -ENOMEM)
-		err_set(e, rc, "nomem", "out of memory");
+		err_set(e, rc, ERR_OOM, "out of memory");
 	for (int32_t i = 0; elf && i < f.nr_modules; i++)
 		elf_info__release(&elf[i]);
 	xfree(elf);
@@ -121,7 +122,7 @@ static int collect(struct lctx *x, const char *const *inputs, size_t n, struct e
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
 		if (stat(inputs[i], &st) != 0)
-			return err_set(e, -ENOENT, "trace.open", "%s: no such file or directory",
+			return err_set(e, -ENOENT, ERR_TRACE_OPEN, "%s: no such file or directory",
 				       inputs[i]);
 		if (!S_ISDIR(st.st_mode)) {
 			int rc = add_file(x, inputs[i], e);
@@ -132,7 +133,7 @@ static int collect(struct lctx *x, const char *const *inputs, size_t n, struct e
 		struct dirent **list;
 		int m = scandir(inputs[i], &list, NULL, alphasort), rc = 0;
 		if (m < 0)
-			return err_set(e, -errno, "trace.open", "%s: cannot read directory",
+			return err_set(e, -errno, ERR_TRACE_OPEN, "%s: cannot read directory",
 				       inputs[i]);
 		size_t before = x->nr_files;
 		for (int k = 0; k < m; k++) {
@@ -148,7 +149,7 @@ static int collect(struct lctx *x, const char *const *inputs, size_t n, struct e
 		if (rc)
 			return rc;
 		if (x->nr_files == before && !x->o->ranks)
-			return err_set(e, -ENOENT, "trace.none",
+			return err_set(e, -ENOENT, ERR_TRACE_NONE,
 				       "%s: no *.sps sample files here (run with "
 				       "SCOPE_PROFILER_SAMPLE_HZ set to record them)",
 				       inputs[i]);
@@ -159,7 +160,7 @@ static int collect(struct lctx *x, const char *const *inputs, size_t n, struct e
 		for (size_t j = 0; j < x->nr_files && !found; j++)
 			found = x->files[j].rank == x->o->ranks->ranks[k];
 		if (!found)
-			return err_set(e, -ENOENT, "trace.no_rank",
+			return err_set(e, -ENOENT, ERR_USAGE,
 				       "rank %" PRId32 ": no .sps sample file of this rank among the "
 				       "inputs (ranks are read from the files' headers)",
 				       x->o->ranks->ranks[k]);
@@ -184,7 +185,7 @@ static int symbolize_all(struct lctx *x, struct sym_loc **locs, size_t *nr_locs,
 	uint64_t *addr = xmalloc((x->nr_hits + 1) * sizeof(*addr));
 	struct executor *ex = NULL;
 	struct attrib_tools t = {0};
-	int rc = *locs && addr ? 0 : err_set(e, -ENOMEM, "nomem", "out of memory");
+	int rc = *locs && addr ? 0 : err_oom(e);
 	size_t i = 0;
 	*nr_locs = 0;
 	while (rc == 0 && i < x->nr_hits && x->hits[i].module != UINT32_MAX) {
@@ -193,7 +194,7 @@ static int symbolize_all(struct lctx *x, struct sym_loc **locs, size_t *nr_locs,
 			if (!ex || (rc = attrib_locate(ex, NULL, NULL, &t, e)))
 				break;
 			if (t.tool == ATTRIB_TOOL_NONE) {
-				rc = err_set(e, -ENOENT, "symbolizer.missing",
+				rc = err_set(e, -ENOENT, ERR_SYMBOLIZER_MISSING,
 					     "no symbolizer found: neither llvm-symbolizer nor GNU "
 					     "addr2line runs here; install llvm (or binutils) to map "
 					     "sample addresses to source lines");
@@ -425,7 +426,7 @@ int regions_lines(const char *const *inputs, size_t nr_inputs, const struct line
 		tot = xcalloc(x.names.nr_regions + 1, sizeof(*tot));
 		rows = tot ? make_rows(&x, locs, &nr_rows, tot) : NULL;
 		if (!rows)
-			rc = err_set(e, -ENOMEM, "nomem", "out of memory");
+			rc = err_oom(e);
 	}
 	if (rc == 0 && o->json)
 		rc = print_json(&x, rows, nr_rows, tot, o->top, out);

@@ -7,10 +7,11 @@
 #include <string.h>
 
 #include "attrib/elf.h"
-#include "attrib/locate.h"
-#include "attrib/parse.h"
+#include "tools/locate.h"
+#include "tools/symbolizer_parse.h"
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "exec/exec.h"
 
 void sym_loc__release(struct sym_loc *l)
@@ -69,7 +70,7 @@ int lines_symbolize(struct executor *x, const struct attrib_tools *t, const char
 	if (!obj || !in) {
 		xfree(obj);
 		xfree(in);
-		return err_set(e, -ENOMEM, "nomem", "out of memory");
+		return err_oom(e);
 	}
 	bool llvm = t->tool == ATTRIB_TOOL_LLVM;
 	const char *argv_llvm[] = {t->path, "--output-style=JSON", "--demangle", obj, NULL};
@@ -81,7 +82,7 @@ int lines_symbolize(struct executor *x, const struct attrib_tools *t, const char
 	struct attrib_chains chains = {0};
 	int rc = executor__run(x, &req, &res, e);
 	if (rc == 0 && res.exit_code != 0)
-		rc = err_set(e, -EIO, "symbolizer.failed", "%s on %s exited with %d: %.120s",
+		rc = err_set(e, -EIO, ERR_SYMBOLIZER_FAILED, "%s on %s exited with %d: %.120s",
 			     t->path, module, res.exit_code, res.err ? res.err : "");
 	if (rc == 0 && res.out)
 		rc = llvm ? symbolizer_json__parse(res.out, res.out_len, &chains, e)

@@ -3,7 +3,7 @@
  * The symbolizer adapter of `regions lines`: one batched call per module
  * (llvm-symbolizer --output-style=JSON, else GNU addr2line -a -f -C -i),
  * addresses on stdin, through the execution boundary. It reuses attribution's
- * tool discovery (attrib/locate.h), output parsers (attrib/parse.h) and ELF
+ * tool discovery (tools/locate.h), output parsers (tools/symbolizer_parse.h) and ELF
  * reader (attrib/elf.h) rather than a second copy of them.
  */
 #ifndef NUNATAK_REGIONS_LINES_SYMBOLIZE_H

@@ -7,6 +7,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "regions/callstack.h"
 #include "regions/trace_set.h"
 
@@ -69,7 +70,7 @@ int region_timeline__build(struct region_timeline *tl, const struct calls *c,
 	if (!tl->lanes || (c->n && !v)) {
 		xfree(v);
 		region_timeline__release(tl);
-		return err_set(e, -ENOMEM, "nomem", "out of memory");
+		return err_oom(e);
 	}
 	tl->nr_lanes = nl;
 	for (int32_t i = 0; i < nl; i++)
@@ -88,7 +89,7 @@ int region_timeline__build(struct region_timeline *tl, const struct calls *c,
 	xfree(v);
 	if (rc) {
 		region_timeline__release(tl);
-		return err_set(e, rc, "nomem", "out of memory");
+		return err_set(e, rc, ERR_OOM, "out of memory");
 	}
 	return 0;
 }
@@ -127,37 +128,4 @@ int32_t region_timeline__at(const struct region_timeline *tl, int32_t lane, int6
 			hi = mid;
 	}
 	return lo ? l->node[lo - 1] : -1;
-}
-
-static uint64_t ld64(const unsigned char *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-int perf_data_clockid(const void *buf, size_t len)
-{
-	const unsigned char *b = buf;
-	if (len < 104 || memcmp(b, "PERFILE2", 8) != 0)
-		return -1;
-	uint64_t asz = ld64(b + 16), off = ld64(b + 24), size = ld64(b + 32);
-	if (asz < 16 + 48 || off > len || size > len - off || size < asz)
-		return -1;
-	int clock = -1;
-	for (uint64_t at = off; at + asz <= off + size; at += asz) {
-		uint32_t attr_len;
-		memcpy(&attr_len, b + at + 4, 4);
-		uint64_t flags = ld64(b + at + 40);
-		int32_t id = -2;
-		if ((flags >> 25) & 1) { /* use_clockid */
-			if (attr_len < 96 || asz - 16 < 96)
-				return -1;
-			memcpy(&id, b + at + 92, 4);
-		}
-		if (clock != -1 && clock != id)
-			return -2; /* events on different clocks: no one timeline */
-		clock = id;
-	}
-	return clock;
 }

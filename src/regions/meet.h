@@ -48,9 +48,5 @@ int32_t region_timeline__lane(const struct region_timeline *tl, int64_t pid, int
 /* The innermost open path node of `lane` at time t, or -1 outside every call. */
 int32_t region_timeline__at(const struct region_timeline *tl, int32_t lane, int64_t t);
 
-/* CLOCK_MONOTONIC (1) when every event of the perf.data image was recorded
- * with use_clockid and that clock; -1 when the header is unreadable, the
- * clock id otherwise (-2 when use_clockid is off: perf's own clock). */
-int perf_data_clockid(const void *buf, size_t len);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "ingest/aggregate.h"
 #include "ingest/perf_data.h"
 #include "model/model.h"
@@ -329,7 +330,7 @@ static int align_rank(struct meet_ctx *c, const char *path, struct degradations 
 		rc = perf_data__read(map, len, on_sample, c, NULL, &st, &fe);
 		ingest_stats__release(&st);
 		if (rc == -ENOMEM)
-			err_set(e, rc, "nomem", "out of memory");
+			err_set(e, rc, ERR_OOM, "out of memory");
 		else if (rc < 0) {
 			not_aligned(d, path, fe.msg);
 			rc = 0;
@@ -374,7 +375,7 @@ static int meet_rank(struct meet_ctx *c, struct trace_set *ts, size_t i, struct 
 	if (rc == 0)
 		rc = add_stats(c->p, &cl, &rd, pt, ts, c->node, c->rank, c->main_tid);
 	if (rc == -ENOMEM && !e->msg[0])
-		err_set(e, rc, "nomem", "out of memory");
+		err_set(e, rc, ERR_OOM, "out of memory");
 	xfree(perf);
 	calls__release(&cl);
 	rank_data__release(&rd);
@@ -395,11 +396,11 @@ int regions_meet_run(struct pivot *p, const struct meet_opts *o, struct degradat
 	path_tree__init(&pt);
 	struct meet_ctx c = {.p = p, .sum = out};
 	if ((rc = build_keys(&c)) < 0)
-		err_set(e, rc, "nomem", "out of memory");
+		err_set(e, rc, ERR_OOM, "out of memory");
 	for (size_t i = 0; rc == 0 && i < ts.nr_src; i++)
 		rc = meet_rank(&c, &ts, i, &pt, o, d, e);
 	if (rc == 0 && (rc = emit_samples(&c, &pt, &ts)) < 0)
-		err_set(e, rc, "nomem", "out of memory");
+		err_set(e, rc, ERR_OOM, "out of memory");
 	xfree(c.slots);
 	xfree(c.keys);
 	path_tree__release(&pt);

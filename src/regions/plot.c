@@ -8,6 +8,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "regions/callstack.h"
 #include "regions/regions_run.h"
 #include "regions/trace_set.h"
@@ -111,7 +112,7 @@ static int visit(void *ctx, size_t slot, const struct rank_data *rd, const struc
 	(void)slot;
 	uint8_t *keep = choose(c, x->budget);
 	if (!keep)
-		return err_set(e, -ENOMEM, "nomem", "out of memory");
+		return err_oom(e);
 	for (size_t i = 0; i < c->n; i++)
 		if (keep[i])
 			x->nr_kept++;
@@ -135,7 +136,7 @@ static int visit(void *ctx, size_t slot, const struct rank_data *rd, const struc
 		wbuf__str(&x->w, "}");
 	}
 	xfree(keep);
-	return x->w.failed ? err_set(e, -EIO, "output.write", "write failed") : 0;
+	return x->w.failed ? err_set(e, -EIO, ERR_OUTPUT_WRITE, "write failed") : 0;
 }
 
 int regions_plot(struct trace_set *ts, const struct plot_opts *o, FILE *out,
@@ -147,7 +148,7 @@ int regions_plot(struct trace_set *ts, const struct plot_opts *o, FILE *out,
 	path_tree__init(&pt);
 	int rc = wbuf__init(&x.w, out);
 	if (rc)
-		return err_set(e, rc, "nomem", "out of memory");
+		return err_set(e, rc, ERR_OOM, "out of memory");
 	if ((rc = rank_filter__count(o->ranks, ts, &nr, e)) ||
 	    (rc = regions_min_start(ts, o->ranks, &x.origin, e)))
 		goto out;
@@ -179,7 +180,7 @@ int regions_plot(struct trace_set *ts, const struct plot_opts *o, FILE *out,
 	wbuf__str(&x.w, regions_plot_js);
 	wbuf__str(&x.w, "</script></body></html>\n");
 	if (wbuf__flush(&x.w))
-		rc = err_set(e, -EIO, "output.write", "writing the page failed");
+		rc = err_set(e, -EIO, ERR_OUTPUT_WRITE, "writing the page failed");
 out:
 	wbuf__release(&x.w);
 	path_tree__release(&pt);

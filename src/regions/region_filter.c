@@ -6,19 +6,20 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "regions/trace_set.h"
 
 static int compile(regex_t **out, const char *const *pat, size_t n, struct err *e)
 {
 	*out = n ? xcalloc(n, sizeof(**out)) : NULL;
 	if (n && !*out)
-		return err_set(e, -ENOMEM, "nomem", "out of memory");
+		return err_oom(e);
 	for (size_t i = 0; i < n; i++) {
 		if (regcomp(&(*out)[i], pat[i], REG_EXTENDED | REG_NOSUB) != 0) {
 			for (size_t j = 0; j < i; j++)
 				regfree(&(*out)[j]);
 			zfree(out);
-			return err_set(e, -EINVAL, "usage",
+			return err_set(e, -EINVAL, ERR_USAGE,
 				       "invalid regular expression '%s' (POSIX extended syntax)",
 				       pat[i]);
 		}

@@ -11,6 +11,7 @@
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "regions/callstack.h"
 #include "regions/regions_run.h"
 #include "regions/summary.h"
@@ -44,10 +45,10 @@ static int summarize_rank(struct worker *w, size_t slot, struct path_tree *pt)
 	struct rank_data *rd = &w->job->rd[slot];
 	struct call_sink sink = summary__sink(&w->s);
 	if (summary__begin_rank(&w->s, slot, rd->rank, rd->nr_lanes, w->job->ts, pt))
-		return err_set(&w->e, -ENOMEM, "nomem", "out of memory");
+		return err_oom(&w->e);
 	int rc = calls__stream(rd, w->job->ts, pt, &sink, &w->e);
 	if (rc == 0 && summary__end_rank(&w->s))
-		rc = err_set(&w->e, -ENOMEM, "nomem", "out of memory");
+		rc = err_oom(&w->e);
 	rank_data__release(rd); /* unmapped as soon as it is summarised */
 	return rc;
 }
@@ -112,7 +113,7 @@ int regions_summarize(struct trace_set *ts, const struct rank_filter *rf, struct
 	struct worker *w = xcalloc(nw, sizeof(*w));
 	job.rd = xcalloc(n + 1, sizeof(*job.rd));
 	if (!w || !job.rd || summary__init(s, n))
-		rc = err_set(e, -ENOMEM, "nomem", "out of memory");
+		rc = err_oom(e);
 	if (rc == 0)
 		rc = load_all(ts, rf, &job, con, e);
 	size_t started = 0;
@@ -120,7 +121,7 @@ int regions_summarize(struct trace_set *ts, const struct rank_filter *rf, struct
 		w[k].job = &job;
 		w[k].slots = xcalloc(n + 1, sizeof(*w[k].slots));
 		if (!w[k].slots || summary__init(&w[k].s, n)) {
-			rc = err_set(e, -ENOMEM, "nomem", "out of memory");
+			rc = err_oom(e);
 			break;
 		}
 		if (k > 0 && pthread_create(&w[k].th, NULL, work, &w[k]) != 0)
@@ -137,7 +138,7 @@ int regions_summarize(struct trace_set *ts, const struct rank_filter *rf, struct
 			rc = w[k].rc;
 		}
 		if (rc == 0 && summary__merge(s, &w[k].s, w[k].slots, w[k].nr_slots))
-			rc = err_set(e, -ENOMEM, "nomem", "out of memory");
+			rc = err_oom(e);
 		summary__release(&w[k].s);
 		xfree(w[k].slots);
 	}

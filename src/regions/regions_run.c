@@ -9,6 +9,7 @@
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "regions/callstack.h"
 #include "regions/trace_set.h"
 
@@ -34,7 +35,7 @@ int rank_filter_parse(struct rank_filter *f, const char *list, struct err *e)
 			goto bad;
 		for (long r = a; r <= b; r++) {
 			if (xgrow((void **)&f->ranks, &cap, f->nr + 1, sizeof(*f->ranks)))
-				return err_set(e, -ENOMEM, "nomem", "out of memory");
+				return err_oom(e);
 			f->ranks[f->nr++] = (int32_t)r;
 		}
 		p = *end ? end + 1 : end;
@@ -44,7 +45,7 @@ int rank_filter_parse(struct rank_filter *f, const char *list, struct err *e)
 bad:
 	zfree(&f->ranks);
 	f->nr = 0;
-	return err_set(e, -EINVAL, "usage",
+	return err_set(e, -EINVAL, ERR_USAGE,
 		       "--ranks '%s': expected a list of ranks and ranges such as 0,2,4-7", list);
 }
 
@@ -69,7 +70,7 @@ int rank_filter__count(const struct rank_filter *f, const struct trace_set *ts, 
 		for (size_t i = 0; i < ts->nr_src && !found; i++)
 			found = ts->src[i].rank == f->ranks[j];
 		if (!found)
-			return err_set(e, -ENOENT, "usage",
+			return err_set(e, -ENOENT, ERR_USAGE,
 				       "rank %" PRId32 " is not in the traces (ranks %" PRId32
 				       "..%" PRId32 ")",
 				       f->ranks[j], ts->src[0].rank, ts->src[ts->nr_src - 1].rank);

@@ -9,6 +9,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "regions/callstack.h"
 #include <stdint.h>
 #include "regions/trace_set.h"
@@ -262,7 +263,7 @@ int summary_parse_columns(const char *list, int *cols, struct err *e)
 			if (strlen(col_names[c]) == len && strncmp(p, col_names[c], len) == 0)
 				found = c;
 		if (found < 0)
-			return err_set(e, -EINVAL, "usage",
+			return err_set(e, -EINVAL, ERR_USAGE,
 				       "unknown column '%.*s': expected a comma-separated list of "
 				       "region, calls, percent, parent_percent, total, avg, min, "
 				       "max, std, imbalance, exclusive",
@@ -285,7 +286,7 @@ int summary_parse_sort(const char *sort, struct err *e)
 	for (int i = 0; sort_keys[i]; i++)
 		if (strcmp(sort, sort_keys[i]) == 0)
 			return i;
-	return err_set(e, -EINVAL, "usage",
+	return err_set(e, -EINVAL, ERR_USAGE,
 		       "unknown sort key '%s': expected start, total, calls, avg, min, max, std "
 		       "or name",
 		       sort);
@@ -331,7 +332,7 @@ static int compile_all(const char *const *pat, size_t n, regex_t *re, struct err
 		if (regcomp(&re[i], pat[i], REG_EXTENDED | REG_NOSUB) != 0) {
 			for (size_t j = 0; j < i; j++)
 				regfree(&re[j]);
-			return err_set(e, -EINVAL, "usage",
+			return err_set(e, -EINVAL, ERR_USAGE,
 				       "invalid regular expression '%s' (POSIX extended syntax)",
 				       pat[i]);
 		}
@@ -373,7 +374,7 @@ int summary__rows(const struct summary *s, const struct trace_set *ts,
 	for (size_t i = 0; i < v->nr_exclude; i++)
 		regfree(&exc[i]);
 	if (!*ids)
-		return err_set(e, -ENOMEM, "nomem", "out of memory");
+		return err_oom(e);
 	struct sort_ctx x = {s, ts, v->sort ? summary_parse_sort(v->sort, NULL) : 0};
 	if (x.key < 0)
 		x.key = 0;

@@ -8,6 +8,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "regions/export.h"
 #include "regions/summary.h"
 #include "regions/trace_set.h"
@@ -93,7 +94,7 @@ int summary__print_table(const struct summary *s, const struct trace_set *ts,
 	char(*cells)[CELL] = xcalloc(nr * ncol + 1, CELL);
 	if (!cells) {
 		xfree(ids);
-		return err_set(e, -ENOMEM, "nomem", "out of memory");
+		return err_oom(e);
 	}
 	for (size_t c = 0; c < ncol; c++)
 		width[c] = strlen(headers[v->cols[c]]);
@@ -184,7 +185,7 @@ int summary__print_json(const struct summary *s, const struct trace_set *ts,
 	xfree(ids);
 	if (!doc || json_dumpf(doc, out, JSON_INDENT(2)) != 0) {
 		json_decref(doc);
-		return err_set(e, -ENOMEM, "output.write", "cannot write the JSON summary");
+		return err_set(e, -ENOMEM, ERR_OUTPUT_WRITE, "cannot write the JSON summary");
 	}
 	fputc('\n', out);
 	json_decref(doc);

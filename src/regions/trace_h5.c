@@ -10,6 +10,7 @@
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "regions/trace_set.h"
 #include "sp_format.h"
 
@@ -17,7 +18,7 @@
 
 static int no_hdf5(const char *path, struct err *e)
 {
-	return err_set(e, -ENOTSUP, "regions.no_hdf5",
+	return err_set(e, -ENOTSUP, ERR_REGIONS_NO_HDF5,
 		       "%s: this nunatak was built without HDF5: rebuild with libhdf5-dev "
 		       "installed, or use the .spt traces directly",
 		       path);
@@ -97,14 +98,14 @@ int trace_h5_list_ranks(const char *path, int32_t **ranks, size_t *nr, struct er
 	*ranks = NULL;
 	*nr = 0;
 	if (H5Fis_hdf5(path) <= 0)
-		return err_set(e, -EINVAL, "trace.bad_magic",
+		return err_set(e, -EINVAL, ERR_TRACE_BAD_MAGIC,
 			       "%s: byte 0: not an HDF5 file (expected the HDF5 signature)", path);
 	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	H5G_info_t info;
 	if (f < 0 || H5Gget_info(f, &info) < 0) {
 		if (f >= 0)
 			H5Fclose(f);
-		return err_set(e, -EIO, "trace.open", "%s: cannot open as HDF5", path);
+		return err_set(e, -EIO, ERR_TRACE_OPEN, "%s: cannot open as HDF5", path);
 	}
 	size_t cap = 0;
 	int rc = 0;
@@ -115,13 +116,13 @@ int trace_h5_list_ranks(const char *path, int32_t **ranks, size_t *nr, struct er
 		if (r < 0)
 			continue;
 		if (xgrow((void **)ranks, &cap, *nr + 1, sizeof(**ranks)))
-			rc = err_set(e, -ENOMEM, "nomem", "out of memory");
+			rc = err_oom(e);
 		else
 			(*ranks)[(*nr)++] = r;
 	}
 	H5Fclose(f);
 	if (rc == 0 && *nr == 0)
-		rc = err_set(e, -EINVAL, "trace.no_ranks",
+		rc = err_set(e, -EINVAL, ERR_TRACE_NO_RANKS,
 			     "%s: expected groups /rank<N>/regions (a scope-profiler profile), "
 			     "found none",
 			     path);
@@ -271,9 +272,9 @@ static int load_region(struct trace_set *ts, struct rank_data *rd, hid_t rg, con
 					      line)
 			  : -ENOMEM;
 	if (id < 0)
-		rc = err_set(e, -ENOMEM, "nomem", "out of memory");
+		rc = err_oom(e);
 	else if (!st || !en || ns != ne || (ln && nl != ns))
-		rc = err_set(e, -EINVAL, "trace.corrupt",
+		rc = err_set(e, -EINVAL, ERR_TRACE_CORRUPT,
 			     "%s: /rank%" PRId32 "/regions/%s: expected int64 datasets start_times "
 			     "and end_times of one length (and lanes alike), found %s",
 			     path, rd->rank, link, !st || !en ? "one missing" : "different lengths");
@@ -300,7 +301,7 @@ int trace_h5_load(struct trace_set *ts, const char *path, int32_t rank, struct r
 	H5G_info_t info;
 	int rc = 0;
 	if (g < 0 || H5Gget_info(g, &info) < 0) {
-		rc = err_set(e, -EINVAL, "trace.corrupt", "%s: expected a group /%s/regions", path,
+		rc = err_set(e, -EINVAL, ERR_TRACE_CORRUPT, "%s: expected a group /%s/regions", path,
 			     grp);
 		goto out;
 	}
@@ -308,13 +309,13 @@ int trace_h5_load(struct trace_set *ts, const char *path, int32_t rank, struct r
 	rd->lanes = xcalloc(1, sizeof(*rd->lanes));
 	rd->regions = xcalloc(info.nlinks + 1, sizeof(*rd->regions));
 	if (!rd->lanes || !rd->regions || load_threads(rd, rg)) {
-		rc = err_set(e, -ENOMEM, "nomem", "out of memory");
+		rc = err_oom(e);
 		goto out;
 	}
 	for (hsize_t i = 0; i < info.nlinks && rc == 0; i++) {
 		char *link = link_name(g, i);
 		rc = link ? load_region(ts, rd, g, link, path, e)
-			  : err_set(e, -EIO, "trace.corrupt", "%s: unreadable link in /%s/regions",
+			  : err_set(e, -EIO, ERR_TRACE_CORRUPT, "%s: unreadable link in /%s/regions",
 				    path, grp);
 		xfree(link);
 	}

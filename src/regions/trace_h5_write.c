@@ -20,7 +20,9 @@
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/err.h"
-#include "regions/outfile.h"
+#include "common/err_codes.h"
+#include "common/outfile.h"
+#include "common/timefmt.h"
 #include "ingest/sps_reader.h"
 #include "regions/trace_set.h"
 #include "sp_format.h"
@@ -105,10 +107,8 @@ static bool copy_metadata(hid_t f, const struct trace_set *ts)
 static void write_metadata(hid_t f, size_t nr_ranks, const char *label)
 {
 	hid_t m = H5Gcreate2(f, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	char ts[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", localtime_r(&now, &tm));
+	char ts[ISO8601_SIZE];
+	iso8601(time(NULL), ISO8601_LOCAL_NO_OFFSET, ts, sizeof(ts));
 	attr_i64(m, "schema", TRACE_H5_SCHEMA_VERSION);
 	attr_str(m, "timestamp", ts);
 	attr_str(m, "hostname", "unknown");
@@ -318,7 +318,7 @@ static int write_samples(hid_t rk, const struct trace_source *src, int32_t rank,
 		if ((rc = sps_parse(map, len, sps, &sf, e)) == 0) {
 			rc = samples_from_sps(rk, &sf);
 			if (rc)
-				err_set(e, rc, "output.write", "%s: writing its samples failed", sps);
+				err_set(e, rc, ERR_OUTPUT_WRITE, "%s: writing its samples failed", sps);
 			sps_file__release(&sf);
 		}
 		trace_unmap_file(map, len);
@@ -343,7 +343,7 @@ static int write_rank(hid_t f, struct trace_set *ts, size_t i, struct err *e)
 	if (rc == 0 && rk >= 0 && (rc = write_samples(rk, &ts->src[i], rd.rank, e)) != 0)
 		goto close; /* e names the samples file */
 	if (rc)
-		err_set(e, rc, "output.write", "writing /%s of the HDF5 file failed (%s)", name,
+		err_set(e, rc, ERR_OUTPUT_WRITE, "writing /%s of the HDF5 file failed (%s)", name,
 			rc == -ENOMEM ? "out of memory" : "HDF5 error");
 close:
 	if (rg >= 0)
@@ -360,11 +360,11 @@ int trace_h5_convert(struct trace_set *ts, const char *out, struct console *con,
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	char *tmp = outfile_tmp_name(out);
 	if (!tmp)
-		return err_set(e, -ENOMEM, "nomem", "out of memory");
+		return err_oom(e);
 	hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
 	int rc = 0;
 	if (f < 0) {
-		rc = err_set(e, -EIO, "output.open", "%s: cannot create the HDF5 file", out);
+		rc = err_set(e, -EIO, ERR_OUTPUT_OPEN, "%s: cannot create the HDF5 file", out);
 		goto out;
 	}
 	if (!copy_metadata(f, ts))
@@ -377,10 +377,9 @@ int trace_h5_convert(struct trace_set *ts, const char *out, struct console *con,
 	if (con && con->terminal)
 		console__progress_end(con, "converting ranks");
 	if (H5Fclose(f) < 0 && rc == 0)
-		rc = err_set(e, -EIO, "output.write", "%s: closing the HDF5 file failed", out);
-	if (rc == 0 && rename(tmp, out) != 0)
-		rc = err_set(e, -errno, "output.write", "%s: cannot rename into place: %s", out,
-			     strerror(errno));
+		rc = err_set(e, -EIO, ERR_OUTPUT_WRITE, "%s: closing the HDF5 file failed", out);
+	if (rc == 0)
+		rc = outfile_commit_path(tmp, out, e);
 out:
 	if (rc)
 		unlink(tmp);
@@ -419,7 +418,7 @@ static int load_rank_of_runs(struct trace_set *runs, size_t nr, const char *cons
 					const char *x = runs[k].regions[rd[k].regions[a].id].name;
 					if (strcmp(x, runs[j].regions[rd[j].regions[b].id].name))
 						continue;
-					rc = err_set(e, -EINVAL, "regions.collision",
+					rc = err_set(e, -EINVAL, ERR_REGIONS_COLLISION,
 						     "rank %" PRId32 ": region '%s' is in both %s and "
 						     "%s: merging would mix their calls; rename the "
 						     "region in one of the runs", rank, x, names[j],
@@ -439,7 +438,7 @@ static int merge_rank(hid_t f, struct trace_set *runs, size_t nr, const char *co
 		xfree(rd);
 		xfree(have);
 		xfree(has);
-		return err_set(e, -ENOMEM, "nomem", "out of memory");
+		return err_oom(e);
 	}
 	int rc = load_rank_of_runs(runs, nr, names, rank, rd, has, e);
 	size_t nh = 0;
@@ -470,7 +469,7 @@ static int merge_rank(hid_t f, struct trace_set *runs, size_t nr, const char *co
 				break;
 		}
 		if (rc && !e->code[0])
-			err_set(e, rc, "output.write", "writing /%s of the HDF5 file failed", name);
+			err_set(e, rc, ERR_OUTPUT_WRITE, "writing /%s of the HDF5 file failed", name);
 	}
 	if (rg >= 0)
 		H5Gclose(rg);
@@ -503,7 +502,7 @@ int trace_h5_merge(struct trace_set *runs, size_t nr, const char *const *names, 
 	if (!ranks || !tmp) {
 		xfree(ranks);
 		xfree(tmp);
-		return err_set(e, -ENOMEM, "nomem", "out of memory");
+		return err_oom(e);
 	}
 	for (size_t k = 0; k < nr; k++)
 		for (size_t i = 0; i < runs[k].nr_src; i++)
@@ -515,7 +514,7 @@ int trace_h5_merge(struct trace_set *runs, size_t nr, const char *const *names, 
 			ranks[w++] = ranks[i];
 	nranks = w;
 	hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-	int rc = f < 0 ? err_set(e, -EIO, "output.open", "%s: cannot create the HDF5 file", out) : 0;
+	int rc = f < 0 ? err_set(e, -EIO, ERR_OUTPUT_OPEN, "%s: cannot create the HDF5 file", out) : 0;
 	if (rc == 0 && !copy_metadata(f, &runs[0]))
 		write_metadata(f, nranks, runs[0].label);
 	for (size_t i = 0; i < nranks && rc == 0; i++) {
@@ -526,9 +525,9 @@ int trace_h5_merge(struct trace_set *runs, size_t nr, const char *const *names, 
 	if (con && con->terminal)
 		console__progress_end(con, "merging ranks");
 	if (f >= 0 && H5Fclose(f) < 0 && rc == 0)
-		rc = err_set(e, -EIO, "output.write", "%s: closing the HDF5 file failed", out);
+		rc = err_set(e, -EIO, ERR_OUTPUT_WRITE, "%s: closing the HDF5 file failed", out);
 	if (rc == 0 && rename(tmp, out) != 0)
-		rc = err_set(e, -errno, "output.write", "%s: cannot rename into place: %s", out,
+		rc = err_set(e, -errno, ERR_OUTPUT_WRITE, "%s: cannot rename into place: %s", out,
 			     strerror(errno));
 	if (rc)
 		unlink(tmp);

@@ -15,6 +15,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "regions/trace_h5.h"
 
 struct pathlist {
@@ -44,7 +45,7 @@ static int scan_dir(const char *dir, struct pathlist *l, struct err *e)
 {
 	DIR *d = opendir(dir);
 	if (!d)
-		return err_set(e, -errno, "trace.open", "%s: cannot open directory: %s", dir,
+		return err_set(e, -errno, ERR_TRACE_OPEN, "%s: cannot open directory: %s", dir,
 			       strerror(errno));
 	size_t before = l->n;
 	struct dirent *de;
@@ -54,7 +55,7 @@ static int scan_dir(const char *dir, struct pathlist *l, struct err *e)
 			rc = pathlist__add_take(l, xasprintf("%s/%s", dir, de->d_name));
 	closedir(d);
 	if (rc == 0 && l->n == before)
-		rc = err_set(e, -ENOENT, "trace.none",
+		rc = err_set(e, -ENOENT, ERR_TRACE_NONE,
 			     "%s: no trace here: expected *.spt or *_rank<N>.h5 files (a "
 			     "program linked with scope_profiler writes them at sp_finalize)",
 			     dir);
@@ -94,7 +95,7 @@ static int collect(const char *const *inputs, size_t n, struct pathlist *l, stru
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct stat st;
 		if (stat(inputs[i], &st) != 0)
-			return err_set(e, -ENOENT, "trace.open", "%s: no such file or directory",
+			return err_set(e, -ENOENT, ERR_TRACE_OPEN, "%s: no such file or directory",
 				       inputs[i]);
 		if (S_ISDIR(st.st_mode))
 			rc = scan_dir(inputs[i], l, e);
@@ -104,7 +105,7 @@ static int collect(const char *const *inputs, size_t n, struct pathlist *l, stru
 	if (rc)
 		return rc;
 	if (l->n == 0)
-		return err_set(e, -ENOENT, "trace.none", "no trace file given");
+		return err_set(e, -ENOENT, ERR_TRACE_NONE, "no trace file given");
 	qsort(l->v, l->n, sizeof(*l->v), cmp_str);
 	size_t w = 1;
 	for (size_t i = 1; i < l->n; i++) {
@@ -123,12 +124,12 @@ int trace_map_file(const char *path, void **map, size_t *len, struct err *e)
 	static unsigned char empty[1];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return err_set(e, -errno, "trace.open", "%s: cannot open: %s", path,
+		return err_set(e, -errno, ERR_TRACE_OPEN, "%s: cannot open: %s", path,
 			       strerror(errno));
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return err_set(e, -EINVAL, "trace.open", "%s: not a regular file", path);
+		return err_set(e, -EINVAL, ERR_TRACE_OPEN, "%s: not a regular file", path);
 	}
 	*len = (size_t)st.st_size;
 	*map = empty;
@@ -137,7 +138,7 @@ int trace_map_file(const char *path, void **map, size_t *len, struct err *e)
 		if (*map == MAP_FAILED) {
 			int er = errno;
 			close(fd);
-			return err_set(e, -er, "trace.open", "%s: cannot map: %s", path,
+			return err_set(e, -er, ERR_TRACE_OPEN, "%s: cannot map: %s", path,
 				       strerror(er));
 		}
 		/* One sequential pass: let the kernel read ahead. */
@@ -228,7 +229,7 @@ int trace_set__open(struct trace_set *ts, const char *const *inputs, size_t nr_i
 		qsort(ts->src, ts->nr_src, sizeof(*ts->src), cmp_src);
 		for (size_t i = 1; i < ts->nr_src && rc == 0; i++)
 			if (ts->src[i].rank == ts->src[i - 1].rank)
-				rc = err_set(e, -EINVAL, "trace.duplicate_rank",
+				rc = err_set(e, -EINVAL, ERR_TRACE_DUPLICATE_RANK,
 					     "%s and %s both claim rank %" PRId32
 					     ": pass the traces of one run only",
 					     ts->src[i - 1].path, ts->src[i].path, ts->src[i].rank);
@@ -370,7 +371,7 @@ int trace_set__from_spt(struct trace_set *ts, const struct spt_trace *t, struct 
 	rd->nr_lanes = t->version >= 3 && t->nr_threads > 0 ? t->nr_threads : 1;
 	rd->lanes = xcalloc((size_t)rd->nr_lanes, sizeof(*rd->lanes));
 	if (!rd->regions || !rd->lanes)
-		return err_set(e, -ENOMEM, "nomem", "out of memory");
+		return err_oom(e);
 	rd->lanes[0].tid = -1;
 	for (int32_t i = 0; i < t->nr_threads; i++) {
 		rd->lanes[i].tid = t->threads[i].tid;
@@ -381,7 +382,7 @@ int trace_set__from_spt(struct trace_set *ts, const struct spt_trace *t, struct 
 		int64_t id = trace_set__intern(ts, r->name, r->name_len, r->file, r->file_len,
 					       r->line);
 		if (id < 0)
-			return err_set(e, -ENOMEM, "nomem", "out of memory");
+			return err_oom(e);
 		rd->regions[i] = (struct rank_region){(uint32_t)id, r->nr_calls, r->starts,
 						      r->ends, t->nr_threads > 0 ? r->lanes : NULL,
 						      r->starts_offset, r->lanes_offset};
@@ -402,7 +403,7 @@ static int load_spt(struct trace_set *ts, const struct trace_source *s, struct r
 	if (img && xgrow((void **)&rd->owned, &rd->cap_owned, rd->nr_owned + 1,
 			 sizeof(*rd->owned))) {
 		xfree(img);
-		rc = err_set(e, -ENOMEM, "nomem", "out of memory");
+		rc = err_oom(e);
 	} else if (img) {
 		rd->owned[rd->nr_owned++] = img; /* the views point into it */
 	}
@@ -410,7 +411,7 @@ static int load_spt(struct trace_set *ts, const struct trace_source *s, struct r
 	for (size_t k = 0; k < ts->notes.nr; k++)
 		known |= ts->notes.v[k].rank == t.rank;
 	if (rc == 0 && !known && rank_notes__add(&ts->notes, &t, t.rank))
-		rc = err_set(e, -ENOMEM, "nomem", "out of memory");
+		rc = err_oom(e);
 	spt_trace__release(&t);
 	return rc;
 }
@@ -424,7 +425,7 @@ int trace_set__load(struct trace_set *ts, size_t i, struct rank_data *rd, struct
 	int rc = s->kind == TRACE_H5 ? trace_h5_load(ts, s->path, s->rank, rd, e)
 				     : load_spt(ts, s, rd, e);
 	if (rc == 0 && region_filter__apply(ts->filter, ts, rd))
-		rc = err_set(e, -ENOMEM, "nomem", "out of memory");
+		rc = err_oom(e);
 	if (rc)
 		rank_data__release(rd);
 	return rc;

@@ -9,6 +9,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "regions/callstack.h"
 #include "regions/regions_run.h"
 #include "regions/summary.h"
@@ -173,7 +174,7 @@ static int visit(void *ctx, size_t slot, const struct rank_data *rd, const struc
 	xfree(x->st);
 	x->st = xcalloc(nn * (size_t)c->nr_lanes + 1, sizeof(*x->st));
 	if (!x->st)
-		return err_set(e, -ENOMEM, "nomem", "out of memory");
+		return err_oom(e);
 	for (size_t i = 0; i < c->n; i++) {
 		struct node_stat *s = &x->st[(size_t)c->lane[i] * nn + c->node[i]];
 		if (s->calls++ == 0)
@@ -189,7 +190,7 @@ static int visit(void *ctx, size_t slot, const struct rank_data *rd, const struc
 	}
 	for (int32_t l = 0; l < c->nr_lanes; l++)
 		if (print_lane(x, rd, l, lanes))
-			return err_set(e, -ENOMEM, "nomem", "out of memory");
+			return err_oom(e);
 	return 0;
 }
 
@@ -206,7 +207,7 @@ int regions_tree(struct trace_set *ts, const struct tree_opts *o, FILE *out,
 		json_t *doc = json_pack("{s:s, s:i, s:s, s:O}", "schema", "nunatak.regions.tree",
 					"schema_version", 1, "run", ts->label, "ranks", x.ranks);
 		if (!doc || json_dumpf(doc, out, JSON_INDENT(2)) != 0)
-			rc = err_set(e, -EIO, "output.write", "cannot write the JSON tree");
+			rc = err_set(e, -EIO, ERR_OUTPUT_WRITE, "cannot write the JSON tree");
 		fputc('\n', out);
 		json_decref(doc);
 	}

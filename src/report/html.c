@@ -8,8 +8,9 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "report/report_run.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 /* The browser enforces "no request of any kind": nothing may be fetched,
  * framed, submitted or connected to; only the inlined style and script run. */
@@ -114,18 +115,18 @@ static void buf__put_json(struct buf *b, const char *json)
 char *report_html_render(const json_t *payload, bool no_source, struct err *e)
 {
 	if (!json_is_object(payload)) {
-		err_set(e, -EINVAL, "report.html", "the report payload is not a JSON object");
+		err_set(e, -EINVAL, ERR_REPORT_HTML, "the report payload is not a JSON object");
 		return NULL;
 	}
 	json_t *stripped = no_source ? report_payload_strip_source(payload) : NULL;
 	if (no_source && !stripped) {
-		err_set(e, -ENOMEM, "oom", "out of memory");
+		err_oom(e);
 		return NULL;
 	}
 	char *json = json_dumps(stripped ? stripped : payload, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(stripped);
 	if (!json) {
-		err_set(e, -ENOMEM, "oom", "out of memory serialising the report payload");
+		err_set(e, -ENOMEM, ERR_OOM, "out of memory serialising the report payload");
 		return NULL;
 	}
 	struct buf b = {0};
@@ -139,7 +140,7 @@ char *report_html_render(const json_t *payload, bool no_source, struct err *e)
 	free(json); /* jansson's allocator */
 	if (b.failed) {
 		xfree(b.p);
-		err_set(e, -ENOMEM, "oom", "out of memory rendering the report page");
+		err_set(e, -ENOMEM, ERR_OOM, "out of memory rendering the report page");
 		return NULL;
 	}
 	return b.p;
@@ -166,7 +167,7 @@ int report_html_write_run(const char *run_dir, bool no_source, char **path_out, 
 	char *path =
 		fs_join(run_dir, no_source ? REPORT_HTML_NO_SOURCE_FILE : REPORT_HTML_FILE);
 	if (!path)
-		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+		rc = err_oom(e);
 	else
 		rc = report_html_write(out.payload, path, no_source, e);
 	report_out__release(&out);

@@ -12,6 +12,7 @@
 #include "attrib/views.h"
 #include "common/alloc.h"
 #include "model/model.h"
+#include "report/ranks_view.h"
 #include "report/regions_view.h"
 
 #define R_NO_SOURCE "source text withheld by --no-source"
@@ -161,7 +162,7 @@ json_t *payload_build(const json_t *manifest, const struct pivot *p, const struc
 	json_object_set_new(out, "unresolved",
 			    json_pack("{s:I, s:o}", "count", (json_int_t)a->nr_unresolved, "share",
 				      number(a->unresolved_share, "ratio", tbq, tb_reason)));
-	json_t *rk = ranks ? imbalance_payload(ranks) : NULL;
+	json_t *rk = ranks ? ranks_view_payload(ranks) : NULL;
 	json_object_set_new(out, "ranks", rk ? rk : json_null());
 	json_t *rg = regions_json(p);
 	json_object_set_new(out, "regions", rg ? rg : json_array());

@@ -9,10 +9,11 @@
 #include "analysis/imbalance.h"
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "model/model.h"
 #include "report/payload.h"
 #include "store/manifest.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 #include "store/pivot_db.h"
 
 static void degradation_lines(const struct manifest *m, struct text_lines *t)
@@ -35,7 +36,7 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 	int rc = manifest__read(&m, run_dir, e);
 	char *db = fs_join(run_dir, PIVOT_DB_FILE);
 	if (rc == 0 && !db)
-		rc = err_set(e, -ENOMEM, "oom", "out of memory");
+		rc = err_oom(e);
 	if (rc == 0)
 		rc = pivot_db_read(&p, db, e);
 	xfree(db);
@@ -44,7 +45,7 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 				  ANALYSIS_FLOOR_SAMPLES, &a);
 		have_a = rc == 0;
 		if (rc < 0)
-			err_set(e, rc, "oom", "out of memory");
+			err_set(e, rc, ERR_OOM, "out of memory");
 	}
 	if (rc == 0) {
 		struct rank_imbalance ri;
@@ -64,7 +65,7 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 		if (rc == 0 && (!out->payload || out->lines.failed))
 			rc = -ENOMEM;
 		if (rc < 0)
-			err_set(e, rc, "oom", "out of memory");
+			err_set(e, rc, ERR_OOM, "out of memory");
 	}
 	if (have_a)
 		analysis__release(&a);

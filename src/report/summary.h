@@ -12,16 +12,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/text.h" /* struct text_lines, the summary's output */
+
 struct analysis;
 struct pivot;
 
 #define SUMMARY_MAX_FINDINGS 10
-
-struct text_lines {
-	char **v;
-	size_t n, cap;
-	bool failed; /* an append ran out of memory */
-};
 
 struct rank_imbalance;
 
@@ -35,15 +31,5 @@ struct summary_ctx {
 /* Appends the summary lines to *out. Returns 0 or -ENOMEM. */
 int summary_render(const struct analysis *a, const struct pivot *p,
 		   const struct summary_ctx *ctx, struct text_lines *out);
-
-/* printf-appends one line. Returns 0 or -ENOMEM. */
-int text_lines__add(struct text_lines *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* Joins the lines with '\n' (each line terminated); caller frees. */
-char *text_lines__join(const struct text_lines *t);
-void text_lines__release(struct text_lines *t);
-
-/* Formats a value with an SI prefix and unit ("1.17 Tflop/s") into buf. */
-const char *format_si(char *buf, size_t len, double v, const char *unit);
 
 #endif

@@ -8,8 +8,9 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
+#include "common/fsutil.h"
 #include "common/json_text.h"
-#include "store/fsutil.h"
 
 void manifest__init(struct manifest *m)
 {
@@ -145,18 +146,6 @@ int manifest__set_file(struct manifest *m, const char *table, const char *relpat
 	return 0;
 }
 
-void iso8601_local(time_t t, char *buf, size_t size)
-{
-	struct tm tm;
-	char off[8];
-	localtime_r(&t, &tm);
-	strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
-	strftime(off, sizeof(off), "%z", &tm); /* "+0100" -> "+01:00" */
-	size_t n = strlen(buf);
-	if (strlen(off) == 5 && n + 7 <= size)
-		snprintf(buf + n, size - n, "%.3s:%.2s", off, off + 3);
-}
-
 static void put(json_t *o, const char *key, json_t *v, bool *ok)
 {
 	if (!v || json_object_set_new(o, key, v))
@@ -256,19 +245,11 @@ static json_t *pass_to_json(const struct pass *p)
 
 static json_t *lists_to_json(const struct manifest *m, json_t *doc, bool *ok)
 {
-	json_t *passes = json_array(), *degr = json_array(), *files = json_object();
+	json_t *passes = json_array(), *degr = degradations__to_json(&m->degradations),
+	       *files = json_object();
 	for (size_t i = 0; passes && i < m->nr_passes; i++)
 		if (json_array_append_new(passes, pass_to_json(&m->passes[i])))
 			*ok = false;
-	for (size_t i = 0; degr && i < m->degradations.n; i++) {
-		const struct degradation *g = &m->degradations.v[i];
-		json_t *o = json_object();
-		put(o, "name", jstr(g->name), ok);
-		put(o, "message", jstr(g->message), ok);
-		put(o, "remedy", jstr(g->remedy), ok);
-		if (!o || json_array_append_new(degr, o))
-			*ok = false;
-	}
 	for (size_t i = 0; files && i < m->nr_files; i++)
 		put(files, m->files[i].table, jstr(m->files[i].relpath), ok);
 	put(doc, "passes", passes, ok);
@@ -312,7 +293,7 @@ int manifest__write(const struct manifest *m, const char *run_dir, struct err *e
 	if (text)
 		json_text_shortest_reals(text); /* 0.8, not 0.80000000000000004 */
 	if (!text || !(path = fs_join(run_dir, MANIFEST_FILE))) {
-		rc = err_set(e, -ENOMEM, "store.oom", "out of memory writing the manifest of %s",
+		rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory writing the manifest of %s",
 			     run_dir);
 		goto out;
 	}

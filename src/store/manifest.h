@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "machine/snapshot.h"
+#include "model/machine.h"
 #include "model/model.h"
 
 struct err;
@@ -95,9 +95,6 @@ int manifest__add_pass(struct manifest *m, int index, int exit_code, const char 
 int manifest__add_collector(struct manifest *m, const char *tool, const char *version);
 /* Records (or replaces) the relative path of a table/artefact. */
 int manifest__set_file(struct manifest *m, const char *table, const char *relpath);
-
-/* "2026-11-29T14:05:07+01:00" for t in local time into buf (>= 32 bytes). */
-void iso8601_local(time_t t, char *buf, size_t size);
 
 /* The JSON document (new reference, caller json_decref()s), NULL on ENOMEM. */
 json_t *manifest__to_json(const struct manifest *m);

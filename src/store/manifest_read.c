@@ -8,15 +8,16 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
-#include "store/fsutil.h"
+#include "common/err_codes.h"
+#include "common/fsutil.h"
 #include "store/manifest.h"
 
 /* The format string's first %s is the origin (file name), always passed. */
-#define CORRUPT(e, ...) err_set(e, -EINVAL, "run.corrupt", "%s: " __VA_ARGS__)
+#define CORRUPT(e, ...) err_set(e, -EINVAL, ERR_RUN_CORRUPT, "%s: " __VA_ARGS__)
 
 static int oom(struct err *e)
 {
-	return err_set(e, -ENOMEM, "store.oom", "out of memory reading the manifest");
+	return err_set(e, -ENOMEM, ERR_OOM, "out of memory reading the manifest");
 }
 
 /* Copies an optional string member; *dst untouched when absent or null. */
@@ -51,7 +52,7 @@ static int check_format(struct manifest *m, const json_t *doc, const char *origi
 	const json_t *fmt = json_object_get(doc, "format");
 	const char *name = json_string_value(json_object_get(fmt, "name"));
 	if (!json_is_object(doc) || !name || strcmp(name, RUN_FORMAT_NAME) != 0)
-		return err_set(e, -EINVAL, "run.foreign",
+		return err_set(e, -EINVAL, ERR_RUN_FOREIGN,
 			       "%s: not a nunatak Run manifest (format.name is %s%s%s, expected "
 			       "\"" RUN_FORMAT_NAME "\")",
 			       origin, name ? "\"" : "", name ? name : "absent", name ? "\"" : "");
@@ -59,7 +60,7 @@ static int check_format(struct manifest *m, const json_t *doc, const char *origi
 	if (!json_is_integer(schema) || json_integer_value(schema) < 1)
 		return CORRUPT(e, "format.schema: expected a positive integer", origin);
 	if (json_integer_value(schema) > RUN_SCHEMA)
-		return err_set(e, -EPROTONOSUPPORT, "run.newer_schema",
+		return err_set(e, -EPROTONOSUPPORT, ERR_RUN_NEWER_SCHEMA,
 			       "Run written with schema %lld, newer than the supported %d; upgrade "
 			       "nunatak to read it",
 			       (long long)json_integer_value(schema), RUN_SCHEMA);
@@ -232,7 +233,7 @@ int manifest__parse(struct manifest *m, const char *text, size_t len, const char
 	json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (!doc) {
 		manifest__release(m);
-		return err_set(e, -EINVAL, "run.corrupt", "%s:%d:%d: invalid JSON: %s", origin,
+		return err_set(e, -EINVAL, ERR_RUN_CORRUPT, "%s:%d:%d: invalid JSON: %s", origin,
 			       je.line, je.column, je.text);
 	}
 	int rc = manifest__from_json(m, doc, origin, e);
@@ -248,18 +249,18 @@ int manifest__read(struct manifest *m, const char *run_dir, struct err *e)
 		return oom(e);
 	int rc = fs_read_file(path, MANIFEST_MAX_BYTES, &text, &len);
 	if ((rc == -ENOENT || rc == -ENOTDIR) && !fs_exists(run_dir))
-		rc = err_set(e, rc, "run.not_a_run", "not a nunatak Run: %s does not exist",
+		rc = err_set(e, rc, ERR_RUN_NOT_A_RUN, "not a nunatak Run: %s does not exist",
 			     run_dir); /* a typo in the path, not a foreign directory */
 	else if (rc == -ENOTDIR) /* `report RUN/manifest.json`: name the directory instead */
-		rc = err_set(e, rc, "run.not_a_run",
+		rc = err_set(e, rc, ERR_RUN_NOT_A_RUN,
 			     "not a nunatak Run: %s is a file; give the Run directory (the one "
 			     "holding manifest.json)",
 			     run_dir);
 	else if (rc == -ENOENT)
-		rc = err_set(e, rc, "run.not_a_run", "not a nunatak Run: %s has no manifest.json",
+		rc = err_set(e, rc, ERR_RUN_NOT_A_RUN, "not a nunatak Run: %s has no manifest.json",
 			     run_dir);
 	else if (rc)
-		rc = err_set(e, rc, rc == -ENOMEM ? "store.oom" : "run.unreadable",
+		rc = err_set(e, rc, rc == -ENOMEM ? ERR_OOM : ERR_RUN_UNREADABLE,
 			     "cannot read %s: %s", path, strerror(-rc));
 	else
 		rc = manifest__parse(m, text, len, path, e);

@@ -14,8 +14,9 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "model/model.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 #include "store/manifest.h"
 #include "store/pivot_tables.h"
 
@@ -23,7 +24,7 @@ static int sql_err(struct err *e, sqlite3 *db, const char *path, const char *wha
 {
 	int code = db ? sqlite3_errcode(db) : SQLITE_NOMEM;
 	int rc = code == SQLITE_NOMEM ? -ENOMEM : code == SQLITE_FULL ? -ENOSPC : -EIO;
-	return err_set(e, rc, code == SQLITE_NOMEM ? "store.oom" : "store.sqlite",
+	return err_set(e, rc, code == SQLITE_NOMEM ? ERR_OOM : ERR_STORE_SQLITE,
 		       "%s: %s: %s", path, what, db ? sqlite3_errmsg(db) : "out of memory");
 }
 
@@ -61,7 +62,7 @@ static int write_table(sqlite3 *db, const struct pivot_table *t, const struct pi
 {
 	char *sql = xasprintf("CREATE TABLE %s (id INTEGER PRIMARY KEY, %s)", t->name, t->ddl);
 	if (!sql)
-		return err_set(e, -ENOMEM, "store.oom", "out of memory");
+		return err_oom(e);
 	int rc = exec_sql(db, sql, path, e);
 	xfree(sql);
 	if (rc)
@@ -69,7 +70,7 @@ static int write_table(sqlite3 *db, const struct pivot_table *t, const struct pi
 	sql = pivot_table__insert_sql(t);
 	sqlite3_stmt *st = NULL;
 	if (!sql)
-		return err_set(e, -ENOMEM, "store.oom", "out of memory");
+		return err_oom(e);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		rc = sql_err(e, db, path, sql);
 	xfree(sql);
@@ -134,11 +135,11 @@ int pivot_db_write(const struct pivot *p, const char *path, const char *generate
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	if (!tmp)
-		return err_set(e, -ENOMEM, "store.oom", "out of memory");
+		return err_oom(e);
 	unlink(tmp); /* a leftover of a crashed earlier attempt by a process of our pid */
 	int rc = build_db(p, tmp, generated_by, e);
 	if (!rc && (rc = fsync_path(tmp)))
-		err_set(e, rc, "store.write", "cannot sync %s: %s", tmp, strerror(-rc));
+		err_set(e, rc, ERR_STORE_WRITE, "cannot sync %s: %s", tmp, strerror(-rc));
 	if (!rc)
 		rc = fs_rename_durable(tmp, path, e);
 	if (rc)
@@ -155,7 +156,7 @@ static int table_exists(sqlite3 *db, const char *name, const char *path, struct 
 	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
 			       -1, &st, NULL) != SQLITE_OK) {
 		int rc = sqlite3_errcode(db) == SQLITE_NOTADB
-				 ? err_set(e, -EINVAL, "run.foreign",
+				 ? err_set(e, -EINVAL, ERR_RUN_FOREIGN,
 					   "%s: not an SQLite database, so not a nunatak pivot", path)
 				 : sql_err(e, db, path, "reading the table list");
 		return rc;
@@ -167,7 +168,7 @@ static int table_exists(sqlite3 *db, const char *name, const char *path, struct 
 	else if (step == SQLITE_DONE)
 		rc = 0;
 	else if (sqlite3_errcode(db) == SQLITE_NOTADB)
-		rc = err_set(e, -EINVAL, "run.foreign",
+		rc = err_set(e, -EINVAL, ERR_RUN_FOREIGN,
 			     "%s: not an SQLite database, so not a nunatak pivot", path);
 	else
 		rc = sql_err(e, db, path, "reading the table list");
@@ -180,7 +181,7 @@ static int check_meta(sqlite3 *db, const char *path, struct err *e)
 	int rc = table_exists(db, "meta", path, e);
 	if (rc <= 0)
 		return rc < 0 ? rc
-			      : err_set(e, -EINVAL, "run.foreign",
+			      : err_set(e, -EINVAL, ERR_RUN_FOREIGN,
 					"%s: not a nunatak pivot (no meta table)", path);
 	sqlite3_stmt *st = NULL;
 	char *format = NULL;
@@ -198,14 +199,14 @@ static int check_meta(sqlite3 *db, const char *path, struct err *e)
 	rc = rc == SQLITE_DONE ? 0 : sql_err(e, db, path, "reading meta");
 	sqlite3_finalize(st);
 	if (!rc && (!format || strcmp(format, PIVOT_DB_FORMAT) != 0))
-		rc = err_set(e, -EINVAL, "run.foreign",
+		rc = err_set(e, -EINVAL, ERR_RUN_FOREIGN,
 			     "%s: not a nunatak pivot (meta.format is %s)", path,
 			     format ? format : "absent");
 	else if (!rc && schema < 1)
-		rc = err_set(e, -EINVAL, "run.corrupt", "%s: meta.schema is missing or invalid",
+		rc = err_set(e, -EINVAL, ERR_RUN_CORRUPT, "%s: meta.schema is missing or invalid",
 			     path);
 	else if (!rc && schema > RUN_SCHEMA)
-		rc = err_set(e, -EPROTONOSUPPORT, "run.newer_schema",
+		rc = err_set(e, -EPROTONOSUPPORT, ERR_RUN_NEWER_SCHEMA,
 			     "Run written with schema %lld, newer than the supported %d; upgrade "
 			     "nunatak to read it",
 			     schema, RUN_SCHEMA);
@@ -242,7 +243,7 @@ static int read_table(sqlite3 *db, const struct pivot_table *t, struct pivot *p,
 	char *sql = select_sql(db, t);
 	sqlite3_stmt *st = NULL;
 	if (!sql)
-		return err_set(e, -ENOMEM, "store.oom", "out of memory");
+		return err_oom(e);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 		rc = sql_err(e, db, path, sql);
 		xfree(sql);
@@ -253,7 +254,7 @@ static int read_table(sqlite3 *db, const struct pivot_table *t, struct pivot *p,
 	for (size_t expect = 0; !rc && (step = sqlite3_step(st)) == SQLITE_ROW; expect++) {
 		sqlite3_int64 id = sqlite3_column_int64(st, 0);
 		if (id != (sqlite3_int64)expect) {
-			rc = err_set(e, -EINVAL, "run.corrupt",
+			rc = err_set(e, -EINVAL, ERR_RUN_CORRUPT,
 				     "%s: table %s: id %lld out of sequence (expected %zu)", path,
 				     t->name, (long long)id, expect);
 			break;
@@ -270,7 +271,7 @@ static int read_table(sqlite3 *db, const struct pivot_table *t, struct pivot *p,
 int pivot_db_read(struct pivot *p, const char *path, struct err *e)
 {
 	if (!fs_exists(path))
-		return err_set(e, -ENOENT, "run.not_a_run", "not a nunatak Run: %s does not exist",
+		return err_set(e, -ENOENT, ERR_RUN_NOT_A_RUN, "not a nunatak Run: %s does not exist",
 			       path);
 	sqlite3 *db = NULL;
 	int rc = 0;

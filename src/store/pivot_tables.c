@@ -13,6 +13,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "model/model.h"
 
 /* ---- binding ---- */
@@ -72,7 +73,7 @@ static int c_ref(sqlite3_stmt *st, int c, size_t n, const char *col, bool nullab
 	}
 	int64_t v = sqlite3_column_int64(st, c);
 	if (c_null(st, c) || v < 0 || (uint64_t)v >= n)
-		return err_set(e, -EINVAL, "run.corrupt", "%s %lld refers to no row", col,
+		return err_set(e, -EINVAL, ERR_RUN_CORRUPT, "%s %lld refers to no row", col,
 			       c_null(st, c) ? -1LL : (long long)v);
 	*out = v;
 	return 0;
@@ -86,7 +87,7 @@ static int c_int32(sqlite3_stmt *st, int c, int absent)
 
 static int added(int64_t id, struct err *e)
 {
-	return id < 0 ? err_set(e, -ENOMEM, "store.oom", "out of memory") : 0;
+	return id < 0 ? err_oom(e) : 0;
 }
 
 /* ---- hotspots ---- */
@@ -110,7 +111,7 @@ static int load_hotspot(sqlite3_stmt *st, struct pivot *p, struct err *e)
 	h.name = (char *)c_text(st, 3);
 	h.source_file = (char *)c_text(st, 4);
 	if (resolution__parse(c_text(st, 5), &h.level))
-		return err_set(e, -EINVAL, "run.corrupt", "resolution_level \"%s\" is unknown",
+		return err_set(e, -EINVAL, ERR_RUN_CORRUPT, "resolution_level \"%s\" is unknown",
 			       c_text(st, 5) ? c_text(st, 5) : "NULL");
 	h.has_offset = !c_null(st, 6);
 	h.offset = (uint64_t)c_int(st, 6, 0);
@@ -163,7 +164,7 @@ static int load_measurement(sqlite3_stmt *st, struct pivot *p, struct err *e)
 	m.value = c_real(st, 5);
 	m.unit = (char *)c_text(st, 6);
 	if (quality__parse(c_text(st, 7), &m.quality))
-		return err_set(e, -EINVAL, "run.corrupt", "quality \"%s\" is unknown",
+		return err_set(e, -EINVAL, ERR_RUN_CORRUPT, "quality \"%s\" is unknown",
 			       c_text(st, 7) ? c_text(st, 7) : "NULL");
 	m.reason = (char *)c_text(st, 8);
 	if (isnan(m.value) && m.quality != QUALITY_UNAVAILABLE) {

@@ -14,7 +14,8 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
-#include "store/fsutil.h"
+#include "common/err_codes.h"
+#include "common/fsutil.h"
 
 static bool name_char(unsigned char c)
 {
@@ -83,7 +84,7 @@ static int write_gitignore(const char *runs_dir, struct err *e)
 {
 	char *path = fs_join(runs_dir, ".gitignore");
 	if (!path)
-		return err_set(e, -ENOMEM, "run.oom", "out of memory");
+		return err_oom(e);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644), rc = 0;
 	if (fd >= 0) {
 		if (write(fd, "*\n", 2) != 2)
@@ -94,7 +95,7 @@ static int write_gitignore(const char *runs_dir, struct err *e)
 		rc = -errno;
 	}
 	if (rc)
-		err_set(e, rc, "run.create", "cannot write %s: %s", path, strerror(-rc));
+		err_set(e, rc, ERR_RUN_CREATE, "cannot write %s: %s", path, strerror(-rc));
 	xfree(path);
 	return rc;
 }
@@ -105,7 +106,7 @@ int rundir_create(const char *runs_dir, const char *name, time_t now, char **pat
 	*path_out = NULL;
 	int rc = fs_mkdir_p(runs_dir);
 	if (rc)
-		return err_set(e, rc, "run.create",
+		return err_set(e, rc, ERR_RUN_CREATE,
 			       "cannot create the runs directory %s: %s; set runs_dir in "
 			       "nunatak.toml or give -o a writable path",
 			       runs_dir, strerror(-rc));
@@ -119,21 +120,21 @@ int rundir_create(const char *runs_dir, const char *name, time_t now, char **pat
 		char *path = n == 1 ? xasprintf("%s/%s-%s", runs_dir, name, stamp)
 				    : xasprintf("%s/%s-%s-%d", runs_dir, name, stamp, n);
 		if (!path)
-			return err_set(e, -ENOMEM, "run.oom", "out of memory");
+			return err_oom(e);
 		if (mkdir(path, 0777) == 0) {
 			*path_out = path;
 			return 0;
 		}
 		rc = -errno;
 		if (rc != -EEXIST) {
-			err_set(e, rc, "run.create", "cannot create the Run directory %s: %s", path,
+			err_set(e, rc, ERR_RUN_CREATE, "cannot create the Run directory %s: %s", path,
 				strerror(-rc));
 			xfree(path);
 			return rc;
 		}
 		xfree(path);
 	}
-	return err_set(e, -EEXIST, "run.create",
+	return err_set(e, -EEXIST, ERR_RUN_CREATE,
 		       "%s/%s-%s: 9999 Runs already exist for this second", runs_dir, name, stamp);
 }
 
@@ -156,15 +157,15 @@ static int dir_is_empty(const char *path)
 int rundir_create_exact(const char *path, struct err *e)
 {
 	if (!path[0]) /* mkdir("") says only "Invalid argument" */
-		return err_set(e, -EINVAL, "run.create", "-o expects a directory path, got ''");
+		return err_set(e, -EINVAL, ERR_RUN_CREATE, "-o expects a directory path, got ''");
 	if (fs_exists(path)) {
 		int empty = dir_is_empty(path);
 		if (empty < 0)
-			return err_set(e, empty, "run.create", "-o %s: %s; choose a new path", path,
+			return err_set(e, empty, ERR_RUN_CREATE, "-o %s: %s; choose a new path", path,
 				       empty == -ENOTDIR ? "exists and is not a directory"
 							 : strerror(-empty));
 		if (!empty)
-			return err_set(e, -EEXIST, "run.create",
+			return err_set(e, -EEXIST, ERR_RUN_CREATE,
 				       "-o %s: the directory exists and is not empty; choose a new path "
 				       "or remove it",
 				       path);
@@ -172,7 +173,7 @@ int rundir_create_exact(const char *path, struct err *e)
 	}
 	int rc = fs_mkdir_p(path);
 	if (rc)
-		return err_set(e, rc, "run.create",
+		return err_set(e, rc, ERR_RUN_CREATE,
 			       "cannot create the Run directory %s: %s; give -o a path in a "
 			       "writable directory",
 			       path, strerror(-rc));
@@ -216,11 +217,11 @@ int rundir_find_latest(const char *runs_dir, char **path_out, struct err *e)
 	*path_out = NULL;
 	DIR *d = opendir(runs_dir);
 	if (!d && errno != ENOENT) /* EACCES, ENOTDIR...: the reason matters */
-		return err_set(e, -ENOENT, "run.none",
+		return err_set(e, -ENOENT, ERR_RUN_NONE,
 			       "no Run under %s (%s): run `nunatak run -- <command>` first", runs_dir,
 			       strerror(errno));
 	if (!d)
-		return err_set(e, -ENOENT, "run.none",
+		return err_set(e, -ENOENT, ERR_RUN_NONE,
 			       "no Run under %s: run `nunatak run -- <command>` first, or name a Run "
 			       "directory (`nunatak report DIR`)",
 			       runs_dir);
@@ -253,10 +254,10 @@ int rundir_find_latest(const char *runs_dir, char **path_out, struct err *e)
 	closedir(d);
 	if (rc) {
 		xfree(best);
-		return err_set(e, rc, "run.oom", "out of memory");
+		return err_set(e, rc, ERR_OOM, "out of memory");
 	}
 	if (!best)
-		return err_set(e, -ENOENT, "run.none",
+		return err_set(e, -ENOENT, ERR_RUN_NONE,
 			       "no Run under %s: run `nunatak run -- <command>` first", runs_dir);
 	*path_out = best;
 	return 0;

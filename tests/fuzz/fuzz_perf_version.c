@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "collect/perf.h"
+#include "tools/perf.h"
 #include "common/alloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "ingest/perf_data.h"
 #include "ingest/spt_reader.h"
 #include "regions/callstack.h"
 #include "regions/meet.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "attrib/elf.h"
-#include "attrib/parse.h"
+#include "tools/symbolizer_parse.h"
 #include "common/alloc.h"
 #include "common/err.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "attrib/attrib.h"
-#include "attrib/locate.h"
+#include "tools/locate.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "exec/exec.h"

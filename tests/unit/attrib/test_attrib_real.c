@@ -12,7 +12,7 @@
 
 #include "attrib/attrib.h"
 #include "attrib/elf.h"
-#include "attrib/locate.h"
+#include "tools/locate.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "exec/exec.h"

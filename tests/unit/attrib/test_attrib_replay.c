@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "attrib/attrib.h"
-#include "attrib/locate.h"
+#include "tools/locate.h"
 #include "attrib/views.h"
 #include "common/alloc.h"
 #include "common/err.h"

@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 
 #include "harness.h"
-#include "machine/identity.h"
+#include "model/machine_identity.h"
 #include "machine/snapshot.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 #define V2 TEST_SOURCE_DIR "/tests/golden/cgroup/v2"
 

@@ -12,7 +12,7 @@
 #include "common/err.h"
 #include "exec/exec.h"
 #include "harness.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 #define FIXTURES TEST_SOURCE_DIR "/tests/golden/cgroup"
 

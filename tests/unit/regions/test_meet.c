@@ -118,45 +118,8 @@ static void t_threads_v3(void)
 	release(&b);
 }
 
-/* A perf.data header with one attr of `asz` bytes (attr + ids section). */
-static size_t fake_perf(unsigned char *buf, uint64_t flags, int32_t clockid, uint64_t nattr)
-{
-	const uint64_t asz = 128 + 16, off = 104;
-	memset(buf, 0, 104 + 2 * asz);
-	memcpy(buf, "PERFILE2", 8);
-	uint64_t hdr[] = {104, asz, off, nattr * asz};
-	memcpy(buf + 8, hdr, sizeof(hdr));
-	for (uint64_t i = 0; i < nattr; i++) {
-		unsigned char *a = buf + off + i * asz;
-		uint32_t size = 128;
-		memcpy(a + 4, &size, 4);
-		memcpy(a + 40, &flags, 8);
-		int32_t id = clockid + (int32_t)i * (nattr > 1 && clockid < 0 ? 1 : 0);
-		memcpy(a + 92, &id, 4);
-	}
-	return 104 + nattr * asz;
-}
-
-static void t_clockid(void)
-{
-	unsigned char buf[512];
-	const uint64_t use_clockid = 1ULL << 25;
-	size_t n = fake_perf(buf, use_clockid, 1, 1);
-	CHECK_INT(perf_data_clockid(buf, n), 1);
-	n = fake_perf(buf, use_clockid, 1, 2);
-	CHECK_INT(perf_data_clockid(buf, n), 1);
-	n = fake_perf(buf, 0, 1, 1); /* clockid field set but not in use: perf's clock */
-	CHECK_INT(perf_data_clockid(buf, n), -2);
-	n = fake_perf(buf, use_clockid, 4, 1); /* CLOCK_MONOTONIC_RAW */
-	CHECK_INT(perf_data_clockid(buf, n), 4);
-	CHECK_INT(perf_data_clockid(buf, 50), -1);
-	memcpy(buf, "PERFFILE", 8);
-	CHECK_INT(perf_data_clockid(buf, n), -1);
-}
-
 static const struct test_case cases[] = {
 	{"nesting_v2", "v2: innermost open call at a time, main thread only", t_nesting_v2},
 	{"threads_v3", "v3: each thread its own lane, matched by tid", t_threads_v3},
-	{"clockid", "perf.data: CLOCK_MONOTONIC detected from the attrs", t_clockid},
 };
 TEST_MAIN(cases)

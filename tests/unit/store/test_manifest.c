@@ -14,7 +14,8 @@
 #include <ftw.h>
 
 #include "harness.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
+#include "machine/snapshot.h"
 
 #define TMPDIR_TAG "manifest"
 #include "tmpdir.h"

@@ -14,7 +14,7 @@
 
 #include "harness.h"
 #include "model/model.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 #define TMPDIR_TAG "pivot"
 #include "tmpdir.h"

@@ -11,7 +11,7 @@
 #include <ftw.h>
 
 #include "harness.h"
-#include "store/fsutil.h"
+#include "common/fsutil.h"
 
 #define TMPDIR_TAG "rundir"
 #include "tmpdir.h"

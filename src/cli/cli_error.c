@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "cli/cli_error.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+
+#include "common/console.h"
+#include "common/err.h"
+#include "common/err_codes.h"
+
+int cli_print_json(json_t *doc_take)
+{
+	if (!doc_take)
+		return 0;
+	int rc = json_dumpf(doc_take, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (fputc('\n', stdout) == EOF)
+		rc = -1;
+	json_decref(doc_take);
+	return rc < 0 ? -1 : 0;
+}
+
+int cli_fail(struct console *con, bool json, const struct err *e, int otherwise,
+	     json_t *extra_take)
+{
+	const char *msg = e->msg[0] ? e->msg : "out of memory";
+	const char *code = e->code[0] ? e->code : ERR_OOM;
+	console__error(con, "%s", msg);
+	if (json) {
+		json_t *doc = extra_take ? extra_take : json_object();
+		extra_take = NULL;
+		if (doc)
+			json_object_set_new(doc, "error",
+					    json_pack("{s:s, s:s}", "code", code, "message", msg));
+		cli_print_json(doc);
+	}
+	json_decref(extra_take);
+	return err_exit_code(code, otherwise);
+}
+
+int cli_usage(struct console *con, bool json, const char *msg, json_t *extra_take)
+{
+	struct err e = {0};
+	err_set(&e, -EINVAL, ERR_USAGE, "%s", msg);
+	return cli_fail(con, json, &e, EXIT_USAGE, extra_take);
+}
+
+int cli_console_level(int verbose, int quiet)
+{
+	return quiet ? CONSOLE_QUIET : verbose;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * How every verb ends on a failure (STYLE.md §8): the message on stderr
+ * through the console and, under --json, the document
+ * {<the verb's fields>, "error": {"code", "message"}} on stdout, so a script
+ * reading stdout gets JSON whatever happened. Codes are those of
+ * common/err_codes.h; the exit code follows the code's class.
+ */
+#ifndef NUNATAK_CLI_CLI_ERROR_H
+#define NUNATAK_CLI_CLI_ERROR_H
+
+#include <stdbool.h>
+
+typedef struct json_t json_t;
+struct console;
+struct err;
+
+/* Writes doc (taken; NULL writes nothing) to stdout, indented, keys in
+ * insertion order, then a newline. Returns 0, or -1 when stdout refused. */
+int cli_print_json(json_t *doc_take);
+
+/* Reports e (an empty message reads "out of memory") and returns
+ * err_exit_code(e->code, otherwise): EXIT_USAGE for a usage error, else
+ * `otherwise`, the verb's documented failure code. extra_take (taken, may be
+ * NULL) holds the verb's other fields of the JSON document. */
+int cli_fail(struct console *con, bool json, const struct err *e, int otherwise,
+	     json_t *extra_take);
+
+/* The same for a usage problem found by the verb itself (code "usage"). */
+int cli_usage(struct console *con, bool json, const char *msg, json_t *extra_take);
+
+/* The console level of -v (count) and -q: -q wins. */
+int cli_console_level(int verbose, int quiet);
+
+#endif

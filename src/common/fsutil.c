@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "common/fsutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/err_codes.h"
+
+int fs_read_file(const char *path, size_t max, char **out, size_t *len)
+{
+	*out = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t cap = 4096, n = 0;
+	char *buf = xmalloc(cap);
+	int rc = 0;
+	if (!buf) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		if (n + 1 >= cap) {
+			if (cap > max + 1) {
+				rc = -EFBIG;
+				goto out;
+			}
+			if (xgrow((void **)&buf, &cap, cap * 2, 1)) {
+				rc = -ENOMEM;
+				goto out;
+			}
+		}
+		ssize_t got = read(fd, buf + n, cap - n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			rc = -errno;
+			goto out;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+		if (n > max) {
+			rc = -EFBIG;
+			goto out;
+		}
+	}
+	buf[n] = '\0';
+	*out = buf;
+	buf = NULL;
+	if (len)
+		*len = n;
+out:
+	xfree(buf);
+	close(fd);
+	return rc;
+}
+
+/* Opens path's directory (before a rename, so that nothing can fail for
+ * want of memory once the rename has happened). */
+static int open_parent(const char *path)
+{
+	char *copy = xstrdup(path);
+	if (!copy)
+		return -ENOMEM;
+	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	xfree(copy);
+	return fd < 0 ? -errno : fd;
+}
+
+int fs_rename_durable(const char *tmp, const char *path, struct err *e)
+{
+	int dfd = open_parent(path);
+	if (dfd < 0)
+		return err_set(e, dfd, dfd == -ENOMEM ? ERR_OOM : ERR_STORE_WRITE,
+			       "cannot open the directory of %s: %s", path, strerror(-dfd));
+	if (rename(tmp, path) < 0) {
+		int rc = -errno;
+		close(dfd);
+		return err_set(e, rc, ERR_STORE_WRITE, "cannot rename %s to %s: %s", tmp, path,
+			       strerror(-rc));
+	}
+	/* Some filesystems refuse fsync on a directory (EINVAL): the rename is
+	 * still atomic there, only its durability is the filesystem's business. */
+	int rc = fsync(dfd) < 0 && errno != EINVAL ? -errno : 0;
+	close(dfd);
+	if (rc)
+		return err_set(e, rc, ERR_STORE_WRITE, "cannot sync the directory of %s: %s", path,
+			       strerror(-rc));
+	return 0;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+char *fs_tmp_name(const char *path)
+{
+	return xasprintf("%s.tmp.%ld", path, (long)getpid());
+}
+
+int fs_write_atomic(const char *path, const void *data, size_t len, struct err *e)
+{
+	char *tmp = fs_tmp_name(path);
+	if (!tmp)
+		return err_set(e, -ENOMEM, ERR_OOM, "out of memory writing %s", path);
+	int rc = 0;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = err_set(e, -errno, ERR_STORE_WRITE, "cannot create %s: %s", tmp,
+			     strerror(errno));
+		goto out;
+	}
+	rc = write_all(fd, data, len);
+	if (!rc && fsync(fd) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	if (rc) {
+		err_set(e, rc, ERR_STORE_WRITE, "cannot write %s: %s", tmp, strerror(-rc));
+		unlink(tmp);
+		goto out;
+	}
+	rc = fs_rename_durable(tmp, path, e);
+	if (rc)
+		unlink(tmp);
+out:
+	xfree(tmp);
+	return rc;
+}
+
+int fs_mkdir_p(const char *path)
+{
+	if (!path || !*path)
+		return -EINVAL;
+	char *p = xstrdup(path);
+	if (!p)
+		return -ENOMEM;
+	int rc = 0;
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+			rc = -errno;
+			break;
+		}
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	struct stat st;
+	if (!rc && (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)))
+		rc = -ENOTDIR;
+	xfree(p);
+	return rc;
+}
+
+char *fs_join(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+	while (la > 1 && a[la - 1] == '/')
+		la--;
+	while (*b == '/')
+		b++;
+	if (la == 1 && a[0] == '/')
+		return xasprintf("/%s", b);
+	return xasprintf("%.*s/%s", (int)la, a, b);
+}
+
+int fs_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}

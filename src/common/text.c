@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "common/text.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/alloc.h"
+
+int text_lines__add(struct text_lines *t, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	char *s = xstrdup(buf);
+	if (!s || xgrow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v))) {
+		xfree(s);
+		t->failed = true;
+		return -ENOMEM;
+	}
+	t->v[t->n++] = s;
+	return 0;
+}
+
+char *text_lines__join(const struct text_lines *t)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < t->n; i++)
+		len += strlen(t->v[i]) + 1;
+	char *s = xmalloc(len), *w = s;
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t l = strlen(t->v[i]);
+		memcpy(w, t->v[i], l);
+		w[l] = '\n';
+		w += l + 1;
+	}
+	*w = '\0';
+	return s;
+}
+
+void text_lines__release(struct text_lines *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		xfree(t->v[i]);
+	xfree(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+const char *format_si(char *buf, size_t len, double v, const char *unit)
+{
+	static const char *const pfx[] = {"", "k", "M", "G", "T", "P", "E"};
+	int k = 0;
+	double a = fabs(v);
+	while (a >= 1000.0 && k < 6) {
+		a /= 1000.0;
+		v /= 1000.0;
+		k++;
+	}
+	snprintf(buf, len, "%.3g %s%s", v, pfx[k], unit);
+	return buf;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Text and number formatting shared by every renderer: a growable list of
+ * lines (the console decides how they reach the log) and SI-prefixed values.
+ */
+#ifndef NUNATAK_COMMON_TEXT_H
+#define NUNATAK_COMMON_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct text_lines {
+	char **v;
+	size_t n, cap;
+	bool failed; /* an append ran out of memory */
+};
+
+/* printf-appends one line. Returns 0 or -ENOMEM. */
+int text_lines__add(struct text_lines *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Joins the lines with '\n' (each line terminated); caller frees. */
+char *text_lines__join(const struct text_lines *t);
+void text_lines__release(struct text_lines *t);
+
+/* Formats a value with an SI prefix and unit ("1.17 Tflop/s") into buf. */
+const char *format_si(char *buf, size_t len, double v, const char *unit);
+
+#endif

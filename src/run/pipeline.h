@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The pipeline of `nunatak run`: a fixed sequence of stages, each a function
+ * taking the Run in progress (struct run_state). cmd_run.c parses options,
+ * fills struct run_request, and calls run_pipeline(); it never contains a
+ * stage itself. docs/pipeline.md describes every stage and the hook points
+ * of attribution (attrib/) and MPI (launch/ + the rank shim).
+ *
+ * Stage contract: return 0 to continue; a negative value with `e` filled
+ * stops the pipeline. Before the application launched that is a failure
+ * before launch (exit 125); after, the remaining "finishing" stages (ingest,
+ * attribute, store, analyse) still run so a complete Run is always written.
+ * A missing capability is never an error: it is a degradation added to
+ * s->degradations (announced through the console as soon as known).
+ */
+#ifndef NUNATAK_RUN_PIPELINE_H
+#define NUNATAK_RUN_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tools/caps.h"
+#include "tools/perf.h"
+#include "common/err.h"
+#include "model/model.h"
+
+struct console;
+struct executor;
+struct err;
+struct config;
+struct machine;
+struct attrib_tools;
+typedef struct json_t json_t;
+
+/* What the user asked, from the command line (cmd_run.c fills it; borrowed). */
+struct run_request {
+	const char *name;          /* --name, or NULL */
+	const char *output;        /* -o DIR, or NULL */
+	int freq;                  /* --freq, 0: configuration (default 997) */
+	bool json;
+	bool strict;
+	bool no_source;
+	const char *record_entry;  /* --record ENTRY, or NULL */
+	const char *replay_entry;  /* --replay ENTRY, or NULL */
+	const char *const *source_map; /* "OLD=NEW" entries from --source-map */
+	size_t nr_source_map;
+	char **cmd;                /* the command after `--`, NULL-terminated */
+	int cmd_argc;
+};
+
+/* One pass of collection (single-pass today; the manifest's passes[]). */
+struct run_pass {
+	int index;
+	int exit_code;        /* the application's, -1 when it never ran */
+	int term_signal;      /* signal that ended it, 0 when none */
+	char start[32];       /* ISO-8601 UTC */
+	char end[32];
+	double duration_s;
+	bool sampled;         /* a sampling collector ran around it */
+};
+
+/* The Run in progress, passed to every stage. Owned by run_pipeline(). */
+struct run_state {
+	/* inputs (borrowed) */
+	const struct run_request *req;
+	struct console *con;
+	struct executor *x;      /* real, recording or replay */
+	bool replay;
+	const json_t *recorded_meta; /* meta.json under replay, else NULL (borrowed from x) */
+
+	/* configuration (stage "config") */
+	struct config *cfg;          /* effective configuration (common/config.h) */
+	int freq;                    /* sampling frequency actually used */
+	json_t *effective_config;    /* flat dict recorded in provenance (owned) */
+
+	/* launch split (stage "launch"; HOOK(mpi) fills prefix/world_size) */
+	char **prefix;     /* launcher prefix, NULL-terminated; the array is owned,
+			      the strings borrow req->cmd */
+	char **app;        /* the application argv, same ownership */
+	bool mpi;          /* prefix fans out MPI ranks */
+	int world_size;    /* -1 when unknown */
+	const char *target; /* the real target token (borrowed from app), for naming */
+
+	/* machine (stage "machine") */
+	struct machine *machine; /* snapshot, or the recording's (owned) */
+	char *cpuinfo;      /* /proc/cpuinfo text or recorded meta cpuinfo, or NULL (owned) */
+
+	/* run directory (stage "rundir") */
+	char *name;         /* sanitized Run name (owned) */
+	char *dir;          /* the Run directory (owned) */
+	char *collect_dir;  /* <dir>/collect (owned) */
+	char created[32];   /* ISO-8601 UTC */
+
+	/* collection (stage "collect") */
+	struct caps caps;           /* the capability probe: perf, permission */
+	bool sampling_blocked;      /* perf absent or forbidden: no collector */
+	const struct counter_group *group; /* the µarch's counter group, or NULL */
+	struct run_pass pass;
+	char *perf_data;            /* <collect>/perf.data (owned) */
+	char *perf_script_path;     /* <collect>/perf-script.txt (owned) */
+	char *buildid_path;         /* <collect>/perf-buildid-list.txt (owned) */
+	bool script_ok;             /* perf script produced perf-script.txt */
+	bool rejected;              /* perf record refused every rung of the ladder */
+
+	/* ingestion + attribution (stages "ingest", "attribute") */
+	struct attrib_tools *tools; /* located before launch (doctor), owned */
+	struct pivot pivot;
+	int64_t nr_samples;         /* samples ingested (all counters) */
+	int nr_ranks;               /* MPI: ranks announced or seen, 0 outside MPI */
+	int nr_sampled_ranks;       /* MPI: ranks whose samples were ingested */
+
+	json_t *overhead;           /* manifest "overhead" object, or NULL (owned) */
+
+	/* degradations, outcome (provenance is collected by stage_store) */
+	/* region traces (stage_regions.c): SCOPE_PROFILER_PREFIX for the app */
+	char *regions_env;            /* "SCOPE_PROFILER_PREFIX=<collect>/regions/<name>" (owned) */
+	const char *app_env_set[2];   /* {regions_env, NULL}: exec_request.env_set of the app */
+
+	struct degradations degradations;
+	bool launched;              /* the application was started */
+	int exit_code;              /* what `nunatak run` returns */
+	char *report_path;          /* report.html when written, or NULL */
+	struct err error;           /* why the Run stopped before launch (for --json) */
+};
+
+/* Runs every stage in order (see docs/pipeline.md). Returns the exit code
+ * `nunatak run` must return: the application's own, 125/126/127 before
+ * launch, 121 under --strict with a degradation. The JSON document for --json
+ * is written into *json_out (caller frees with json_decref), or NULL. */
+int run_pipeline(const struct run_request *req, struct console *con, json_t **json_out);
+
+/* Frees everything a run_state owns (safe on a partially filled state). */
+void run_state__release(struct run_state *s);
+
+/* Adds a degradation and, unless already known (same name and message),
+ * announces it on the console at once. Returns 0 or -ENOMEM. */
+int run_state__degrade(struct run_state *s, const char *name, const char *message,
+		       const char *remedy);
+
+#endif

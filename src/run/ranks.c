@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "run/ranks.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "run/pipeline.h"
+#include "collect/rank_shim.h"
+#include "run/stages.h"
+#include "common/alloc.h"
+#include "common/argv.h"
+#include "common/config.h"
+#include "common/console.h"
+#include "common/err.h"
+#include "common/err_codes.h"
+#include "exec/exec.h"
+#include "launch/split.h"
+
+static size_t count(char *const *v)
+{
+	return argv_count((const char *const *)v);
+}
+
+static char *join(char *const *v)
+{
+	return argv_join((const char *const *)v);
+}
+
+static int launch(struct run_state *s, char **argv, struct err *e)
+{
+	struct exec_request rq = {.argv = (const char *const *)argv, .forward_signals = true,
+				  .application = true, .env_set = s->app_env_set};
+	struct exec_result res = {0};
+	iso_now(s->pass.start);
+	s->launched = true;
+	int rc = executor__run(s->x, &rq, &res, e);
+	iso_now(s->pass.end);
+	s->pass.duration_s = res.duration_s;
+	if (rc == 0) {
+		s->pass.exit_code = res.exit_code;
+		s->pass.term_signal = res.term_signal;
+		s->exit_code = res.exit_code;
+	}
+	exec_result__release(&res);
+	return rc;
+}
+
+int collect_ranks(struct run_state *s, struct err *e)
+{
+	/* With no application resolved, stage_launch put the whole command in
+	 * both prefix and app: there is nothing to interpose the shim before. */
+	if (!s->app || !s->app[0] ||
+	    count(s->prefix) + count(s->app) != (size_t)s->req->cmd_argc) {
+		run_state__degrade(s, "rank-collection-unavailable",
+				   "no application could be told apart from the launcher's options: "
+				   "the ranks run uncollected",
+				   "put the application right after the launcher's options, or `--`");
+		char *shown = join(s->req->cmd);
+		console__info(s->con, "launching: %s", shown ? shown : s->req->cmd[0]);
+		xfree(shown);
+		return launch(s, s->req->cmd, e);
+	}
+	char *self = rank_shim_self_exe();
+	int threshold = s->cfg ? s->cfg->rank_threshold : RANK_SHIM_DEFAULT_THRESHOLD;
+	struct rank_shim_opts o = {.directory = s->collect_dir, .freq = s->freq,
+				   .rank_threshold = threshold,
+				   .perf = s->caps.perf.present ? s->caps.perf.path : NULL,
+				   /* set in every rank: mpirun forwards its environment
+				    * to its own node's ranks only */
+				   .regions_name = s->regions_env ? s->name : NULL,
+				   /* samples and region traces on one timeline */
+				   .clock_monotonic = true};
+	char **shim = self ? rank_shim_argv(self, &o) : NULL;
+	struct launch_plan plan = {.prefix = s->prefix, .nr_prefix = count(s->prefix),
+				   .app = s->app, .nr_app = count(s->app)};
+	char **argv = shim ? launch_plan__wrap(&plan, (const char *const *)shim) : NULL;
+	int rc;
+	if (!argv) {
+		rc = err_set(e, -ENOMEM, ERR_OOM, "cannot build the rank launch (/proc/self/exe unreadable "
+				 "or out of memory)");
+		goto out;
+	}
+	char *shown = join(argv);
+	if (s->world_size > threshold || s->world_size < 0)
+		console__info(s->con, "launching ranks (rank 0 and one rank per node sample beyond %d "
+				      "ranks, the others count): %s", threshold, shown ? shown : "");
+	else
+		console__info(s->con, "launching ranks (every rank samples up to %d ranks): %s",
+			      threshold, shown ? shown : "");
+	xfree(shown);
+	rc = launch(s, argv, e);
+out:
+	xfree(argv);
+	rank_shim_argv__free(shim);
+	xfree(self);
+	return rc;
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* The end of `nunatak run`: counts, overhead, the terminal summary, every
+ * degradation again (the first announcements have scrolled away in a job
+ * log), the --json document, and "Run: <dir>". */
+#include "run/stages.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "analysis/imbalance.h"
+#include "run/pipeline.h"
+#include "common/alloc.h"
+#include "common/console.h"
+#include "model/machine.h"
+#include "report/summary.h"
+
+static size_t nr_resolved(const struct pivot *p)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < p->nr_hotspots; i++)
+		n += p->hotspots[i].level != RESOLUTION_UNRESOLVED;
+	return n;
+}
+
+/* samples x measured cost per sample: always an estimate of the overhead,
+ * since the run without perf never happened (the application runs once). */
+void run_overhead(struct run_state *s)
+{
+	if (!s->pass.sampled || s->nr_samples <= 0 || s->overhead)
+		return;
+	bool measured = false;
+	double cost = perf_sample_cost_s(&measured);
+	/* The overhead itself is always an estimate (this Run was not also run
+	 * bare); what bench/run can make "measured" is the cost per sample it
+	 * is derived from, and cost_quality says which one was used. */
+	const char *how = measured ? "samples x a cost per sample measured on this machine by "
+				     "bench/run"
+				   : "samples x a default cost per sample (run bench/run to measure "
+				     "this machine's)";
+	s->overhead = json_pack("{s:f, s:s, s:s, s:s, s:I, s:f, s:s, s:s}", "value",
+				(double)s->nr_samples * cost, "unit", "s", "quality", "estimated",
+				"reason", how, "samples", (json_int_t)s->nr_samples,
+				"cost_per_sample_s", cost, "cost_quality",
+				measured ? "measured" : "estimated", "formula",
+				"samples x cost_per_sample_s");
+}
+
+static void overhead(struct run_state *s)
+{
+	run_overhead(s);
+	json_t *o = s->overhead;
+	if (!o)
+		return;
+	bool measured = !strcmp(json_string_value(json_object_get(o, "cost_quality")), "measured");
+	console__info(s->con, "overhead: about %.3g s of sampling (estimated: %lld samples x %.3g us, %s)",
+		      json_real_value(json_object_get(o, "value")), (long long)s->nr_samples,
+		      json_real_value(json_object_get(o, "cost_per_sample_s")) * 1e6,
+		      measured ? "a cost per sample measured on this machine by bench/run"
+			       : "a default cost per sample; bench/run measures this machine's");
+}
+
+static void summary(struct run_state *s, struct analysis *a)
+{
+	struct summary_ctx ctx = {.ceilings_reason = NULL,
+				  .nr_ranks = s->mpi ? s->nr_ranks : -1,
+				  .nr_sampled_ranks = s->nr_sampled_ranks};
+	if (!a->have_ceilings)
+		ctx.ceilings_reason = "no Ceiling was recorded for this Machine; calibration is "
+				      "not implemented yet";
+	struct rank_imbalance ri;
+	memset(&ri, 0, sizeof(ri));
+	bool have_ri = s->mpi && imbalance_ranks(&s->pivot, s->world_size, &ri) == 0;
+	ctx.ranks = have_ri ? &ri : NULL;
+	struct text_lines lines = {0};
+	summary_render(a, &s->pivot, &ctx, &lines);
+	if (have_ri)
+		rank_imbalance__release(&ri);
+	for (size_t i = 0; i < lines.n; i++)
+		console__info(s->con, "%s", lines.v[i]);
+	text_lines__release(&lines);
+}
+
+int run_finish(struct run_state *s, json_t **json_out)
+{
+	size_t resolved = nr_resolved(&s->pivot);
+	console__info(s->con, "%zu measurements across %zu hotspots (%zu resolved)",
+		      s->pivot.nr_measurements, s->pivot.nr_hotspots, resolved);
+	overhead(s);
+	struct analysis a;
+	const struct ceiling *c = s->machine ? s->machine->ceilings : NULL;
+	size_t nc = s->machine ? s->machine->nr_ceilings : 0;
+	if (analysis_run(&s->pivot, c, nc, ANALYSIS_FLOOR_SAMPLES, &a) == 0) {
+		summary(s, &a);
+		analysis__release(&a);
+	}
+	for (size_t i = 0; i < s->degradations.n; i++)
+		console__degraded(s->con, s->degradations.v[i].name, s->degradations.v[i].message,
+				  s->degradations.v[i].remedy);
+	if (s->dir)
+		console__info(s->con, "Run: %s", s->dir);
+	if (s->report_path)
+		console__info(s->con, "Report: %s", s->report_path);
+	if (s->req->json) {
+		*json_out = json_pack(
+			"{s:s?, s:s?, s:i, s:I, s:I, s:I, s:o, s:o}", "run", s->dir, "name", s->name,
+			"exit_code", s->exit_code, "measurements",
+			(json_int_t)s->pivot.nr_measurements, "hotspots",
+			(json_int_t)s->pivot.nr_hotspots, "resolved_hotspots", (json_int_t)resolved,
+			"report", s->report_path ? json_string(s->report_path) : json_null(),
+			"degradations", degradations__to_json(&s->degradations));
+	}
+	return 0;
+}

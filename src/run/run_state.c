@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The helpers of struct run_state the stages share, apart from the driver
+// (pipeline.c) that runs them, so no stage file depends on the driver's.
+#include "run/pipeline.h"
+
+#include <jansson.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/config.h"
+#include "common/console.h"
+#include "exec/exec.h"
+#include "model/machine.h"
+#include "model/model.h"
+#include "tools/caps.h"
+#include "tools/locate.h"
+
+int run_state__degrade(struct run_state *s, const char *name, const char *message,
+		       const char *remedy)
+{
+	/* Announced once, as soon as known: before launch that is the point;
+	 * after it, a job log still shows them in the order they happened. */
+	int rc = degradations__add(&s->degradations, name, message, remedy);
+	if (rc == 1)
+		console__degraded(s->con, name, message, remedy);
+	return rc < 0 ? rc : 0;
+}
+
+void run_state__release(struct run_state *s)
+{
+	if (s->x)
+		executor__free(s->x);
+	json_decref(s->effective_config);
+	json_decref(s->overhead);
+	xfree(s->prefix);
+	xfree(s->app);
+	if (s->machine) {
+		machine__release(s->machine);
+		xfree(s->machine);
+	}
+	xfree(s->cpuinfo);
+	if (s->tools) {
+		attrib_tools__release(s->tools);
+		xfree(s->tools);
+	}
+	if (s->cfg) {
+		config__release(s->cfg);
+		xfree(s->cfg);
+	}
+	xfree(s->name);
+	xfree(s->dir);
+	xfree(s->collect_dir);
+	caps__release(&s->caps);
+	xfree(s->perf_data);
+	xfree(s->perf_script_path);
+	xfree(s->buildid_path);
+	xfree(s->report_path);
+	xfree(s->regions_env);
+	pivot__release(&s->pivot);
+	degradations__release(&s->degradations);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Stage "collect": detect perf, announce what blocks sampling, run the
+ * application exactly once (under perf record, or bare when no collector is
+ * usable), then extract samples (perf script) and build-ids (perf
+ * buildid-list) into collect/. Every process goes through s->x, so the
+ * recording and replay executors see the same sequence of program calls as
+ * the corpus: perf --version, perf record, perf script, perf buildid-list.
+ */
+#include "run/stages.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "run/pipeline.h"
+#include "run/ranks.h"
+#include "common/alloc.h"
+#include "common/argv.h"
+#include "common/console.h"
+#include "common/err.h"
+#include "common/err_codes.h"
+#include "common/timefmt.h"
+#include "exec/exec.h"
+#include "store/manifest.h"
+#include "common/config.h"
+#include "tools/caps.h"
+
+void iso_now(char out[32])
+{
+	iso8601(time(NULL), ISO8601_UTC, out, 32);
+}
+
+/* First line of perf's complaint, e.g. "event syntax error: 'fp_ret_...'". */
+static void first_line(const char *text, char *out, size_t cap)
+{
+	size_t n = 0;
+	while (text && text[n] && text[n] != '\n' && n + 1 < cap)
+		n++;
+	memcpy(out, text ? text : "", n);
+	out[n] = '\0';
+}
+
+/* Opens the counter group once with `perf stat ... -- true` before the run:
+ * a PMU that lacks the events (a VM without a virtual PMU) drops the group
+ * with its remedy up front, instead of a rejected perf record and a retry.
+ * Through the executor, so a recording keeps the answer; entries recorded
+ * before the probe existed (no "counter_probe" in meta.json) skip it. */
+static int probe_group(struct run_state *s, struct err *e)
+{
+	if (!s->group || s->sampling_blocked ||
+	    (s->replay && !json_object_get(s->recorded_meta, "counter_probe")))
+		return 0;
+	char **argv = perf_argv_probe(s->caps.perf.path, s->group);
+	if (!argv)
+		return err_oom(e);
+	struct exec_request rq = {.argv = (const char *const *)argv, .capture_stdout = true,
+				  .capture_stderr = true, .timeout_s = 30};
+	struct exec_result res = {0};
+	int rc = executor__run(s->x, &rq, &res, e);
+	perf_argv__free(argv);
+	if (rc == 0 && res.exit_code != 0) {
+		char why[160], msg[400];
+		first_line(res.err, why, sizeof(why));
+		snprintf(msg, sizeof(msg),
+			 "perf cannot open the %s counter group on this machine (%s): sampling "
+			 "time only, FLOP and DRAM figures unavailable",
+			 s->group->uarch, why[0] ? why : "no reason given");
+		s->group = NULL;
+		rc = run_state__degrade(s, "counter-events-unavailable", msg,
+					perf_group_remedy(s->cpuinfo));
+	}
+	exec_result__release(&res);
+	return rc;
+}
+
+/* `perf --version` and the permission, through the one capability probe
+ * doctor reads too (under replay: the recorded answers). */
+int stage_detect_perf(struct run_state *s, struct err *e)
+{
+	int rc = caps_probe(&s->caps, s->x, config__tool(s->cfg, "perf"), e);
+	if (rc < 0)
+		return rc;
+	if (s->caps.sampling_blocked) {
+		s->sampling_blocked = true;
+		return run_state__degrade(s, s->caps.degradation.name, s->caps.degradation.message,
+					  s->caps.degradation.remedy);
+	}
+	if (!perf_version__at_least(&s->caps.perf.version, 6, 4))
+		console__debug(s->con, 1, "perf %s has no dsoff: offsets computed from mmap events",
+			       s->caps.perf.version.text);
+	return probe_group(s, e);
+}
+
+static int run_app(struct run_state *s, char **argv, const char *output,
+		   struct exec_result *res, struct err *e)
+{
+	struct exec_request rq = {.argv = (const char *const *)argv, .forward_signals = true,
+				  .application = true, .env_set = s->app_env_set,
+				  .output_path = output};
+	iso_now(s->pass.start);
+	s->launched = true;
+	int rc = executor__run(s->x, &rq, res, e);
+	iso_now(s->pass.end);
+	s->pass.duration_s = res->duration_s;
+	return rc;
+}
+
+/* One rung down the ladder after perf rejected its options: first the
+ * counter group, then -k CLOCK_MONOTONIC. Returns false at the bottom. */
+static bool step_down(struct run_state *s, struct perf_record_opts *o)
+{
+	if (o->group) {
+		run_state__degrade(s, "counter-events-rejected",
+				   "perf rejected the counter group; sampling time only",
+				   "check `perf list` for the events of this CPU");
+		o->group = NULL;
+		s->group = NULL;
+		return true;
+	}
+	if (o->clock_monotonic) {
+		run_state__degrade(s, "monotonic-clock-rejected",
+				   "perf rejected -k CLOCK_MONOTONIC: samples and region traces do "
+				   "not share one timeline",
+				   "use perf 4.1 or newer on a kernel with clockid support");
+		o->clock_monotonic = false;
+		return true;
+	}
+	return false;
+}
+
+/* perf record, stepping down the ladder when perf rejects its options: it
+ * fails fast, before starting the application, so the application still
+ * runs once. */
+static int record(struct run_state *s, struct exec_result *res, struct err *e)
+{
+	struct perf_record_opts o = {.perf = s->caps.perf.path, .freq = s->freq,
+				     .clock_monotonic = true, .group = s->group,
+				     .output = s->perf_data,
+				     .no_bpf_event = perf_version__at_least(&s->caps.perf.version, 5, 1)};
+	for (;;) {
+		char **argv = perf_argv_record(&o, s->app);
+		char *shown = argv ? argv_join((const char *const *)s->app) : NULL;
+		if (!argv || !shown) {
+			perf_argv__free(argv);
+			xfree(shown);
+			return err_oom(e);
+		}
+		console__info(s->con, "collecting with perf %s: %s", s->caps.perf.version.text, shown);
+		xfree(shown);
+		unlink(s->perf_data);
+		memset(res, 0, sizeof(*res));
+		int rc = run_app(s, argv, s->perf_data, res, e);
+		perf_argv__free(argv);
+		if (rc < 0)
+			return rc;
+		/* Whether perf.data was written crosses the execution boundary, so
+		 * a replay steps down the ladder exactly where the recording did. */
+		if (!perf_record_rejected(res->exit_code, res->output_written))
+			return 0;
+		int perf_code = res->exit_code;
+		exec_result__release(res);
+		s->launched = false;
+		if (!step_down(s, &o)) {
+			/* perf cannot record at all, and the application has not run
+			 * yet: it runs now, bare - once. */
+			char msg[160];
+			snprintf(msg, sizeof(msg),
+				 "perf record failed before starting the application (exit %d): no "
+				 "samples", perf_code);
+			run_state__degrade(s, "cpu-collection-failed", msg,
+					   "run `perf record -- true` to see perf's own error");
+			s->rejected = true;
+			return 0;
+		}
+	}
+}
+
+int collect_extract(struct run_state *s, struct err *e)
+{
+	bool dsoff = perf_version__at_least(&s->caps.perf.version, 6, 4);
+	char **sargv = perf_argv_script(s->caps.perf.path, s->perf_data, dsoff);
+	char **bargv = perf_argv_buildid_list(s->caps.perf.path, s->perf_data);
+	int rc = sargv && bargv ? 0 : err_oom(e);
+	struct exec_result res = {0};
+	if (rc == 0) {
+		struct exec_request rq = {.argv = (const char *const *)sargv,
+					  .stdout_path = s->perf_script_path,
+					  .capture_stderr = true};
+		rc = executor__run(s->x, &rq, &res, e);
+		if (rc == 0 && res.exit_code != 0)
+			run_state__degrade(s, "perf-script-failed",
+					   "perf script could not read the recording; no samples",
+					   "rerun with a perf matching this kernel");
+		s->script_ok = rc == 0 && res.exit_code == 0;
+		exec_result__release(&res);
+	}
+	if (rc == 0) {
+		struct exec_request rq = {.argv = (const char *const *)bargv,
+					  .stdout_path = s->buildid_path, .capture_stderr = true};
+		rc = executor__run(s->x, &rq, &res, e);
+		exec_result__release(&res);
+	}
+	perf_argv__free(sargv);
+	perf_argv__free(bargv);
+	return rc;
+}
+
+int stage_collect(struct run_state *s, struct err *e)
+{
+	/* HOOK(mpi): the rewritten launch, ranks collecting themselves. */
+	if (s->mpi)
+		return collect_ranks(s, e);
+	struct exec_result res = {0};
+	int rc;
+	if (s->sampling_blocked || !s->caps.perf.present) {
+		char *shown = argv_join((const char *const *)s->app);
+		console__info(s->con, "launching: %s", shown ? shown : s->app[0]);
+		xfree(shown);
+		rc = run_app(s, s->app, NULL, &res, e);
+	} else {
+		s->perf_data = xasprintf("%s/perf.data", s->collect_dir);
+		s->perf_script_path = xasprintf("%s/perf-script.txt", s->collect_dir);
+		s->buildid_path = xasprintf("%s/perf-buildid-list.txt", s->collect_dir);
+		if (!s->perf_data || !s->perf_script_path || !s->buildid_path)
+			return err_oom(e);
+		rc = record(s, &res, e);
+		s->pass.sampled = rc == 0 && !s->rejected;
+		if (rc == 0 && s->rejected) {
+			char *shown = argv_join((const char *const *)s->app);
+			console__info(s->con, "launching: %s", shown ? shown : s->app[0]);
+			xfree(shown);
+			rc = run_app(s, s->app, NULL, &res, e);
+		}
+	}
+	if (rc < 0)
+		return rc;
+	s->pass.exit_code = res.exit_code;
+	s->pass.term_signal = res.term_signal;
+	s->exit_code = res.exit_code;
+	exec_result__release(&res);
+	if (s->pass.term_signal)
+		console__warn(s->con, "the application was ended by signal %d; writing the Run of "
+				      "what was collected", s->pass.term_signal);
+	/* Replayed and recorded Runs go through perf script, the only output a
+	 * corpus entry can serve; a live Run reads perf.data directly (faster) and
+	 * falls back to perf script in the ingest stage. */
+	return s->pass.sampled && (s->replay || s->req->record_entry) ? collect_extract(s, e) : 0;
+}

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Stages after launch: ingest, attribute, store. Each runs even when an
+ * earlier one failed, so the Run is always complete. */
+#include "run/stages.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run/pipeline.h"
+#include "attrib/attrib.h"
+#include "build_config.h"
+#include "common/alloc.h"
+#include "common/config.h"
+#include "common/console.h"
+#include "common/err.h"
+#include "common/err_codes.h"
+#include "ingest/aggregate.h"
+#include "ingest/buildid.h"
+#include "ingest/perf_data.h"
+#include "ingest/perf_script.h"
+#include "ingest/ranks.h"
+#include "model/machine.h"
+#include "report/html.h"
+#include "common/fsutil.h"
+#include "store/manifest.h"
+#include "store/pivot_db.h"
+#include "tools/git.h"
+
+/* perf script text of a long run can be large; it is read whole for now. */
+#define MAX_SCRIPT_BYTES ((size_t)16 << 30)
+
+static int read_buildids(struct run_state *s, struct buildid_list *l, struct err *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	if (!s->buildid_path || fs_read_file(s->buildid_path, 64 << 20, &buf, &len) < 0)
+		return 0; /* no build-ids: Hotspots keep no physical identity */
+	int rc = buildid_list__parse(l, buf, len, e);
+	xfree(buf);
+	return rc;
+}
+
+static void take_stats(struct run_state *s, struct ingest_stats *st)
+{
+	s->nr_samples = (int64_t)st->nr_samples;
+	ingest_stats__degrade(st);
+	for (size_t i = 0; i < st->degradations.n; i++)
+		run_state__degrade(s, st->degradations.v[i].name, st->degradations.v[i].message,
+				   st->degradations.v[i].remedy);
+}
+
+static int ingest_script(struct run_state *s, const struct ingest_opts *o, struct err *e)
+{
+	struct buildid_list ids;
+	buildid_list__init(&ids);
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = read_buildids(s, &ids, e);
+	if (rc == 0 && (rc = fs_read_file(s->perf_script_path, MAX_SCRIPT_BYTES, &buf, &len)) < 0)
+		err_set(e, rc, ERR_INGEST_READ, "%s: %s", s->perf_script_path, strerror(-rc));
+	struct ingest_opts o2 = *o;
+	o2.build_ids = &ids;
+	struct ingest_stats st = {0};
+	if (rc == 0 && (rc = ingest_perf_script(buf, len, &o2, &s->pivot, &st, e)) == 0)
+		take_stats(s, &st);
+	ingest_stats__release(&st);
+	xfree(buf);
+	buildid_list__release(&ids);
+	return rc;
+}
+
+/* HOOK(mpi): <collect>/rank-<N>/ written by the ranks themselves. */
+static int ingest_rank_dirs(struct run_state *s, struct err *e)
+{
+	struct degradations d = {0};
+	struct ranks_summary sum;
+	memset(&sum, 0, sizeof(sum));
+	int rc = ingest_ranks(s->collect_dir, s->world_size, &s->pivot, &d, &sum, e);
+	for (size_t i = 0; i < d.n; i++)
+		run_state__degrade(s, d.v[i].name, d.v[i].message, d.v[i].remedy);
+	degradations__release(&d);
+	if (rc == 0) {
+		s->nr_samples = sum.nr_samples;
+		s->nr_ranks = sum.world_size > 0 ? sum.world_size : sum.nr_ranks;
+		s->nr_sampled_ranks = sum.nr_sampled;
+	}
+	return rc;
+}
+
+int stage_ingest(struct run_state *s, struct err *e)
+{
+	if (s->mpi && s->launched)
+		return ingest_rank_dirs(s, e);
+	if (!s->pass.sampled)
+		return 0;
+	char host[256] = "localhost";
+	if (s->machine && s->machine->hostname)
+		snprintf(host, sizeof(host), "%s", s->machine->hostname);
+	else if (!s->replay)
+		gethostname(host, sizeof(host) - 1);
+	struct ingest_opts o = {.sz = sizeof(o), .node = host, .rank = -1, .pass_index = 0};
+	if (!s->replay && !s->req->record_entry) {
+		struct ingest_stats st = {0};
+		struct err de = {0};
+		int rc = ingest_perf_data_file(s->perf_data, &o, &s->pivot, &st, &de);
+		if (rc == 0)
+			take_stats(s, &st);
+		ingest_stats__release(&st);
+		if (rc == 0 || rc == -ENOMEM)
+			return rc == 0 ? 0 : err_set(e, rc, ERR_OOM, "out of memory");
+		console__debug(s->con, 1, "perf.data reader: %s; falling back to perf script", de.msg);
+		if ((rc = collect_extract(s, e)) < 0)
+			return rc;
+	}
+	return s->script_ok ? ingest_script(s, &o, e) : 0;
+}
+
+/* [source_map] entries, then --source-map flags (later entries win ties). */
+static struct attrib_source_map *source_maps(const struct run_state *s, size_t *n)
+{
+	const struct config_map *cm = &s->cfg->source_map;
+	struct attrib_source_map *v = xcalloc(cm->n + s->req->nr_source_map + 1, sizeof(*v));
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < cm->n; i++)
+		v[(*n)++] = (struct attrib_source_map){cm->v[i].key, cm->v[i].value};
+	return v;
+}
+
+int stage_attribute(struct run_state *s, struct err *e)
+{
+	if (!s->tools || s->pivot.nr_hotspots == 0)
+		return 0;
+	size_t n = 0;
+	struct attrib_source_map *sm = source_maps(s, &n);
+	/* Flag entries "OLD=NEW": split into copies that live as long as sm. */
+	char **flag_copies = xcalloc(s->req->nr_source_map + 1, sizeof(char *));
+	for (size_t i = 0; sm && flag_copies && i < s->req->nr_source_map; i++) {
+		flag_copies[i] = xstrdup(s->req->source_map[i]);
+		char *eq = flag_copies[i] ? strchr(flag_copies[i], '=') : NULL;
+		if (eq) {
+			*eq = '\0';
+			sm[n++] = (struct attrib_source_map){flag_copies[i], eq + 1};
+		}
+	}
+	struct attrib_opts o = {.source_map = sm, .nr_source_map = n,
+				.no_source = s->req->no_source,
+				.debuginfod_disabled = !s->cfg->debuginfod_enabled,
+				.debuginfod_timeout_s = (int)s->cfg->debuginfod_timeout_s,
+				.replay = s->replay,
+				.recorded_kernel = s->machine ? s->machine->kernel : NULL};
+	struct degradations d = {0};
+	int rc = sm && flag_copies ? attrib_run(&s->pivot, s->x, s->tools, &o, &d, e)
+				   : err_oom(e);
+	for (size_t i = 0; i < d.n; i++)
+		run_state__degrade(s, d.v[i].name, d.v[i].message, d.v[i].remedy);
+	degradations__release(&d);
+	for (size_t i = 0; flag_copies && i < s->req->nr_source_map; i++)
+		xfree(flag_copies[i]);
+	xfree(flag_copies);
+	xfree(sm);
+	return rc;
+}
+
+static int fill_manifest(struct run_state *s, struct manifest *m, struct err *e)
+{
+	int rc = 0;
+	m->name = xstrdup(s->name);
+	m->created = xstrdup(s->created);
+	m->exit_code = s->launched ? s->pass.exit_code : -1;
+	m->world_size = s->mpi && s->world_size > 0 ? s->world_size : -1;
+	if (!m->name || !m->created)
+		return err_oom(e);
+	rc |= manifest__set_command(m, (const char *const *)s->req->cmd, (size_t)s->req->cmd_argc);
+	if (s->machine) {
+		machine__release(&m->machine);
+		rc |= machine__copy(&m->machine, s->machine);
+	}
+	m->generated_by = xstrdup("nunatak " NUNATAK_VERSION);
+	m->provenance.effective_configuration = json_incref(s->effective_config);
+	m->overhead = s->overhead ? json_incref(s->overhead) : NULL;
+	/* After the application, as the recordings order git's calls. */
+	char cwd[4096];
+	if (getcwd(cwd, sizeof(cwd)) && (rc = provenance_collect_git(&m->provenance, s->x,
+							     config__tool(s->cfg, "git"), cwd, e)) < 0)
+		return rc;
+	if (s->launched) {
+		rc |= manifest__add_pass(m, 0, s->pass.exit_code, s->pass.start, s->pass.end);
+		/* The executor's monotonic clock; a replay measured nothing. */
+		if (rc == 0 && !s->replay)
+			m->passes[m->nr_passes - 1].duration_s = s->pass.duration_s;
+		if (s->pass.sampled)
+			rc |= manifest__add_collector(m, "perf", s->caps.perf.version.text);
+	}
+	for (size_t i = 0; i < s->degradations.n; i++)
+		rc |= degradations__add(&m->degradations, s->degradations.v[i].name,
+					s->degradations.v[i].message,
+					s->degradations.v[i].remedy) < 0;
+	if (s->pass.sampled && !s->replay)
+		rc |= manifest__set_file(m, "perf.data", "collect/perf.data");
+	if (s->script_ok) {
+		rc |= manifest__set_file(m, "perf-script", "collect/perf-script.txt");
+		rc |= manifest__set_file(m, "perf-buildid-list", "collect/perf-buildid-list.txt");
+	}
+	return rc ? err_oom(e) : 0;
+}
+
+int stage_store(struct run_state *s, struct err *e)
+{
+	if (!s->dir)
+		return 0;
+	struct manifest m;
+	manifest__init(&m);
+	run_overhead(s);
+	int rc = fill_manifest(s, &m, e);
+	char *db = fs_join(s->dir, PIVOT_DB_FILE);
+	if (rc == 0 && !db)
+		rc = err_oom(e);
+	/* The pivot first: a manifest never lists a table that is not there, and
+	 * is written even when the pivot could not be (the Run stays readable). */
+	if (rc == 0 && (rc = pivot_db_write(&s->pivot, db, "nunatak " NUNATAK_VERSION, e)) == 0)
+		rc = manifest__set_file(&m, "pivot", PIVOT_DB_FILE);
+	struct err e2 = {0};
+	int rc2 = m.name ? manifest__write(&m, s->dir, rc ? &e2 : e) : 0;
+	rc = rc ? rc : rc2;
+	xfree(db);
+	manifest__release(&m);
+	return rc;
+}
+
+/* report.html beside the pivot: regenerable, so a failure is a degradation.
+ * The manifest, written before (the page is rendered from the Run on disk),
+ * is then updated so its files{} and degradations[] say what happened. */
+int stage_report(struct run_state *s, struct err *e)
+{
+	if (!s->dir)
+		return 0;
+	struct err he = {0};
+	bool ok = report_html_write_run(s->dir, false, &s->report_path, &he) == 0;
+	if (!ok)
+		run_state__degrade(s, "report-unavailable", he.msg[0] ? he.msg : "no report page",
+				   "`nunatak report` regenerates it from the Run");
+	struct manifest m;
+	manifest__init(&m);
+	int rc = manifest__read(&m, s->dir, e);
+	if (rc == 0 && ok)
+		rc = manifest__set_file(&m, "report", REPORT_HTML_FILE);
+	for (size_t i = 0; rc == 0 && i < s->degradations.n; i++)
+		if (degradations__add(&m.degradations, s->degradations.v[i].name,
+				      s->degradations.v[i].message, s->degradations.v[i].remedy) < 0)
+			rc = err_oom(e);
+	if (rc == 0)
+		rc = manifest__write(&m, s->dir, e);
+	manifest__release(&m);
+	return rc;
+}

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Stage "rundir": the Run's name (cascade of REFERENCE.md §1) and its
+ * directory <runs_dir>/<name>-YYYYMMDD-HHMMSS (-2, -3 ... on collision). */
+#include "run/stages.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run/pipeline.h"
+#include "common/alloc.h"
+#include "common/config.h"
+#include "common/err.h"
+#include "common/err_codes.h"
+#include "exec/exec.h"
+#include "common/fsutil.h"
+#include "tools/git.h"
+#include "store/rundir.h"
+
+/* The git toplevel through the executor (the corpus answers 128). */
+static char *git_toplevel(struct run_state *s, struct err *e)
+{
+	char cwd[PATH_MAX];
+	char *top = NULL;
+	if (getcwd(cwd, sizeof(cwd)))
+		provenance_git_toplevel(s->x, config__tool(s->cfg, "git"), cwd, &top, e);
+	return top;
+}
+
+int stage_rundir(struct run_state *s, struct err *e)
+{
+	const char *runs_dir = s->cfg->runs_dir ? s->cfg->runs_dir : ".nunatak";
+	/* cfg->name also holds --name (flags layer); the cascade wants them apart
+	 * only for the order, which is the same. */
+	const char *cfg_name = s->cfg->name;
+	/* git is asked only when the cascade gets that far, as the recordings did. */
+	char *git = s->req->name || cfg_name ? NULL : git_toplevel(s, e);
+	s->name = rundir_pick_name(s->req->name, cfg_name, git, s->target);
+	xfree(git);
+	if (!s->name)
+		return err_oom(e);
+	int rc;
+	if (s->req->output) {
+		if ((rc = rundir_create_exact(s->req->output, e)) < 0)
+			return rc;
+		s->dir = xstrdup(s->req->output);
+	} else if ((rc = rundir_create(runs_dir, s->name, time(NULL), &s->dir, e)) < 0) {
+		return rc;
+	}
+	/* Absolute, so `Run:` and --json name it whatever the caller's cwd. */
+	char *abs = realpath(s->dir, NULL);
+	if (abs) {
+		xfree(s->dir);
+		s->dir = xstrdup(abs);
+		free(abs); /* realpath's buffer comes from libc's malloc */
+	}
+	iso_now(s->created);
+	s->collect_dir = fs_join(s->dir, "collect");
+	if (!s->collect_dir || (rc = fs_mkdir_p(s->collect_dir)) < 0)
+		return err_set(e, rc ? rc : -ENOMEM, ERR_STORE_MKDIR, "cannot create %s/collect",
+			       s->dir);
+	return 0;
+}

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "tools/caps.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/err_codes.h"
+#include "exec/exec.h"
+
+static int read_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = 2;
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
+static void degrade(struct caps *c, const char *remedy)
+{
+	c->sampling_blocked = true;
+	c->degradation.name = CAPS_CPU_DEGRADATION;
+	c->degradation.remedy = remedy;
+}
+
+int caps_probe(struct caps *c, struct executor *x, const char *perf, struct err *e)
+{
+	memset(c, 0, sizeof(*c));
+	c->perf.path = xstrdup(perf);
+	char **argv = perf_argv_version(perf);
+	if (!argv || !c->perf.path) {
+		perf_argv__free(argv);
+		caps__release(c);
+		return err_oom(e);
+	}
+	struct exec_request rq = {.argv = (const char *const *)argv, .capture_stdout = true,
+				  .capture_stderr = true, .timeout_s = 30};
+	struct exec_result res = {0};
+	int rc = executor__run(x, &rq, &res, e);
+	perf_argv__free(argv);
+	if (rc < 0) {
+		caps__release(c);
+		return rc;
+	}
+	c->perf_exit = res.exit_code;
+	c->perf.present = res.exit_code == 0 && perf_parse_version(res.out, &c->perf.version) == 0;
+	exec_result__release(&res);
+
+	const json_t *meta = executor__recorded_meta(x);
+	c->replay = meta != NULL;
+	c->root = !meta && geteuid() == 0;
+	c->paranoid = meta ? (json_is_true(json_object_get(meta, "sampling_blocked")) ? 3 : 2)
+			   : read_paranoid();
+	if (!c->perf.present) {
+		snprintf(c->degradation.message, sizeof(c->degradation.message), "%s",
+			 CAPS_PERF_MISSING_MSG);
+		degrade(c, CAPS_PERF_MISSING_REMEDY);
+	} else if (perf_sampling_forbidden(c->paranoid, c->root)) {
+		snprintf(c->degradation.message, sizeof(c->degradation.message),
+			 "perf %s found, but kernel.perf_event_paranoid=%d forbids unprivileged "
+			 "profiling",
+			 c->perf.version.text, c->paranoid);
+		degrade(c, CAPS_PARANOID_REMEDY);
+	}
+	return 0;
+}
+
+void caps__release(struct caps *c)
+{
+	zfree(&c->perf.path);
+}

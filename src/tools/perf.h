@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The perf adapter: builds argv for `perf --version`, `perf record`,
+ * `perf script` and `perf buildid-list`, parses perf's version, decides
+ * whether sampling is blocked and which counter group the microarchitecture
+ * has. It never spawns: the pipeline runs these argv through the executor
+ * (REFERENCE.md §3, STYLE.md §10).
+ *
+ * Versions seen: "perf version 6.1.55" (Debian 12), "perf version 6.14.11"
+ * (corpus), "perf version 5.15.0-91-generic"-style suffixes on Ubuntu, and
+ * "perf version 6.8.12.g1234" from source builds. Only the leading
+ * major.minor[.patch] digits matter.
+ */
+#ifndef NUNATAK_TOOLS_PERF_H
+#define NUNATAK_TOOLS_PERF_H
+
+#include <stdbool.h>
+
+#define PERF_DEFAULT_FREQ 997
+/* The fields perf script is asked for, exactly those of the corpus; perf
+ * older than 6.4 has no dsoff ("Invalid field requested"), and ingestion then
+ * computes the module offset itself from the mmap events. */
+#define PERF_SCRIPT_FIELDS "comm,pid,tid,time,period,event,ip,sym,symoff,dso,dsoff"
+#define PERF_SCRIPT_FIELDS_NO_DSOFF "comm,pid,tid,time,period,event,ip,sym,symoff,dso"
+
+struct perf_version {
+	int major, minor, patch;
+	char text[48]; /* as printed, e.g. "6.1.55" */
+};
+
+struct perf_tool {
+	bool present;
+	char *path;                 /* as configured / found ("perf" or a path); owned */
+	struct perf_version version;
+};
+
+/* One event of a counter group, at a fixed sampling period. */
+struct counter_event {
+	const char *event;      /* perf event name, e.g. "fp_ret_sse_avx_ops.all" */
+	long period;
+	const char *canonical;  /* "flops", "dram_bytes" */
+};
+
+struct counter_group {
+	const char *uarch;      /* "zen2", "zen3", "zen4" */
+	const struct counter_event *events;
+	int nr_events;
+};
+
+/* Parses `perf --version` output. Returns 0, or -EINVAL when no
+ * "perf version X.Y" is found. */
+int perf_parse_version(const char *out, struct perf_version *v);
+bool perf_version__at_least(const struct perf_version *v, int major, int minor);
+
+/* Sampling blocked for this process: non-root with perf_event_paranoid >= 3. */
+bool perf_sampling_forbidden(int paranoid, bool root);
+
+/* The counter group of the microarchitecture described by a /proc/cpuinfo
+ * text (AMD family 23 model >= 0x30: zen2; family 25: zen3/zen4), or NULL
+ * for every other CPU (Intel included): time-only sampling then. */
+const struct counter_group *perf_counter_group(const char *cpuinfo);
+
+struct perf_record_opts {
+	const char *perf;       /* tool path */
+	int freq;
+	bool clock_monotonic;   /* -k CLOCK_MONOTONIC: samples share the regions' clock */
+	const struct counter_group *group; /* NULL: time only (no -e at all) */
+	const char *output;     /* perf.data path */
+	/* perf >= 5.1: --no-bpf-event. Synthesizing BPF program events costs
+	 * ~1 s per launch on kernels with many BPF programs (measured here:
+	 * `perf record -- true` 1.25 s -> 0.27 s) and annotates nothing we use. */
+	bool no_bpf_event;
+};
+
+/*
+ * argv builders: each returns a NULL-terminated argv (caller frees with
+ * perf_argv__free()), or NULL when out of memory. perf record's argv ends
+ * with `-- <cmd...>`.
+ */
+char **perf_argv_version(const char *perf);
+char **perf_argv_record(const struct perf_record_opts *o, char *const *cmd);
+/* dsoff: perf_version__at_least(v, 6, 4). */
+/* `perf stat -x , -o /dev/null -e task-clock -e <each event of g> -- true`:
+ * opens the group once, before the application runs, so that a PMU lacking
+ * the events (a VM without a virtual PMU, a kernel without the driver) drops
+ * the group up front instead of costing a rejected perf record. */
+char **perf_argv_probe(const char *perf, const struct counter_group *g);
+/* The remedy for a counter group the PMU refused, for this CPU: a virtual
+ * machine ("hypervisor" in the cpuinfo flags) needs a virtual PMU; bare metal
+ * needs the PMU driver. */
+const char *perf_group_remedy(const char *cpuinfo);
+enum perf_remedy_kind { PERF_REMEDY_VIRTUAL_PMU, PERF_REMEDY_PMU_DRIVER };
+enum perf_remedy_kind perf_group_remedy_kind(const char *cpuinfo);
+char **perf_argv_script(const char *perf, const char *input, bool dsoff);
+char **perf_argv_buildid_list(const char *perf, const char *input);
+void perf_argv__free(char **argv);
+
+/* perf refused its options (an unknown event, -k on an old kernel): perf
+ * fails fast before launching the application, so it exited non-zero and
+ * wrote no perf.data. An application exiting non-zero still leaves a
+ * readable perf.data, so it never looks like a rejection. */
+bool perf_record_rejected(int exit_code, bool perf_data_written);
+
+/*
+ * Measured cost of one task-clock sample on this machine, in seconds of the
+ * application's CPU time (see docs/cli/run.md "Overhead"). `measured` tells
+ * whether the value came from a cached measurement (bench/run writes it) or
+ * is the documented default constant, which is then labelled estimated.
+ */
+double perf_sample_cost_s(bool *measured);
+
+#endif
