@@ -144,8 +144,25 @@ function rooflinePanel(payload, i) {
   if (why)
     return el("section", {class: "panel off-roofline"}, el("h3", {}, "Off the roofline"),
       el("p", {}, "This Hotspot is not placed on a roofline: " + why + "."));
+  const perRank = rankPoints(h).length > 0;
   return el("section", {class: "panel"}, el("h3", {}, "Roofline"), rooflineSvg(payload, i),
-    el("p", {class: "muted"}, "Point: this Hotspot (achieved at its DRAM intensity); pale points: the other Hotspots; the dotted line rises to what is attainable."));
+    el("p", {class: "muted"}, "Point: this Hotspot (achieved at its DRAM intensity); pale points: the other Hotspots; the dotted line rises to what is attainable." +
+      (perRank ? " Small squares: this Hotspot on each rank." : "")),
+    ranksTable(h));
+}
+
+// Each rank's placement of this Hotspot: who runs it below the envelope of the others.
+function ranksTable(h) {
+  const rows = Array.isArray(h.ranks) ? h.ranks : [];
+  if (rows.length < 2) return null;
+  return el("table", {class: "grid-table ranks-placement"},
+    el("thead", {}, el("tr", {}, ["Rank", "Achieved", "Attainable", "Envelope", "DRAM intensity", "Quality"].map(t => el("th", {}, t)))),
+    el("tbody", {}, rows.map(r => el("tr", {"data-rank": r.rank},
+      el("td", {class: "num"}, String(r.rank)),
+      el("td", {class: "num"}, valueText(r.achieved)), el("td", {class: "num"}, valueText(r.attainable)),
+      el("td", {class: "num"}, available(r.envelope_fraction) ? pct(r.envelope_fraction.value) : "unavailable"),
+      el("td", {class: "num"}, valueText(r.dram_intensity)),
+      el("td", {}, qualityBadge(qualityOf(r.envelope_fraction), r.envelope_fraction && r.envelope_fraction.reason))))));
 }
 
 function detail(payload, i, back) {

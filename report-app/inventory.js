@@ -24,9 +24,11 @@ const COLUMNS = [
   {key: "achieved", title: "GFLOP/s", sort: h => available(h.achieved) ? h.achieved.value : -1, num: true},
   {key: "dram_intensity", title: "DRAM intensity", sort: h => available(h.dram_intensity) ? h.dram_intensity.value : -1, num: true},
   {key: "imbalance", title: "Imbalance", sort: h => available(h.imbalance) ? h.imbalance.value : -1, num: true},
+].map(c => ["achieved", "dram_intensity", "imbalance"].includes(c.key)
+  ? Object.assign({avail: h => available(h[c.key]), why: rows => commonReason(rows, c.key)}, c) : c).concat([
   {key: "quality", title: "Quality", sort: h => QUALITIES.indexOf(rowQuality(h))},
   {key: "resolution", title: "Resolution", sort: h => ["line", "function", "symbol", "unresolved"].indexOf(h.resolution_level)},
-];
+]);
 
 function gflops(v) {
   if (!available(v)) return valueSpan(v);
@@ -65,7 +67,7 @@ function filtersOf(hs) {
   return out;
 }
 
-function othersRow(payload) {
+function othersRow(payload, nCols) {
   const o = payload.others;
   if (!o) return null;
   const share = o.share;
@@ -74,29 +76,37 @@ function othersRow(payload) {
       el("span", {class: "module"}, `${plural(o.count, "Hotspot")} below the floor of ${floorText(payload)}`)),
     el("td", {class: "bar-cell"}, shareBar(available(share) ? share.value : 0, qualityOf(share))),
     el("td", {class: "num"}, valueSpan(share, true)),
-    el("td", {colspan: 5, class: "muted"}, "aggregated: below the statistical floor, no per-Hotspot figure is shown"));
+    el("td", {colspan: nCols - 3, class: "muted"}, "aggregated: below the statistical floor, no per-Hotspot figure is shown"));
 }
 
 function inlineTable(payload) {
   const rows = (payload.inline_view || []).slice().sort((a, b) => b.share - a.share).slice(0, MAX_INLINE_ROWS);
   if (!rows.length) return null;
+  const cols = [
+    {title: "Function", cell: r => el("span", {class: "hs-name"}, r.function), avail: r => !!r.function,
+      why: () => "no debug information names them"},
+    {title: "Location", cell: r => el("span", {title: r.file || ""}, basename(r.file) + (r.line ? ":" + r.line : "")),
+      avail: r => !!r.file, why: () => "no line information"},
+    {title: "Share", cls: "bar-cell", cell: r => shareBar(r.share, "measured")},
+    {title: "%", cls: "num", cell: r => pct(r.share)},
+    {title: "Sites", cell: r => "in " + plural(r.sites || 0, "hotspot")},
+  ];
+  const {shown, gone} = splitColumns(cols, rows);
+  const cellOf = (c, r) => c.avail && !c.avail(r) ? el("span", {class: "unavail"}, "unavailable") : c.cell(r);
   return el("section", {class: "inline-view"}, el("h3", {}, "By inline frame"),
     el("p", {class: "muted"}, "Time by the innermost source function, across Hotspots (an inlined function counts wherever it was inlined)."),
-    el("table", {class: "grid-table"},
-      el("thead", {}, el("tr", {}, ["Function", "Location", "Share", "%", "Sites"].map(t => el("th", {scope: "col", class: t === "%" ? "num" : null}, t)))),
-      el("tbody", {}, rows.map(r => el("tr", {},
-        el("td", {}, el("span", {class: "hs-name"}, r.function || "unavailable")),
-        el("td", {title: r.file || ""}, r.file ? basename(r.file) + (r.line ? ":" + r.line : "") : el("span", {class: "unavail"}, "unavailable")),
-        el("td", {class: "bar-cell"}, shareBar(r.share, "measured")),
-        el("td", {class: "num"}, pct(r.share)),
-        el("td", {}, "in " + plural(r.sites || 0, "hotspot")))))));
+    el("div", {class: "table-wrap"}, el("table", {class: "grid-table"},
+      el("thead", {}, el("tr", {}, shown.map(c => el("th", {scope: "col", class: c.cls === "num" ? "num" : null}, c.title)))),
+      el("tbody", {}, rows.map(r => el("tr", {}, shown.map(c => el("td", {class: c.cls || null}, cellOf(c, r)))))))),
+    goneColumnsNote(gone, rows, "inline frame"));
 }
 
 function inventory(payload, state, rerender) {
   const hs = payload.hotspots || [];
   const filters = filtersOf(hs);
   const filter = filters.find(f => f.id === state.filter) || filters[0];
-  const col = COLUMNS.find(c => c.key === state.sortKey) || COLUMNS[1];
+  const {shown, gone} = splitColumns(COLUMNS, hs);
+  const col = shown.find(c => c.key === state.sortKey) || shown[1];
   const idx = hs.map((h, i) => i).filter(i => filter.test(hs[i]));
   idx.sort((a, b) => {
     const ka = col.sort(hs[a]), kb = col.sort(hs[b]);
@@ -106,21 +116,22 @@ function inventory(payload, state, rerender) {
   const chips = el("div", {class: "chips", role: "group", "aria-label": "filter"}, filters.map(f =>
     el("button", {type: "button", class: "chip" + (f === filter ? " on" : ""), "aria-pressed": f === filter ? "true" : "false",
       onclick: () => { state.filter = f.id; rerender(); }}, f.label)));
-  const head = el("tr", {}, COLUMNS.map(c => el("th", {scope: "col", class: c.num ? "num" : "",
+  const head = el("tr", {}, shown.map(c => el("th", {scope: "col", class: c.num ? "num" : "",
     "aria-sort": c === col ? (state.sortDesc ? "descending" : "ascending") : null},
   el("button", {type: "button", class: "sort", onclick: () => {
     state.sortDesc = c === col ? !state.sortDesc : c.key !== "name";
     state.sortKey = c.key; rerender();
   }}, c.title, c === col ? (state.sortDesc ? " \u25be" : " \u25b4") : ""))));
   const body = el("tbody", {}, idx.map(i => el("tr", {class: "hs-row", tabindex: 0, "data-go": i,
-    title: "open the detail of " + hs[i].name}, COLUMNS.map(c => cell(c, hs[i])))));
-  if (!idx.length) body.append(el("tr", {}, el("td", {colspan: COLUMNS.length, class: "muted"},
+    title: "open the detail of " + hs[i].name}, shown.map(c => cell(c, hs[i])))));
+  if (!idx.length) body.append(el("tr", {}, el("td", {colspan: shown.length, class: "muted"},
     hs.length ? "No Hotspot matches this filter." : `No Hotspot reached the statistical floor of ${floorText(payload)}.`)));
-  append(body, [othersRow(payload)]);
+  append(body, [othersRow(payload, shown.length)]);
   const unres = payload.unresolved;
   return el("section", {class: "level level2", id: "inventory"},
     el("h2", {}, "Inventory"), chips,
-    el("table", {class: "grid-table inventory"}, el("thead", {}, head), body),
+    el("div", {class: "table-wrap"}, el("table", {class: "grid-table inventory"}, el("thead", {}, head), body)),
+    goneColumnsNote(gone, hs, "Hotspot"),
     unres && unres.count ? el("p", {class: "muted"}, `Unresolved code (module+offset only): ${plural(unres.count, "Hotspot")}, `,
       valueSpan(unres.share, true), " of the sampled time, included above (as a row, or in \u201cothers\u201d below the floor).") : null,
     inlineTable(payload));

@@ -37,17 +37,27 @@ function tickText(x) {
   return String(Math.round(x));
 }
 
+function placeable(v) {
+  return available(v.dram_intensity) && v.dram_intensity.value > 0 &&
+    available(v.achieved) && v.achieved.value > 0;
+}
+
+// The per-rank rows of a Hotspot that can be placed (MPI payloads only).
+function rankPoints(h) {
+  return Array.isArray(h.ranks) ? h.ranks.filter(placeable) : [];
+}
+
 function decadeFloor(x) { return Math.pow(10, Math.floor(Math.log10(x))); }
 function decadeCeil(x) { return Math.pow(10, Math.ceil(Math.log10(x))); }
 
 function rooflineSvg(payload, index) {
   const c = ceilingsOf(payload);
   const peak = c.flops_dp.value, bw = c.dram_bandwidth.value, ridge = peak / bw;
-  const placed = payload.hotspots.map((h, i) => ({h, i}))
-    .filter(({h}) => available(h.dram_intensity) && h.dram_intensity.value > 0 &&
-      available(h.achieved) && h.achieved.value > 0);
-  const xs = placed.map(p => p.h.dram_intensity.value).concat([ridge / 10, ridge * 10]);
-  const ys = placed.map(p => p.h.achieved.value).concat([peak * 2]);
+  const placed = payload.hotspots.map((h, i) => ({h, i})).filter(({h}) => placeable(h));
+  const ranks = rankPoints(payload.hotspots[index]);
+  const xs = placed.map(p => p.h.dram_intensity.value).concat(ranks.map(r => r.dram_intensity.value),
+    [ridge / 10, ridge * 10]);
+  const ys = placed.map(p => p.h.achieved.value).concat(ranks.map(r => r.achieved.value), [peak * 2]);
   // A margin of half a decade keeps every point off the frame.
   const x0 = decadeFloor(Math.min(...xs) / 3), x1 = decadeCeil(Math.max(...xs) * 3);
   const y0 = decadeFloor(Math.min(...ys, bw * x0) / 3), y1 = decadeCeil(Math.max(...ys));
@@ -89,6 +99,15 @@ function rooflineSvg(payload, index) {
   // Left of and above the diagonal, which rises to the right: never crossed.
   root.append(svg("text", {class: "roof-label", x: sx(mid) - 6, y: sy(bw * mid) - 4, "text-anchor": "end",
     text: "DRAM " + formatNumber(bw, c.dram_bandwidth.unit || "B/s") + (c.dram_bandwidth.quality === "measured" ? "" : " (" + c.dram_bandwidth.quality + ")")}));
+  // This Hotspot on each rank: small squares, under the aggregate point.
+  for (const r of ranks) {
+    const q = worstQuality([qualityOf(r.dram_intensity), qualityOf(r.achieved)]);
+    const cx = sx(r.dram_intensity.value), cy = sy(r.achieved.value);
+    root.append(svg("g", {class: "pt rank q-" + q, "data-rank": r.rank},
+      svg("rect", {x: cx - 3, y: cy - 3, width: 6, height: 6},
+        svg("title", {text: `rank ${r.rank}: ${valueText(r.achieved)} at ${valueText(r.dram_intensity)}` +
+          (available(r.envelope_fraction) ? `, ${pct(r.envelope_fraction.value)} of the envelope` : "") + ` (${q})`}))));
+  }
   const sorted = placed.slice().sort((a, b) => (a.i === index) - (b.i === index));
   for (const {h, i} of sorted) {
     const q = worstQuality([qualityOf(h.dram_intensity), qualityOf(h.achieved)]);

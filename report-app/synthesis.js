@@ -30,12 +30,27 @@ function cpuText(m) {
   return model + " \u00b7 " + (cores.length ? cores.join(", ") : "cores unavailable");
 }
 
+// The command as the header shows it: the application first (the target,
+// whatever the Run's name), the launcher after it, muted; the whole command
+// in the tooltip.
+function commandBits(run) {
+  if (!Array.isArray(run.command)) return [el("code", {class: "cmd"}, "command unavailable")];
+  const cmd = run.command.join(" ");
+  const app = Array.isArray(run.app) && run.app.length ? run.app : null;
+  if (!app) return [el("code", {class: "cmd target", title: cmd}, cmd)];
+  // the program's basename: a long build path would push it out of sight
+  const target = [basename(app[0])].concat(app.slice(1)).join(" ");
+  if (app.length === run.command.length) return [el("code", {class: "cmd target", title: cmd}, target)];
+  const launcher = run.command.slice(0, run.command.length - app.length).join(" ");
+  return [el("code", {class: "cmd target", title: cmd}, target),
+    el("span", {class: "launcher", title: cmd}, "via " + launcher)];
+}
+
 function topBar(payload, toggleDrawer) {
   const run = payload.run || {};
-  const cmd = Array.isArray(run.command) ? run.command.join(" ") : "command unavailable";
   const bits = [
     el("span", {class: "run-name"}, run.name || "unnamed Run"),
-    el("code", {class: "cmd", title: cmd}, cmd),
+    commandBits(run),
     el("span", {}, cpuText(payload.machine)),
     el("span", {}, runDuration(payload)),
   ];
@@ -68,7 +83,8 @@ function drawer(payload, close) {
   const cfg = Object.entries(prov.effective_configuration || {});
   const ceilings = (m.ceilings || []).map(c => [c.name,
     el("span", {}, c.value === null ? "unavailable" : formatNumber(c.value, c.unit), " ",
-      qualityBadge(c.quality || "unavailable", c.reason || c.quality))]);
+      qualityBadge(c.quality || "unavailable", c.reason || c.quality),
+      c.reason ? el("span", {class: "muted ceiling-reason"}, " " + c.reason) : null)]);
   return el("aside", {id: "provenance", class: "drawer", hidden: true, "aria-label": "provenance"},
     el("div", {class: "drawer-head"}, el("h2", {}, "Provenance"),
       el("button", {type: "button", onclick: close, title: "close (Escape)"}, "\u00d7")),
@@ -91,23 +107,57 @@ function headline(payload) {
     `${pct(total)} of the sampled time.`;
 }
 
-function coverageSentence(cov) {
+// "on 4 ranks; 4 MPI runtime helper threads seen beside them": Loci are
+// application threads; the runtime's own helper threads are counted apart
+// (docs/mpi.md), so 4 ranks never read as "8 Loci".
+function lociText(cov, ranks) {
+  const nRanks = ranks && Array.isArray(ranks.rows) ? ranks.rows.filter(x => x.sampled).length : 0;
+  const nLoci = available(cov.loci) ? cov.loci.value : null;
+  const nHelp = available(cov.helper_threads) ? cov.helper_threads.value : 0;
+  let out = "";
+  const nAll = ranks && Array.isArray(ranks.rows) ? ranks.rows.length : 0;
+  if (nRanks) out = `on ${nRanks < nAll ? nRanks + " of " : ""}${plural(nAll, "rank")}` +
+    (nLoci !== null && nLoci > nRanks ? ` (${plural(nLoci, "application thread")})` : "");
+  else if (nLoci !== null) out = `on ${plural(nLoci, "Locus", "Loci")}`;
+  if (nHelp) out += `${out ? "; " : ""}${plural(nHelp, "MPI runtime helper thread")} (progress, event loops) seen beside them, not counted as Loci`;
+  return out;
+}
+
+function coverageSentence(cov, ranks) {
   const out = [];
   out.push(available(cov.samples)
     ? `${formatNumber(cov.samples.value, "sample")} samples of ${cov.time_base || "an unnamed time base"}`
     : `samples unavailable (${whyAbsent(cov.samples)})`);
   out.push(available(cov.seconds) ? `over ${formatNumber(cov.seconds.value, "s")} of sampled time`
     : `sampled seconds unavailable (${whyAbsent(cov.seconds)})`);
-  if (available(cov.loci)) out.push(`on ${plural(cov.loci.value, "Locus", "Loci")}`);
+  const loci = lociText(cov, ranks);
+  if (loci) out.push(loci);
   return out.join(", ") + ".";
 }
 
 const EVIDENCE = ["share", "achieved", "attainable", "envelope_fraction", "dram_intensity", "imbalance"];
 
-function downgradeReasons(h) {
-  const seen = new Set();
-  for (const k of EVIDENCE) if (h[k] && h[k].quality === "estimated" && h[k].reason) seen.add(h[k].reason);
-  return [...seen];
+const EVIDENCE_LABEL = {share: "share", achieved: "achieved", attainable: "attainable",
+  envelope_fraction: "envelope fraction", dram_intensity: "DRAM intensity", imbalance: "imbalance"};
+
+// "imbalance: reason", for the values among `keys` (those the finding shows)
+// that are estimated: a value not shown has no downgrade line (summary.c).
+// Reasons are "; "-joined lists and the same part travels through several
+// values (intensity -> attainable -> envelope): each part is said once,
+// naming every value it downgrades.
+function downgradeReasons(h, keys) {
+  const byPart = new Map();
+  for (const k of keys || EVIDENCE) {
+    const v = h[k];
+    if (!v || v.quality !== "estimated" || !v.reason) continue;
+    for (const part of v.reason.split("; ")) {
+      if (!part) continue;
+      if (!byPart.has(part)) byPart.set(part, []);
+      const names = byPart.get(part), label = EVIDENCE_LABEL[k] || k;
+      if (!names.includes(label)) names.push(label);
+    }
+  }
+  return [...byPart].map(([why, names]) => `${names.join(", ")}: ${why}`);
 }
 
 // The hottest line is the payload's hottest_line, the one the terminal
@@ -159,20 +209,30 @@ function sharedGaps(picked) {
 function finding(h, i, gaps) {
   gaps = gaps || {};
   const ev = el("ul", {class: "evidence"});
+  const shown = ["share"];
   const roofline = available(h.achieved) || available(h.attainable);
-  if (roofline)
+  if (roofline) {
     ev.append(el("li", {}, "achieved ", valueSpan(h.achieved), " of ", valueSpan(h.attainable),
       " attainable", available(h.envelope_fraction) ? [": ", valueSpan(h.envelope_fraction, true), " of the envelope"] : ""));
-  else if (!gaps.achieved) ev.append(el("li", {}, "achieved ", valueSpan(h.achieved)));
-  if (!gaps.dram) ev.append(el("li", {}, "DRAM intensity ", valueSpan(h.dram_intensity)));
-  if (h.classification === "imbalance" && available(h.imbalance))
+    shown.push("achieved", "attainable", "envelope_fraction");
+  } else if (!gaps.achieved) {
+    ev.append(el("li", {}, "achieved ", valueSpan(h.achieved)));
+    shown.push("achieved");
+  }
+  if (!gaps.dram) {
+    ev.append(el("li", {}, "DRAM intensity ", valueSpan(h.dram_intensity)));
+    shown.push("dram_intensity");
+  }
+  if (h.classification === "imbalance" && available(h.imbalance)) {
     ev.append(el("li", {}, "most-loaded Locus carries ", valueSpan(h.imbalance), " the least-loaded"));
+    shown.push("imbalance");
+  }
   const line = hotLine(h);
   if (line)
     ev.append(el("li", {class: "hot-line"}, `line ${line.line}${line.file || h.source_file ? " of " + basename(line.file || h.source_file) : ""} holds ${pct(line.share)} of this Hotspot's time`));
   const inRegions = regionsText(h, 3);
   if (inRegions) ev.append(el("li", {class: "in-regions"}, "in " + inRegions));
-  const down = downgradeReasons(h);
+  const down = downgradeReasons(h, shown);
   if (down.length) ev.append(el("li", {class: "downgraded"}, qualityMark("estimated"), "Downgraded to estimated: " + down.join("; ")));
   return el("li", {class: "finding"},
     el("div", {class: "finding-head"}, el("strong", {class: "hs-name"}, h.name), " ", resolutionLabel(h.resolution_level),
@@ -182,28 +242,57 @@ function finding(h, i, gaps) {
     el("a", {href: "#hotspot-" + i, "data-go": i, class: "go"}, roofline ? "Open the Hotspot and its roofline \u2192" : "Open the Hotspot \u2192"));
 }
 
-function ranksSection(r) {
-  if (!r || !Array.isArray(r.rows) || !r.rows.length) return null;
+const NOT_SAMPLED = "no rank was sampled: the split between application and MPI time needs samples";
+
+const RANK_COLUMNS = [
+  {title: "Rank", num: true, cell: x => x.rank},
+  {title: "Node", cell: x => x.node, avail: x => !!x.node, why: () => "no rank left its node name"},
+  {title: "Collection", cell: x => x.sampled ? "sampled" : x.counted ? "counted" : "missing"},
+  {title: "Threads", cell: x => x.helper_threads ? `${x.threads} + ${x.helper_threads} helper` : x.threads,
+    avail: x => x.sampled && typeof x.threads === "number", why: () => "no rank was sampled"},
+  {title: "Time", num: true, key: "time_ns", why: () => "no rank was sampled or counted"},
+  {title: "Time from", cell: x => x.time_source, avail: x => !!x.time_source, why: () => "no rank was sampled or counted"},
+  {title: "Application", num: true, key: "app_ns", why: () => NOT_SAMPLED},
+  {title: "MPI", num: true, key: "mpi_ns", why: () => NOT_SAMPLED},
+  {title: "MPI fraction", num: true, key: "mpi_fraction", pct: true, why: () => NOT_SAMPLED},
+].map(c => c.key ? Object.assign({avail: x => x[c.key] !== null && x[c.key] !== undefined,
+  cell: x => x[c.key] === null || x[c.key] === undefined ? el("span", {class: "unavail"}, "unavailable")
+    : c.pct ? pct(x[c.key]) : formatNumber(x[c.key] / 1e9, "s")}, c) : c);
+
+// "4 ranks (4 sampled); ...", then the threads: application threads and the
+// MPI runtime's helper threads, counted apart (docs/mpi.md).
+function ranksHead(r) {
   const sampled = r.rows.filter(x => x.sampled).length;
   const imb = r.imbalance || {};
-  const head = `ranks: ${r.rows.length} (${sampled} sampled); busiest rank ${r.busiest_rank} at ` +
+  const head = `${plural(r.rows.length, "rank")} (${sampled} sampled); busiest rank ${r.busiest_rank} at ` +
     `${available(imb) ? imb.value.toFixed(2) + "x" : "unavailable"} the mean; MPI holds ` +
     `${available(r.mpi_fraction) ? pct(r.mpi_fraction.value) : "unavailable"} of the time`;
-  const num = (v, f) => v === null || v === undefined ? el("span", {class: "unavail"}, "unavailable") : f(v);
-  const ns = v => formatNumber(v / 1e9, "s");
-  const rows = r.rows.slice(0, MAX_RANK_ROWS).map(x => el("tr", {class: x.rank === r.busiest_rank ? "busiest" : ""},
-    el("td", {class: "num"}, x.rank), el("td", {}, x.node || el("span", {class: "unavail"}, "unavailable")),
-    el("td", {}, x.sampled ? "sampled" : x.counted ? "counted" : "missing"),
-    el("td", {class: "num"}, num(x.time_ns, ns)), el("td", {}, x.time_source || ""),
-    el("td", {class: "num"}, num(x.app_ns, ns)), el("td", {class: "num"}, num(x.mpi_ns, ns)),
-    el("td", {class: "num"}, num(x.mpi_fraction, pct))));
+  const help = r.helper_threads || {};
+  const nThreads = typeof r.threads === "number" ? r.threads : sampled;
+  const parts = [];
+  if (nThreads > sampled) parts.push(`${plural(nThreads, "application thread")} over the ${sampled} sampled ranks`);
+  if (help.count) parts.push(`${plural(help.count, "MPI runtime helper thread")} (progress, event loops${help.fraction !== null && help.fraction !== undefined ? ", " + pct(help.fraction) + " of the sampled time" : ""}) seen beside them, not counted as application Loci`);
+  return {head, imb, threads: parts.length ? el("p", {class: "muted", title: help.rule || ""}, "Threads: " + parts.join("; ") + ".") : null};
+}
+
+function ranksSection(r) {
+  if (!r || !Array.isArray(r.rows) || !r.rows.length) return null;
+  const {head, imb, threads} = ranksHead(r);
+  const shownRows = r.rows.slice(0, MAX_RANK_ROWS);
+  const {shown, gone} = splitColumns(RANK_COLUMNS, r.rows);
+  const rows = shownRows.map(x => el("tr", {class: x.rank === r.busiest_rank ? "busiest" : ""},
+    shown.map(c => el("td", {class: c.num ? "num" : null},
+      c.avail && !c.avail(x) ? el("span", {class: "unavail"}, "unavailable") : c.cell(x)))));
   return el("section", {class: "ranks"}, el("h3", {}, "Ranks"),
     el("p", {}, head, " ", qualityBadge(qualityOf(imb), reasonTitle(imb)),
       imb.basis ? el("span", {class: "muted"}, " measured on " + imb.basis) : null,
-      imb.quality === "estimated" && imb.reason ? el("span", {class: "val q-estimated"}, " — downgraded to estimated: " + imb.reason) : null),
-    el("table", {class: "grid-table"},
-      el("thead", {}, el("tr", {}, ["Rank", "Node", "Collection", "Time", "Time from", "Application", "MPI", "MPI fraction"]
-        .map(t => el("th", {scope: "col"}, t)))), el("tbody", {}, rows)),
+      imb.quality === "estimated" && imb.reason && available(imb)
+        ? el("span", {class: "val q-estimated"}, ` \u2014 the busiest rank's ${imb.value.toFixed(2)}x is downgraded to estimated: ${imb.reason}`) : null),
+    threads,
+    el("div", {class: "table-wrap"}, el("table", {class: "grid-table"},
+      el("thead", {}, el("tr", {}, shown.map(c => el("th", {scope: "col", class: c.num ? "num" : null}, c.title)))),
+      el("tbody", {}, rows))),
+    goneColumnsNote(gone, r.rows, "rank"),
     r.rows.length > MAX_RANK_ROWS ? el("p", {class: "muted"}, `\u2026 and ${r.rows.length - MAX_RANK_ROWS} more ranks not shown`) : null);
 }
 
@@ -279,7 +368,7 @@ function synthesis(payload) {
   }
   return el("section", {class: "level level1", id: "synthesis"},
     el("h1", {class: "headline"}, headline(payload)),
-    el("p", {class: "coverage"}, coverageSentence(payload.coverage || {})),
+    el("p", {class: "coverage"}, coverageSentence(payload.coverage || {}, payload.ranks)),
     hs.length ? el("h2", {}, "Findings") : null, shared, findings, overflow,
     ranksSection(payload.ranks), regionsSection(payload.regions), doesNotSay(payload));
 }

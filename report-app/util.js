@@ -170,3 +170,37 @@ function classificationChip(h) {
   return el("span", {class: "cls cls-none", title: h.classification_reason || ""},
     "no placement");
 }
+
+// Columns unavailable for every row are not drawn as a column of
+// "unavailable": the table keeps the others and one sentence says which are
+// missing and why. A column is {title, avail: row => bool, why: rows =>
+// string|null, ...}; columns without `avail` are always shown.
+function splitColumns(cols, rows) {
+  const shown = [], gone = [];
+  for (const c of cols) (!c.avail || !rows.length || rows.some(r => c.avail(r)) ? shown : gone).push(c);
+  return {shown, gone};
+}
+
+function listText(items) {
+  return items.length < 2 ? items.join("") : items.slice(0, -1).join(", ") + " and " + items[items.length - 1];
+}
+
+// The sentence for the columns splitColumns() left out, or null.
+function goneColumnsNote(gone, rows, noun) {
+  if (!gone.length) return null;
+  const byWhy = new Map();
+  for (const c of gone) {
+    const why = (c.why && c.why(rows)) || "";
+    if (!byWhy.has(why)) byWhy.set(why, []);
+    byWhy.get(why).push(c.title);
+  }
+  const parts = [...byWhy].map(([why, titles]) => listText(titles) + (why ? ` (${why})` : ""));
+  return el("p", {class: "muted gone-columns"}, `Unavailable for every ${noun}, so not drawn as columns: ${parts.join("; ")}.`);
+}
+
+// The reason every row gives for an unavailable payload Value k, when it is
+// one and the same; otherwise null (each row's detail says why).
+function commonReason(rows, k) {
+  const rs = new Set(rows.map(r => r[k] && r[k].reason).filter(Boolean));
+  return rs.size === 1 ? [...rs][0] : null;
+}

@@ -4,7 +4,7 @@
 # apt-get; otherwise it prints the exact line to run and fails.
 # Usage: scripts/deps.sh [build|test]   (test adds the tools the suite drives)
 # llvm-19: the LLVM that `nunatak doctor` recommends (ATTRIB_LLVM_RECOMMENDED,
-# src/attrib/locate.h; Debian 12's plain `llvm` is 14); tests/cli/doctor_truth.sh
+# src/tools/locate.h; Debian 12's plain `llvm` is 14); tests/cli/doctor_truth.sh
 # keeps the two in step.
 set -eu
 build_pkgs="build-essential cmake pkg-config gfortran libjansson-dev libsqlite3-dev libhdf5-dev"

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/threads.h"
 #include "common/alloc.h"
 
 #define R_NO_TIME_BASE "no time-base counter in this Run"
@@ -48,22 +49,48 @@ struct hs_acc {
 	size_t nr_loci, cap_loci;
 };
 
+/* True when the "; "-separated list `list` already holds the part p[0..n). */
+static bool has_part(const char *list, const char *p, size_t n)
+{
+	for (const char *q = list; q && *q;) {
+		const char *sep = strstr(q, "; ");
+		size_t len = sep ? (size_t)(sep - q) : strlen(q);
+		if (len == n && memcmp(q, p, n) == 0)
+			return true;
+		q = sep ? sep + 2 : NULL;
+	}
+	return false;
+}
+
+/* Appends the parts of src missing from *acc (a fresh string, or NULL). */
+static int append_parts(char **acc, const char *src)
+{
+	for (const char *p = src; p && *p;) {
+		const char *sep = strstr(p, "; ");
+		size_t n = sep ? (size_t)(sep - p) : strlen(p);
+		if (n && !has_part(*acc, p, n)) {
+			char *j = *acc ? xasprintf("%s; %.*s", *acc, (int)n, p)
+				       : xstrndup(p, n);
+			if (!j)
+				return -ENOMEM;
+			xfree(*acc);
+			*acc = j;
+		}
+		p = sep ? sep + 2 : NULL;
+	}
+	return 0;
+}
+
 char *analysis_join_reasons(const char *a, const char *b)
 {
-	if (!a || !*a)
-		return b && *b ? xstrdup(b) : NULL;
-	if (!b || !*b)
-		return xstrdup(a);
-	/* Deduplicate: b already present in a, bounded by "; " separators or the
-	 * ends (b itself may contain "; "). */
-	size_t lb = strlen(b);
-	for (const char *p = strstr(a, b); p; p = strstr(p + 1, b)) {
-		bool starts = p == a || (p - a >= 2 && p[-2] == ';' && p[-1] == ' ');
-		bool ends = p[lb] == '\0' || (p[lb] == ';' && p[lb + 1] == ' ');
-		if (starts && ends)
-			return xstrdup(a);
+	/* Reasons are lists joined with "; ": each part appears once, in the
+	 * order first met, however many inputs carried it. */
+	char *out = NULL;
+	if (append_parts(&out, a) < 0 || append_parts(&out, b) < 0) {
+		xfree(out);
+		return NULL;
 	}
-	return xasprintf("%s; %s", a, b);
+	return out;
 }
 
 static void sum_add(struct sum *s, const struct measurement *m)
@@ -299,40 +326,53 @@ static void derive_envelope(struct diagnostic *g, const struct analysis *a)
 	xfree(r3);
 }
 
-/* A ratio whose denominator rests on a handful of samples is noise shown
- * as a fact: below the floor the least-loaded Locus makes it estimated. */
+/* A ratio over Loci that hold a handful of samples is noise shown as a fact:
+ * only application Loci (not MPI runtime helper threads, analysis/threads.h)
+ * holding at least the statistical floor of samples in this Hotspot enter
+ * it. Loci left out below the floor make it estimated: the least-loaded of
+ * them may have done almost nothing here, which the ratio no longer says. */
 static void derive_imbalance(struct diagnostic *g, const struct hs_acc *h, const char *tb,
-			     int floor_samples, size_t run_loci)
+			     int floor_samples, size_t run_loci, const struct locus_roles *roles)
 {
 	struct derived *d = &g->imbalance;
-	derived_set(d, "imbalance", "ratio", "max / min over Loci of the time base");
+	derived_set(d, "imbalance", "ratio",
+		    "max / min over application Loci above the floor of the time base");
 	lineage(d, tb, NULL, NULL);
 	double mx = 0, mn = INFINITY;
-	int64_t mn_samples = 0;
-	size_t busy = 0;
+	size_t above = 0, below = 0;
 	for (size_t i = 0; i < h->nr_loci; i++) {
 		double t = h->loci[i].time;
-		if (t > 0) {
-			busy++;
-			mx = t > mx ? t : mx;
-			if (t < mn) {
-				mn = t;
-				mn_samples = h->loci[i].samples;
-			}
+		if (!(t > 0) || locus_roles__is_helper(roles, h->loci[i].locus))
+			continue;
+		if (h->loci[i].samples < floor_samples) {
+			below++;
+			continue;
 		}
+		above++;
+		mx = t > mx ? t : mx;
+		mn = t < mn ? t : mn;
 	}
-	if (!(mx > 0))
+	if (!(h->time.value > 0))
 		return derived_unavailable(d, R_NO_TIME_BASE);
-	/* max / min over one Locus is 1 by construction: it says nothing. */
-	if (busy < 2)
-		return derived_unavailable(d, run_loci < 2 ? R_ONE_LOCUS : R_ONE_LOCUS_HERE);
-	char why[160] = "";
-	enum quality q = h->time.q;
-	if (mx > mn && mn_samples < floor_samples) {
+	if (run_loci < 2)
+		return derived_unavailable(d, R_ONE_LOCUS);
+	char why[200];
+	if (above + below < 2)
+		return derived_unavailable(d, R_ONE_LOCUS_HERE);
+	if (above < 2) {
 		snprintf(why, sizeof(why),
-			 "the least-loaded Locus holds %lld sample%s, below the statistical floor "
-			 "of %d",
-			 (long long)mn_samples, mn_samples == 1 ? "" : "s", floor_samples);
+			 "%zu of the %zu application Loci with time here hold%s the statistical "
+			 "floor of %d samples: imbalance needs two",
+			 above, above + below, above == 1 ? "s" : "", floor_samples);
+		return derived_unavailable(d, why);
+	}
+	enum quality q = h->time.q;
+	why[0] = '\0';
+	if (below) {
+		snprintf(why, sizeof(why),
+			 "over the %zu Loci above the statistical floor of %d samples; %zu "
+			 "below it left out",
+			 above, floor_samples, below);
 		q = quality__worst(q, QUALITY_ESTIMATED);
 	}
 	derived_value(d, mx / mn, q, h->time.reason, why[0] ? why : NULL);
@@ -381,7 +421,8 @@ static int by_share_desc(const void *x, const void *y)
 	return a->hotspot < b->hotspot ? -1 : a->hotspot > b->hotspot;
 }
 
-static void totals(const struct pivot *p, const struct hs_acc *acc, struct analysis *a)
+static void totals(const struct pivot *p, const struct hs_acc *acc, const struct locus_roles *roles,
+		   struct analysis *a)
 {
 	for (size_t i = 0; i < p->nr_hotspots; i++) {
 		a->samples += acc[i].time.samples;
@@ -393,7 +434,10 @@ static void totals(const struct pivot *p, const struct hs_acc *acc, struct analy
 			int64_t l = acc[h].loci[k].locus;
 			if (l >= 0 && (size_t)l < p->nr_loci && !seen[l]) {
 				seen[l] = true;
-				a->nr_loci++;
+				if (locus_roles__is_helper(roles, l))
+					a->nr_helper_loci++;
+				else
+					a->nr_loci++;
 			}
 		}
 	xfree(seen);
@@ -401,7 +445,7 @@ static void totals(const struct pivot *p, const struct hs_acc *acc, struct analy
 }
 
 static void diagnose_one(struct diagnostic *g, const struct hs_acc *h, const struct analysis *a,
-			 const bool have[3], const char *flop_counter)
+			 const bool have[3], const char *flop_counter, const struct locus_roles *roles)
 {
 	g->samples = h->time.samples;
 	g->time_value = h->time.value;
@@ -413,7 +457,7 @@ static void diagnose_one(struct diagnostic *g, const struct hs_acc *h, const str
 	derive_intensity(g, h, have[0], have[1], flop_counter);
 	derive_achieved(g, h, have[0], have[2], flop_counter);
 	derive_envelope(g, a);
-	derive_imbalance(g, h, a->time_base, a->floor_samples, a->nr_loci);
+	derive_imbalance(g, h, a->time_base, a->floor_samples, a->nr_loci, roles);
 	classify(g, a);
 }
 
@@ -435,9 +479,14 @@ int analysis_run(const struct pivot *p, const struct ceiling *ceilings, size_t n
 	a->time_unit = is_clock(a->time_base) ? "ns" : a->time_base;
 	find_ceilings(a, ceilings, nr_ceilings);
 	struct hs_acc *acc = xcalloc(p->nr_hotspots ? p->nr_hotspots : 1, sizeof(*acc));
+	struct locus_roles roles = {0};
 	int rc = acc ? accumulate(p, a->time_base, acc) : -ENOMEM;
 	if (rc == 0)
-		totals(p, acc, a);
+		rc = locus_roles(p, a->time_base, &roles);
+	if (rc == 0) {
+		totals(p, acc, &roles, a);
+		a->helper_share = roles.all_time > 0 ? roles.helper_time / roles.all_time : NAN;
+	}
 	const char *flop_counter = pivot_has(p, "flops_dp") ? "flops_dp" : "flops";
 	const bool have[3] = {pivot_has(p, flop_counter), pivot_has(p, "dram_bytes"),
 			      pivot_has(p, "task-clock") || pivot_has(p, "cpu-clock")};
@@ -463,7 +512,7 @@ int analysis_run(const struct pivot *p, const struct ceiling *ceilings, size_t n
 		struct diagnostic *g = &a->diags[a->nr_diags++];
 		memset(g, 0, sizeof(*g));
 		g->hotspot = (int64_t)i;
-		diagnose_one(g, h, a, have, flop_counter);
+		diagnose_one(g, h, a, have, flop_counter, &roles);
 	}
 	if (rc == 0 && a->nr_diags)
 		qsort(a->diags, a->nr_diags, sizeof(*a->diags), by_share_desc);
@@ -475,6 +524,7 @@ int analysis_run(const struct pivot *p, const struct ceiling *ceilings, size_t n
 		xfree(acc[i].clock.reason);
 	}
 	xfree(acc);
+	locus_roles__release(&roles);
 	if (rc)
 		analysis__release(a);
 	return rc;

@@ -54,7 +54,10 @@ struct analysis {
 	int64_t samples;         /* Σ time-base samples over all Hotspots */
 	double time_value;       /* Σ time base over all Hotspots */
 	double seconds;          /* time_value / 1e9 for clocks in ns, else NaN */
-	size_t nr_loci;          /* Loci with at least one sample */
+	size_t nr_loci;          /* application Loci with at least one sample */
+	size_t nr_helper_loci;   /* MPI runtime helper threads with a sample (analysis/threads.h),
+				    counted apart, never as Loci */
+	double helper_share;     /* their share of the time base; NaN without time */
 	struct diagnostic *diags; /* above the floor, by decreasing share */
 	size_t nr_diags;
 	size_t others_count;     /* Hotspots with samples below the floor */

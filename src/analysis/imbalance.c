@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/threads.h"
 #include "common/alloc.h"
 
 /*
@@ -177,13 +178,47 @@ static void verdict(struct rank_imbalance *ri)
 	}
 }
 
+/* Thread Loci per rank: the application's, and the MPI runtime's helpers. */
+static int count_threads(const struct pivot *p, struct rank_imbalance *ri)
+{
+	struct locus_roles roles;
+	if (locus_roles(p, ri->time_base, &roles) < 0)
+		return -ENOMEM;
+	bool *sampled = xcalloc(p->nr_loci ? p->nr_loci : 1, sizeof(bool));
+	if (!sampled) {
+		locus_roles__release(&roles);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; ri->time_base && i < p->nr_measurements; i++) {
+		const struct measurement *m = &p->measurements[i];
+		if (m->hotspot != PIVOT_NONE && m->locus >= 0 && (size_t)m->locus < p->nr_loci &&
+		    m->counter && strcmp(m->counter, ri->time_base) == 0 && m->value > 0)
+			sampled[m->locus] = true;
+	}
+	for (size_t l = 0; l < p->nr_loci; l++) {
+		int r = p->loci[l].rank;
+		if (r < 0 || (size_t)r >= ri->nr_rows || !sampled[l])
+			continue;
+		bool helper = locus_roles__is_helper(&roles, (int64_t)l);
+		ri->rows[r].nr_helpers += helper;
+		ri->rows[r].nr_threads += !helper;
+		ri->nr_helpers += helper;
+		ri->nr_threads += !helper;
+	}
+	if (roles.all_time > 0)
+		ri->helper_fraction = roles.helper_time / roles.all_time;
+	xfree(sampled);
+	locus_roles__release(&roles);
+	return 0;
+}
+
 int imbalance_ranks(const struct pivot *p, int world_size, struct rank_imbalance *ri)
 {
 	memset(ri, 0, sizeof(*ri));
 	ri->world_size = world_size;
 	ri->busiest_rank = ri->total_busiest = ri->app_busiest = -1;
 	ri->imbalance = ri->total_imbalance = ri->app_imbalance = NAN;
-	ri->mpi_fraction = ri->sys_fraction = NAN;
+	ri->mpi_fraction = ri->sys_fraction = ri->helper_fraction = NAN;
 	ri->quality = QUALITY_UNAVAILABLE;
 	ri->basis = "total time";
 	if (alloc_rows(p, world_size, ri) < 0)
@@ -197,6 +232,10 @@ int imbalance_ranks(const struct pivot *p, int world_size, struct rank_imbalance
 	for (size_t r = 0; r < ri->nr_rows; r++)
 		counted[r] = NAN;
 	accumulate(p, ri, counted);
+	if (count_threads(p, ri) < 0) {
+		xfree(counted);
+		return -ENOMEM;
+	}
 	double mpi = 0, app = 0, sys = 0;
 	for (size_t r = 0; r < ri->nr_rows; r++) {
 		struct rank_row *row = &ri->rows[r];

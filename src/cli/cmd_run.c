@@ -28,6 +28,7 @@ struct run_opts {
 	const char *json_file;
 	bool strict;
 	bool no_source;
+	bool no_calibrate;
 	const char *record;
 	const char *replay;
 	struct opt_strlist source_map;
@@ -53,6 +54,9 @@ static const struct opt_spec run_options[] = {
 	 "exit 121 when any degradation occurred", false},
 	{"no-source", 0, OPT_BOOL, offsetof(struct run_opts, no_source), NULL,
 	 "do not extract source text into the Run", false},
+	{"no-calibrate", 0, OPT_BOOL, offsetof(struct run_opts, no_calibrate), NULL,
+	 "do not calibrate this Machine on its first Run (also NUNATAK_NO_CALIBRATE=1); the "
+	 "Run then lacks measured Ceilings (degradation ceilings-unavailable)", false},
 	{"source-map", 0, OPT_STRING_LIST, offsetof(struct run_opts, source_map), "OLD=NEW",
 	 "rewrite a source path prefix (repeatable)", false},
 	OPT_VERBOSE(struct run_opts, verbose),
@@ -186,7 +190,8 @@ int cmd_run(int argc, char **argv)
 	}
 	struct run_request req = {
 		.name = o.name, .output = o.output, .freq = o.freq == FREQ_UNSET ? 0 : o.freq, .json = jout != NULL,
-		.strict = o.strict, .no_source = o.no_source, .record_entry = o.record,
+		.strict = o.strict, .no_source = o.no_source,
+		.no_calibrate = o.no_calibrate, .record_entry = o.record,
 		.replay_entry = o.replay, .source_map = o.source_map.v,
 		.nr_source_map = o.source_map.n, .cmd = rest.cmd_argv, .cmd_argc = rest.cmd_argc};
 	json_t *doc = NULL;

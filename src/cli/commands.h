@@ -7,6 +7,7 @@ int cmd_help(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 int cmd_regions(int argc, char **argv);
 int cmd_rank_shim(int argc, char **argv);
 

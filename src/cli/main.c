@@ -21,6 +21,7 @@ static const struct verb verbs[] = {
 	{"run", cmd_run, "run a command under measurement and write a Run", false},
 	{"doctor", cmd_doctor, "check what this machine can measure, with remedies", false},
 	{"report", cmd_report, "show the summary or report payload of a Run", false},
+	{"calibrate", cmd_calibrate, "measure this Machine's Ceilings (cached per Machine)", false},
 	{"regions", cmd_regions, "region traces: inspect, tree, export, convert, lines, plot", false},
 	{"rank-shim", cmd_rank_shim, "collect inside one MPI rank (run rewrites launches to it)", true},
 };

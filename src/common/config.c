@@ -39,6 +39,8 @@ static const struct scalar_key scalars[] = {
 	{"debuginfod", "enabled", K_BOOL, OFF(debuginfod_enabled), 0, 0},
 	{"debuginfod", "timeout", K_DOUBLE, OFF(debuginfod_timeout_s), 0, 86400},
 	{"passes", "witness", K_DOUBLE, OFF(passes_witness), 0, 1},
+	{"calibration", "on_first_run", K_BOOL, OFF(calibration_on_first_run), 0, 0},
+	{"calibration", "budget", K_DOUBLE, OFF(calibration_budget_s), 1, 3600},
 };
 #define NR_SCALARS (sizeof(scalars) / sizeof(scalars[0]))
 
@@ -109,6 +111,8 @@ int config__init(struct config *c)
 	c->debuginfod_enabled = true;
 	c->debuginfod_timeout_s = 10;
 	c->passes_witness = 0.05;
+	c->calibration_on_first_run = true;
+	c->calibration_budget_s = 60;
 	if (!(c->runs_dir = xstrdup(".nunatak")))
 		return -ENOMEM;
 	for (size_t i = 0; i < NR_TOOLS; i++)

@@ -22,6 +22,7 @@
  *   [stacks] fp_threshold  0.75
  *   [debuginfod] enabled true, timeout 10 (seconds)
  *   [passes] witness 0.05
+ *   [calibration] on_first_run true, budget 60 (seconds)
  *
  * Keys parsed ahead of their reader (recorded in every Run, read by nothing
  * yet): stacks.fp_threshold, passes.witness and tools.objdump (the preload
@@ -63,6 +64,8 @@ struct config {
 	bool debuginfod_enabled;
 	double debuginfod_timeout_s;
 	double passes_witness;
+	bool calibration_on_first_run; /* calibration.on_first_run */
+	double calibration_budget_s;   /* calibration.budget */
 	char **warnings; /* unknown keys etc., in encounter order */
 	size_t nr_warnings, cap_warnings;
 	char *site_path;    /* the site file read, or NULL */

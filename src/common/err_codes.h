@@ -29,6 +29,8 @@ enum err_class { ERR_CLASS_USAGE, ERR_CLASS_INPUT, ERR_CLASS_SYSTEM, ERR_CLASS_I
 /* X(macro, token, class) */
 #define ERR_CODES(X) \
 	X(ERR_ADDR2LINE_OUTPUT, "addr2line.output", ERR_CLASS_INPUT) \
+	X(ERR_CALIBRATION_IO, "calibration.io", ERR_CLASS_SYSTEM) \
+	X(ERR_CALIBRATION_OUTPUT, "calibration.output", ERR_CLASS_INPUT) \
 	X(ERR_CONFIG_KEY, "config.key", ERR_CLASS_USAGE) \
 	X(ERR_CONFIG_TYPE, "config.type", ERR_CLASS_USAGE) \
 	X(ERR_CONFIG_VALUE, "config.value", ERR_CLASS_USAGE) \

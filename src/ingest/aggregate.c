@@ -14,7 +14,24 @@
 static const char DEMAND_FILLS_REASON[] =
 	"demand fills only: hardware-prefetched traffic is not counted";
 
-/* The Zen counter groups of REFERENCE.md §3 (collect/events.py). */
+#define UNVALIDATED "this counter group was never validated on real hardware"
+static const char INTEL_FLOPS_REASON[] =
+	"fp_arith_inst_retired weighted by FLOPs per instruction; 10 events share 4-8 "
+	"programmable counters, so perf multiplexes them and samples each only part of the "
+	"time (under-counted); " UNVALIDATED;
+static const char INTEL_DRAM_REASON[] =
+	"retired demand loads served by DRAM, 64 B each: stores, write-backs and "
+	"hardware-prefetched traffic are not counted; " UNVALIDATED;
+static const char ARM_FLOPS_REASON[] =
+	"speculatively executed floating-point operations (mis-speculated work included; SVE "
+	"operations counted per 128-bit granule, so halved on 256-bit SVE); " UNVALIDATED;
+static const char ARM_DRAM_REASON[] =
+	"last-level cache read refills, 64 B each: writes and prefetches are not counted; "
+	UNVALIDATED;
+
+/* The Zen counter groups of REFERENCE.md §3 (collect/events.py), then the
+ * Intel server and Arm Neoverse groups (collect/perf.c); scale = FLOPs per
+ * event for fp_arith_inst_retired, bytes per line for fills. */
 static const struct {
 	const char *event, *canonical, *unit;
 	double scale;
@@ -30,6 +47,29 @@ static const struct {
 	 DEMAND_FILLS_REASON},
 	{"ls_dmnd_fills_from_sys.mem_io_remote", "dram_bytes", "byte", 64, QUALITY_ESTIMATED,
 	 DEMAND_FILLS_REASON},
+	{"fp_arith_inst_retired.scalar_double", "flops_dp", "flop", 1, QUALITY_ESTIMATED,
+	 INTEL_FLOPS_REASON},
+	{"fp_arith_inst_retired.128b_packed_double", "flops_dp", "flop", 2, QUALITY_ESTIMATED,
+	 INTEL_FLOPS_REASON},
+	{"fp_arith_inst_retired.256b_packed_double", "flops_dp", "flop", 4, QUALITY_ESTIMATED,
+	 INTEL_FLOPS_REASON},
+	{"fp_arith_inst_retired.512b_packed_double", "flops_dp", "flop", 8, QUALITY_ESTIMATED,
+	 INTEL_FLOPS_REASON},
+	{"fp_arith_inst_retired.scalar_single", "flops_sp", "flop", 1, QUALITY_ESTIMATED,
+	 INTEL_FLOPS_REASON},
+	{"fp_arith_inst_retired.128b_packed_single", "flops_sp", "flop", 4, QUALITY_ESTIMATED,
+	 INTEL_FLOPS_REASON},
+	{"fp_arith_inst_retired.256b_packed_single", "flops_sp", "flop", 8, QUALITY_ESTIMATED,
+	 INTEL_FLOPS_REASON},
+	{"fp_arith_inst_retired.512b_packed_single", "flops_sp", "flop", 16, QUALITY_ESTIMATED,
+	 INTEL_FLOPS_REASON},
+	{"mem_load_l3_miss_retired.local_dram", "dram_bytes", "byte", 64, QUALITY_ESTIMATED,
+	 INTEL_DRAM_REASON},
+	{"mem_load_l3_miss_retired.remote_dram", "dram_bytes", "byte", 64, QUALITY_ESTIMATED,
+	 INTEL_DRAM_REASON},
+	{"fp_scale_ops_spec", "flops", "flop", 1, QUALITY_ESTIMATED, ARM_FLOPS_REASON},
+	{"fp_fixed_ops_spec", "flops", "flop", 1, QUALITY_ESTIMATED, ARM_FLOPS_REASON},
+	{"ll_cache_miss_rd", "dram_bytes", "byte", 64, QUALITY_ESTIMATED, ARM_DRAM_REASON},
 	{"task-clock", "task-clock", "ns", 1, QUALITY_MEASURED, NULL},
 	{"cpu-clock", "cpu-clock", "ns", 1, QUALITY_MEASURED, NULL},
 };
@@ -160,7 +200,7 @@ static bool skey_eq(const struct skey *x, const struct skey *y)
 	       x->counter == y->counter && x->has_offset == y->has_offset;
 }
 
-static int add_flat(struct ingest_agg *a, const struct skey *k, uint64_t period)
+static int add_flat(struct ingest_agg *a, const struct skey *k, uint64_t period, int64_t pid)
 {
 	uint64_t h = skey_hash(k);
 	size_t pos;
@@ -174,7 +214,7 @@ static int add_flat(struct ingest_agg *a, const struct skey *k, uint64_t period)
 	}
 	if (xgrow((void **)&a->sv, &a->cap_sv, a->nr_sv + 1, sizeof(*a->sv)))
 		return -ENOMEM;
-	a->sv[a->nr_sv] = (struct sval){.k = *k, .hash = h, .period = period, .n = 1};
+	a->sv[a->nr_sv] = (struct sval){.k = *k, .hash = h, .period = period, .n = 1, .pid = pid};
 	a->nr_sv++;
 	return oatab__insert(&a->st, h, (uint32_t)a->nr_sv, &a->sv[0].hash, sizeof(*a->sv));
 }
@@ -245,7 +285,7 @@ int ingest_agg__add(struct ingest_agg *a, const struct ingest_sample *s)
 		return -ENOMEM;
 	k.module = (uint32_t)mid;
 	k.offset = s->hit.has_offset ? s->hit.offset : 0;
-	int rc = add_flat(a, &k, s->period);
+	int rc = add_flat(a, &k, s->period, s->pid);
 	if (!rc && s->callchain && s->nr_callchain)
 		rc = add_stack(a, s, k.counter);
 	if (!rc)

@@ -208,6 +208,8 @@ out:
 	return rc;
 }
 
+static int64_t locus_of(const struct emit_ctx *c, int64_t tid);
+
 static int emit_loci(struct emit_ctx *c)
 {
 	struct ingest_agg *a = c->a;
@@ -232,6 +234,13 @@ static int emit_loci(struct emit_ctx *c)
 		c->loci[i] = pivot__intern_locus(c->p, c->o->node, c->o->rank, c->tids[i]);
 		if (c->loci[i] < 0)
 			return -ENOMEM;
+	}
+	/* The process each thread belongs to: what tells a rank's main thread
+	 * (tid == pid) from the threads it started (analysis/threads.h). */
+	for (size_t i = 0; i < a->nr_sv; i++) {
+		int64_t l = locus_of(c, a->sv[i].k.tid);
+		if (l >= 0 && a->sv[i].pid > 0 && c->p->loci[l].pid <= 0)
+			c->p->loci[l].pid = a->sv[i].pid;
 	}
 	return 0;
 }

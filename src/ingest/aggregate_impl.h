@@ -23,6 +23,7 @@ struct sval {
 	uint64_t hash;
 	uint64_t period;
 	int64_t n;
+	int64_t pid; /* the thread's process (a value, not part of the key) */
 };
 
 struct seqframe {

@@ -58,6 +58,8 @@ struct locus {
 	char *node;      /* hostname */
 	int rank;        /* MPI rank, or -1 outside MPI */
 	int64_t thread;  /* OS thread id, or -1 for a whole process/rank */
+	int64_t pid;     /* OS process id the thread belongs to, 0 when unknown
+			    (not part of the identity: set once samples name it) */
 };
 
 struct hotspot {

@@ -8,9 +8,12 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "analysis/rank_placement.h"
 #include "analysis/imbalance.h"
 #include "attrib/views.h"
 #include "common/alloc.h"
+#include "common/err.h"
+#include "launch/split.h"
 #include "model/model.h"
 #include "report/ranks_view.h"
 #include "report/regions_view.h"
@@ -118,6 +121,28 @@ static json_t *hotspot_json(const struct pivot *p, const struct stack_index *si,
 	return o;
 }
 
+/* Per-rank placement of a top Hotspot: one row per rank that sampled it;
+ * an empty array outside MPI or beyond the top RANK_PLACEMENT_TOP. */
+static json_t *ranks_json(const struct rank_placement *rp, int64_t hotspot)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && rp && i < rp->nr_ranks; i++) {
+		const struct diagnostic *d = rank_placement__get(rp, i, hotspot);
+		if (!d)
+			continue;
+		json_t *row = json_pack(
+			"{s:i, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "rank", rp->ranks[i],
+			"samples", (json_int_t)d->samples, "share", derived_json(&d->share),
+			"dram_intensity", derived_json(&d->dram_intensity), "achieved",
+			derived_json(&d->achieved), "attainable", derived_json(&d->attainable),
+			"envelope_fraction", derived_json(&d->envelope_fraction), "classification",
+			str_or_null(d->classification), "classification_reason",
+			str_or_null(d->classification_reason));
+		json_array_append_new(arr, row);
+	}
+	return arr;
+}
+
 static void trunk(json_t *out, const json_t *manifest)
 {
 	static const char *const keys[] = {"run", "machine", "provenance", "passes",
@@ -129,6 +154,35 @@ static void trunk(json_t *out, const json_t *manifest)
 	}
 }
 
+/* run.app: the application's command, the launcher split off (`lmp -in
+ * in.lj` out of `mpirun -n 2 lmp -in in.lj`), so the page's header names the
+ * target even when the Run takes the git repository's name; null when the
+ * command holds no application the launcher tables can find. */
+static void run_app(json_t *out)
+{
+	json_t *run = json_object_get(out, "run");
+	json_t *cmd = run ? json_object_get(run, "command") : NULL;
+	if (!json_is_object(run))
+		return;
+	size_t n = json_array_size(cmd);
+	char **argv = n ? xcalloc(n + 1, sizeof(char *)) : NULL;
+	for (size_t i = 0; argv && i < n; i++)
+		argv[i] = (char *)json_string_value(json_array_get(cmd, i));
+	struct launch_plan plan;
+	struct err e = {0};
+	json_t *app = json_null();
+	bool ok = argv;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = argv[i] != NULL;
+	if (ok && launch_split_with(argv, NULL, NULL, &plan, &e) == 0 && plan.nr_app) {
+		app = json_array();
+		for (size_t i = 0; i < plan.nr_app; i++)
+			json_array_append_new(app, json_string(plan.app[i]));
+	}
+	json_object_set_new(run, "app", app);
+	xfree(argv);
+}
+
 json_t *payload_build(const json_t *manifest, const struct pivot *p, const struct analysis *a,
 		      const struct rank_imbalance *ranks, bool no_source)
 {
@@ -136,22 +190,36 @@ json_t *payload_build(const json_t *manifest, const struct pivot *p, const struc
 	if (!out)
 		return NULL;
 	trunk(out, manifest);
+	run_app(out);
 	const char *tb_reason = a->time_base ? NULL : "no time-base counter in this Run";
 	enum quality tbq = a->time_base ? QUALITY_MEASURED : QUALITY_UNAVAILABLE;
 	json_object_set_new(
 		out, "coverage",
-		json_pack("{s:o, s:o, s:o, s:o}", "time_base", str_or_null(a->time_base),
+		json_pack("{s:o, s:o, s:o, s:o, s:o}", "time_base", str_or_null(a->time_base),
 			  "samples", number((double)a->samples, "sample", tbq, tb_reason),
 			  "seconds",
 			  number(a->seconds, "s", isnan(a->seconds) ? QUALITY_UNAVAILABLE : tbq,
 				 tb_reason ? tb_reason : "the time base is not a clock"),
-			  "loci", number((double)a->nr_loci, "locus", QUALITY_MEASURED, NULL)));
+			  "loci", number((double)a->nr_loci, "locus", QUALITY_MEASURED, NULL),
+			  /* MPI runtime helper threads (analysis/threads.h): counted apart */
+			  "helper_threads",
+			  number((double)a->nr_helper_loci, "thread", QUALITY_MEASURED, NULL)));
 	json_object_set_new(out, "floor_samples", json_integer(a->floor_samples));
 	json_t *hs = json_array();
 	struct stack_index si;
 	bool have_si = stack_index__build(&si, p) == 0;
-	for (size_t i = 0; have_si && i < a->nr_diags; i++)
-		json_array_append_new(hs, hotspot_json(p, &si, a, &a->diags[i], no_source));
+	struct rank_placement rp;
+	bool have_rp = rank_placement_run(p, a, &rp) == 0;
+	for (size_t i = 0; have_si && i < a->nr_diags; i++) {
+		json_t *h = hotspot_json(p, &si, a, &a->diags[i], no_source);
+		if (h)
+			json_object_set_new(h, "ranks", ranks_json(have_rp && i < RANK_PLACEMENT_TOP
+									  ? &rp : NULL,
+								  a->diags[i].hotspot));
+		json_array_append_new(hs, h);
+	}
+	if (have_rp)
+		rank_placement__release(&rp);
 	if (have_si)
 		stack_index__release(&si);
 	json_object_set_new(out, "hotspots", hs);

@@ -52,9 +52,9 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 		memset(&ri, 0, sizeof(ri));
 		int rrc = imbalance_ranks(&p, m.world_size, &ri);
 		struct summary_ctx ctx = {.nr_ranks = -1, .ranks = rrc == 0 ? &ri : NULL};
-		if (!a.have_ceilings)
-			ctx.ceilings_reason = "no Ceiling was recorded for this Machine; calibration "
-					      "is not implemented yet";
+		for (size_t i = 0; !a.have_ceilings && i < m.degradations.n; i++)
+			if (!strcmp(m.degradations.v[i].name, "ceilings-unavailable"))
+				ctx.ceilings_reason = m.degradations.v[i].message;
 		rc = summary_render(&a, &p, &ctx, &out->lines);
 		degradation_lines(&m, &out->lines);
 		json_t *mj = manifest__to_json(&m);

@@ -9,6 +9,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/imbalance.h"
+#include "analysis/rank_placement.h"
 #include "attrib/views.h"
 #include "common/alloc.h"
 #include "model/model.h"
@@ -62,20 +63,54 @@ static void headline(const struct analysis *a, const struct pivot *p, struct tex
 			pct(hb, sizeof(hb), held), (long long)a->samples, a->time_base, secs);
 }
 
-/* Collects the downgrade reasons of the estimated values of a finding. */
-static char *downgrades(const struct diagnostic *g)
+static const char *value_label(const struct derived *d)
 {
-	const struct derived *all[] = {&g->share, &g->dram_intensity, &g->achieved,
-				       &g->attainable, &g->envelope_fraction, &g->imbalance};
-	char *r = NULL;
-	for (size_t k = 0; k < 6; k++) {
-		if (all[k]->quality != QUALITY_ESTIMATED || !all[k]->reason)
+	if (strcmp(d->name, "envelope_fraction") == 0)
+		return "envelope fraction";
+	return strcmp(d->name, "dram_intensity") == 0 ? "DRAM intensity" : d->name;
+}
+
+/* Says, for the values a finding shows that are estimated, why, one line per
+ * reason naming the values it downgrades: a value that is not shown (say, an
+ * imbalance below the classification threshold) has no line, so every
+ * "downgraded to estimated" names a value beside it. */
+static void downgrades(const struct derived *const *shown, size_t n, struct text_lines *out)
+{
+	bool done[8] = {false};
+	for (size_t k = 0; k < n && k < 8; k++) {
+		const struct derived *d = shown[k];
+		if (done[k] || d->quality != QUALITY_ESTIMATED || !d->reason)
 			continue;
-		char *n = analysis_join_reasons(r, all[k]->reason);
-		xfree(r);
-		r = n;
+		char names[160];
+		size_t len = (size_t)snprintf(names, sizeof(names), "%s", value_label(d));
+		for (size_t j = k + 1; j < n && j < 8; j++) {
+			const struct derived *o = shown[j];
+			if (done[j] || o->quality != QUALITY_ESTIMATED || !o->reason ||
+			    strcmp(o->reason, d->reason) != 0)
+				continue;
+			done[j] = true;
+			if (len < sizeof(names))
+				len += (size_t)snprintf(names + len, sizeof(names) - len, ", %s",
+							value_label(o));
+		}
+		text_lines__add(out, "    %s downgraded to estimated: %s", names, d->reason);
 	}
-	return r;
+}
+
+/* "rank 3 runs it at half the envelope of the others": the spread of the
+ * envelope fraction over ranks, naming the lowest when it lags the median. */
+static void rank_line(const struct rank_placement *rp, const struct diagnostic *g,
+		      struct text_lines *out)
+{
+	double lo, hi, med;
+	int lo_rank, hi_rank;
+	if (!rp || rank_placement__spread(rp, g->hotspot, &lo, &lo_rank, &hi, &hi_rank, &med) < 2)
+		return;
+	char lag[96] = "";
+	if (med > 0 && lo < 0.75 * med)
+		snprintf(lag, sizeof(lag), ": rank %d at %.2fx the median", lo_rank, lo / med);
+	text_lines__add(out, "    ranks: envelope %.0f%% (rank %d) to %.0f%% (rank %d), median %.0f%%%s",
+			100 * lo, lo_rank, 100 * hi, hi_rank, 100 * med, lag);
 }
 
 /* The reason no Hotspot is placed, when it is one and the same for every one
@@ -107,8 +142,44 @@ static bool is_finding(const struct diagnostic *g, double covered, size_t nth)
 	       g->share.value >= FINDINGS_MIN_SHARE;
 }
 
+/* The evidence lines under a finding, then why any value shown is estimated. */
+static void evidence(const struct diagnostic *g, const struct rank_placement *rp,
+		     struct text_lines *out)
+{
+	char a[48], b[48];
+	const struct derived *shown[6] = {&g->share};
+	size_t n = 1;
+	if (g->envelope_fraction.quality != QUALITY_UNAVAILABLE) {
+		text_lines__add(out, "    achieved %s of %s attainable: %.0f%% of the envelope",
+				format_si(a, sizeof(a), g->achieved.value, "flop/s"),
+				format_si(b, sizeof(b), g->attainable.value, "flop/s"),
+				100.0 * g->envelope_fraction.value);
+		shown[n++] = &g->achieved;
+		shown[n++] = &g->attainable;
+		shown[n++] = &g->envelope_fraction;
+	} else if (g->achieved.quality != QUALITY_UNAVAILABLE) {
+		text_lines__add(out, "    achieved %s (%s); attainable unavailable: %s",
+				format_si(a, sizeof(a), g->achieved.value, "flop/s"),
+				quality__name(g->achieved.quality),
+				g->attainable.reason ? g->attainable.reason : "?");
+		shown[n++] = &g->achieved;
+	}
+	if (g->dram_intensity.quality != QUALITY_UNAVAILABLE) {
+		text_lines__add(out, "    DRAM intensity %.3g flop/byte (%s)", g->dram_intensity.value,
+				quality__name(g->dram_intensity.quality));
+		shown[n++] = &g->dram_intensity;
+	}
+	rank_line(rp, g, out);
+	if (g->classification && strcmp(g->classification, "imbalance") == 0) {
+		text_lines__add(out, "    most-loaded Locus carries %.1fx the least-loaded",
+				g->imbalance.value);
+		shown[n++] = &g->imbalance;
+	}
+	downgrades(shown, n, out);
+}
+
 static void finding(const struct diagnostic *g, const struct pivot *p, const char *time_base,
-		    bool reason_said, struct text_lines *out)
+		    bool reason_said, const struct rank_placement *rp, struct text_lines *out)
 {
 	const struct hotspot *h = &p->hotspots[g->hotspot];
 	char *name = hotspot__display_name(h);
@@ -134,27 +205,7 @@ static void finding(const struct diagnostic *g, const struct pivot *p, const cha
 			pct(sb, sizeof(sb), g->share.value), pct(eb, sizeof(eb), g->relative_error),
 			quality__name(g->share.quality), verdict);
 	xfree(name);
-	char a[48], b[48];
-	if (g->envelope_fraction.quality != QUALITY_UNAVAILABLE)
-		text_lines__add(out, "    achieved %s of %s attainable: %.0f%% of the envelope",
-				format_si(a, sizeof(a), g->achieved.value, "flop/s"),
-				format_si(b, sizeof(b), g->attainable.value, "flop/s"),
-				100.0 * g->envelope_fraction.value);
-	else if (g->achieved.quality != QUALITY_UNAVAILABLE)
-		text_lines__add(out, "    achieved %s (%s); attainable unavailable: %s",
-				format_si(a, sizeof(a), g->achieved.value, "flop/s"),
-				quality__name(g->achieved.quality),
-				g->attainable.reason ? g->attainable.reason : "?");
-	if (g->dram_intensity.quality != QUALITY_UNAVAILABLE)
-		text_lines__add(out, "    DRAM intensity %.3g flop/byte (%s)", g->dram_intensity.value,
-				quality__name(g->dram_intensity.quality));
-	if (g->classification && strcmp(g->classification, "imbalance") == 0)
-		text_lines__add(out, "    most-loaded Locus carries %.1fx the least-loaded",
-				g->imbalance.value);
-	char *r = downgrades(g);
-	if (r)
-		text_lines__add(out, "    downgraded to estimated: %s", r);
-	xfree(r);
+	evidence(g, rp, out);
 	if (regions_render_finding(p, g->hotspot, time_base, out) < 0)
 		out->failed = true;
 }
@@ -226,16 +277,23 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 		text_lines__add(out, "  no roofline placement for any Hotspot: %s", reason);
 	size_t shown = 0;
 	double covered = 0, rest = 0;
+	struct rank_placement rp;
+	bool have_rp = rank_placement_run(p, a, &rp) == 0;
+	if (!have_rp)
+		out->failed = true;
 	for (size_t i = 0; i < a->nr_diags; i++) {
 		const struct diagnostic *g = &a->diags[i];
 		if (shown < SUMMARY_MAX_FINDINGS && is_finding(g, covered, shown)) {
-			finding(g, p, a->time_base, reason != NULL, out);
+			finding(g, p, a->time_base, reason != NULL,
+				have_rp && i < RANK_PLACEMENT_TOP ? &rp : NULL, out);
 			shown++;
 		} else {
 			rest += g->share.value;
 		}
 		covered += isfinite(g->share.value) ? g->share.value : 0;
 	}
+	if (have_rp)
+		rank_placement__release(&rp);
 	char rb[24]; /* an unavailable share among the rest: their sum is unavailable */
 	if (a->nr_diags > shown)
 		text_lines__add(out, "  ... and %zu more Hotspot%s above the floor, holding %s "

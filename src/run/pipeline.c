@@ -33,9 +33,10 @@ struct stage {
 
 /* Before launch: a failure stops everything (exit 125). */
 static const struct stage before[] = {
-	{"config", stage_config},   {"launch", stage_launch},   {"machine", stage_machine},
-	{"perf", stage_detect_perf}, {"doctor", stage_doctor}, {"rundir", stage_rundir},
-	{"regions-env", stage_regions_env},
+	{"config", stage_config},       {"launch", stage_launch},
+	{"machine", stage_machine},     {"calibrate", stage_calibrate},
+	{"perf", stage_detect_perf},    {"doctor", stage_doctor},
+	{"rundir", stage_rundir},       {"regions-env", stage_regions_env},
 };
 /* After launch: each runs even when an earlier one failed, so a crash of the
  * application or of one stage still leaves a complete Run. */

@@ -41,6 +41,7 @@ struct run_request {
 	bool json;
 	bool strict;
 	bool no_source;
+	bool no_calibrate;         /* --no-calibrate */
 	const char *record_entry;  /* --record ENTRY, or NULL */
 	const char *replay_entry;  /* --replay ENTRY, or NULL */
 	const char *const *source_map; /* "OLD=NEW" entries from --source-map */

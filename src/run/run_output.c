@@ -67,9 +67,10 @@ static void summary(struct run_state *s, struct analysis *a)
 	struct summary_ctx ctx = {.ceilings_reason = NULL,
 				  .nr_ranks = s->mpi ? s->nr_ranks : -1,
 				  .nr_sampled_ranks = s->nr_sampled_ranks};
-	if (!a->have_ceilings)
-		ctx.ceilings_reason = "no Ceiling was recorded for this Machine; calibration is "
-				      "not implemented yet";
+	/* The reason is the Run's own degradation, never a fixed sentence. */
+	for (size_t i = 0; !a->have_ceilings && i < s->degradations.n; i++)
+		if (!strcmp(s->degradations.v[i].name, "ceilings-unavailable"))
+			ctx.ceilings_reason = s->degradations.v[i].message;
 	struct rank_imbalance ri;
 	memset(&ri, 0, sizeof(ri));
 	bool have_ri = s->mpi && imbalance_ranks(&s->pivot, s->world_size, &ri) == 0;

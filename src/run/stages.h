@@ -18,6 +18,8 @@ int stage_launch(struct run_state *s, struct err *e);
 int stage_detect_perf(struct run_state *s, struct err *e);
 int stage_doctor(struct run_state *s, struct err *e);
 int stage_machine(struct run_state *s, struct err *e);
+/* The Machine's Ceilings: cached, calibrated, or theoretical (stage_calibrate.c). */
+int stage_calibrate(struct run_state *s, struct err *e);
 int stage_rundir(struct run_state *s, struct err *e);
 /* SCOPE_PROFILER_PREFIX=<collect>/regions/<name> for the application. */
 int stage_regions_env(struct run_state *s, struct err *e);

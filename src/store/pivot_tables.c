@@ -127,10 +127,12 @@ static void bind_locus(sqlite3_stmt *st, const struct pivot *p, size_t i)
 	b_text(st, 2, l->node);
 	b_int(st, 3, l->rank, l->rank >= 0);
 	b_int(st, 4, l->thread, l->thread >= 0);
+	b_int(st, 5, l->pid, l->pid > 0);
 }
 static int load_locus(sqlite3_stmt *st, struct pivot *p, struct err *e)
 {
-	struct locus l = {(char *)c_text(st, 1), c_int32(st, 2, -1), c_int(st, 3, -1)};
+	struct locus l = {.node = (char *)c_text(st, 1), .rank = c_int32(st, 2, -1),
+			  .thread = c_int(st, 3, -1), .pid = c_int(st, 4, 0)};
 	return added(pivot__add_locus(p, &l), e);
 }
 
@@ -379,7 +381,8 @@ const struct pivot_table pivot_tables[] = {
 	 "offset INTEGER",
 	 "module, build_id, name, source_file, resolution_level, offset", 6, n_hotspots,
 	 bind_hotspot, load_hotspot},
-	{"loci", "node TEXT, rank INTEGER, thread INTEGER", "node, rank, thread", 3, n_loci,
+	{"loci", "node TEXT, rank INTEGER, thread INTEGER, pid INTEGER", "node, rank, thread, pid", 4,
+	 n_loci,
 	 bind_locus, load_locus},
 	{"measurements",
 	 "hotspot INTEGER REFERENCES hotspots(id), locus " LOCUS_REF ", pass_index INTEGER NOT "

@@ -22,9 +22,35 @@ static const struct counter_event zen34_events[] = {
 	{"ls_dmnd_fills_from_sys.mem_io_local", 100003, "dram_bytes"},
 	{"ls_dmnd_fills_from_sys.mem_io_remote", 100003, "dram_bytes"},
 };
-static const struct counter_group zen2 = {"zen2", zen2_events, 3};
-static const struct counter_group zen3 = {"zen3", zen34_events, 3};
-static const struct counter_group zen4 = {"zen4", zen34_events, 3};
+static const struct counter_group zen2 = {"zen2", zen2_events, 3, true};
+static const struct counter_group zen3 = {"zen3", zen34_events, 3, true};
+static const struct counter_group zen4 = {"zen4", zen34_events, 3, true};
+/* Intel server cores from Skylake-SP on: each fp_arith_inst_retired event
+ * counts instructions of one width, weighted into FLOPs at ingestion (1, 2,
+ * 4, 8 double; 1, 4, 8, 16 single; FMA counted twice by the hardware). DRAM:
+ * the per-process sampled loads served by DRAM (uncore IMC counters are
+ * system-wide, not per process). Ten events on 4-8 programmable counters:
+ * perf multiplexes them (said in the ingest reasons). */
+static const struct counter_event intel_sp_events[] = {
+	{"fp_arith_inst_retired.scalar_double", 4999999, "flops_dp"},
+	{"fp_arith_inst_retired.128b_packed_double", 4999999, "flops_dp"},
+	{"fp_arith_inst_retired.256b_packed_double", 4999999, "flops_dp"},
+	{"fp_arith_inst_retired.512b_packed_double", 4999999, "flops_dp"},
+	{"fp_arith_inst_retired.scalar_single", 4999999, "flops_sp"},
+	{"fp_arith_inst_retired.128b_packed_single", 4999999, "flops_sp"},
+	{"fp_arith_inst_retired.256b_packed_single", 4999999, "flops_sp"},
+	{"fp_arith_inst_retired.512b_packed_single", 4999999, "flops_sp"},
+	{"mem_load_l3_miss_retired.local_dram", 100003, "dram_bytes"},
+	{"mem_load_l3_miss_retired.remote_dram", 100003, "dram_bytes"},
+};
+static const struct counter_group intel_sp = {"intel-sp", intel_sp_events, 10, false};
+/* Arm Neoverse with the Armv8.6 FP operation events (V1, N2, V2; not N1). */
+static const struct counter_event neoverse_events[] = {
+	{"fp_scale_ops_spec", 4999999, "flops"},
+	{"fp_fixed_ops_spec", 4999999, "flops"},
+	{"ll_cache_miss_rd", 100003, "dram_bytes"},
+};
+static const struct counter_group neoverse = {"neoverse", neoverse_events, 3, false};
 
 int perf_parse_version(const char *out, struct perf_version *v)
 {
@@ -77,13 +103,28 @@ static long cpuinfo_int(const char *cpuinfo, const char *key)
 			q++;
 		if (*q != ':')
 			continue;
-		return strtol(q + 1, NULL, 10);
+		return strtol(q + 1, NULL, 0); /* Arm writes "0x41", "0xd4f" */
 	}
 	return -1;
 }
 
+static const struct counter_group *intel_group(long family, long model)
+{
+	static const long sp[] = {0x55, 0x6a, 0x6c, 0x8f, 0xcf, 0xad, 0xae};
+	for (size_t i = 0; family == 6 && i < sizeof(sp) / sizeof(sp[0]); i++)
+		if (model == sp[i])
+			return &intel_sp;
+	return NULL;
+}
+
 const struct counter_group *perf_counter_group(const char *cpuinfo)
 {
+	if (cpuinfo && strstr(cpuinfo, "GenuineIntel"))
+		return intel_group(cpuinfo_int(cpuinfo, "cpu family"), cpuinfo_int(cpuinfo, "model"));
+	if (cpuinfo && strstr(cpuinfo, "CPU implementer") && cpuinfo_int(cpuinfo, "CPU implementer") == 0x41) {
+		long part = cpuinfo_int(cpuinfo, "CPU part");
+		return part == 0xd40 || part == 0xd49 || part == 0xd4f ? &neoverse : NULL;
+	}
 	if (!cpuinfo || !strstr(cpuinfo, "AuthenticAMD"))
 		return NULL;
 	long family = cpuinfo_int(cpuinfo, "cpu family");

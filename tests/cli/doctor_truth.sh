@@ -8,7 +8,7 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
 # The LLVM recommended everywhere is ATTRIB_LLVM_RECOMMENDED; deps.sh installs it.
-n=$(sed -n 's/^#define ATTRIB_LLVM_RECOMMENDED \([0-9]*\).*/\1/p' "$NUNATAK_SOURCE_DIR/src/attrib/locate.h")
+n=$(sed -n 's/^#define ATTRIB_LLVM_RECOMMENDED \([0-9]*\).*/\1/p' "$NUNATAK_SOURCE_DIR/src/tools/locate.h")
 [ -n "$n" ] || fail "no ATTRIB_LLVM_RECOMMENDED"
 grep -qw "llvm-$n" "$NUNATAK_SOURCE_DIR/scripts/deps.sh" || fail "deps.sh does not install llvm-$n"
 bad=$(grep -rhoE "apt-get install llvm(-[0-9]+|-%d)?" "$NUNATAK_SOURCE_DIR/src" | grep -vE "llvm-($n|%d)$" || true)
@@ -63,4 +63,6 @@ entry intelbare GenuineIntel 6 85 "" 0 "123456,,cycles,1000,100.00,,"
 doctor intelbare
 line | grep -q "^ *->" && fail "intelbare: a remedy offered where none helps: $(line)"
 line | grep -q "cycles counted" || fail "intelbare: $(line)"
+line | grep -q "a run tries the intel-sp group, never validated on real hardware" ||
+	fail "intelbare: the unvalidated group must be named as such: $(line)"
 echo ok

@@ -1,5 +1,5 @@
 #!/bin/bash
-# nunatak run over real Open MPI (4 ranks): rank 0's 3x work shows as imbalance ~3 in work_units with rank 0 busiest; output and exit codes pass through
+# nunatak run over real Open MPI (4 ranks): rank 0's 3x work shows as imbalance ~3 in work_units with rank 0 busiest; "4 ranks", the MPI runtime's helper threads counted apart (never as Loci), every downgrade beside its value; output and exit codes pass through
 set -eu
 command -v mpirun >/dev/null || { echo "skip: mpirun is not installed"; exit 2; }
 command -v perf >/dev/null || { echo "skip: perf is not installed"; exit 2; }
@@ -20,16 +20,38 @@ mpi=(mpirun --oversubscribe --allow-run-as-root -n 4)
 grep -q "^mpi_imbalance: 4 ranks, rank 0 did 3x60 units" "$tmp/out" || {
 	echo "application output lost:"; cat "$tmp/out"; exit 1; }
 grep -q "launching ranks" "$tmp/err" || { echo "the launch was not rewritten"; cat "$tmp/err"; exit 1; }
-grep -q "ranks: 4 (4 sampled); busiest rank 0 at" "$tmp/err" || {
+grep -q "^.* 4 ranks (4 sampled); busiest rank 0 at" "$tmp/err" || {
 	echo "no rank summary line"; cat "$tmp/err"; exit 1; }
+# A downgrade names the value it downgrades, shown on the line above it.
+if grep "downgraded to estimated" "$tmp/err" | grep -Ev "^.*(    (share|achieved|attainable|envelope fraction|DRAM intensity|imbalance)(, [a-zA-Z ]+)* downgraded to estimated: |  busiest rank's [0-9.]+x downgraded to estimated: )"; then
+	echo "a downgrade that refers to no value shown"; cat "$tmp/err"; exit 1
+fi
 for r in 0 1 2 3; do
 	[ -f "$tmp/run/collect/rank-$r/rank.json" ] || { echo "rank $r left no rank.json"; exit 1; }
 done
 "$NUNATAK" report --json "$tmp/run" >"$tmp/payload.json"
-python3 - "$tmp/payload.json" <<'PY'
-import json, sys
+python3 - "$tmp/payload.json" "$tmp/run/pivot.sqlite" "$tmp/err" <<'PY'
+import json, re, sqlite3, sys
 p = json.load(open(sys.argv[1]))
 ranks = p["ranks"]
+# mpi_imbalance is single-threaded: one application thread per rank; every
+# other sampled thread is the MPI runtime's (progress, event loop) and is
+# counted apart, never as a Locus.
+db = sqlite3.connect(sys.argv[2])
+sampled = db.execute("select count(distinct m.locus) from measurements m join loci l on l.id = m.locus "
+                     "where m.hotspot is not null and l.thread is not null").fetchone()[0]
+mains = db.execute("select count(*) from loci where thread = pid").fetchone()[0]
+assert mains == 4, ("main threads (tid == pid)", mains)
+helpers = ranks["helper_threads"]["count"]
+print(f"{sampled} sampled thread Loci: 4 application threads, {helpers} MPI runtime helper threads")
+assert ranks["threads"] == 4, ranks["threads"]
+assert p["coverage"]["loci"]["value"] == 4, p["coverage"]
+assert p["coverage"]["helper_threads"]["value"] == helpers == sampled - 4, (p["coverage"], sampled)
+err = open(sys.argv[3]).read()
+if helpers:
+    want = f"  threads: one application thread per rank; {helpers} MPI runtime helper thread"
+    assert want in err, err
+assert not re.search(r"\b8 Loci\b", err), err
 assert len(ranks["rows"]) == 4, ranks
 assert ranks["busiest_rank"] == 0, ranks
 assert all(r["sampled"] for r in ranks["rows"]), ranks["rows"]

@@ -13,12 +13,14 @@ page="file://$tmp/report.html"
 dump_dom "$page" "$tmp/dom.html"
 expect "$tmp/dom.html" \
 	'4 Hotspots above the statistical floor hold 93.4% of the sampled time.' \
-	'2,050 samples of task-clock, over 8.21 s of sampled time, on 4 Loci.' \
+	'2,050 samples of task-clock, over 8.21 s of sampled time, on 2 of 4 ranks (4 application threads); 2 MPI runtime helper threads (progress, event loops) seen beside them, not counted as Loci.' \
+	'Threads: 4 application threads over the 2 sampled ranks; 2 MPI runtime helper threads (progress, event loops, 0.4% of the sampled time) seen beside them, not counted as application Loci.' \
+	'<td>2 + 1 helper</td>' \
 	'<span class="hs-name">reduce_sq</span>' '<span class="hs-name">dgemm_tile</span>' \
 	'<span class="hs-name">halo_exchange</span>' '<span class="hs-name">0x7f3a/libm.so.6+0x1a2b0</span>' \
 	'</span>measured</span>' '</span>estimated</span>' \
 	'<span class="val q-unavailable"' '</span>unavailable</span>' \
-	'Downgraded to estimated: FLOPs not split by precision' \
+	'Downgraded to estimated: achieved, attainable, envelope fraction, DRAM intensity: FLOPs not split by precision' \
 	'line 14 of kernels.c holds 71.0% of this Hotspot' \
 	'What this report does not say' \
 	'degraded [llvm-missing]</span>: llvm-symbolizer not found' \
@@ -32,8 +34,10 @@ expect "$tmp/dom.html" \
 	'<tr class="others">' '41 Hotspots below the floor of 30 samples' \
 	'By inline frame' 'in 3 hotspots' \
 	'AMD EPYC 9354P 32-Core Processor · 64 cores, 16 allocated' \
-	'mpirun -n 4 ./solver --grid 512' '9f1c2ab7e0d4'
-reject "$tmp/dom.html" 'id="detail"' 'class="fatal"' 'undefined' 'NaN' '>null<'
+	'mpirun -n 4 ./solver --grid 512' '9f1c2ab7e0d4' \
+	'<code class="cmd target" title="mpirun -n 4 ./solver --grid 512">solver --grid 512</code>' \
+	'<span class="launcher" title="mpirun -n 4 ./solver --grid 512">via mpirun -n 4</span>'
+reject "$tmp/dom.html" 'id="detail"' 'class="fatal"' 'undefined' 'NaN' '>null<' 'on 4 Loci'
 # An absent value is never drawn as a number: halo_exchange's GFLOP/s cell.
 python3 - "$tmp/dom.html" <<'PY'
 import re, sys
@@ -118,6 +122,35 @@ expect "$tmp/many.html" '40 Hotspots above the statistical floor hold 80.0% of t
 	'… and 18 more ranks not shown' '<span class="hs-name">kernel_39</span>'
 [ "$(grep -o '<li class="finding">' "$tmp/many.html" | wc -l)" = 10 ] || { echo "FAIL: findings not capped at 10" >&2; exit 1; }
 [ "$(grep -o '<tr class="hs-row"' "$tmp/many.html" | wc -l)" = 40 ] || { echo "FAIL: inventory lost rows" >&2; exit 1; }
+
+# Every rank counted, none sampled: the columns that need samples are
+# unavailable for every row, so they are one sentence, not columns of
+# "unavailable"; the columns some rank has stay, "unavailable" where absent.
+mkdir "$tmp/counted"
+python3 - "$tmp/payload.json" "$tmp/counted/payload.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1], encoding="utf-8"))
+for r in p["ranks"]["rows"]:
+    r.update(sampled=False, app_ns=None, mpi_ns=None, sys_ns=None, mpi_fraction=None,
+             samples=0, threads=0, helper_threads=0)
+p["ranks"]["rows"][3]["node"] = None
+json.dump(p, open(sys.argv[2], "w"))
+PY
+"$NUNATAK" report --payload "$tmp/counted/payload.json" --html 2>/dev/null
+dump_dom "file://$tmp/counted/report.html" "$tmp/counted.html"
+python3 - "$tmp/counted.html" <<'PY'
+import re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+sec = re.search(r'<section class="ranks">(.*?)</section>', dom, re.S).group(1)
+heads = [re.sub(r"<[^>]+>", "", h) for h in re.findall(r"<th[^>]*>(.*?)</th>", sec)]
+assert heads == ["Rank", "Node", "Collection", "Time", "Time from"], heads
+note = re.sub(r"<[^>]+>", "", re.search(r'<p class="muted gone-columns">(.*?)</p>', sec, re.S).group(1))
+assert note == ("Unavailable for every rank, so not drawn as columns: Threads (no rank was sampled); "
+                "Application, MPI and MPI fraction (no rank was sampled: the split between "
+                "application and MPI time needs samples)."), note
+body = sec.split("<tbody>", 1)[1]
+assert body.count(">unavailable<") == 1, body   # rank 3's node only
+PY
 
 # A screenshot for a human to look at (kept in the build tree).
 mkdir -p "$NUNATAK_BUILD_DIR/test-artifacts"

@@ -34,13 +34,21 @@ expect "$tmp/dom.html" \
 	'By inline frame' '<span class="hs-name">reduce</span>' \
 	'line 11 of workload.c holds 51.0% of this Hotspot'
 reject "$tmp/dom.html" 'class="fatal"' 'undefined' 'NaN' '>null<' '1.00×'
-# One process, one thread: the imbalance over one Locus is unavailable, never 1.00x.
+# One process, one thread: the imbalance over one Locus is unavailable, never
+# 1.00x; unavailable for every Hotspot, as are GFLOP/s and DRAM intensity
+# (no FLOP counter), so no column of "unavailable": one sentence with why.
 python3 - "$tmp/dom.html" <<'PY'
 import re, sys
 dom = open(sys.argv[1], encoding="utf-8").read()
-row = re.search(r'<tr class="hs-row"[^>]*data-go="0".*?</tr>', dom, re.S).group(0)
-text = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
-assert text[5] == "unavailable", text
+inv = dom.split('id="inventory"', 1)[1]
+heads = [re.sub(r"<[^>]+>", "", h).strip(" \u25be\u25b4") for h in re.findall(r"<th[^>]*>(.*?)</th>", inv.split("</thead>")[0], re.S)]
+assert heads == ["Hotspot", "Share", "%", "Quality", "Resolution"], heads
+row = re.search(r'<tr class="hs-row"[^>]*data-go="0".*?</tr>', inv, re.S).group(0)
+assert "unavailable" not in re.sub(r"<[^>]+>", "", row), row
+note = re.sub(r"<[^>]+>", "", re.search(r'<p class="muted gone-columns">(.*?)</p>', inv, re.S).group(1))
+assert note == ("Unavailable for every Hotspot, so not drawn as columns: GFLOP/s and DRAM "
+                "intensity (no flops_dp raw counter in this Run); Imbalance (one Locus in this "
+                "Run: imbalance needs at least two)."), note
 PY
 
 dump_dom "file://$report#hotspot-0" "$tmp/detail.html"

@@ -63,14 +63,4 @@ h = [h for h in p["hotspots"] if h["name"] == "sweep"][0]
 assert h["regions"][0]["path"] == "timestep > solve > sweep", h["regions"]
 assert abs(h["regions"][0]["share"] - inside) < 1e-9, (h["regions"], inside)
 PY
-
-# The page: a Regions table on level 1 and the finding's regions (when chromium is here).
-if CH=$(command -v chromium || command -v chromium-browser); then
-	P=$(mktemp -d "$WORK/chr.XXXXXX")
-	timeout 120 "$CH" --headless --no-sandbox --disable-gpu --no-first-run \
-		--disable-background-networking --user-data-dir="$P" --dump-dom \
-		"file://$WORK/run/report.html" > dom.html 2> /dev/null || fail "chromium"
-	sed 's/<script[^>]*>.*<\/script>//' dom.html | grep -q '<h3>Regions</h3>' || fail "no Regions table"
-	grep -q 'class="in-regions">in timestep &gt; solve &gt; sweep' dom.html || fail "no regions under the finding"
-fi
-
+echo ok

@@ -139,7 +139,10 @@ static void t_quality_propagation(void)
 	pivot__release(&p);
 }
 
-/* 1000 samples on one thread, 2 on another: the ratio rests on 2 samples. */
+/* The statistical floor applies per Locus: 1000 samples on one thread, 2 on
+ * another is a ratio resting on 2 samples, not an imbalance finding; with a
+ * third thread of 300 samples, the ratio is over the two above the floor,
+ * estimated because one Locus was left out. */
 static void t_imbalance_floor(void)
 {
 	struct pivot p;
@@ -152,11 +155,83 @@ static void t_imbalance_floor(void)
 	CHECK_INT(analysis_run(&p, NULL, 0, 30, &a), 0);
 	CHECK_INT(a.nr_diags, 1);
 	const struct derived *d = &a.diags[0].imbalance;
-	CHECK_NEAR(d->value, 500.0, 1e-9);
+	CHECK(isnan(d->value));
+	CHECK_INT(d->quality, QUALITY_UNAVAILABLE);
+	CHECK_STR(d->reason, "1 of the 2 application Loci with time here holds the statistical "
+			     "floor of 30 samples: imbalance needs two");
+	CHECK(a.diags[0].classification == NULL);
+	analysis__release(&a);
+	int64_t l2 = pivot__intern_locus(&p, "n", -1, 3);
+	meas(&p, h, l2, "task-clock", 300 * MS, 300, QUALITY_MEASURED, NULL, 0);
+	CHECK_INT(analysis_run(&p, NULL, 0, 30, &a), 0);
+	d = &a.diags[0].imbalance;
+	CHECK_NEAR(d->value, 1000.0 / 300.0, 1e-9);
 	CHECK_INT(d->quality, QUALITY_ESTIMATED);
-	CHECK_STR(d->reason,
-		  "the least-loaded Locus holds 2 samples, below the statistical floor of 30");
+	CHECK_STR(d->reason, "over the 2 Loci above the statistical floor of 30 samples; 1 below "
+			     "it left out");
 	CHECK_STR(a.diags[0].classification, "imbalance");
+	analysis__release(&a);
+	pivot__release(&p);
+}
+
+static int64_t rank_thread(struct pivot *p, int rank, int64_t pid, int64_t tid)
+{
+	int64_t l = pivot__intern_locus(p, "n", rank, tid);
+	p->loci[l].pid = pid;
+	return l;
+}
+
+/* Two ranks, each with its main thread and an MPI runtime progress thread
+ * (samples in the kernel and libopen-pal), plus rank 1's OpenMP worker: the
+ * helpers are counted apart and never enter a per-Locus ratio; the main
+ * thread is never a helper however much it waits in MPI. */
+static void t_helper_threads(void)
+{
+	struct pivot p;
+	pivot__init(&p);
+	int64_t work = hs(&p, "work", RESOLUTION_FUNCTION, 0x10);
+	struct hotspot k = {.module = (char *)"[kernel.kallsyms]", .name = (char *)"schedule",
+			    .level = RESOLUTION_FUNCTION, .has_offset = true};
+	struct hotspot o = {.module = (char *)"/usr/lib/libopen-pal.so.80", .name =
+			    (char *)"opal_progress", .level = RESOLUTION_FUNCTION, .has_offset = true};
+	int64_t kern = pivot__add_hotspot(&p, &k), opal = pivot__add_hotspot(&p, &o);
+	int64_t m0 = rank_thread(&p, 0, 500, 500), h0 = rank_thread(&p, 0, 500, 510);
+	int64_t m1 = rank_thread(&p, 1, 600, 600), w1 = rank_thread(&p, 1, 600, 601);
+	int64_t h1 = rank_thread(&p, 1, 600, 610);
+	meas(&p, work, m0, "task-clock", 400 * MS, 400, QUALITY_MEASURED, NULL, 0);
+	meas(&p, work, m1, "task-clock", 100 * MS, 100, QUALITY_MEASURED, NULL, 0);
+	meas(&p, work, w1, "task-clock", 100 * MS, 100, QUALITY_MEASURED, NULL, 0);
+	meas(&p, opal, m1, "task-clock", 300 * MS, 300, QUALITY_MEASURED, NULL, 0);
+	/* the progress threads: 40 samples each, one of them in the program */
+	meas(&p, kern, h0, "task-clock", 39 * MS, 39, QUALITY_MEASURED, NULL, 0);
+	meas(&p, work, h0, "task-clock", 1 * MS, 1, QUALITY_MEASURED, NULL, 0);
+	meas(&p, opal, h1, "task-clock", 40 * MS, 40, QUALITY_MEASURED, NULL, 0);
+	struct analysis a;
+	CHECK_INT(analysis_run(&p, NULL, 0, 30, &a), 0);
+	CHECK_INT(a.nr_loci, 3);
+	CHECK_INT(a.nr_helper_loci, 2);
+	CHECK_NEAR(a.helper_share, 80.0 / 980.0, 1e-9);
+	/* opal_progress: 300 on rank 1's main thread, 40 on its helper: one
+	 * application Locus only, not an imbalance of 7.5x */
+	for (size_t i = 0; i < a.nr_diags; i++) {
+		const struct diagnostic *g = &a.diags[i];
+		const char *name = p.hotspots[g->hotspot].name;
+		if (strcmp(name, "opal_progress") == 0) {
+			CHECK(isnan(g->imbalance.value));
+			CHECK(g->classification == NULL);
+		} else if (strcmp(name, "work") == 0) {
+			CHECK_NEAR(g->imbalance.value, 4.0, 1e-9); /* 400 / 100, not 400 / 1 */
+			CHECK_INT(g->imbalance.quality, QUALITY_MEASURED);
+		}
+	}
+	analysis__release(&a);
+	/* Without the process ids (a Run written before they were kept) no
+	 * thread is set aside: nothing tells the main thread. */
+	for (size_t l = 0; l < p.nr_loci; l++)
+		p.loci[l].pid = 0;
+	CHECK_INT(analysis_run(&p, NULL, 0, 30, &a), 0);
+	CHECK_INT(a.nr_loci, 5);
+	CHECK_INT(a.nr_helper_loci, 0);
 	analysis__release(&a);
 	pivot__release(&p);
 }
@@ -179,6 +254,14 @@ static void t_join_reasons(void)
 	CHECK_STR(r, "c");
 	xfree(r);
 	CHECK(analysis_join_reasons(NULL, NULL) == NULL);
+	/* The roofline path joins already-joined lists: each part once. */
+	r = analysis_join_reasons("demand fills; FLOPs not split; compared",
+				  "FLOPs not split; compared; demand fills");
+	CHECK_STR(r, "demand fills; FLOPs not split; compared");
+	free(r);
+	r = analysis_join_reasons("a; a; b", NULL);
+	CHECK_STR(r, "a; b");
+	free(r);
 }
 
 static void t_no_time_base(void)
@@ -206,7 +289,8 @@ static void t_no_time_base(void)
 static const struct test_case cases[] = {
 	{"shares_floor_others", "shares, the 30-sample floor, others, unresolved", t_shares_floor_others},
 	{"quality", "Quality propagation, lowest pass, imbalance, classification", t_quality_propagation},
-	{"imbalance_floor", "an imbalance resting on few samples is estimated", t_imbalance_floor},
+	{"imbalance_floor", "the statistical floor applies per Locus", t_imbalance_floor},
+	{"helper_threads", "MPI runtime helper threads are no application Loci", t_helper_threads},
 	{"join_reasons", "reasons joined with '; ' and deduplicated", t_join_reasons},
 	{"no_time_base", "no time base: nothing ranked, no crash", t_no_time_base},
 };

@@ -92,7 +92,7 @@ static void t_app_time_decides(void)
 
 	struct text_lines t = {0};
 	CHECK_INT(ranks_view_lines(&ri, &t), 0);
-	CHECK_STR(t.v[0], "ranks: 4 (4 sampled); busiest rank 0 at 2.00x the mean; MPI holds 41.7% of the time");
+	CHECK_STR(t.v[0], "4 ranks (4 sampled); busiest rank 0 at 2.00x the mean; MPI holds 41.7% of the time");
 	CHECK(strstr(t.v[1], "application time") && strstr(t.v[1], "1.00x") &&
 	      strstr(t.v[1], "kernel holds 8.3%"));
 	text_lines__release(&t);
@@ -129,7 +129,11 @@ static void t_counted_and_missing(void)
 	json_decref(j);
 	struct text_lines t = {0};
 	CHECK_INT(ranks_view_lines(&ri, &t), 0);
-	CHECK(strstr(t.v[0], "ranks: 6 (3 sampled, 2 left nothing)") == t.v[0]);
+	CHECK(strstr(t.v[0], "6 ranks (3 sampled, 2 left nothing)") == t.v[0]);
+	/* the downgrade names the value it downgrades, shown on the line above */
+	CHECK(strstr(t.v[0], "busiest rank 0 at 1.80x"));
+	CHECK(strstr(t.v[t.n - 1], "  busiest rank's 1.80x downgraded to estimated: over the 3 "
+				  "sampled ranks of 6") == t.v[t.n - 1]);
 	text_lines__release(&t);
 	rank_imbalance__release(&ri);
 	pivot__release(&p);
@@ -171,12 +175,82 @@ static void t_single_rank_unavailable(void)
 	pivot__release(&p);
 }
 
+/* 4 ranks, each with its main thread (tid == pid) and a progress thread
+ * whose samples are in the kernel and libopen-pal, as Open MPI runs
+ * oversubscribed: "4 ranks" and the helpers said apart, never "8 Loci". */
+static void t_helper_threads(void)
+{
+	struct pivot p;
+	pivot__init(&p);
+	int64_t work = hotspot(&p, "/home/u/mpi_imbalance", "work_units");
+	int64_t kern = hotspot(&p, "[kernel.kallsyms]", "schedule_hrtimeout_range_clock");
+	int64_t opal = hotspot(&p, "/usr/lib/x86_64-linux-gnu/libopen-pal.so.80", "opal_progress");
+	for (int r = 0; r < 4; r++) {
+		int64_t pid = 11450 + 10 * r;
+		int64_t main_l = pivot__intern_locus(&p, "vm", r, pid);
+		int64_t help_l = pivot__intern_locus(&p, "vm", r, pid + 5);
+		p.loci[main_l].pid = p.loci[help_l].pid = pid;
+		double ms[][3] = {{main_l, (double)work, r ? 100 : 300},
+				  {main_l, (double)opal, r ? 200 : 1},
+				  {help_l, (double)kern, 3},
+				  {help_l, (double)opal, r == 2 ? 1 : 0}};
+		for (size_t k = 0; k < 4; k++) {
+			if (!(ms[k][2] > 0))
+				continue;
+			struct measurement m = {.hotspot = (int64_t)ms[k][1], .locus = (int64_t)ms[k][0],
+						.counter = (char *)"task-clock", .value = ms[k][2] * 1e6,
+						.unit = (char *)"ns", .sample_count = (int64_t)ms[k][2],
+						.coverage = -1};
+			CHECK(pivot__add_measurement(&p, &m) >= 0);
+		}
+	}
+	struct rank_imbalance ri;
+	CHECK_INT(imbalance_ranks(&p, 4, &ri), 0);
+	CHECK_INT(ri.nr_threads, 4);
+	CHECK_INT(ri.nr_helpers, 4);
+	CHECK_INT(ri.rows[2].nr_helpers, 1);
+	CHECK_INT(ri.rows[2].nr_threads, 1);
+	CHECK_NEAR(ri.helper_fraction, 13.0 / 1214.0, 1e-9);
+	struct text_lines t = {0};
+	CHECK_INT(ranks_view_lines(&ri, &t), 0);
+	CHECK(strstr(t.v[0], "4 ranks (4 sampled); busiest rank 0 at ") == t.v[0]);
+	CHECK_STR(t.v[1], "  threads: one application thread per rank; 4 MPI runtime helper threads "
+			  "seen beside them (progress, event loops, 1.1% of the sampled time), not "
+			  "counted as application Loci");
+	text_lines__release(&t);
+	json_t *j = ranks_view_payload(&ri);
+	CHECK_INT(json_integer_value(json_object_get(j, "threads")), 4);
+	json_t *hj = json_object_get(j, "helper_threads");
+	CHECK_INT(json_integer_value(json_object_get(hj, "count")), 4);
+	CHECK(strstr(json_string_value(json_object_get(hj, "rule")), "tid != pid"));
+	json_decref(j);
+	rank_imbalance__release(&ri);
+	/* rank 0's main thread sits almost wholly in MPI: still the rank's main
+	 * thread, never a helper; an OpenMP worker running the program's code
+	 * is an application thread */
+	int64_t w = pivot__intern_locus(&p, "vm", 0, 11459);
+	p.loci[w].pid = 11450;
+	struct measurement m = {.hotspot = work, .locus = w, .counter = (char *)"task-clock",
+				.value = 50e6, .unit = (char *)"ns", .sample_count = 50, .coverage = -1};
+	CHECK(pivot__add_measurement(&p, &m) >= 0);
+	CHECK_INT(imbalance_ranks(&p, 4, &ri), 0);
+	CHECK_INT(ri.nr_threads, 5);
+	CHECK_INT(ri.nr_helpers, 4);
+	CHECK_INT(ranks_view_lines(&ri, &t), 0);
+	CHECK(strstr(t.v[1], "  threads: 5 application threads over the 4 sampled ranks; 4 MPI") ==
+	      t.v[1]);
+	text_lines__release(&t);
+	rank_imbalance__release(&ri);
+	pivot__release(&p);
+}
+
 static const struct test_case cases[] = {
 	{"mpi_modules", "MPI runtime modules are recognised", t_mpi_modules},
 	{"app_time", "waiting in MPI is not mistaken for work", t_app_time_decides},
 	{"counted_missing", "counted-only and absent ranks are said", t_counted_and_missing},
 	{"no_ranks", "a single-process Run has no rank view", t_no_ranks},
 	{"single_rank", "one rank: imbalance unavailable with a reason", t_single_rank_unavailable},
+	{"helper_threads", "MPI runtime helper threads are said apart, not as Loci", t_helper_threads},
 };
 
 TEST_MAIN(cases)

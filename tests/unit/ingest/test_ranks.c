@@ -66,7 +66,14 @@ static void build_collect(void)
 	put("rank-0/perf-script.txt", script_of(100, 30, 0));
 	put("rank-0/perf-buildid-list.txt", "0123abcd /opt/app/solver\n");
 	rank_json(1, "nodeB", "sampler", true, false, "");
-	put("rank-1/perf-script.txt", script_of(200, 10, 20));
+	/* rank 1 also runs an MPI progress thread (tid 207 of pid 200) */
+	char r1[8192 + 512];
+	snprintf(r1, sizeof(r1), "%s", script_of(200, 10, 20));
+	for (int i = 0; i < 4; i++)
+		snprintf(r1 + strlen(r1), sizeof(r1) - strlen(r1),
+			 "          solver 200/207 101.%06d:    1000000 task-clock:  7f0000002a010 "
+			 "opal_progress+0x10 (/usr/lib/libopen-pal.so.40+0x2a010)\n", i);
+	put("rank-1/perf-script.txt", r1);
 	put("rank-1/perf-buildid-list.txt", "0123abcd /opt/app/solver\n");
 	rank_json(2, "nodeB", "counter", false, true, "");
 	put("rank-2/perf-stat.csv", "# started on Sun Nov 29 14:02:16 2026\n\n"
@@ -115,7 +122,20 @@ static void t_collect_dir(void)
 	CHECK_INT(s.nr_counted, 1);
 	CHECK_INT(s.nr_missing, 2);
 	CHECK_INT(s.nr_uncounted, 1);
-	CHECK_INT(s.nr_samples, 60);
+	CHECK_INT(s.nr_samples, 64);
+	/* Each thread Locus knows its process: the main thread (tid == pid) and
+	 * the progress thread apart (analysis/threads.h). */
+	int threads = 0;
+	for (size_t i = 0; i < p.nr_loci; i++) {
+		const struct locus *l = &p.loci[i];
+		if (l->rank == 1 && (l->thread == 200 || l->thread == 207)) {
+			CHECK_INT(l->pid, 200);
+			threads++;
+		}
+		if (l->rank == 0 && l->thread == 100)
+			CHECK_INT(l->pid, 100);
+	}
+	CHECK_INT(threads, 2);
 
 	/* The counting layer: Locus-level, in ns, unsupported counters unavailable. */
 	int64_t l2 = find_locus(&p, "nodeB", 2, true);

@@ -211,11 +211,57 @@ static void t_si(void)
 	CHECK_STR(format_si(b, sizeof(b), 12.0, "B"), "12 B");
 }
 
+/* "f": 1000, 300 and 2 samples on three threads: imbalance 3.3x, estimated
+ * (a Locus below the floor left out), shown, so its downgrade is said under
+ * it. "g": 100, 80 and 5: an estimated 1.25x that is no finding's evidence:
+ * no "downgraded" line may stand for a value nobody sees. */
+static void t_downgrade_shown(void)
+{
+	struct pivot p;
+	pivot__init(&p);
+	const char *names[] = {"f", "g"};
+	const double n[2][3] = {{1000, 300, 2}, {100, 80, 5}};
+	for (int k = 0; k < 2; k++) {
+		struct hotspot h = {.module = (char *)"/x/app", .name = (char *)names[k],
+				    .level = RESOLUTION_FUNCTION, .offset = (uint64_t)k,
+				    .has_offset = true};
+		int64_t id = pivot__add_hotspot(&p, &h);
+		for (int l = 0; l < 3; l++) {
+			struct measurement m = {.hotspot = id,
+						.locus = pivot__intern_locus(&p, "n", -1, 10 + l),
+						.counter = (char *)"task-clock", .value = n[k][l] * 1e6,
+						.unit = (char *)"ns", .sample_count = (int64_t)n[k][l],
+						.coverage = -1};
+			CHECK(pivot__add_measurement(&p, &m) >= 0);
+		}
+	}
+	struct analysis a;
+	CHECK_INT(analysis_run(&p, NULL, 0, 30, &a), 0);
+	CHECK_INT(a.diags[1].imbalance.quality, QUALITY_ESTIMATED);
+	struct text_lines t = {0};
+	struct summary_ctx ctx = {.nr_ranks = -1};
+	CHECK_INT(summary_render(&a, &p, &ctx, &t), 0);
+	int said = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		if (!strstr(t.v[i], "downgraded to estimated"))
+			continue;
+		said++;
+		CHECK(strstr(t.v[i], "    imbalance downgraded to estimated: over the 2 Loci above "
+				     "the statistical floor of 30 samples; 1 below it left out") == t.v[i]);
+		CHECK(i > 0 && strstr(t.v[i - 1], "most-loaded Locus carries 3.3x"));
+	}
+	CHECK_INT(said, 1);
+	text_lines__release(&t);
+	analysis__release(&a);
+	pivot__release(&p);
+}
+
 static const struct test_case cases[] = {
 	{"counters", "a missing FLOP or DRAM counter is said, with where to look", t_counters},
 	{"render", "summary and payload on a hand-built pivot", t_render},
 	{"empty", "an empty Run still says what it lacks", t_empty},
 	{"hottest_line", "a finding names its hottest line, as the payload", t_hottest_line},
 	{"si", "SI formatting", t_si},
+	{"downgrade_shown", "a downgrade is said only under the value it downgrades", t_downgrade_shown},
 };
 TEST_MAIN(cases)

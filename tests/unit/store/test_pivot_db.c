@@ -37,6 +37,7 @@ static void build(struct pivot *p)
 	CHECK_INT(pivot__add_hotspot(p, &u), 1);
 	CHECK_INT(pivot__intern_locus(p, "node-\xe6\x97\xa5\xe6\x9c\xac", 3, 4242), 0);
 	CHECK_INT(pivot__intern_locus(p, "node-b", -1, -1), 1);
+	p->loci[0].pid = 4240; /* thread 4242 of process 4240; node-b's pid unknown */
 	struct measurement m = {0, 0, 0, (char *)"task-clock", 1.5e9, (char *)"ns",
 				QUALITY_MEASURED, NULL, 1500, -1};
 	CHECK_INT(pivot__add_measurement(p, &m), 0);
@@ -95,6 +96,7 @@ static void compare(const struct pivot *a, const struct pivot *b)
 		streq(b->loci[i].node, a->loci[i].node);
 		CHECK_INT(b->loci[i].rank, a->loci[i].rank);
 		CHECK_INT(b->loci[i].thread, a->loci[i].thread);
+		CHECK_INT(b->loci[i].pid, a->loci[i].pid);
 	}
 	CHECK_INT(b->nr_measurements, a->nr_measurements);
 	for (size_t i = 0; i < a->nr_measurements; i++) {

@@ -103,7 +103,8 @@ static void t_groups(void)
 	g = perf_counter_group("vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\n");
 	CHECK_STR(g->uarch, "zen3");
 	CHECK(!perf_counter_group("vendor_id\t: AuthenticAMD\ncpu family\t: 23\nmodel\t\t: 1\n"));
-	CHECK(!perf_counter_group("vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\n"));
+	CHECK_STR(perf_counter_group("vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\n")->uarch, "intel-sp");
+	CHECK(!perf_counter_group("vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 158\n"));
 	CHECK(!perf_counter_group(NULL));
 	CHECK(!perf_counter_group(""));
 

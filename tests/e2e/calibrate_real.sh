@@ -1,0 +1,118 @@
+#!/bin/bash
+# nunatak calibrate for real here: Ceilings plausible against the test's own triad and FMA loop, cached iff measured, a real Run embeds them and says why placement is unavailable
+. "$NUNATAK_SOURCE_DIR/tests/fixtures/run/e2e_lib.sh"
+command -v cc >/dev/null || { echo "skip: no C compiler"; exit 2; }
+command -v python3 >/dev/null || { echo "skip: python3 needed for the assertions"; exit 2; }
+unset NUNATAK_NO_CALIBRATE
+# Never the user's cache: a fresh one, removed by the trap.
+export XDG_CACHE_HOME="$WORK/cache"
+cd "$WORK"
+"$NUNATAK" calibrate --help | grep -q -- "--force" || fail "calibrate --help"
+"$NUNATAK" help calibrate | grep -q "Ceilings" || fail "help calibrate"
+
+# A shared 2-core machine under a full test suite can take minutes: a budget
+# this generous makes a cut unlikely (a cut is still checked for honesty).
+printf '[calibration]\nbudget = 300\n' > nunatak.toml
+"$NUNATAK" calibrate --json > cal1.json 2> cal1.txt || fail "calibrate exited $?"
+# A second calibrate answers from the cache only when the first was stored.
+if python3 -c 'import json,sys; sys.exit(0 if json.load(open("cal1.json"))["stored"] else 1)'; then
+	"$NUNATAK" calibrate --json > cal2.json 2> cal2.txt || fail "second calibrate exited $?"
+else
+	cp cal1.json cal2.json
+fi
+THREADS=$(python3 -c 'import json; print(max(1, int(json.load(open("cal1.json"))["machine"]["allocated_cores"])))')
+cc -O3 -march=native -ffp-contract=fast -pthread -o by_hand "$NUNATAK_SOURCE_DIR/tests/fixtures/calibrate/by_hand.c" ||
+	fail "the test's own kernels did not build"
+./by_hand triad "$THREADS" 1024 > triad.txt 2>/dev/null || fail "by_hand triad"
+./by_hand fma "$THREADS" > fma.txt 2>/dev/null || fail "by_hand fma"
+
+python3 - "$NUNATAK_SOURCE_DIR" <<'PY' || fail "assertions"
+import json, os, sys
+src = sys.argv[1]
+c1, c2 = json.load(open("cal1.json")), json.load(open("cal2.json"))
+try:
+    import jsonschema
+    schema = json.load(open(os.path.join(src, "docs/schemas/calibrate.json")))
+    for d in (c1, c2):
+        jsonschema.Draft202012Validator(schema).validate(d)
+except ImportError:
+    print("note: python3-jsonschema absent: output not validated against its schema")
+assert c1["source"] == "calibrated", c1["source"]
+cal = c1["calibration"]
+assert cal["compiler"] and cal["isa"] in ("avx512", "avx2", "neon", "scalar"), cal
+assert cal["page_fault_seconds"] is not None and cal["page_fault_seconds"] >= 0, cal
+ceil = {c["name"]: c for c in c1["machine"]["ceilings"]}
+if cal["budget_cut"]:
+    # Honest under extreme load: the cut is said, what ran is kept, the
+    # theory fills the FLOP Ceilings the kernels could not measure.
+    assert cal["problem"].startswith("the calibration budget of 300 s ran out"), cal
+    assert "dram_bandwidth" in ceil or cal["measured"] + cal["estimated"] == 0, ceil
+else:
+    assert cal["problem"] is None, cal["problem"]
+    assert set(ceil) == {"dram_bandwidth", "flops_dp", "flops_sp"}, ceil
+for c in ceil.values():
+    assert c["value"] > 0 and (c["quality"] == "measured") == (c["reason"] is None), c
+# Plausibility against the test's own STREAM-style triad and FMA loop, run
+# just now on as many threads: generous bounds (a shared, noisy machine),
+# never a timing assertion.
+triad, fma = float(open("triad.txt").read()), float(open("fma.txt").read())
+print("ceilings:", {k: "%.3e %s" % (c["value"], c["quality"]) for k, c in ceil.items()},
+      "by hand: triad %.3e B/s, FMA %.3e flop/s" % (triad, fma))
+if "dram_bandwidth" in ceil:
+    bw = ceil["dram_bandwidth"]["value"]
+    assert triad / 8 < bw < triad * 8, (bw, triad)
+if not cal["budget_cut"]:
+    dp, sp = ceil["flops_dp"]["value"], ceil["flops_sp"]["value"]
+    assert fma / 8 < dp < fma * 16, (dp, fma)
+    assert 1.2 * dp < sp < 3 * dp or ceil["flops_sp"]["quality"] == "estimated", (sp, dp)
+# Cached iff a Ceiling was measured cleanly; a cached Machine answers from
+# the cache without calibrating again.
+measured = any(c["quality"] == "measured" for c in ceil.values())
+assert c1["stored"] == measured, (c1["stored"], measured, c1["not_stored"])
+if measured:
+    assert os.path.isfile(c1["profile"]) and c1["profile"].startswith(os.environ["XDG_CACHE_HOME"]), c1
+    assert c2["source"] == "cached" and c2["calibration"] is None, c2
+    assert c2["machine"]["ceilings"] == c1["machine"]["ceilings"]
+else:
+    assert c1["not_stored"].startswith("no Ceiling was measured cleanly"), c1
+PY
+grep -q "calibrating Machine [0-9a-f]\{16\} (no cached profile)" cal1.txt || fail "no announcement"
+
+# A real Run: the Machine's Ceilings embedded, placement unavailable for a
+# precise reason (no FLOP counter here), no ceilings-unavailable degradation.
+if command -v perf >/dev/null && perf record -q -e task-clock -o probe.data -- true >/dev/null 2>&1; then
+	build_two_hot
+	"$NUNATAK" run --record "$WORK/entry" --json -- ./two_hot > run.json 2> run.txt ||
+		fail "run exited $?"
+	# The recording keeps the Ceilings the Run used; a replay answers with them.
+	"$NUNATAK" calibrate --replay "$WORK/entry" --json > replayed.json 2>> run.txt ||
+		fail "calibrate --replay of the recording exited $?"
+	python3 - <<'PY' || fail "run assertions"
+import json, os, subprocess
+j = json.load(open("run.json"))
+m = json.load(open(os.path.join(j["run"], "manifest.json")))
+names = {c["name"] for c in m["machine"]["ceilings"]}
+assert {"flops_dp", "flops_sp"} <= names, names
+deg = [d for d in j["degradations"] if d["name"] == "ceilings-unavailable"]
+if "dram_bandwidth" in names:
+    assert names == {"dram_bandwidth", "flops_dp", "flops_sp"} and not deg, (names, deg)
+else: # only when the budget cut the triad, which the degradation says
+    assert deg and "budget" in deg[0]["message"], deg
+rep = json.loads(subprocess.run([os.environ["NUNATAK"], "report", "--json", j["run"]],
+                                capture_output=True, text=True, check=True).stdout)
+assert rep["machine"]["ceilings"] == m["machine"]["ceilings"]
+h = rep["hotspots"][0]
+assert h["attainable"]["value"] is None
+assert h["attainable"]["reason"] == "no flops_dp raw counter in this Run", h["attainable"]
+assert h["classification_reason"] == "no flops_dp raw counter in this Run", h
+meta = json.load(open("entry/meta.json"))
+assert meta["machine"]["ceilings"] == m["machine"]["ceilings"], meta["machine"]
+r = json.load(open("replayed.json"))
+assert r["source"] == "recorded" and r["machine"]["ceilings"] == m["machine"]["ceilings"], r
+PY
+	grep -Eq "no (roofline )?placement( for any Hotspot)?: no flops_dp raw counter in this Run" run.txt ||
+		fail "the summary must say why"
+else
+	echo "note: perf cannot sample here: the Run part is not exercised"
+fi
+echo ok
