@@ -72,6 +72,7 @@ enum err_class { ERR_CLASS_USAGE, ERR_CLASS_INPUT, ERR_CLASS_SYSTEM, ERR_CLASS_I
 	X(ERR_RANKS_READ, "ranks.read", ERR_CLASS_SYSTEM) \
 	X(ERR_READELF_OUTPUT, "readelf.output", ERR_CLASS_INPUT) \
 	X(ERR_REGIONS_NEGATIVE_DURATION, "regions.negative_duration", ERR_CLASS_INPUT) \
+	X(ERR_REGIONS_COLLISION, "regions.collision", ERR_CLASS_INPUT) \
 	X(ERR_REGIONS_NESTING, "regions.nesting", ERR_CLASS_INPUT) \
 	X(ERR_REGIONS_NO_HDF5, "regions.no_hdf5", ERR_CLASS_SYSTEM) \
 	X(ERR_REGIONS_TOO_MANY_CALLS, "regions.too_many_calls", ERR_CLASS_INPUT) \
