@@ -6,6 +6,7 @@
 
 #include "run/pipeline.h"
 #include "collect/rank_shim.h"
+#include "run/ranks_mpi.h"
 #include "run/stages.h"
 #include "common/alloc.h"
 #include "common/argv.h"
@@ -61,9 +62,10 @@ int collect_ranks(struct run_state *s, struct err *e)
 		return launch(s, s->req->cmd, e);
 	}
 	char *self = rank_shim_self_exe();
+	char *mpi_lib = collect_mpi_prepare(s, e);
 	int threshold = s->cfg ? s->cfg->rank_threshold : RANK_SHIM_DEFAULT_THRESHOLD;
 	struct rank_shim_opts o = {.directory = s->collect_dir, .freq = s->freq,
-				   .rank_threshold = threshold,
+				   .rank_threshold = threshold, .mpi_profile = mpi_lib,
 				   .perf = s->caps.perf.present ? s->caps.perf.path : NULL,
 				   /* set in every rank: mpirun forwards its environment
 				    * to its own node's ranks only */
@@ -93,5 +95,6 @@ out:
 	xfree(argv);
 	rank_shim_argv__free(shim);
 	xfree(self);
+	xfree(mpi_lib);
 	return rc;
 }
