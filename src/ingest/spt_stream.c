@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "common/alloc.h"
@@ -144,14 +145,17 @@ static uint64_t ld64(const struct rec *r, size_t off)
 /* A string inside a frame ending at `end`: false if it does not fit. */
 static bool frame_str(const struct rec *r, size_t *off, size_t end, const char **s, uint32_t *n)
 {
+	/* The outputs change only on success: a frame whose length lies must
+	 * not leave a length pointing past the buffer beside an older name. */
 	if (end - *off < 4)
 		return false;
-	*n = ld32(r, *off);
-	*off += 4;
-	if (*n > end - *off)
+	uint32_t len = ld32(r, *off);
+	if (len > end - *off - 4)
 		return false;
+	*off += 4;
 	*s = (const char *)r->buf + *off;
-	*off += *n;
+	*n = len;
+	*off += len;
 	return true;
 }
 
@@ -449,13 +453,24 @@ static int fill_calls(struct rec *r, struct spt_cut *cut)
 	return 0;
 }
 
-static void put(unsigned char **w, const void *p, size_t n)
+/* A bounded writer: the image is sized from the records first, and a
+ * damaged trace whose records disagree must fail, never write past the end. */
+struct wcur {
+	unsigned char *w, *end;
+	bool over;
+};
+
+static void put(struct wcur *c, const void *p, size_t n)
 {
-	memcpy(*w, p, n);
-	*w += n;
+	if (c->over || (size_t)(c->end - c->w) < n) {
+		c->over = true;
+		return;
+	}
+	memcpy(c->w, p, n);
+	c->w += n;
 }
 
-static void put_str(unsigned char **w, const char *s, uint32_t n)
+static void put_str(struct wcur *w, const char *s, uint32_t n)
 {
 	int32_t len = (int32_t)n;
 	put(w, &len, 4);
@@ -469,13 +484,7 @@ static size_t image_size(const struct rec *r, int version)
 	for (size_t g = 0; g < r->nr_regions; g++)
 		n += 4 + r->regions[g].name_len + 4 + r->regions[g].file_len + 4 + 8 +
 		     (size_t)r->regions[g].n * per_call;
-	if (version >= 3) {
-		n += 4;
-		for (size_t k = 0; k < r->nr_threads; k++)
-			if (r->threads[k].calls)
-				n += 8 + 4 + r->threads[k].name_len;
-	}
-	return n;
+	return version >= 3 ? n + 4 : n; /* + the lane count; lanes sized by the caller */
 }
 
 /* The finished layout, in our byte order. */
@@ -484,48 +493,69 @@ static int write_image(const struct rec *r, int32_t rank, size_t nr_lanes, unsig
 {
 	int32_t version = nr_lanes > 1 ? 3 : 2;
 	size_t len = image_size(r, version);
-	unsigned char *img = xmalloc(len + 1), *w = img;
-	if (!img)
+	/* Lane -> thread, sized from this one mapping: a damaged trace may
+	 * leave a lane without a thread (written as tid 0, no name) or name two
+	 * threads for one lane (the last wins), never a size that disagrees. */
+	size_t *of_lane = NULL;
+	if (version >= 3) {
+		of_lane = xmalloc((nr_lanes + 1) * sizeof(*of_lane));
+		if (!of_lane)
+			return -ENOMEM;
+		for (size_t l = 0; l < nr_lanes; l++)
+			of_lane[l] = SIZE_MAX;
+		for (size_t k = 0; k < r->nr_threads; k++)
+			if (r->threads[k].calls && (size_t)r->threads[k].lane < nr_lanes)
+				of_lane[r->threads[k].lane] = k;
+		for (size_t l = 0; l < nr_lanes; l++)
+			len += 8 + 4 + (of_lane[l] == SIZE_MAX ? 0 : r->threads[of_lane[l]].name_len);
+	}
+	unsigned char *img = xmalloc(len + 1);
+	if (!img) {
+		xfree(of_lane);
 		return -ENOMEM;
+	}
+	struct wcur wc = {img, img + len, false};
 	int64_t nreg = (int64_t)r->nr_regions;
-	put(&w, SP_SPT_MAGIC, 8);
-	put(&w, &version, 4);
-	put(&w, &rank, 4);
-	put(&w, &nreg, 8);
+	put(&wc, SP_SPT_MAGIC, 8);
+	put(&wc, &version, 4);
+	put(&wc, &rank, 4);
+	put(&wc, &nreg, 8);
 	for (size_t g = 0; g < r->nr_regions; g++) {
 		const struct sregion *x = &r->regions[g];
 		const struct scall *c = r->calls + x->fill;
-		put_str(&w, x->name, x->name_len);
-		put_str(&w, x->file, x->file ? x->file_len : 0);
-		put(&w, &x->line, 4);
-		put(&w, &x->n, 8);
+		put_str(&wc, x->name, x->name_len);
+		put_str(&wc, x->file, x->file ? x->file_len : 0);
+		put(&wc, &x->line, 4);
+		put(&wc, &x->n, 8);
 		for (int64_t i = 0; i < x->n; i++)
-			put(&w, &c[i].start, 8);
+			put(&wc, &c[i].start, 8);
 		for (int64_t i = 0; i < x->n; i++)
-			put(&w, &c[i].end, 8);
+			put(&wc, &c[i].end, 8);
 		for (int64_t i = 0; version >= 3 && i < x->n; i++)
-			put(&w, &c[i].lane, 4);
+			put(&wc, &c[i].lane, 4);
 	}
 	if (version >= 3) {
 		int32_t nt = (int32_t)nr_lanes;
-		put(&w, &nt, 4);
-		size_t *of_lane = xmalloc((nr_lanes + 1) * sizeof(*of_lane));
-		if (!of_lane) {
-			xfree(img);
-			return -ENOMEM;
-		}
-		for (size_t k = 0; k < r->nr_threads; k++)
-			if (r->threads[k].calls)
-				of_lane[r->threads[k].lane] = k;
+		put(&wc, &nt, 4);
 		for (size_t l = 0; l < nr_lanes; l++) {
+			if (of_lane[l] == SIZE_MAX) {
+				int64_t no_tid = 0;
+				put(&wc, &no_tid, 8);
+				put_str(&wc, NULL, 0);
+				continue;
+			}
 			const struct sthread *t = &r->threads[of_lane[l]];
-			put(&w, &t->tid, 8);
-			put_str(&w, t->name, t->name_len);
+			put(&wc, &t->tid, 8);
+			put_str(&wc, t->name, t->name_len);
 		}
 		xfree(of_lane);
 	}
+	if (wc.over) {
+		xfree(img);
+		return -EINVAL;
+	}
 	*image = img;
-	*image_len = (size_t)(w - img);
+	*image_len = (size_t)(wc.w - img);
 	return 0;
 }
 
@@ -579,8 +609,14 @@ int spt_stream_recover(const unsigned char *buf, size_t len, const char *path, b
 	size_t lanes = 0;
 	for (size_t k = 0; k < r.nr_threads; k++)
 		lanes += r.threads[k].calls > 0;
-	if (rc == 0 && write_image(&r, rank, lanes, image, image_len))
+	int wrc = rc == 0 ? write_image(&r, rank, lanes, image, image_len) : 0;
+	if (wrc == -ENOMEM)
 		rc = nomem(&r);
+	else if (wrc)
+		rc = err_set(e, -EINVAL, ERR_TRACE_CORRUPT,
+			     "%s: the unfinished trace's records disagree with each other "
+			     "(calls, regions and threads do not add up): nothing recoverable",
+			     path);
 	rec_free(&r);
 	return rc;
 }
