@@ -15,11 +15,14 @@
  * Output, written by sp_finalize() (or at exit if it was never called):
  * `<prefix>_rank<NNNNN>.spt` (regions) and, when sampling ran,
  * `<prefix>_rank<NNNNN>.sps` (samples); docs/formats.md documents them.
+ * While the program runs, each thread keeps at most 16384 calls (384 KiB)
+ * in memory and appends them to the .spt path as they fill (and about once
+ * a second): a killed process leaves a trace the readers recover.
  *
  * Environment: SCOPE_PROFILER_PREFIX (wins over sp_init's prefix),
  * SCOPE_PROFILER_SAMPLE_HZ (starts sampling), SCOPE_PROFILER_DISABLE=1
  * (every call is a no-op), SP_LOG_LEVEL (off|error|warn|info|debug or
- * 0-4; default: errors only, to stderr),
+ * 0-4; default: errors and misuse, to stderr),
  * SCOPE_PROFILER_HDF5=0 (no .h5 from an HDF5-enabled build),
  * SCOPE_PROFILER_CLOCK=monotonic (stamp with clock_gettime, not the TSC).
  * Preload sampler, no rebuild: LD_PRELOAD=libscope_profiler.so
@@ -175,8 +178,8 @@ SP_API extern int sp_enabled;
 /**
  * @brief Closes region @p h, which should be the innermost open region of
  * the calling thread. If it is open deeper, the regions opened after it are
- * discarded; if it is not open, the call is ignored. Both are counted and
- * reported at finalize.
+ * discarded; if it is not open, the call is ignored. Both are counted,
+ * reported at finalize naming the regions, and recorded in the trace.
  * @param h the handle given to the matching sp_begin()
  */
 SP_API void sp_end(const struct sp_site *h);

@@ -13,6 +13,8 @@
 #include "registry.h"
 #include "sampler.h"
 #include "scope_profiler.h"
+#include "stream.h"
+#include "writer.h"
 
 /* The hot functions call nothing on their fast path (slow paths are
  * separate functions reached by tail calls), so with
@@ -73,6 +75,7 @@ static void on_fork_child(void)
 	}
 	sp_registry__after_fork_child();
 	sp_sampler__after_fork_child();
+	sp_stream__after_fork_child();
 	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
 	memcpy(&api_lock, &fresh, sizeof(fresh));
 }
@@ -83,6 +86,15 @@ static void set_prefix_from_env(void)
 	prefix_from_env = p && *p;
 	free(prefix);
 	prefix = strdup(prefix_from_env ? p : "scope_profiler");
+}
+
+/* Tells the stream where the .spt goes (prefix and rank known). */
+static void stream_path(void)
+{
+	char *p = prefix ? sp_writer__path(prefix, rank_info.rank, ".spt") : NULL;
+	if (p)
+		sp_stream__set_path(p, rank_info.rank);
+	free(p);
 }
 
 static void init_locked(void)
@@ -99,6 +111,7 @@ static void init_locked(void)
 	sp_clock__init();
 	sp_rank_env__detect(env_lookup, NULL, &rank_info);
 	set_prefix_from_env();
+	stream_path();
 	owner_pid = getpid();
 	if (!exit_hooked) {
 		exit_hooked = true;
@@ -149,7 +162,8 @@ __attribute__((constructor)) static void sp_api_ctor(void)
 static int finalize_now(void)
 {
 	finalized_once = true;
-	struct sp_config cfg = {prefix, label, rank_info.rank, explicit_init};
+	struct sp_config cfg = {prefix, label, rank_info.rank, explicit_init,
+				rank_info.world_size};
 	return sp_finalize__locked(&cfg);
 }
 
@@ -158,7 +172,8 @@ static int finalize_now(void)
 static void begin_slow(const struct sp_site *h) __attribute__((noinline, cold));
 static void begin_generic(const struct sp_site *h) __attribute__((noinline));
 static void end_generic(const struct sp_site *h) __attribute__((noinline));
-static void too_deep(struct sp_thread *t) __attribute__((noinline, cold));
+static void too_deep(struct sp_thread *t, const struct sp_site *h)
+	__attribute__((noinline, cold));
 static void end_slow(const struct sp_site *h) __attribute__((noinline, cold));
 static void end_mismatch(struct sp_thread *t, const struct sp_site *h, uint64_t now)
 	__attribute__((noinline, cold));
@@ -182,7 +197,7 @@ static inline void begin_body(struct sp_thread *t, const struct sp_site *h, bool
 {
 	uint32_t d = t->depth;
 	if (unlikely(d >= SP_STACK_MAX)) {
-		too_deep(t);
+		too_deep(t, h);
 		return;
 	}
 	t->stack[d].site = h;
@@ -214,10 +229,10 @@ static void begin_generic(const struct sp_site *h)
 	begin_body(t, h, sp_clock_tsc);
 }
 
-static void too_deep(struct sp_thread *t)
+static void too_deep(struct sp_thread *t, const struct sp_site *h)
 {
 	t->depth++;
-	sp_registry__misuse(t, SP_MISUSE_TOO_DEEP);
+	sp_registry__misuse_at(t, SP_MISUSE_TOO_DEEP, h);
 }
 
 static bool usable(void)
@@ -248,21 +263,24 @@ static void begin_slow(const struct sp_site *h)
 	begin_body(t, h, sp_clock_tsc);
 }
 
+/* About once a second of a recording thread: an anchor (TSC mode), and
+ * its buffered calls go to the file, so a crash loses at most a second
+ * (or a buffer) of them. */
 static void anchor_slow(struct sp_thread *t)
 {
 	t->next_anchor = sp_clock__anchor() + sp_clock_anchor_interval;
+	sp_stream__flush(t);
 }
 
 static inline void record(struct sp_thread *t, const struct sp_site *h, uint64_t start,
 			  uint64_t end)
 {
-	struct sp_chunk *c = atomic_load_explicit(&t->chunk, memory_order_relaxed);
 	size_t n = atomic_load_explicit(&t->n, memory_order_relaxed);
-	if (unlikely(n == c->cap || end >= t->next_anchor)) {
+	if (unlikely(n == SP_BUF_CALLS || end >= t->next_anchor)) {
 		record_slow(t, h, start, end);
 		return;
 	}
-	struct sp_call *call = &c->calls[n];
+	struct sp_call *call = &t->buf[n];
 	call->site = h;
 	call->start = start;
 	call->end = end;
@@ -275,17 +293,16 @@ static void record_slow(struct sp_thread *t, const struct sp_site *h, uint64_t s
 {
 	if (end >= t->next_anchor)
 		anchor_slow(t);
-	struct sp_chunk *c = atomic_load_explicit(&t->chunk, memory_order_relaxed);
 	size_t n = atomic_load_explicit(&t->n, memory_order_relaxed);
-	if (n == c->cap) {
-		if (!sp_registry__grow(t)) {
-			sp_registry__misuse(t, SP_MISUSE_NO_MEMORY);
+	if (n >= SP_BUF_CALLS) {
+		sp_stream__flush(t);
+		n = atomic_load_explicit(&t->n, memory_order_relaxed);
+		if (n >= SP_BUF_CALLS) { /* drained by a concurrent finalize */
+			sp_registry__misuse(t, SP_MISUSE_AFTER_FINALIZE);
 			return;
 		}
-		c = atomic_load_explicit(&t->chunk, memory_order_relaxed);
-		n = 0;
 	}
-	struct sp_call *call = &c->calls[n];
+	struct sp_call *call = &t->buf[n];
 	call->site = h;
 	call->start = start;
 	call->end = end;
@@ -308,15 +325,15 @@ static void end_mismatch(struct sp_thread *t, const struct sp_site *h, uint64_t 
 		if (t->stack[i].site != h)
 			continue;
 		if (i + 1 < d)
-			sp_registry__misuse(t, SP_MISUSE_END_NOT_INNER);
+			sp_registry__misuse_at(t, SP_MISUSE_END_NOT_INNER, h);
 		for (uint32_t k = i + 1; k < d; k++)
-			sp_registry__misuse(t, SP_MISUSE_DISCARDED);
+			sp_registry__misuse_at(t, SP_MISUSE_DISCARDED, t->stack[k].site);
 		uint64_t start = t->stack[i].start;
 		t->depth = i;
 		record(t, h, start, now);
 		return;
 	}
-	sp_registry__misuse(t, SP_MISUSE_END_UNOPENED);
+	sp_registry__misuse_at(t, SP_MISUSE_END_UNOPENED, h);
 }
 
 static void end_slow(const struct sp_site *h)
@@ -326,8 +343,10 @@ static void end_slow(const struct sp_site *h)
 	struct sp_thread *t = sp_tls;
 	if (t)
 		end_mismatch(t, h, sp_clock__now());
+	else if (h)
+		sp_registry__misuse_at(NULL, SP_MISUSE_END_UNOPENED, h);
 	else
-		sp_registry__misuse(NULL, SP_MISUSE_END_UNOPENED);
+		sp_registry__misuse(NULL, SP_MISUSE_NULL_HANDLE);
 }
 
 static inline void end_body(struct sp_thread *t, const struct sp_site *h, bool tsc)
@@ -394,6 +413,7 @@ int sp_init_n(const char *pfx, size_t pfx_len, const char *lbl, size_t lbl_len)
 			if (p && *p) {
 				free(prefix);
 				prefix = p;
+				stream_path();
 			} else {
 				free(p);
 			}

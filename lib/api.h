@@ -17,6 +17,7 @@ struct sp_config {
 	const char *label;
 	int rank;
 	bool explicit_init; /* sp_init called: write an .spt even if empty */
+	int world_size;     /* from the launcher's environment, -1 unknown */
 };
 
 /*

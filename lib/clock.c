@@ -9,6 +9,7 @@
 
 bool sp_clock_tsc;
 uint64_t sp_clock_anchor_interval = UINT64_MAX;
+uint64_t sp_clock_init_mono_ns, sp_clock_init_real_ns;
 
 static pthread_mutex_t anchor_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t *anchor_tsc, *anchor_mono;
@@ -96,7 +97,13 @@ void sp_clock__init(void)
 	take_pair(&t0, &m0);
 	/* 1e9 ticks is at most a second for any TSC of 1 GHz or more; no
 	 * calibration sleep, which would delay every preloaded process. */
-	sp_clock_anchor_interval = sp_clock_tsc ? 1000000000u : UINT64_MAX;
+	/* Monotonic stamps are ns: the same number is a second either way.
+	 * Each interval a recording thread also flushes its buffer (stream.h). */
+	sp_clock_anchor_interval = 1000000000u;
+	sp_clock_init_mono_ns = sp_clock__mono_ns();
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	sp_clock_init_real_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	if (sp_clock_tsc) {
 		pthread_mutex_lock(&anchor_lock);
 		append_locked(t0, m0);
@@ -114,6 +121,18 @@ uint64_t sp_clock__anchor(void)
 	append_locked(t, m);
 	pthread_mutex_unlock(&anchor_lock);
 	return t;
+}
+
+size_t sp_clock__anchors_since(size_t from, uint64_t *pairs, size_t max)
+{
+	size_t n = 0;
+	pthread_mutex_lock(&anchor_lock);
+	for (size_t i = from; i < anchor_nr && n < max; i++, n++) {
+		pairs[2 * n] = anchor_tsc[i];
+		pairs[2 * n + 1] = anchor_mono[i];
+	}
+	pthread_mutex_unlock(&anchor_lock);
+	return n;
 }
 
 static int cmp_u64_pair(const void *a, const void *b)
@@ -161,6 +180,14 @@ int sp_clock_map__init(struct sp_clock_map *m)
 		m->nr++;
 	}
 	free(pairs);
+	m->slope = malloc(m->nr * sizeof(double) + 1);
+	if (!m->slope) {
+		sp_clock_map__exit(m);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i + 1 < m->nr; i++)
+		m->slope[i] = ((double)m->mono[i + 1] - (double)m->mono[i]) /
+			      ((double)m->tsc[i + 1] - (double)m->tsc[i]);
 	return 0;
 }
 
@@ -168,15 +195,14 @@ void sp_clock_map__exit(struct sp_clock_map *m)
 {
 	free(m->tsc);
 	free(m->mono);
+	free(m->slope);
 	memset(m, 0, sizeof(*m));
 }
 
 static int64_t interp(const struct sp_clock_map *m, size_t i, uint64_t stamp)
 {
-	double dt = (double)m->tsc[i + 1] - (double)m->tsc[i];
-	double dm = (double)m->mono[i + 1] - (double)m->mono[i];
 	double off = (double)(int64_t)(stamp - m->tsc[i]);
-	return (int64_t)m->mono[i] + (int64_t)(off * dm / dt);
+	return (int64_t)m->mono[i] + (int64_t)(off * m->slope[i]);
 }
 
 int64_t sp_clock_map__ns(struct sp_clock_map *m, uint64_t stamp)

@@ -3,8 +3,9 @@
  * Timestamps for the hot path. With an invariant TSC (constant_tsc and
  * nonstop_tsc in /proc/cpuinfo, x86-64) a stamp is a raw rdtsc, mapped to
  * CLOCK_MONOTONIC nanoseconds after the run by linear interpolation between
- * anchors: (tsc, monotonic ns) pairs taken at init, on every new buffer
- * chunk, at least once a second by each recording thread, and at finalize.
+ * anchors: (tsc, monotonic ns) pairs taken at init, before each buffer a
+ * thread writes to the trace file, at least once a second by each recording
+ * thread, and at finalize.
  * Elsewhere a stamp is CLOCK_MONOTONIC ns and the mapping is the identity.
  * SCOPE_PROFILER_CLOCK=monotonic forces the fallback.
  */
@@ -19,6 +20,8 @@
 #include <x86intrin.h>
 #endif
 
+/* CLOCK_MONOTONIC and CLOCK_REALTIME ns when the library initialised. */
+extern uint64_t sp_clock_init_mono_ns, sp_clock_init_real_ns;
 /* True when stamps are TSC ticks; set once by sp_clock__init(). */
 extern bool sp_clock_tsc;
 /* TSC ticks after which a recording thread takes a fresh anchor (<= 1 s). */
@@ -55,6 +58,10 @@ void sp_clock__init(void);
  * async-signal-safe). Returns the stamp it used. */
 uint64_t sp_clock__anchor(void);
 
+/* Copies up to @p max anchors from index @p from as (tsc, mono ns) pairs
+ * into @p pairs; returns how many. */
+size_t sp_clock__anchors_since(size_t from, uint64_t *pairs, size_t max);
+
 /*
  * Converter from stamps to CLOCK_MONOTONIC ns over a frozen copy of the
  * anchor table. Stamps outside the anchored span extrapolate with the
@@ -64,6 +71,7 @@ struct sp_clock_map {
 	size_t nr;
 	uint64_t *tsc;
 	uint64_t *mono;
+	double *slope; /* ns per tick of each segment */
 	size_t hint; /* segment of the last lookup: stamps arrive near-sorted */
 };
 

@@ -1,48 +1,119 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "api.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "log.h"
 #include "registry.h"
 #include "sampler.h"
+#include "sp_format.h"
+#include "stream.h"
 #include "scope_profiler.h"
 #include "trace.h"
 #include "writer.h"
 
-/* Reported once each at finalize, as "misuse: <count> <text>". */
+/* Reported once each at finalize, as "misuse: <text>: <count> (<regions>)". */
 static const char *const misuse_text[SP_MISUSE_NR] = {
-	[SP_MISUSE_NULL_HANDLE] = "calls with a NULL handle",
+	[SP_MISUSE_NULL_HANDLE] = "calls with a NULL handle (ignored)",
 	[SP_MISUSE_END_UNOPENED] = "sp_end of a region that was not open (ignored)",
-	[SP_MISUSE_END_NOT_INNER] = "sp_end of a region that was not the innermost open one",
-	[SP_MISUSE_DISCARDED] = "inner regions discarded by such an sp_end",
-	[SP_MISUSE_TOO_DEEP] = "regions opened deeper than 256 levels (not recorded)",
+	[SP_MISUSE_END_NOT_INNER] = ("sp_end of a region that was not the innermost open one "
+				     "(the inner ones were closed unrecorded)"),
+	[SP_MISUSE_DISCARDED] = "inner regions discarded by an out-of-order sp_end (not recorded)",
+	[SP_MISUSE_TOO_DEEP] = "regions opened deeper than 65536 levels (not recorded)",
 	[SP_MISUSE_LEFT_OPEN] = "regions still open at finalize (not recorded)",
 	[SP_MISUSE_AFTER_FINALIZE] = "calls after sp_finalize (ignored)",
 	[SP_MISUSE_FINALIZE_AGAIN] = "extra sp_finalize calls (ignored)",
-	[SP_MISUSE_BAD_HANDLE] = "handles that are not sp_site descriptors (dropped)",
-	[SP_MISUSE_NO_MEMORY] = "calls dropped for lack of memory",
+	[SP_MISUSE_BAD_HANDLE] = "handles that are not sp_site descriptors (their calls dropped)",
+	[SP_MISUSE_NO_MEMORY] = "calls dropped: no memory, or the trace file could not be written",
 };
 
-static void report_misuse(struct sp_thread **threads, size_t nr, uint64_t bad_sites)
+struct name_acc {
+	struct sp_misuse_out *m;
+};
+
+static void add_name(struct sp_misuse_out *m, const struct sp_site *site, uint64_t count)
 {
-	uint64_t open = 0;
-	for (size_t k = 0; k < nr; k++)
-		open += threads[k]->depth;
-	for (int m = 0; m < SP_MISUSE_NR; m++) {
-		uint64_t n = sp_registry__misuse_total((enum sp_misuse)m);
-		if (m == SP_MISUSE_LEFT_OPEN)
-			n += open; /* counted here: the threads' stacks say it */
-		if (m == SP_MISUSE_BAD_HANDLE)
-			n += bad_sites;
-		if (n)
-			sp_log(SP_LOG_WARN, "misuse: %llu %s", (unsigned long long)n,
-			       misuse_text[m]);
+	struct sp_site copy;
+	char *name = NULL, *file = NULL;
+	if (!site || !sp_trace__read_site(site, &copy, &name, &file))
+		name = strdup("(not a region handle)");
+	free(file);
+	for (size_t i = 0; name && i < m->nr_names; i++) {
+		if (strcmp(m->names[i], name) == 0) { /* two sites, one region name */
+			m->counts[i] += count;
+			free(name);
+			return;
+		}
+	}
+	if (!name || m->nr_names == sizeof(m->names) / sizeof(m->names[0])) {
+		m->others += count;
+		free(name);
+		return;
+	}
+	m->names[m->nr_names] = name;
+	m->counts[m->nr_names++] = count;
+}
+
+static void add_site(const struct sp_site *site, uint64_t count, void *ctx)
+{
+	add_name(((struct name_acc *)ctx)->m, site, count);
+}
+
+/* Counts and region names of every kind of misuse, into tr->misuse. */
+static void collect_misuse(struct sp_trace *tr, struct sp_thread **threads, size_t nr)
+{
+	for (int k = 0; k < SP_MISUSE_NR; k++) {
+		struct sp_misuse_out *m = &tr->misuse[k];
+		m->count = sp_registry__misuse_total((enum sp_misuse)k);
+		struct name_acc acc = {m};
+		uint64_t others = 0;
+		sp_registry__misuse_sites((enum sp_misuse)k, add_site, &acc, &others);
+		m->others += others;
+	}
+	struct sp_misuse_out *open = &tr->misuse[SP_MISUSE_LEFT_OPEN];
+	for (size_t k = 0; k < nr; k++) {
+		uint32_t d = threads[k]->depth;
+		open->count += d;
+		for (uint32_t i = 0; i < d && i < SP_STACK_MAX; i++)
+			add_name(open, threads[k]->stack[i].site, 1);
+		if (d > SP_STACK_MAX)
+			open->others += d - SP_STACK_MAX;
+	}
+	tr->misuse[SP_MISUSE_BAD_HANDLE].count += tr->bad_sites;
+}
+
+/* One line per kind, shown at the default log level: misuse loses calls. */
+static void report_misuse(const struct sp_trace *tr)
+{
+	for (int k = 0; k < SP_MISUSE_NR; k++) {
+		const struct sp_misuse_out *m = &tr->misuse[k];
+		if (!m->count)
+			continue;
+		char names[400];
+		size_t n = 0;
+		names[0] = 0;
+		for (size_t i = 0; i < m->nr_names && n + 40 < sizeof(names); i++) {
+			int w = snprintf(names + n, sizeof(names) - n, "%s'%.48s' x%llu",
+					 i ? ", " : "", m->names[i], (unsigned long long)m->counts[i]);
+			n += w > 0 ? (size_t)w : 0;
+		}
+		if (n >= sizeof(names))
+			n = sizeof(names) - 1;
+		if (m->others && n + 32 < sizeof(names))
+			snprintf(names + n, sizeof(names) - n, "%s%llu more", n ? ", " : "",
+				 (unsigned long long)m->others);
+		sp_log__misuse("misuse: %s: %llu%s%s%s", misuse_text[k],
+			       (unsigned long long)m->count, names[0] ? " (" : "", names,
+			       names[0] ? ")" : "");
 	}
 }
 
@@ -60,29 +131,6 @@ static void collect_interned(const struct sp_site *s, void *ctx)
 	acc->v[acc->n++] = s;
 }
 
-/* mkdir -p of the directory part of @p prefix, so SCOPE_PROFILER_PREFIX=
- * traces/run works without preparing traces/. Failures are left to the
- * write that follows, which reports them. */
-static void make_parent_dirs(const char *prefix)
-{
-	char *p = strdup(prefix);
-	if (!p)
-		return;
-	char *slash = strrchr(p, '/');
-	if (slash && slash != p) {
-		*slash = 0;
-		for (char *c = p + 1; *c; c++) {
-			if (*c != '/')
-				continue;
-			*c = 0;
-			mkdir(p, 0755);
-			*c = '/';
-		}
-		mkdir(p, 0755);
-	}
-	free(p);
-}
-
 /* Ticks recorded in an existing .sps, or -1. */
 static int64_t existing_ticks(const char *path)
 {
@@ -91,7 +139,7 @@ static int64_t existing_ticks(const char *path)
 		return -1;
 	unsigned char b[28];
 	int64_t ticks = -1;
-	if (fread(b, 1, sizeof(b), f) == sizeof(b) && memcmp(b, "SCOPESMP", 8) == 0)
+	if (fread(b, 1, sizeof(b), f) == sizeof(b) && memcmp(b, SP_SPS_MAGIC, SP_MAGIC_LEN) == 0)
 		memcpy(&ticks, b + 20, 8);
 	fclose(f);
 	return ticks;
@@ -116,12 +164,12 @@ static bool keep_existing_sps(const struct sp_trace *tr, const char *path, bool 
 }
 
 static int write_outputs(const struct sp_config *cfg, const struct sp_trace *tr,
-			 bool want_spt)
+			 bool want_spt, bool *spt_written)
 {
 	int first_err = 0;
 	const char *suffix[3] = {".spt", ".sps", ".h5"};
 	if (cfg->prefix)
-		make_parent_dirs(cfg->prefix);
+		sp_writer__make_dirs(cfg->prefix);
 	for (int k = 0; k < 3; k++) {
 		if ((k == 0 && !want_spt) || (k == 1 && !tr->has_samples))
 			continue;
@@ -150,6 +198,8 @@ static int write_outputs(const struct sp_config *cfg, const struct sp_trace *tr,
 				first_err = rc;
 		} else {
 			sp_log(SP_LOG_INFO, "wrote %s", path);
+			if (k == 0)
+				*spt_written = true;
 		}
 		free(path);
 	}
@@ -171,14 +221,60 @@ static void log_sampler(const struct sp_trace *tr)
 		       s->effective_hz, s->requested_hz);
 }
 
+/* The process's start on CLOCK_MONOTONIC (/proc/self/stat starttime is
+ * on the boot clock, in clock ticks), or -1. */
+static int64_t process_start_ns(void)
+{
+	FILE *f = fopen("/proc/self/stat", "re");
+	if (!f)
+		return -1;
+	char buf[1024];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')'); /* comm may hold spaces */
+	unsigned long long start = 0;
+	int field = 2;
+	for (; p && *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	if (!p || sscanf(p, "%llu", &start) != 1)
+		return -1;
+	long hz = sysconf(_SC_CLK_TCK);
+	struct timespec boot, mono;
+	if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &boot) || clock_gettime(CLOCK_MONOTONIC, &mono))
+		return -1;
+	int64_t gap = ((int64_t)boot.tv_sec - mono.tv_sec) * 1000000000 + boot.tv_nsec - mono.tv_nsec;
+	return (int64_t)(start * (1000000000ull / (unsigned long long)hz)) - gap;
+}
+
+/* What an OpenMP parallel region would use: the runtime's answer when
+ * the program has one loaded, else OMP_NUM_THREADS's first level, else
+ * the CPUs this process may run on (the OpenMP default). */
+static int32_t omp_threads(void)
+{
+	int (*get)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+	if (get)
+		return get();
+	const char *env = getenv("OMP_NUM_THREADS");
+	if (env && atoi(env) > 0)
+		return atoi(env);
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		return CPU_COUNT(&set);
+	return (int32_t)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 int sp_finalize__locked(const struct sp_config *cfg)
 {
+	int64_t finalize_ns = (int64_t)sp_clock__mono_ns();
 	atomic_store(&sp_fast, 0);
 	atomic_store(&sp_state, SP_STATE_FINALIZED);
 	if (sp_sampler__running())
 		sp_sampler__stop();
 	struct sp_thread **threads = NULL;
 	size_t nr = sp_registry__threads(&threads);
+	sp_stream__drain(threads, nr);
 	struct { const struct sp_site **v; size_t n, cap; } interned = {0};
 	sp_registry__each_interned(collect_interned, &interned);
 	struct sp_trace_input in = {
@@ -188,6 +284,7 @@ int sp_finalize__locked(const struct sp_config *cfg)
 	};
 	struct sp_clock_map map;
 	struct sp_trace tr;
+	bool spt_written = false;
 	int rc = sp_clock_map__init(&map);
 	if (rc == 0)
 		rc = sp_trace__build(&tr, &in, &map);
@@ -196,16 +293,32 @@ int sp_finalize__locked(const struct sp_config *cfg)
 		sp_sampler__stats(&tr.stats, ns_per_stamp);
 		if (tr.has_samples)
 			log_sampler(&tr);
+		tr.init_ns = (int64_t)sp_clock_init_mono_ns;
+		tr.init_real_ns = (int64_t)sp_clock_init_real_ns;
+		tr.finalize_ns = finalize_ns;
+		tr.start_ns = process_start_ns();
+		tr.mpi_size = cfg->world_size;
+		tr.omp_threads = omp_threads();
+		collect_misuse(&tr, threads, nr);
+		const char *ext = getenv("SCOPE_PROFILER_SPT_EXTENSION");
+		tr.extension = !(ext && strcmp(ext, "0") == 0);
 		bool want_spt = cfg->explicit_init || nr > 0 || interned.n > 0;
-		rc = write_outputs(cfg, &tr, want_spt);
-		report_misuse(threads, nr, tr.bad_sites);
+		rc = write_outputs(cfg, &tr, want_spt, &spt_written);
+		report_misuse(&tr);
 		sp_trace__free(&tr);
 	} else {
 		sp_log(SP_LOG_ERROR, "finalize: %s", strerror(-rc));
 	}
+	/* The finished trace replaced the unfinished one (or lives under a new
+	 * prefix); if it could not be written, the unfinished one stays. */
+	char *spt = cfg->prefix ? sp_writer__path(cfg->prefix, cfg->rank, ".spt") : NULL;
+	if (!spt_written && sp_stream__path())
+		sp_log(SP_LOG_ERROR, "the calls stay in the unfinished trace %s (readable by "
+		       "`nunatak regions inspect`)", sp_stream__path());
+	sp_stream__close(spt_written, spt);
+	free(spt);
 	sp_clock_map__exit(&map);
 	free(threads);
 	free(interned.v);
 	return rc;
 }
-

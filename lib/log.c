@@ -41,6 +41,11 @@ bool sp_log__enabled(int level)
 	return level <= (log_fn ? SP_LOG_WARN : SP_LOG_ERROR);
 }
 
+bool sp_log__misuse_shown(void)
+{
+	return env_level < 0 || env_level >= SP_LOG_WARN;
+}
+
 void sp_log__emit(int level, const char *fmt, ...)
 {
 	char msg[512];

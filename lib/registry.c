@@ -8,10 +8,12 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "sampler.h"
+#include "stream.h"
 #include "scope_profiler.h"
 
 _Atomic int sp_state;
@@ -57,37 +59,12 @@ void sp_registry__after_fork_child(void)
 	memcpy(&reg_lock, &fresh, sizeof(fresh));
 }
 
-#define HUGE_PAGE (2u << 20)
-
-/* Chunks come from mmap, big ones 2 MiB-aligned so that a kernel with
- * transparent huge pages "always" backs them with huge pages (~120 faults
- * for 10 M calls instead of ~60000; a 4 KiB fault costs about as much as
- * 50 calls in this VM). No MADV_HUGEPAGE: under defrag=madvise it makes
- * each fault compact memory synchronously, which was measured to triple
- * the cost of a call on a fragmented machine. Never unmapped (registry.h). */
-static struct sp_chunk *chunk_new(size_t cap)
+/* Anonymous memory, faulted in only where touched (the stack reserve). */
+static void *map_anon(size_t bytes)
 {
-	size_t bytes = sizeof(struct sp_chunk) + cap * sizeof(struct sp_call);
-	bytes = (bytes + 4095) & ~(size_t)4095;
-	bool huge = bytes >= HUGE_PAGE;
-	size_t len = huge ? bytes + HUGE_PAGE : bytes;
-	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	if (huge) {
-		uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-		size_t head = a - (uintptr_t)p;
-		if (head)
-			munmap(p, head);
-		size_t tail = len - head - bytes;
-		if (tail)
-			munmap((char *)a + bytes, tail);
-		p = (char *)a;
-	}
-	struct sp_chunk *c = (struct sp_chunk *)p;
-	atomic_init(&c->next, NULL);
-	c->cap = cap;
-	return c;
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+		       MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
 }
 
 /* Thread exit: keep its final name, and mark it so finalize does not read
@@ -97,6 +74,17 @@ static void on_thread_exit(void *arg)
 	struct sp_thread *t = arg;
 	prctl(PR_GET_NAME, t->name, 0, 0, 0);
 	t->name[sizeof(t->name) - 1] = 0;
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+		t->cpu_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	/* Its calls reach the file now: a later crash of the process keeps them,
+	 * and the buffer's pages go back (a program that starts thousands of
+	 * threads keeps no 384 KiB per exited one; a late call refaults zeroes). */
+	if (atomic_load(&sp_state) == SP_STATE_LIVE) {
+		sp_stream__flush(t);
+		if (atomic_load(&t->n) == 0)
+			madvise(t->buf, SP_BUF_CALLS * sizeof(struct sp_call), MADV_DONTNEED);
+	}
 	atomic_store(&t->exited, true);
 }
 
@@ -107,21 +95,20 @@ static void make_exit_key(void)
 
 struct sp_thread *sp_registry__thread_new(void)
 {
-	struct sp_thread *t = NULL;
-	if (posix_memalign((void **)&t, 64, sizeof(*t)) != 0)
+	size_t bytes = sizeof(struct sp_thread) + SP_STACK_MAX * sizeof(struct sp_open);
+	struct sp_thread *t = map_anon(bytes);
+	if (!t)
 		return NULL;
-	memset(t, 0, sizeof(*t));
-	t->first = chunk_new(SP_CHUNK_FIRST);
-	atomic_init(&t->chunk, t->first);
-	if (!t->first) {
-		free(t);
+	t->buf = map_anon(SP_BUF_CALLS * sizeof(struct sp_call));
+	if (!t->buf) {
+		munmap(t, bytes);
 		return NULL;
 	}
 	t->tid = sp_registry__gettid();
+	t->cpu_ns = -1;
 	prctl(PR_GET_NAME, t->name, 0, 0, 0);
 	t->name[sizeof(t->name) - 1] = 0;
-	uint64_t now = sp_clock__now();
-	t->next_anchor = sp_clock_tsc ? now + sp_clock_anchor_interval : UINT64_MAX;
+	t->next_anchor = sp_clock__now() + sp_clock_anchor_interval;
 	pthread_mutex_lock(&reg_lock);
 	t->order = nr_threads++;
 	t->next = threads;
@@ -135,41 +122,49 @@ struct sp_thread *sp_registry__thread_new(void)
 	return t;
 }
 
-bool sp_registry__grow(struct sp_thread *t)
-{
-	struct sp_chunk *old = atomic_load_explicit(&t->chunk, memory_order_relaxed);
-	size_t cap = old->cap * 2;
-	if (cap > SP_CHUNK_MAX)
-		cap = SP_CHUNK_MAX;
-	struct sp_chunk *c = chunk_new(cap);
-	if (!c)
-		return false;
-	/* n = 0 before the switch: a reader that sees the new chunk never
-	 * pairs it with the old chunk's count. */
-	atomic_store_explicit(&t->n, 0, memory_order_release);
-	atomic_store_explicit(&old->next, c, memory_order_release);
-	atomic_store_explicit(&t->chunk, c, memory_order_release);
-	if (sp_clock_tsc)
-		t->next_anchor = sp_clock__anchor() + sp_clock_anchor_interval;
-	return true;
-}
-
-size_t sp_registry__published(const struct sp_thread *t, const struct sp_chunk *c)
-{
-	struct sp_chunk *cur = atomic_load_explicit(&((struct sp_thread *)t)->chunk,
-						    memory_order_acquire);
-	if (c != cur)
-		return c->cap;
-	size_t n = atomic_load_explicit(&((struct sp_thread *)t)->n, memory_order_acquire);
-	return n < c->cap ? n : c->cap;
-}
-
 void sp_registry__misuse(struct sp_thread *t, enum sp_misuse what)
 {
 	if (t)
 		atomic_fetch_add_explicit(&t->misuse[what], 1, memory_order_relaxed);
 	else
 		atomic_fetch_add_explicit(&global_misuse[what], 1, memory_order_relaxed);
+}
+
+/* Regions named by misuse, per kind: a small fixed table (no allocation on
+ * a path that may run out of memory). */
+static struct {
+	const struct sp_site *site;
+	uint64_t count;
+} misuse_sites[SP_MISUSE_NR][SP_MISUSE_SITES];
+static uint64_t misuse_others[SP_MISUSE_NR];
+
+void sp_registry__misuse_at(struct sp_thread *t, enum sp_misuse what,
+			    const struct sp_site *site)
+{
+	sp_registry__misuse(t, what);
+	pthread_mutex_lock(&reg_lock);
+	int k = 0;
+	for (; k < SP_MISUSE_SITES && misuse_sites[what][k].count; k++)
+		if (misuse_sites[what][k].site == site)
+			break;
+	if (k < SP_MISUSE_SITES) {
+		misuse_sites[what][k].site = site;
+		misuse_sites[what][k].count++;
+	} else {
+		misuse_others[what]++;
+	}
+	pthread_mutex_unlock(&reg_lock);
+}
+
+void sp_registry__misuse_sites(enum sp_misuse what,
+			       void (*fn)(const struct sp_site *, uint64_t, void *),
+			       void *ctx, uint64_t *others)
+{
+	pthread_mutex_lock(&reg_lock);
+	for (int k = 0; k < SP_MISUSE_SITES && misuse_sites[what][k].count; k++)
+		fn(misuse_sites[what][k].site, misuse_sites[what][k].count, ctx);
+	*others = misuse_others[what];
+	pthread_mutex_unlock(&reg_lock);
 }
 
 uint64_t sp_registry__misuse_total(enum sp_misuse what)

@@ -2,14 +2,14 @@
 /*
  * The library's per-process registry: its state word, the interned regions
  * sp_region() hands out, and one struct sp_thread per recording thread with
- * its open-region stack and its chunked call buffer.
+ * its open-region stack and its bounded call buffer.
  *
  * Concurrency: a thread's struct is written only by that thread, except
- * that sp_finalize() (any thread) reads the published call counts
- * (chunk->nr, release/acquire) and the sampler's signal handler reads the
- * stack of the thread it interrupted (depth is stored after its entry, with
- * a signal fence). Thread structs and chunks are never freed: a thread may
- * still be writing while another finalizes.
+ * that sp_finalize() (any thread) drains the published calls of its buffer
+ * (n, release/acquire) under the stream lock (stream.h), and the sampler's
+ * signal handler reads the stack of the thread it interrupted (depth is
+ * stored after its entry, with a signal fence). Thread structs and buffers
+ * are never freed: a thread may still be writing while another finalizes.
  */
 #ifndef SP_REGISTRY_H
 #define SP_REGISTRY_H
@@ -33,23 +33,20 @@ extern _Atomic int sp_state;
 /* 1 while recording with the TSC clock: the one word the hot path tests. */
 extern _Atomic int sp_fast;
 
-#define SP_STACK_MAX 256      /* open regions per thread kept; deeper ones are counted */
-#define SP_CHUNK_FIRST 1024   /* calls in a thread's first chunk */
-#define SP_CHUNK_MAX (1u << 20) /* chunks double up to this many calls */
+/* Open regions per thread: the stack is reserved (not touched) at this
+ * size, so any practical recursion is recorded; deeper opens are counted
+ * and reported, never silently dropped. */
+#define SP_STACK_MAX (1u << 16)
+/* Calls a thread buffers before writing them to the trace file: the
+ * per-thread memory bound of recording (SP_BUF_CALLS x 24 B = 384 KiB). */
+#define SP_BUF_CALLS (1u << 14)
 
-/* One completed call, in raw clock stamps (see clock.h). */
+/* One completed call, in raw clock stamps (see clock.h). On disk as is in
+ * the frames of an unfinished trace (sp_format.h). */
 struct sp_call {
 	const struct sp_site *site;
 	uint64_t start;
 	uint64_t end;
-};
-
-/* A chunk is full (cap calls) once its successor exists; the thread's
- * current chunk holds sp_thread::n calls. */
-struct sp_chunk {
-	_Atomic(struct sp_chunk *) next;
-	size_t cap;
-	struct sp_call calls[];
 };
 
 struct sp_open {
@@ -68,48 +65,57 @@ enum sp_misuse {
 	SP_MISUSE_AFTER_FINALIZE, /* any call after sp_finalize */
 	SP_MISUSE_FINALIZE_AGAIN, /* sp_finalize called again */
 	SP_MISUSE_BAD_HANDLE,     /* unreadable or non-sp_site handle seen */
-	SP_MISUSE_NO_MEMORY,      /* calls dropped: a chunk could not be allocated */
+	SP_MISUSE_NO_MEMORY,      /* calls dropped: no memory or the trace file failed */
 	SP_MISUSE_NR
 };
 
+/* Allocated with mmap: the stack at the end is reserved address space,
+ * resident only as deep as it was used. */
 struct sp_thread {
 	/* hot: touched by every sp_begin/sp_end */
-	_Atomic(struct sp_chunk *) chunk; /* current chunk */
-	_Atomic size_t n; /* calls in it; stored (release) after the call */
-	uint32_t depth;         /* open regions, may exceed SP_STACK_MAX */
+	struct sp_call *buf; /* SP_BUF_CALLS calls, rewritten after each flush */
+	_Atomic size_t n;    /* calls in buf; stored (release) after the call */
+	uint32_t depth;      /* open regions, may exceed SP_STACK_MAX */
 	uint32_t pad_;
-	uint64_t next_anchor;   /* stamp after which to take a clock anchor */
-	struct sp_open stack[SP_STACK_MAX];
+	uint64_t next_anchor; /* stamp after which to take an anchor and flush */
 	/* cold */
-	struct sp_chunk *first;
 	struct sp_thread *next; /* registry list, newest first */
 	int64_t tid;
 	int order;              /* registration order: lane before compaction */
 	_Atomic bool exited;
+	bool announced;         /* its THRD frame is in the trace file (stream lock) */
+	bool drained;           /* finalize took its calls (stream lock) */
 	char name[16];
+	uint64_t nr_calls;      /* calls flushed (stream lock) */
+	uint64_t first_stamp, last_stamp; /* earliest start, latest end flushed */
+	int64_t cpu_ns;         /* thread CPU time at its exit, -1 while alive */
 	_Atomic uint64_t misuse[SP_MISUSE_NR];
+	struct sp_open stack[]; /* SP_STACK_MAX entries */
 };
 
 /* The calling thread's struct, NULL until it first records. Initial-exec
  * TLS: reading it is async-signal-safe and costs one load. */
 extern __thread struct sp_thread *sp_tls __attribute__((tls_model("initial-exec")));
 
-/* Registers the calling thread (allocates its struct and first chunk,
- * creates its sampling timer if sampling runs). NULL on ENOMEM. */
+/* Registers the calling thread (maps its struct and call buffer, creates
+ * its sampling timer if sampling runs). NULL on ENOMEM. */
 struct sp_thread *sp_registry__thread_new(void);
-
-/* Starts a new chunk for @p t (twice the previous size, up to SP_CHUNK_MAX)
- * and takes a clock anchor. Returns false on ENOMEM. */
-bool sp_registry__grow(struct sp_thread *t);
-
-/* Published calls of chunk @p c of thread @p t, safe while @p t records:
- * full chunks hold cap, the current one t->n (read after t->chunk; a
- * count read across a chunk switch is clamped to cap, all of which are
- * written by then). */
-size_t sp_registry__published(const struct sp_thread *t, const struct sp_chunk *c);
 
 /* Counts one misuse on @p t (NULL: process-wide counter). */
 void sp_registry__misuse(struct sp_thread *t, enum sp_misuse what);
+
+/* Counts one misuse and remembers the region it concerns (@p site, may be
+ * NULL), so finalize can name the regions. Cold; takes a lock. */
+void sp_registry__misuse_at(struct sp_thread *t, enum sp_misuse what,
+			    const struct sp_site *site);
+
+/* Regions remembered for misuse @p what: calls @p fn(site, count) for each
+ * (at most SP_MISUSE_SITES distinct sites per kind; the rest are counted
+ * in *others). */
+#define SP_MISUSE_SITES 32
+void sp_registry__misuse_sites(enum sp_misuse what,
+			       void (*fn)(const struct sp_site *, uint64_t, void *),
+			       void *ctx, uint64_t *others);
 
 /* Interns a region by name (the same name gives the same site). Lengths
  * exclude any NUL; @p file may be NULL. Returns NULL on ENOMEM. */

@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "modules.h"
 #include "registry.h"
 #include "scope_profiler.h"
+#include "stream.h"
 
 /* Site pointer -> region index (-1: not a valid descriptor). */
 struct ptr_map {
@@ -181,17 +183,27 @@ oom:
 	return -1;
 }
 
+bool sp_trace__read_site(const struct sp_site *site, struct sp_site *copy, char **name,
+			 char **file)
+{
+	*name = *file = NULL;
+	if (!read_mem(copy, site, sizeof(*copy)) || copy->magic != SP_SITE_MAGIC)
+		return false;
+	*name = sp_trace__read_string(copy->name, 65536);
+	if (!*name)
+		return false;
+	*file = copy->file ? sp_trace__read_string(copy->file, 65536) : NULL;
+	return true;
+}
+
 /* Reads a descriptor without trusting it: a stale or garbage handle must
  * not crash the host at finalize. */
 static int32_t resolve_new(struct builder *b, const struct sp_site *site)
 {
 	struct sp_site copy;
-	if (!read_mem(&copy, site, sizeof(copy)) || copy.magic != SP_SITE_MAGIC)
+	char *name, *file;
+	if (!sp_trace__read_site(site, &copy, &name, &file))
 		return -1;
-	char *name = sp_trace__read_string(copy.name, 65536);
-	if (!name)
-		return -1;
-	char *file = copy.file ? sp_trace__read_string(copy.file, 65536) : NULL;
 	return region_by_name(b, name, file, file ? copy.line : -1);
 }
 
@@ -215,38 +227,85 @@ static int32_t resolve(struct builder *b, const struct sp_site *site)
 	return *slot;
 }
 
-/* Calls a function for every published call of a thread. */
-#define FOR_EACH_CALL(t, c, body)                                              \
-	for (struct sp_chunk *ch_ = (t)->first; ch_;                           \
-	     ch_ = atomic_load_explicit(&ch_->next, memory_order_acquire)) {   \
-		size_t nr_ = sp_registry__published((t), ch_);                 \
-		for (size_t i_ = 0; i_ < nr_; i_++) {                          \
-			const struct sp_call *c = &ch_->calls[i_];             \
-			body                                                   \
-		}                                                              \
-	}
+/* Pass 1 over the trace file: calls per region and per thread. */
+struct pass {
+	struct builder *b;
+	const struct sp_trace_input *in;
+	size_t *per_thread;
+	const int32_t *lane_of;
+	size_t *fill;
+	struct sp_clock_map *map;
+};
 
+static int count_frame(void *ctx, int order, const struct sp_call *calls, size_t n)
+{
+	struct pass *p = ctx;
+	if (order < 0 || (size_t)order >= p->in->nr_threads)
+		return 0;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		int32_t r = resolve(p->b, calls[i].site);
+		if (r >= 0) {
+			p->b->tr->regions[r].nr_calls++;
+			k++;
+		}
+	}
+	p->per_thread[order] += k;
+	p->b->tr->nr_calls += k;
+	return p->b->oom ? -ENOMEM : 0;
+}
+
+static void count_site(void *ctx, const struct sp_site *site, uint64_t calls)
+{
+	struct builder *b = ctx;
+	int32_t r = resolve(b, site);
+	if (r >= 0) {
+		b->tr->regions[r].nr_calls += calls;
+		b->tr->nr_calls += calls;
+	}
+}
+
+/* Counts per region from the stream's per-handle tallies (no pass over the
+ * file), else by reading the file back. */
 static int count_calls(struct builder *b, const struct sp_trace_input *in, size_t *per_thread)
 {
-	for (size_t k = 0; k < in->nr_threads; k++) {
-		size_t n = 0;
-		FOR_EACH_CALL(in->threads[k], c, {
-			int32_t r = resolve(b, c->site);
-			if (r >= 0) {
-				b->tr->regions[r].nr_calls++;
-				n++;
-			}
-		})
-		per_thread[k] = n;
-		b->tr->nr_calls += n;
+	if (sp_stream__each_site(count_site, b)) {
+		for (size_t k = 0; k < in->nr_threads; k++)
+			per_thread[k] = in->threads[k]->nr_calls;
+		return b->oom ? -ENOMEM : 0;
 	}
-	return b->oom ? -ENOMEM : 0;
+	for (size_t r = 0; r < b->tr->nr_regions; r++)
+		b->tr->regions[r].nr_calls = 0;
+	b->tr->nr_calls = 0;
+	struct pass p = {.b = b, .in = in, .per_thread = per_thread};
+	int rc = sp_stream__each_call(count_frame, &p);
+	return rc ? rc : b->oom ? -ENOMEM : 0;
+}
+
+static int fill_frame(void *ctx, int order, const struct sp_call *calls, size_t n)
+{
+	struct pass *p = ctx;
+	struct sp_trace *tr = p->b->tr;
+	if (order < 0 || (size_t)order >= p->in->nr_threads)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct sp_call *c = &calls[i];
+		int32_t r = resolve(p->b, c->site);
+		if (r < 0 || p->fill[r] == tr->regions[r].nr_calls)
+			continue;
+		struct sp_call_out *o = &tr->regions[r].calls[p->fill[r]++];
+		o->start_ns = sp_clock_map__ns(p->map, c->start);
+		o->end_ns = sp_clock_map__ns(p->map, c->end);
+		o->lane = p->lane_of[order];
+	}
+	return 0;
 }
 
 static int fill_calls(struct builder *b, const struct sp_trace_input *in,
 		      const size_t *per_thread, const int32_t *lane_of,
 		      struct sp_clock_map *map)
 {
+	(void)per_thread;
 	struct sp_trace *tr = b->tr;
 	size_t *fill = calloc(tr->nr_regions + 1, sizeof(*fill));
 	tr->calls = malloc((tr->nr_calls + 1) * sizeof(*tr->calls));
@@ -259,27 +318,12 @@ static int fill_calls(struct builder *b, const struct sp_trace_input *in,
 		tr->regions[r].calls = tr->calls + off;
 		off += tr->regions[r].nr_calls;
 	}
-	for (size_t k = 0; k < in->nr_threads; k++) {
-		/* A thread still recording while we finalize may publish calls
-		 * after pass 1: take exactly the prefix pass 1 counted. */
-		size_t budget = per_thread[k];
-		FOR_EACH_CALL(in->threads[k], c, {
-			if (!budget)
-				break;
-			int32_t r = resolve(b, c->site);
-			if (r < 0 || fill[r] == tr->regions[r].nr_calls)
-				continue;
-			struct sp_call_out *o = &tr->regions[r].calls[fill[r]++];
-			o->start_ns = sp_clock_map__ns(map, c->start);
-			o->end_ns = sp_clock_map__ns(map, c->end);
-			o->lane = lane_of[k];
-			budget--;
-		})
-	}
+	struct pass p = {.b = b, .in = in, .lane_of = lane_of, .fill = fill, .map = map};
+	int rc = sp_stream__each_call(fill_frame, &p);
 	for (size_t r = 0; r < tr->nr_regions; r++)
 		tr->regions[r].nr_calls = fill[r];
 	free(fill);
-	return 0;
+	return rc;
 }
 
 static void add_interned(struct builder *b, const struct sp_trace_input *in)
@@ -288,8 +332,19 @@ static void add_interned(struct builder *b, const struct sp_trace_input *in)
 		resolve(b, in->interned[i]);
 }
 
+static int64_t thread_cpu_ns(const struct sp_thread *t)
+{
+	if (atomic_load(&t->exited))
+		return t->cpu_ns;
+	struct timespec ts;
+	clockid_t clk = (clockid_t)((~(uint32_t)t->tid << 3) | 6u); /* the thread's CPU clock */
+	if (clock_gettime(clk, &ts) != 0)
+		return -1;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static int build_lanes(struct sp_trace *tr, const struct sp_trace_input *in,
-		       const size_t *per_thread, int32_t *lane_of)
+		       const size_t *per_thread, int32_t *lane_of, struct sp_clock_map *map)
 {
 	tr->lanes = calloc(in->nr_threads + 1, sizeof(*tr->lanes));
 	if (!tr->lanes)
@@ -302,6 +357,9 @@ static int build_lanes(struct sp_trace *tr, const struct sp_trace_input *in,
 		struct sp_lane_out *l = &tr->lanes[tr->nr_lanes];
 		l->tid = t->tid;
 		memcpy(l->name, t->name, sizeof(l->name));
+		l->first_ns = sp_clock_map__ns(map, t->first_stamp);
+		l->last_ns = sp_clock_map__ns(map, t->last_stamp);
+		l->cpu_ns = thread_cpu_ns(t);
 		/* Threads may rename themselves after their first region; an
 		 * exited thread's name was kept at its exit. */
 		char path[64];
@@ -359,7 +417,7 @@ int sp_trace__build(struct sp_trace *tr, const struct sp_trace_input *in,
 	add_interned(&b, in);
 	rc = count_calls(&b, in, per_thread);
 	if (rc == 0)
-		rc = build_lanes(tr, in, per_thread, lane_of);
+		rc = build_lanes(tr, in, per_thread, lane_of, map);
 	if (rc == 0)
 		rc = fill_calls(&b, in, per_thread, lane_of, map);
 	for (size_t r = 0; rc == 0 && r < tr->nr_regions; r++)
@@ -386,6 +444,9 @@ void sp_trace__free(struct sp_trace *tr)
 	}
 	for (size_t m = 0; m < tr->nr_modules; m++)
 		free(tr->modules[m].path);
+	for (size_t k = 0; k < sizeof(tr->misuse) / sizeof(tr->misuse[0]); k++)
+		for (size_t i = 0; i < tr->misuse[k].nr_names; i++)
+			free(tr->misuse[k].names[i]);
 	free(tr->regions);
 	free(tr->calls);
 	free(tr->lanes);

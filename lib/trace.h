@@ -18,7 +18,7 @@ struct sp_thread;
 
 /* The HDF5 plugin reads struct sp_trace directly: bump on any layout
  * change; the loader refuses a plugin built with another value. */
-#define SP_TRACE_ABI 1
+#define SP_TRACE_ABI 2
 #define SP_TRACE_ABI_KEY ((long)SP_TRACE_ABI * 1000000L + (long)sizeof(struct sp_trace))
 
 struct sp_call_out {
@@ -38,6 +38,17 @@ struct sp_region_out {
 struct sp_lane_out {
 	int64_t tid;
 	char name[16];
+	int64_t first_ns, last_ns; /* earliest start, latest end of its calls */
+	int64_t cpu_ns;            /* thread CPU time at exit or finalize, -1 unknown */
+};
+
+/* One kind of misuse, as reported and written to the trace's extension. */
+struct sp_misuse_out {
+	uint64_t count;
+	size_t nr_names;
+	char *names[32];     /* regions concerned (SP_MISUSE_SITES) */
+	uint64_t counts[32];
+	uint64_t others;     /* counted beyond the named regions */
 };
 
 struct sp_module_out {
@@ -63,6 +74,13 @@ struct sp_trace {
 	int32_t *sample_module; /* -1: address in no known module */
 	uint64_t *sample_addr;
 	uint64_t bad_sites; /* handles that were not readable sp_site descriptors */
+	/* timing context (CLOCK_MONOTONIC ns; start_ns -1 if unknown) */
+	int64_t init_ns, finalize_ns, init_real_ns, start_ns;
+	bool extension; /* write the .spt extension block (timing, misuse) */
+	int32_t mpi_size;    /* ranks of the job, -1 unknown */
+	int32_t omp_threads; /* OpenMP threads a parallel region would use */
+	/* misuse, indexed by enum sp_misuse_kind (sp_format.h) */
+	struct sp_misuse_out misuse[10];
 };
 
 /* Input of sp_trace__build: what the registry and sampler hold. */
@@ -90,5 +108,11 @@ int sp_trace__sort_calls(struct sp_call_out *calls, size_t n);
  * faulting (process_vm_readv). Caller frees. NULL if unreadable or longer
  * than @p max. */
 char *sp_trace__read_string(const char *p, size_t max);
+
+/* Reads descriptor @p site without trusting it: true and *copy, *name
+ * (and *file when it has one; caller frees both) if it is a readable
+ * sp_site, false otherwise. */
+bool sp_trace__read_site(const struct sp_site *site, struct sp_site *copy, char **name,
+			 char **file);
 
 #endif

@@ -5,7 +5,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "sp_format.h"
 
 #include "trace.h"
 
@@ -78,6 +81,26 @@ int sp_out__commit(struct sp_out *o)
 	return o->err;
 }
 
+void sp_writer__make_dirs(const char *path)
+{
+	char *p = strdup(path);
+	if (!p)
+		return;
+	char *slash = strrchr(p, '/');
+	if (slash && slash != p) {
+		*slash = 0;
+		for (char *c = p + 1; *c; c++) {
+			if (*c != '/')
+				continue;
+			*c = 0;
+			mkdir(p, 0755);
+			*c = '/';
+		}
+		mkdir(p, 0755);
+	}
+	free(p);
+}
+
 char *sp_writer__path(const char *prefix, int rank, const char *suffix)
 {
 	size_t len = strlen(prefix) + strlen(suffix) + 32;
@@ -109,14 +132,92 @@ static void put_region(struct sp_out *o, const struct sp_region_out *r, int vers
 			sp_out__i32(o, r->calls[i].lane);
 }
 
+static size_t str_len(const char *s)
+{
+	return 4 + (s ? strlen(s) : 0);
+}
+
+static size_t timing_len(const struct sp_trace *tr)
+{
+	return 4 * 8 + 8 + tr->nr_lanes * 24;
+}
+
+static void put_timing(struct sp_out *o, const struct sp_trace *tr)
+{
+	sp_out__i32(o, (int32_t)SP_EXT_TIMING);
+	sp_out__i32(o, (int32_t)timing_len(tr));
+	sp_out__i64(o, tr->init_ns);
+	sp_out__i64(o, tr->finalize_ns);
+	sp_out__i64(o, tr->init_real_ns);
+	sp_out__i64(o, tr->start_ns);
+	sp_out__i32(o, (int32_t)tr->nr_lanes);
+	sp_out__i32(o, 0);
+	for (size_t l = 0; l < tr->nr_lanes; l++) {
+		sp_out__i64(o, tr->lanes[l].first_ns);
+		sp_out__i64(o, tr->lanes[l].last_ns);
+		sp_out__i64(o, tr->lanes[l].cpu_ns);
+	}
+}
+
+static size_t misuse_len(const struct sp_trace *tr, int *kinds)
+{
+	size_t len = 4;
+	*kinds = 0;
+	for (int k = 0; k < SP_MISUSE_KIND_NR; k++) {
+		const struct sp_misuse_out *m = &tr->misuse[k];
+		if (!m->count)
+			continue;
+		(*kinds)++;
+		len += 4 + 4 + 8 + 4;
+		for (size_t i = 0; i < m->nr_names; i++)
+			len += str_len(m->names[i]) + 8;
+	}
+	return len;
+}
+
+static void put_misuse(struct sp_out *o, const struct sp_trace *tr)
+{
+	int kinds;
+	size_t len = misuse_len(tr, &kinds);
+	sp_out__i32(o, (int32_t)SP_EXT_MISUSE);
+	sp_out__i32(o, (int32_t)len);
+	sp_out__i32(o, kinds);
+	for (int k = 0; k < SP_MISUSE_KIND_NR; k++) {
+		const struct sp_misuse_out *m = &tr->misuse[k];
+		if (!m->count)
+			continue;
+		sp_out__i32(o, k);
+		sp_out__i32(o, 0);
+		sp_out__i64(o, (int64_t)m->count);
+		sp_out__i32(o, (int32_t)m->nr_names);
+		for (size_t i = 0; i < m->nr_names; i++) {
+			put_str(o, m->names[i]);
+			sp_out__i64(o, (int64_t)m->counts[i]);
+		}
+	}
+}
+
+/* After the seed's last field: readers of the seed's layout stop before it. */
+static void put_extension(struct sp_out *o, const struct sp_trace *tr)
+{
+	int kinds;
+	size_t mlen = misuse_len(tr, &kinds);
+	size_t total = 8 + timing_len(tr) + (kinds ? 8 + mlen : 0);
+	sp_out__put(o, SP_EXT_MAGIC, 8);
+	sp_out__i64(o, (int64_t)total);
+	put_timing(o, tr);
+	if (kinds)
+		put_misuse(o, tr);
+}
+
 int sp_writer__spt(const struct sp_trace *tr, const char *path)
 {
 	struct sp_out *o = malloc(sizeof(*o));
 	if (!o)
 		return -ENOMEM;
-	int version = tr->nr_lanes > 1 ? 3 : 2;
+	int version = tr->nr_lanes > 1 ? SP_SPT_VERSION_LANES : SP_SPT_VERSION_LOC;
 	if (sp_out__open(o, path) == 0) {
-		sp_out__put(o, "SCOPEPRF", 8);
+		sp_out__put(o, SP_SPT_MAGIC, SP_MAGIC_LEN);
 		sp_out__i32(o, version);
 		sp_out__i32(o, tr->rank);
 		sp_out__i64(o, (int64_t)tr->nr_regions);
@@ -129,6 +230,8 @@ int sp_writer__spt(const struct sp_trace *tr, const char *path)
 				put_str(o, tr->lanes[l].name);
 			}
 		}
+		if (tr->extension)
+			put_extension(o, tr);
 	}
 	int rc = sp_out__commit(o);
 	free(o);
@@ -141,8 +244,8 @@ int sp_writer__sps(const struct sp_trace *tr, const char *path)
 	if (!o)
 		return -ENOMEM;
 	if (sp_out__open(o, path) == 0) {
-		sp_out__put(o, "SCOPESMP", 8);
-		sp_out__i32(o, 1);
+		sp_out__put(o, SP_SPS_MAGIC, SP_MAGIC_LEN);
+		sp_out__i32(o, SP_SPS_VERSION);
 		sp_out__i32(o, tr->rank);
 		/* The achieved rate, rounded: never the requested one. */
 		sp_out__i32(o, (int32_t)(tr->stats.effective_hz + 0.5));

@@ -41,10 +41,15 @@ static inline void sp_out__i32(struct sp_out *o, int32_t v) { sp_out__put(o, &v,
 static inline void sp_out__i64(struct sp_out *o, int64_t v) { sp_out__put(o, &v, 8); }
 static inline void sp_out__u64(struct sp_out *o, uint64_t v) { sp_out__put(o, &v, 8); }
 
+/* mkdir -p of the directory part of @p path (failures are left to the
+ * write that follows, which reports them). */
+void sp_writer__make_dirs(const char *path);
+
 /* "<prefix>_rank<NNNNN><suffix>"; caller frees. NULL on ENOMEM. */
 char *sp_writer__path(const char *prefix, int rank, const char *suffix);
 
-/* The .spt trace: version 2 when at most one lane recorded, else 3. */
+/* The .spt trace: version 2 when at most one lane recorded, else 3, then
+ * the extension block (timing context, misuse; sp_format.h). */
 int sp_writer__spt(const struct sp_trace *tr, const char *path);
 /* The .sps samples (version 1). */
 int sp_writer__sps(const struct sp_trace *tr, const char *path);

@@ -12,7 +12,8 @@
  *                                   dataset lanes (int32) with >1 thread
  *   /rank<r>/threads/tid, name      one row per lane
  *   /rank<r>/samples/...            when sampling ran
- * A '/' in a region name is written "%2F" and '%' "%25", never a subgroup.
+ * A '/' in a region name is written "%2F" and '%' "%25", never a subgroup
+ * (sp_h5_escape, shared with nunatak's HDF5 writer and reader).
  *
  * This file is the plugin libscope_profiler_h5.so, loaded at finalize by
  * writer_h5_loader.c: the library itself never links HDF5, so preloading
@@ -30,6 +31,7 @@
 #include <unistd.h>
 
 #include "scope_profiler.h"
+#include "sp_format.h"
 #include "trace.h"
 
 static void attr_str(hid_t obj, const char *name, const char *value)
@@ -95,22 +97,7 @@ static int dset_strings(hid_t loc, const char *name, const char *const *v, size_
 	return rc;
 }
 
-static void escape_name(const char *in, char *out, size_t cap)
-{
-	size_t k = 0;
-	if (!*in)
-		in = "(unnamed)";
-	for (; *in && k + 4 < cap; in++) {
-		if (*in == '/' || *in == '%' || (*in == '.' && k == 0)) {
-			k += (size_t)snprintf(out + k, cap - k, "%%%02X", (unsigned char)*in);
-		} else {
-			out[k++] = *in;
-		}
-	}
-	out[k] = 0;
-}
-
-static void write_metadata(hid_t f, const char *label)
+static void write_metadata(hid_t f, const char *label, const struct sp_trace *tr)
 {
 	hid_t g = H5Gcreate2(f, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	if (g < 0)
@@ -133,9 +120,8 @@ static void write_metadata(hid_t f, const char *label)
 		attr_str(g, "platform", buf);
 	}
 	attr_str(g, "working_directory", getcwd(buf, sizeof(buf)) ? buf : "");
-	const char *omp = getenv("OMP_NUM_THREADS");
-	attr_i64(g, "omp_num_threads", omp ? atoi(omp) : 1);
-	attr_i64(g, "mpi_size", 1);
+	attr_i64(g, "omp_num_threads", tr->omp_threads);
+	attr_i64(g, "mpi_size", tr->mpi_size); /* -1: the launcher did not say */
 	attr_i64(g, "total_cores", sysconf(_SC_NPROCESSORS_ONLN));
 	struct passwd pw, *res = NULL;
 	char pwbuf[1024];
@@ -159,9 +145,14 @@ static int write_regions(hid_t rank, const struct sp_trace *tr)
 		rc = -ENOMEM;
 	for (size_t r = 0; rc == 0 && r < tr->nr_regions; r++) {
 		const struct sp_region_out *reg = &tr->regions[r];
-		char name[1024];
-		escape_name(reg->name, name, sizeof(name));
+		char *name = malloc(3 * strlen(reg->name) + 4);
+		if (!name) {
+			rc = -ENOMEM;
+			break;
+		}
+		sp_h5_escape(reg->name, name);
 		hid_t rg = H5Gcreate2(g, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+		free(name);
 		if (rg < 0) {
 			rc = -EIO;
 			break;
@@ -268,7 +259,7 @@ int sp_h5_plugin_write(const struct sp_trace *tr, const char *path, const char *
 	hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
 	int rc = f < 0 ? -EACCES : 0;
 	if (f >= 0) {
-		write_metadata(f, label);
+		write_metadata(f, label, tr);
 		char name[32];
 		snprintf(name, sizeof(name), "rank%d", tr->rank);
 		hid_t g = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);

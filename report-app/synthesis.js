@@ -370,5 +370,5 @@ function synthesis(payload) {
     el("h1", {class: "headline"}, headline(payload)),
     el("p", {class: "coverage"}, coverageSentence(payload.coverage || {}, payload.ranks)),
     hs.length ? el("h2", {}, "Findings") : null, shared, findings, overflow,
-    ranksSection(payload.ranks), regionsSection(payload.regions), doesNotSay(payload));
+    ranksSection(payload.ranks), mpiSection(payload.ranks), regionsSection(payload.regions), doesNotSay(payload));
 }

@@ -90,7 +90,8 @@ function sig3(x) {
 function formatNumber(x, unit) {
   if (unit === "ratio") return sig3(x) + "\u00d7";
   if (unit === "sample" || unit === "locus") return Math.round(x).toLocaleString("en-US");
-  if (unit === "s") return x >= 1 ? sig3(x) + " s" : sig3(x * 1e3) + " ms";
+  if (unit === "s") return x >= 1 || x === 0 ? sig3(x) + " s" : x >= 1e-3 ? sig3(x * 1e3) + " ms"
+    : x >= 1e-6 ? sig3(x * 1e6) + " \u00b5s" : sig3(x * 1e9) + " ns";
   if (unit && /\/s$|^B$|byte/.test(unit) && unit !== "flop/byte") {
     for (const [f, p] of SI) if (Math.abs(x) >= f) return sig3(x / f) + " " + p + unit;
   }

@@ -9,7 +9,7 @@
 set -eu
 build_pkgs="build-essential cmake pkg-config gfortran libjansson-dev libsqlite3-dev libhdf5-dev"
 test_pkgs="clang libclang-rt-14-dev linux-perf llvm llvm-19 binutils openmpi-bin libopenmpi-dev
-  hdf5-tools sqlite3 python3 python3-numpy python3-h5py python3-jsonschema chromium valgrind"
+  mpich libmpich-dev hdf5-tools sqlite3 python3 python3-numpy python3-h5py python3-jsonschema chromium valgrind"
 want="$build_pkgs"
 [ "${1:-build}" = test ] && want="$want $test_pkgs"
 missing=""
@@ -23,6 +23,12 @@ if [ "$(id -u)" = 0 ]; then
   apt-get update -qq
   # shellcheck disable=SC2086
   apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  # MPICH is installed for its own tests (mpirun.mpich, mpicc.mpich): the
+  # default mpirun/mpicc stay Open MPI's whatever the alternatives' priorities.
+  for alt in mpi:/usr/bin/mpicc.openmpi mpirun:/usr/bin/mpirun.openmpi \
+      mpi-x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu/openmpi/include; do
+    [ -e "${alt#*:}" ] && update-alternatives --set "${alt%%:*}" "${alt#*:}" >/dev/null 2>&1 || true
+  done
 else
   echo "error: missing Debian packages:$missing" >&2
   echo "run:   sudo apt-get install$missing" >&2

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -213,11 +214,20 @@ static void m_finalize(void)
 		sp_end(&site);
 	}
 	double rec = now_s() - t0;
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	long rss_rec = ru.ru_maxrss;
+	struct timespec c0, c1;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
 	t0 = now_s();
 	int rc = sp_finalize();
 	double fin = now_s() - t0;
-	printf("  record 10 M calls %.3f s; sp_finalize writes them in %.3f s (rc %d)"
-	       "  (target < 1 s)\n", rec, fin, rc);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+	double fin_cpu = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
+	getrusage(RUSAGE_SELF, &ru);
+	printf("  record 10 M calls %.3f s (peak RSS %ld KiB, streamed to disk); sp_finalize "
+	       "writes them in %.3f s wall, %.3f s CPU (rc %d, peak RSS %ld KiB)  (target < 1 s)\n",
+	       rec, rss_rec, fin, fin_cpu, rc, ru.ru_maxrss);
 	char path[128];
 	snprintf(path, sizeof(path), "%s/bench_rank00000.spt", prefix);
 	unlink(path);

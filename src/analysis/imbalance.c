@@ -218,7 +218,8 @@ int imbalance_ranks(const struct pivot *p, int world_size, struct rank_imbalance
 	ri->world_size = world_size;
 	ri->busiest_rank = ri->total_busiest = ri->app_busiest = -1;
 	ri->imbalance = ri->total_imbalance = ri->app_imbalance = NAN;
-	ri->mpi_fraction = ri->sys_fraction = ri->helper_fraction = NAN;
+	ri->mpi_fraction = ri->sys_fraction = ri->mpi_measured = ri->helper_fraction = NAN;
+	ri->mpi.dom_rank = -1;
 	ri->quality = QUALITY_UNAVAILABLE;
 	ri->basis = "total time";
 	if (alloc_rows(p, world_size, ri) < 0)
@@ -261,6 +262,17 @@ int imbalance_ranks(const struct pivot *p, int world_size, struct rank_imbalance
 		ri->sys_fraction = sys / (mpi + app + sys);
 	}
 	verdict(ri);
+	ri->pivot = p;
+	if (mpi_view_build(p, ri->nr_rows, &ri->mpi) < 0)
+		return -ENOMEM;
+	double in_mpi = 0, wall = 0;
+	for (size_t r = 0; r < ri->mpi.nr; r++)
+		if (ri->mpi.ranks[r].measured && ri->mpi.ranks[r].wall_ns > 0) {
+			in_mpi += ri->mpi.ranks[r].mpi_ns;
+			wall += ri->mpi.ranks[r].wall_ns;
+		}
+	if (wall > 0)
+		ri->mpi_measured = in_mpi / wall;
 	return 0;
 }
 
@@ -270,5 +282,6 @@ void rank_imbalance__release(struct rank_imbalance *ri)
 		return;
 	zfree(&ri->rows);
 	zfree(&ri->reason);
+	mpi_view__release(&ri->mpi);
 	ri->nr_rows = 0;
 }

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/mpi_view.h"
 #include "model/model.h"
 
 
@@ -67,7 +68,12 @@ struct rank_imbalance {
 	int total_busiest;
 	double app_imbalance;   /* busiest / mean on app time, sampled ranks; NaN */
 	int app_busiest;
-	double mpi_fraction;    /* Σ mpi / Σ all samples, over sampled ranks; NaN */
+	double mpi_fraction;    /* Σ mpi / Σ all samples, over sampled ranks; NaN (the
+				   sampled estimate: it decides the verdict's basis) */
+	double mpi_measured;    /* Σ mpi_time / Σ mpi_wall_time over ranks measured by
+				   interposition; NaN when none was */
+	struct mpi_view mpi;    /* measured MPI time per rank and call (owned) */
+	const struct pivot *pivot; /* borrowed: what the rows were computed from */
 	double sys_fraction;    /* Σ sys / Σ all samples, over sampled ranks; NaN */
 
 	double imbalance;       /* the verdict's value (one of the two above); NaN */

@@ -30,9 +30,10 @@
 #include "regions/trace_h5.h"
 #include "regions/trace_set.h"
 #include "regions/tree.h"
+#include "regions/region_filter.h"
 
 struct regions_opts {
-	bool json, paths;
+	bool json, paths, source;
 	int verbose, quiet, depth, top, max_calls; /* UNSET: not given */
 	const char *sort, *ranks, *rank, *columns, *percentage, *format, *output, *table;
 	struct opt_strlist include, exclude;
@@ -66,7 +67,7 @@ static const struct opt_spec tree_opts[] = {
 	 false},
 	{"paths", 0, OPT_BOOL, O(paths), NULL, "print full call paths (a > b > c)", false},
 	{"json", 0, OPT_BOOL, O(json), NULL, "print only a JSON document on stdout", false},
-	OPT_V, OPT_Q};
+	OPT_INC, OPT_EXC, OPT_V, OPT_Q};
 static const struct opt_spec export_opts[] = {
 	{"format", 'f', OPT_STRING, O(format), "FMT",
 	 "speedscope, chrome, collapsed, csv or json (required)", false},
@@ -76,17 +77,22 @@ static const struct opt_spec export_opts[] = {
 	OPT_RANKS, OPT_INC, OPT_EXC, OPT_V, OPT_Q};
 static const struct opt_spec convert_opts[] = {
 	OPT_OUT("the merged HDF5 profile to write (required)"), OPT_V, OPT_Q};
+static const struct opt_spec merge_opts[] = {
+	OPT_OUT("the merged HDF5 profile to write (required)"), OPT_V, OPT_Q};
 static const struct opt_spec lines_opts[] = {
 	{"top", 'n', OPT_INT, O(top), "N", "lines per region (default 10; 0 = all)", false},
+	OPT_RANKS,
+	{"source", 0, OPT_BOOL, O(source), NULL, "show each line's source text", false},
 	{"json", 0, OPT_BOOL, O(json), NULL, "print only a JSON document on stdout", false},
 	OPT_V, OPT_Q};
 static const struct opt_spec plot_opts[] = {
 	OPT_OUT("the HTML page to write (required)"), OPT_RANKS,
 	{"max-calls", 0, OPT_INT, O(max_calls), "N",
 	 "draw at most N calls, longest first (default 200000)", false},
-	OPT_V, OPT_Q};
+	OPT_INC, OPT_EXC, OPT_V, OPT_Q};
 
-enum sub { SUB_INSPECT, SUB_TREE, SUB_EXPORT, SUB_CONVERT, SUB_LINES, SUB_PLOT, NR_SUB };
+enum sub { SUB_INSPECT, SUB_TREE, SUB_EXPORT, SUB_CONVERT, SUB_MERGE, SUB_LINES, SUB_PLOT,
+	   NR_SUB };
 
 static const struct {
 	const char *name, *args, *summary;
@@ -101,6 +107,9 @@ static const struct {
 	 "flame graphs, or as tidy CSV/JSON", export_opts, OPTS_NR(export_opts)},
 	{"convert", "PATH... -o FILE.h5", "merge every rank into one HDF5 profile",
 	 convert_opts, OPTS_NR(convert_opts)},
+	{"merge", "RUN RUN... -o FILE.h5", "combine result sets (each RUN a file or directory, "
+	 "e.g. a Python and a Fortran run of the same ranks) into one HDF5 profile; a region "
+	 "name in two runs on one rank is refused", merge_opts, OPTS_NR(merge_opts)},
 	{"lines", "PATH...", "per-region line profile from .sps sample files", lines_opts,
 	 OPTS_NR(lines_opts)},
 	{"plot", "PATH... -o FILE.html", "self-contained timeline page (flame chart per rank)",
@@ -194,6 +203,32 @@ static int run_plot(struct trace_set *ts, const struct regions_opts *o,
 	return rc;
 }
 
+/* Each positional is one result set (run). */
+static int run_merge(const struct opts_rest *rest, const struct regions_opts *o,
+		     struct console *con, struct err *e)
+{
+	if (!o->output)
+		return err_set(e, -EINVAL, ERR_USAGE, "merge needs -o FILE.h5");
+	if (rest->nr_pos < 2)
+		return err_set(e, -EINVAL, ERR_USAGE,
+			       "merge needs at least two runs (files or directories) to combine");
+	struct trace_set *runs = calloc(rest->nr_pos, sizeof(*runs));
+	if (!runs)
+		return err_oom(e);
+	size_t opened = 0;
+	int rc = 0;
+	for (; opened < rest->nr_pos && rc == 0; opened++)
+		rc = trace_set__open(&runs[opened], &rest->pos[opened], 1, e);
+	if (rc)
+		opened--; /* the failed one released itself */
+	if (rc == 0)
+		rc = trace_h5_merge(runs, rest->nr_pos, rest->pos, o->output, con, e);
+	for (size_t k = 0; k < opened; k++)
+		trace_set__release(&runs[k]);
+	free(runs);
+	return rc;
+}
+
 static int dispatch(enum sub s, const struct opts_rest *rest, const struct regions_opts *o,
 		    struct console *con, struct err *e)
 {
@@ -209,9 +244,17 @@ static int dispatch(enum sub s, const struct opts_rest *rest, const struct regio
 			       o->max_calls);
 	if (o->top < 0)
 		return err_set(e, -EINVAL, ERR_USAGE, "--top expects 0 (all) or more, got %d", o->top);
+	if (s == SUB_MERGE)
+		return run_merge(rest, o, con, e);
 	if (s == SUB_LINES) {
-		struct lines_opts lo = {.top = o->top, .json = o->json};
-		return regions_lines(rest->pos, rest->nr_pos, &lo, stdout, con, e);
+		struct rank_filter lrf = {0};
+		int lrc = o->ranks ? rank_filter_parse(&lrf, o->ranks, e) : 0;
+		struct lines_opts lo = {.top = o->top, .json = o->json, .source = o->source,
+					.ranks = o->ranks ? &lrf : NULL};
+		if (lrc == 0)
+			lrc = regions_lines(rest->pos, rest->nr_pos, &lo, stdout, con, e);
+		free(lrf.ranks);
+		return lrc;
 	}
 	struct rank_filter rf = {0};
 	const char *rl = s == SUB_TREE ? o->rank : o->ranks;
@@ -223,6 +266,15 @@ static int dispatch(enum sub s, const struct opts_rest *rest, const struct regio
 	}
 	size_t n;
 	rc = rank_filter__count(&rf, &ts, &n, e);
+	/* Verbs that rebuild calls drop filtered regions as each rank loads
+	 * (region_filter.h); inspect and summary tables filter their rows. */
+	struct region_filter filter = {0};
+	bool rows_only = s == SUB_INSPECT || (s == SUB_EXPORT && o->table &&
+					      strcmp(o->table, "summary") == 0);
+	if (rc == 0 && !rows_only && s != SUB_CONVERT &&
+	    (rc = region_filter__init(&filter, o->include.v, o->include.n, o->exclude.v,
+				      o->exclude.n, e)) == 0)
+		ts.filter = &filter;
 	if (rc == 0) {
 		switch (s) {
 		case SUB_INSPECT: rc = run_inspect(&ts, o, &rf, con, e); break;
@@ -244,6 +296,7 @@ static int dispatch(enum sub s, const struct opts_rest *rest, const struct regio
 	}
 	free(rf.ranks);
 	trace_set__release(&ts);
+	region_filter__release(&filter);
 	return rc;
 }
 
@@ -256,7 +309,7 @@ int cmd_regions(int argc, char **argv)
 	struct console con;
 	console__init(&con, stderr, 0);
 	if (argc < 2) {
-		console__error(&con, "missing verb: expected inspect, tree, export, convert, lines "
+		console__error(&con, "missing verb: expected inspect, tree, export, convert, merge, lines "
 				     "or plot (see `%s --help`)",
 			       prog);
 		return EXIT_USAGE;
@@ -275,7 +328,7 @@ int cmd_regions(int argc, char **argv)
 		s++;
 	if (s == NR_SUB) {
 		console__error(&con, "unknown verb '%s' for `%s`; expected inspect, tree, export, "
-				     "convert, lines or plot",
+				     "convert, merge, lines or plot",
 			       argv[1], prog);
 		return EXIT_USAGE;
 	}

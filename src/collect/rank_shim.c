@@ -36,7 +36,10 @@ struct shim {
 	bool sampled, counted;
 	char events[160];
 	char *preload_env;    /* "LD_PRELOAD=..." or NULL */
-	char **app_env;       /* `env LD_PRELOAD=... app...` (borrowed words), or NULL */
+	char *mpi_env;        /* "NUNATAK_MPI_PROFILE=<rank dir>/mpi-profile.txt" or NULL */
+	char **app_env;       /* `env LD_PRELOAD=... [NUNATAK_MPI_PROFILE=...] app...`
+				 (borrowed words), or NULL */
+	size_t app_words;     /* words before the application in app_env */
 	char *regions_env;    /* "SCOPE_PROFILER_PREFIX=<directory>/regions/<name>" or NULL */
 	const char *env_set[2]; /* {regions_env, NULL}: the application's env_set */
 	char *sps_rel;        /* the preload sampler's .sps, relative to directory */
@@ -304,7 +307,7 @@ static int try_sample(struct shim *s, struct err *e)
  * region prefix, else in the rank's directory. */
 static int try_preload(struct shim *s, struct err *e)
 {
-	char *const *app = s->app_env ? s->app_env + 2 : s->app;
+	char *const *app = s->app_env ? s->app_env + s->app_words : s->app;
 	const char *old = s->preload_env ? s->preload_env + strlen("LD_PRELOAD=")
 					 : getenv("LD_PRELOAD");
 	char *ld = old && *old ? xasprintf("LD_PRELOAD=%s:%s", s->o->sampler_lib, old)
@@ -316,7 +319,8 @@ static int try_preload(struct shim *s, struct err *e)
 	s->sps_rel = s->regions_env
 			     ? xasprintf("regions/%s_rank%05d.sps", s->o->regions_name, s->id.rank)
 			     : xasprintf("rank-%d/preload_rank%05d.sps", s->id.rank, s->id.rank);
-	const char *env[] = {s->regions_env ? s->regions_env : prefix, ld, hz, NULL};
+	/* the MPI profile's path rides along: the `env` words are not used here */
+	const char *env[] = {s->regions_env ? s->regions_env : prefix, ld, hz, s->mpi_env, NULL};
 	int rc = ld && hz && s->sps_rel && env[0] ? 0 : err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	if (rc == 0) {
 		struct exec_request rq = {.argv = (const char *const *)app, .application = true,
@@ -397,7 +401,7 @@ static int write_rank_json(struct shim *s, struct err *e)
 {
 	json_t *d = degradations__to_json(&s->degr);
 	json_t *j = json_pack(
-		"{s:i, s:o, s:o, s:s, s:o, s:o, s:s, s:b, s:b, s:o, s:o, s:i, s:i, s:s, s:o}",
+		"{s:i, s:o, s:o, s:s, s:o, s:o, s:s, s:b, s:b, s:o, s:o, s:o, s:i, s:i, s:s, s:o}",
 		"rank", s->id.rank, "world_size",
 		s->id.world_size > 0 ? json_integer(s->id.world_size) : json_null(), "local_rank",
 		s->id.local_rank >= 0 ? json_integer(s->id.local_rank) : json_null(), "node", s->node,
@@ -405,7 +409,8 @@ static int write_rank_json(struct shim *s, struct err *e)
 		s->have_pv ? json_string(s->pv.text) : json_null(), "role", s->role, "sampled",
 		s->sampled, "counted", s->counted, "events",
 		s->events[0] && (s->sampled || s->counted) ? json_string(s->events) : json_null(),
-		"preload", s->o->preload ? json_string(s->o->preload) : json_null(), "exit_code",
+		"preload", s->o->preload ? json_string(s->o->preload) : json_null(), "mpi_profile",
+		s->o->mpi_profile ? json_string(s->o->mpi_profile) : json_null(), "exit_code",
 		s->ran ? s->res.exit_code : -1, "term_signal", s->res.term_signal, "runtime",
 		sp_rank_env__runtime_name(s->id.runtime), "degradations", d);
 	if (j && s->sps_rel)
@@ -438,22 +443,35 @@ static int make_rank_dir(struct shim *s)
 
 static void set_preload(struct shim *s)
 {
-	if (!s->o->preload)
+	const char *mpi = s->o->mpi_profile;
+	if (!s->o->preload && !mpi)
 		return;
+	/* nunatak's MPI wrappers first: they must see the application's MPI
+	 * calls before any other preloaded library; the user's LD_PRELOAD last. */
 	const char *old = getenv("LD_PRELOAD");
-	s->preload_env = old && *old ? xasprintf("LD_PRELOAD=%s:%s", s->o->preload, old)
-				     : xasprintf("LD_PRELOAD=%s", s->o->preload);
+	s->preload_env = xasprintf("LD_PRELOAD=%s%s%s%s%s", mpi ? mpi : "",
+				   mpi && s->o->preload ? ":" : "",
+				   s->o->preload ? s->o->preload : "", old && *old ? ":" : "",
+				   old && *old ? old : "");
+	if (mpi)
+		s->mpi_env = xasprintf("NUNATAK_MPI_PROFILE=%s/rank-%d/%s", s->o->directory,
+				       s->id.rank, RANK_SHIM_MPI_PROFILE);
 	size_t n = 0;
 	while (s->app[n])
 		n++;
 	/* The preload goes to the application only, through env(1) exec'ing it
 	 * in place: set on perf, it would be loaded into perf itself too. */
-	s->app_env = s->preload_env ? xcalloc(n + 3, sizeof(char *)) : NULL;
+	s->app_env = s->preload_env && (!mpi || s->mpi_env) ? xcalloc(n + 4, sizeof(char *))
+							     : NULL;
 	if (!s->app_env)
 		return;
-	s->app_env[0] = (char *)"env";
-	s->app_env[1] = s->preload_env;
-	memcpy(s->app_env + 2, s->app, n * sizeof(char *));
+	size_t k = 0;
+	s->app_env[k++] = (char *)"env";
+	s->app_env[k++] = s->preload_env;
+	if (s->mpi_env)
+		s->app_env[k++] = s->mpi_env;
+	memcpy(s->app_env + k, s->app, n * sizeof(char *));
+	s->app_words = k;
 	s->app = s->app_env;
 }
 
@@ -484,7 +502,7 @@ static int collect(struct shim *s, struct err *e)
 			"`%s` %s on %s: the rank never started the application", s->target,
 			found == -EACCES ? "is not executable" : "was not found", s->node);
 		if (s->app_env)
-			s->app = s->app_env + 2;
+			s->app = s->app_env + s->app_words;
 		return run_bare(s, e);
 	}
 	bool samples = rank_shim_samples(s->id.rank, s->id.world_size, s->id.local_rank,
@@ -550,6 +568,7 @@ out:
 	xfree(s.dir);
 	xfree(s.perf);
 	xfree(s.preload_env);
+	xfree(s.mpi_env);
 	xfree(s.app_env);
 	xfree(s.regions_env);
 	xfree(s.sps_rel);

@@ -37,6 +37,7 @@ struct executor;
 struct err;
 
 #define RANK_SHIM_DEFAULT_THRESHOLD 64
+#define RANK_SHIM_MPI_PROFILE "mpi-profile.txt" /* in <directory>/rank-<N>/ */
 
 struct rank_shim_opts {
 	const char *directory;  /* <run>/collect (required) */
@@ -45,6 +46,10 @@ struct rank_shim_opts {
 	const char *perf;       /* perf to use (NULL: "perf" from PATH) */
 	const char *call_graph; /* NULL, "fp", "lbr", "dwarf" */
 	const char *preload;    /* library to LD_PRELOAD into the application, or NULL */
+	const char *mpi_profile; /* nunatak's MPI interposition library (mpi/build.h), or
+				    NULL: preloaded before `preload` and any LD_PRELOAD
+				    the user set, with NUNATAK_MPI_PROFILE=<rank dir>/
+				    RANK_SHIM_MPI_PROFILE for the application */
 	bool clock_monotonic;   /* perf record -k CLOCK_MONOTONIC */
 	const char *regions_name; /* the Run's name, or NULL: the application gets
 				     SCOPE_PROFILER_PREFIX=<directory>/regions/<name>
@@ -87,7 +92,8 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 /*
  * The shim's own argv for the rewritten launch: `<self> rank-shim
  * --directory D --frequency F --rank-threshold T [--perf P] [--call-graph M]
- * [--preload L] [--regions-name N] [--clock-monotonic] [--perf-script] --`. self should be absolute
+ * [--preload L] [--sampler-lib L] [--preload-only] [--mpi-profile LIB]
+ * [--regions-name N] [--clock-monotonic] [--perf-script] --`. self should be absolute
  * (rank_shim_self_exe) so it resolves on every node. Returns a
  * NULL-terminated array, caller frees with rank_shim_argv__free(); NULL on
  * ENOMEM.

@@ -12,7 +12,7 @@
 
 char **rank_shim_argv(const char *self, const struct rank_shim_opts *o)
 {
-	char **v = xcalloc(28, sizeof(*v));
+	char **v = xcalloc(32, sizeof(*v));
 	if (!v)
 		return NULL;
 	size_t k = 0;
@@ -45,6 +45,10 @@ char **rank_shim_argv(const char *self, const struct rank_shim_opts *o)
 	}
 	if (o->preload_only)
 		ADD("--preload-only");
+	if (o->mpi_profile) {
+		ADD("--mpi-profile");
+		ADD(o->mpi_profile);
+	}
 	if (o->regions_name) {
 		ADD("--regions-name");
 		ADD(o->regions_name);

@@ -335,13 +335,29 @@ static int declare(struct rank_walk *w, int world, struct err *e)
 		rc = degradations__add(w->d, "ranks-uncounted", msg,
 				       "install perf on every compute node (see each rank's rank.json)");
 	}
-	int *missing = NULL, nm = 0, cm = 0;
+	int *missing = NULL, nm = 0, cm = 0, *partial = NULL, np = 0, cp = 0;
 	for (int r = 0, k = 0; r < world && rc >= 0; r++) {
 		while (k < w->nr_present && w->present[k] < r)
 			k++;
-		if (!(k < w->nr_present && w->present[k] == r))
-			rc = push_int(&missing, &nm, &cm, r);
+		if (k < w->nr_present && w->present[k] == r)
+			continue;
+		/* The shim died but the application's MPI profile is there
+		 * (ingest/mpi.h reads it): not missing, incomplete. */
+		char *prof = rank_file(w, r, "mpi-profile.txt");
+		bool has_profile = prof && access(prof, R_OK) == 0;
+		xfree(prof);
+		rc = has_profile ? push_int(&partial, &np, &cp, r) : push_int(&missing, &nm, &cm, r);
 	}
+	if (rc >= 0 && np) {
+		snprintf(msg, sizeof(msg),
+			 "%d of %d ranks left only their MPI profile (no rank.json): %s; their "
+			 "shim was killed (the launcher ends every rank when one dies) or crashed: "
+			 "they were neither sampled nor counted", np, world,
+			 ranks_format_list(partial, np, list, sizeof(list)));
+		rc = degradations__add(w->d, "ranks-incomplete", msg,
+				       "check the job log for the rank that ended the job");
+	}
+	xfree(partial);
 	w->sum->nr_missing = nm;
 	if (rc >= 0 && nm) {
 		snprintf(msg, sizeof(msg),

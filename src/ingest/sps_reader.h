@@ -21,10 +21,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sp_format.h"
+
 struct err;
 
-#define SPS_MAGIC "SCOPESMP"
-#define SPS_MAX_VERSION 1
+#define SPS_MAGIC SP_SPS_MAGIC
+#define SPS_MAX_VERSION SP_SPS_VERSION
 
 struct sps_name {
 	const char *s; /* borrowed, not NUL-terminated */

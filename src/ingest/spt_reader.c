@@ -94,6 +94,26 @@ static int parse_threads(struct trace_cursor *c, struct spt_trace *t)
 	return 0;
 }
 
+static int parse_unfinished(const unsigned char *buf, size_t len, const char *path, bool swap,
+			    struct spt_trace *t, struct err *e)
+{
+	unsigned char *img = NULL;
+	size_t n = 0;
+	struct spt_cut cut;
+	int rc = spt_stream_recover(buf, len, path, swap, &img, &n, &cut, e);
+	if (rc)
+		return rc;
+	rc = spt_parse(img, n, path, t, e);
+	if (rc) {
+		xfree(img);
+		return rc;
+	}
+	t->image = img;
+	t->image_len = n;
+	t->cut = cut;
+	return 0;
+}
+
 int spt_parse(const unsigned char *buf, size_t len, const char *path, struct spt_trace *t,
 	      struct err *e)
 {
@@ -116,6 +136,8 @@ int spt_parse(const unsigned char *buf, size_t len, const char *path, struct spt
 			       "%s: byte 8: expected a format version 1..%d in either byte order, "
 			       "found %" PRId32,
 			       path, SPT_MAX_VERSION, spt_load_i32(p, false));
+	if (t->version == SP_SPT_VERSION_STREAM)
+		return parse_unfinished(buf, len, path, c.swap, t, e);
 	if (t->version > SPT_MAX_VERSION)
 		return err_set(e, -EINVAL, ERR_TRACE_NEWER_VERSION,
 			       "%s: byte 8: trace format version %d is newer than this reader "
@@ -146,6 +168,11 @@ int spt_parse(const unsigned char *buf, size_t len, const char *path, struct spt
 			goto fail;
 	if (t->version >= 3 && (rc = parse_threads(&c, t)))
 		goto fail;
+	if (len - c.off >= 16 && memcmp(buf + c.off, SP_EXT_MAGIC, 8) == 0) {
+		if ((rc = spt_parse_ext(buf, len, c.off, path, c.swap, &t->ext, e)))
+			goto fail;
+		c.off = len;
+	}
 	if (c.off != len) {
 		rc = err_set(e, -EINVAL, ERR_TRACE_CORRUPT,
 			     "%s: byte %zu: expected the end of the trace, found %zu more bytes", path,
@@ -164,6 +191,120 @@ void spt_trace__release(struct spt_trace *t)
 		return;
 	zfree(&t->regions);
 	zfree(&t->threads);
+	for (int32_t i = 0; i < t->ext.nr_misuse; i++)
+		zfree(&t->ext.misuse[i].names);
+	zfree(&t->ext.misuse);
+	t->ext.nr_misuse = 0;
+	zfree(&t->image);
 	t->nr_regions = 0;
 	t->nr_threads = 0;
+}
+
+unsigned char *spt_trace__take_image(struct spt_trace *t)
+{
+	unsigned char *img = t->image;
+	t->image = NULL;
+	return img;
+}
+
+static int parse_timing(struct trace_cursor *c, struct spt_ext *x)
+{
+	int32_t pad;
+	int rc;
+	if ((rc = trace_cursor__i64(c, "init time", &x->init_ns)) ||
+	    (rc = trace_cursor__i64(c, "finalize time", &x->finalize_ns)) ||
+	    (rc = trace_cursor__i64(c, "init wall-clock time", &x->init_real_ns)) ||
+	    (rc = trace_cursor__i64(c, "process start time", &x->start_ns)) ||
+	    (rc = trace_cursor__i32(c, "lane count", &x->nr_lanes)) ||
+	    (rc = trace_cursor__i32(c, "padding", &pad)))
+		return rc;
+	if (x->nr_lanes < 0)
+		return err_set(c->e, -EINVAL, ERR_TRACE_CORRUPT,
+			       "%s: byte %zu: expected a lane count (>= 0), found %" PRId32, c->path,
+			       c->off - 8, x->nr_lanes);
+	x->has_timing = true;
+	return trace_cursor__take(c, (size_t)x->nr_lanes * 24, "per-lane times", &x->lanes);
+}
+
+static int parse_misuse_kind(struct trace_cursor *c, struct spt_misuse *m)
+{
+	int32_t pad;
+	int rc;
+	if ((rc = trace_cursor__i32(c, "misuse kind", &m->kind)) ||
+	    (rc = trace_cursor__i32(c, "padding", &pad)) ||
+	    (rc = trace_cursor__i64(c, "misuse count", &m->count)) ||
+	    (rc = trace_cursor__i32(c, "misuse region count", &m->nr_names)))
+		return rc;
+	if (m->nr_names < 0 || (size_t)m->nr_names > (c->len - c->off) / 12)
+		return err_set(c->e, -EINVAL, ERR_TRACE_CORRUPT,
+			       "%s: byte %zu: expected a region count that fits the section, "
+			       "found %" PRId32, c->path, c->off - 4, m->nr_names);
+	m->names = xcalloc((size_t)m->nr_names + 1, sizeof(*m->names));
+	if (!m->names)
+		return err_set(c->e, -ENOMEM, ERR_OOM, "%s: out of memory", c->path);
+	for (int32_t i = 0; i < m->nr_names; i++) {
+		struct spt_misuse_name *n = &m->names[i];
+		if ((rc = trace_cursor__string(c, "misuse region name", &n->name, &n->name_len)) ||
+		    (rc = trace_cursor__i64(c, "misuse region count", &n->count)))
+			return rc;
+	}
+	return 0;
+}
+
+static int parse_misuse(struct trace_cursor *c, struct spt_ext *x)
+{
+	int32_t kinds;
+	int rc = trace_cursor__i32(c, "misuse kind count", &kinds);
+	if (rc)
+		return rc;
+	if (kinds < 0 || (size_t)kinds > (c->len - c->off) / 20)
+		return err_set(c->e, -EINVAL, ERR_TRACE_CORRUPT,
+			       "%s: byte %zu: expected a misuse kind count that fits the section, "
+			       "found %" PRId32, c->path, c->off - 4, kinds);
+	x->misuse = xcalloc((size_t)kinds + 1, sizeof(*x->misuse));
+	if (!x->misuse)
+		return err_set(c->e, -ENOMEM, ERR_OOM, "%s: out of memory", c->path);
+	for (int32_t k = 0; k < kinds; k++) {
+		x->nr_misuse = k + 1;
+		if ((rc = parse_misuse_kind(c, &x->misuse[k])))
+			return rc;
+	}
+	return 0;
+}
+
+int spt_parse_ext(const unsigned char *buf, size_t len, size_t off, const char *path, bool swap,
+		  struct spt_ext *x, struct err *e)
+{
+	struct trace_cursor c = {.buf = buf, .len = len, .off = off + 8, .swap = swap,
+				 .path = path, .e = e};
+	int64_t total;
+	int rc = trace_cursor__i64(&c, "extension length", &total);
+	if (rc)
+		return rc;
+	if (total < 0 || (uint64_t)total != len - c.off)
+		return err_set(e, -EINVAL, ERR_TRACE_CORRUPT,
+			       "%s: byte %zu: expected an extension length of the %zu bytes that "
+			       "remain, found %" PRId64, path, off + 8, len - c.off, total);
+	x->present = true;
+	while (c.off < len) {
+		int32_t tag, n;
+		size_t at = c.off;
+		if ((rc = trace_cursor__i32(&c, "section tag", &tag)) ||
+		    (rc = trace_cursor__i32(&c, "section length", &n)))
+			return rc;
+		if (n < 0 || (size_t)n > len - c.off)
+			return err_set(e, -EINVAL, ERR_TRACE_TRUNCATED,
+				       "%s: byte %zu: truncated: section of %" PRId32 " bytes, %zu "
+				       "remain", path, at, n, len - c.off);
+		struct trace_cursor s = c;
+		s.len = c.off + (size_t)n;
+		if ((uint32_t)tag == SP_EXT_TIMING)
+			rc = parse_timing(&s, x);
+		else if ((uint32_t)tag == SP_EXT_MISUSE && !x->misuse)
+			rc = parse_misuse(&s, x);
+		if (rc)
+			return rc;
+		c.off += (size_t)n; /* unknown sections are skipped */
+	}
+	return 0;
 }

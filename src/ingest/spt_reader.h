@@ -23,6 +23,12 @@
  *
  * Calls of a region are sorted by start as the library writes them; the
  * reconstruction checks rather than trusts that.
+ *
+ * After those fields a finished trace may carry the extension block
+ * (timing context, misuse; lib/sp_format.h), parsed into `ext`. A trace
+ * whose version is SP_SPT_VERSION_STREAM is unfinished (the process ended
+ * before sp_finalize): every complete frame is recovered into an owned
+ * image in the v2/v3 layout, and `cut` says how much and where it ended.
  */
 #ifndef NUNATAK_INGEST_SPT_READER_H
 #define NUNATAK_INGEST_SPT_READER_H
@@ -34,8 +40,10 @@
 
 struct err;
 
-#define SPT_MAGIC "SCOPEPRF"
-#define SPT_MAX_VERSION 3
+#include "sp_format.h"
+
+#define SPT_MAGIC SP_SPT_MAGIC
+#define SPT_MAX_VERSION SP_SPT_VERSION_MAX
 
 struct spt_region {
 	const char *name; /* borrowed from the bytes, not NUL-terminated */
@@ -57,6 +65,43 @@ struct spt_thread {
 	uint32_t name_len;
 };
 
+struct spt_misuse_name {
+	const char *name; /* borrowed */
+	uint32_t name_len;
+	int64_t count;
+};
+
+struct spt_misuse {
+	int32_t kind; /* enum sp_misuse_kind */
+	int64_t count;
+	int32_t nr_names;
+	struct spt_misuse_name *names; /* owned */
+};
+
+/* The extension block of a finished trace (has_timing false without it). */
+struct spt_ext {
+	bool present;
+	bool has_timing;
+	int64_t init_ns, finalize_ns, init_real_ns, start_ns; /* start_ns -1: unknown */
+	int32_t nr_lanes;
+	const unsigned char *lanes; /* nr_lanes x (int64 first, last, cpu ns), borrowed */
+	int32_t nr_misuse;
+	struct spt_misuse *misuse; /* owned */
+};
+
+/* What an unfinished trace held. */
+struct spt_cut {
+	bool cut;               /* the trace is unfinished */
+	int64_t pid;
+	int64_t init_ns;        /* CLOCK_MONOTONIC ns at the library's init */
+	int64_t calls;          /* calls recovered */
+	int64_t frames;         /* complete call frames */
+	int64_t dropped_calls;  /* calls of handles that were not region descriptors */
+	size_t bytes_used;      /* end of the last complete frame */
+	size_t bytes_total;     /* file length: the rest is an incomplete frame */
+	int64_t last_ns;        /* latest call end recovered, -1 if none */
+};
+
 struct spt_trace {
 	int version;
 	int32_t rank;
@@ -65,6 +110,11 @@ struct spt_trace {
 	struct spt_region *regions; /* owned; spt_trace__release */
 	int32_t nr_threads;         /* 0 before v3 */
 	struct spt_thread *threads; /* owned */
+	struct spt_ext ext;
+	struct spt_cut cut;
+	unsigned char *image; /* unfinished trace: the owned v2/v3 bytes the views
+				 point into (see spt_trace__take_image) */
+	size_t image_len;
 };
 
 /* Parses `len` bytes named `path` (for messages). The trace borrows `buf`,
@@ -75,6 +125,18 @@ struct spt_trace {
 int spt_parse(const unsigned char *buf, size_t len, const char *path, struct spt_trace *t,
 	      struct err *e);
 void spt_trace__release(struct spt_trace *t);
+/* Hands the owned image (NULL for a finished trace) to the caller, who must
+ * keep it as long as the views are used and free it with xfree. */
+unsigned char *spt_trace__take_image(struct spt_trace *t);
+
+/* Unfinished traces (spt_stream.c): recovers the frames of `buf` into an
+ * owned v2/v3 image (*image, *image_len) and fills *cut. 0 or -errno. */
+int spt_stream_recover(const unsigned char *buf, size_t len, const char *path, bool swap,
+		       unsigned char **image, size_t *image_len, struct spt_cut *cut,
+		       struct err *e);
+/* Parses the extension block at `off` (SP_EXT_MAGIC). 0 or -errno. */
+int spt_parse_ext(const unsigned char *buf, size_t len, size_t off, const char *path, bool swap,
+		  struct spt_ext *x, struct err *e);
 
 static inline int64_t spt_load_i64(const unsigned char *p, bool swap)
 {

@@ -159,6 +159,26 @@ static void region_sample__release(struct region_sample *r)
 	xfree(r->counter);
 }
 
+static void mpi_call__release(struct mpi_call *c)
+{
+	xfree(c->name);
+}
+
+static void mpi_site__release(struct mpi_site *c)
+{
+	xfree(c->name);
+	xfree(c->module);
+	xfree(c->function);
+	xfree(c->file);
+}
+
+static void event__release(struct event *v)
+{
+	xfree(v->kind);
+	xfree(v->name);
+	xfree(v->attributes);
+}
+
 int64_t pivot__add_locus(struct pivot *p, const struct locus *src)
 {
 	APPEND(loci, locus__release, {
@@ -263,6 +283,35 @@ int64_t pivot__add_region_sample(struct pivot *p, const struct region_sample *sr
 	});
 }
 
+int64_t pivot__add_mpi_call(struct pivot *p, const struct mpi_call *src)
+{
+	APPEND(mpi_calls, mpi_call__release, {
+		dst->name = NULL;
+		DUP(name);
+	});
+}
+
+int64_t pivot__add_mpi_site(struct pivot *p, const struct mpi_site *src)
+{
+	APPEND(mpi_sites, mpi_site__release, {
+		dst->name = dst->module = dst->function = dst->file = NULL;
+		DUP(name);
+		DUP(module);
+		DUP(function);
+		DUP(file);
+	});
+}
+
+int64_t pivot__add_event(struct pivot *p, const struct event *src)
+{
+	APPEND(events, event__release, {
+		dst->kind = dst->name = dst->attributes = NULL;
+		DUP(kind);
+		DUP(name);
+		DUP(attributes);
+	});
+}
+
 #define RELEASE_ALL(arr, fn)                            \
 	do {                                            \
 		for (size_t i = 0; i < p->nr_##arr; i++) \
@@ -282,6 +331,9 @@ void pivot__release(struct pivot *p)
 	RELEASE_ALL(stack_frames, stack_frame__release);
 	RELEASE_ALL(region_stats, region_stat__release);
 	RELEASE_ALL(region_samples, region_sample__release);
+	RELEASE_ALL(mpi_calls, mpi_call__release);
+	RELEASE_ALL(mpi_sites, mpi_site__release);
+	RELEASE_ALL(events, event__release);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -156,6 +156,44 @@ struct region_sample {
 	int64_t sample_count;
 };
 
+/* One MPI function's totals on one Locus (rank), measured by interposition
+ * (src/mpi/probe/nunatak_mpi.c): calls, time inside the call, payload bytes. */
+struct mpi_call {
+	int64_t locus;
+	char *name;          /* "MPI_Barrier" */
+	int64_t calls;
+	int64_t time_ns;
+	int64_t bytes;
+};
+
+/* The same per call site: the caller's module and ELF virtual address of the
+ * call instruction (module-relative, never absolute), named by attribution. */
+struct mpi_site {
+	int64_t locus;
+	char *name;          /* MPI function */
+	char *module;
+	uint64_t address;    /* ELF virtual address in module */
+	char *function;      /* the calling function, NULL until attributed */
+	char *file;          /* NULL when unknown */
+	int line;            /* 0 when unknown */
+	int64_t calls;
+	int64_t time_ns;
+	int64_t bytes;
+};
+
+/* A timestamped fact with a duration (REFERENCE.md §2 `events`): an MPI call
+ * (kind "mpi"), start on CLOCK_MONOTONIC. attributes: a JSON object text
+ * ({"bytes": n, "peer": r}), or NULL. */
+struct event {
+	int64_t locus;
+	int pass_index;
+	char *kind;
+	char *name;
+	int64_t start_ns;
+	int64_t duration_ns;
+	char *attributes;
+};
+
 #define PIVOT_ARRAY(type, field) \
 	struct type *field;      \
 	size_t nr_##field, cap_##field
@@ -171,6 +209,9 @@ struct pivot {
 	PIVOT_ARRAY(stack_frame, stack_frames);
 	PIVOT_ARRAY(region_stat, region_stats);
 	PIVOT_ARRAY(region_sample, region_samples);
+	PIVOT_ARRAY(mpi_call, mpi_calls);
+	PIVOT_ARRAY(mpi_site, mpi_sites);
+	PIVOT_ARRAY(event, events);
 };
 
 void pivot__init(struct pivot *p);
@@ -189,6 +230,9 @@ int64_t pivot__add_stack(struct pivot *p, const struct stack *src);
 int64_t pivot__add_stack_frame(struct pivot *p, const struct stack_frame *src);
 int64_t pivot__add_region_stat(struct pivot *p, const struct region_stat *src);
 int64_t pivot__add_region_sample(struct pivot *p, const struct region_sample *src);
+int64_t pivot__add_mpi_call(struct pivot *p, const struct mpi_call *src);
+int64_t pivot__add_mpi_site(struct pivot *p, const struct mpi_site *src);
+int64_t pivot__add_event(struct pivot *p, const struct event *src);
 
 /* Display name of a Hotspot: its name, or "module-basename+0x<offset>". Caller frees. */
 char *hotspot__display_name(const struct hotspot *h);

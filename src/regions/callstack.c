@@ -148,7 +148,8 @@ struct stream {
 };
 
 #define ACC_EMPTY \
-	((struct node_acc){.min = INT64_MAX, .max = INT64_MIN, .first = INT64_MAX, .last_parent = -1})
+	((struct node_acc){.min = INT64_MAX, .max = INT64_MIN, .first = INT64_MAX, .last = INT64_MIN, \
+			   .last_parent = -1})
 
 int path_stats__init(struct path_stats *ps, int32_t nr_lanes)
 {
@@ -200,6 +201,7 @@ static inline void acc_close(struct path_stats *ps, int32_t lane, const struct f
 	if (f->e > ps->max_end)
 		ps->max_end = f->e;
 	a->first = f->s < a->first ? f->s : a->first;
+	a->last = f->e > a->last ? f->e : a->last;
 	a->min = d < a->min ? d : a->min;
 	a->max = d > a->max ? d : a->max;
 	a->calls++;

@@ -86,7 +86,7 @@ struct call_event {
 struct node_acc {
 	uint64_t calls, total, excl, parent_ns; /* wrap only beyond 584 years */
 	unsigned __int128 sumsq;               /* of durations, ns^2: exact variance */
-	int64_t min, max, first;
+	int64_t min, max, first, last; /* first start, last end */
 	int32_t last_parent; /* call id of the last enclosing call counted */
 	bool root_seen;
 };

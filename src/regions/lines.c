@@ -19,6 +19,7 @@
 #include "exec/exec.h"
 #include "ingest/sps_reader.h"
 #include "regions/lines_symbolize.h"
+#include "regions/regions_run.h"
 #include "regions/trace_set.h"
 
 #define NO_REGION "(outside regions)"
@@ -29,7 +30,15 @@ struct hit {
 	int32_t loc; /* index into the module's symbolized addresses, -1 unknown */
 };
 
+struct sps_info {
+	int32_t rank, hz;
+	int64_t ticks, samples;
+};
+
 struct lctx {
+	const struct lines_opts *o;
+	struct sps_info *files; /* the files read, for the sampling rate */
+	size_t cap_files;
 	struct trace_set names;   /* region-name table (reuses the interning) */
 	struct trace_set modules; /* module-path table */
 	struct hit *hits;
@@ -48,6 +57,16 @@ static int add_file(struct lctx *x, const char *path, struct err *e)
 		return rc;
 	if ((rc = sps_parse(map, len, path, &f, e)))
 		goto out;
+	if (x->o->ranks && !rank_filter__has(x->o->ranks, f.rank)) {
+		sps_file__release(&f);
+		goto out;
+	}
+	if (xgrow((void **)&x->files, &x->cap_files, x->nr_files + 1, sizeof(*x->files))) {
+		sps_file__release(&f);
+		rc = err_oom(e);
+		goto out;
+	}
+	x->files[x->nr_files] = (struct sps_info){f.rank, f.hz, f.ticks, f.nr_samples};
 	x->ticks += f.ticks;
 	x->nr_files++;
 	uint32_t *rid = xcalloc((size_t)f.nr_regions + 1, sizeof(*rid));
@@ -129,11 +148,22 @@ static int collect(struct lctx *x, const char *const *inputs, size_t n, struct e
 		free(list);
 		if (rc)
 			return rc;
-		if (x->nr_files == before)
+		if (x->nr_files == before && !x->o->ranks)
 			return err_set(e, -ENOENT, ERR_TRACE_NONE,
 				       "%s: no *.sps sample files here (run with "
 				       "SCOPE_PROFILER_SAMPLE_HZ set to record them)",
 				       inputs[i]);
+	}
+	/* Every rank asked for must have a sample file. */
+	for (size_t k = 0; x->o->ranks && k < x->o->ranks->nr; k++) {
+		bool found = false;
+		for (size_t j = 0; j < x->nr_files && !found; j++)
+			found = x->files[j].rank == x->o->ranks->ranks[k];
+		if (!found)
+			return err_set(e, -ENOENT, ERR_USAGE,
+				       "rank %" PRId32 ": no .sps sample file of this rank among the "
+				       "inputs (ranks are read from the files' headers)",
+				       x->o->ranks->ranks[k]);
 	}
 	return 0;
 }
@@ -246,8 +276,9 @@ static struct row *make_rows(const struct lctx *x, const struct sym_loc *locs, s
 	for (size_t i = 0; i < x->nr_hits; i++) {
 		const struct sym_loc *l = x->hits[i].loc >= 0 ? &locs[x->hits[i].loc] : NULL;
 		bool known = l && l->file;
+		/* The symbol table names the function even without -g. */
 		r[i] = (struct row){x->hits[i].region, known ? l->file : NULL,
-				    known ? l->function : NULL, known ? l->line : 0, 1};
+				    l ? l->function : NULL, known ? l->line : 0, 1};
 		tot[x->hits[i].region]++;
 	}
 	qsort(r, x->nr_hits, sizeof(*r), cmp_row_key);
@@ -263,11 +294,53 @@ static struct row *make_rows(const struct lctx *x, const struct sym_loc *locs, s
 	return r;
 }
 
+/* Source text of file:line (trimmed), or NULL; caller frees. */
+static char *source_line(const char *file, int line)
+{
+	FILE *f = file && line > 0 ? fopen(file, "re") : NULL;
+	if (!f)
+		return NULL;
+	char buf[512];
+	char *text = NULL;
+	for (int n = 1; fgets(buf, sizeof(buf), f); n += strchr(buf, '\n') != NULL) {
+		if (n == line) {
+			buf[strcspn(buf, "\n")] = 0;
+			char *p = buf;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			text = xstrdup(p);
+			break;
+		}
+	}
+	fclose(f);
+	return text;
+}
+
+/* The sampling rate the files achieved (the .sps hz field is the effective
+ * rate, never the requested one). */
+static void rate_range(const struct lctx *x, int32_t *lo, int32_t *hi)
+{
+	*lo = *hi = 0;
+	for (size_t i = 0; i < x->nr_files; i++) {
+		if (i == 0 || x->files[i].hz < *lo)
+			*lo = x->files[i].hz;
+		if (i == 0 || x->files[i].hz > *hi)
+			*hi = x->files[i].hz;
+	}
+}
+
 static void print_text(const struct lctx *x, const struct row *r, size_t n, const int64_t *tot,
 		       int top, FILE *out)
 {
-	fprintf(out, "%zu sample file%s, %zu samples, %" PRId64 " timer ticks\n", x->nr_files,
+	int32_t lo, hi;
+	rate_range(x, &lo, &hi);
+	fprintf(out, "%zu sample file%s, %zu samples, %" PRId64 " timer ticks", x->nr_files,
 		x->nr_files == 1 ? "" : "s", x->nr_hits, x->ticks);
+	if (lo == hi)
+		fprintf(out, ", effective sampling rate %" PRId32 " Hz\n", lo);
+	else
+		fprintf(out, ", effective sampling rate %" PRId32 "-%" PRId32 " Hz over the files\n",
+			lo, hi);
 	for (size_t i = 0; i < n;) {
 		uint32_t reg = r[i].region;
 		fprintf(out, "\nregion %s: %" PRId64 " samples (%.1f%% of samples)\n",
@@ -283,9 +356,14 @@ static void print_text(const struct lctx *x, const struct row *r, size_t n, cons
 				snprintf(loc, sizeof(loc), "%s:%d", r[i].file, r[i].line);
 			else
 				snprintf(loc, sizeof(loc), "??:0");
-			fprintf(out, "%6.1f%%  %8" PRId64 "  %s  %s\n",
+			fprintf(out, "%6.1f%%  %8" PRId64 "  %s  %s%s\n",
 				100.0 * (double)r[i].count / (double)tot[reg], r[i].count, loc,
-				r[i].file ? (r[i].func ? r[i].func : "??") : "(no line information)");
+				r[i].func ? r[i].func : r[i].file ? "??" : "(no line information)",
+				r[i].func && !r[i].file ? " (no line information: build with -g)" : "");
+			char *text = x->o->source ? source_line(r[i].file, r[i].line) : NULL;
+			if (text)
+				fprintf(out, "%19s| %s\n", "", text);
+			xfree(text);
 		}
 	}
 }
@@ -298,24 +376,35 @@ static int print_json(const struct lctx *x, const struct row *r, size_t n, const
 		uint32_t reg = r[i].region;
 		json_t *lines = json_array();
 		int shown = 0;
-		for (; i < n && r[i].region == reg; i++, shown++)
-			if (top <= 0 || shown < top)
-				json_array_append_new(
-					lines, json_pack("{s:s, s:i, s:o, s:I, s:f}", "file",
-							 r[i].file ? r[i].file : "??", "line", r[i].line,
-							 "function", r[i].func && r[i].file
-									     ? json_string(r[i].func)
-									     : json_null(),
-							 "samples", (json_int_t)r[i].count, "share",
-							 (double)r[i].count / (double)tot[reg]));
+		for (; i < n && r[i].region == reg; i++, shown++) {
+			if (top > 0 && shown >= top)
+				continue;
+			char *text = x->o->source ? source_line(r[i].file, r[i].line) : NULL;
+			json_array_append_new(
+				lines, json_pack("{s:s, s:i, s:o, s:I, s:f, s:o}", "file",
+						 r[i].file ? r[i].file : "??", "line", r[i].line,
+						 "function",
+						 r[i].func ? json_string(r[i].func) : json_null(),
+						 "samples", (json_int_t)r[i].count, "share",
+						 (double)r[i].count / (double)tot[reg], "source",
+						 text ? json_string(text) : json_null()));
+			xfree(text);
+		}
 		json_array_append_new(regions, json_pack("{s:s, s:I, s:o}", "region",
 							 x->names.regions[reg].name, "samples",
 							 (json_int_t)tot[reg], "lines", lines));
 	}
-	json_t *doc = json_pack("{s:s, s:i, s:i, s:I, s:I, s:o}", "schema",
+	json_t *files = json_array();
+	for (size_t i = 0; i < x->nr_files; i++)
+		json_array_append_new(files, json_pack("{s:i, s:i, s:I, s:I}", "rank",
+						       (int)x->files[i].rank, "effective_hz",
+						       (int)x->files[i].hz, "ticks",
+						       (json_int_t)x->files[i].ticks, "samples",
+						       (json_int_t)x->files[i].samples));
+	json_t *doc = json_pack("{s:s, s:i, s:i, s:I, s:I, s:o, s:o}", "schema",
 				"nunatak.regions.lines", "schema_version", 1, "files",
 				(int)x->nr_files, "samples", (json_int_t)x->nr_hits, "ticks",
-				(json_int_t)x->ticks, "regions", regions);
+				(json_int_t)x->ticks, "per_file", files, "regions", regions);
 	int rc = doc && json_dumpf(doc, out, JSON_INDENT(2)) == 0 ? 0 : -EIO;
 	fputc('\n', out);
 	json_decref(doc);
@@ -325,7 +414,7 @@ static int print_json(const struct lctx *x, const struct row *r, size_t n, const
 int regions_lines(const char *const *inputs, size_t nr_inputs, const struct lines_opts *o,
 		  FILE *out, struct console *con, struct err *e)
 {
-	struct lctx x = {0};
+	struct lctx x = {.o = o};
 	struct sym_loc *locs = NULL;
 	size_t nr_locs = 0, nr_rows = 0;
 	struct row *rows = NULL;
@@ -349,6 +438,7 @@ int regions_lines(const char *const *inputs, size_t nr_inputs, const struct line
 	xfree(rows);
 	xfree(tot);
 	xfree(x.hits);
+	xfree(x.files);
 	trace_set__release(&x.names);
 	trace_set__release(&x.modules);
 	return rc;

@@ -17,10 +17,13 @@
 
 struct console;
 struct err;
+struct rank_filter;
 
 struct lines_opts {
 	int top; /* rows per region; 0 = all */
 	bool json;
+	bool source; /* show each line's source text when the file is readable */
+	const struct rank_filter *ranks; /* only these ranks' .sps files; NULL: all */
 };
 
 int regions_lines(const char *const *inputs, size_t nr_inputs, const struct lines_opts *o,

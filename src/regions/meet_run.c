@@ -16,6 +16,7 @@
 #include "model/model.h"
 #include "regions/callstack.h"
 #include "regions/meet.h"
+#include "regions/region_events.h"
 #include "regions/trace_set.h"
 
 #define MAX_COUNTERS 16
@@ -374,6 +375,9 @@ static int meet_rank(struct meet_ctx *c, struct trace_set *ts, size_t i, struct 
 	}
 	if (rc == 0)
 		rc = add_stats(c->p, &cl, &rd, pt, ts, c->node, c->rank, c->main_tid);
+	/* MPI ranks: the outer region calls join the MPI calls' timeline. */
+	if (rc == 0 && o->mpi && c->rank >= 0)
+		rc = region_events_add(c->p, &cl, ts, pt, c->node, c->rank) < 0 ? -ENOMEM : 0;
 	if (rc == -ENOMEM && !e->msg[0])
 		err_set(e, rc, ERR_OOM, "out of memory");
 	xfree(perf);

@@ -121,7 +121,12 @@ static int visit(void *ctx, size_t slot, const struct rank_data *rd, const struc
 	for (int32_t l = 0; l < c->nr_lanes; l++) {
 		char label[96];
 		int n = snprintf(label, sizeof(label), "rank %" PRId32, rd->rank);
-		if (c->nr_lanes > 1)
+		/* The thread's name and id when the trace has them (v3). */
+		const struct lane_info *li = l < rd->nr_lanes ? &rd->lanes[l] : NULL;
+		if (li && li->name && li->tid >= 0)
+			snprintf(label + n, sizeof(label) - (size_t)n, " %.40s (tid %" PRId64 ")",
+				 li->name, li->tid);
+		else if (c->nr_lanes > 1)
 			snprintf(label + n, sizeof(label) - (size_t)n, " thread %" PRId32, l);
 		wbuf__str(&x->w, x->first ? "\n{\"label\":" : ",\n{\"label\":");
 		x->first = false;

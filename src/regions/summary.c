@@ -21,7 +21,8 @@ int summary__init(struct summary *s, size_t nr_ranks)
 	s->rank_ids = xcalloc(nr_ranks + 1, sizeof(*s->rank_ids));
 	s->session_ns = xcalloc(nr_ranks + 1, sizeof(*s->session_ns));
 	s->span_ns = xcalloc(nr_ranks + 1, sizeof(*s->span_ns));
-	return s->rank_ids && s->session_ns && s->span_ns ? 0 : -ENOMEM;
+	s->wall_ns = xcalloc(nr_ranks + 1, sizeof(*s->wall_ns));
+	return s->rank_ids && s->session_ns && s->span_ns && s->wall_ns ? 0 : -ENOMEM;
 }
 
 void summary__release(struct summary *s)
@@ -32,6 +33,7 @@ void summary__release(struct summary *s)
 	xfree(s->rank_ids);
 	xfree(s->session_ns);
 	xfree(s->span_ns);
+	xfree(s->wall_ns);
 	xfree(s->node_nested);
 	path_stats__release(&s->ps);
 	memset(s, 0, sizeof(*s));
@@ -151,7 +153,24 @@ int summary__end_rank(struct summary *s)
 			    (int64_t)s->pt->region[i] == s->session_region)
 				session = (session < 0 ? 0 : session) + clamp(ps->lane[l][i].total);
 	s->span_ns[slot] = ps->max_end - ps->min_start;
-	s->session_ns[slot] = session >= 0 ? session : s->span_ns[slot];
+	/* Without a session region, each thread's session is its own first
+	 * entry to last exit, and the rank's is their sum: a region's coverage
+	 * (outermost calls, summed over threads) never exceeds it. */
+	int64_t threads = 0;
+	for (int32_t l = 0; l < ps->nr_lanes; l++) {
+		int64_t first = INT64_MAX, last = INT64_MIN;
+		for (size_t i = 0; i < ps->cap[l] && i < s->pt->n; i++) {
+			const struct node_acc *a = &ps->lane[l][i];
+			if (a->calls && s->pt->parent[i] < 0) {
+				first = a->first < first ? a->first : first;
+				last = a->last > last ? a->last : last;
+			}
+		}
+		if (last >= first)
+			sat_add(&threads, last - first);
+	}
+	s->session_ns[slot] = session >= 0 ? session : threads;
+	s->wall_ns[slot] = session >= 0 ? session : s->span_ns[slot];
 	int rc = 0;
 	for (int32_t l = 0; l < ps->nr_lanes; l++)
 		for (size_t i = 0; rc == 0 && i < ps->cap[l] && i < s->pt->n; i++)
@@ -160,6 +179,45 @@ int summary__end_rank(struct summary *s)
 	path_stats__release(&s->ps);
 	s->nr_loaded++;
 	return rc;
+}
+
+/* Folds src (its ranks in `slots`) into dst; both sized for the same ranks. */
+int summary__merge(struct summary *dst, const struct summary *src, const size_t *slots,
+		   size_t nr_slots)
+{
+	if (grow_regions(dst, src->nr))
+		return -ENOMEM;
+	for (size_t i = 0; i < src->nr; i++) {
+		const struct region_summary *a = &src->r[i];
+		struct region_summary *r = &dst->r[i];
+		if (!a->seen)
+			continue;
+		if (!r->seen || a->first_start_ns < r->first_start_ns)
+			r->first_start_ns = a->first_start_ns;
+		if (!r->seen || a->min_ns < r->min_ns)
+			r->min_ns = a->min_ns;
+		if (!r->seen || a->max_ns > r->max_ns)
+			r->max_ns = a->max_ns;
+		r->seen = true;
+		r->calls += a->calls;
+		sat_add(&r->total_ns, a->total_ns);
+		sat_add(&r->exclusive_ns, a->exclusive_ns);
+		sat_add(&r->coverage_ns, a->coverage_ns);
+		sat_add(&r->parent_ns, a->parent_ns);
+		r->sumsq += a->sumsq;
+		for (size_t k = 0; k < nr_slots; k++)
+			r->rank_cov[slots[k]] += a->rank_cov[slots[k]];
+	}
+	for (size_t k = 0; k < nr_slots; k++) {
+		size_t j = slots[k];
+		dst->rank_ids[j] = src->rank_ids[j];
+		dst->session_ns[j] = src->session_ns[j];
+		dst->span_ns[j] = src->span_ns[j];
+		dst->wall_ns[j] = src->wall_ns[j];
+	}
+	dst->nr_loaded += src->nr_loaded;
+	dst->nr_calls += src->nr_calls;
+	return 0;
 }
 
 int64_t summary__session_total(const struct summary *s)
@@ -173,9 +231,9 @@ int64_t summary__session_total(const struct summary *s)
 int64_t summary__wall_ns(const struct summary *s)
 {
 	int64_t t = 0;
-	for (size_t i = 0; i < s->nr_ranks; i++)
-		if (s->session_ns[i] > t)
-			t = s->session_ns[i];
+	for (size_t i = 0; i < s->nr_ranks; i++) {
+		t = s->wall_ns[i] > t ? s->wall_ns[i] : t;
+	}
 	return t;
 }
 

@@ -12,7 +12,9 @@
  *    (no double counting under recursion); % session = coverage (or
  *    exclusive, with percentage mode "exclusive") / sum of the ranks' session
  *    time. A rank's session is the coverage of a region named
- *    "scope_profiler.session" when it has one, else first entry to last exit;
+ *    "scope_profiler.session" when it has one, else the sum over its threads
+ *    of each thread's first entry to last exit (so shares never exceed
+ *    100 % on threaded runs); total time is the longest rank's wall time;
  *  - % parent: total / the summed duration of the distinct enclosing calls
  *    (a top-level call's parent is its rank's session);
  *  - imbalance: max / mean of the per-rank coverage, and the busiest rank.
@@ -52,6 +54,7 @@ struct summary {
 	int32_t *rank_ids;
 	int64_t *session_ns; /* per rank slot */
 	int64_t *span_ns;
+	int64_t *wall_ns; /* per rank slot: its session region, else its span */
 	size_t nr_loaded;
 	int64_t nr_calls;
 	/* per path node: does an ancestor carry the same region? (-1 unknown) */
@@ -75,6 +78,10 @@ int summary__begin_rank(struct summary *s, size_t slot, int32_t rank, int32_t nr
 			const struct trace_set *ts, const struct path_tree *pt);
 struct call_sink summary__sink(struct summary *s);
 int summary__end_rank(struct summary *s);
+/* Folds src, which summarised the rank slots `slots`, into dst (both made
+ * by summary__init with the same rank count): parallel summaries. */
+int summary__merge(struct summary *dst, const struct summary *src, const size_t *slots,
+		   size_t nr_slots);
 
 enum pct_mode { PCT_COVERAGE, PCT_EXCLUSIVE };
 

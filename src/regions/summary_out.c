@@ -122,6 +122,7 @@ int summary__print_table(const struct summary *s, const struct trace_set *ts,
 	}
 	if (nr == 0)
 		fprintf(out, "(no region matches)\n");
+	rank_notes__print(&ts->notes, out);
 	xfree(cells);
 	xfree(ids);
 	return 0;
@@ -173,13 +174,14 @@ int summary__print_json(const struct summary *s, const struct trace_set *ts,
 						       (json_int_t)s->span_ns[i]));
 	for (size_t i = 0; i < nr; i++)
 		json_array_append_new(rows, region_json(s, ts, ids[i], v));
-	json_t *doc = json_pack("{s:s, s:i, s:s, s:i, s:I, s:I, s:I, s:s, s:o, s:o}", "schema",
+	json_t *doc = json_pack("{s:s, s:i, s:s, s:i, s:I, s:I, s:I, s:s, s:o, s:o, s:o}", "schema",
 				"nunatak.regions.summary", "schema_version", 1, "run", ts->label,
 				"nr_ranks", (int)s->nr_loaded, "calls", (json_int_t)s->nr_calls,
 				"total_time_ns", (json_int_t)summary__wall_ns(s),
 				"session_total_ns", (json_int_t)summary__session_total(s),
 				"percentage", v->pct == PCT_EXCLUSIVE ? "exclusive" : "coverage",
-				"ranks", ranks, "regions", rows);
+				"ranks", ranks, "regions", rows, "rank_notes",
+				rank_notes__json(&ts->notes));
 	xfree(ids);
 	if (!doc || json_dumpf(doc, out, JSON_INDENT(2)) != 0) {
 		json_decref(doc);

@@ -12,6 +12,7 @@
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "regions/trace_set.h"
+#include "sp_format.h"
 
 #ifndef HAVE_HDF5
 
@@ -41,6 +42,13 @@ int trace_h5_convert(struct trace_set *ts, const char *out, struct console *con,
 		     struct err *e)
 {
 	(void)ts, (void)con;
+	return no_hdf5(out, e);
+}
+
+int trace_h5_merge(struct trace_set *runs, size_t nr, const char *const *names, const char *out,
+		   struct console *con, struct err *e)
+{
+	(void)runs, (void)nr, (void)names, (void)con;
 	return no_hdf5(out, e);
 }
 
@@ -200,28 +208,12 @@ static int32_t read_int_attr(hid_t o, const char *name, int32_t dflt)
 	return v;
 }
 
+/* The region name of a link written without a name attribute. */
 static char *unescape(const char *s)
 {
-	char *o = xstrdup(s), *w = o;
-	if (!o)
-		return NULL;
-	for (const char *p = s; *p; p++) {
-		if (p[0] == '%' && p[1] == '2' && (p[2] == 'F' || p[2] == 'f')) {
-			*w++ = '/';
-			p += 2;
-		} else if (p[0] == '%' && p[1] == '2' && p[2] == '5') {
-			*w++ = '%';
-			p += 2;
-		} else if (p[0] == '%' && p[1] == '2' && (p[2] == 'E' || p[2] == 'e')) {
-			*w++ = '.';
-			p += 2;
-		} else if (p[0] == '%' && p[1] == '0' && p[2] == '0') {
-			p += 2; /* the empty name */
-		} else {
-			*w++ = *p;
-		}
-	}
-	*w = '\0';
+	char *o = xstrdup(s);
+	if (o)
+		sp_h5_unescape(o);
 	return o;
 }
 

@@ -30,4 +30,15 @@ int trace_h5_load(struct trace_set *ts, const char *path, int32_t rank, struct r
 int trace_h5_convert(struct trace_set *ts, const char *out, struct console *con,
 		     struct err *e);
 
+/*
+ * Merges result sets (runs[k], named names[k] in messages), e.g. a Python
+ * and a Fortran run of the same ranks, into one HDF5 file: per rank, the
+ * regions of every run that has the rank, lanes one run after the other.
+ * Two runs holding a region of the same name on one rank are refused
+ * (regions.collision), as the seed's merge_results does. Metadata is the
+ * first run's (its lowest rank's .h5), samples the first run's that has them.
+ */
+int trace_h5_merge(struct trace_set *runs, size_t nr, const char *const *names, const char *out,
+		   struct console *con, struct err *e);
+
 #endif

@@ -23,7 +23,9 @@
 #include "common/err_codes.h"
 #include "common/outfile.h"
 #include "common/timefmt.h"
+#include "ingest/sps_reader.h"
 #include "regions/trace_set.h"
+#include "sp_format.h"
 
 static void attr_str(hid_t o, const char *name, const char *v)
 {
@@ -63,6 +65,45 @@ static int write_1d(hid_t g, const char *name, hid_t ftype, hid_t mtype, const v
  * record the run's host or environment, so those fields say "unknown" (and
  * -1 for the numeric ones) rather than describing the converting machine;
  * timestamp is the conversion's. */
+/* The .h5 a source's rank has (itself, or the library's .h5 beside its
+ * .spt), or NULL; caller frees. */
+static char *rank_h5(const struct trace_source *src)
+{
+	if (src->kind == TRACE_H5)
+		return xstrdup(src->path);
+	size_t n = strlen(src->path);
+	if (n < 4 || strcmp(src->path + n - 4, ".spt") != 0)
+		return NULL;
+	char *p = xstrdup(src->path);
+	if (p)
+		memcpy(p + n - 4, ".h5\0", 4);
+	if (p && access(p, R_OK) != 0)
+		zfree(&p);
+	return p;
+}
+
+/* Copies /metadata of the lowest rank's own .h5 (hostname, platform, label,
+ * mpi_size... as the run wrote them). False when there is none. */
+static bool copy_metadata(hid_t f, const struct trace_set *ts)
+{
+	char *src = ts->nr_src ? rank_h5(&ts->src[0]) : NULL;
+	hid_t in = src ? H5Fopen(src, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+	bool ok = in >= 0 && H5Lexists(in, "metadata", H5P_DEFAULT) > 0 &&
+		  H5Ocopy(in, "metadata", f, "metadata", H5P_DEFAULT, H5P_DEFAULT) >= 0;
+	if (in >= 0)
+		H5Fclose(in);
+	xfree(src);
+	if (!ok)
+		return false;
+	hid_t m = H5Gopen2(f, "metadata", H5P_DEFAULT);
+	if (m >= 0) {
+		if (H5Aexists(m, "converted_by") <= 0)
+			attr_str(m, "converted_by", "nunatak " NUNATAK_VERSION " (regions convert)");
+		H5Gclose(m);
+	}
+	return true;
+}
+
 static void write_metadata(hid_t f, size_t nr_ranks, const char *label)
 {
 	hid_t m = H5Gcreate2(f, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -83,48 +124,33 @@ static void write_metadata(hid_t f, size_t nr_ranks, const char *label)
 	H5Gclose(m);
 }
 
-/* '/' and '%' would nest groups or be ambiguous, and a leading '.' is not a
- * valid link name: escaped as the library does (docs/formats.md). */
+/* The link name of a region: escaped as the library does (sp_format.h). */
 static char *escape(const char *s)
 {
-	size_t n = 0;
-	for (const char *p = s; *p; p++)
-		n += *p == '/' || *p == '%' || (p == s && *p == '.') ? 3 : 1;
-	char *o = xmalloc(n + 4), *w = o;
-	if (!o)
-		return NULL;
-	if (!*s)
-		memcpy(w, "%00", 3), w += 3; /* an empty name is not a link name either */
-	for (const char *p = s; *p; p++) {
-		const char *esc = *p == '/' ? "%2F" : *p == '%' ? "%25"
-				 : (p == s && *p == '.') ? "%2E" : NULL;
-		if (esc) {
-			memcpy(w, esc, 3);
-			w += 3;
-		} else {
-			*w++ = *p;
-		}
-	}
-	*w = '\0';
+	char *o = xmalloc(3 * strlen(s) + 4);
+	if (o)
+		sp_h5_escape(s, o);
 	return o;
 }
 
+/* One region group. Lanes are shifted by lane_offset (merge), and written
+ * even for a one-lane trace when force_lanes (the merged rank has several). */
 static int write_region(hid_t rg, const struct trace_set *ts, const struct rank_data *rd,
-			const struct rank_region *r)
+			const struct rank_region *r, int32_t lane_offset, bool force_lanes)
 {
 	const struct region_info *ri = &ts->regions[r->id];
 	size_t n = (size_t)r->nr_calls;
 	int64_t *st = xmalloc(n * 8 + 8), *en = xmalloc(n * 8 + 8);
-	int32_t *ln = r->lanes ? xmalloc(n * 4 + 4) : NULL;
+	int32_t *ln = r->lanes || force_lanes ? xmalloc(n * 4 + 4) : NULL;
 	char *link = escape(ri->name);
 	int rc = -ENOMEM;
-	if (!st || !en || !link || (r->lanes && !ln))
+	if (!st || !en || !link || ((r->lanes || force_lanes) && !ln))
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		st[i] = spt_load_i64(r->starts + 8 * i, rd->swap);
 		en[i] = spt_load_i64(r->ends + 8 * i, rd->swap);
 		if (ln)
-			ln[i] = spt_load_i32(r->lanes + 4 * i, rd->swap);
+			ln[i] = (r->lanes ? spt_load_i32(r->lanes + 4 * i, rd->swap) : 0) + lane_offset;
 	}
 	rc = -EIO;
 	hid_t g = H5Gcreate2(rg, link, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -147,19 +173,28 @@ out:
 	return rc;
 }
 
-static int write_threads(hid_t rk, const struct rank_data *rd)
+/* /rank<r>/threads of one rank, or of the same rank of several runs with
+ * their lanes one after the other (merge). */
+static int write_threads_of(hid_t rk, const struct rank_data *const *rds, size_t nr)
 {
-	if (rd->nr_lanes <= 1 && rd->lanes[0].tid < 0)
+	hsize_t n = 0;
+	bool any = false;
+	for (size_t k = 0; k < nr; k++) {
+		n += (hsize_t)rds[k]->nr_lanes;
+		any |= rds[k]->nr_lanes > 1 || rds[k]->lanes[0].tid >= 0;
+	}
+	if (!any && nr <= 1)
 		return 0;
-	hsize_t n = (hsize_t)rd->nr_lanes;
-	int64_t *tid = xmalloc(n * 8);
-	const char **nm = xmalloc(n * sizeof(char *));
+	int64_t *tid = xmalloc(n * 8 + 8);
+	const char **nm = xmalloc(n * sizeof(char *) + 8);
 	int rc = -ENOMEM;
 	if (tid && nm) {
-		for (hsize_t i = 0; i < n; i++) {
-			tid[i] = rd->lanes[i].tid;
-			nm[i] = rd->lanes[i].name ? rd->lanes[i].name : "";
-		}
+		hsize_t i = 0;
+		for (size_t k = 0; k < nr; k++)
+			for (int32_t l = 0; l < rds[k]->nr_lanes; l++, i++) {
+				tid[i] = rds[k]->lanes[l].tid;
+				nm[i] = rds[k]->lanes[l].name ? rds[k]->lanes[l].name : "";
+			}
 		hid_t g = H5Gcreate2(rk, "threads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 		hid_t t = H5Tcopy(H5T_C_S1);
 		H5Tset_size(t, H5T_VARIABLE);
@@ -175,6 +210,123 @@ static int write_threads(hid_t rk, const struct rank_data *rd)
 	return rc;
 }
 
+static int write_threads(hid_t rk, const struct rank_data *rd)
+{
+	return write_threads_of(rk, &rd, 1);
+}
+
+static int write_strings(hid_t g, const char *name, const char **v, hsize_t n)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	H5Tset_size(t, H5T_VARIABLE);
+	H5Tset_cset(t, H5T_CSET_UTF8);
+	int rc = write_1d(g, name, t, t, v, n);
+	H5Tclose(t);
+	return rc;
+}
+
+static void attr_f64(hid_t o, const char *name, double v)
+{
+	hid_t sp = H5Screate(H5S_SCALAR);
+	hid_t a = H5Acreate2(o, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+	H5Awrite(a, H5T_NATIVE_DOUBLE, &v);
+	H5Aclose(a);
+	H5Sclose(sp);
+}
+
+/* /rank<r>/samples in the library's layout from a parsed .sps. */
+static int samples_from_sps(hid_t rk, const struct sps_file *sf)
+{
+	hsize_t n = (hsize_t)sf->nr_samples, nr = (hsize_t)sf->nr_regions,
+		nm = (hsize_t)sf->nr_modules;
+	int32_t *reg = xmalloc(n * 4 + 4), *mod = xmalloc(n * 4 + 4);
+	uint64_t *adr = xmalloc(n * 8 + 8), *base = xmalloc(nm * 8 + 8);
+	char **names = xcalloc(nr + nm + 1, sizeof(*names));
+	int rc = -ENOMEM;
+	if (!reg || !mod || !adr || !base || !names)
+		goto out;
+	for (hsize_t i = 0; i < n; i++) {
+		struct sps_sample x = sps_file__sample(sf, (int64_t)i);
+		reg[i] = x.region;
+		mod[i] = x.module;
+		adr[i] = x.address;
+	}
+	for (hsize_t i = 0; i < nr; i++)
+		if (!(names[i] = xstrndup(sf->regions[i].s, sf->regions[i].len)))
+			goto out;
+	for (hsize_t i = 0; i < nm; i++) {
+		if (!(names[nr + i] = xstrndup(sf->modules[i].path, sf->modules[i].path_len)))
+			goto out;
+		base[i] = sf->modules[i].load_address;
+	}
+	hid_t g = H5Gcreate2(rk, "samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	rc = g < 0 ? -EIO : 0;
+	if (rc == 0) {
+		attr_f64(g, "effective_hz", (double)sf->hz);
+		attr_i64(g, "ticks", sf->ticks);
+		rc = write_1d(g, "region", H5T_STD_I32LE, H5T_NATIVE_INT32, reg, n);
+	}
+	if (rc == 0)
+		rc = write_1d(g, "module", H5T_STD_I32LE, H5T_NATIVE_INT32, mod, n);
+	if (rc == 0)
+		rc = write_1d(g, "address", H5T_STD_U64LE, H5T_NATIVE_UINT64, adr, n);
+	if (rc == 0)
+		rc = write_strings(g, "region_names", (const char **)names, nr);
+	if (rc == 0)
+		rc = write_strings(g, "module_paths", (const char **)names + nr, nm);
+	if (rc == 0)
+		rc = write_1d(g, "module_bases", H5T_STD_U64LE, H5T_NATIVE_UINT64, base, nm);
+	if (g >= 0)
+		H5Gclose(g);
+out:
+	for (hsize_t i = 0; names && i < nr + nm; i++)
+		xfree(names[i]);
+	xfree(names);
+	xfree(reg);
+	xfree(mod);
+	xfree(adr);
+	xfree(base);
+	return rc;
+}
+
+/* The rank's samples: copied from its .h5 when it has them, else from the
+ * .sps beside its .spt. Nothing (0) when the run did not sample. */
+static int write_samples(hid_t rk, const struct trace_source *src, int32_t rank,
+			 struct err *e)
+{
+	char grp[64];
+	snprintf(grp, sizeof(grp), "rank%" PRId32 "/samples", rank);
+	char *h5 = rank_h5(src);
+	hid_t in = h5 ? H5Fopen(h5, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+	bool copied = in >= 0 && H5Lexists(in, grp, H5P_DEFAULT) > 0 &&
+		      H5Ocopy(in, grp, rk, "samples", H5P_DEFAULT, H5P_DEFAULT) >= 0;
+	if (in >= 0)
+		H5Fclose(in);
+	xfree(h5);
+	size_t n = strlen(src->path);
+	if (copied || src->kind != TRACE_SPT || n < 4)
+		return 0;
+	char *sps = xstrdup(src->path);
+	if (!sps)
+		return -ENOMEM;
+	memcpy(sps + n - 4, ".sps", 4);
+	void *map = NULL;
+	size_t len = 0;
+	struct sps_file sf;
+	int rc = 0;
+	if (access(sps, R_OK) == 0 && (rc = trace_map_file(sps, &map, &len, e)) == 0) {
+		if ((rc = sps_parse(map, len, sps, &sf, e)) == 0) {
+			rc = samples_from_sps(rk, &sf);
+			if (rc)
+				err_set(e, rc, ERR_OUTPUT_WRITE, "%s: writing its samples failed", sps);
+			sps_file__release(&sf);
+		}
+		trace_unmap_file(map, len);
+	}
+	xfree(sps);
+	return rc;
+}
+
 static int write_rank(hid_t f, struct trace_set *ts, size_t i, struct err *e)
 {
 	struct rank_data rd;
@@ -187,10 +339,13 @@ static int write_rank(hid_t f, struct trace_set *ts, size_t i, struct err *e)
 	hid_t rg = rk >= 0 ? H5Gcreate2(rk, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
 	rc = rg < 0 ? -EIO : write_threads(rk, &rd);
 	for (size_t r = 0; r < rd.nr_regions && rc == 0; r++)
-		rc = write_region(rg, ts, &rd, &rd.regions[r]);
+		rc = write_region(rg, ts, &rd, &rd.regions[r], 0, false);
+	if (rc == 0 && rk >= 0 && (rc = write_samples(rk, &ts->src[i], rd.rank, e)) != 0)
+		goto close; /* e names the samples file */
 	if (rc)
 		err_set(e, rc, ERR_OUTPUT_WRITE, "writing /%s of the HDF5 file failed (%s)", name,
 			rc == -ENOMEM ? "out of memory" : "HDF5 error");
+close:
 	if (rg >= 0)
 		H5Gclose(rg);
 	if (rk >= 0)
@@ -212,7 +367,8 @@ int trace_h5_convert(struct trace_set *ts, const char *out, struct console *con,
 		rc = err_set(e, -EIO, ERR_OUTPUT_OPEN, "%s: cannot create the HDF5 file", out);
 		goto out;
 	}
-	write_metadata(f, ts->nr_src, ts->label);
+	if (!copy_metadata(f, ts))
+		write_metadata(f, ts->nr_src, ts->label);
 	for (size_t i = 0; i < ts->nr_src && rc == 0; i++) {
 		rc = write_rank(f, ts, i, e);
 		if (con && con->terminal)
@@ -228,6 +384,155 @@ out:
 	if (rc)
 		unlink(tmp);
 	xfree(tmp);
+	return rc;
+}
+
+/* The source of `rank` in ts, or -1. */
+static ssize_t source_of(const struct trace_set *ts, int32_t rank)
+{
+	for (size_t i = 0; i < ts->nr_src; i++)
+		if (ts->src[i].rank == rank)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* Loads `rank` from every run that has it (rd[k] zeroed for the others)
+ * and refuses two runs that both hold a region of the same name there. */
+static int load_rank_of_runs(struct trace_set *runs, size_t nr, const char *const *names,
+			     int32_t rank, struct rank_data *rd, bool *has, struct err *e)
+{
+	int rc = 0;
+	for (size_t k = 0; k < nr && rc == 0; k++) {
+		ssize_t i = source_of(&runs[k], rank);
+		has[k] = i >= 0;
+		memset(&rd[k], 0, sizeof(rd[k]));
+		if (has[k])
+			rc = trace_set__load(&runs[k], (size_t)i, &rd[k], e);
+		if (rc)
+			has[k] = false;
+	}
+	for (size_t k = 0; k < nr && rc == 0; k++)
+		for (size_t j = 0; has[k] && j < k && rc == 0; j++)
+			for (size_t a = 0; has[j] && a < rd[k].nr_regions && rc == 0; a++)
+				for (size_t b = 0; b < rd[j].nr_regions; b++) {
+					const char *x = runs[k].regions[rd[k].regions[a].id].name;
+					if (strcmp(x, runs[j].regions[rd[j].regions[b].id].name))
+						continue;
+					rc = err_set(e, -EINVAL, ERR_REGIONS_COLLISION,
+						     "rank %" PRId32 ": region '%s' is in both %s and "
+						     "%s: merging would mix their calls; rename the "
+						     "region in one of the runs", rank, x, names[j],
+						     names[k]);
+					break;
+				}
+	return rc;
+}
+
+static int merge_rank(hid_t f, struct trace_set *runs, size_t nr, const char *const *names,
+		      int32_t rank, struct err *e)
+{
+	struct rank_data *rd = xcalloc(nr, sizeof(*rd));
+	const struct rank_data **have = xcalloc(nr, sizeof(*have));
+	bool *has = xcalloc(nr, sizeof(*has));
+	if (!rd || !have || !has) {
+		xfree(rd);
+		xfree(have);
+		xfree(has);
+		return err_oom(e);
+	}
+	int rc = load_rank_of_runs(runs, nr, names, rank, rd, has, e);
+	size_t nh = 0;
+	for (size_t k = 0; k < nr; k++)
+		if (has[k])
+			have[nh++] = &rd[k];
+	char name[64];
+	snprintf(name, sizeof(name), "rank%" PRId32, rank);
+	hid_t rk = rc ? -1 : H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	hid_t rg = rk >= 0 ? H5Gcreate2(rk, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+	if (rc == 0) {
+		rc = rg < 0 ? -EIO : write_threads_of(rk, have, nh);
+		int32_t off = 0;
+		for (size_t k = 0; k < nr && rc == 0; k++) {
+			if (!has[k])
+				continue;
+			for (size_t r = 0; r < rd[k].nr_regions && rc == 0; r++)
+				rc = write_region(rg, &runs[k], &rd[k], &rd[k].regions[r], off, nh > 1);
+			off += rd[k].nr_lanes;
+		}
+		/* Samples are per process: those of the first run that has them. */
+		for (size_t k = 0; k < nr && rc == 0; k++) {
+			ssize_t i = source_of(&runs[k], rank);
+			if (!has[k] || i < 0)
+				continue;
+			rc = write_samples(rk, &runs[k].src[i], rank, e);
+			if (rc == 0 && H5Lexists(rk, "samples", H5P_DEFAULT) > 0)
+				break;
+		}
+		if (rc && !e->code[0])
+			err_set(e, rc, ERR_OUTPUT_WRITE, "writing /%s of the HDF5 file failed", name);
+	}
+	if (rg >= 0)
+		H5Gclose(rg);
+	if (rk >= 0)
+		H5Gclose(rk);
+	for (size_t k = 0; k < nr; k++)
+		if (has[k])
+			rank_data__release(&rd[k]);
+	xfree(rd);
+	xfree(have);
+	xfree(has);
+	return rc;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+int trace_h5_merge(struct trace_set *runs, size_t nr, const char *const *names, const char *out,
+		   struct console *con, struct err *e)
+{
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	size_t total = 0, nranks = 0;
+	for (size_t k = 0; k < nr; k++)
+		total += runs[k].nr_src;
+	int32_t *ranks = xmalloc((total + 1) * sizeof(*ranks));
+	char *tmp = outfile_tmp_name(out);
+	if (!ranks || !tmp) {
+		xfree(ranks);
+		xfree(tmp);
+		return err_oom(e);
+	}
+	for (size_t k = 0; k < nr; k++)
+		for (size_t i = 0; i < runs[k].nr_src; i++)
+			ranks[nranks++] = runs[k].src[i].rank;
+	qsort(ranks, nranks, sizeof(*ranks), cmp_i32);
+	size_t w = 0;
+	for (size_t i = 0; i < nranks; i++)
+		if (!w || ranks[w - 1] != ranks[i])
+			ranks[w++] = ranks[i];
+	nranks = w;
+	hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	int rc = f < 0 ? err_set(e, -EIO, ERR_OUTPUT_OPEN, "%s: cannot create the HDF5 file", out) : 0;
+	if (rc == 0 && !copy_metadata(f, &runs[0]))
+		write_metadata(f, nranks, runs[0].label);
+	for (size_t i = 0; i < nranks && rc == 0; i++) {
+		rc = merge_rank(f, runs, nr, names, ranks[i], e);
+		if (con && con->terminal)
+			console__progress(con, "merging ranks", i + 1, nranks);
+	}
+	if (con && con->terminal)
+		console__progress_end(con, "merging ranks");
+	if (f >= 0 && H5Fclose(f) < 0 && rc == 0)
+		rc = err_set(e, -EIO, ERR_OUTPUT_WRITE, "%s: closing the HDF5 file failed", out);
+	if (rc == 0 && rename(tmp, out) != 0)
+		rc = err_set(e, -errno, ERR_OUTPUT_WRITE, "%s: cannot rename into place: %s", out,
+			     strerror(errno));
+	if (rc)
+		unlink(tmp);
+	xfree(tmp);
+	xfree(ranks);
 	return rc;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "regions/trace_set.h"
+#include "regions/region_filter.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -255,6 +256,7 @@ void trace_set__release(struct trace_set *ts)
 	xfree(ts->regions);
 	xfree(ts->hash);
 	xfree(ts->label);
+	rank_notes__release(&ts->notes);
 	memset(ts, 0, sizeof(*ts));
 }
 
@@ -397,6 +399,19 @@ static int load_spt(struct trace_set *ts, const struct trace_source *s, struct r
 	if (rc || (rc = spt_parse(rd->map, rd->map_len, s->path, &t, e)))
 		return rc;
 	rc = trace_set__from_spt(ts, &t, rd, e);
+	unsigned char *img = spt_trace__take_image(&t);
+	if (img && xgrow((void **)&rd->owned, &rd->cap_owned, rd->nr_owned + 1,
+			 sizeof(*rd->owned))) {
+		xfree(img);
+		rc = err_oom(e);
+	} else if (img) {
+		rd->owned[rd->nr_owned++] = img; /* the views point into it */
+	}
+	bool known = false;
+	for (size_t k = 0; k < ts->notes.nr; k++)
+		known |= ts->notes.v[k].rank == t.rank;
+	if (rc == 0 && !known && rank_notes__add(&ts->notes, &t, t.rank))
+		rc = err_oom(e);
 	spt_trace__release(&t);
 	return rc;
 }
@@ -409,6 +424,8 @@ int trace_set__load(struct trace_set *ts, size_t i, struct rank_data *rd, struct
 	rd->rank = s->rank;
 	int rc = s->kind == TRACE_H5 ? trace_h5_load(ts, s->path, s->rank, rd, e)
 				     : load_spt(ts, s, rd, e);
+	if (rc == 0 && region_filter__apply(ts->filter, ts, rd))
+		rc = err_oom(e);
 	if (rc)
 		rank_data__release(rd);
 	return rc;

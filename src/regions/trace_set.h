@@ -13,8 +13,10 @@
 #include <stdint.h>
 
 #include "ingest/spt_reader.h"
+#include "regions/rank_notes.h"
 
 struct err;
+struct region_filter;
 
 enum trace_kind { TRACE_SPT, TRACE_H5 };
 
@@ -39,6 +41,8 @@ struct trace_set {
 	size_t cap_regions;
 	uint32_t *hash; /* open addressing on region names: id + 1, 0 empty */
 	size_t hash_cap;
+	struct rank_notes notes; /* what loaded ranks said about themselves, once each */
+	struct region_filter *filter; /* borrowed; applied to every rank loaded, or NULL */
 };
 
 /* One region of one loaded rank, as views into the trace bytes. */
@@ -90,7 +94,8 @@ int64_t trace_set__intern(struct trace_set *ts, const char *name, size_t len, co
 int trace_set__from_spt(struct trace_set *ts, const struct spt_trace *t, struct rank_data *rd,
 			struct err *e);
 
-/* Loads source i (mapped, parsed, region names interned). Caller releases. */
+/* Loads source i (mapped, parsed, region names interned, ts->filter
+ * applied). Caller releases. */
 int trace_set__load(struct trace_set *ts, size_t i, struct rank_data *rd, struct err *e);
 void rank_data__release(struct rank_data *rd);
 

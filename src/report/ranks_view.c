@@ -40,9 +40,13 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 	char extra[64] = "";
 	if (missing > 0)
 		snprintf(extra, sizeof(extra), ", %d left nothing", missing);
-	char mpi[64] = "";
-	if (!isnan(ri->mpi_fraction))
-		snprintf(mpi, sizeof(mpi), "; MPI holds %.1f%% of the time", 100 * ri->mpi_fraction);
+	char mpi[96] = "";
+	if (!isnan(ri->mpi_measured))
+		snprintf(mpi, sizeof(mpi), "; MPI holds %.1f%% of the time (measured in MPI calls)",
+			 100 * ri->mpi_measured);
+	else if (!isnan(ri->mpi_fraction))
+		snprintf(mpi, sizeof(mpi), "; MPI holds %.1f%% of the time (estimated from samples)",
+			 100 * ri->mpi_fraction);
 	const char *ranks = ri->nr_rows == 1 ? "rank" : "ranks";
 	int rc;
 	if (isnan(ri->imbalance))
@@ -53,6 +57,11 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 		rc = text_lines__add(out, "%zu %s (%d sampled%s); busiest rank %d at %.2fx the mean%s",
 				     ri->nr_rows, ranks, ri->nr_sampled, extra, ri->busiest_rank,
 				     ri->imbalance, mpi);
+	if (rc == 0 && ri->mpi.dom_rank >= 0 && ri->mpi.dom_call)
+		rc = text_lines__add(out, "  rank %d waits %.0f%% of its time in `%s`%s%s%s",
+				     ri->mpi.dom_rank, 100 * ri->mpi.dom_fraction, ri->mpi.dom_call,
+				     ri->mpi.dom_site[0] ? " at `" : "", ri->mpi.dom_site,
+				     ri->mpi.dom_site[0] ? "`" : "");
 	if (rc == 0)
 		rc = render_threads(ri, out);
 	if (rc < 0 || isnan(ri->imbalance))
@@ -75,19 +84,82 @@ static json_t *num_or_null(double v)
 	return isnan(v) ? json_null() : json_real(v);
 }
 
-static json_t *row_json(const struct rank_row *row)
+/* The row's MPI time: measured by interposition when the rank left a profile,
+ * else the sampled estimate, labelled as such. */
+static json_t *row_mpi(const struct rank_imbalance *ri, const struct rank_row *row,
+		       double *mpi_ns, double *frac)
 {
+	const struct mpi_rank_time *t = (size_t)row->rank < ri->mpi.nr ? &ri->mpi.ranks[row->rank]
+								       : NULL;
 	double all = row->app_ns + row->mpi_ns + row->sys_ns;
-	double frac = row->sampled && all > 0 ? row->mpi_ns / all : NAN;
-	return json_pack("{s:i, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:i, s:i}",
-			 "rank", row->rank,
-			 "node", row->node ? json_string(row->node) : json_null(), "sampled",
-			 row->sampled, "counted", row->counted, "time_ns", num_or_null(row->time_ns),
+	if (t && t->measured && t->wall_ns > 0) {
+		*mpi_ns = t->mpi_ns;
+		*frac = t->mpi_ns / t->wall_ns;
+		return json_pack("{s:s, s:s, s:o, s:f}", "source", "interposition", "quality",
+				 quality__name(t->quality), "reason",
+				 t->reason ? json_string(t->reason) : json_null(), "wall_ns",
+				 t->wall_ns);
+	}
+	*mpi_ns = row->mpi_ns;
+	*frac = row->sampled && all > 0 ? row->mpi_ns / all : NAN;
+	if (isnan(*frac))
+		return json_pack("{s:n, s:s, s:s, s:n}", "source", "quality", "unavailable",
+				 "reason", "no MPI profile and no samples for this rank", "wall_ns");
+	return json_pack("{s:s, s:s, s:s, s:n}", "source", "samples in MPI runtime modules",
+			 "quality", "estimated", "reason",
+			 "no MPI profile for this rank: share of its samples in MPI runtime "
+			 "modules, which misses waits spent in the kernel",
+			 "wall_ns");
+}
+
+static json_t *row_json(const struct rank_imbalance *ri, const struct rank_row *row)
+{
+	double mpi_ns, frac;
+	json_t *mpi = row_mpi(ri, row, &mpi_ns, &frac);
+	json_t *calls = ri->pivot ? mpi_view_calls_json(ri->pivot, row->rank) : json_array();
+	return json_pack("{s:i, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:i, s:i}",
+			 "rank", row->rank, "node",
+			 row->node ? json_string(row->node) : json_null(), "sampled", row->sampled,
+			 "counted", row->counted, "time_ns", num_or_null(row->time_ns),
 			 "time_source", row->time_source ? json_string(row->time_source) : json_null(),
-			 "app_ns", num_or_null(row->app_ns), "mpi_ns", num_or_null(row->mpi_ns),
-			 "sys_ns", num_or_null(row->sys_ns),
-			 "mpi_fraction", num_or_null(frac), "samples", (json_int_t)row->samples,
-			 "threads", row->nr_threads, "helper_threads", row->nr_helpers);
+			 "app_ns", num_or_null(row->app_ns), "mpi_ns", num_or_null(mpi_ns),
+			 "sys_ns", num_or_null(row->sys_ns), "mpi_fraction", num_or_null(frac),
+			 "samples", (json_int_t)row->samples, "mpi", mpi, "mpi_calls", calls, "threads", row->nr_threads,
+			 "helper_threads", row->nr_helpers);
+}
+
+/* The Run's MPI share: measured when ranks were interposed, else the
+ * sampled estimate, downgraded with its reason. */
+static json_t *mpi_share(const struct rank_imbalance *ri)
+{
+	if (!isnan(ri->mpi_measured)) {
+		int all = (int)ri->nr_rows, n = ri->mpi.nr_measured;
+		char reason[160];
+		snprintf(reason, sizeof(reason), "measured on %d of %d ranks: the others left no "
+			 "MPI profile", n, all);
+		return json_pack("{s:f, s:s, s:s, s:o, s:s, s:s}", "value", ri->mpi_measured,
+				 "unit", "ratio", "quality", n < all ? "estimated" : "measured",
+				 "reason", n < all ? json_string(reason) : json_null(), "formula",
+				 "time inside MPI calls / time from MPI_Init to MPI_Finalize, summed "
+				 "over ranks (interposition)", "source", "interposition");
+	}
+	bool none = isnan(ri->mpi_fraction);
+	return json_pack("{s:o, s:s, s:s, s:s, s:s, s:s}", "value", num_or_null(ri->mpi_fraction),
+			 "unit", "ratio", "quality", none ? "unavailable" : "estimated", "reason",
+			 none ? "no rank was sampled and none left an MPI profile"
+			      : "no MPI profile (interposition unavailable): share of samples in "
+				"MPI runtime modules, which misses waits spent in the kernel",
+			 "formula", "samples in MPI runtime modules / all samples, over sampled ranks",
+			 "source", "samples");
+}
+
+static json_t *dominant_json(const struct rank_imbalance *ri)
+{
+	if (ri->mpi.dom_rank < 0 || !ri->mpi.dom_call)
+		return json_null();
+	return json_pack("{s:i, s:s, s:f, s:o}", "rank", ri->mpi.dom_rank, "call",
+			 ri->mpi.dom_call, "fraction", ri->mpi.dom_fraction, "site",
+			 ri->mpi.dom_site[0] ? json_string(ri->mpi.dom_site) : json_null());
 }
 
 json_t *ranks_view_payload(const struct rank_imbalance *ri)
@@ -97,7 +169,7 @@ json_t *ranks_view_payload(const struct rank_imbalance *ri)
 	json_t *rows = json_array(), *unsampled = json_array(), *missing = json_array();
 	for (size_t r = 0; r < ri->nr_rows; r++) {
 		const struct rank_row *row = &ri->rows[r];
-		json_array_append_new(rows, row_json(row));
+		json_array_append_new(rows, row_json(ri, row));
 		if (!row->present)
 			json_array_append_new(missing, json_integer(row->rank));
 		else if (!row->sampled)
@@ -108,15 +180,12 @@ json_t *ranks_view_payload(const struct rank_imbalance *ri)
 		"ratio", "quality", quality__name(ri->quality), "reason",
 		ri->reason ? json_string(ri->reason) : json_null(), "formula",
 		"busiest rank's time / mean rank time", "basis", ri->basis);
-	json_t *mpi = json_pack(
-		"{s:o, s:s, s:s, s:o, s:s}", "value", num_or_null(ri->mpi_fraction), "unit", "ratio",
-		"quality", isnan(ri->mpi_fraction) ? "unavailable" : "measured", "reason",
-		isnan(ri->mpi_fraction) ? json_string("no rank was sampled") : json_null(),
-		"formula", "samples in MPI runtime modules / all samples, over sampled ranks");
+	json_t *mpi = mpi_share(ri);
 	json_t *helpers = json_pack("{s:i, s:o, s:s}", "count", ri->nr_helpers, "fraction",
 				    num_or_null(ri->helper_fraction), "rule", THREADS_HELPER_RULE);
-	return json_pack("{s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o}",
-			 "imbalance", imb,
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o}",
+			 "mpi_dominant", dominant_json(ri), "mpi_timeline",
+			 ri->pivot ? mpi_view_timeline_json(ri->pivot) : json_null(), "imbalance", imb,
 			 "mpi_fraction", mpi, "sys_fraction", num_or_null(ri->sys_fraction),
 			 "busiest_rank", ri->busiest_rank, "world_size",
 			 ri->world_size >= 0 ? json_integer(ri->world_size) : json_null(),

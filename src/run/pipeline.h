@@ -87,6 +87,7 @@ struct run_state {
 			      the strings borrow req->cmd */
 	char **app;        /* the application argv, same ownership */
 	bool mpi;          /* prefix fans out MPI ranks */
+	const char *launcher; /* the MPI launcher's token (borrowed from req->cmd), or NULL */
 	int world_size;    /* -1 when unknown */
 	const char *target; /* the real target token (borrowed from app), for naming */
 

@@ -8,6 +8,7 @@
 #include "collect/rank_shim.h"
 #include "collect/stacks.h"
 
+#include "run/ranks_mpi.h"
 #include "run/stages.h"
 #include "common/alloc.h"
 #include "common/argv.h"
@@ -67,9 +68,10 @@ int collect_ranks(struct run_state *s, struct err *e)
 	/* Each rank decides on its own node: perf there, else the stand-in. */
 	char *lib = s->req->collector != COLLECTOR_PERF && !s->replay ? doctor_preload_library()
 								     : NULL;
+	char *mpi_lib = collect_mpi_prepare(s, e);
 	int threshold = s->cfg ? s->cfg->rank_threshold : RANK_SHIM_DEFAULT_THRESHOLD;
 	struct rank_shim_opts o = {.directory = s->collect_dir, .freq = s->freq,
-				   .rank_threshold = threshold,
+				   .rank_threshold = threshold, .mpi_profile = mpi_lib,
 				   .perf = s->caps.perf.present ? s->caps.perf.path : NULL,
 				   /* set in every rank: mpirun forwards its environment
 				    * to its own node's ranks only */
@@ -102,5 +104,6 @@ out:
 	rank_shim_argv__free(shim);
 	xfree(self);
 	xfree(lib);
+	xfree(mpi_lib);
 	return rc;
 }

@@ -21,8 +21,10 @@
 #include "ingest/buildid.h"
 #include "ingest/perf_data.h"
 #include "ingest/perf_script.h"
+#include "ingest/mpi.h"
 #include "ingest/ranks.h"
 #include "model/machine.h"
+#include "mpi/sites.h"
 #include "report/html.h"
 #include "common/fsutil.h"
 #include "store/manifest.h"
@@ -79,6 +81,9 @@ static int ingest_rank_dirs(struct run_state *s, struct err *e)
 	struct ranks_summary sum;
 	memset(&sum, 0, sizeof(sum));
 	int rc = ingest_ranks(s->collect_dir, s->world_size, &s->pivot, &d, &sum, e);
+	struct mpi_ingest_summary ms;
+	if (rc == 0)
+		rc = ingest_mpi(s->collect_dir, s->world_size, &s->pivot, &d, &ms, e);
 	for (size_t i = 0; i < d.n; i++)
 		run_state__degrade(s, d.v[i].name, d.v[i].message, d.v[i].remedy);
 	degradations__release(&d);
@@ -183,6 +188,9 @@ int stage_attribute(struct run_state *s, struct err *e)
 	struct degradations d = {0};
 	int rc = sm && flag_copies ? attrib_run(&s->pivot, s->x, s->tools, &o, &d, e)
 				   : err_oom(e);
+	/* MPI call sites are named by the same symbolizer, after the samples. */
+	if (rc == 0 && s->pivot.nr_mpi_sites)
+		rc = mpi_sites_symbolize(&s->pivot, s->x, s->tools, &d, e);
 	for (size_t i = 0; i < d.n; i++)
 		run_state__degrade(s, d.v[i].name, d.v[i].message, d.v[i].remedy);
 	degradations__release(&d);

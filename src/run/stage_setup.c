@@ -68,6 +68,7 @@ int stage_launch(struct run_state *s, struct err *e)
 			s->app[i] = plan.app[i];
 	}
 	s->mpi = plan.mpi;
+	s->launcher = plan.launcher;
 	s->world_size = plan.world_size;
 	s->target = plan.target ? plan.target : s->req->cmd[0];
 	/* HOOK(mpi): an MPI launch is collected by collect_ranks() (run/ranks.h):

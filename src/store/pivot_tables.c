@@ -372,6 +372,91 @@ static int load_region_sample(sqlite3_stmt *st, struct pivot *p, struct err *e)
 	return added(pivot__add_region_sample(p, &r), e);
 }
 
+/* ---- MPI calls, call sites and events (additive tables) ---- */
+
+static size_t n_mpi_calls(const struct pivot *p) { return p->nr_mpi_calls; }
+static void bind_mpi_call(sqlite3_stmt *st, const struct pivot *p, size_t i)
+{
+	const struct mpi_call *c = &p->mpi_calls[i];
+	b_int(st, 2, c->locus, true);
+	b_text(st, 3, c->name);
+	b_int(st, 4, c->calls, true);
+	b_int(st, 5, c->time_ns, true);
+	b_int(st, 6, c->bytes, true);
+}
+static int load_mpi_call(sqlite3_stmt *st, struct pivot *p, struct err *e)
+{
+	struct mpi_call c = {0};
+	int rc = c_ref(st, 1, p->nr_loci, "locus", false, &c.locus, e);
+	if (rc)
+		return rc;
+	c.name = (char *)c_text(st, 2);
+	c.calls = c_int(st, 3, 0);
+	c.time_ns = c_int(st, 4, 0);
+	c.bytes = c_int(st, 5, 0);
+	return added(pivot__add_mpi_call(p, &c), e);
+}
+
+static size_t n_mpi_sites(const struct pivot *p) { return p->nr_mpi_sites; }
+static void bind_mpi_site(sqlite3_stmt *st, const struct pivot *p, size_t i)
+{
+	const struct mpi_site *c = &p->mpi_sites[i];
+	b_int(st, 2, c->locus, true);
+	b_text(st, 3, c->name);
+	b_text(st, 4, c->module);
+	b_int(st, 5, (int64_t)c->address, true);
+	b_text(st, 6, c->function);
+	b_text(st, 7, c->file);
+	b_int(st, 8, c->line, c->line > 0);
+	b_int(st, 9, c->calls, true);
+	b_int(st, 10, c->time_ns, true);
+	b_int(st, 11, c->bytes, true);
+}
+static int load_mpi_site(sqlite3_stmt *st, struct pivot *p, struct err *e)
+{
+	struct mpi_site c = {0};
+	int rc = c_ref(st, 1, p->nr_loci, "locus", false, &c.locus, e);
+	if (rc)
+		return rc;
+	c.name = (char *)c_text(st, 2);
+	c.module = (char *)c_text(st, 3);
+	c.address = (uint64_t)c_int(st, 4, 0);
+	c.function = (char *)c_text(st, 5);
+	c.file = (char *)c_text(st, 6);
+	c.line = (int)c_int(st, 7, 0);
+	c.calls = c_int(st, 8, 0);
+	c.time_ns = c_int(st, 9, 0);
+	c.bytes = c_int(st, 10, 0);
+	return added(pivot__add_mpi_site(p, &c), e);
+}
+
+static size_t n_events(const struct pivot *p) { return p->nr_events; }
+static void bind_event(sqlite3_stmt *st, const struct pivot *p, size_t i)
+{
+	const struct event *v = &p->events[i];
+	b_int(st, 2, v->locus, true);
+	b_int(st, 3, v->pass_index, true);
+	b_text(st, 4, v->kind);
+	b_text(st, 5, v->name);
+	b_int(st, 6, v->start_ns, true);
+	b_int(st, 7, v->duration_ns, true);
+	b_text(st, 8, v->attributes);
+}
+static int load_event(sqlite3_stmt *st, struct pivot *p, struct err *e)
+{
+	struct event v = {0};
+	int rc = c_ref(st, 1, p->nr_loci, "locus", false, &v.locus, e);
+	if (rc)
+		return rc;
+	v.pass_index = (int)c_int(st, 2, 0);
+	v.kind = (char *)c_text(st, 3);
+	v.name = (char *)c_text(st, 4);
+	v.start_ns = c_int(st, 5, 0);
+	v.duration_ns = c_int(st, 6, 0);
+	v.attributes = (char *)c_text(st, 7);
+	return added(pivot__add_event(p, &v), e);
+}
+
 #define HOTSPOT_REF "INTEGER NOT NULL REFERENCES hotspots(id)"
 #define LOCUS_REF "INTEGER NOT NULL REFERENCES loci(id)"
 
@@ -426,6 +511,21 @@ const struct pivot_table pivot_tables[] = {
 	 "value REAL, sample_count INTEGER",
 	 "region_path, locus, hotspot, counter, value, sample_count", 6, n_region_samples,
 	 bind_region_sample, load_region_sample},
+	{"mpi_calls",
+	 "locus " LOCUS_REF ", name TEXT NOT NULL, calls INTEGER NOT NULL, time_ns INTEGER NOT "
+	 "NULL, bytes INTEGER NOT NULL",
+	 "locus, name, calls, time_ns, bytes", 5, n_mpi_calls, bind_mpi_call, load_mpi_call},
+	{"mpi_sites",
+	 "locus " LOCUS_REF ", name TEXT NOT NULL, module TEXT, address INTEGER NOT NULL, "
+	 "function TEXT, file TEXT, line INTEGER, calls INTEGER NOT NULL, time_ns INTEGER NOT "
+	 "NULL, bytes INTEGER NOT NULL",
+	 "locus, name, module, address, function, file, line, calls, time_ns, bytes", 10,
+	 n_mpi_sites, bind_mpi_site, load_mpi_site},
+	{"events",
+	 "locus " LOCUS_REF ", pass_index INTEGER NOT NULL, kind TEXT NOT NULL, name TEXT NOT "
+	 "NULL, start_ns INTEGER NOT NULL, duration_ns INTEGER NOT NULL, attributes TEXT",
+	 "locus, pass_index, kind, name, start_ns, duration_ns, attributes", 7, n_events,
+	 bind_event, load_event},
 };
 const size_t nr_pivot_tables = sizeof(pivot_tables) / sizeof(pivot_tables[0]);
 

@@ -75,4 +75,37 @@ assert list(t["rank0/regions/work/lanes"][:]) == [0, 1, 0, 1]
 assert [x.decode() if isinstance(x, bytes) else x for x in t["rank0/threads/name"][:]] == ["main", "worker"]
 assert list(t["rank0/threads/tid"][:]) == [4242, 4243]
 PY
+
+# A run of the library (rank 1 of 2, sampled): convert keeps the run's own
+# metadata (the lowest rank's .h5: hostname, label, mpi_size), its samples
+# and label; without the .h5, the samples still come from the .sps.
+ex="$NUNATAK_BUILD_DIR/examples/c/example_threads"
+if [ -f "$NUNATAK_BUILD_DIR/lib/libscope_profiler_h5.so" ] && [ -x "$ex" ]; then
+	mkdir lib nolib
+	OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 SCOPE_PROFILER_SAMPLE_HZ=250 \
+		SCOPE_PROFILER_PREFIX="$tmp/lib/l" "$ex" 2 100 1 >/dev/null
+	OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 SCOPE_PROFILER_SAMPLE_HZ=250 SCOPE_PROFILER_HDF5=0 \
+		SCOPE_PROFILER_PREFIX="$tmp/nolib/l" "$ex" 2 100 1 >/dev/null
+	"$NUNATAK" regions convert lib -o lib.h5
+	"$NUNATAK" regions convert nolib -o nolib.h5
+	"$py" - lib.h5 lib/l_rank00001.h5 nolib.h5 nolib/l_rank00001.sps "$NUNATAK_SOURCE_DIR/tests/e2e" <<'PY'
+import socket, sys, h5py
+sys.path.insert(0, sys.argv[5])
+from lib_reader import read_sps
+s = lambda v: v.decode() if isinstance(v, bytes) else v
+out, own = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+md = out["metadata"].attrs
+assert s(md["hostname"]) == socket.gethostname() and s(md["label"]) == "threads example", dict(md)
+assert int(md["mpi_size"]) == 2, dict(md)
+assert s(md["platform"]) == s(own["metadata"].attrs["platform"]), dict(md)
+assert list(out["rank1/samples/address"][:]) == list(own["rank1/samples/address"][:])
+assert int(out["rank1/samples"].attrs["ticks"]) == int(own["rank1/samples"].attrs["ticks"])
+sps = read_sps(sys.argv[4])
+no = h5py.File(sys.argv[3], "r")["rank1/samples"]
+assert [int(a) for a in no["address"][:]] == [x[2] for x in sps["samples"]], "samples from .sps"
+assert [s(x) for x in no["region_names"][:]] == sps["regions"]
+assert int(no.attrs["ticks"]) == sps["ticks"]
+print("convert keeps metadata, label and samples")
+PY
+fi
 echo ok

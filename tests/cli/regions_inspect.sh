@@ -92,4 +92,27 @@ status=0; "$NUNATAK" regions inspect run --sort bogus >/dev/null 2>&1 || status=
 [ "$status" = 125 ] || fail "usage error exit status $status, expected 125"
 status=0; "$NUNATAK" regions inspect junk.spt >/dev/null 2>&1 || status=$?
 [ "$status" = 1 ] || fail "bad trace exit status $status, expected 1"
+# Threads: each thread's session is its own first entry to last exit, so a
+# region busy on both threads for the whole run is 100 %, never 200 %.
+mkdir thr
+python3 - "$mk" <<'PY'
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("mk", sys.argv[1]); mk = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mk)
+mk.spt("thr/thr_rank00000.spt", 0, [
+    ("work", None, -1, [(1000, 101000, 0), (1000, 101000, 1)]),
+    ("io", None, -1, [(101000, 121000, 0)]),
+], version=3, threads=[(10, "main"), (11, "omp-1")])
+PY
+"$NUNATAK" regions inspect thr --json >thr.json
+python3 - thr.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = {x["name"]: x for x in d["regions"]}
+# sessions: lane 0 120 us + lane 1 100 us; work covers 200 us of them
+assert d["ranks"][0]["session_ns"] == 220000, d["ranks"]
+assert d["total_time_ns"] == 120000, d["total_time_ns"]
+assert abs(r["work"]["percent"] - 100 * 200000 / 220000) < 1e-9, r["work"]["percent"]
+assert sum(x["percent"] for x in d["regions"]) <= 100.0 + 1e-9, [x["percent"] for x in d["regions"]]
+PY
 echo ok

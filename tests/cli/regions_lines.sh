@@ -40,7 +40,7 @@ m.sps(d + "/s_rank00001.sps", 1, 1000, 40, ["compute"],
       [(0, 0, exe)] * 4 + [(0, 1, exe)] * 4, order=">")
 PY
 "$NUNATAK" regions lines . >out.txt 2>err.txt || fail "lines: $(cat err.txt)"
-head -1 out.txt | grep -qx "2 sample files, 18 samples, 80 timer ticks" || fail "header: $(head -1 out.txt)"
+head -1 out.txt | grep -qx "2 sample files, 18 samples, 80 timer ticks, effective sampling rate 1000 Hz" || fail "header: $(head -1 out.txt)"
 # work's first instruction is on line 2 ("{"): 5 + 4 + 4 samples from both binaries, same file:line.
 grep -qE "^ +86\.7% +13  $tmp/hot\.c:2  work$" out.txt || fail "hot line: $(cat out.txt)"
 grep -qE "^ +13\.3% +2  \?\?:0  \(no line information\)$" out.txt || fail "??:0 row: $(cat out.txt)"
@@ -59,4 +59,34 @@ PY
 printf 'SCOPEPRF' >bad.sps
 if "$NUNATAK" regions lines bad.sps 2>err.txt; then fail "a trace accepted as samples"; fi
 grep -q 'bad.sps: byte 0: not a scope_profiler sample file: expected magic "SCOPESMP"' err.txt || fail "bad magic: $(cat err.txt)"
+rm bad.sps
+# --ranks: only rank 1's file (its 8 samples); a rank with no file is an error
+"$NUNATAK" regions lines . --ranks 1 >r1.txt
+head -1 r1.txt | grep -qx "1 sample file, 8 samples, 40 timer ticks, effective sampling rate 1000 Hz" ||
+	fail "--ranks 1: $(head -1 r1.txt)"
+if "$NUNATAK" regions lines . --ranks 7 2>err.txt; then fail "--ranks 7 accepted"; fi
+grep -q "rank 7: no .sps sample file of this rank" err.txt || fail "--ranks 7: $(cat err.txt)"
+# --source: the line's text under its row, and in --json
+"$NUNATAK" regions lines . --source --ranks 1 >src.txt
+grep -A1 -E "hot\.c:2  work$" src.txt | tail -1 | grep -qE "^ +\| \{$" || fail "--source: $(cat src.txt)"
+"$NUNATAK" regions lines . --source --json --ranks 0 | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["per_file"] == [{"rank": 0, "effective_hz": 1000, "ticks": 40, "samples": 10}], d["per_file"]
+l = d["regions"][0]["lines"][0]
+assert l["line"] == 2 and l["source"] == "{", l'
+# without -g the symbol table still names the function
+cc -O0 -fPIE -pie hot.c -o hot_nog
+nog=$((0x$(nm hot_nog | awk '/ T work$/{print $1}')))
+mkdir nog
+python3 - "$NUNATAK_SOURCE_DIR/tests/cli" "$tmp" $nog $load <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1]); import regions_mktrace as m
+d, nog, load = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+m.sps(d + "/nog/n_rank00000.sps", 0, 250, 3, ["compute"], [(d + "/hot_nog", load)],
+      [(0, 0, load + nog + 4)] * 3)
+PY
+"$NUNATAK" regions lines nog >nog.txt
+grep -qE "^ +100\.0% +3  \?\?:0  work \(no line information: build with -g\)$" nog.txt ||
+	fail "no -g: $(cat nog.txt)"
 echo ok

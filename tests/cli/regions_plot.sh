@@ -25,6 +25,22 @@ r1 = data["lanes"][1]
 names = [data["names"][i] for i in r1["r"]]
 assert names[0] == "main" and r1["d"][0] == 200000 and r1["z"][names.index("axpy")] == 2
 PY
+# A threaded trace: lanes are labelled with the threads' names and ids.
+mkdir thr
+python3 - "$mk" <<'PY'
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("mk", sys.argv[1]); mk = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mk)
+mk.spt("thr/thr_rank00000.spt", 0, [("work", None, -1, [(1000, 2000, 0), (1500, 2500, 1)])],
+       version=3, threads=[(4242, "main"), (4243, "omp-worker")])
+PY
+"$NUNATAK" regions plot thr -o thr.html
+python3 - thr.html <<'PY'
+import json, re, sys
+data = json.loads(re.search(r"const DATA=(\{.*?\});\n", open(sys.argv[1]).read(), re.S).group(1))
+labels = [l["label"] for l in data["lanes"]]
+assert labels == ["rank 0 main (tid 4242)", "rank 0 omp-worker (tid 4243)"], labels
+PY
 # With a budget of 4 calls (2 per rank) only the longest calls are drawn.
 "$NUNATAK" regions plot run -o small.html --max-calls 4
 grep -q '"kept":4,"dropped":14' small.html || fail "budget: $(grep -o '"kept":[0-9]*,"dropped":[0-9]*' small.html)"

@@ -15,6 +15,9 @@ trap 'rm -rf "$tmp"' EXIT
 unset SCOPE_PROFILER_HDF5 SCOPE_PROFILER_DISABLE || true
 
 SCOPE_PROFILER_SAMPLE_HZ=250 SCOPE_PROFILER_PREFIX="$tmp/thr" "$B/examples/c/example_threads" 2 100 1 >/dev/null
+# rank 2 of a 4-rank Open MPI job, 3 OpenMP threads asked: the metadata says so
+OMPI_COMM_WORLD_RANK=2 OMPI_COMM_WORLD_SIZE=4 OMP_NUM_THREADS=3 SCOPE_PROFILER_PREFIX="$tmp/mpi" \
+  "$B/examples/c/example_threads" 2 10 1 >/dev/null
 cc=$(command -v cc || command -v gcc || true)
 if [ -n "$cc" ] && [ "${NUNATAK_SANITIZE:-0}" != 1 ]; then
   cat >"$tmp/slash.c" <<'C'
@@ -56,6 +59,18 @@ with h5py.File(f"{d}/thr_rank00000.h5", "r") as f:
     assert s.attrs["ticks"] == len(s["address"]) and 0 < s.attrs["effective_hz"] <= 300
     assert s.attrs["requested_hz"] == 250
     print("h5 matches the .spt:", sorted(regs))
+import socket
+with h5py.File(f"{d}/mpi_rank00002.h5", "r") as f:
+    md = f["metadata"].attrs
+    assert md["mpi_size"] == 4, md["mpi_size"]
+    assert md["omp_num_threads"] == 3, md["omp_num_threads"]
+    host = md["hostname"]
+    assert (host.decode() if isinstance(host, bytes) else host) == socket.gethostname(), host
+    assert "rank2" in f and "regions" in f["rank2"], list(f)
+    t2 = read_spt(f"{d}/mpi_rank00002.spt")
+    for r in t2["regions"]:  # exact call counts per rank
+        assert len(f["rank2/regions"][r["name"]]["start_times"]) == len(r["starts"]), r["name"]
+    print("metadata: mpi_size 4, omp_num_threads 3, hostname", host)
 if os.path.exists(f"{d}/slash_rank00000.h5"):
     with h5py.File(f"{d}/slash_rank00000.h5", "r") as f:
         names = list(f["rank0/regions"])

@@ -72,7 +72,7 @@ check "$tmp/spin_rank00000.sps" "$tmp/spin" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[1].rsplit("/", 1)[0])
 from check_sps import check
-s = check(sys.argv[1], sys.argv[2], 40)  # the late thread's 0.4 s of CPU
+s = check(sys.argv[1], sys.argv[2], 20)  # the late thread's 0.4 s of CPU (80 ticks quiet; 37 seen at load 16)
 assert s["regions"] == [] and all(r == -1 for r, _, _ in s["samples"])
 assert any(m["path"].endswith("libscope_profiler.so") or "libscope_profiler" in m["path"]
            for m in s["modules"]), s["modules"]
@@ -86,7 +86,7 @@ import sys
 sys.path.insert(0, sys.argv[1].rsplit("/", 1)[0])
 from lib_reader import read_sps
 s = read_sps(sys.argv[1])
-assert s["ticks"] >= 40, s["ticks"]   # spin's, not the shell's
+assert s["ticks"] >= 20, s["ticks"]   # spin's, not the shell's (a shell has ~0)
 assert s["modules"][0]["path"] == sys.argv[2], s["modules"][0]
 print("wrapper ok: %d ticks from %s" % (s["ticks"], s["modules"][0]["path"]))
 PY

@@ -73,9 +73,46 @@ def read_spt(path):
     if version >= 3:
         for _ in range(c.take("i")):
             out["threads"].append({"tid": c.take("q"), "name": c.string()})
+    out["ext"] = read_ext(c, path) if c.off != len(c.data) else None
     if c.off != len(c.data):
         raise FormatError(f"{path}: {len(c.data) - c.off} trailing bytes")
     return out
+
+
+MISUSE_KEYS = ["null_handle", "end_unopened", "end_not_innermost", "discarded_inner",
+               "too_deep", "left_open", "after_finalize", "finalize_again", "bad_handle",
+               "no_memory"]
+
+
+def read_ext(c, path):
+    """The extension block after the seed's fields (docs/formats.md)."""
+    if c.data[c.off:c.off + 8] != b"SPTEXT01":
+        raise FormatError(f"{path}: {len(c.data) - c.off} trailing bytes, no extension magic")
+    c.off += 8
+    total = c.take("q")
+    if total != len(c.data) - c.off:
+        raise FormatError(f"{path}: extension length {total}, {len(c.data) - c.off} bytes remain")
+    ext = {"misuse": {}}
+    while c.off < len(c.data):
+        tag, n = c.take("I"), c.take("i")
+        end = c.off + n
+        if tag == 0x454d4954:  # TIME
+            ext["init_ns"], ext["finalize_ns"], ext["init_unix_ns"], ext["start_ns"] = \
+                c.take("qqqq")
+            nl, _ = c.take("ii")
+            ext["lanes"] = [dict(zip(("first_ns", "last_ns", "cpu_ns"), c.take("qqq")))
+                            for _ in range(nl)]
+        elif tag == 0x5553494d:  # MISU
+            for _ in range(c.take("i")):
+                kind, _, count, names = c.take("i"), c.take("i"), c.take("q"), c.take("i")
+                regions = {}
+                for _ in range(names):
+                    name = c.string()
+                    regions[name] = c.take("q")
+                ext["misuse"][MISUSE_KEYS[kind]] = {"count": count, "regions": regions}
+        if c.off != end:
+            raise FormatError(f"{path}: section {tag:#x} ends at {c.off}, expected {end}")
+    return ext
 
 
 def read_sps(path):

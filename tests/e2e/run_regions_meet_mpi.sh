@@ -32,4 +32,16 @@ for rank in (0, 1):
     by = dict(db.execute("select r.region_path, sum(r.sample_count) from region_samples r join hotspots h on h.id = r.hotspot join loci l on l.id = r.locus where h.name = 'work_units' and l.rank = ? group by 1", (rank,)).fetchall())
     total = sum(by.values())
     assert total > 0 and by.get("compute", 0) >= 0.9 * total, (rank, by)
+# The outer region calls are Events beside the MPI calls (the report's timeline).
+ev = db.execute("select l.rank, e.name, e.duration_ns from events e join loci l on l.id = e.locus where e.kind = 'region'").fetchall()
+assert sorted((r, n) for r, n, _ in ev) == [(r, n) for r in (0, 1) for n in ("barrier", "compute", "reduce")], ev
+assert {(r, d) for r, n, d in ev if n == "compute"} == {(r, i) for r, i in comp.items()}, (ev, comp)
+PY
+"$NUNATAK" report --json "$WORK/mrun" > mpayload.json 2>> merr.txt || fail "MPI report --json"
+python3 - mpayload.json <<'PY' || fail "MPI timeline assertions"
+import json, sys
+t = json.load(open(sys.argv[1]))["ranks"]["mpi_timeline"]
+regions = sorted((i[0], t["names"][i[1]]) for i in t["items"] if i[6] == 1)
+assert t["regions_shown"] == 6 and regions == [(r, n) for r in (0, 1) for n in ("barrier", "compute", "reduce")], t
+assert any(i[6] == 0 and t["names"][i[1]] == "MPI_Barrier" for i in t["items"]), t
 PY

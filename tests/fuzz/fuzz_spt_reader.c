@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The .spt reader and everything downstream of it on one rank: parse, present
+// The .spt reader and everything downstream of it on one rank: parse (finished
+// traces with their extension block, and unfinished ones), notes, present
 // as rank data, reconstruct the call stacks, summarize. Any input must give
 // either a result or a clean error.
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/err.h"
@@ -37,6 +39,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&rd, 0, sizeof(rd));
 	path_tree__init(&pt);
 	rd.path = "fuzz.spt";
+	/* unfinished-trace and extension notes, as inspect prints them */
+	if (rank_notes__add(&ts.notes, &t, t.rank) == 0) {
+		FILE *null = fopen("/dev/null", "w");
+		if (null) {
+			rank_notes__print(&ts.notes, null);
+			fclose(null);
+		}
+		json_decref(rank_notes__json(&ts.notes));
+	}
 	if (trace_set__from_spt(&ts, &t, &rd, &e) == 0 && calls__build(&c, &rd, &ts, &pt, &e) == 0) {
 		calls__release(&c);
 		struct call_sink sink = summary__sink(&s);

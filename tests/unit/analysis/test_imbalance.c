@@ -92,7 +92,8 @@ static void t_app_time_decides(void)
 
 	struct text_lines t = {0};
 	CHECK_INT(ranks_view_lines(&ri, &t), 0);
-	CHECK_STR(t.v[0], "4 ranks (4 sampled); busiest rank 0 at 2.00x the mean; MPI holds 41.7% of the time");
+	CHECK_STR(t.v[0], "4 ranks (4 sampled); busiest rank 0 at 2.00x the mean; MPI holds 41.7% of the time "
+			  "(estimated from samples)");
 	CHECK(strstr(t.v[1], "application time") && strstr(t.v[1], "1.00x") &&
 	      strstr(t.v[1], "kernel holds 8.3%"));
 	text_lines__release(&t);
@@ -175,6 +176,72 @@ static void t_single_rank_unavailable(void)
 	pivot__release(&p);
 }
 
+/* What ingest/mpi.c adds for one interposed rank. */
+static void interposed(struct pivot *p, const char *node, int rank, double wall_ms,
+		       double barrier_ms, const char *reason)
+{
+	int64_t l = pivot__intern_locus(p, node, rank, -1);
+	struct mpi_call c = {.locus = l, .name = (char *)"MPI_Barrier", .calls = 1,
+			     .time_ns = (int64_t)(barrier_ms * 1e6)};
+	CHECK(pivot__add_mpi_call(p, &c) >= 0);
+	struct mpi_site s = {.locus = l, .name = (char *)"MPI_Barrier", .module = (char *)"/a/solver",
+			     .address = 0x1234, .function = (char *)"main",
+			     .file = (char *)"/src/solver.c", .line = 212, .calls = 1,
+			     .time_ns = c.time_ns};
+	CHECK(pivot__add_mpi_site(p, &s) >= 0);
+	const char *names[] = {"mpi_time", "mpi_wall_time"};
+	double v[] = {barrier_ms * 1e6, wall_ms * 1e6};
+	for (int i = 0; i < 2; i++) {
+		struct measurement m = {.hotspot = PIVOT_NONE, .locus = l, .counter = (char *)names[i],
+					.value = v[i], .unit = (char *)"ns",
+					.quality = reason ? QUALITY_ESTIMATED : QUALITY_MEASURED,
+					.reason = (char *)reason, .sample_count = -1, .coverage = -1};
+		CHECK(pivot__add_measurement(p, &m) >= 0);
+	}
+}
+
+/* Interposed ranks: the MPI share is measured, the dominant call named with
+ * its site; a rank that never finalized keeps its figures, downgraded. */
+static void t_measured_mpi(void)
+{
+	struct pivot p;
+	build_mpi_run(&p, true);
+	interposed(&p, "n1", 0, 1000, 10, NULL);
+	interposed(&p, "n1", 1, 1000, 410, NULL);
+	interposed(&p, "n2", 2, 1000, 300, "the rank never reached MPI_Finalize");
+	struct rank_imbalance ri;
+	CHECK_INT(imbalance_ranks(&p, 4, &ri), 0);
+	CHECK_NEAR(ri.mpi_measured, 720.0 / 3000.0, 1e-9);
+	CHECK_INT(ri.mpi.dom_rank, 1);
+	CHECK_STR(ri.mpi.dom_call, "MPI_Barrier");
+	CHECK_STR(ri.mpi.dom_site, "solver.c:212");
+	struct text_lines t = {0};
+	CHECK_INT(ranks_view_lines(&ri, &t), 0);
+	CHECK(strstr(t.v[0], "MPI holds 24.0% of the time (measured in MPI calls)") != NULL);
+	CHECK_STR(t.v[1], "  rank 1 waits 41% of its time in `MPI_Barrier` at `solver.c:212`");
+	json_t *j = ranks_view_payload(&ri);
+	json_t *rows = json_object_get(j, "rows");
+	json_t *r1 = json_array_get(rows, 1), *r2 = json_array_get(rows, 2), *r3 = json_array_get(rows, 3);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(r1, "mpi"), "quality")), "measured");
+	CHECK_NEAR(json_real_value(json_object_get(r1, "mpi_fraction")), 0.41, 1e-9);
+	json_t *call = json_array_get(json_object_get(r1, "mpi_calls"), 0);
+	CHECK_STR(json_string_value(json_object_get(call, "name")), "MPI_Barrier");
+	json_t *site = json_array_get(json_object_get(call, "sites"), 0);
+	CHECK_INT(json_integer_value(json_object_get(site, "line")), 212);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(r2, "mpi"), "quality")), "estimated");
+	/* rank 3 left no profile: the sampled estimate, labelled as such */
+	CHECK_STR(json_string_value(json_object_get(json_object_get(r3, "mpi"), "source")),
+		  "samples in MPI runtime modules");
+	CHECK_STR(json_string_value(json_object_get(json_object_get(r3, "mpi"), "quality")), "estimated");
+	json_t *share = json_object_get(j, "mpi_fraction");
+	CHECK_STR(json_string_value(json_object_get(share, "quality")), "estimated");
+	CHECK(strstr(json_string_value(json_object_get(share, "reason")), "measured on 3 of 4") != NULL);
+	json_decref(j);
+	text_lines__release(&t);
+	rank_imbalance__release(&ri);
+	pivot__release(&p);
+}
+
 /* 4 ranks, each with its main thread (tid == pid) and a progress thread
  * whose samples are in the kernel and libopen-pal, as Open MPI runs
  * oversubscribed: "4 ranks" and the helpers said apart, never "8 Loci". */
@@ -245,6 +312,8 @@ static void t_helper_threads(void)
 }
 
 static const struct test_case cases[] = {
+	{"measured_mpi", "interposed MPI time: measured share, dominant call and site",
+	 t_measured_mpi},
 	{"mpi_modules", "MPI runtime modules are recognised", t_mpi_modules},
 	{"app_time", "waiting in MPI is not mistaken for work", t_app_time_decides},
 	{"counted_missing", "counted-only and absent ranks are said", t_counted_and_missing},

@@ -146,7 +146,97 @@ static void t_negative_lengths(void)
 	free(t.b);
 }
 
+static unsigned char *read_seed(const char *name, size_t *n)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/fuzz_spt_reader/%s", TEST_SOURCE_DIR,
+		 name);
+	FILE *f = fopen(path, "rb");
+	CHECK(f != NULL);
+	static unsigned char buf[4096];
+	*n = f ? fread(buf, 1, sizeof(buf), f) : 0;
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+/* tests/fuzz/corpus/fuzz_spt_reader/unfinished_le: two threads, TSC clock
+ * with anchors (100 -> 1000 ns, 10100 -> 6000 ns: 0.5 ns a tick), a call of
+ * a non-descriptor handle, and a CALL frame cut after 40 of its 480 bytes. */
+static void t_unfinished(void)
+{
+	size_t n;
+	const unsigned char *b = read_seed("unfinished_le", &n);
+	struct spt_trace tr;
+	struct err e = {0};
+	CHECK_INT(spt_parse(b, n, "u.spt", &tr, &e), 0);
+	CHECK(tr.cut.cut);
+	CHECK_INT(tr.rank, 3);
+	CHECK_INT(tr.version, 3); /* two lanes recorded */
+	CHECK_INT(tr.cut.pid, 4242);
+	CHECK_INT(tr.cut.calls, 3);
+	CHECK_INT(tr.cut.frames, 2);
+	CHECK_INT(tr.cut.dropped_calls, 1);
+	CHECK_INT((int64_t)tr.cut.bytes_used, 410);
+	CHECK_INT((int64_t)tr.cut.bytes_total, 458);
+	CHECK_INT(tr.nr_regions, 2);
+	CHECK(tr.regions[0].name_len == 5 && memcmp(tr.regions[0].name, "solve", 5) == 0);
+	CHECK_INT(tr.regions[0].nr_calls, 2);
+	CHECK_INT(tr.regions[0].line, 12);
+	/* sorted by start: 150 ticks -> 1025 ns on lane 0, 1000 -> 1450 ns on lane 1 */
+	CHECK_INT(spt_load_i64(tr.regions[0].starts, false), 1025);
+	CHECK_INT(spt_load_i64(tr.regions[0].starts + 8, false), 1450);
+	CHECK_INT(spt_load_i64(tr.regions[0].ends, false), 1150);
+	CHECK_INT(spt_load_i32(tr.regions[0].lanes + 4, false), 1);
+	CHECK_INT(tr.cut.last_ns, 1950);
+	CHECK_INT(tr.nr_threads, 2);
+	CHECK_INT(tr.threads[1].tid, 78);
+	CHECK(tr.image != NULL);
+	spt_trace__release(&tr);
+	/* every prefix either recovers fewer calls or is refused cleanly */
+	int64_t last = -1;
+	for (size_t cut = 0; cut <= n; cut++) {
+		int rc = spt_parse(b, cut, "p.spt", &tr, &e);
+		if (rc == 0) {
+			CHECK(tr.cut.calls >= last || cut < 48);
+			last = tr.cut.calls;
+			spt_trace__release(&tr);
+		} else {
+			CHECK(cut < 48 || strcmp(e.code, "trace.corrupt") == 0);
+		}
+	}
+}
+
+static void t_extension(void)
+{
+	size_t n;
+	const unsigned char *b = read_seed("v2_ext", &n);
+	struct spt_trace tr;
+	struct err e = {0};
+	CHECK_INT(spt_parse(b, n, "x.spt", &tr, &e), 0);
+	CHECK(tr.ext.present && tr.ext.has_timing);
+	CHECK_INT(tr.ext.init_ns, 1);
+	CHECK_INT(tr.ext.finalize_ns, 100);
+	CHECK_INT(tr.ext.nr_lanes, 1);
+	CHECK_INT(spt_load_i64(tr.ext.lanes + 16, false), 40); /* CPU ns */
+	CHECK_INT(tr.ext.nr_misuse, 2);
+	CHECK_INT(tr.ext.misuse[0].kind, 1);
+	CHECK_INT(tr.ext.misuse[0].count, 3);
+	CHECK_INT(tr.ext.misuse[0].nr_names, 1);
+	CHECK_INT(tr.ext.misuse[0].names[0].count, 3);
+	CHECK_INT(tr.ext.misuse[1].kind, 5);
+	spt_trace__release(&tr);
+	/* a wrong extension length is refused with the offset */
+	unsigned char copy[4096];
+	memcpy(copy, b, n);
+	CHECK(spt_parse(copy, n - 1, "y.spt", &tr, &e) < 0);
+	CHECK_STR(e.code, "trace.corrupt");
+}
+
 static const struct test_case cases[] = {
+	{"unfinished", "an unfinished trace: complete frames recovered, cut reported",
+	 t_unfinished},
+	{"extension", "the extension block: timing and misuse read back", t_extension},
 	{"golden", "v1-v3 traces in both byte orders read back field by field", t_golden},
 	{"truncated", "every prefix of a trace is refused with trace.truncated",
 	 t_truncated_everywhere},

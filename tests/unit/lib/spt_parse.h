@@ -27,6 +27,14 @@ struct tspt {
 	int32_t nthreads;
 	int64_t tids[64];
 	char tnames[64][32];
+	/* extension block (docs/formats.md), when present */
+	int has_ext;
+	int64_t init_ns, finalize_ns, init_real_ns, start_ns;
+	int32_t nlanes;
+	int64_t lane_first[64], lane_last[64], lane_cpu[64];
+	int64_t misuse[16];          /* count per kind */
+	char misuse_name[16][128];   /* first region named per kind */
+	int64_t misuse_name_count[16];
 };
 
 static inline int tspt_take(FILE *f, void *p, size_t n)
@@ -43,7 +51,62 @@ static inline int tspt_str(FILE *f, char *out, size_t cap)
 	return tspt_take(f, out, (size_t)n);
 }
 
-/* 0 on success; the whole file must be consumed. */
+static inline int tspt_ext(FILE *f, struct tspt *t)
+{
+	char magic[8];
+	int64_t total;
+	if (tspt_take(f, magic, 8) || memcmp(magic, "SPTEXT01", 8) || tspt_take(f, &total, 8))
+		return -1;
+	t->has_ext = 1;
+	while (total > 0) {
+		uint32_t tag, len;
+		if (tspt_take(f, &tag, 4) || tspt_take(f, &len, 4))
+			return -1;
+		total -= 8 + (int64_t)len;
+		if (tag == 0x454d4954u) { /* TIME */
+			int32_t pad;
+			if (tspt_take(f, &t->init_ns, 8) || tspt_take(f, &t->finalize_ns, 8) ||
+			    tspt_take(f, &t->init_real_ns, 8) || tspt_take(f, &t->start_ns, 8) ||
+			    tspt_take(f, &t->nlanes, 4) || tspt_take(f, &pad, 4) || t->nlanes > 64)
+				return -1;
+			for (int l = 0; l < t->nlanes; l++)
+				if (tspt_take(f, &t->lane_first[l], 8) || tspt_take(f, &t->lane_last[l], 8) ||
+				    tspt_take(f, &t->lane_cpu[l], 8))
+					return -1;
+		} else if (tag == 0x5553494du) { /* MISU */
+			int32_t kinds;
+			if (tspt_take(f, &kinds, 4))
+				return -1;
+			for (int k = 0; k < kinds; k++) {
+				int32_t kind, pad, names;
+				int64_t count;
+				if (tspt_take(f, &kind, 4) || tspt_take(f, &pad, 4) ||
+				    tspt_take(f, &count, 8) || tspt_take(f, &names, 4) || kind < 0 ||
+				    kind >= 16)
+					return -1;
+				t->misuse[kind] = count;
+				for (int i = 0; i < names; i++) {
+					char name[128];
+					int64_t c;
+					if (tspt_str(f, name, sizeof(name)) || tspt_take(f, &c, 8))
+						return -1;
+					if (i == 0) {
+						strcpy(t->misuse_name[kind], name);
+						t->misuse_name_count[kind] = c;
+					}
+				}
+			}
+		} else {
+			for (uint32_t i = 0; i < len; i++)
+				if (fgetc(f) == EOF)
+					return -1;
+		}
+	}
+	return total == 0 ? 0 : -1;
+}
+
+/* 0 on success; the whole file must be consumed (the extension block
+ * after the seed's fields is parsed). */
 static inline int tspt_read(const char *path, struct tspt *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -75,6 +138,12 @@ static inline int tspt_read(const char *path, struct tspt *t)
 		for (int i = 0; i < t->nthreads; i++)
 			if (tspt_take(f, &t->tids[i], 8) || tspt_str(f, t->tnames[i], 32))
 				goto out;
+	}
+	int c = fgetc(f);
+	if (c != EOF) {
+		ungetc(c, f);
+		if (tspt_ext(f, t))
+			goto out;
 	}
 	rc = fgetc(f) == EOF ? 0 : -2;
 out:

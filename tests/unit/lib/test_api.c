@@ -169,12 +169,26 @@ static void t_misuse(void)
 	CHECK_INT(tspt_find(&t, "b")->n, 0);
 	CHECK_INT(tspt_find(&t, "c")->n, 0);
 	CHECK(!tspt_find(&t, "bogus"));
-	CHECK(strstr(logbuf, "misuse: 1 sp_end of a region that was not open"));
-	CHECK(strstr(logbuf, "misuse: 1 sp_end of a region that was not the innermost"));
-	CHECK(strstr(logbuf, "misuse: 2 inner regions discarded"));
-	CHECK(strstr(logbuf, "misuse: 1 calls with a NULL handle"));
-	CHECK(strstr(logbuf, "misuse: 2 handles that are not sp_site"));
-	CHECK(strstr(logbuf, "misuse: 1 regions still open"));
+	/* one line per kind, naming the regions and counting */
+	CHECK(strstr(logbuf, "misuse: sp_end of a region that was not open (ignored): 1 ('a' x1)"));
+	CHECK(strstr(logbuf, "misuse: sp_end of a region that was not the innermost open one "
+		      "(the inner ones were closed unrecorded): 1 ('a' x1)"));
+	CHECK(strstr(logbuf, "misuse: inner regions discarded by an out-of-order sp_end (not "
+		      "recorded): 2 ('b' x1, 'c' x1)"));
+	CHECK(strstr(logbuf, "misuse: calls with a NULL handle (ignored): 1"));
+	CHECK(strstr(logbuf, "misuse: handles that are not sp_site descriptors (their calls "
+		      "dropped): 2"));
+	CHECK(strstr(logbuf, "misuse: regions still open at finalize (not recorded): 1 ('b' x1)"));
+	/* and recorded in the trace's extension block */
+	CHECK(t.has_ext);
+	CHECK_INT(t.misuse[1], 1); /* end_unopened */
+	CHECK(strcmp(t.misuse_name[1], "a") == 0);
+	CHECK_INT(t.misuse[2], 1); /* end_not_innermost */
+	CHECK_INT(t.misuse[3], 2); /* discarded_inner */
+	CHECK_INT(t.misuse[5], 1); /* left_open */
+	CHECK(strcmp(t.misuse_name[5], "b") == 0);
+	CHECK_INT(t.misuse[0], 1); /* null handle */
+	CHECK_INT(t.misuse[8], 2); /* bad handles */
 	CHECK(strstr(logbuf, "sp_finalize called again"));
 	cleanup();
 }
@@ -290,19 +304,27 @@ static void t_too_deep(void)
 {
 	setup();
 	sp_init(prefix, NULL);
-	setenv("SP_LOG_LEVEL", "warn", 1);
-	const struct sp_site *r = sp_region("deep");
-	for (int i = 0; i < 300; i++)
+	const struct sp_site *r = sp_region("deep"), *q = sp_region("deeper");
+	for (int i = 0; i < 300; i++) /* any practical recursion is recorded */
 		sp_begin(r);
 	for (int i = 0; i < 300; i++)
 		sp_end(r);
-	sp_begin(r); /* the stack is usable again */
+	sp_begin(r);
 	sp_end(r);
+	for (int i = 0; i < 70000; i++) /* beyond the limit: counted and named */
+		sp_begin(q);
+	for (int i = 0; i < 70000; i++)
+		sp_end(q);
+	sp_begin(q); /* the stack is usable again */
+	sp_end(q);
 	CHECK_INT(sp_finalize(), 0);
 	struct tspt t;
 	CHECK_INT(tspt_read(spt, &t), 0);
-	CHECK_INT(tspt_find(&t, "deep")->n, 257); /* 256 kept levels + 1 */
-	CHECK(strstr(logbuf, "misuse: 44 regions opened deeper than 256 levels"));
+	CHECK_INT(tspt_find(&t, "deep")->n, 301);
+	CHECK_INT(tspt_find(&t, "deeper")->n, 65536 + 1);
+	CHECK(strstr(logbuf, "misuse: regions opened deeper than 65536 levels (not recorded): "
+		      "4464 ('deeper' x4464)"));
+	CHECK_INT(t.misuse[4], 4464);
 	cleanup();
 }
 
@@ -365,7 +387,7 @@ static const struct test_case cases[] = {
 	{"many_calls", "calls across chunk boundaries all survive", t_many_calls},
 	{"fork_child", "a fork child writes nothing, parent unaffected", t_fork_child},
 	{"finalize_racing", "finalize while threads record: consistent file", t_finalize_while_recording},
-	{"too_deep", "nesting beyond 256 levels is counted, not fatal", t_too_deep},
+	{"too_deep", "recursion 300 deep recorded; beyond 65536 counted and named", t_too_deep},
 	{"version", "version macros and options size check", t_version},
 };
 TEST_MAIN(cases)

@@ -192,7 +192,7 @@ static void t_spt_v2_v3(void)
 	CHECK_INT(t0, 100);
 	memcpy(&t0, b + 68, 8); /* ends follow the starts */
 	CHECK_INT(t0, 200);
-	struct sp_lane_out lanes[2] = {{11, "main"}, {12, "w"}};
+	struct sp_lane_out lanes[2] = {{11, "main", 0, 0, -1}, {12, "w", 0, 0, -1}};
 	tr.lanes = lanes;
 	tr.nr_lanes = 2;
 	CHECK_INT(sp_writer__spt(&tr, path), 0);

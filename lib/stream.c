@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "stream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "log.h"
+#include "registry.h"
+#include "scope_profiler.h"
+#include "sp_format.h"
+#include "trace.h"
+#include "writer.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int fd = -1;
+static bool failed;     /* neither the file nor a memory file could be made */
+static bool in_memory;  /* memfd fallback */
+static char *path;      /* where the file is (or will be) */
+static int rank;
+static size_t anchors_written;
+static uint64_t dropped;
+/* Handles already described by a SITE frame, with their calls flushed so
+ * far (finalize's counts, without a pass over the file). */
+struct seen_slot {
+	uint64_t key, calls;
+};
+static struct seen_slot *seen;
+static size_t seen_cap, seen_nr;
+static bool counts_lost; /* the table could not grow: counts incomplete */
+/* Frames assembled before one writev. */
+static unsigned char *stage;
+static size_t stage_n, stage_cap;
+
+void sp_stream__set_path(const char *p, int r)
+{
+	char *copy = p ? strdup(p) : NULL;
+	if (!copy)
+		return;
+	pthread_mutex_lock(&lock);
+	rank = r;
+	if (path && strcmp(path, copy) == 0) {
+		free(copy);
+		copy = NULL;
+	} else if (fd >= 0 && !in_memory && path) {
+		sp_writer__make_dirs(copy);
+		if (rename(path, copy) != 0) {
+			sp_log(SP_LOG_WARN, "unfinished trace stays at %s (cannot move it to %s: "
+			       "%s); sp_finalize writes the new prefix", path, copy,
+			       strerror(errno));
+			free(copy);
+			copy = NULL;
+		}
+	}
+	if (copy) {
+		free(path);
+		path = copy;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+static bool stage_reserve(size_t n)
+{
+	if (stage_n + n <= stage_cap)
+		return true;
+	size_t cap = stage_cap ? stage_cap : 4096;
+	while (cap < stage_n + n)
+		cap *= 2;
+	unsigned char *s = realloc(stage, cap);
+	if (!s)
+		return false;
+	stage = s;
+	stage_cap = cap;
+	return true;
+}
+
+static void stage_put(const void *p, size_t n)
+{
+	memcpy(stage + stage_n, p, n);
+	stage_n += n;
+}
+
+static void stage_u32(uint32_t v) { stage_put(&v, 4); }
+static void stage_u64(uint64_t v) { stage_put(&v, 8); }
+static void stage_str(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	stage_u32((uint32_t)n);
+	stage_put(s ? s : "", n);
+}
+
+static int write_all(const struct iovec *iov_in, int cnt)
+{
+	struct iovec iov[4];
+	memcpy(iov, iov_in, (size_t)cnt * sizeof(*iov));
+	struct iovec *v = iov;
+	while (cnt > 0) {
+		ssize_t w = writev(fd, v, cnt);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		size_t left = (size_t)w;
+		while (cnt > 0 && left >= v->iov_len) {
+			left -= v->iov_len;
+			v++;
+			cnt--;
+		}
+		if (cnt > 0) {
+			v->iov_base = (char *)v->iov_base + left;
+			v->iov_len -= left;
+		}
+	}
+	return 0;
+}
+
+static int write_header(void)
+{
+	unsigned char h[SP_STREAM_HEADER_LEN];
+	int32_t ver = SP_SPT_VERSION_STREAM, rk = rank, clk = sp_clock_tsc ? SP_CLOCK_TSC : SP_CLOCK_NS,
+		zero = 0;
+	int64_t pid = getpid(), mono = (int64_t)sp_clock_init_mono_ns,
+		real = (int64_t)sp_clock_init_real_ns;
+	memcpy(h, SP_SPT_MAGIC, 8);
+	memcpy(h + 8, &ver, 4);
+	memcpy(h + 12, &rk, 4);
+	memcpy(h + 16, &clk, 4);
+	memcpy(h + 20, &zero, 4);
+	memcpy(h + 24, &pid, 8);
+	memcpy(h + 32, &mono, 8);
+	memcpy(h + 40, &real, 8);
+	struct iovec iov = {h, sizeof(h)};
+	return write_all(&iov, 1);
+}
+
+/* A fresh file under a private name, renamed onto the .spt path once its
+ * header is written: another process of the same rank never interleaves
+ * frames into ours, and a reader never sees a header-less file. */
+static int open_file(void)
+{
+	size_t len = strlen(path) + 32;
+	char *tmp = malloc(len);
+	if (!tmp)
+		return -ENOMEM;
+	snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+	sp_writer__make_dirs(path);
+	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	int rc = fd < 0 ? -errno : write_header();
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -errno;
+	if (rc < 0) {
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+		unlink(tmp);
+	}
+	free(tmp);
+	return rc;
+}
+
+static int create_locked(void)
+{
+	if (fd >= 0)
+		return 0;
+	if (failed)
+		return -EIO;
+	int rc = path ? open_file() : -ENOMEM;
+	if (rc == 0) {
+		sp_log(SP_LOG_DEBUG, "streaming calls to %s", path);
+		return 0;
+	}
+	fd = memfd_create("scope_profiler_trace", MFD_CLOEXEC);
+	if (fd >= 0 && write_header() == 0) {
+		in_memory = true;
+		sp_log(SP_LOG_WARN, "cannot create the trace file %s (%s): calls are kept in "
+		       "memory until sp_finalize, and a crash would lose them; check the "
+		       "prefix's directory", path ? path : "(no path)", strerror(-rc));
+		return 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+	failed = true;
+	sp_log(SP_LOG_ERROR, "cannot create the trace file %s (%s), nor a memory file: "
+	       "calls are dropped and counted", path ? path : "(no path)", strerror(-rc));
+	return -EIO;
+}
+
+/* The slot of @p key (*fresh: just added), NULL if the table cannot grow. */
+static struct seen_slot *seen_slot(uint64_t key, bool *fresh)
+{
+	if ((seen_nr + 1) * 2 > seen_cap) {
+		size_t cap = seen_cap ? seen_cap * 2 : 256;
+		struct seen_slot *s = calloc(cap, sizeof(*s));
+		if (!s)
+			return NULL;
+		for (size_t i = 0; i < seen_cap; i++) {
+			if (!seen[i].key)
+				continue;
+			size_t j = (seen[i].key >> 4) & (cap - 1);
+			while (s[j].key)
+				j = (j + 1) & (cap - 1);
+			s[j] = seen[i];
+		}
+		free(seen);
+		seen = s;
+		seen_cap = cap;
+	}
+	size_t j = (key >> 4) & (seen_cap - 1);
+	for (; seen[j].key; j = (j + 1) & (seen_cap - 1))
+		if (seen[j].key == key) {
+			*fresh = false;
+			return &seen[j];
+		}
+	seen[j].key = key;
+	seen_nr++;
+	*fresh = true;
+	return &seen[j];
+}
+
+static void frame_header(uint32_t tag, size_t len)
+{
+	stage_u32(tag);
+	stage_u32((uint32_t)len);
+}
+
+/* Describes a handle the first time a flushed call uses it. The handle is
+ * read without trusting it (a garbage pointer must not crash the host). */
+static bool stage_site(const struct sp_site *site)
+{
+	struct sp_site copy;
+	char *name = NULL, *file = NULL;
+	int32_t valid = sp_trace__read_site(site, &copy, &name, &file) ? 1 : 0;
+	size_t len = 8 + 4 + 4 + 4 + (name ? strlen(name) : 0) + 4 + (file ? strlen(file) : 0);
+	bool ok = stage_reserve(SP_FRAME_HEADER_LEN + len);
+	if (ok) {
+		frame_header(SP_FRAME_SITE, len);
+		stage_u64((uint64_t)(uintptr_t)site);
+		stage_u32((uint32_t)(valid ? copy.line : -1));
+		stage_u32((uint32_t)valid);
+		stage_str(name);
+		stage_str(file);
+	}
+	free(name);
+	free(file);
+	return ok;
+}
+
+static bool stage_thread(const struct sp_thread *t)
+{
+	size_t len = 4 + 4 + 8 + 4 + strlen(t->name);
+	if (!stage_reserve(SP_FRAME_HEADER_LEN + len))
+		return false;
+	frame_header(SP_FRAME_THREAD, len);
+	stage_u32((uint32_t)t->order);
+	stage_u32(0);
+	stage_u64((uint64_t)t->tid);
+	stage_str(t->name);
+	return true;
+}
+
+static bool stage_anchors(void)
+{
+	uint64_t pairs[2 * 64];
+	for (;;) {
+		size_t n = sp_clock__anchors_since(anchors_written, pairs, 64);
+		if (!n)
+			return true;
+		if (!stage_reserve(SP_FRAME_HEADER_LEN + n * 16))
+			return false;
+		frame_header(SP_FRAME_ANCHOR, n * 16);
+		stage_put(pairs, n * 16);
+		anchors_written += n;
+	}
+}
+
+/* SITE frames for the handles of @p calls not yet described; records the
+ * thread's earliest start and latest end. */
+static bool stage_sites(struct sp_thread *t, const struct sp_call *calls, size_t n)
+{
+	const struct sp_site *last = NULL;
+	struct seen_slot *slot = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct sp_call *c = &calls[i];
+		if (!t->nr_calls && i == 0)
+			t->first_stamp = c->start;
+		if (c->start < t->first_stamp)
+			t->first_stamp = c->start;
+		if (c->end > t->last_stamp)
+			t->last_stamp = c->end;
+		if (c->site == last && slot) {
+			slot->calls++;
+			continue;
+		}
+		last = c->site;
+		bool fresh = true;
+		slot = seen_slot((uint64_t)(uintptr_t)c->site, &fresh);
+		if (slot)
+			slot->calls++;
+		else
+			counts_lost = true; /* describe it again next time: harmless */
+		if (fresh && !stage_site(c->site))
+			return false;
+	}
+	return true;
+}
+
+static void drop_locked(struct sp_thread *t, size_t n)
+{
+	dropped += n;
+	for (size_t i = 0; i < n; i++)
+		sp_registry__misuse(t, SP_MISUSE_NO_MEMORY);
+	atomic_store_explicit(&t->n, 0, memory_order_release);
+}
+
+static void flush_locked(struct sp_thread *t)
+{
+	size_t n = atomic_load_explicit(&t->n, memory_order_acquire);
+	if (!n)
+		return;
+	if (n > SP_BUF_CALLS)
+		n = SP_BUF_CALLS;
+	if (t->drained || create_locked() < 0) {
+		drop_locked(t, n);
+		return;
+	}
+	/* An anchor after the frame's last stamp: a reader of an unfinished
+	 * trace can convert every frame it recovers. */
+	if (sp_clock_tsc)
+		sp_clock__anchor();
+	stage_n = 0;
+	if ((!t->announced && !stage_thread(t)) || !stage_anchors() ||
+	    !stage_sites(t, t->buf, n) || !stage_reserve(16)) {
+		counts_lost = true;
+		drop_locked(t, n);
+		return;
+	}
+	t->announced = true;
+	frame_header(SP_FRAME_CALLS, 8 + n * SP_STREAM_CALL_LEN);
+	stage_u32((uint32_t)t->order);
+	stage_u32(0);
+	struct iovec iov[2] = {{stage, stage_n}, {t->buf, n * sizeof(struct sp_call)}};
+	int rc = write_all(iov, 2);
+	if (rc < 0) {
+		sp_log(SP_LOG_ERROR, "cannot write the trace file %s: %s: later calls are "
+		       "dropped and counted", path ? path : "(memory)", strerror(-rc));
+		close(fd);
+		fd = -1;
+		failed = true;
+		counts_lost = true;
+		drop_locked(t, n);
+		return;
+	}
+	t->nr_calls += n;
+	atomic_store_explicit(&t->n, 0, memory_order_release);
+}
+
+void sp_stream__flush(struct sp_thread *t)
+{
+	pthread_mutex_lock(&lock);
+	flush_locked(t);
+	pthread_mutex_unlock(&lock);
+}
+
+void sp_stream__drain(struct sp_thread **threads, size_t nr)
+{
+	pthread_mutex_lock(&lock);
+	for (size_t k = 0; k < nr; k++) {
+		flush_locked(threads[k]);
+		threads[k]->drained = true;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+int sp_stream__each_call(int (*fn)(void *ctx, int order, const struct sp_call *calls,
+				   size_t n),
+			 void *ctx)
+{
+	pthread_mutex_lock(&lock);
+	int in = fd;
+	pthread_mutex_unlock(&lock);
+	if (in < 0)
+		return 0;
+	size_t cap = 1u << 20;
+	unsigned char *buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	off_t off = SP_STREAM_HEADER_LEN;
+	int rc = 0;
+	for (;;) {
+		uint32_t hdr[2];
+		ssize_t r = pread(in, hdr, sizeof(hdr), off);
+		if (r == 0)
+			break;
+		if (r != (ssize_t)sizeof(hdr)) {
+			rc = r < 0 ? -errno : -EIO;
+			break;
+		}
+		off += (off_t)sizeof(hdr);
+		if (hdr[0] != SP_FRAME_CALLS) {
+			off += hdr[1];
+			continue;
+		}
+		if (hdr[1] > cap || hdr[1] < 8) {
+			rc = -EIO;
+			break;
+		}
+		if (pread(in, buf, hdr[1], off) != (ssize_t)hdr[1]) {
+			rc = -EIO;
+			break;
+		}
+		off += hdr[1];
+		int32_t order;
+		memcpy(&order, buf, 4);
+		rc = fn(ctx, order, (const struct sp_call *)(buf + 8),
+			(hdr[1] - 8) / SP_STREAM_CALL_LEN);
+		if (rc)
+			break;
+	}
+	free(buf);
+	return rc;
+}
+
+bool sp_stream__each_site(void (*fn)(void *ctx, const struct sp_site *site, uint64_t calls),
+			  void *ctx)
+{
+	pthread_mutex_lock(&lock);
+	bool exact = !counts_lost;
+	for (size_t i = 0; exact && i < seen_cap; i++)
+		if (seen[i].key)
+			fn(ctx, (const struct sp_site *)(uintptr_t)seen[i].key, seen[i].calls);
+	pthread_mutex_unlock(&lock);
+	return exact;
+}
+
+const char *sp_stream__path(void)
+{
+	return fd >= 0 && !in_memory ? path : NULL;
+}
+
+void sp_stream__close(bool remove, const char *keep_path)
+{
+	pthread_mutex_lock(&lock);
+	if (fd >= 0) {
+		close(fd);
+		if (remove && !in_memory && path && (!keep_path || strcmp(path, keep_path) != 0))
+			unlink(path);
+	}
+	fd = -1;
+	free(seen);
+	free(stage);
+	seen = NULL;
+	stage = NULL;
+	seen_cap = seen_nr = stage_cap = stage_n = 0;
+	pthread_mutex_unlock(&lock);
+}
+
+void sp_stream__after_fork_child(void)
+{
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	memcpy(&lock, &fresh, sizeof(fresh));
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+	failed = true; /* the child records nothing (api.c), and writes nothing */
+}
+
+uint64_t sp_stream__dropped(void)
+{
+	pthread_mutex_lock(&lock);
+	uint64_t d = dropped;
+	pthread_mutex_unlock(&lock);
+	return d;
+}

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Measured MPI time (level 1, under the ranks table): the ranks x MPI calls
+// matrix - time per rank and MPI function, with its share of the rank's time
+// and its heaviest call site - and a per-rank timeline of the MPI calls the
+// interposition library kept as Events (the longest ones, bounded).
+
+const MAX_MPI_COLUMNS = 8;
+const MAX_TIMELINE_RANKS = 64;
+const MPI_COLORS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
+
+function siteText(s) {
+  if (!s) return "";
+  if (s.file && s.line) return basename(s.file) + ":" + s.line;
+  return s.function || s.address || "";
+}
+
+// MPI functions ordered by total time over ranks.
+function mpiColumns(rows) {
+  const total = new Map();
+  for (const r of rows)
+    for (const c of r.mpi_calls || []) total.set(c.name, (total.get(c.name) || 0) + c.time_ns);
+  return [...total.entries()].sort((a, b) => b[1] - a[1]).map(e => e[0]);
+}
+
+function mpiCell(row, name) {
+  const c = (row.mpi_calls || []).find(x => x.name === name);
+  if (!c) return el("td", {class: "num muted"}, "\u2013");
+  const wall = row.mpi && row.mpi.wall_ns;
+  const site = c.sites && c.sites.length ? c.sites[0] : null;
+  const title = `${c.calls} calls, ${formatNumber(c.bytes, "B")}` + (site ? `; heaviest site ${siteText(site)}` + (site.function ? ` in ${site.function}` : "") : "");
+  return el("td", {class: "num mpi-cell", title},
+    nsText(c.time_ns), wall ? el("span", {class: "muted"}, " (" + pct(c.time_ns / wall) + ")") : null,
+    site ? el("div", {class: "mpi-site"}, siteText(site)) : null);
+}
+
+function mpiMatrix(r) {
+  const rows = r.rows.filter(x => x.mpi_calls && x.mpi_calls.length);
+  if (!rows.length) return null;
+  const cols = mpiColumns(rows).slice(0, MAX_MPI_COLUMNS);
+  const dom = r.mpi_dominant;
+  const head = dom ? el("p", {class: "mpi-dominant"}, `rank ${dom.rank} waits ${pct(dom.fraction)} of its time in `,
+    el("code", {}, dom.call), dom.site ? [" at ", el("code", {}, dom.site)] : "") : null;
+  const body = rows.slice(0, MAX_RANK_ROWS).map(x => el("tr", {"data-rank": x.rank},
+    el("td", {class: "num"}, x.rank),
+    el("td", {class: "num"}, x.mpi_fraction === null || x.mpi_fraction === undefined ? el("span", {class: "unavail"}, "unavailable") : pct(x.mpi_fraction),
+      " ", qualityBadge(x.mpi ? x.mpi.quality : "unavailable", x.mpi && x.mpi.reason ? x.mpi.reason : "")),
+    cols.map(n => mpiCell(x, n))));
+  return el("div", {class: "mpi-matrix"},
+    el("h3", {}, "MPI calls by rank"),
+    el("p", {class: "muted"}, "Measured by interposition (PMPI) in every rank: time inside each MPI call, its share of the rank's time from MPI_Init to MPI_Finalize, and its heaviest call site."),
+    head,
+    el("table", {class: "grid-table mpi-calls"},
+      el("thead", {}, el("tr", {}, ["Rank", "In MPI"].concat(cols).map(t => el("th", {scope: "col"}, t)))),
+      el("tbody", {}, body)));
+}
+
+function mpiTimeline(t) {
+  if (!t || !Array.isArray(t.items) || !t.items.length) return null;
+  const ranks = [...new Set(t.items.map(i => i[0]))].sort((a, b) => a - b).slice(0, MAX_TIMELINE_RANKS);
+  const lane = new Map(ranks.map((r, i) => [r, i]));
+  const end = Math.max(...t.items.map(i => i[2] + i[3]));
+  const W = 900, L = 60, H = 22, width = W - L - 10;
+  const x = v => L + (end > 0 ? v / end * width : 0);
+  const shapes = [];
+  const mpiNames = new Set();
+  let regions = 0;
+  ranks.forEach((r, i) => shapes.push(svg("text", {x: 4, y: 15 + i * H, class: "lane", text: "rank " + r})));
+  for (const [rank, k, start, dur, bytes, peer, kind] of t.items) {
+    if (!lane.has(rank)) continue;
+    const name = t.names[k];
+    const w = Math.max(1, x(start + dur) - x(start));
+    const region = kind === 1;
+    if (region) regions++; else mpiNames.add(k);
+    const tip = region ? `rank ${rank}: region ${name} at +${nsText(start)} for ${nsText(dur)}`
+      : `rank ${rank}: ${name} at +${nsText(start)} for ${nsText(dur)}` + (bytes > 0 ? `, ${formatNumber(bytes, "B")}` : "") + (peer >= 0 ? `, peer ${peer}` : "");
+    shapes.push(svg("rect", {x: x(start).toFixed(1), y: lane.get(rank) * H + (region ? 1 : 7), width: w.toFixed(1),
+      height: region ? 4 : H - 10, fill: region ? "#888" : MPI_COLORS[k % MPI_COLORS.length],
+      class: region ? "region-event" : "mpi-event", "data-name": name}, svg("title", {text: tip})));
+  }
+  const legend = [...mpiNames].map(k => el("span", {class: "mpi-legend"},
+    el("span", {class: "swatch", style: "background:" + MPI_COLORS[k % MPI_COLORS.length]}), t.names[k]));
+  if (regions) legend.push(el("span", {class: "mpi-legend"}, el("span", {class: "swatch", style: "background:#888"}), "regions (thin bar above)"));
+  const regionText = t.regions_total ? ` Above each lane, the ${t.regions_shown} longest of ${t.regions_total} outer region calls.` : "";
+  return el("div", {class: "mpi-timeline"},
+    el("h3", {}, "MPI calls over time"),
+    el("p", {class: "muted"}, `${t.shown} of ${t.total} recorded MPI calls (every call of 50 \u00b5s or more, 1 in 256 shorter ones; at most ${t.limit} shown, the longest), over ${nsText(end)} from the first.` + regionText),
+    svg("svg", {class: "timeline", viewBox: `0 0 ${W} ${ranks.length * H + 6}`, width: W, height: ranks.length * H + 6}, shapes),
+    el("div", {class: "legend"}, legend));
+}
+
+function mpiSection(r) {
+  if (!r || !Array.isArray(r.rows)) return null;
+  const m = mpiMatrix(r), t = mpiTimeline(r.mpi_timeline);
+  if (!m && !t) return null;
+  return el("section", {class: "mpi"}, m, t);
+}

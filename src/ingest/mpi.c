@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "ingest/mpi.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/err_codes.h"
+#include "ingest/mpi_profile.h"
+#include "ingest/ranks.h"
+#include "model/model.h"
+#include "common/fsutil.h"
+
+#define MAX_PROFILE_BYTES (64u << 20)
+
+struct rank_list {
+	int *v;
+	int n;
+	size_t cap;
+};
+
+struct walk {
+	const char *dir;
+	struct pivot *p;
+	int events_cap; /* per rank */
+	struct rank_list missing, unfinished, dropped;
+	char unfinished_msg[200], unreadable[300];
+	struct mpi_ingest_summary *sum;
+};
+
+static int push(struct rank_list *l, int r)
+{
+	if (xgrow((void **)&l->v, &l->cap, (size_t)l->n + 1, sizeof(int)) < 0)
+		return -ENOMEM;
+	l->v[l->n++] = r;
+	return 0;
+}
+
+static int measure(struct walk *w, int64_t locus, const char *counter, double v,
+		   const char *reason)
+{
+	struct measurement m = {.hotspot = PIVOT_NONE, .locus = locus, .counter = (char *)counter,
+				.value = v, .unit = (char *)"ns",
+				.quality = reason ? QUALITY_ESTIMATED : QUALITY_MEASURED,
+				.reason = (char *)reason, .sample_count = -1, .coverage = -1};
+	return pivot__add_measurement(w->p, &m) < 0 ? -ENOMEM : 0;
+}
+
+static int cmp_longest(const void *a, const void *b)
+{
+	const struct mpi_prof_event *x = a, *y = b;
+	return (x->duration_ns < y->duration_ns) - (x->duration_ns > y->duration_ns);
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct mpi_prof_event *x = a, *y = b;
+	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+static int add_events(struct walk *w, int64_t locus, struct mpi_profile *mp)
+{
+	size_t keep = mp->nr_events;
+	if (keep > (size_t)w->events_cap) { /* the longest calls stay */
+		qsort(mp->events, mp->nr_events, sizeof(*mp->events), cmp_longest);
+		keep = (size_t)w->events_cap;
+		mp->dropped_events += (int64_t)(mp->nr_events - keep);
+	}
+	qsort(mp->events, keep, sizeof(*mp->events), cmp_start);
+	for (size_t i = 0; i < keep; i++) {
+		const struct mpi_prof_event *ev = &mp->events[i];
+		char attrs[96];
+		if (ev->peer >= 0)
+			snprintf(attrs, sizeof(attrs), "{\"bytes\": %lld, \"peer\": %d}",
+				 (long long)ev->bytes, ev->peer);
+		else
+			snprintf(attrs, sizeof(attrs), "{\"bytes\": %lld}", (long long)ev->bytes);
+		struct event e = {.locus = locus, .kind = (char *)"mpi", .name = ev->name,
+				  .start_ns = ev->start_ns, .duration_ns = ev->duration_ns,
+				  .attributes = attrs};
+		if (pivot__add_event(w->p, &e) < 0)
+			return -ENOMEM;
+	}
+	w->sum->nr_events += (long)keep;
+	return 0;
+}
+
+static int add_profile(struct walk *w, int rank, const char *node, int term_signal,
+		       struct mpi_profile *mp)
+{
+	int64_t locus = pivot__intern_locus(w->p, node, rank, -1);
+	if (locus < 0)
+		return -ENOMEM;
+	int rc = 0;
+	int64_t total = 0;
+	for (size_t i = 0; rc == 0 && i < mp->nr_fns; i++) {
+		const struct mpi_prof_fn *f = &mp->fns[i];
+		struct mpi_call c = {.locus = locus, .name = f->name, .calls = f->calls,
+				     .time_ns = f->time_ns, .bytes = f->bytes};
+		total += f->time_ns;
+		rc = pivot__add_mpi_call(w->p, &c) < 0 ? -ENOMEM : 0;
+	}
+	for (size_t i = 0; rc == 0 && i < mp->nr_sites; i++) {
+		const struct mpi_prof_site *s = &mp->sites[i];
+		struct mpi_site c = {.locus = locus, .name = s->name, .module = s->module,
+				     .address = s->vaddr, .calls = s->calls,
+				     .time_ns = s->time_ns, .bytes = s->bytes};
+		rc = pivot__add_mpi_site(w->p, &c) < 0 ? -ENOMEM : 0;
+	}
+	const char *reason = NULL;
+	bool finished = strcmp(mp->state, "finalized") == 0;
+	if (!finished) {
+		snprintf(w->unfinished_msg, sizeof(w->unfinished_msg),
+			 "never reached MPI_Finalize (%s%s): MPI figures stop at the rank's last "
+			 "flush", mp->state[0] ? mp->state : "unknown",
+			 term_signal ? ", killed by a signal" : "");
+		reason = "the rank never reached MPI_Finalize: figures stop at its last flush";
+		w->sum->nr_unfinished++;
+		rc = rc ? rc : push(&w->unfinished, rank);
+	}
+	if (rc == 0)
+		rc = measure(w, locus, "mpi_time", (double)total, reason);
+	if (rc == 0)
+		rc = measure(w, locus, "mpi_wall_time", (double)mp->wall_ns, reason);
+	if (rc == 0)
+		rc = add_events(w, locus, mp);
+	if (rc == 0 && (mp->dropped_events > 0 || mp->dropped_sites > 0))
+		rc = push(&w->dropped, rank);
+	return rc;
+}
+
+static int one_rank(struct walk *w, int rank, struct err *e)
+{
+	char *meta = xasprintf("%s/rank-%d/rank.json", w->dir, rank);
+	char *prof = xasprintf("%s/rank-%d/mpi-profile.txt", w->dir, rank);
+	json_t *j = meta ? json_load_file(meta, 0, NULL) : NULL;
+	const char *node = json_string_value(json_object_get(j, "node"));
+	bool expected = json_is_string(json_object_get(j, "mpi_profile"));
+	int sig = (int)json_integer_value(json_object_get(j, "term_signal"));
+	char *text = NULL;
+	size_t len = 0;
+	int rc = meta && prof ? 0 : -ENOMEM;
+	w->sum->nr_expected += expected;
+	/* A rank whose shim died (the launcher kills every rank's process group
+	 * when one rank dies) has no rank.json; the profile its application
+	 * wrote is still its own measured data: it is read, and ingest/ranks.c
+	 * declares the rank `ranks-incomplete` rather than missing. */
+	if (rc == 0 && fs_read_file(prof, MAX_PROFILE_BYTES, &text, &len) != 0) {
+		if (expected && json_integer_value(json_object_get(j, "exit_code")) != 127)
+			rc = push(&w->missing, rank);
+		goto out;
+	}
+	struct mpi_profile mp = {0};
+	struct err pe = {0};
+	int prc = rc == 0 ? mpi_profile_parse(text, len, &mp, &pe) : 0;
+	if (prc == -ENOMEM) {
+		rc = -ENOMEM;
+	} else if (prc < 0) {
+		if (!w->unreadable[0])
+			snprintf(w->unreadable, sizeof(w->unreadable), "%s: %s", prof, pe.msg);
+	} else if (rc == 0) {
+		w->sum->nr_profiled++;
+		rc = add_profile(w, rank, node ? node : mp.node[0] ? mp.node : "unknown", sig, &mp);
+	}
+	mpi_profile__release(&mp);
+out:
+	json_decref(j);
+	xfree(text);
+	xfree(meta);
+	xfree(prof);
+	return rc < 0 ? err_set(e, rc, ERR_OOM, "out of memory") : 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+static int rank_dirs(const char *dir, struct rank_list *out)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	struct dirent *de;
+	int rc = 0;
+	while (rc == 0 && (de = readdir(d))) {
+		char *end = NULL;
+		long r = strncmp(de->d_name, "rank-", 5) == 0 ? strtol(de->d_name + 5, &end, 10) : -1;
+		if (end && end != de->d_name + 5 && !*end && r >= 0 && r < (1L << 24))
+			rc = push(out, (int)r);
+	}
+	closedir(d);
+	if (out->n > 1)
+		qsort(out->v, (size_t)out->n, sizeof(int), cmp_int);
+	return rc;
+}
+
+static int declare(struct walk *w, struct degradations *d)
+{
+	char list[160], msg[512];
+	int rc = 0;
+	if (w->missing.n) {
+		snprintf(msg, sizeof(msg),
+			 "%d rank%s left no MPI profile (%s): the application did not load "
+			 "nunatak's MPI library (MPI linked statically, or not an MPI program) or "
+			 "died before MPI_Init; MPI time there is only estimated from samples",
+			 w->missing.n, w->missing.n > 1 ? "s" : "",
+			 ranks_format_list(w->missing.v, w->missing.n, list, sizeof(list)));
+		rc = degradations__add(d, "mpi-analysis-unavailable", msg,
+				       "link the application against the shared MPI library of the "
+				       "launcher's MPI (mpicc without -static)");
+	}
+	if (rc >= 0 && w->unfinished.n) {
+		snprintf(msg, sizeof(msg), "rank%s %s %s", w->unfinished.n > 1 ? "s" : "",
+			 ranks_format_list(w->unfinished.v, w->unfinished.n, list, sizeof(list)),
+			 w->unfinished_msg);
+		rc = degradations__add(d, "mpi-rank-unfinished", msg,
+				       "check the job log for why those ranks ended early");
+	}
+	if (rc >= 0 && w->unreadable[0])
+		rc = degradations__add(d, "mpi-profile-unreadable", w->unreadable,
+				       "rerun; report the file if it persists");
+	if (rc >= 0 && w->dropped.n) {
+		snprintf(msg, sizeof(msg),
+			 "rank%s %s made more MPI calls or call sites than the bounded event and "
+			 "site tables hold: totals per function stay exact, the timeline shows the "
+			 "longest calls only", w->dropped.n > 1 ? "s" : "",
+			 ranks_format_list(w->dropped.v, w->dropped.n, list, sizeof(list)));
+		rc = degradations__add(d, "mpi-events-dropped", msg, "nothing to do: stated bound");
+	}
+	return rc < 0 ? -ENOMEM : 0;
+}
+
+int ingest_mpi(const char *collect_dir, int world_size, struct pivot *p,
+	       struct degradations *d, struct mpi_ingest_summary *out, struct err *e)
+{
+	*out = (struct mpi_ingest_summary){0};
+	struct walk w = {.dir = collect_dir, .p = p, .sum = out};
+	struct rank_list dirs = {0};
+	int rc = rank_dirs(collect_dir, &dirs);
+	int ranks = world_size > dirs.n ? world_size : dirs.n;
+	w.events_cap = ranks > 0 ? MPI_EVENTS_PER_RUN / ranks : MPI_EVENTS_PER_RANK;
+	if (w.events_cap > MPI_EVENTS_PER_RANK)
+		w.events_cap = MPI_EVENTS_PER_RANK;
+	if (w.events_cap < MPI_EVENTS_RANK_FLOOR)
+		w.events_cap = MPI_EVENTS_RANK_FLOOR;
+	for (int i = 0; rc == 0 && i < dirs.n; i++)
+		rc = one_rank(&w, dirs.v[i], e);
+	if (rc == 0 && declare(&w, d) < 0)
+		rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
+	else if (rc == -ENOMEM && !e->msg[0])
+		err_set(e, rc, ERR_OOM, "out of memory");
+	xfree(dirs.v);
+	xfree(w.missing.v);
+	xfree(w.unfinished.v);
+	xfree(w.dropped.v);
+	return rc;
+}

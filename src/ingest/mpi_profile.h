@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Parser of a rank's mpi-profile.txt, written by nunatak's MPI interposition
+ * library (src/mpi/probe/nunatak_mpi.c, where the format is specified): one
+ * tab-separated record per line. Version 1, as written by that library; a
+ * newer version is refused, record kinds it does not know are skipped (a
+ * newer writer may add some), and a file without its final `end` record is
+ * read as far as it goes and flagged incomplete. A malformed record is an
+ * error naming the line and what was expected. Pure: bytes in, structs out.
+ */
+#ifndef NUNATAK_INGEST_MPI_PROFILE_H
+#define NUNATAK_INGEST_MPI_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct err;
+
+#define MPI_PROFILE_VERSION 1
+
+struct mpi_prof_fn {
+	char *name;
+	int64_t calls, time_ns, bytes;
+};
+
+struct mpi_prof_site {
+	char *name;     /* MPI function */
+	char *module;   /* the caller's module path */
+	uint64_t vaddr; /* ELF virtual address of the call instruction in module */
+	int64_t calls, time_ns, bytes;
+};
+
+struct mpi_prof_event {
+	char *name;
+	int64_t start_ns, duration_ns, bytes; /* CLOCK_MONOTONIC */
+	int peer;                             /* -1 when none */
+};
+
+struct mpi_profile {
+	int version;
+	int rank, world;       /* -1 when absent */
+	int64_t pid;
+	char state[16];        /* finalized, running, exited, aborted */
+	char node[256];        /* the rank's hostname, "" when absent */
+	char library[256];     /* the MPI library's version string */
+	int64_t init_ns, wall_ns;
+	struct mpi_prof_fn *fns;
+	size_t nr_fns, cap_fns;
+	struct mpi_prof_site *sites;
+	size_t nr_sites, cap_sites;
+	struct mpi_prof_event *events;
+	size_t nr_events, cap_events;
+	int64_t dropped_sites, dropped_events;
+	bool complete;         /* the `end` record was read */
+};
+
+/* Parses text[0..len). Returns 0, -EINVAL with e ("mpi.parse", "line N:
+ * expected ..."), -ENOTSUP for a newer version, or -ENOMEM. *out is filled
+ * as far as parsing went either way; release it with mpi_profile__release. */
+int mpi_profile_parse(const char *text, size_t len, struct mpi_profile *out, struct err *e);
+void mpi_profile__release(struct mpi_profile *p);
+
+#endif

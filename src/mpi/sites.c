@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "mpi/sites.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/err_codes.h"
+#include "model/model.h"
+#include "regions/lines_symbolize.h"
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The distinct addresses of module's sites, sorted. */
+static uint64_t *addresses_of(const struct pivot *p, const char *module, size_t *n)
+{
+	uint64_t *v = xcalloc(p->nr_mpi_sites + 1, sizeof(*v));
+	size_t k = 0;
+	for (size_t i = 0; v && i < p->nr_mpi_sites; i++)
+		if (p->mpi_sites[i].module && strcmp(p->mpi_sites[i].module, module) == 0)
+			v[k++] = p->mpi_sites[i].address;
+	if (!v)
+		return NULL;
+	qsort(v, k, sizeof(*v), cmp_u64);
+	size_t u = 0;
+	for (size_t i = 0; i < k; i++)
+		if (u == 0 || v[u - 1] != v[i])
+			v[u++] = v[i];
+	*n = u;
+	return v;
+}
+
+static int name_sites(struct pivot *p, const char *module, const uint64_t *addr, size_t n,
+		      const struct sym_loc *loc, size_t *named)
+{
+	for (size_t i = 0; i < p->nr_mpi_sites; i++) {
+		struct mpi_site *s = &p->mpi_sites[i];
+		if (!s->module || strcmp(s->module, module) != 0 || s->function)
+			continue;
+		const uint64_t *hit = bsearch(&s->address, addr, n, sizeof(*addr), cmp_u64);
+		const struct sym_loc *l = hit ? &loc[hit - addr] : NULL;
+		if (!l || !l->function)
+			continue;
+		s->function = xstrdup(l->function);
+		s->file = l->file ? xstrdup(l->file) : NULL;
+		s->line = l->line;
+		if (!s->function || (l->file && !s->file))
+			return -ENOMEM;
+		(*named)++;
+	}
+	return 0;
+}
+
+int mpi_sites_symbolize(struct pivot *p, struct executor *x, const struct attrib_tools *t,
+			struct degradations *d, struct err *e)
+{
+	size_t named = 0, total = 0;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < p->nr_mpi_sites; i++) {
+		const char *mod = p->mpi_sites[i].module;
+		total++;
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = p->mpi_sites[j].module && mod && strcmp(p->mpi_sites[j].module, mod) == 0;
+		if (seen || !mod || mod[0] != '/' || p->mpi_sites[i].function)
+			continue;
+		size_t n = 0;
+		uint64_t *addr = addresses_of(p, mod, &n);
+		struct sym_loc *loc = addr ? xcalloc(n + 1, sizeof(*loc)) : NULL;
+		if (!loc) {
+			xfree(addr);
+			return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
+		}
+		struct err se = {0};
+		if (t && lines_symbolize(x, t, mod, addr, n, loc, &se) == 0)
+			rc = name_sites(p, mod, addr, n, loc, &named);
+		else if (se.errnum == -ENOMEM)
+			rc = -ENOMEM;
+		for (size_t k = 0; k < n; k++)
+			sym_loc__release(&loc[k]);
+		xfree(loc);
+		xfree(addr);
+	}
+	if (rc < 0)
+		return err_set(e, rc, ERR_OOM, "out of memory");
+	if (total && !named)
+		degradations__add(d, "mpi-sites-unresolved",
+				  "no MPI call site could be named: sites are shown as "
+				  "module+address",
+				  "install LLVM (llvm-symbolizer) or binutils (addr2line); build "
+				  "with -g for file and line");
+	return 0;
+}

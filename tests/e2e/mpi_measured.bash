@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Shared body of mpi_measured.sh (Open MPI) and mpi_measured_mpich.sh:
+# MPI time measured by nunatak's interposition library, per rank and per call
+# site, against what the program measures itself. Expects: launcher, mpicc,
+# launcher flags in the array `flags`, and `stack` for messages.
+set -eu
+command -v "$launcher" >/dev/null || { echo "skip: $launcher is not installed"; exit 2; }
+command -v "$mpicc" >/dev/null || { echo "skip: $mpicc is not installed"; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export XDG_CACHE_HOME="$tmp/cache"
+cd "$tmp"
+src="$NUNATAK_SOURCE_DIR/tests/e2e/mpi_wait.c"
+"$mpicc" -g -O1 -o "$tmp/mpi_wait" "$src"
+line=$(grep -n 'BARRIER_LINE' "$src" | cut -d: -f1)
+
+# 1. Barrier wait and exact bytes, measured in every rank.
+"$NUNATAK" run -o "$tmp/run" -- "$launcher" "${flags[@]}" -n 2 "$tmp/mpi_wait" 300 \
+	>"$tmp/out" 2>"$tmp/err" || { echo "nunatak run failed ($?)"; cat "$tmp/err"; exit 1; }
+grep -q "^rank 1 barrier_ns " "$tmp/out" || { echo "application output lost"; cat "$tmp/out"; exit 1; }
+grep -q "built nunatak's MPI probes with $mpicc" "$tmp/err" || {
+	echo "the probes were not built with $mpicc"; cat "$tmp/err"; exit 1; }
+grep -q "MPI holds .* of the time (measured in MPI calls)" "$tmp/err" || {
+	echo "MPI share not measured"; cat "$tmp/err"; exit 1; }
+grep -q "rank 1 waits [0-9]*% of its time in \`MPI_Barrier\` at \`mpi_wait.c:$line\`" "$tmp/err" || {
+	echo "the summary does not name the dominant call and its site (line $line)"; cat "$tmp/err"; exit 1; }
+"$NUNATAK" report --json "$tmp/run" >"$tmp/payload.json"
+python3 - "$tmp/payload.json" "$tmp/out" "$line" "$tmp/run/manifest.json" <<'PY'
+import json, re, sys
+p = json.load(open(sys.argv[1]))
+own = {int(r): int(ns) for r, ns in re.findall(r"^rank (\d+) barrier_ns (\d+)$", open(sys.argv[2]).read(), re.M)}
+line = int(sys.argv[3])
+rows = {r["rank"]: r for r in p["ranks"]["rows"]}
+def call(rank, name):
+    c = [c for c in rows[rank]["mpi_calls"] if c["name"] == name]
+    assert c, (rank, name, rows[rank]["mpi_calls"])
+    return c[0]
+b1, b0 = call(1, "MPI_Barrier"), call(0, "MPI_Barrier")
+rel = abs(b1["time_ns"] - own[1]) / own[1]
+print(f"rank 1 MPI_Barrier: interposed {b1['time_ns']} ns, program {own[1]} ns ({100*rel:.3f}% apart)")
+assert rel <= 0.10, rel
+assert b0["time_ns"] < 0.25 * b1["time_ns"], (b0, b1)
+site = b1["sites"][0]
+assert site["file"].endswith("mpi_wait.c") and site["line"] == line and site["function"] == "main", site
+s, r = call(0, "MPI_Send"), call(1, "MPI_Recv")
+assert (s["calls"], s["bytes"]) == (2, 1056), s
+assert (r["calls"], r["bytes"]) == (2, 1056), r
+for k in (0, 1):
+    assert rows[k]["mpi"]["source"] == "interposition" and rows[k]["mpi"]["quality"] == "measured", rows[k]["mpi"]
+share = p["ranks"]["mpi_fraction"]
+assert share["source"] == "interposition" and share["quality"] == "measured", share
+dom = p["ranks"]["mpi_dominant"]
+assert dom["rank"] == 1 and dom["call"] == "MPI_Barrier" and dom["site"] == f"mpi_wait.c:{line}", dom
+tl = p["ranks"]["mpi_timeline"]
+names = [tl["names"][i[1]] for i in tl["items"]]
+assert any(n == "MPI_Barrier" for n in names) and tl["shown"] <= tl["limit"], tl
+long_barrier = [i for i in tl["items"] if tl["names"][i[1]] == "MPI_Barrier" and i[0] == 1]
+assert long_barrier and long_barrier[0][3] == b1["time_ns"], long_barrier
+ceil = {c["name"]: c for c in json.load(open(sys.argv[4]))["machine"]["ceilings"]}
+for n in ("network_latency", "network_bandwidth"):
+    assert ceil[n]["value"] > 0 and ceil[n]["quality"] == "estimated", ceil
+    assert ceil[n]["reason"].startswith("measured over shared memory"), ceil[n]
+print(f"network: latency {ceil['network_latency']['value']*1e9:.0f} ns, bandwidth {ceil['network_bandwidth']['value']/1e9:.2f} GB/s")
+PY
+n=$(sqlite3 "$tmp/run/pivot.sqlite" "select count(*) from events where kind='mpi' and name='MPI_Barrier'")
+[ "$n" -ge 2 ] || { echo "MPI_Barrier events missing from the pivot ($n)"; exit 1; }
+
+# The report page draws the ranks x MPI calls view and the timeline
+# (headless Chromium, where the script asks for it and Chromium exists).
+if [ "${browser:-0}" = 1 ] && command -v chromium >/dev/null; then
+	. "$NUNATAK_SOURCE_DIR/tests/fixtures/report/chromium.sh"
+	dump_dom "file://$tmp/run/report.html" "$tmp/dom.html"
+	grep -q '<h3>MPI calls by rank</h3>' "$tmp/dom.html" || { echo "no MPI calls view"; exit 1; }
+	grep -q "rank 1 waits [0-9.]*% of its time in <code>MPI_Barrier</code> at <code>mpi_wait.c:$line</code>" \
+		"$tmp/dom.html" || { echo "the page does not name the dominant call"; exit 1; }
+	grep -q '<th scope="col">MPI_Barrier</th>' "$tmp/dom.html" || { echo "no MPI_Barrier column"; exit 1; }
+	grep -q '<div class="mpi-site">mpi_wait.c:'"$line"'</div>' "$tmp/dom.html" || {
+		echo "no call site in the matrix"; exit 1; }
+	grep -q '<h3>MPI calls over time</h3>' "$tmp/dom.html" || { echo "no MPI timeline"; exit 1; }
+	[ "$(grep -o 'class="mpi-event" data-name="MPI_Barrier"' "$tmp/dom.html" | wc -l)" -ge 2 ] || {
+		echo "the timeline lacks the ranks' barriers"; exit 1; }
+	grep -q '<th scope="row">network_latency</th>' "$tmp/dom.html" || {
+		echo "network Ceilings not shown with the Machine's"; exit 1; }
+	if grep -q 'NaN\|undefined\|>null<' "$tmp/dom.html"; then echo "page shows NaN/undefined/null"; exit 1; fi
+fi
+
+# 2. The probes come from the cache the second time: nothing is rebuilt.
+"$NUNATAK" run -o "$tmp/run2" -- "$launcher" "${flags[@]}" -n 2 "$tmp/mpi_wait" 10 >/dev/null 2>"$tmp/err2"
+if grep -q "built nunatak's MPI probes" "$tmp/err2"; then echo "probes rebuilt"; exit 1; fi
+# (10 ms units: which rank waits most is noise here, only the measurement counts)
+grep -q "rank [01] waits [0-9]*% of its time in \`MPI_" "$tmp/err2" || {
+	echo "cached library not injected"; cat "$tmp/err2"; exit 1; }
+
+# 3. Rank 1 dies of SIGKILL before MPI_Finalize: rank 0's data stays intact
+# and measured, rank 1's stops at its last flush and is declared.
+set +e
+NUNATAK_MPI_FLUSH_MS=200 "$NUNATAK" run -o "$tmp/run3" -- "$launcher" "${flags[@]}" -n 2 \
+	"$tmp/mpi_wait" 100 kill >"$tmp/out3" 2>"$tmp/err3"
+set -e
+grep -q "degraded \[mpi-rank-unfinished\]: rank 1 never reached MPI_Finalize" "$tmp/err3" || {
+	echo "the killed rank was not reported"; cat "$tmp/err3"; exit 1; }
+grep -q "^state	running$" "$tmp/run3/collect/rank-1/mpi-profile.txt" || {
+	echo "rank 1 left no periodic flush"; cat "$tmp/run3/collect/rank-1/mpi-profile.txt"; exit 1; }
+# MPICH's launcher ends the other ranks' shims too: such a rank has no
+# rank.json, yet its profile is read and the rank declared incomplete.
+if [ ! -f "$tmp/run3/collect/rank-0/rank.json" ]; then
+	grep -q "degraded \[ranks-incomplete\]: 1 of 2 ranks left only their MPI profile (no rank.json): 0;" \
+		"$tmp/err3" || { echo "rank 0's lost rank.json not declared"; cat "$tmp/err3"; exit 1; }
+fi
+"$NUNATAK" report --json "$tmp/run3" >"$tmp/payload3.json"
+python3 - "$tmp/payload3.json" <<'PY'
+import json, sys
+rows = {r["rank"]: r for r in json.load(open(sys.argv[1]))["ranks"]["rows"]}
+send = [c for c in rows[0]["mpi_calls"] if c["name"] == "MPI_Send"][0]
+assert rows[0]["mpi"]["quality"] == "measured" and send["bytes"] == 1056, rows[0]
+assert rows[1]["mpi"]["quality"] == "estimated", rows[1]["mpi"]
+assert "never reached MPI_Finalize" in rows[1]["mpi"]["reason"], rows[1]["mpi"]
+recv = [c for c in rows[1]["mpi_calls"] if c["name"] == "MPI_Recv"][0]
+assert recv["bytes"] == 1056, recv
+PY
+echo "ok ($stack)"

@@ -1,0 +1,35 @@
+#!/bin/bash
+# MPI time measured by interposition when not root (Open MPI without --allow-run-as-root): run as `nobody` when the suite runs as root, as the current user otherwise; barrier time and exact bytes in the payload
+set -eu
+command -v mpirun >/dev/null || { echo "skip: mpirun is not installed"; exit 2; }
+command -v mpicc >/dev/null || { echo "skip: mpicc is not installed"; exit 2; }
+as=()
+if [ "$(id -u)" = 0 ]; then
+	command -v runuser >/dev/null && id nobody >/dev/null 2>&1 || {
+		echo "skip: root without runuser or a nobody user to run as"; exit 2; }
+	as=(runuser -u nobody --)
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+chmod 777 "$tmp"
+cp "$NUNATAK_SOURCE_DIR/tests/e2e/mpi_wait.c" "$tmp/"
+cat >"$tmp/job.sh" <<SH
+set -eu
+export HOME="$tmp" XDG_CACHE_HOME="$tmp/cache"
+cd "$tmp"
+mpicc -g -O1 -o mpi_wait mpi_wait.c
+"$NUNATAK" run -o "$tmp/run" -- mpirun --oversubscribe -n 2 ./mpi_wait 200 >out 2>err
+"$NUNATAK" report --json "$tmp/run" >payload.json
+SH
+"${as[@]}" bash "$tmp/job.sh" || { echo "the run as $("${as[@]}" id -un) failed"; cat "$tmp/err" 2>/dev/null; exit 1; }
+grep -q "rank 1 waits [0-9]*% of its time in \`MPI_Barrier\`" "$tmp/err" || { cat "$tmp/err"; exit 1; }
+python3 - "$tmp/payload.json" "$tmp/out" <<'PY'
+import json, re, sys
+own = {int(r): int(ns) for r, ns in re.findall(r"^rank (\d+) barrier_ns (\d+)$", open(sys.argv[2]).read(), re.M)}
+rows = {r["rank"]: r for r in json.load(open(sys.argv[1]))["ranks"]["rows"]}
+b1 = [c for c in rows[1]["mpi_calls"] if c["name"] == "MPI_Barrier"][0]
+assert abs(b1["time_ns"] - own[1]) / own[1] <= 0.10, (b1, own)
+send = [c for c in rows[0]["mpi_calls"] if c["name"] == "MPI_Send"][0]
+assert send["bytes"] == 1056 and rows[0]["mpi"]["quality"] == "measured", rows[0]
+PY
+echo "ok (as $("${as[@]}" id -un))"

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The MPI profile parser (a file the interposition library wrote on this
+// machine, tests/golden/mpi-profile/, and hand-made variants), the MPI stack
+// identification, and the network probe's output into Ceilings.
+#include "harness.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/err.h"
+#include "ingest/mpi_profile.h"
+#include "model/machine.h"
+#include "mpi/netprobe.h"
+#include "mpi/stack.h"
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	static char buf[1 << 16];
+	*len = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[*len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void t_golden(void)
+{
+	size_t len = 0;
+	char *text = slurp(TEST_SOURCE_DIR "/tests/golden/mpi-profile/barrier-rank1.txt", &len);
+	CHECK(text != NULL);
+	struct mpi_profile p;
+	struct err e = {0};
+	CHECK_INT(mpi_profile_parse(text, len, &p, &e), 0);
+	CHECK_INT(p.version, 1);
+	CHECK_INT(p.rank, 1);
+	CHECK_INT(p.world, 2);
+	CHECK_STR(p.state, "finalized");
+	CHECK_STR(p.library, "Open MPI v4.1.4");
+	CHECK(p.complete);
+	CHECK_INT(p.nr_fns, 2);
+	CHECK_STR(p.fns[1].name, "MPI_Barrier");
+	CHECK(p.fns[1].time_ns == 2300075955);
+	CHECK(p.fns[0].bytes == 1056);
+	CHECK_INT(p.nr_sites, 3);
+	CHECK_STR(p.sites[1].module, "/tmp/nkt/bw");
+	CHECK(p.sites[1].vaddr == 0x125c);
+	CHECK_INT(p.nr_events, 2);
+	CHECK_INT(p.events[0].peer, -1);
+	CHECK_INT(p.events[1].peer, 0);
+	CHECK(p.events[1].bytes == 1000);
+	mpi_profile__release(&p);
+}
+
+static void t_errors(void)
+{
+	struct mpi_profile p;
+	struct err e = {0};
+	const char *bad = "nunatak-mpi\t1\nrank\t0\nfunction\tMPI_Send\t2\tx\t3\n";
+	CHECK_INT(mpi_profile_parse(bad, strlen(bad), &p, &e), -EINVAL);
+	CHECK_STR(e.msg, "line 3: malformed `function` record");
+	mpi_profile__release(&p);
+	const char *newer = "nunatak-mpi\t9\n";
+	CHECK_INT(mpi_profile_parse(newer, strlen(newer), &p, &e), -ENOTSUP);
+	CHECK(strstr(e.msg, "upgrade nunatak") != NULL);
+	mpi_profile__release(&p);
+	const char *other = "perf stat\n";
+	CHECK_INT(mpi_profile_parse(other, strlen(other), &p, &e), -EINVAL);
+	CHECK(strstr(e.msg, "not an MPI profile") != NULL);
+	mpi_profile__release(&p);
+	CHECK_INT(mpi_profile_parse("", 0, &p, &e), -EINVAL);
+	mpi_profile__release(&p);
+}
+
+static void t_cut_and_unknown(void)
+{
+	/* A newer record kind is skipped; a last line without its newline (a
+	 * writer that died) is dropped; no `end`: incomplete, not an error. */
+	const char *t = "nunatak-mpi\t1\nrank\t3\nnode\tcn042\nstate\trunning\nfuture\ta\tb\n"
+			"function\tMPI_Send\t2\t10\t1056\nevent\tMPI_Send\t5\t6\t7\t-1\nfunct";
+	struct mpi_profile p;
+	struct err e = {0};
+	CHECK_INT(mpi_profile_parse(t, strlen(t), &p, &e), 0);
+	CHECK(!p.complete);
+	CHECK_INT(p.rank, 3);
+	CHECK_STR(p.state, "running");
+	CHECK_STR(p.node, "cn042");
+	CHECK_INT(p.nr_fns, 1);
+	CHECK_INT(p.nr_events, 1);
+	mpi_profile__release(&p);
+}
+
+static void t_stack(void)
+{
+	struct mpi_stack st;
+	mpi_stack_parse_version("mpirun (Open MPI) 4.1.4\n\nReport bugs to ...\n", &st);
+	CHECK_STR(st.impl, "Open MPI");
+	CHECK_STR(st.version, "4.1.4");
+	mpi_stack_parse_version("HYDRA build details:\n    Version:                 4.0.2\n", &st);
+	CHECK_STR(st.impl, "MPICH");
+	CHECK_STR(st.version, "4.0.2");
+	mpi_stack_parse_version("slurm 23.02.1\n", &st);
+	CHECK_STR(st.impl, "unknown");
+	mpi_stack_key(&st, "mpicc");
+	CHECK_INT(strlen(st.key), 16);
+	char *c = mpi_stack_mpicc("mpirun.mpich", "mpicc");
+	CHECK_STR(c, "mpicc.mpich");
+	free(c);
+	c = mpi_stack_mpicc("/opt/ompi/bin/mpirun", NULL);
+	CHECK_STR(c, "/opt/ompi/bin/mpicc");
+	free(c);
+	c = mpi_stack_mpicc("mpiexec.hydra", "mpicc");
+	CHECK_STR(c, "mpicc");
+	free(c);
+	c = mpi_stack_mpicc("mpirun", "/site/bin/mpiicc");
+	CHECK_STR(c, "/site/bin/mpiicc");
+	free(c);
+}
+
+static void t_netprobe(void)
+{
+	const char *out = "stack\tOpen MPI\t4.1.4\nranks\t4\nnodes\tn1\tn1\nlatency_s\t2.5e-07\n"
+			  "bandwidth_rep\t0\t9.0e9\nbandwidth_rep\t1\t1.0e10\nend\n";
+	struct netprobe np;
+	CHECK_INT(netprobe_parse(out, &np), 0);
+	CHECK(np.complete);
+	CHECK_INT(np.ranks, 4);
+	CHECK_INT(np.nr_bandwidth, 2);
+	struct machine m;
+	machine__init(&m);
+	CHECK_INT(netprobe_ceilings(&np, &m), 2);
+	CHECK_STR(m.ceilings[0].name, "network_latency");
+	CHECK_NEAR(m.ceilings[0].value, 2.5e-7, 1e-12);
+	CHECK_STR(m.ceilings[0].unit, "s");
+	CHECK(m.ceilings[0].quality == QUALITY_ESTIMATED);
+	CHECK_STR(m.ceilings[0].reason, "measured over shared memory: single-node allocation, "
+					"not the interconnect");
+	CHECK_STR(m.ceilings[1].name, "network_bandwidth");
+	CHECK_NEAR(m.ceilings[1].value, 1.0e10, 1);
+	CHECK_STR(m.ceilings[1].unit, "byte/s");
+	machine__release(&m);
+	/* two nodes, dispersed repetitions: measured latency, estimated bandwidth */
+	const char *two = "ranks\t2\nnodes\ta\tb\nlatency_s\t1e-06\nbandwidth_rep\t0\t5e9\n"
+			  "bandwidth_rep\t1\t1e10\nend\n";
+	CHECK_INT(netprobe_parse(two, &np), 0);
+	machine__init(&m);
+	CHECK_INT(netprobe_ceilings(&np, &m), 2);
+	CHECK(m.ceilings[0].quality == QUALITY_MEASURED && m.ceilings[0].reason == NULL);
+	CHECK(m.ceilings[1].quality == QUALITY_ESTIMATED);
+	CHECK_STR(m.ceilings[1].reason, "repetitions disperse by 50%");
+	machine__release(&m);
+	CHECK_INT(netprobe_parse("garbage\n", &np), -EINVAL);
+}
+
+static const struct test_case cases[] = {
+	{"golden", "a profile written by the library here: every record", t_golden},
+	{"errors", "malformed record, newer version, foreign file: line and what", t_errors},
+	{"cut_and_unknown", "unknown records skipped, a cut file read as far as it goes",
+	 t_cut_and_unknown},
+	{"stack", "launcher --version and the matching mpicc", t_stack},
+	{"netprobe", "ping-pong output into network Ceilings with their Quality", t_netprobe},
+};
+
+TEST_MAIN(cases)
