@@ -36,14 +36,16 @@ pairs = max(5, int(pairs))
 durations = [float(d) for d in durations.split()]
 # nunatak's own perf record options (tools/perf.c), so "perf record" here
 # is exactly the collector nunatak runs.
-PERF = ["perf", "record", "--freq", "997", "-e", "task-clock", "-k", "CLOCK_MONOTONIC",
+PERF = ["perf", "record", "--freq", "997", "-e", "task-clock", "--call-graph", "fp",
+        "-k", "CLOCK_MONOTONIC",
         "--no-bpf-event", "--no-buildid-cache", "--quiet"]
 med = statistics.median
 
-def timed(cmd):
+def timed(cmd, env=None):
     """(wall s, CPU s of the children) of one command."""
     r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
+                   env=env)
     t1, r1 = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
     return t1 - t0, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
@@ -65,11 +67,19 @@ def one_duration(seconds):
     rows = []
     for i in range(pairs):
         bare = timed(cmd)
-        nun = timed([nunatak, "run", "-q", "-o", f"r{i}", "--freq", "997", "--"] + cmd)
+        nun = timed([nunatak, "run", "-q", "-o", f"r{i}", "--freq", "997", "--call-graph", "fp",
+                     "--"] + cmd)
         perf = timed(PERF + ["-o", f"p{i}.data", "--"] + cmd)
         fixed = timed(PERF + ["-o", f"t{i}.data", "--", "true"])
-        rows.append((bare, nun, perf, fixed, samples_in(f"p{i}.data")))
-        subprocess.run(["rm", "-rf", f"r{i}", f"p{i}.data", f"t{i}.data"])
+        # the same Run with an empty tool cache (exec/cache.c): a first Run
+        # on this machine, or on freshly rebuilt binaries and libraries
+        cold_env = dict(os.environ, XDG_CACHE_HOME=os.path.abspath(f"x{i}"),
+                        NUNATAK_NO_CALIBRATE="1")
+        cold = timed([nunatak, "run", "-q", "-o", f"c{i}", "--freq", "997", "--call-graph", "fp",
+                      "--"] + cmd,
+                     cold_env)
+        rows.append((bare, nun, perf, fixed, samples_in(f"p{i}.data"), cold))
+        subprocess.run(["rm", "-rf", f"r{i}", f"c{i}", f"x{i}", f"p{i}.data", f"t{i}.data"])
     b, n, p, f = (med(r[k][0] for r in rows) for k in range(4))
     print(f"~{seconds:g} s: {' '.join(cmd)}  ({pairs} pairs, 997 Hz, "
           f"~{int(med(r[4] for r in rows))} samples)")
@@ -78,7 +88,12 @@ def one_duration(seconds):
           f"perf record alone {med(r[2][0] / r[0][0] for r in rows):.3f}")
     print(f"  where the {med(r[1][0] - r[0][0] for r in rows):+.3f} s go: perf fixed {f:.3f} s, "
           f"sampling {med(r[2][0] - r[0][0] - r[3][0] for r in rows):.3f} s, nunatak's own "
-          f"(setup + post-processing) {med(r[1][0] - r[2][0] for r in rows):.3f} s")
+          f"(setup + post-processing) {med(r[1][0] - r[2][0] for r in rows):.3f} s "
+          f"(target < 0.15 s); with an empty tool cache "
+          f"{med(r[5][0] - r[2][0] for r in rows):.3f} s")
+    print(f"  nunatak's own CPU (robust to other load): "
+          f"{med(r[1][1] - r[2][1] for r in rows):.3f} s, with an empty tool cache "
+          f"{med(r[5][1] - r[2][1] for r in rows):.3f} s")
     print(f"  CPU ratio median {med(r[1][1] / r[0][1] for r in rows):.3f} "
           f"(nunatak, perf and the symbolizers over the bare CPU)")
     return rows

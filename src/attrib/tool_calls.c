@@ -22,9 +22,9 @@
 #include "model/model.h"
 
 /* The addresses as "0x…" strings, on argv (small batches) or as stdin. */
-static int address_args(const uint64_t *addrs, size_t n, const char **argv, char **buf)
+static int address_args(const uint64_t *addrs, size_t n, bool on_argv, const char **argv,
+			char **buf)
 {
-	bool on_argv = n <= ADDRS_ON_ARGV;
 	char *hex = xmalloc(n * 20 + 1);
 	if (!(*buf = hex))
 		return -ENOMEM;
@@ -58,12 +58,15 @@ static void call__release(struct call *k)
 static int call__init(struct ctx *c, struct call *k, struct mod *m, const uint64_t *addrs,
 		      size_t n, struct exec_request *req)
 {
-	bool llvm = c->tools->tool == ATTRIB_TOOL_LLVM, on_argv = n <= ADDRS_ON_ARGV;
+	/* llvm-symbolizer reads stdin, one JSON line per address: the caching
+	 * executor keeps each address's line (exec/cache.c), so a later Run
+	 * symbolizes only the addresses it has not seen in this module */
+	bool llvm = c->tools->tool == ATTRIB_TOOL_LLVM, on_argv = !llvm && n <= ADDRS_ON_ARGV;
 	size_t fixed = llvm ? 3 : 7;
 	memset(k, 0, sizeof(*k));
 	k->m = m;
 	k->argv = xcalloc(fixed + n + 1, sizeof(*k->argv));
-	if (!k->argv || address_args(addrs, n, k->argv + fixed, &k->hex))
+	if (!k->argv || address_args(addrs, n, on_argv, k->argv + fixed, &k->hex))
 		return -ENOMEM;
 	k->argv[0] = c->tools->path;
 	if (llvm) {
@@ -76,7 +79,8 @@ static int call__init(struct ctx *c, struct call *k, struct mod *m, const uint64
 		memcpy(k->argv + 1, a2l, sizeof(a2l));
 	}
 	*req = (struct exec_request){.argv = k->argv, .capture_stdout = true,
-				     .capture_stderr = true,
+				     .capture_stderr = true, .cacheable = true,
+				     .cache_per_line = llvm,
 				     .stdin_data = on_argv ? NULL : k->hex,
 				     .stdin_len = on_argv ? 0 : strlen(k->hex),
 				     .env_set = c->env_set[0] ? c->env_set : NULL,
@@ -331,7 +335,7 @@ int attrib_inspect_and_sums(struct ctx *c)
 			a[1] = pass == 0 ? "-S" : "--debug-line";
 			a[2] = m->path;
 			rq[n] = (struct exec_request){.argv = a, .capture_stdout = true,
-						      .capture_stderr = true,
+						      .capture_stderr = true, .cacheable = true,
 						      .timeout_s = pass == 0 ? 60 : 120};
 			is_sum[n] = pass == 1;
 			who[n++] = m;

@@ -21,7 +21,7 @@ static int tool(struct executor *x, const char *const *argv, struct exec_result 
 		struct err *e)
 {
 	struct exec_request rq = {.argv = argv, .capture_stdout = true, .capture_stderr = true,
-				  .timeout_s = 60};
+				  .timeout_s = 60, .cacheable = true};
 	memset(r, 0, sizeof(*r));
 	return executor__run(x, &rq, r, e);
 }
@@ -67,7 +67,8 @@ static int check_module(struct executor *x, const char *objdump, struct stacks_m
 		const char *a[6] = {objdump, "--disassemble", start[i], stop[i], m->path, NULL};
 		memcpy(argv[i], a, sizeof(a));
 		rq[i] = (struct exec_request){.argv = argv[i], .capture_stdout = true,
-					      .capture_stderr = true, .timeout_s = 60};
+					      .capture_stderr = true, .timeout_s = 60,
+					      .cacheable = true};
 	}
 	rc = executor__run_batch(x, rq, n, res, e);
 	for (size_t i = 0; i < n; i++) {

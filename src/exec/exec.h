@@ -43,6 +43,14 @@ struct exec_request {
 	const char *output_path;     /* a file the command is expected to write (perf
 					record's perf.data): the result says whether it
 					did, and recording/replay keep that answer */
+	bool cacheable;              /* the answer is a function of argv, stdin, env edits
+					and the files argv names: a caching executor may
+					serve it again (exec/cache.c) */
+	bool cache_per_line;         /* cacheable item by item: stdin holds one item a
+					line, stdout one line per item in order */
+	const char *cache_salt;      /* more key for a cacheable call whose answer also
+					depends on the machine's state, or NULL; a
+					salted answer is kept whatever its exit code */
 };
 
 struct exec_result {
@@ -88,6 +96,11 @@ struct executor *executor__new_real(void);
 struct executor *executor__new_recording_take(struct executor *inner, const char *entry_dir,
 					      const json_t *meta, struct err *e);
 struct executor *executor__new_replay(const char *entry_dir, struct err *e);
+/* Answers `cacheable` requests from files under dir (created on first store)
+ * when the same call was made before on the same files, else through inner
+ * (exec/cache.c). Takes ownership of inner; returns inner itself when dir is
+ * NULL or on ENOMEM (uncached, never failed). Not for recording or replay. */
+struct executor *executor__new_caching_take(struct executor *inner, const char *dir);
 /* Merges `meta` (borrowed object) into a recording's meta.json, e.g. the
  * collectors[{tool,version}] known only after `perf --version`; rewritten at
  * once and again at free. A no-op returning 0 for other executors. Returns

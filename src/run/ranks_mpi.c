@@ -22,7 +22,7 @@ static void stack_of(struct run_state *s, const char *launcher, struct mpi_stack
 {
 	const char *argv[] = {launcher, "--version", NULL};
 	struct exec_request rq = {.argv = argv, .capture_stdout = true, .capture_stderr = true,
-				  .timeout_s = 30};
+				  .timeout_s = 30, .cacheable = true};
 	struct exec_result r = {0};
 	struct err e = {0};
 	mpi_stack_parse_version(NULL, st);

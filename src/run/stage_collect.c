@@ -26,6 +26,7 @@
 #include "common/console.h"
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "common/fsutil.h"
 #include "common/timefmt.h"
 #include "exec/exec.h"
 #include "store/manifest.h"
@@ -52,6 +53,19 @@ static void first_line(const char *text, char *out, size_t cap)
  * with its remedy up front, instead of a rejected perf record and a retry.
  * Through the executor, so a recording keeps the answer; entries recorded
  * before the probe existed (no "counter_probe" in meta.json) skip it. */
+/* What the probe's answer depends on beyond perf and its argv: this boot
+ * (the PMU and its driver) and the permission level. */
+static char *probe_salt(void)
+{
+	char *boot = NULL, *paranoid = NULL;
+	(void)fs_read_file("/proc/sys/kernel/random/boot_id", 64, &boot, NULL);
+	(void)fs_read_file("/proc/sys/kernel/perf_event_paranoid", 64, &paranoid, NULL);
+	char *salt = boot && paranoid ? xasprintf("boot %s paranoid %s", boot, paranoid) : NULL;
+	xfree(boot);
+	xfree(paranoid);
+	return salt;
+}
+
 static int probe_group(struct run_state *s, struct err *e)
 {
 	if (!s->group || s->sampling_blocked ||
@@ -60,11 +74,14 @@ static int probe_group(struct run_state *s, struct err *e)
 	char **argv = perf_argv_probe(s->caps.perf.path, s->group);
 	if (!argv)
 		return err_oom(e);
+	char *salt = probe_salt();
 	struct exec_request rq = {.argv = (const char *const *)argv, .capture_stdout = true,
-				  .capture_stderr = true, .timeout_s = 30};
+				  .capture_stderr = true, .timeout_s = 30,
+				  .cacheable = salt != NULL, .cache_salt = salt};
 	struct exec_result res = {0};
 	int rc = executor__run(s->x, &rq, &res, e);
 	perf_argv__free(argv);
+	xfree(salt);
 	if (rc == 0 && res.exit_code != 0) {
 		char why[160], msg[400];
 		first_line(res.err, why, sizeof(why));

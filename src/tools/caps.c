@@ -42,7 +42,7 @@ int caps_probe(struct caps *c, struct executor *x, const char *perf, struct err 
 		return err_oom(e);
 	}
 	struct exec_request rq = {.argv = (const char *const *)argv, .capture_stdout = true,
-				  .capture_stderr = true, .timeout_s = 30};
+				  .capture_stderr = true, .timeout_s = 30, .cacheable = true};
 	struct exec_result res = {0};
 	int rc = executor__run(x, &rq, &res, e);
 	perf_argv__free(argv);

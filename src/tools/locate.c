@@ -130,7 +130,7 @@ static int probe(struct executor *x, const char *path, struct exec_result *res, 
 {
 	const char *argv[] = {path, "--version", NULL};
 	struct exec_request req = {.argv = argv, .capture_stdout = true, .capture_stderr = true,
-				   .timeout_s = 10};
+				   .timeout_s = 10, .cacheable = true};
 	memset(res, 0, sizeof(*res));
 	return executor__run(x, &req, res, e);
 }
