@@ -172,6 +172,8 @@ static int write_regions(hid_t rank, const struct sp_trace *tr)
 		attr_str(rg, "name", reg->name);
 		attr_str(rg, "source_file", reg->file ? reg->file : "");
 		attr_i64(rg, "source_line", reg->file ? reg->line : -1);
+		if (reg->file && reg->line >= 0) /* the published reader's name for it */
+			attr_i64(rg, "source_lineno", reg->line);
 		H5Gclose(rg);
 	}
 	free(buf);
