@@ -13,6 +13,7 @@
 #include "modules.h"
 #include "registry.h"
 #include "scope_profiler.h"
+#include "spill.h"
 #include "stream.h"
 
 /* Site pointer -> region index (-1: not a valid descriptor). */
@@ -235,6 +236,7 @@ struct pass {
 	const int32_t *lane_of;
 	size_t *fill;
 	struct sp_clock_map *map;
+	struct sp_spill *spill;
 };
 
 static int count_frame(void *ctx, int order, const struct sp_call *calls, size_t n)
@@ -322,6 +324,56 @@ static int fill_calls(struct builder *b, const struct sp_trace_input *in,
 	int rc = sp_stream__each_call(fill_frame, &p);
 	for (size_t r = 0; r < tr->nr_regions; r++)
 		tr->regions[r].nr_calls = fill[r];
+	free(fill);
+	return rc;
+}
+
+static int spill_frame(void *ctx, int order, const struct sp_call *calls, size_t n)
+{
+	struct pass *p = ctx;
+	struct sp_trace *tr = p->b->tr;
+	if (order < 0 || (size_t)order >= p->in->nr_threads)
+		return 0;
+	struct sp_call_out o;
+	memset(&o, 0, sizeof(o)); /* the padding reaches the scratch file */
+	o.lane = p->lane_of[order];
+	for (size_t i = 0; i < n; i++) {
+		const struct sp_call *c = &calls[i];
+		int32_t r = resolve(p->b, c->site);
+		if (r < 0 || p->fill[r] == tr->regions[r].nr_calls)
+			continue;
+		p->fill[r]++;
+		o.start_ns = sp_clock_map__ns(p->map, c->start);
+		o.end_ns = sp_clock_map__ns(p->map, c->end);
+		int rc = sp_spill__add(p->spill, (uint32_t)r, &o);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* More calls than one chunk: sorted runs in a scratch file, merged by the
+ * .spt writer (spill.h); tr->calls stays NULL. */
+static int spill_calls(struct builder *b, const struct sp_trace_input *in,
+		       const int32_t *lane_of, struct sp_clock_map *map, size_t chunk)
+{
+	struct sp_trace *tr = b->tr;
+	size_t *fill = calloc(tr->nr_regions + 1, sizeof(*fill));
+	tr->spill = sp_spill__new(in->scratch_near, tr->nr_regions, chunk);
+	if (!fill || !tr->spill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	struct pass p = {.b = b, .in = in, .lane_of = lane_of, .fill = fill, .map = map,
+			 .spill = tr->spill};
+	int rc = sp_stream__each_call(spill_frame, &p);
+	if (rc == 0)
+		rc = sp_spill__finish(tr->spill);
+	tr->nr_calls = 0;
+	for (size_t r = 0; r < tr->nr_regions; r++) {
+		tr->regions[r].nr_calls = fill[r];
+		tr->nr_calls += fill[r];
+	}
 	free(fill);
 	return rc;
 }
@@ -418,9 +470,13 @@ int sp_trace__build(struct sp_trace *tr, const struct sp_trace_input *in,
 	rc = count_calls(&b, in, per_thread);
 	if (rc == 0)
 		rc = build_lanes(tr, in, per_thread, lane_of, map);
-	if (rc == 0)
+	size_t chunk = sp_spill__chunk();
+	bool spill = tr->nr_calls > chunk && in->scratch_near;
+	if (rc == 0 && spill)
+		rc = spill_calls(&b, in, lane_of, map, chunk);
+	if (rc == 0 && !spill)
 		rc = fill_calls(&b, in, per_thread, lane_of, map);
-	for (size_t r = 0; rc == 0 && r < tr->nr_regions; r++)
+	for (size_t r = 0; rc == 0 && !spill && r < tr->nr_regions; r++)
 		rc = sp_trace__sort_calls(tr->regions[r].calls, tr->regions[r].nr_calls);
 	tr->has_samples = in->samples != NULL || in->with_modules;
 	if (rc == 0 && tr->has_samples)
@@ -449,6 +505,7 @@ void sp_trace__free(struct sp_trace *tr)
 			free(tr->misuse[k].names[i]);
 	free(tr->regions);
 	free(tr->calls);
+	sp_spill__free(tr->spill);
 	free(tr->lanes);
 	free(tr->modules);
 	free(tr->sample_region);
@@ -477,20 +534,9 @@ static void merge(const struct sp_call_out *a, size_t na, const struct sp_call_o
 		out[k++] = b[j++];
 }
 
-int sp_trace__sort_calls(struct sp_call_out *calls, size_t n)
+void sp_trace__sort_calls_in(struct sp_call_out *calls, size_t n, struct sp_call_out *tmp,
+			     size_t *bounds)
 {
-	size_t runs = 0;
-	for (size_t i = 1; i < n; i++)
-		runs += before(&calls[i], &calls[i - 1]);
-	if (runs == 0)
-		return 0;
-	struct sp_call_out *tmp = malloc(n * sizeof(*tmp));
-	size_t *bounds = malloc((runs + 2) * sizeof(*bounds));
-	if (!tmp || !bounds) {
-		free(tmp);
-		free(bounds);
-		return -ENOMEM;
-	}
 	size_t nr = 0;
 	bounds[nr++] = 0;
 	for (size_t i = 1; i < n; i++)
@@ -518,6 +564,23 @@ int sp_trace__sort_calls(struct sp_call_out *calls, size_t n)
 	}
 	if (src != calls)
 		memcpy(calls, src, n * sizeof(*calls));
+}
+
+int sp_trace__sort_calls(struct sp_call_out *calls, size_t n)
+{
+	size_t runs = 0;
+	for (size_t i = 1; i < n; i++)
+		runs += before(&calls[i], &calls[i - 1]);
+	if (runs == 0)
+		return 0;
+	struct sp_call_out *tmp = malloc(n * sizeof(*tmp));
+	size_t *bounds = malloc((runs + 2) * sizeof(*bounds));
+	if (!tmp || !bounds) {
+		free(tmp);
+		free(bounds);
+		return -ENOMEM;
+	}
+	sp_trace__sort_calls_in(calls, n, tmp, bounds);
 	free(tmp);
 	free(bounds);
 	return 0;
