@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Finalize in bounded memory. The calls read back from the unfinished trace
- * are gathered in chunks of at most `chunk` calls; each full chunk is sorted
+ * Finalize's sort on disk, for the regions of a streamed trace whose calls
+ * are not in order (writer_stream.c). Their calls are gathered in chunks of at most `chunk` calls; each full chunk is sorted
  * per region (sp_trace__sort_calls' order, stable: file order among equal
  * calls) and appended to an unlinked scratch file beside the trace, one
- * sorted run per region. The last chunk stays in memory. The .spt writer
- * then merges each region's runs, ties going to the earlier run, which is
+ * sorted run per region. The last chunk stays in memory. The writer then
+ * merges each region's runs, ties going to the earlier run, which is
  * exactly the order an in-memory finalize gives: the file is the same byte
  * for byte. Memory: 60 B x chunk while gathering (the chunk, its region ids,
  * the sorted copy and the sort's run bounds), then one read buffer per run of the region being

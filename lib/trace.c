@@ -236,7 +236,6 @@ struct pass {
 	const int32_t *lane_of;
 	size_t *fill;
 	struct sp_clock_map *map;
-	struct sp_spill *spill;
 };
 
 static int count_frame(void *ctx, int order, const struct sp_call *calls, size_t n)
@@ -328,54 +327,73 @@ static int fill_calls(struct builder *b, const struct sp_trace_input *in,
 	return rc;
 }
 
-static int spill_frame(void *ctx, int order, const struct sp_call *calls, size_t n)
+/* What a streamed trace's writer needs to read the calls back (the builder's
+ * site map, the lanes, the clock map), kept from sp_trace__build. */
+struct sp_trace_src {
+	struct builder b;
+	const struct sp_trace_input *in;
+	int32_t *lane_of;
+	struct sp_clock_map *map;
+	size_t *fill;
+};
+
+struct each_pass {
+	struct sp_trace_src *src;
+	int (*fn)(void *ctx, uint32_t region, const struct sp_call_out *c);
+	void *ctx;
+};
+
+static int each_frame(void *ctx, int order, const struct sp_call *calls, size_t n)
 {
-	struct pass *p = ctx;
-	struct sp_trace *tr = p->b->tr;
-	if (order < 0 || (size_t)order >= p->in->nr_threads)
+	struct each_pass *p = ctx;
+	struct sp_trace_src *src = p->src;
+	struct sp_trace *tr = src->b.tr;
+	if (order < 0 || (size_t)order >= src->in->nr_threads)
 		return 0;
 	struct sp_call_out o;
-	memset(&o, 0, sizeof(o)); /* the padding reaches the scratch file */
-	o.lane = p->lane_of[order];
+	memset(&o, 0, sizeof(o)); /* the padding may reach a scratch file */
+	o.lane = src->lane_of[order];
 	for (size_t i = 0; i < n; i++) {
 		const struct sp_call *c = &calls[i];
-		int32_t r = resolve(p->b, c->site);
-		if (r < 0 || p->fill[r] == tr->regions[r].nr_calls)
+		int32_t r = resolve(&src->b, c->site);
+		if (r < 0 || src->fill[r] == tr->regions[r].nr_calls)
 			continue;
-		p->fill[r]++;
-		o.start_ns = sp_clock_map__ns(p->map, c->start);
-		o.end_ns = sp_clock_map__ns(p->map, c->end);
-		int rc = sp_spill__add(p->spill, (uint32_t)r, &o);
+		src->fill[r]++;
+		o.start_ns = sp_clock_map__ns(src->map, c->start);
+		o.end_ns = sp_clock_map__ns(src->map, c->end);
+		int rc = p->fn(p->ctx, (uint32_t)r, &o);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
-/* More calls than one chunk: sorted runs in a scratch file, merged by the
- * .spt writer (spill.h); tr->calls stays NULL. */
-static int spill_calls(struct builder *b, const struct sp_trace_input *in,
-		       const int32_t *lane_of, struct sp_clock_map *map, size_t chunk)
+int sp_trace__each_call(const struct sp_trace *tr,
+			int (*fn)(void *ctx, uint32_t region, const struct sp_call_out *c),
+			void *ctx)
 {
-	struct sp_trace *tr = b->tr;
-	size_t *fill = calloc(tr->nr_regions + 1, sizeof(*fill));
-	tr->spill = sp_spill__new(in->scratch_near, tr->nr_regions, chunk);
-	if (!fill || !tr->spill) {
-		free(fill);
-		return -ENOMEM;
-	}
-	struct pass p = {.b = b, .in = in, .lane_of = lane_of, .fill = fill, .map = map,
-			 .spill = tr->spill};
-	int rc = sp_stream__each_call(spill_frame, &p);
-	if (rc == 0)
-		rc = sp_spill__finish(tr->spill);
-	tr->nr_calls = 0;
-	for (size_t r = 0; r < tr->nr_regions; r++) {
-		tr->regions[r].nr_calls = fill[r];
-		tr->nr_calls += fill[r];
-	}
-	free(fill);
+	struct sp_trace_src *src = tr->src;
+	if (!src)
+		return -EINVAL;
+	memset(src->fill, 0, (tr->nr_regions + 1) * sizeof(*src->fill));
+	struct each_pass p = {src, fn, ctx};
+	int rc = sp_stream__each_call(each_frame, &p);
+	for (size_t r = 0; rc == 0 && r < tr->nr_regions; r++)
+		if (src->fill[r] != tr->regions[r].nr_calls)
+			rc = -EIO; /* the file no longer holds what was counted */
 	return rc;
+}
+
+static void src_free(struct sp_trace_src *src)
+{
+	if (!src)
+		return;
+	free(src->b.sites.keys);
+	free(src->b.sites.vals);
+	free(src->b.names.slots);
+	free(src->lane_of);
+	free(src->fill);
+	free(src);
 }
 
 static void add_interned(struct builder *b, const struct sp_trace_input *in)
@@ -470,17 +488,30 @@ int sp_trace__build(struct sp_trace *tr, const struct sp_trace_input *in,
 	rc = count_calls(&b, in, per_thread);
 	if (rc == 0)
 		rc = build_lanes(tr, in, per_thread, lane_of, map);
-	size_t chunk = sp_spill__chunk();
-	bool spill = tr->nr_calls > chunk && in->scratch_near;
-	if (rc == 0 && spill)
-		rc = spill_calls(&b, in, lane_of, map, chunk);
-	if (rc == 0 && !spill)
+	/* More calls than one chunk: the .spt writer reads them back itself
+	 * (writer_stream.c); tr->calls stays NULL. */
+	bool streamed = tr->nr_calls > sp_spill__chunk() && in->scratch_near;
+	if (rc == 0 && !streamed)
 		rc = fill_calls(&b, in, per_thread, lane_of, map);
-	for (size_t r = 0; rc == 0 && !spill && r < tr->nr_regions; r++)
+	for (size_t r = 0; rc == 0 && !streamed && r < tr->nr_regions; r++)
 		rc = sp_trace__sort_calls(tr->regions[r].calls, tr->regions[r].nr_calls);
 	tr->has_samples = in->samples != NULL || in->with_modules;
 	if (rc == 0 && tr->has_samples)
 		rc = build_samples(&b, in);
+	if (rc == 0 && streamed) {
+		struct sp_trace_src *src = calloc(1, sizeof(*src));
+		size_t *fill = calloc(tr->nr_regions + 1, sizeof(*fill));
+		if (src && fill) {
+			*src = (struct sp_trace_src){b, in, lane_of, map, fill};
+			tr->src = src;
+			memset(&b, 0, sizeof(b)); /* owned by src now */
+			lane_of = NULL;
+		} else {
+			free(src);
+			free(fill);
+			rc = -ENOMEM;
+		}
+	}
 out:
 	free(b.sites.keys);
 	free(b.sites.vals);
@@ -505,7 +536,7 @@ void sp_trace__free(struct sp_trace *tr)
 			free(tr->misuse[k].names[i]);
 	free(tr->regions);
 	free(tr->calls);
-	sp_spill__free(tr->spill);
+	src_free(tr->src);
 	free(tr->lanes);
 	free(tr->modules);
 	free(tr->sample_region);

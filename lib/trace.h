@@ -15,6 +15,7 @@
 
 struct sp_clock_map;
 struct sp_thread;
+struct sp_trace_src;
 
 /* The HDF5 plugin reads struct sp_trace directly: bump on any layout
  * change; the loader refuses a plugin built with another value. */
@@ -33,8 +34,8 @@ struct sp_region_out {
 	int32_t line; /* -1 if unknown */
 	size_t nr_calls;
 	struct sp_call_out *calls; /* sorted (sp_trace__sort_calls); into sp_trace::calls;
-				    * NULL when the trace is spilled */
-	uint64_t spt_off; /* spilled: byte offset of its starts in the written .spt */
+				    * NULL when the trace is streamed */
+	uint64_t spt_off; /* streamed: byte offset of its starts in the written .spt */
 };
 
 struct sp_lane_out {
@@ -63,11 +64,13 @@ struct sp_trace {
 	size_t nr_regions;
 	struct sp_region_out *regions;
 	size_t nr_calls;
-	struct sp_call_out *calls; /* NULL when spilled */
-	/* More calls than one chunk: sorted runs on disk (spill.h), merged as
-	 * the .spt is written; the HDF5 writer then reads that file back
+	struct sp_call_out *calls; /* NULL when streamed */
+	/* Streamed (more calls than one chunk, spill.h): the .spt writer reads
+	 * the calls back from the unfinished trace (sp_trace__each_call) and
+	 * writes them in place, sorting on disk only the regions whose calls
+	 * are not in order; the HDF5 writer then reads that file back
 	 * (spt_path, regions[].spt_off) in slices. */
-	struct sp_spill *spill;
+	struct sp_trace_src *src;
 	const char *spt_path; /* the written .spt, NULL if none */
 	size_t nr_lanes;
 	struct sp_lane_out *lanes;
@@ -101,6 +104,13 @@ struct sp_trace_input {
 	bool with_modules;
 	const char *scratch_near; /* where a spill's scratch file may go; NULL: in memory */
 };
+
+/* A streamed trace's calls, in file order (each region's count as in
+ * tr->regions): @p fn(ctx, region, call). 0, -errno, -EIO if the file no
+ * longer holds the counted calls, or fn's non-zero return. */
+int sp_trace__each_call(const struct sp_trace *tr,
+			int (*fn)(void *ctx, uint32_t region, const struct sp_call_out *c),
+			void *ctx);
 
 /* Builds @p tr (zeroed first). 0 or -ENOMEM; on failure tr is freed. */
 int sp_trace__build(struct sp_trace *tr, const struct sp_trace_input *in,

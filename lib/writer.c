@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "sp_format.h"
-#include "spill.h"
 #include "trace.h"
 
 int sp_out__open(struct sp_out *o, const char *final_path)
@@ -25,7 +24,7 @@ int sp_out__open(struct sp_out *o, const char *final_path)
 		return o->err;
 	}
 	snprintf(o->tmp_path, len, "%s.tmp.%ld", final_path, (long)getpid());
-	o->fd = open(o->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	o->fd = open(o->tmp_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); /* read back: writer_stream.c */
 	if (o->fd < 0)
 		o->err = -errno;
 	return o->err;
@@ -145,85 +144,6 @@ static void put_region(struct sp_out *o, const struct sp_region_out *r, int vers
 			sp_out__i32(o, r->calls[i].lane);
 }
 
-/* A spilled region's arrays, written where they go (pwrite) as the merge
- * delivers them: starts, then ends, then lanes (version 3). */
-struct columns {
-	struct sp_out *o;
-	off_t at[3];
-	int version;
-	union {
-		int64_t i64[4096];
-		int32_t i32[4096];
-	} buf;
-};
-
-static int pwrite_all(int fd, const void *p, size_t n, off_t at)
-{
-	const unsigned char *c = p;
-	while (n) {
-		ssize_t w = pwrite(fd, c, n, at);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		c += w;
-		n -= (size_t)w;
-		at += w;
-	}
-	return 0;
-}
-
-static int put_batch(void *ctx, const struct sp_call_out *calls, size_t n)
-{
-	struct columns *k = ctx;
-	for (size_t done = 0; done < n;) {
-		size_t m = n - done < 4096 ? n - done : 4096;
-		const struct sp_call_out *c = calls + done;
-		for (int col = 0; col < (k->version >= 3 ? 3 : 2); col++) {
-			size_t width = col == 2 ? 4 : 8;
-			for (size_t i = 0; i < m; i++) {
-				if (col == 2)
-					k->buf.i32[i] = c[i].lane;
-				else
-					k->buf.i64[i] = col ? c[i].end_ns : c[i].start_ns;
-			}
-			int rc = pwrite_all(k->o->fd, &k->buf, m * width, k->at[col]);
-			if (rc)
-				return rc;
-			k->at[col] += (off_t)(m * width);
-		}
-		done += m;
-	}
-	return 0;
-}
-
-static void put_region_spilled(struct sp_out *o, struct sp_region_out *r, uint32_t id,
-			       const struct sp_trace *tr, int version)
-{
-	put_str(o, r->name);
-	put_str(o, r->file);
-	sp_out__i32(o, r->file ? r->line : -1);
-	sp_out__i64(o, (int64_t)r->nr_calls);
-	off_t base = sp_out__flush(o);
-	if (base < 0)
-		return;
-	struct columns *k = malloc(sizeof(*k));
-	if (!k) {
-		o->err = -ENOMEM;
-		return;
-	}
-	off_t n = (off_t)r->nr_calls;
-	*k = (struct columns){.o = o, .at = {base, base + 8 * n, base + 16 * n}, .version = version};
-	int rc = sp_spill__region(tr->spill, id, put_batch, k);
-	free(k);
-	off_t end = base + n * (version >= 3 ? 20 : 16);
-	if (rc == 0 && lseek(o->fd, end, SEEK_SET) != end)
-		rc = -errno;
-	if (rc && !o->err)
-		o->err = rc;
-	r->spt_off = (uint64_t)base;
-}
-
 static size_t str_len(const char *s)
 {
 	return 4 + (s ? strlen(s) : 0);
@@ -313,12 +233,10 @@ int sp_writer__spt(const struct sp_trace *tr, const char *path)
 		sp_out__i32(o, version);
 		sp_out__i32(o, tr->rank);
 		sp_out__i64(o, (int64_t)tr->nr_regions);
-		for (size_t r = 0; r < tr->nr_regions; r++) {
-			if (tr->spill)
-				put_region_spilled(o, &tr->regions[r], (uint32_t)r, tr, version);
-			else
-				put_region(o, &tr->regions[r], version);
-		}
+		if (tr->src)
+			sp_writer__regions_streamed(o, tr, version);
+		for (size_t r = 0; !tr->src && r < tr->nr_regions; r++)
+			put_region(o, &tr->regions[r], version);
 		if (version >= 3) {
 			sp_out__i32(o, (int32_t)tr->nr_lanes);
 			for (size_t l = 0; l < tr->nr_lanes; l++) {

@@ -55,6 +55,9 @@ char *sp_writer__path(const char *prefix, int rank, const char *suffix);
 /* The .spt trace: version 2 when at most one lane recorded, else 3, then
  * the extension block (timing context, misuse; sp_format.h). */
 int sp_writer__spt(const struct sp_trace *tr, const char *path);
+/* The region records of a streamed trace (tr->src), read back from the
+ * unfinished trace and written in place (writer_stream.c); errors in o->err. */
+void sp_writer__regions_streamed(struct sp_out *o, const struct sp_trace *tr, int version);
 /* The .sps samples (version 1). */
 int sp_writer__sps(const struct sp_trace *tr, const char *path);
 /* The .h5 profile; -ENOTSUP when built without HDF5. */

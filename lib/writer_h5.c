@@ -204,7 +204,7 @@ static int write_regions(hid_t rank, const struct sp_trace *tr)
 	for (size_t r = 0; r < tr->nr_regions; r++)
 		max = tr->regions[r].nr_calls > max ? tr->regions[r].nr_calls : max;
 	int fd = -1;
-	if (tr->spill) { /* the calls are in the written .spt only */
+	if (tr->src) { /* the calls are in the written .spt only */
 		/* slices of 64 Ki calls, or of finalize's chunk when the environment
 		 * sets one (the tests' way to cross slice boundaries) */
 		const char *env = getenv("SCOPE_PROFILER_FINALIZE_CHUNK");
