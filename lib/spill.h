@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Finalize's sort on disk, for the regions of a streamed trace whose calls
- * are not in order (writer_stream.c). Their calls are gathered in chunks of at most `chunk` calls; each full chunk is sorted
- * per region (sp_trace__sort_calls' order, stable: file order among equal
- * calls) and appended to an unlinked scratch file beside the trace, one
- * sorted run per region. The last chunk stays in memory. The writer then
- * merges each region's runs, ties going to the earlier run, which is
- * exactly the order an in-memory finalize gives: the file is the same byte
- * for byte. Memory: 60 B x chunk while gathering (the chunk, its region ids,
- * the sorted copy and the sort's run bounds), then one read buffer per run of the region being
- * merged (at most SP_SPILL_MERGE_BYTES in all).
+ * are not in order (writer_stream.c). Their calls are gathered in chunks of
+ * at most `chunk` calls; each full chunk is sorted per region
+ * (sp_trace__sort_calls' order, stable: file order among equal calls) and
+ * appended to an unlinked scratch file beside the trace, one sorted run per
+ * region. The last chunk stays in memory. The writer then merges each
+ * region's runs, ties going to the earlier run, which is exactly the order
+ * an in-memory finalize gives: the file is the same byte for byte. Memory:
+ * 60 B x chunk while gathering (the chunk, its region ids, the sorted copy
+ * and the sort's run bounds), then one read buffer per run of the region
+ * being merged (at most SP_SPILL_MERGE_BYTES in all).
  */
 #ifndef SP_SPILL_H
 #define SP_SPILL_H
