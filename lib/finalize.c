@@ -166,7 +166,7 @@ static bool keep_existing_sps(const struct sp_trace *tr, const char *path, bool 
 static int write_outputs(const struct sp_config *cfg, struct sp_trace *tr,
 			 bool want_spt, bool *spt_written)
 {
-	char *spt_done = NULL; /* the HDF5 writer reads a spilled trace's calls there */
+	char *spt_done = NULL; /* the HDF5 writer reads a streamed trace's calls there */
 	int first_err = 0;
 	const char *suffix[3] = {".spt", ".sps", ".h5"};
 	if (cfg->prefix)
@@ -284,8 +284,9 @@ int sp_finalize__locked(const struct sp_config *cfg)
 	sp_stream__drain(threads, nr);
 	struct { const struct sp_site **v; size_t n, cap; } interned = {0};
 	sp_registry__each_interned(collect_interned, &interned);
-	/* A trace of more than a chunk of calls is sorted on disk beside the
-	 * trace (spill.h): finalize's memory stays bounded. */
+	/* A trace of more than a chunk of calls is streamed into the finished
+	 * file (writer_stream.c), its out-of-order regions sorted on disk
+	 * beside it (spill.h): finalize's memory stays bounded. */
 	char *near = cfg->prefix ? sp_writer__path(cfg->prefix, cfg->rank, ".spt") : NULL;
 	struct sp_trace_input in = {
 		.rank = cfg->rank, .threads = threads, .nr_threads = nr,
