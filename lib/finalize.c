@@ -163,9 +163,10 @@ static bool keep_existing_sps(const struct sp_trace *tr, const char *path, bool 
 	return true;
 }
 
-static int write_outputs(const struct sp_config *cfg, const struct sp_trace *tr,
+static int write_outputs(const struct sp_config *cfg, struct sp_trace *tr,
 			 bool want_spt, bool *spt_written)
 {
+	char *spt_done = NULL; /* the HDF5 writer reads a streamed trace's calls there */
 	int first_err = 0;
 	const char *suffix[3] = {".spt", ".sps", ".h5"};
 	if (cfg->prefix)
@@ -198,11 +199,17 @@ static int write_outputs(const struct sp_config *cfg, const struct sp_trace *tr,
 				first_err = rc;
 		} else {
 			sp_log(SP_LOG_INFO, "wrote %s", path);
-			if (k == 0)
+			if (k == 0) {
 				*spt_written = true;
+				spt_done = path;
+				tr->spt_path = path;
+				path = NULL;
+			}
 		}
 		free(path);
 	}
+	tr->spt_path = NULL;
+	free(spt_done);
 	return first_err;
 }
 
@@ -277,11 +284,18 @@ int sp_finalize__locked(const struct sp_config *cfg)
 	sp_stream__drain(threads, nr);
 	struct { const struct sp_site **v; size_t n, cap; } interned = {0};
 	sp_registry__each_interned(collect_interned, &interned);
+	/* A trace of more than a chunk of calls is streamed into the finished
+	 * file (writer_stream.c), its out-of-order regions sorted on disk
+	 * beside it (spill.h): finalize's memory stays bounded. */
+	char *near = cfg->prefix ? sp_writer__path(cfg->prefix, cfg->rank, ".spt") : NULL;
 	struct sp_trace_input in = {
 		.rank = cfg->rank, .threads = threads, .nr_threads = nr,
 		.interned = interned.v, .nr_interned = interned.n,
 		.samples = sp_sampler__chunks(), .with_modules = sp_sampler__ran(),
+		.scratch_near = near,
 	};
+	if (cfg->prefix)
+		sp_writer__make_dirs(cfg->prefix);
 	struct sp_clock_map map;
 	struct sp_trace tr;
 	bool spt_written = false;
@@ -318,6 +332,7 @@ int sp_finalize__locked(const struct sp_config *cfg)
 	sp_stream__close(spt_written, spt);
 	free(spt);
 	sp_clock_map__exit(&map);
+	free(near);
 	free(threads);
 	free(interned.v);
 	return rc;

@@ -13,6 +13,7 @@
 #include "modules.h"
 #include "registry.h"
 #include "scope_profiler.h"
+#include "spill.h"
 #include "stream.h"
 
 /* Site pointer -> region index (-1: not a valid descriptor). */
@@ -326,6 +327,75 @@ static int fill_calls(struct builder *b, const struct sp_trace_input *in,
 	return rc;
 }
 
+/* What a streamed trace's writer needs to read the calls back (the builder's
+ * site map, the lanes, the clock map), kept from sp_trace__build. */
+struct sp_trace_src {
+	struct builder b;
+	const struct sp_trace_input *in;
+	int32_t *lane_of;
+	struct sp_clock_map *map;
+	size_t *fill;
+};
+
+struct each_pass {
+	struct sp_trace_src *src;
+	int (*fn)(void *ctx, uint32_t region, const struct sp_call_out *c);
+	void *ctx;
+};
+
+static int each_frame(void *ctx, int order, const struct sp_call *calls, size_t n)
+{
+	struct each_pass *p = ctx;
+	struct sp_trace_src *src = p->src;
+	struct sp_trace *tr = src->b.tr;
+	if (order < 0 || (size_t)order >= src->in->nr_threads)
+		return 0;
+	struct sp_call_out o;
+	memset(&o, 0, sizeof(o)); /* the padding may reach a scratch file */
+	o.lane = src->lane_of[order];
+	for (size_t i = 0; i < n; i++) {
+		const struct sp_call *c = &calls[i];
+		int32_t r = resolve(&src->b, c->site);
+		if (r < 0 || src->fill[r] == tr->regions[r].nr_calls)
+			continue;
+		src->fill[r]++;
+		o.start_ns = sp_clock_map__ns(src->map, c->start);
+		o.end_ns = sp_clock_map__ns(src->map, c->end);
+		int rc = p->fn(p->ctx, (uint32_t)r, &o);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int sp_trace__each_call(const struct sp_trace *tr,
+			int (*fn)(void *ctx, uint32_t region, const struct sp_call_out *c),
+			void *ctx)
+{
+	struct sp_trace_src *src = tr->src;
+	if (!src)
+		return -EINVAL;
+	memset(src->fill, 0, (tr->nr_regions + 1) * sizeof(*src->fill));
+	struct each_pass p = {src, fn, ctx};
+	int rc = sp_stream__each_call(each_frame, &p);
+	for (size_t r = 0; rc == 0 && r < tr->nr_regions; r++)
+		if (src->fill[r] != tr->regions[r].nr_calls)
+			rc = -EIO; /* the file no longer holds what was counted */
+	return rc;
+}
+
+static void src_free(struct sp_trace_src *src)
+{
+	if (!src)
+		return;
+	free(src->b.sites.keys);
+	free(src->b.sites.vals);
+	free(src->b.names.slots);
+	free(src->lane_of);
+	free(src->fill);
+	free(src);
+}
+
 static void add_interned(struct builder *b, const struct sp_trace_input *in)
 {
 	for (size_t i = 0; i < in->nr_interned; i++)
@@ -418,13 +488,30 @@ int sp_trace__build(struct sp_trace *tr, const struct sp_trace_input *in,
 	rc = count_calls(&b, in, per_thread);
 	if (rc == 0)
 		rc = build_lanes(tr, in, per_thread, lane_of, map);
-	if (rc == 0)
+	/* More calls than one chunk: the .spt writer reads them back itself
+	 * (writer_stream.c); tr->calls stays NULL. */
+	bool streamed = tr->nr_calls > sp_spill__chunk() && in->scratch_near;
+	if (rc == 0 && !streamed)
 		rc = fill_calls(&b, in, per_thread, lane_of, map);
-	for (size_t r = 0; rc == 0 && r < tr->nr_regions; r++)
+	for (size_t r = 0; rc == 0 && !streamed && r < tr->nr_regions; r++)
 		rc = sp_trace__sort_calls(tr->regions[r].calls, tr->regions[r].nr_calls);
 	tr->has_samples = in->samples != NULL || in->with_modules;
 	if (rc == 0 && tr->has_samples)
 		rc = build_samples(&b, in);
+	if (rc == 0 && streamed) {
+		struct sp_trace_src *src = calloc(1, sizeof(*src));
+		size_t *fill = calloc(tr->nr_regions + 1, sizeof(*fill));
+		if (src && fill) {
+			*src = (struct sp_trace_src){b, in, lane_of, map, fill};
+			tr->src = src;
+			memset(&b, 0, sizeof(b)); /* owned by src now */
+			lane_of = NULL;
+		} else {
+			free(src);
+			free(fill);
+			rc = -ENOMEM;
+		}
+	}
 out:
 	free(b.sites.keys);
 	free(b.sites.vals);
@@ -449,6 +536,7 @@ void sp_trace__free(struct sp_trace *tr)
 			free(tr->misuse[k].names[i]);
 	free(tr->regions);
 	free(tr->calls);
+	src_free(tr->src);
 	free(tr->lanes);
 	free(tr->modules);
 	free(tr->sample_region);
@@ -477,20 +565,9 @@ static void merge(const struct sp_call_out *a, size_t na, const struct sp_call_o
 		out[k++] = b[j++];
 }
 
-int sp_trace__sort_calls(struct sp_call_out *calls, size_t n)
+void sp_trace__sort_calls_in(struct sp_call_out *calls, size_t n, struct sp_call_out *tmp,
+			     size_t *bounds)
 {
-	size_t runs = 0;
-	for (size_t i = 1; i < n; i++)
-		runs += before(&calls[i], &calls[i - 1]);
-	if (runs == 0)
-		return 0;
-	struct sp_call_out *tmp = malloc(n * sizeof(*tmp));
-	size_t *bounds = malloc((runs + 2) * sizeof(*bounds));
-	if (!tmp || !bounds) {
-		free(tmp);
-		free(bounds);
-		return -ENOMEM;
-	}
 	size_t nr = 0;
 	bounds[nr++] = 0;
 	for (size_t i = 1; i < n; i++)
@@ -518,6 +595,23 @@ int sp_trace__sort_calls(struct sp_call_out *calls, size_t n)
 	}
 	if (src != calls)
 		memcpy(calls, src, n * sizeof(*calls));
+}
+
+int sp_trace__sort_calls(struct sp_call_out *calls, size_t n)
+{
+	size_t runs = 0;
+	for (size_t i = 1; i < n; i++)
+		runs += before(&calls[i], &calls[i - 1]);
+	if (runs == 0)
+		return 0;
+	struct sp_call_out *tmp = malloc(n * sizeof(*tmp));
+	size_t *bounds = malloc((runs + 2) * sizeof(*bounds));
+	if (!tmp || !bounds) {
+		free(tmp);
+		free(bounds);
+		return -ENOMEM;
+	}
+	sp_trace__sort_calls_in(calls, n, tmp, bounds);
 	free(tmp);
 	free(bounds);
 	return 0;

@@ -15,10 +15,11 @@
 
 struct sp_clock_map;
 struct sp_thread;
+struct sp_trace_src;
 
 /* The HDF5 plugin reads struct sp_trace directly: bump on any layout
  * change; the loader refuses a plugin built with another value. */
-#define SP_TRACE_ABI 2
+#define SP_TRACE_ABI 3
 #define SP_TRACE_ABI_KEY ((long)SP_TRACE_ABI * 1000000L + (long)sizeof(struct sp_trace))
 
 struct sp_call_out {
@@ -32,7 +33,9 @@ struct sp_region_out {
 	char *file;  /* NULL if unknown */
 	int32_t line; /* -1 if unknown */
 	size_t nr_calls;
-	struct sp_call_out *calls; /* sorted (sp_trace__sort_calls); into sp_trace::calls */
+	struct sp_call_out *calls; /* sorted (sp_trace__sort_calls); into sp_trace::calls;
+				    * NULL when the trace is streamed */
+	uint64_t spt_off; /* streamed: byte offset of its starts in the written .spt */
 };
 
 struct sp_lane_out {
@@ -61,7 +64,14 @@ struct sp_trace {
 	size_t nr_regions;
 	struct sp_region_out *regions;
 	size_t nr_calls;
-	struct sp_call_out *calls;
+	struct sp_call_out *calls; /* NULL when streamed */
+	/* Streamed (more calls than one chunk, spill.h): the .spt writer reads
+	 * the calls back from the unfinished trace (sp_trace__each_call) and
+	 * writes them in place, sorting on disk only the regions whose calls
+	 * are not in order; the HDF5 writer then reads that file back
+	 * (spt_path, regions[].spt_off) in slices. */
+	struct sp_trace_src *src;
+	const char *spt_path; /* the written .spt, NULL if none */
 	size_t nr_lanes;
 	struct sp_lane_out *lanes;
 	/* sampling (has_samples: sampling ran in this process) */
@@ -92,7 +102,15 @@ struct sp_trace_input {
 	size_t nr_interned;
 	struct sp_sample_chunk *samples; /* NULL if sampling never ran */
 	bool with_modules;
+	const char *scratch_near; /* where a spill's scratch file may go; NULL: in memory */
 };
+
+/* A streamed trace's calls, in file order (each region's count as in
+ * tr->regions): @p fn(ctx, region, call). 0, -errno, -EIO if the file no
+ * longer holds the counted calls, or fn's non-zero return. */
+int sp_trace__each_call(const struct sp_trace *tr,
+			int (*fn)(void *ctx, uint32_t region, const struct sp_call_out *c),
+			void *ctx);
 
 /* Builds @p tr (zeroed first). 0 or -ENOMEM; on failure tr is freed. */
 int sp_trace__build(struct sp_trace *tr, const struct sp_trace_input *in,
@@ -103,6 +121,14 @@ void sp_trace__free(struct sp_trace *tr);
  * (natural merge sort: per-lane runs are already sorted, so k lanes cost
  * log2(k) passes). 0 or -ENOMEM. */
 int sp_trace__sort_calls(struct sp_call_out *calls, size_t n);
+/* The same with the caller's buffers: @p tmp holds n calls, @p bounds n + 2. */
+void sp_trace__sort_calls_in(struct sp_call_out *calls, size_t n, struct sp_call_out *tmp,
+			     size_t *bounds);
+/* The order of that sort: @p x goes before @p y. */
+static inline int sp_call_out__before(const struct sp_call_out *x, const struct sp_call_out *y)
+{
+	return x->start_ns < y->start_ns || (x->start_ns == y->start_ns && x->end_ns > y->end_ns);
+}
 
 /* Copies a NUL-terminated string from memory that may be unmapped, without
  * faulting (process_vm_readv). Caller frees. NULL if unreadable or longer

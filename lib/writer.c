@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "sp_format.h"
-
 #include "trace.h"
 
 int sp_out__open(struct sp_out *o, const char *final_path)
@@ -25,7 +24,7 @@ int sp_out__open(struct sp_out *o, const char *final_path)
 		return o->err;
 	}
 	snprintf(o->tmp_path, len, "%s.tmp.%ld", final_path, (long)getpid());
-	o->fd = open(o->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	o->fd = open(o->tmp_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); /* read back: writer_stream.c */
 	if (o->fd < 0)
 		o->err = -errno;
 	return o->err;
@@ -61,6 +60,19 @@ void sp_out__write(struct sp_out *o, const void *p, size_t n)
 	}
 	memcpy(o->buf + o->n, p, n);
 	o->n += n;
+}
+
+off_t sp_out__flush(struct sp_out *o)
+{
+	if (!o->err && o->n)
+		flush(o, o->buf, o->n);
+	o->n = 0;
+	if (o->err)
+		return -1;
+	off_t at = lseek(o->fd, 0, SEEK_CUR);
+	if (at < 0)
+		o->err = -errno;
+	return at;
 }
 
 int sp_out__commit(struct sp_out *o)
@@ -221,7 +233,9 @@ int sp_writer__spt(const struct sp_trace *tr, const char *path)
 		sp_out__i32(o, version);
 		sp_out__i32(o, tr->rank);
 		sp_out__i64(o, (int64_t)tr->nr_regions);
-		for (size_t r = 0; r < tr->nr_regions; r++)
+		if (tr->src)
+			sp_writer__regions_streamed(o, tr, version);
+		for (size_t r = 0; !tr->src && r < tr->nr_regions; r++)
 			put_region(o, &tr->regions[r], version);
 		if (version >= 3) {
 			sp_out__i32(o, (int32_t)tr->nr_lanes);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 
 struct sp_trace;
 
@@ -24,6 +25,9 @@ struct sp_out {
 /* Creates the temporary file. 0 or -errno (o->err set too). */
 int sp_out__open(struct sp_out *o, const char *final_path);
 void sp_out__write(struct sp_out *o, const void *p, size_t n);
+/* Writes out the buffer; the file offset where the next byte goes, or -1
+ * (o->err set). */
+off_t sp_out__flush(struct sp_out *o);
 /* Flushes, closes and renames; on any earlier error removes the temporary
  * file instead. Returns 0 or the first -errno. */
 int sp_out__commit(struct sp_out *o);
@@ -51,6 +55,9 @@ char *sp_writer__path(const char *prefix, int rank, const char *suffix);
 /* The .spt trace: version 2 when at most one lane recorded, else 3, then
  * the extension block (timing context, misuse; sp_format.h). */
 int sp_writer__spt(const struct sp_trace *tr, const char *path);
+/* The region records of a streamed trace (tr->src), read back from the
+ * unfinished trace and written in place (writer_stream.c); errors in o->err. */
+void sp_writer__regions_streamed(struct sp_out *o, const struct sp_trace *tr, int version);
 /* The .sps samples (version 1). */
 int sp_writer__sps(const struct sp_trace *tr, const char *path);
 /* The .h5 profile; -ENOTSUP when built without HDF5. */

@@ -201,6 +201,7 @@ static void m_sampler_rate(void)
 
 static void m_finalize(void)
 {
+	unsetenv("SCOPE_PROFILER_PREFIX"); /* its own directory, below */
 	char prefix[] = "/tmp/sp-bench-XXXXXX";
 	if (!mkdtemp(prefix))
 		return;
@@ -250,7 +251,15 @@ int main(int argc, char **argv)
 #else
 	const char *kind = "shared";
 #endif
-	printf("libscope_profiler %s (%s library), %ld pairs per figure\n", sp_version(), kind, pairs);
+	/* The pairs stream their calls to an unfinished trace as a real run
+	 * does; in a directory of its own, removed at the end. */
+	char dir[] = "/tmp/sp-bench-pairs-XXXXXX", pfx[64], left[96];
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(pfx, sizeof(pfx), "%s/pairs", dir);
+	setenv("SCOPE_PROFILER_PREFIX", pfx, 1);
+	printf("libscope_profiler %s (%s library), %ld pairs per figure, streaming to %s\n",
+	       sp_version(), kind, pairs, dir);
 	base_ns = bare_clock_pair_ns();
 	printf("  baseline: two clock_gettime(CLOCK_MONOTONIC)   %8.2f ns\n", base_ns);
 	in_child(NULL, NULL, m_tsc1);
@@ -262,5 +271,8 @@ int main(int argc, char **argv)
 	in_child(NULL, NULL, m_sampler_rate);
 	in_child(NULL, NULL, m_finalize);
 #endif
+	snprintf(left, sizeof(left), "%s_rank00000.spt", pfx);
+	unlink(left);
+	rmdir(dir);
 	return 0;
 }

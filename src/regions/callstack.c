@@ -39,14 +39,24 @@ static inline bool head_less(const struct head *a, const struct head *b)
 	return a->id < b->id;
 }
 
-static inline int64_t cursor__index(const struct cursor *k)
+/* `fast`, a constant where these are inlined: no permutation, native byte
+ * order, no per-call callbacks (what a summary streams); the generic path
+ * keeps the branches. */
+static inline __attribute__((always_inline)) int64_t cursor__index(const struct cursor *k,
+								   bool fast)
 {
-	return k->perm ? k->perm[k->pos] : k->pos;
+	return !fast && k->perm ? k->perm[k->pos] : k->pos;
 }
 
-static inline void cursor__load(const struct cursor *k, struct head *h)
+static inline __attribute__((always_inline)) void cursor__load_t(const struct cursor *k,
+								 struct head *h, bool fast)
 {
-	int64_t i = cursor__index(k);
+	int64_t i = cursor__index(k, fast);
+	if (fast) {
+		memcpy(&h->s, k->starts + 8 * i, 8);
+		memcpy(&h->e, k->ends + 8 * i, 8);
+		return;
+	}
 	/* A dozen interleaved streams (two per region) is more than the hardware
 	 * prefetcher follows reliably; ask for the next lines ahead. */
 	if (!k->perm && (i & 7) == 0 && i + 32 < k->nr_calls) {
@@ -55,6 +65,11 @@ static inline void cursor__load(const struct cursor *k, struct head *h)
 	}
 	h->s = spt_load_i64(k->starts + 8 * i, k->swap);
 	h->e = spt_load_i64(k->ends + 8 * i, k->swap);
+}
+
+static void cursor__load(const struct cursor *k, struct head *h)
+{
+	cursor__load_t(k, h, false);
 }
 
 static int cmp_perm(const void *a, const void *b, void *ctx)
@@ -216,14 +231,16 @@ static inline void acc_close(struct path_stats *ps, int32_t lane, const struct f
 	}
 }
 
-static inline __attribute__((always_inline)) void close_top(struct stream *st, struct lane_stack *ls, int32_t lane)
+static inline __attribute__((always_inline)) void close_top_t(struct stream *st,
+							       struct lane_stack *ls, int32_t lane,
+							       bool fast)
 {
 	struct frame *f = &ls->v[--ls->n];
 	struct frame *p = ls->n ? &ls->v[ls->n - 1] : NULL;
 	int64_t d = f->e - f->s;
 	if (st->stats)
 		acc_close(st->stats, lane, f, p, d);
-	if (st->close) {
+	if (!fast && st->close) {
 		struct call_event ev = {f->s, f->e, d - f->child_ns, f->region, f->call_index,
 					f->id, p ? p->id : -1, (int32_t)ls->n, lane, f->node,
 					p ? p->s : 0, p ? p->e : 0};
@@ -231,6 +248,11 @@ static inline __attribute__((always_inline)) void close_top(struct stream *st, s
 	}
 	if (p)
 		p->child_ns += d;
+}
+
+static void close_top(struct stream *st, struct lane_stack *ls, int32_t lane)
+{
+	close_top_t(st, ls, lane, false);
 }
 
 static int nesting_error(const struct stream *st, const struct frame *outer, int32_t lane,
@@ -275,9 +297,13 @@ static __attribute__((noinline, cold)) int32_t bad_call(struct stream *st,
 static inline __attribute__((always_inline)) int32_t check_call(struct stream *st,
 								 const struct cursor *k,
 								 const struct head *h,
-								 int64_t idx)
+								 int64_t idx, bool fast)
 {
-	int32_t lane = k->lanes ? spt_load_i32(k->lanes + 4 * idx, k->swap) : 0;
+	int32_t lane = 0;
+	if (k->lanes && fast)
+		memcpy(&lane, k->lanes + 4 * idx, 4);
+	else if (k->lanes)
+		lane = spt_load_i32(k->lanes + 4 * idx, k->swap);
 	if (__builtin_expect((uint32_t)lane >= (uint32_t)st->rd->nr_lanes || h->s < 0 ||
 				     h->e < h->s,
 			     0))
@@ -286,15 +312,17 @@ static inline __attribute__((always_inline)) int32_t check_call(struct stream *s
 }
 
 /* Opens the heap's top call on its lane: closes what ended before it. */
-static inline __attribute__((always_inline)) int open_call(struct stream *st, const struct cursor *k, const struct head *h)
+static inline __attribute__((always_inline)) int open_call(struct stream *st,
+							   const struct cursor *k,
+							   const struct head *h, bool fast)
 {
-	int64_t idx = cursor__index(k);
-	int32_t lane = check_call(st, k, h, idx);
+	int64_t idx = cursor__index(k, fast);
+	int32_t lane = check_call(st, k, h, idx, fast);
 	if (lane < 0)
 		return -EINVAL;
 	struct lane_stack *ls = &st->stacks[lane];
 	while (ls->n && ls->v[ls->n - 1].e <= h->s)
-		close_top(st, ls, lane);
+		close_top_t(st, ls, lane, fast);
 	struct frame *p = ls->n ? &ls->v[ls->n - 1] : NULL;
 	if (p && h->e > p->e)
 		return nesting_error(st, p, lane, h);
@@ -306,7 +334,7 @@ static inline __attribute__((always_inline)) int open_call(struct stream *st, co
 					(uint32_t)idx};
 	if (st->next_id == 1 && st->stats)
 		st->stats->min_start = h->s;
-	if (st->sink->open)
+	if (!fast && st->sink->open)
 		st->sink->open(st->sink->ctx, st->next_id - 1, h->s);
 	return 0;
 }
@@ -336,17 +364,19 @@ static inline size_t scan_min(const struct head *h, size_t n)
 	return b;
 }
 
-static int merge_scan(struct stream *st, struct cursor *ks, struct head *hp, size_t n)
+static inline __attribute__((always_inline)) int merge_scan_t(struct stream *st,
+							      struct cursor *ks, struct head *hp,
+							      size_t n, bool fast)
 {
 	while (n) {
 		size_t b = scan_min(hp, n);
 		struct cursor *k = &ks[hp[b].cur];
-		int rc = open_call(st, k, &hp[b]);
+		int rc = open_call(st, k, &hp[b], fast);
 		if (rc)
 			return rc;
 		if (++k->pos < k->nr_calls) {
 			struct head prev = hp[b];
-			cursor__load(k, &hp[b]);
+			cursor__load_t(k, &hp[b], fast);
 			if (__builtin_expect(head_less(&hp[b], &prev), 0))
 				return -EAGAIN; /* this region is not in start order */
 		} else {
@@ -356,10 +386,31 @@ static int merge_scan(struct stream *st, struct cursor *ks, struct head *hp, siz
 	return 0;
 }
 
+static int merge_scan_fast(struct stream *st, struct cursor *ks, struct head *hp, size_t n)
+{
+	return merge_scan_t(st, ks, hp, n, true);
+}
+
+static int merge_scan(struct stream *st, struct cursor *ks, struct head *hp, size_t n)
+{
+	return merge_scan_t(st, ks, hp, n, false);
+}
+
+static bool can_be_fast(const struct stream *st, const struct cursor *ks)
+{
+	if (st->close || st->sink->open || st->rd->swap)
+		return false;
+	for (size_t r = 0; r < st->rd->nr_regions; r++)
+		if (ks[r].perm)
+			return false;
+	return true;
+}
+
 static int merge(struct stream *st, struct cursor *ks, struct head *hp, size_t n)
 {
 	if (n <= SCAN_MAX) {
-		int rc = merge_scan(st, ks, hp, n);
+		int rc = can_be_fast(st, ks) ? merge_scan_fast(st, ks, hp, n)
+					     : merge_scan(st, ks, hp, n);
 		if (rc)
 			return rc;
 		n = 0;
@@ -368,7 +419,7 @@ static int merge(struct stream *st, struct cursor *ks, struct head *hp, size_t n
 		heap_down(hp, n, i);
 	while (n) {
 		struct cursor *k = &ks[hp[0].cur];
-		int rc = open_call(st, k, &hp[0]);
+		int rc = open_call(st, k, &hp[0], false);
 		if (rc)
 			return rc;
 		if (++k->pos < k->nr_calls) {

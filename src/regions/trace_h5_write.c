@@ -159,6 +159,8 @@ static int write_region(hid_t rg, const struct trace_set *ts, const struct rank_
 	attr_str(g, "name", ri->name);
 	attr_str(g, "source_file", ri->file ? ri->file : "");
 	attr_i64(g, "source_line", ri->file ? ri->line : -1);
+	if (ri->file && ri->line >= 0) /* the published reader's name for it */
+		attr_i64(g, "source_lineno", ri->line);
 	rc = write_1d(g, "start_times", H5T_STD_I64LE, H5T_NATIVE_INT64, st, n);
 	if (rc == 0)
 		rc = write_1d(g, "end_times", H5T_STD_I64LE, H5T_NATIVE_INT64, en, n);

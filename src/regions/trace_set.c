@@ -70,23 +70,36 @@ static int cmp_str(const void *a, const void *b)
 /* An HDF5 build of the library writes <prefix>_rankN.h5 beside
  * <prefix>_rankN.spt with the same calls: read the .spt (it has everything)
  * and skip its twin instead of refusing a duplicate rank. */
+static bool has_spt_twin(const struct pathlist *l, const char *h5)
+{
+	size_t n = strlen(h5);
+	if (n <= 3 || strcmp(h5 + n - 3, ".h5") != 0)
+		return false;
+	for (size_t j = 0; j < l->n; j++)
+		if (strlen(l->v[j]) == n + 1 && strncmp(l->v[j], h5, n - 3) == 0 &&
+		    strcmp(l->v[j] + n - 3, ".spt") == 0)
+			return true;
+	return false;
+}
+
 static void drop_h5_twins(struct pathlist *l)
 {
+	/* Marked first, compacted after: the search must see the whole list
+	 * (compacting as it goes read freed entries: two ranks' twins). */
+	bool *drop = xcalloc(l->n + 1, sizeof(*drop));
+	if (!drop)
+		return; /* duplicates then refused as such: an error, not a crash */
+	for (size_t i = 0; i < l->n; i++)
+		drop[i] = has_spt_twin(l, l->v[i]);
 	size_t w = 0;
 	for (size_t i = 0; i < l->n; i++) {
-		size_t n = strlen(l->v[i]);
-		bool twin = false;
-		if (n > 3 && strcmp(l->v[i] + n - 3, ".h5") == 0)
-			for (size_t j = 0; j < l->n && !twin; j++)
-				twin = strlen(l->v[j]) == n + 1 &&
-				       strncmp(l->v[j], l->v[i], n - 3) == 0 &&
-				       strcmp(l->v[j] + n - 3, ".spt") == 0;
-		if (twin)
+		if (drop[i])
 			xfree(l->v[i]);
 		else
 			l->v[w++] = l->v[i];
 	}
 	l->n = w;
+	xfree(drop);
 }
 
 static int collect(const char *const *inputs, size_t n, struct pathlist *l, struct err *e)

@@ -2,6 +2,7 @@
 # libscope_profiler streams calls to disk: a SIGKILLed run is recovered and said cut; 50 M calls stay under the RSS bound; misuse is named, counted, recorded
 set -eu
 B=${NUNATAK_BUILD_DIR:?}
+S=${NUNATAK_SOURCE_DIR:?}
 N=${NUNATAK:?}
 P="$B/tests/programs/lib_stream_prog"
 tmp=$(mktemp -d)
@@ -47,15 +48,57 @@ assert t["bytes_total"] > t["bytes_used"], t
 assert d["calls"] >= 1900000, d["calls"]
 print("torn frame ignored:", t["bytes_total"] - t["bytes_used"], "bytes")'
 
-echo "== 50 M calls: peak RSS under 64 MiB (getrusage), the calls are on disk"
+echo "== 50 M calls: peak RSS under 64 MiB (getrusage) while recording and through sp_finalize; all 50 M in the finished trace"
 line=$(SCOPE_PROFILER_PREFIX="$tmp/rss/r" "$P" rss 50000000 "$tmp/rss/r_rank00000.spt")
 echo "$line"
-rss=$(echo "$line" | sed -n 's/.*maxrss_kib \([0-9]*\).*/\1/p')
+rss=$(echo "$line" | sed -n 's/^calls.*maxrss_kib \([0-9]*\).*/\1/p')
 bytes=$(echo "$line" | sed -n 's/.*trace_bytes \([0-9]*\).*/\1/p')
-[ "$rss" -lt $((64 * 1024)) ] || { echo "peak RSS $rss KiB >= 64 MiB"; exit 1; }
+[ "$rss" -lt $((64 * 1024)) ] || { echo "peak RSS $rss KiB >= 64 MiB while recording"; exit 1; }
 # every call but the last buffer is in the unfinished trace (24 B a call)
 [ "$bytes" -ge $(( (50000000 - 16384) * 24 )) ] || { echo "only $bytes bytes on disk"; exit 1; }
+# finalize sorts on disk in chunks (lib/spill.h): its peak stays under the same bound
+echo "$line" | grep -q "^finalized rc 0 " || { echo "sp_finalize failed"; exit 1; }
+rss=$(echo "$line" | sed -n 's/^finalized.*maxrss_kib \([0-9]*\).*/\1/p')
+[ "$rss" -lt $((64 * 1024)) ] || { echo "peak RSS $rss KiB >= 64 MiB through sp_finalize"; exit 1; }
+spt=$(echo "$line" | sed -n 's/.*spt_bytes \([0-9]*\).*/\1/p')
+[ "$spt" -ge $((50000000 * 16)) ] || { echo "finished trace of $spt bytes: calls lost"; exit 1; }
+ls "$tmp/rss" | grep -v "^r_rank00000\.spt$" && { echo "scratch or temporary files left beside the trace"; exit 1; }
+"$N" regions inspect --json "$tmp/rss" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["calls"] == 50000000 and [r["calls"] for r in d["regions"]] == [50000000], d["calls"]
+print("finished trace: 50 M calls")'
 rm -rf "$tmp/rss"
+
+echo "== finalize sorting on disk (3 threads, recursion, 1000-call chunks) and in memory: every call, in the seed's order, recursion nested (unit test_spill: the same bytes)"
+for chunk in 1000 1000000; do
+  SCOPE_PROFILER_FINALIZE_CHUNK=$chunk SCOPE_PROFILER_PREFIX="$tmp/mix$chunk/m" "$P" mix 300000
+  ls "$tmp/mix$chunk" | grep -v "^m_rank00000\.spt$" && { echo "files left beside the trace"; exit 1; }
+  PYTHONPATH="$S/tests/e2e" python3 - "$tmp/mix$chunk/m_rank00000.spt" <<'PY'
+import sys
+from lib_reader import read_spt
+t = read_spt(sys.argv[1])
+R = {r["name"]: r for r in t["regions"]}
+got = {k: len(v["starts"]) for k, v in R.items()}
+assert t["version"] == 3 and len(t["threads"]) == 3, (t["version"], t["threads"])
+assert got == {"mix_a": 75000, "mix_rec": 225000}, got
+for name, r in R.items():  # the seed's order: by start, the longer first at equal starts
+    keys = list(zip(r["starts"], [-e for e in r["ends"]]))
+    assert keys == sorted(keys), name
+    assert set(r["lanes"]) == {0, 1, 2}, name
+    for lane in range(3):  # every lane: 3-deep recursion nests
+        own = [(s, e) for s, e, l in zip(r["starts"], r["ends"], r["lanes"]) if l == lane]
+        if name == "mix_rec":
+            for i in range(0, len(own), 3):
+                (s0, e0), (s1, e1), (s2, e2) = own[i:i + 3]
+                assert s0 <= s1 <= s2 and e2 <= e1 <= e0, (lane, own[i:i + 3])
+print(sys.argv[1].split("/")[-2], "ok:", got)
+PY
+  "$N" regions inspect --json "$tmp/mix$chunk" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert {r["name"]: r["calls"] for r in d["regions"]} == {"mix_a": 75000, "mix_rec": 225000}, d["regions"]'
+done
 
 echo "== misuse: stderr names each kind, inspect --json counts them, recursion 300 deep is whole"
 mkdir "$tmp/mis"

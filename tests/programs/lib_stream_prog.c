@@ -5,8 +5,11 @@
  *   lib_stream_prog crash N    a worker thread records 1000 calls and exits,
  *                              then main records N calls (step > work), says
  *                              "recorded" and waits to be killed
- *   lib_stream_prog rss N      records N calls, prints the peak RSS (getrusage)
- *                              and the unfinished trace's size, then _exits
+ *   lib_stream_prog rss N SPT  records N calls, prints the peak RSS (getrusage)
+ *                              and the unfinished trace's size, then calls
+ *                              sp_finalize and prints the peak RSS again
+ *   lib_stream_prog mix N      N calls over 3 threads (a recursive region
+ *                              3 deep in each), then sp_finalize
  *   lib_stream_prog misuse     an end of a region never opened, ends out of
  *                              order, a region left open, recursion 300 deep
  */
@@ -49,7 +52,7 @@ static __attribute__((noreturn)) void crash(long n)
 		pause();
 }
 
-static __attribute__((noreturn)) void rss(long n, const char *spt)
+static int rss(long n, const char *spt)
 {
 	const struct sp_site *r = sp_region("r");
 	for (long i = 0; i < n; i++) {
@@ -62,7 +65,37 @@ static __attribute__((noreturn)) void rss(long n, const char *spt)
 	long long size = stat(spt, &st) == 0 ? (long long)st.st_size : -1;
 	printf("calls %ld maxrss_kib %ld trace_bytes %lld\n", n, ru.ru_maxrss, size);
 	fflush(stdout);
-	_exit(0);
+	int rc = sp_finalize();
+	getrusage(RUSAGE_SELF, &ru);
+	size = stat(spt, &st) == 0 ? (long long)st.st_size : -1;
+	printf("finalized rc %d maxrss_kib %ld spt_bytes %lld\n", rc, ru.ru_maxrss, size);
+	return rc;
+}
+
+static void recurse(const struct sp_site *r, int depth);
+
+static void *mix_thread(void *arg)
+{
+	long n = *(long *)arg;
+	const struct sp_site *a = sp_region("mix_a"), *rec = sp_region("mix_rec");
+	for (long i = 0; i < n; i += 4) {
+		sp_begin(a);
+		sp_end(a);
+		recurse(rec, 3);
+	}
+	return NULL;
+}
+
+static int mix(long n)
+{
+	pthread_t th[2];
+	long per = n / 3;
+	for (int i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, mix_thread, &per);
+	mix_thread(&per);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	return sp_finalize();
 }
 
 static void recurse(const struct sp_site *r, int depth)
@@ -95,9 +128,11 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "crash") == 0)
 		crash(n);
 	if (strcmp(mode, "rss") == 0)
-		rss(n, argc > 3 ? argv[3] : "");
+		return rss(n, argc > 3 ? argv[3] : "");
+	if (strcmp(mode, "mix") == 0)
+		return mix(n);
 	if (strcmp(mode, "misuse") == 0)
 		return misuse();
-	fprintf(stderr, "usage: lib_stream_prog crash N | rss N SPT | misuse\n");
+	fprintf(stderr, "usage: lib_stream_prog crash N | rss N SPT | mix N | misuse\n");
 	return 2;
 }

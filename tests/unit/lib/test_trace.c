@@ -138,8 +138,8 @@ static struct sp_trace sample_trace(struct sp_region_out *reg, struct sp_call_ou
 	calls[0] = (struct sp_call_out){100, 200, 0};
 	calls[1] = (struct sp_call_out){300, 450, 1};
 	static char solve[] = "solve", sc[] = "s.c", io[] = "io", app[] = "/bin/app";
-	reg[0] = (struct sp_region_out){solve, sc, 12, 2, calls};
-	reg[1] = (struct sp_region_out){io, NULL, -1, 0, calls + 2};
+	reg[0] = (struct sp_region_out){solve, sc, 12, 2, calls, 0};
+	reg[1] = (struct sp_region_out){io, NULL, -1, 0, calls + 2, 0};
 	tr.nr_regions = 2;
 	tr.regions = reg;
 	tr.nr_calls = 2;
