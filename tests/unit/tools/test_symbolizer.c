@@ -13,6 +13,7 @@
 #include "tools/llvm_readelf.h"
 #include "tools/locate.h"
 #include "tools/objdump.h"
+#include "tools/perf.h"
 #include "tools/symbolizer.h"
 
 static void joined(const char *const *argv, char *out, size_t cap)
@@ -107,13 +108,31 @@ static void t_other_tools_argv(void)
 	CHECK(objdump__is_gnu("GNU objdump (GNU Binutils for Debian) 2.40\n"));
 	CHECK(!objdump__is_gnu("LLVM (http://llvm.org/):\n  LLVM version 19.1.7\n"));
 	CHECK(!objdump__is_gnu(NULL));
+	/* perf's probes, once for the pipeline, the rank shim and doctor. */
+	char **p = perf_argv_record_probe("perf", "/r/collect/.perf-probe.data");
+	CHECK(p != NULL);
+	joined((const char *const *)p, s, sizeof(s));
+	CHECK_STR(s, "perf record -q -e task-clock -o /r/collect/.perf-probe.data -- true");
+	perf_argv__free(p);
+	char app0[] = "./solver", app1[] = "-n";
+	char *const app[] = {app0, app1, NULL};
+	p = perf_argv_stat("perf", "task-clock,cycles", "/r/perf-stat.csv", app);
+	CHECK(p != NULL);
+	joined((const char *const *)p, s, sizeof(s));
+	CHECK_STR(s, "perf stat -x, -e task-clock,cycles -o /r/perf-stat.csv -- ./solver -n");
+	perf_argv__free(p);
+	p = perf_argv_stat("perf", "cycles", NULL, app);
+	CHECK(p != NULL);
+	joined((const char *const *)p, s, sizeof(s));
+	CHECK_STR(s, "perf stat -x, -e cycles -- ./solver -n");
+	perf_argv__free(p);
 }
 
 static const struct test_case cases[] = {
 	{"llvm_argv", "llvm-symbolizer: JSON, --obj, addresses on argv or stdin", t_llvm_argv_and_stdin},
 	{"large_batch", "more than SYMBOLIZER_ADDRS_ON_ARGV addresses go on stdin", t_large_batch_on_stdin},
 	{"addr2line_argv", "addr2line: -e M -a -f -C -i; no symbolizer refused", t_addr2line_argv},
-	{"other_tools", "readelf, dwarfdump, objdump and ldd argv; GNU objdump told apart", t_other_tools_argv},
+	{"other_tools", "readelf, dwarfdump, objdump, ldd and perf probe argv; GNU objdump told apart", t_other_tools_argv},
 };
 
 TEST_MAIN(cases)
