@@ -98,13 +98,7 @@ static int print_json(const struct machine *m, const struct profile_outcome *po)
 			      source_name(po->source), "profile", po->cache_path, "stored",
 			      po->stored, "not_stored", po->not_stored, "calibration",
 			      calibration_json(po), "machine", machine__to_json(m));
-	char *s = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
-	json_decref(j);
-	if (!s)
-		return -1;
-	printf("%s\n", s);
-	free(s);
-	return 0;
+	return j ? cli_print_json(j) : -1;
 }
 
 static void print_text(const struct machine *m, const struct profile_outcome *po)
@@ -211,8 +205,8 @@ int cmd_calibrate(int argc, char **argv)
 	if (rc == 1) {
 		rc = 0;
 	} else if (rc < 0) {
-		console__error(&con, "%s", e.msg);
-		rc = EXIT_USAGE;
+		rc = cli_fail(&con, o.json || opts_flag_given(argc, argv, "json"), &e, EXIT_USAGE,
+			      NULL);
 	} else {
 		rc = calibrate(&o, &con);
 	}

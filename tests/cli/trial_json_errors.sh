@@ -50,6 +50,7 @@ expect 125 usage -- report --bogus --json
 expect 125 usage -- doctor --bogus --json
 expect 125 usage -- run --bogus --json -- true
 expect 125 usage -- run --json --
+expect 125 usage -- calibrate --bogus --json
 # run: a failure inside the pipeline (before launch) is the same document,
 # with the Run's fields beside "error" (cli_error_json writes both)
 expect 127 exec.not_found -- run --json -- "$tmp/no-such-app"
