@@ -23,6 +23,7 @@
 #include "report/regions_export.h"
 #include "report/regions_summary.h"
 #include "regions/lines.h"
+#include "report/regions_lines.h"
 #include "common/outfile.h"
 #include "report/regions_plot.h"
 #include "regions/regions_inspect.h"
