@@ -23,17 +23,25 @@ static size_t count(const char *hay, const char *needle)
 	return n;
 }
 
+/* A Run state whose console writes into memory (*buf after fflush(*f)). */
+static char *buf;
+static size_t len;
+static FILE *f;
+static struct console con;
+
+static void state_on_memory(struct run_state *s, int level)
+{
+	f = open_memstream(&buf, &len);
+	CHECK(f != NULL);
+	console__init(&con, f, level);
+	memset(s, 0, sizeof(*s));
+	s->con = &con;
+}
+
 static void t_degrade_once(void)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	CHECK(f != NULL);
-	struct console con;
-	console__init(&con, f, CONSOLE_INFO);
 	struct run_state s;
-	memset(&s, 0, sizeof(s));
-	s.con = &con;
+	state_on_memory(&s, CONSOLE_INFO);
 	CHECK_INT(run_state__degrade(&s, "no-counters", "perf cannot count", "fix A"), 0);
 	CHECK_INT(run_state__degrade(&s, "no-counters", "perf cannot count", "fix A"), 0);
 	CHECK_INT(run_state__degrade(&s, "no-counters", "another reason", "fix B"), 0);
@@ -66,15 +74,8 @@ static void t_quiet_still_records(void)
 {
 	/* -q silences information, never a degradation: it is announced and
 	 * recorded (the manifest and --json carry it). */
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	CHECK(f != NULL);
-	struct console con;
-	console__init(&con, f, CONSOLE_QUIET);
 	struct run_state s;
-	memset(&s, 0, sizeof(s));
-	s.con = &con;
+	state_on_memory(&s, CONSOLE_QUIET);
 	CHECK_INT(run_state__degrade(&s, "target-binary", "stripped", "rebuild with -g"), 0);
 	fflush(f);
 	CHECK_INT(s.degradations.n, 1);
