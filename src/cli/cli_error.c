@@ -25,12 +25,16 @@ int cli_print_json(json_t *doc_take)
 	return cli_print_json_to(stdout, doc_take);
 }
 
+int cli_add_error(json_t *doc, const char *code, const char *msg)
+{
+	json_t *err = json_pack("{s:s, s:s}", "code", code, "message", msg);
+	return doc && err && json_object_set_new(doc, "error", err) == 0 ? 0 : -1;
+}
+
 int cli_error_json(FILE *out, const char *code, const char *msg, json_t *extra_take)
 {
 	json_t *doc = extra_take ? extra_take : json_object();
-	if (doc)
-		json_object_set_new(doc, "error",
-				    json_pack("{s:s, s:s}", "code", code, "message", msg));
+	cli_add_error(doc, code, msg);
 	return cli_print_json_to(out, doc);
 }
 

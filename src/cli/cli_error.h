@@ -22,6 +22,10 @@ int cli_print_json(json_t *doc_take);
 /* The same to out (`run --json` keeps its document's stream aside). */
 int cli_print_json_to(FILE *out, json_t *doc_take);
 
+/* Adds "error": {"code", "message"} to doc (the shape every verb's error
+ * document has). 0, or -1 when out of memory. */
+int cli_add_error(json_t *doc, const char *code, const char *msg);
+
 /* The one --json error document: extra_take (taken, may be NULL: {}) with
  * "error": {"code", "message"} added, written to out. Prints nothing on the
  * console (for a caller that already reported the message). 0 or -1. */
