@@ -22,14 +22,6 @@ struct degradations;
 struct err;
 struct exec_result;
 
-/* Up to this many addresses go on the command line, the shape the corpus
- * recorded (`llvm-symbolizer --output-style=JSON --obj=M 0x… …`); beyond it
- * they are fed on stdin, one per line, still one process per module: LLVM
- * 14 answers twice as fast that way (measured: its argv mode builds one JSON
- * array for the whole batch), and argv stays far below ARG_MAX. Both output
- * shapes parse the same. */
-#define ADDRS_ON_ARGV 1024
-
 struct mod {
 	char *path;
 	double weight;

@@ -9,89 +9,40 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "common/hashtab.h"
 
-/* A string -> id map (open addressing, FNV-1a): fusion keys are built as
- * strings so every identity rule is spelled out in one place. */
+/* A string -> id map over the common string table: fusion keys are built as
+ * strings so every identity rule is spelled out in one place. The table
+ * interns keys to dense indices; ids[] holds the id each key was given. */
 struct keymap {
-	char **keys;
+	struct strtab t;
 	int64_t *ids;
-	size_t cap, n;
+	size_t cap;
 };
 
-static uint64_t fnv(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-static int keymap__grow(struct keymap *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 64;
-	char **keys = xcalloc(cap, sizeof(*keys));
-	int64_t *ids = xcalloc(cap, sizeof(*ids));
-	if (!keys || !ids) {
-		xfree(keys);
-		xfree(ids);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < m->cap; i++) {
-		if (!m->keys[i])
-			continue;
-		size_t j = fnv(m->keys[i]) & (cap - 1);
-		while (keys[j])
-			j = (j + 1) & (cap - 1);
-		keys[j] = m->keys[i];
-		ids[j] = m->ids[i];
-	}
-	xfree(m->keys);
-	xfree(m->ids);
-	m->keys = keys;
-	m->ids = ids;
-	m->cap = cap;
-	return 0;
-}
-
-/* Returns the id for key, or -1 when absent (then *slot is where to put it). */
-static int64_t keymap__find(const struct keymap *m, const char *key, size_t *slot)
-{
-	size_t j = fnv(key) & (m->cap - 1);
-	while (m->keys[j]) {
-		if (strcmp(m->keys[j], key) == 0)
-			return m->ids[j];
-		j = (j + 1) & (m->cap - 1);
-	}
-	*slot = j;
-	return -1;
-}
-
-/* Looks key up; when absent stores (key taken, id). Returns the id, or -ENOMEM. */
+/* Looks key up; when absent stores (key, id). Frees key. Returns the id, or -ENOMEM. */
 static int64_t keymap__intern_take(struct keymap *m, char *key, int64_t id, bool *added)
 {
 	*added = false;
-	if (!key || ((m->n + 1) * 2 > m->cap && keymap__grow(m))) {
-		xfree(key);
+	if (!key)
 		return -ENOMEM;
+	bool add = false;
+	int64_t k = strtab__intern(&m->t, key, strlen(key), &add);
+	xfree(key);
+	if (k < 0)
+		return -ENOMEM;
+	if (add) {
+		if (xgrow((void **)&m->ids, &m->cap, (size_t)k + 1, sizeof(*m->ids)))
+			return -ENOMEM;
+		m->ids[k] = id;
+		*added = true;
 	}
-	size_t slot = 0;
-	int64_t found = keymap__find(m, key, &slot);
-	if (found >= 0) {
-		xfree(key);
-		return found;
-	}
-	m->keys[slot] = key;
-	m->ids[slot] = id;
-	m->n++;
-	*added = true;
-	return id;
+	return m->ids[k];
 }
 
 static void keymap__release(struct keymap *m)
 {
-	for (size_t i = 0; i < m->cap; i++)
-		xfree(m->keys[i]);
-	xfree(m->keys);
+	strtab__release(&m->t);
 	xfree(m->ids);
 	memset(m, 0, sizeof(*m));
 }

@@ -15,74 +15,44 @@
 
 #include "attrib/attrib.h"
 #include "attrib/attrib_ctx.h"
+#include "tools/llvm_dwarfdump.h"
+#include "tools/llvm_readelf.h"
 #include "tools/locate.h"
+#include "tools/symbolizer.h"
+#include "tools/symbolizer_parse.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "exec/exec.h"
 #include "model/model.h"
 
-/* The addresses as "0x…" strings, on argv (small batches) or as stdin. */
-static int address_args(const uint64_t *addrs, size_t n, bool on_argv, const char **argv,
-			char **buf)
-{
-	char *hex = xmalloc(n * 20 + 1);
-	if (!(*buf = hex))
-		return -ENOMEM;
-	size_t len = 0;
-	for (size_t i = 0; i < n; i++) {
-		int k = snprintf(hex + len, 20, "0x%" PRIx64, addrs[i]);
-		if (on_argv)
-			argv[i] = hex + len;
-		len += (size_t)k + 1;
-		if (!on_argv)
-			hex[len - 1] = '\n';
-	}
-	hex[len] = '\0';
-	return 0;
-}
-
-/* One symbolizer call over addrs[0..n) of m: argv and stdin it owns. */
+/* One symbolizer call over addrs[0..n) of m: argv and stdin built by the
+ * symbolizer's adapter (tools/symbolizer.h). */
 struct call {
 	struct mod *m;
-	const char **argv;
-	char *hex, *obj;
+	struct symbolizer_call sc;
 };
 
 static void call__release(struct call *k)
 {
-	xfree(k->argv);
-	xfree(k->hex);
-	xfree(k->obj);
+	symbolizer_call__release(&k->sc);
 }
 
 static int call__init(struct ctx *c, struct call *k, struct mod *m, const uint64_t *addrs,
 		      size_t n, struct exec_request *req)
 {
-	/* llvm-symbolizer reads stdin, one JSON line per address: the caching
-	 * executor keeps each address's line (exec/cache.c), so a later Run
-	 * symbolizes only the addresses it has not seen in this module */
-	bool llvm = c->tools->tool == ATTRIB_TOOL_LLVM, on_argv = !llvm && n <= ADDRS_ON_ARGV;
-	size_t fixed = llvm ? 3 : 7;
 	memset(k, 0, sizeof(*k));
 	k->m = m;
-	k->argv = xcalloc(fixed + n + 1, sizeof(*k->argv));
-	if (!k->argv || address_args(addrs, n, on_argv, k->argv + fixed, &k->hex))
+	/* llvm-symbolizer on stdin answers one JSON line per address: the
+	 * caching executor keeps each address's line, so a later live Run
+	 * symbolizes only the addresses it has not seen in this module */
+	bool argv_ok = c->tools->tool != ATTRIB_TOOL_LLVM;
+	if (symbolizer_call__init(&k->sc, c->tools, m->path, addrs, n, argv_ok) < 0)
 		return -ENOMEM;
-	k->argv[0] = c->tools->path;
-	if (llvm) {
-		if (!(k->obj = xasprintf("--obj=%s", m->path)))
-			return -ENOMEM;
-		k->argv[1] = "--output-style=JSON";
-		k->argv[2] = k->obj;
-	} else {
-		const char *a2l[] = {"-e", m->path, "-a", "-f", "-C", "-i"};
-		memcpy(k->argv + 1, a2l, sizeof(a2l));
-	}
-	*req = (struct exec_request){.argv = k->argv, .capture_stdout = true,
+	*req = (struct exec_request){.argv = k->sc.argv, .capture_stdout = true,
 				     .capture_stderr = true, .cacheable = true,
-				     .cache_per_line = llvm,
-				     .stdin_data = on_argv ? NULL : k->hex,
-				     .stdin_len = on_argv ? 0 : strlen(k->hex),
+				     .cache_per_line = k->sc.per_line,
+				     .stdin_data = k->sc.stdin_data,
+				     .stdin_len = k->sc.stdin_len,
 				     .env_set = c->env_set[0] ? c->env_set : NULL,
 				     .env_unset = c->env_unset[0] ? c->env_unset : NULL};
 	return 0;
@@ -93,7 +63,7 @@ static int call__init(struct ctx *c, struct call *k, struct mod *m, const uint64
  * threads of their own, in parallel. */
 struct parse_job {
 	const struct exec_result *res;
-	bool llvm;
+	const struct attrib_tools *tools;
 	struct attrib_chains out;
 	struct err pe;
 	int prc;
@@ -103,8 +73,7 @@ static void *parse_job__run(void *arg)
 {
 	struct parse_job *j = arg;
 	const char *t = j->res->out ? j->res->out : "";
-	j->prc = j->llvm ? symbolizer_json__parse(t, j->res->out_len, &j->out, &j->pe)
-			 : addr2line__parse(t, j->res->out_len, &j->out, &j->pe);
+	j->prc = symbolizer__parse(j->tools, t, j->res->out_len, &j->out, &j->pe);
 	return NULL;
 }
 
@@ -264,7 +233,7 @@ int attrib_symbolize_all(struct ctx *c)
 	if (!rc && !jobs)
 		rc = -ENOMEM;
 	for (size_t i = 0; jobs && i < nk; i++)
-		jobs[i] = (struct parse_job){.res = &res[i], .llvm = c->tools->tool == ATTRIB_TOOL_LLVM};
+		jobs[i] = (struct parse_job){.res = &res[i], .tools = c->tools};
 	if (jobs)
 		parse_all(jobs, nk);
 	for (size_t i = 0; !rc && i < nk; i++)
@@ -331,9 +300,10 @@ int attrib_inspect_and_sums(struct ctx *c)
 						    : !(want_sums && wants_sums(c, m))))
 				continue;
 			const char **a = argv + 4 * n;
-			a[0] = pass == 0 ? c->tools->readelf : c->tools->dwarfdump;
-			a[1] = pass == 0 ? "-S" : "--debug-line";
-			a[2] = m->path;
+			if (pass == 0)
+				llvm_readelf__sections_argv(a, c->tools->readelf, m->path);
+			else
+				llvm_dwarfdump__lines_argv(a, c->tools->dwarfdump, m->path);
 			rq[n] = (struct exec_request){.argv = a, .capture_stdout = true,
 						      .capture_stderr = true, .cacheable = true,
 						      .timeout_s = pass == 0 ? 60 : 120};

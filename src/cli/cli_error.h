@@ -10,6 +10,7 @@
 #define NUNATAK_CLI_CLI_ERROR_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 typedef struct json_t json_t;
 struct console;
@@ -18,6 +19,17 @@ struct err;
 /* Writes doc (taken; NULL writes nothing) to stdout, indented, keys in
  * insertion order, then a newline. Returns 0, or -1 when stdout refused. */
 int cli_print_json(json_t *doc_take);
+/* The same to out (`run --json` keeps its document's stream aside). */
+int cli_print_json_to(FILE *out, json_t *doc_take);
+
+/* Adds "error": {"code", "message"} to doc (the shape every verb's error
+ * document has). 0, or -1 when out of memory. */
+int cli_add_error(json_t *doc, const char *code, const char *msg);
+
+/* The one --json error document: extra_take (taken, may be NULL: {}) with
+ * "error": {"code", "message"} added, written to out. Prints nothing on the
+ * console (for a caller that already reported the message). 0 or -1. */
+int cli_error_json(FILE *out, const char *code, const char *msg, json_t *extra_take);
 
 /* Reports e (an empty message reads "out of memory") and returns
  * err_exit_code(e->code, otherwise): EXIT_USAGE for a usage error, else
@@ -25,6 +37,9 @@ int cli_print_json(json_t *doc_take);
  * NULL) holds the verb's other fields of the JSON document. */
 int cli_fail(struct console *con, bool json, const struct err *e, int otherwise,
 	     json_t *extra_take);
+/* The same with the JSON document going to json_out (NULL: no --json). */
+int cli_fail_to(struct console *con, FILE *json_out, const struct err *e, int otherwise,
+		json_t *extra_take);
 
 /* The same for a usage problem found by the verb itself (code "usage"). */
 int cli_usage(struct console *con, bool json, const char *msg, json_t *extra_take);

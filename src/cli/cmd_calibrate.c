@@ -2,6 +2,7 @@
 /* `nunatak calibrate [--force] [--json]`: the Machine's Ceilings, from the
  * cache when this Machine was calibrated before, else measured now by the
  * calibration kernels and cached (docs/cli/calibrate.md). */
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "common/exit_codes.h"
 #include "cli/options.h"
@@ -16,6 +18,7 @@
 #include "common/config.h"
 #include "common/console.h"
 #include "common/err.h"
+#include "common/err_codes.h"
 #include "exec/exec.h"
 #include "model/machine_identity.h"
 #include "machine/profile.h"
@@ -95,13 +98,7 @@ static int print_json(const struct machine *m, const struct profile_outcome *po)
 			      source_name(po->source), "profile", po->cache_path, "stored",
 			      po->stored, "not_stored", po->not_stored, "calibration",
 			      calibration_json(po), "machine", machine__to_json(m));
-	char *s = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
-	json_decref(j);
-	if (!s)
-		return -1;
-	printf("%s\n", s);
-	free(s);
-	return 0;
+	return j ? cli_print_json(j) : -1;
 }
 
 static void print_text(const struct machine *m, const struct profile_outcome *po)
@@ -180,18 +177,10 @@ static int calibrate(const struct calibrate_opts_cli *o, struct console *con)
 		console__progress_end(con, "calibration");
 	}
 	if (!x || rc < 0) {
-		if (o->json) {
-			json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code",
-					      e.code[0] ? e.code : "calibrate.failed", "message",
-					      e.msg[0] ? e.msg : "calibration failed");
-			char *t = j ? json_dumps(j, 0) : NULL;
-			if (t)
-				printf("%s\n", t);
-			free(t);
-			json_decref(j);
-		}
-		console__error(con, "%s", e.msg[0] ? e.msg : "calibration failed");
-		rc = EXIT_FAILURE_BEFORE_LAUNCH;
+		struct err f = {0};
+		err_set(&f, -EIO, e.code[0] ? e.code : ERR_CALIBRATE_FAILED, "%s",
+			e.msg[0] ? e.msg : "calibration failed");
+		rc = cli_fail(con, o->json, &f, EXIT_FAILURE_BEFORE_LAUNCH, NULL);
 	} else if (o->json) {
 		rc = print_json(&m, &po) < 0 ? EXIT_FAILURE_BEFORE_LAUNCH : 0;
 	} else {
@@ -216,8 +205,8 @@ int cmd_calibrate(int argc, char **argv)
 	if (rc == 1) {
 		rc = 0;
 	} else if (rc < 0) {
-		console__error(&con, "%s", e.msg);
-		rc = EXIT_USAGE;
+		rc = cli_fail(&con, o.json || opts_flag_given(argc, argv, "json"), &e, EXIT_USAGE,
+			      NULL);
 	} else {
 		rc = calibrate(&o, &con);
 	}

@@ -155,11 +155,9 @@ static int output(const struct compare_opts *o, const struct compare_result *r,
 				json_t *n = json_array_get(json_object_get(doc, "notes"), i);
 				const char *msg = json_string_value(json_object_get(n, "message"));
 				console__error(con, "not comparable: %s", msg ? msg : "?");
+				const char *ecode = json_string_value(json_object_get(n, "code"));
 				if (!json_object_get(doc, "error"))
-					json_object_set_new(doc, "error",
-							    json_pack("{s:O, s:O}", "code",
-								      json_object_get(n, "code"),
-								      "message", json_object_get(n, "message")));
+					cli_add_error(doc, ecode ? ecode : "?", msg ? msg : "?");
 			}
 	} else if (!o->no_html) {
 		write_page(doc, in, con);

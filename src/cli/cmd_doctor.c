@@ -101,13 +101,7 @@ static void print_table(const struct doctor_report *r)
 static int print_json(const struct doctor_report *r)
 {
 	json_t *j = doctor_report__json(r);
-	char *s = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
-	json_decref(j);
-	if (!s)
-		return -1;
-	printf("%s\n", s);
-	free(s);
-	return 0;
+	return j ? cli_print_json(j) : -1;
 }
 
 static int doctor(const struct doctor_opts *o, const struct opts_rest *rest, struct console *con)

@@ -110,27 +110,15 @@ static bool valid_source_map(const struct opt_strlist *l)
 	return true;
 }
 
-static int print_json(json_t *doc, FILE *out)
-{
-	if (!doc)
-		return 0;
-	int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	if (fputc('\n', out) == EOF || fflush(out) == EOF)
-		rc = -1;
-	json_decref(doc);
-	return rc;
-}
-
 /* Under --json a usage error is a JSON document too (STYLE.md §8). */
 static int usage_error(const struct run_opts *o, struct console *con, const char *msg,
 		       FILE *out)
 {
-	console__error(con, "%s", msg);
-	if (o->json || o->json_file)
-		print_json(json_pack("{s:n, s:n, s:i, s:{s:s, s:s}}", "run", "name", "exit_code",
-				     EXIT_USAGE, "error", "code", ERR_USAGE, "message", msg),
-			   out ? out : stdout);
-	return EXIT_USAGE;
+	struct err e = {0};
+	err_set(&e, -EINVAL, ERR_USAGE, "%s", msg);
+	json_t *extra = json_pack("{s:n, s:n, s:i}", "run", "name", "exit_code", EXIT_USAGE);
+	return cli_fail_to(con, o->json || o->json_file ? (out ? out : stdout) : NULL, &e,
+			   EXIT_USAGE, extra);
 }
 
 /* Where the JSON document goes. --json (or --json-file -): this process's
@@ -217,8 +205,11 @@ int cmd_run(int argc, char **argv)
 		.nr_source_map = o.source_map.n, .collector = collector,
 		.call_graph = o.call_graph, .multi_pass = o.multi_pass, .cmd = rest.cmd_argv, .cmd_argc = rest.cmd_argc};
 	json_t *doc = NULL;
-	rc = run_pipeline(&req, &con, &doc);
-	if (print_json(doc, jout) < 0)
+	struct err failure = {0};
+	rc = run_pipeline(&req, &con, &doc, &failure);
+	int wrc = failure.code[0] && doc ? cli_error_json(jout, failure.code, failure.msg, doc)
+					 : cli_print_json_to(jout, doc);
+	if (wrc < 0)
 		console__error(&con, "could not write the JSON document to %s",
 			       o.json_file && strcmp(o.json_file, "-") ? o.json_file : "standard output");
 out:

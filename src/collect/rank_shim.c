@@ -226,12 +226,12 @@ static void extract_samples(struct shim *s, const char *data, struct err *e)
 static bool records_at_all(struct shim *s)
 {
 	char *out = xasprintf("%s/.perf-probe.data", s->dir);
-	const char *argv[] = {s->perf, "record", "-q", "-e", "task-clock", "-o", out, "--",
-			      "true", NULL};
+	char **argv = out ? perf_argv_record_probe(s->perf, out) : NULL;
 	struct exec_result r = {0};
 	struct err e = {0};
-	bool ok = !out || run_tool(s, (char *const *)argv, NULL, &r, &e) != 0 || r.exit_code == 0;
+	bool ok = !argv || run_tool(s, argv, NULL, &r, &e) != 0 || r.exit_code == 0;
 	exec_result__release(&r);
+	perf_argv__free(argv);
 	if (out)
 		unlink(out);
 	xfree(out);
@@ -360,20 +360,14 @@ static int try_count(struct shim *s, struct err *e)
 		return err_oom(e);
 	snprintf(s->events, sizeof(s->events), "%s",
 		 node_has_pmu() ? "task-clock,cycles,instructions" : "task-clock");
-	const char *argv[] = {s->perf, "stat", "-x,", "-e", s->events, "-o", csv, "--", NULL};
-	size_t na = sizeof(argv) / sizeof(argv[0]) - 1, n = 0;
-	while (s->app[n])
-		n++;
-	char **full = xcalloc(na + n + 1, sizeof(*full));
+	char **full = perf_argv_stat(s->perf, s->events, csv, s->app);
 	if (!full) {
 		xfree(csv);
 		return err_oom(e);
 	}
-	memcpy(full, argv, na * sizeof(*full));
-	memcpy(full + na, s->app, n * sizeof(*full));
 	unlink(csv);
 	int rc = run_app_argv(s, full, e);
-	xfree(full);
+	perf_argv__free(full);
 	if (rc == 0) {
 		char *text = read_small_file(csv);
 		bool counts = csv_has_counts(text);

@@ -39,19 +39,8 @@ const char *stacks_mode__name(enum stacks_mode m); /* "none", "fp", "lbr", "dwar
 /* "lbr", "fp", "dwarf", "none" -> *out; returns 0 or -EINVAL. */
 int stacks_mode__parse(const char *s, enum stacks_mode *out);
 
-/* Library paths of `ldd` output (the "name => /path (0x...)" lines); caller
- * frees each and the array. *n receives the count. NULL when none. */
-char **stacks_parse_ldd(const char *text, size_t *n);
-
-/* The function symbols of `objdump -t` / `-T` output of at least min_size
- * bytes, defined in a section (not *UND*), deduplicated by address, the
- * `max` largest (ties: first listed), in decreasing size: their addresses
- * into out[max]. Returns how many. */
-size_t stacks_parse_symbols(const char *text, uint64_t min_size, size_t max, uint64_t *out);
-
-/* Whether a disassembly of a function's first bytes shows a frame-pointer
- * prologue within the first STACKS_PROLOGUE_INSNS instructions. */
-bool stacks_fp_prologue(const char *disassembly);
+/* objdump and ldd are driven through their adapters (tools/objdump.h,
+ * tools/ldd.h), which build their argv and parse their output. */
 
 struct stacks_module {
 	char *path;

@@ -16,6 +16,8 @@
 #include "common/err_codes.h"
 #include "collect/stacks_cache.h"
 #include "exec/exec.h"
+#include "tools/ldd.h"
+#include "tools/objdump.h"
 
 static int tool(struct executor *x, const char *const *argv, struct exec_result *r,
 		struct err *e)
@@ -30,15 +32,15 @@ static int tool(struct executor *x, const char *const *argv, struct exec_result 
 static int symbols_of(struct executor *x, const char *objdump, const char *mod, uint64_t *addrs,
 		      size_t *n, struct err *e)
 {
-	static const char *const flags[] = {"-t", "-T"};
 	*n = 0;
 	for (int k = 0; k < 2 && *n == 0; k++) {
-		const char *argv[] = {objdump, flags[k], mod, NULL};
+		const char *argv[4];
+		objdump__symbols_argv(argv, objdump, k == 1, mod);
 		struct exec_result r;
 		int rc = tool(x, argv, &r, e);
 		if (rc == 0 && r.exit_code == 0)
-			*n = stacks_parse_symbols(r.out, STACKS_MIN_SYMBOL,
-						  STACKS_SYMBOLS_PER_MODULE, addrs);
+			*n = objdump__parse_symbols(r.out, STACKS_MIN_SYMBOL,
+						    STACKS_SYMBOLS_PER_MODULE, addrs);
 		exec_result__release(&r);
 		if (rc < 0)
 			return rc;
@@ -56,17 +58,13 @@ static int check_module(struct executor *x, const char *objdump, struct stacks_m
 		return rc;
 	struct exec_request rq[STACKS_SYMBOLS_PER_MODULE];
 	struct exec_result res[STACKS_SYMBOLS_PER_MODULE];
-	char start[STACKS_SYMBOLS_PER_MODULE][48], stop[STACKS_SYMBOLS_PER_MODULE][48];
-	const char *argv[STACKS_SYMBOLS_PER_MODULE][6];
+	struct objdump_range_argv argv[STACKS_SYMBOLS_PER_MODULE];
 	memset(rq, 0, sizeof(rq));
 	memset(res, 0, sizeof(res));
 	for (size_t i = 0; i < n; i++) {
-		snprintf(start[i], sizeof(start[i]), "--start-address=0x%" PRIx64, addrs[i]);
-		snprintf(stop[i], sizeof(stop[i]), "--stop-address=0x%" PRIx64,
-			 addrs[i] + STACKS_PROLOGUE_BYTES);
-		const char *a[6] = {objdump, "--disassemble", start[i], stop[i], m->path, NULL};
-		memcpy(argv[i], a, sizeof(a));
-		rq[i] = (struct exec_request){.argv = argv[i], .capture_stdout = true,
+		objdump__disassemble_argv(&argv[i], objdump, m->path, addrs[i],
+					  STACKS_PROLOGUE_BYTES);
+		rq[i] = (struct exec_request){.argv = argv[i].argv, .capture_stdout = true,
 					      .capture_stderr = true, .timeout_s = 60,
 					      .cacheable = true};
 	}
@@ -74,7 +72,7 @@ static int check_module(struct executor *x, const char *objdump, struct stacks_m
 	for (size_t i = 0; i < n; i++) {
 		if (rc == 0 && res[i].exit_code == 0) {
 			m->sampled++;
-			m->with_fp += stacks_fp_prologue(res[i].out);
+			m->with_fp += objdump__fp_prologue(res[i].out, STACKS_PROLOGUE_INSNS);
 		}
 		exec_result__release(&res[i]);
 	}
@@ -84,10 +82,10 @@ static int check_module(struct executor *x, const char *objdump, struct stacks_m
 /* GNU objdump answers --version with "GNU objdump ..."; LLVM's is refused. */
 static bool gnu_objdump(struct executor *x, const char *objdump, struct err *e)
 {
-	const char *argv[] = {objdump, "--version", NULL};
+	const char *argv[3];
+	objdump__version_argv(argv, objdump);
 	struct exec_result r;
-	bool ok = tool(x, argv, &r, e) == 0 && r.exit_code == 0 && r.out &&
-		  strstr(r.out, "GNU objdump");
+	bool ok = tool(x, argv, &r, e) == 0 && r.exit_code == 0 && objdump__is_gnu(r.out);
 	exec_result__release(&r);
 	return ok;
 }
@@ -111,10 +109,11 @@ static int target_libs(struct executor *x, const char *target, struct stacks_cac
 	char **libs = c ? stacks_cache__libs(c, tkey, ldp, &nl) : NULL;
 	int rc = 0;
 	if (!libs) {
-		const char *largv[] = {"ldd", target, NULL};
+		const char *largv[LDD_ARGC + 1];
+		ldd__argv(largv, target);
 		struct exec_result r;
 		if ((rc = tool(x, largv, &r, e)) == 0 && r.exit_code == 0) {
-			libs = stacks_parse_ldd(r.out, &nl);
+			libs = ldd__parse(r.out, &nl);
 			if (c)
 				stacks_cache__put_libs(c, tkey, ldp, libs, nl);
 		}

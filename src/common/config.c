@@ -54,7 +54,6 @@ static const char *const tool_defaults[][2] = {
 	{"objdump", "objdump"},
 	{"cc", "cc"},
 	{"mpicc", "mpicc"},
-	{"mpifort", "mpifort"},
 	{"mpirun", "mpirun"},
 	{"git", "git"},
 };

@@ -16,7 +16,7 @@
  * Keys and defaults:
  *   name                   (none)        runs_dir             ".nunatak"
  *   [tools] perf, llvm-symbolizer, llvm-readelf, llvm-dwarfdump, addr2line,
- *           objdump, cc, mpicc, mpifort, mpirun, git  (conventional names)
+ *           objdump, cc, mpicc, mpirun, git  (conventional names)
  *   [source_map] "<old prefix>" = "<new prefix>"            ({})
  *   [sampling] frequency 997 (Hz), rank_threshold 64 (ranks)
  *   [stacks] fp_threshold  0.75
@@ -24,10 +24,13 @@
  *   [passes] witness 0.05
  *   [calibration] on_first_run true, budget 60 (seconds)
  *
- * Keys parsed ahead of their reader (recorded in every Run, read by nothing
- * yet): stacks.fp_threshold, passes.witness and tools.objdump (the preload
- * collector, call stacks and multi-pass collection), tools.mpicc and
- * tools.mpifort (the MPI interposition). Every other key has a reader.
+ * Every key has a reader: stacks.fp_threshold and tools.objdump the
+ * call-stack ladder (run/stage_stacks.c), passes.witness multi-pass
+ * collection (run/stage_passes.c), tools.mpicc the MPI probes' build
+ * (run/ranks_mpi.c), tools.git the provenance. tools.mpifort was removed (the
+ * PMPI library is C, built by mpicc, and serves Fortran too), like
+ * thresholds.coverage and tools.mpip before it: a configuration that still
+ * sets one gets the unknown-key warning.
  *
  * Ownership: a struct config owns all its strings; config__release() frees
  * them. Returned `const char *` are borrowed until the config is released or

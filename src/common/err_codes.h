@@ -29,6 +29,7 @@ enum err_class { ERR_CLASS_USAGE, ERR_CLASS_INPUT, ERR_CLASS_SYSTEM, ERR_CLASS_I
 /* X(macro, token, class) */
 #define ERR_CODES(X) \
 	X(ERR_ADDR2LINE_OUTPUT, "addr2line.output", ERR_CLASS_INPUT) \
+	X(ERR_CALIBRATE_FAILED, "calibrate.failed", ERR_CLASS_SYSTEM) \
 	X(ERR_CALIBRATION_IO, "calibration.io", ERR_CLASS_SYSTEM) \
 	X(ERR_CALIBRATION_OUTPUT, "calibration.output", ERR_CLASS_INPUT) \
 	X(ERR_COMPARE_MACHINE, "compare.machine", ERR_CLASS_INPUT) \

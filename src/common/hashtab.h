@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Small open-addressing hash helpers, the one hash table of src/ (ingestion
- * interns with them; regions/ and attrib/ still keep hand-rolled tables of
- * their own, to be ported).
+ * interns with them, attribution fuses with strtab, regions index call paths,
+ * region names and meet sums with oatab).
  *
  * `oatab` is an index only: it maps a 64-bit hash to 1-based ids of entries
  * the owner keeps in its own array (each entry stores its hash, so the index

@@ -65,3 +65,12 @@ const char *format_si(char *buf, size_t len, double v, const char *unit)
 	snprintf(buf, len, "%.3g %s%s", v, pfx[k], unit);
 	return buf;
 }
+
+size_t text_next_line(const char **p, const char **line)
+{
+	*line = *p;
+	const char *nl = strchr(*p, '\n');
+	size_t len = nl ? (size_t)(nl - *p) : strlen(*p);
+	*p = nl ? nl + 1 : *p + len;
+	return len;
+}

@@ -23,6 +23,10 @@ char *text_lines__join(const struct text_lines *t);
 void text_lines__release(struct text_lines *t);
 
 /* Formats a value with an SI prefix and unit ("1.17 Tflop/s") into buf. */
+/* The next line of NUL-terminated text: sets *line to it and returns its
+ * length (without '\n'); advances *p past it. */
+size_t text_next_line(const char **p, const char **line);
+
 const char *format_si(char *buf, size_t len, double v, const char *unit);
 
 #endif

@@ -109,10 +109,14 @@ static int counters_without_group(struct executor *x, const struct config *cfg,
 				  const char *cpuinfo, const struct counter_group *unvalidated,
 				  struct doctor_report *r, struct err *e)
 {
-	const char *argv[] = {config__tool(cfg, "perf"), "stat", "-x,", "-e", "cycles", "--",
-			      "true", NULL};
+	char t[] = "true";
+	char *const cmd[] = {t, NULL};
+	char **argv = perf_argv_stat(config__tool(cfg, "perf"), "cycles", NULL, cmd);
+	if (!argv)
+		return err_oom(e);
 	struct exec_result res;
-	int rc = doctor_probe(x, argv, &res, e);
+	int rc = doctor_probe(x, (const char *const *)argv, &res, e);
+	perf_argv__free(argv);
 	if (rc < 0)
 		return rc;
 	/* perf stat -x, reports on stderr: "<not supported>,,cycles,0,100.00,," on a

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/hashtab.h"
+
 struct err;
 struct rank_data;
 struct trace_set;
@@ -30,9 +32,8 @@ struct path_tree {
 	uint32_t *region;
 	int32_t *depth;
 	size_t n, cap;
-	uint64_t *hkey; /* open addressing: key = (parent + 1) << 32 | region */
-	uint32_t *hval; /* node + 1, 0 empty */
-	size_t hcap;
+	uint64_t *hash;  /* per node: mix64((parent + 1) << 32 | region), the key itself */
+	struct oatab idx; /* common/hashtab index over the nodes */
 	uint32_t *kid_region; /* child cache: region + 1 (0 empty) per (parent + 1, slot) */
 	int32_t *kid_node;
 	size_t nr_kids;

@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,14 +29,9 @@ struct hit {
 	int32_t loc; /* index into the module's symbolized addresses, -1 unknown */
 };
 
-struct sps_info {
-	int32_t rank, hz;
-	int64_t ticks, samples;
-};
-
 struct lctx {
 	const struct lines_opts *o;
-	struct sps_info *files; /* the files read, for the sampling rate */
+	struct lines_file *files; /* the files read, for the sampling rate */
 	size_t cap_files;
 	struct trace_set names;   /* region-name table (reuses the interning) */
 	struct trace_set modules; /* module-path table */
@@ -66,7 +60,7 @@ static int add_file(struct lctx *x, const char *path, struct err *e)
 		rc = err_oom(e);
 		goto out;
 	}
-	x->files[x->nr_files] = (struct sps_info){f.rank, f.hz, f.ticks, f.nr_samples};
+	x->files[x->nr_files] = (struct lines_file){f.rank, f.hz, f.ticks, f.nr_samples};
 	x->ticks += f.ticks;
 	x->nr_files++;
 	uint32_t *rid = xcalloc((size_t)f.nr_regions + 1, sizeof(*rid));
@@ -225,13 +219,6 @@ static int symbolize_all(struct lctx *x, struct sym_loc **locs, size_t *nr_locs,
 	return rc;
 }
 
-struct row {
-	uint32_t region;
-	const char *file, *func;
-	int line;
-	int64_t count;
-};
-
 static int cmp_str0(const char *a, const char *b)
 {
 	if (!a || !b)
@@ -241,7 +228,7 @@ static int cmp_str0(const char *a, const char *b)
 
 static int cmp_row_key(const void *a, const void *b)
 {
-	const struct row *x = a, *y = b;
+	const struct lines_row *x = a, *y = b;
 	int c;
 	if (x->region != y->region)
 		return x->region < y->region ? -1 : 1;
@@ -254,7 +241,7 @@ static int cmp_row_key(const void *a, const void *b)
 
 static int cmp_row_rank(const void *a, const void *b, void *ctx)
 {
-	const struct row *x = a, *y = b;
+	const struct lines_row *x = a, *y = b;
 	const int64_t *tot = ctx;
 	if (x->region != y->region) {
 		if (tot[x->region] != tot[y->region])
@@ -267,17 +254,17 @@ static int cmp_row_rank(const void *a, const void *b, void *ctx)
 }
 
 /* One row per (region, file:line, function); everything without a line is ??:0. */
-static struct row *make_rows(const struct lctx *x, const struct sym_loc *locs, size_t *nr,
+static struct lines_row *make_rows(const struct lctx *x, const struct sym_loc *locs, size_t *nr,
 			     int64_t *tot)
 {
-	struct row *r = xmalloc((x->nr_hits + 1) * sizeof(*r));
+	struct lines_row *r = xmalloc((x->nr_hits + 1) * sizeof(*r));
 	if (!r)
 		return NULL;
 	for (size_t i = 0; i < x->nr_hits; i++) {
 		const struct sym_loc *l = x->hits[i].loc >= 0 ? &locs[x->hits[i].loc] : NULL;
 		bool known = l && l->file;
 		/* The symbol table names the function even without -g. */
-		r[i] = (struct row){x->hits[i].region, known ? l->file : NULL,
+		r[i] = (struct lines_row){x->hits[i].region, known ? l->file : NULL,
 				    l ? l->function : NULL, known ? l->line : 0, 1};
 		tot[x->hits[i].region]++;
 	}
@@ -294,152 +281,48 @@ static struct row *make_rows(const struct lctx *x, const struct sym_loc *locs, s
 	return r;
 }
 
-/* Source text of file:line (trimmed), or NULL; caller frees. */
-static char *source_line(const char *file, int line)
+int lines_compute(const char *const *inputs, size_t nr_inputs, const struct lines_opts *o,
+		  struct lines_result *out, struct console *con, struct err *e)
 {
-	FILE *f = file && line > 0 ? fopen(file, "re") : NULL;
-	if (!f)
-		return NULL;
-	char buf[512];
-	char *text = NULL;
-	for (int n = 1; fgets(buf, sizeof(buf), f); n += strchr(buf, '\n') != NULL) {
-		if (n == line) {
-			buf[strcspn(buf, "\n")] = 0;
-			char *p = buf;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			text = xstrdup(p);
-			break;
-		}
-	}
-	fclose(f);
-	return text;
-}
-
-/* The sampling rate the files achieved (the .sps hz field is the effective
- * rate, never the requested one). */
-static void rate_range(const struct lctx *x, int32_t *lo, int32_t *hi)
-{
-	*lo = *hi = 0;
-	for (size_t i = 0; i < x->nr_files; i++) {
-		if (i == 0 || x->files[i].hz < *lo)
-			*lo = x->files[i].hz;
-		if (i == 0 || x->files[i].hz > *hi)
-			*hi = x->files[i].hz;
-	}
-}
-
-static void print_text(const struct lctx *x, const struct row *r, size_t n, const int64_t *tot,
-		       int top, FILE *out)
-{
-	int32_t lo, hi;
-	rate_range(x, &lo, &hi);
-	fprintf(out, "%zu sample file%s, %zu samples, %" PRId64 " timer ticks", x->nr_files,
-		x->nr_files == 1 ? "" : "s", x->nr_hits, x->ticks);
-	if (lo == hi)
-		fprintf(out, ", effective sampling rate %" PRId32 " Hz\n", lo);
-	else
-		fprintf(out, ", effective sampling rate %" PRId32 "-%" PRId32 " Hz over the files\n",
-			lo, hi);
-	for (size_t i = 0; i < n;) {
-		uint32_t reg = r[i].region;
-		fprintf(out, "\nregion %s: %" PRId64 " samples (%.1f%% of samples)\n",
-			x->names.regions[reg].name, tot[reg],
-			x->nr_hits ? 100.0 * (double)tot[reg] / (double)x->nr_hits : 0.0);
-		fprintf(out, "%7s  %8s  %s\n", "share", "samples", "line  function");
-		int shown = 0;
-		for (; i < n && r[i].region == reg; i++, shown++) {
-			if (top > 0 && shown >= top)
-				continue;
-			char loc[320];
-			if (r[i].file)
-				snprintf(loc, sizeof(loc), "%s:%d", r[i].file, r[i].line);
-			else
-				snprintf(loc, sizeof(loc), "??:0");
-			fprintf(out, "%6.1f%%  %8" PRId64 "  %s  %s%s\n",
-				100.0 * (double)r[i].count / (double)tot[reg], r[i].count, loc,
-				r[i].func ? r[i].func : r[i].file ? "??" : "(no line information)",
-				r[i].func && !r[i].file ? " (no line information: build with -g)" : "");
-			char *text = x->o->source ? source_line(r[i].file, r[i].line) : NULL;
-			if (text)
-				fprintf(out, "%19s| %s\n", "", text);
-			xfree(text);
-		}
-	}
-}
-
-static int print_json(const struct lctx *x, const struct row *r, size_t n, const int64_t *tot,
-		      int top, FILE *out)
-{
-	json_t *regions = json_array();
-	for (size_t i = 0; i < n;) {
-		uint32_t reg = r[i].region;
-		json_t *lines = json_array();
-		int shown = 0;
-		for (; i < n && r[i].region == reg; i++, shown++) {
-			if (top > 0 && shown >= top)
-				continue;
-			char *text = x->o->source ? source_line(r[i].file, r[i].line) : NULL;
-			json_array_append_new(
-				lines, json_pack("{s:s, s:i, s:o, s:I, s:f, s:o}", "file",
-						 r[i].file ? r[i].file : "??", "line", r[i].line,
-						 "function",
-						 r[i].func ? json_string(r[i].func) : json_null(),
-						 "samples", (json_int_t)r[i].count, "share",
-						 (double)r[i].count / (double)tot[reg], "source",
-						 text ? json_string(text) : json_null()));
-			xfree(text);
-		}
-		json_array_append_new(regions, json_pack("{s:s, s:I, s:o}", "region",
-							 x->names.regions[reg].name, "samples",
-							 (json_int_t)tot[reg], "lines", lines));
-	}
-	json_t *files = json_array();
-	for (size_t i = 0; i < x->nr_files; i++)
-		json_array_append_new(files, json_pack("{s:i, s:i, s:I, s:I}", "rank",
-						       (int)x->files[i].rank, "effective_hz",
-						       (int)x->files[i].hz, "ticks",
-						       (json_int_t)x->files[i].ticks, "samples",
-						       (json_int_t)x->files[i].samples));
-	json_t *doc = json_pack("{s:s, s:i, s:i, s:I, s:I, s:o, s:o}", "schema",
-				"nunatak.regions.lines", "schema_version", 1, "files",
-				(int)x->nr_files, "samples", (json_int_t)x->nr_hits, "ticks",
-				(json_int_t)x->ticks, "per_file", files, "regions", regions);
-	int rc = doc && json_dumpf(doc, out, JSON_INDENT(2)) == 0 ? 0 : -EIO;
-	fputc('\n', out);
-	json_decref(doc);
-	return rc;
-}
-
-int regions_lines(const char *const *inputs, size_t nr_inputs, const struct lines_opts *o,
-		  FILE *out, struct console *con, struct err *e)
-{
-	struct lctx x = {.o = o};
-	struct sym_loc *locs = NULL;
-	size_t nr_locs = 0, nr_rows = 0;
-	struct row *rows = NULL;
-	int64_t *tot = NULL;
-	int rc = collect(&x, inputs, nr_inputs, e);
+	memset(out, 0, sizeof(*out));
+	struct lctx *x = xcalloc(1, sizeof(*x));
+	if (!x)
+		return err_oom(e);
+	x->o = o;
+	out->ctx_ = x;
+	int rc = collect(x, inputs, nr_inputs, e);
 	if (rc == 0)
-		rc = symbolize_all(&x, &locs, &nr_locs, con, e);
+		rc = symbolize_all(x, &out->locs_, &out->nr_locs_, con, e);
 	if (rc == 0) {
-		tot = xcalloc(x.names.nr_regions + 1, sizeof(*tot));
-		rows = tot ? make_rows(&x, locs, &nr_rows, tot) : NULL;
-		if (!rows)
+		out->region_total = xcalloc(x->names.nr_regions + 1, sizeof(*out->region_total));
+		out->rows = out->region_total
+				    ? make_rows(x, out->locs_, &out->nr_rows, out->region_total)
+				    : NULL;
+		if (!out->rows)
 			rc = err_oom(e);
 	}
-	if (rc == 0 && o->json)
-		rc = print_json(&x, rows, nr_rows, tot, o->top, out);
-	else if (rc == 0)
-		print_text(&x, rows, nr_rows, tot, o->top, out);
-	for (size_t i = 0; i < nr_locs; i++)
-		sym_loc__release(&locs[i]);
-	xfree(locs);
-	xfree(rows);
-	xfree(tot);
-	xfree(x.hits);
-	xfree(x.files);
-	trace_set__release(&x.names);
-	trace_set__release(&x.modules);
+	out->files = x->files;
+	out->nr_files = x->nr_files;
+	out->nr_samples = x->nr_hits;
+	out->ticks = x->ticks;
+	out->names = &x->names;
 	return rc;
+}
+
+void lines_result__release(struct lines_result *r)
+{
+	struct lctx *x = r->ctx_;
+	for (size_t i = 0; i < r->nr_locs_; i++)
+		sym_loc__release(&r->locs_[i]);
+	xfree(r->locs_);
+	xfree(r->rows);
+	xfree(r->region_total);
+	if (x) {
+		xfree(x->hits);
+		xfree(x->files);
+		trace_set__release(&x->names);
+		trace_set__release(&x->modules);
+		xfree(x);
+	}
+	memset(r, 0, sizeof(*r));
 }

@@ -13,11 +13,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
+#include <stdint.h>
 
 struct console;
 struct err;
 struct rank_filter;
+struct sym_loc;
+struct trace_set;
 
 struct lines_opts {
 	int top; /* rows per region; 0 = all */
@@ -26,7 +28,40 @@ struct lines_opts {
 	const struct rank_filter *ranks; /* only these ranks' .sps files; NULL: all */
 };
 
-int regions_lines(const char *const *inputs, size_t nr_inputs, const struct lines_opts *o,
-		  FILE *out, struct console *con, struct err *e);
+/* One row of the profile: samples of (region, file:line, function). file is
+ * NULL for code without line information (one "??:0" row per region). */
+struct lines_row {
+	uint32_t region; /* into names->regions */
+	const char *file, *func;
+	int line;
+	int64_t count;
+};
+
+/* One sampler file read: its rank and the rate it achieved. */
+struct lines_file {
+	int32_t rank, hz;
+	int64_t ticks, samples;
+};
+
+struct lines_result {
+	struct lines_row *rows;     /* hottest region first, hottest line first within */
+	size_t nr_rows;
+	int64_t *region_total;      /* samples per region id */
+	const struct lines_file *files;
+	size_t nr_files;
+	size_t nr_samples;
+	int64_t ticks;
+	const struct trace_set *names; /* region names (names->regions[id].name) */
+	/* owned storage */
+	void *ctx_;
+	struct sym_loc *locs_;
+	size_t nr_locs_;
+};
+
+/* Reads, symbolizes and counts (rendered by report/regions_lines.h). out is
+ * filled even on failure; release it with lines_result__release. */
+int lines_compute(const char *const *inputs, size_t nr_inputs, const struct lines_opts *o,
+		  struct lines_result *out, struct console *con, struct err *e);
+void lines_result__release(struct lines_result *r);
 
 #endif

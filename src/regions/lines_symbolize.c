@@ -8,6 +8,7 @@
 
 #include "attrib/elf.h"
 #include "tools/locate.h"
+#include "tools/symbolizer.h"
 #include "tools/symbolizer_parse.h"
 #include "common/alloc.h"
 #include "common/err.h"
@@ -36,18 +37,6 @@ uint64_t lines_vaddr(const struct elf_info *elf, uint64_t address, uint64_t load
 	return rel;
 }
 
-static char *stdin_lines(const uint64_t *v, size_t n)
-{
-	char *s = xmalloc(n * 20 + 1);
-	if (!s)
-		return NULL;
-	size_t at = 0;
-	for (size_t i = 0; i < n; i++)
-		at += (size_t)sprintf(s + at, "0x%" PRIx64 "\n", v[i]);
-	s[at] = '\0';
-	return s;
-}
-
 static int find(const uint64_t *v, size_t n, uint64_t a)
 {
 	size_t lo = 0, hi = n;
@@ -65,28 +54,24 @@ int lines_symbolize(struct executor *x, const struct attrib_tools *t, const char
 		    const uint64_t *vaddrs, size_t n, struct sym_loc *out, struct err *e)
 {
 	memset(out, 0, n * sizeof(*out));
-	char *obj = xasprintf("--obj=%s", module);
-	char *in = stdin_lines(vaddrs, n);
-	if (!obj || !in) {
-		xfree(obj);
-		xfree(in);
+	/* Always on stdin: a module's sampled addresses can be many. */
+	struct symbolizer_call sc;
+	int rc = symbolizer_call__init(&sc, t, module, vaddrs, n, false);
+	if (rc == -ENOMEM)
 		return err_oom(e);
-	}
-	bool llvm = t->tool == ATTRIB_TOOL_LLVM;
-	const char *argv_llvm[] = {t->path, "--output-style=JSON", "--demangle", obj, NULL};
-	const char *argv_a2l[] = {t->path, "-a", "-f", "-C", "-i", "-e", module, NULL};
-	struct exec_request req = {.argv = llvm ? argv_llvm : argv_a2l, .stdin_data = in,
-				   .stdin_len = strlen(in), .capture_stdout = true,
+	if (rc < 0)
+		return err_set(e, rc, ERR_SYMBOLIZER_FAILED, "no symbolizer to name %s", module);
+	struct exec_request req = {.argv = sc.argv, .stdin_data = sc.stdin_data,
+				   .stdin_len = sc.stdin_len, .capture_stdout = true,
 				   .capture_stderr = true, .timeout_s = 300};
 	struct exec_result res = {0};
 	struct attrib_chains chains = {0};
-	int rc = executor__run(x, &req, &res, e);
+	rc = executor__run(x, &req, &res, e);
 	if (rc == 0 && res.exit_code != 0)
 		rc = err_set(e, -EIO, ERR_SYMBOLIZER_FAILED, "%s on %s exited with %d: %.120s",
 			     t->path, module, res.exit_code, res.err ? res.err : "");
 	if (rc == 0 && res.out)
-		rc = llvm ? symbolizer_json__parse(res.out, res.out_len, &chains, e)
-			  : addr2line__parse(res.out, res.out_len, &chains, e);
+		rc = symbolizer__parse(t, res.out, res.out_len, &chains, e);
 	for (size_t i = 0; rc == 0 && i < chains.n; i++) {
 		const struct attrib_chain *c = &chains.v[i];
 		int k = find(vaddrs, n, c->address);
@@ -102,7 +87,6 @@ int lines_symbolize(struct executor *x, const struct attrib_tools *t, const char
 	}
 	attrib_chains__release(&chains);
 	exec_result__release(&res);
-	xfree(obj);
-	xfree(in);
+	symbolizer_call__release(&sc);
 	return rc;
 }

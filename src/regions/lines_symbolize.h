@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The symbolizer adapter of `regions lines`: one batched call per module
- * (llvm-symbolizer --output-style=JSON, else GNU addr2line -a -f -C -i),
- * addresses on stdin, through the execution boundary. It reuses attribution's
- * tool discovery (tools/locate.h), output parsers (tools/symbolizer_parse.h) and ELF
- * reader (attrib/elf.h) rather than a second copy of them.
+ * Symbolization for `regions lines`: one batched call per module
+ * (llvm-symbolizer, else GNU addr2line), addresses on stdin, through the
+ * execution boundary. argv and parsing are the adapters' (tools/symbolizer.h),
+ * discovery is tools/locate.h, the ELF reader attrib/elf.h: no second copy.
  */
 #ifndef NUNATAK_REGIONS_LINES_SYMBOLIZE_H
 #define NUNATAK_REGIONS_LINES_SYMBOLIZE_H

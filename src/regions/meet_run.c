@@ -11,6 +11,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "common/hashtab.h"
 #include "ingest/aggregate.h"
 #include "ingest/perf_data.h"
 #include "model/model.h"
@@ -48,13 +49,14 @@ static int hs_key_cmp(const void *a, const void *b)
 	return key_cmp3(x->module, x->len, x->offset, b);
 }
 
-/* One (path node, Locus, Hotspot, counter) sum, open addressing. */
+/* One (path node, Locus, Hotspot, counter) sum; entries in first-seen order,
+ * indexed by the common hash table. */
 struct agg_slot {
+	uint64_t hash;
 	int64_t locus, hotspot;
 	int32_t node, counter;
 	double value;
 	int64_t count;
-	bool used;
 };
 
 struct meet_ctx {
@@ -66,6 +68,7 @@ struct meet_ctx {
 	int rank;
 	struct agg_slot *slots;
 	size_t nr_slots, cap_slots;
+	struct oatab idx;
 	char counters[MAX_COUNTERS][64];
 	int nr_counters;
 	struct meet_summary *sum;
@@ -126,52 +129,32 @@ static int build_keys(struct meet_ctx *c)
 	return 0;
 }
 
-static uint64_t mix(uint64_t h)
+static struct agg_slot *agg_find(const struct meet_ctx *c, uint64_t h, int32_t node,
+				  int64_t locus, int64_t hotspot, int32_t counter)
 {
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	return h ^ (h >> 33);
-}
-
-/* The slot of a key: found, or the empty one where it goes. */
-static struct agg_slot *slot_of(struct agg_slot *v, size_t cap, int32_t node, int64_t locus,
-				int64_t hotspot, int32_t counter)
-{
-	uint64_t h = mix(((uint64_t)(uint32_t)node << 32 | (uint32_t)counter) ^
-			 mix((uint64_t)locus << 24 ^ (uint64_t)hotspot));
-	for (size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1)) {
-		struct agg_slot *s = &v[i];
-		if (!s->used || (s->node == node && s->locus == locus && s->hotspot == hotspot &&
-				 s->counter == counter))
+	for (size_t i = h & c->idx.mask; c->idx.slot && c->idx.slot[i]; i = (i + 1) & c->idx.mask) {
+		struct agg_slot *s = &c->slots[c->idx.slot[i] - 1];
+		if (s->hash == h && s->node == node && s->locus == locus && s->hotspot == hotspot &&
+		    s->counter == counter)
 			return s;
 	}
-}
-
-static int agg_grow(struct meet_ctx *c)
-{
-	size_t cap = c->cap_slots ? 2 * c->cap_slots : 256;
-	struct agg_slot *v = xcalloc(cap, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < c->cap_slots; i++) {
-		const struct agg_slot *s = &c->slots[i];
-		if (s->used)
-			*slot_of(v, cap, s->node, s->locus, s->hotspot, s->counter) = *s;
-	}
-	xfree(c->slots);
-	c->slots = v;
-	c->cap_slots = cap;
-	return 0;
+	return NULL;
 }
 
 static int agg_add(struct meet_ctx *c, int32_t node, int64_t locus, int64_t hotspot,
 		   int32_t counter, double value)
 {
-	if ((c->nr_slots + 1) * 2 > c->cap_slots && agg_grow(c) < 0)
-		return -ENOMEM;
-	struct agg_slot *s = slot_of(c->slots, c->cap_slots, node, locus, hotspot, counter);
-	if (!s->used) {
-		*s = (struct agg_slot){locus, hotspot, node, counter, 0, 0, true};
+	uint64_t h = mix64(((uint64_t)(uint32_t)node << 32 | (uint32_t)counter) ^
+			   mix64((uint64_t)locus << 24 ^ (uint64_t)hotspot));
+	struct agg_slot *s = agg_find(c, h, node, locus, hotspot, counter);
+	if (!s) {
+		if (xgrow((void **)&c->slots, &c->cap_slots, c->nr_slots + 1, sizeof(*c->slots)))
+			return -ENOMEM;
+		s = &c->slots[c->nr_slots];
+		*s = (struct agg_slot){h, locus, hotspot, node, counter, 0, 0};
+		if (oatab__insert(&c->idx, h, (uint32_t)c->nr_slots + 1, &c->slots[0].hash,
+				  sizeof(*c->slots)))
+			return -ENOMEM;
 		c->nr_slots++;
 	}
 	s->value += value;
@@ -266,10 +249,8 @@ static int add_stats(struct pivot *p, const struct calls *cl, const struct rank_
 static int emit_samples(struct meet_ctx *c, const struct path_tree *pt,
 			const struct trace_set *ts)
 {
-	for (size_t i = 0; i < c->cap_slots; i++) {
+	for (size_t i = 0; i < c->nr_slots; i++) {
 		const struct agg_slot *s = &c->slots[i];
-		if (!s->used)
-			continue;
 		char *path = s->node >= 0 ? path_tree__path(pt, ts, s->node) : NULL;
 		struct region_sample r = {.region_path = path, .locus = s->locus,
 					  .hotspot = s->hotspot, .counter = c->counters[s->counter],
@@ -406,6 +387,7 @@ int regions_meet_run(struct pivot *p, const struct meet_opts *o, struct degradat
 	if (rc == 0 && (rc = emit_samples(&c, &pt, &ts)) < 0)
 		err_set(e, rc, ERR_OOM, "out of memory");
 	xfree(c.slots);
+	oatab__release(&c.idx);
 	xfree(c.keys);
 	path_tree__release(&pt);
 	trace_set__release(&ts);

@@ -22,42 +22,11 @@ void path_tree__release(struct path_tree *pt)
 	xfree(pt->parent);
 	xfree(pt->region);
 	xfree(pt->depth);
-	xfree(pt->hkey);
-	xfree(pt->hval);
+	xfree(pt->hash);
+	oatab__release(&pt->idx);
 	xfree(pt->kid_region);
 	xfree(pt->kid_node);
 	memset(pt, 0, sizeof(*pt));
-}
-
-static size_t hash_key(uint64_t k, size_t cap)
-{
-	return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
-}
-
-static int path_tree__rehash(struct path_tree *pt)
-{
-	size_t cap = pt->hcap ? pt->hcap * 2 : 256;
-	uint64_t *k = xcalloc(cap, sizeof(*k));
-	uint32_t *v = xcalloc(cap, sizeof(*v));
-	if (!k || !v) {
-		xfree(k);
-		xfree(v);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < pt->n; i++) {
-		uint64_t key = (uint64_t)(uint32_t)(pt->parent[i] + 1) << 32 | pt->region[i];
-		size_t j = hash_key(key, cap);
-		while (v[j])
-			j = (j + 1) & (cap - 1);
-		k[j] = key;
-		v[j] = (uint32_t)i + 1;
-	}
-	xfree(pt->hkey);
-	xfree(pt->hval);
-	pt->hkey = k;
-	pt->hval = v;
-	pt->hcap = cap;
-	return 0;
 }
 
 static int64_t path_tree__lookup(struct path_tree *pt, int32_t parent, uint32_t region);
@@ -89,15 +58,14 @@ int64_t path_tree__child(struct path_tree *pt, int32_t parent, uint32_t region)
 	return node;
 }
 
+/* mix64 is a bijection, so equal hashes mean equal (parent, region) keys. */
 static int64_t path_tree__lookup(struct path_tree *pt, int32_t parent, uint32_t region)
 {
-	uint64_t key = (uint64_t)(uint32_t)(parent + 1) << 32 | region;
-	if ((pt->n + 1) * 2 > pt->hcap && path_tree__rehash(pt))
-		return -ENOMEM;
-	size_t j = hash_key(key, pt->hcap);
-	for (; pt->hval[j]; j = (j + 1) & (pt->hcap - 1))
-		if (pt->hkey[j] == key)
-			return pt->hval[j] - 1;
+	uint64_t h = mix64((uint64_t)(uint32_t)(parent + 1) << 32 | region);
+	for (size_t j = h & pt->idx.mask; pt->idx.slot && pt->idx.slot[j];
+	     j = (j + 1) & pt->idx.mask)
+		if (pt->hash[pt->idx.slot[j] - 1] == h)
+			return pt->idx.slot[j] - 1;
 	if (pt->n == pt->cap) {
 		size_t cap = pt->cap;
 		if (xgrow((void **)&pt->parent, &cap, pt->n + 1, sizeof(*pt->parent)))
@@ -108,13 +76,17 @@ static int64_t path_tree__lookup(struct path_tree *pt, int32_t parent, uint32_t 
 		cap = pt->cap;
 		if (xgrow((void **)&pt->depth, &cap, pt->n + 1, sizeof(*pt->depth)))
 			return -ENOMEM;
+		cap = pt->cap;
+		if (xgrow((void **)&pt->hash, &cap, pt->n + 1, sizeof(*pt->hash)))
+			return -ENOMEM;
 		pt->cap = cap;
 	}
 	pt->parent[pt->n] = parent;
 	pt->region[pt->n] = region;
 	pt->depth[pt->n] = parent < 0 ? 0 : pt->depth[parent] + 1;
-	pt->hkey[j] = key;
-	pt->hval[j] = (uint32_t)pt->n + 1;
+	pt->hash[pt->n] = h;
+	if (oatab__insert(&pt->idx, h, (uint32_t)pt->n + 1, pt->hash, sizeof(*pt->hash)))
+		return -ENOMEM;
 	return (int64_t)pt->n++;
 }
 

@@ -149,16 +149,3 @@ int regions_summarize(struct trace_set *ts, const struct rank_filter *rf, struct
 	pthread_mutex_destroy(&job.lock);
 	return rc;
 }
-
-int regions_inspect(struct trace_set *ts, const struct rank_filter *rf,
-		    const struct summary_view *v, bool json, FILE *out, struct console *con,
-		    struct err *e)
-{
-	struct summary s;
-	int rc = regions_summarize(ts, rf, &s, con, e);
-	if (rc == 0)
-		rc = json ? summary__print_json(&s, ts, v, out, e)
-			  : summary__print_table(&s, ts, v, out, e);
-	summary__release(&s);
-	return rc;
-}

@@ -106,13 +106,7 @@ int summary_parse_sort(const char *sort, struct err *e);
 /* Selected region ids in display order; caller frees. */
 int summary__rows(const struct summary *s, const struct trace_set *ts,
 		  const struct summary_view *v, uint32_t **ids, size_t *nr, struct err *e);
-int summary__print_table(const struct summary *s, const struct trace_set *ts,
-			 const struct summary_view *v, FILE *out, struct err *e);
-int summary__print_json(const struct summary *s, const struct trace_set *ts,
-			const struct summary_view *v, FILE *out, struct err *e);
-/* Tidy summary rows as CSV (seconds), for `export --table summary`. */
-int summary__print_csv(const struct summary *s, const struct trace_set *ts,
-		       const struct summary_view *v, FILE *out, struct err *e);
+/* Rendered by report/regions_summary.h (table, JSON, CSV). */
 int64_t summary__session_total(const struct summary *s);
 int64_t summary__wall_ns(const struct summary *s); /* longest rank session */
 double region_summary__std(const struct region_summary *r);

@@ -267,7 +267,7 @@ void trace_set__release(struct trace_set *ts)
 		xfree(ts->regions[i].file);
 	}
 	xfree(ts->regions);
-	xfree(ts->hash);
+	oatab__release(&ts->index);
 	xfree(ts->label);
 	rank_notes__release(&ts->notes);
 	memset(ts, 0, sizeof(*ts));
@@ -275,33 +275,6 @@ void trace_set__release(struct trace_set *ts)
 
 static int64_t intern_clean(struct trace_set *ts, const char *name, size_t len, const char *file,
 			    size_t file_len, int32_t line);
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
-
-static int rehash(struct trace_set *ts)
-{
-	size_t cap = ts->hash_cap ? ts->hash_cap * 2 : 64;
-	uint32_t *h = xcalloc(cap, sizeof(*h));
-	if (!h)
-		return -ENOMEM;
-	for (uint32_t id = 0; id < ts->nr_regions; id++) {
-		const char *nm = ts->regions[id].name;
-		size_t j = hash_bytes(nm, strlen(nm)) & (cap - 1);
-		while (h[j])
-			j = (j + 1) & (cap - 1);
-		h[j] = id + 1;
-	}
-	xfree(ts->hash);
-	ts->hash = h;
-	ts->hash_cap = cap;
-	return 0;
-}
 
 /* Length of the valid UTF-8 sequence at p (1..4), or 0 when invalid. */
 static size_t utf8_len(const unsigned char *p, size_t avail)
@@ -349,17 +322,16 @@ int64_t trace_set__intern(struct trace_set *ts, const char *raw, size_t len, con
 static int64_t intern_clean(struct trace_set *ts, const char *name, size_t len, const char *file,
 			    size_t file_len, int32_t line)
 {
-	if ((ts->nr_regions + 1) * 2 > ts->hash_cap && rehash(ts))
-		return -ENOMEM;
-	size_t j = hash_bytes(name, len) & (ts->hash_cap - 1);
-	for (; ts->hash[j]; j = (j + 1) & (ts->hash_cap - 1)) {
-		struct region_info *r = &ts->regions[ts->hash[j] - 1];
-		if (strlen(r->name) == len && memcmp(r->name, name, len) == 0) {
+	uint64_t h = hash_bytes(name, len);
+	for (size_t j = h & ts->index.mask; ts->index.slot && ts->index.slot[j];
+	     j = (j + 1) & ts->index.mask) {
+		struct region_info *r = &ts->regions[ts->index.slot[j] - 1];
+		if (r->hash == h && strlen(r->name) == len && memcmp(r->name, name, len) == 0) {
 			if (!r->file && file && file_len) {
 				r->file = clean_name(file, file_len);
 				r->line = line;
 			}
-			return ts->hash[j] - 1;
+			return ts->index.slot[j] - 1;
 		}
 	}
 	if (xgrow((void **)&ts->regions, &ts->cap_regions, ts->nr_regions + 1,
@@ -369,9 +341,15 @@ static int64_t intern_clean(struct trace_set *ts, const char *name, size_t len, 
 	r->name = xstrndup(name, len);
 	r->file = file && file_len ? clean_name(file, file_len) : NULL;
 	r->line = file && file_len ? line : -1;
+	r->hash = h;
 	if (!r->name)
 		return -ENOMEM;
-	ts->hash[j] = ts->nr_regions + 1;
+	if (oatab__insert(&ts->index, h, ts->nr_regions + 1, &ts->regions[0].hash,
+			  sizeof(*ts->regions))) {
+		xfree(r->name);
+		xfree(r->file);
+		return -ENOMEM;
+	}
 	return ts->nr_regions++;
 }
 

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/hashtab.h"
 #include "ingest/spt_reader.h"
 #include "regions/rank_notes.h"
 
@@ -30,6 +31,7 @@ struct region_info {
 	char *name;
 	char *file; /* NULL when unknown */
 	int32_t line;
+	uint64_t hash; /* hash_bytes of name, for the region index */
 };
 
 struct trace_set {
@@ -39,8 +41,7 @@ struct trace_set {
 	struct region_info *regions; /* global region table, ids are indices */
 	uint32_t nr_regions;
 	size_t cap_regions;
-	uint32_t *hash; /* open addressing on region names: id + 1, 0 empty */
-	size_t hash_cap;
+	struct oatab index; /* common/hashtab index of regions by name */
 	struct rank_notes notes; /* what loaded ranks said about themselves, once each */
 	struct region_filter *filter; /* borrowed; applied to every rank loaded, or NULL */
 };

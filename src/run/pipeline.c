@@ -154,15 +154,28 @@ static int strict_check(struct run_state *s)
 	return PIPE_EXIT_STRICT;
 }
 
-/* Under --json a failure is a JSON document too (STYLE.md §8). */
+/* Under --json a failure is a JSON document too (STYLE.md §8): the Run's
+ * fields here; cmd_run adds "error" through cli_error_json, the one writer of
+ * error documents. */
 static json_t *failure_json(const struct run_state *s, int exit_code)
 {
 	json_t *deg = degradations__to_json(&s->degradations);
-	return json_pack("{s:s?, s:s?, s:i, s:i, s:i, s:i, s:n, s:o, s:{s:s, s:s}}", "run", s->dir,
-			 "name", s->name, "exit_code", exit_code, "measurements", 0, "hotspots", 0,
-			 "resolved_hotspots", 0, "report", "degradations", deg, "error", "code",
-			 s->error.code[0] ? s->error.code : ERR_RUN_FAILED, "message",
-			 s->error.msg[0] ? s->error.msg : "failure before launch");
+	return json_pack("{s:s?, s:s?, s:i, s:i, s:i, s:i, s:n, s:o}", "run", s->dir, "name",
+			 s->name, "exit_code", exit_code, "measurements", 0, "hotspots", 0,
+			 "resolved_hotspots", 0, "report", "degradations", deg);
+}
+
+/* What failed, for the error document: the first error recorded, else a
+ * generic code. */
+static void failure_err(const struct run_state *s, struct err *failure)
+{
+	if (s->error.code[0])
+		*failure = s->error;
+	else
+		err_set(failure, -EIO, ERR_RUN_FAILED, "%s",
+			s->error.msg[0] ? s->error.msg : "failure before launch");
+	if (!failure->msg[0])
+		snprintf(failure->msg, sizeof(failure->msg), "failure before launch");
 }
 
 static double now_s(void)
@@ -261,7 +274,8 @@ static void release_signals(struct sigaction old[NR_HELD])
 		sigaction(held_signals[i], &old[i], NULL);
 }
 
-int run_pipeline(const struct run_request *req, struct console *con, json_t **json_out)
+int run_pipeline(const struct run_request *req, struct console *con, json_t **json_out,
+		 struct err *failure)
 {
 	*json_out = NULL;
 	struct run_state s;
@@ -304,6 +318,7 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 			rc = strict_check(&s) ? PIPE_EXIT_STRICT : s.exit_code;
 	} else if (req->json) {
 		*json_out = failure_json(&s, rc);
+		failure_err(&s, failure);
 	}
 	run_state__release(&s);
 	return rc;

@@ -147,8 +147,11 @@ struct run_state {
 /* Runs every stage in order (see docs/pipeline.md). Returns the exit code
  * `nunatak run` must return: the application's own, 125/126/127 before
  * launch, 121 under --strict with a degradation. The JSON document for --json
- * is written into *json_out (caller frees with json_decref), or NULL. */
-int run_pipeline(const struct run_request *req, struct console *con, json_t **json_out);
+ * is written into *json_out (caller frees with json_decref), or NULL; when
+ * it is a failure's document, *failure holds the error's code and message
+ * for the caller to add (cli_error_json), else failure->code stays empty. */
+int run_pipeline(const struct run_request *req, struct console *con, json_t **json_out,
+		 struct err *failure);
 
 /* Frees everything a run_state owns (safe on a partially filled state). */
 void run_state__release(struct run_state *s);

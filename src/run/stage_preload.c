@@ -22,6 +22,7 @@
 #include "doctor/doctor.h"
 #include "exec/exec.h"
 #include "ingest/sps_ingest.h"
+#include "tools/perf.h"
 
 #define SAMPLE_HZ_VAR "SCOPE_PROFILER_SAMPLE_HZ"
 
@@ -186,14 +187,13 @@ int ingest_preload(struct run_state *s, const struct ingest_opts *o, struct err 
 bool perf_records_at_all(struct run_state *s, char *why, size_t cap)
 {
 	char *out = xasprintf("%s/.perf-probe.data", s->collect_dir);
-	const char *argv[] = {s->caps.perf.path, "record", "-q", "-e", "task-clock", "-o", out,
-			      "--", "true", NULL};
-	struct exec_request rq = {.argv = argv, .capture_stdout = true, .capture_stderr = true,
-				  .timeout_s = 60};
+	char **argv = out ? perf_argv_record_probe(s->caps.perf.path, out) : NULL;
+	struct exec_request rq = {.argv = (const char *const *)argv, .capture_stdout = true,
+				  .capture_stderr = true, .timeout_s = 60};
 	struct exec_result res = {0};
 	struct err e = {0};
 	bool ok = true;
-	if (out && executor__run(s->x, &rq, &res, &e) == 0 && res.exit_code != 0) {
+	if (argv && executor__run(s->x, &rq, &res, &e) == 0 && res.exit_code != 0) {
 		ok = false;
 		const char *err = res.err ? res.err : "";
 		bool perm = strstr(err, "paranoid") || strstr(err, "Permission denied") ||
@@ -202,6 +202,7 @@ bool perf_records_at_all(struct run_state *s, char *why, size_t cap)
 			 perm ? ": perf_event_paranoid or missing CAP_PERFMON" : "");
 	}
 	exec_result__release(&res);
+	perf_argv__free(argv);
 	if (out)
 		unlink(out);
 	xfree(out);

@@ -188,15 +188,16 @@ static int check_meta(sqlite3 *db, const char *path, struct err *e)
 	long long schema = -1;
 	if (sqlite3_prepare_v2(db, "SELECT key, value FROM meta", -1, &st, NULL) != SQLITE_OK)
 		return sql_err(e, db, path, "reading meta");
+	bool oom = false;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *k = (const char *)sqlite3_column_text(st, 0);
 		const char *v = (const char *)sqlite3_column_text(st, 1);
 		if (k && v && strcmp(k, "format") == 0 && !format)
-			format = xstrdup(v);
+			oom |= !(format = xstrdup(v)); /* not "meta.format is absent" */
 		else if (k && v && strcmp(k, "schema") == 0)
 			schema = strtoll(v, NULL, 10);
 	}
-	rc = rc == SQLITE_DONE ? 0 : sql_err(e, db, path, "reading meta");
+	rc = oom ? err_oom(e) : rc == SQLITE_DONE ? 0 : sql_err(e, db, path, "reading meta");
 	sqlite3_finalize(st);
 	if (!rc && (!format || strcmp(format, PIVOT_DB_FORMAT) != 0))
 		rc = err_set(e, -EINVAL, ERR_RUN_FOREIGN,

@@ -296,6 +296,34 @@ char **perf_argv_buildid_list(const char *perf, const char *input)
 	return ab_finish(&b);
 }
 
+char **perf_argv_record_probe(const char *perf, const char *out)
+{
+	struct argv_builder b = {0};
+	const char *fixed[] = {perf, "record", "-q", "-e", "task-clock", "-o", out, "--", "true"};
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		ab_add(&b, fixed[i]);
+	return ab_finish(&b);
+}
+
+char **perf_argv_stat(const char *perf, const char *events, const char *out_csv,
+		      char *const *cmd)
+{
+	struct argv_builder b = {0};
+	ab_add(&b, perf);
+	ab_add(&b, "stat");
+	ab_add(&b, "-x,");
+	ab_add(&b, "-e");
+	ab_add(&b, events);
+	if (out_csv) {
+		ab_add(&b, "-o");
+		ab_add(&b, out_csv);
+	}
+	ab_add(&b, "--");
+	for (size_t i = 0; cmd && cmd[i]; i++)
+		ab_add(&b, cmd[i]);
+	return ab_finish(&b);
+}
+
 void perf_argv__free(char **argv)
 {
 	for (size_t i = 0; argv && argv[i]; i++)

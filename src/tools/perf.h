@@ -103,6 +103,13 @@ enum perf_remedy_kind { PERF_REMEDY_VIRTUAL_PMU, PERF_REMEDY_PMU_DRIVER };
 enum perf_remedy_kind perf_group_remedy_kind(const char *cpuinfo);
 char **perf_argv_script(const char *perf, const char *input, bool dsoff);
 char **perf_argv_buildid_list(const char *perf, const char *input);
+/* `perf record -q -e task-clock -o OUT -- true`: does perf record at all
+ * here (permission, perf_event_open in a container)? Its stderr is ours. */
+char **perf_argv_record_probe(const char *perf, const char *out);
+/* `perf stat -x, -e EVENTS [-o OUT_CSV] -- <cmd...>` (counting mode: a rank
+ * that may not sample, doctor's "does the PMU count" check). */
+char **perf_argv_stat(const char *perf, const char *events, const char *out_csv,
+		      char *const *cmd);
 void perf_argv__free(char **argv);
 
 /* perf refused its options (an unknown event, -k on an old kernel): perf

@@ -1,12 +1,7 @@
 #!/usr/bin/env bash
 # regions convert: all ranks merged into one HDF5 file, read back by h5py (published layout) and by inspect
 set -eu
-export PYTHONDONTWRITEBYTECODE=1 # the tests import regions_mktrace.py from the source tree
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-mk="$NUNATAK_SOURCE_DIR/tests/cli/regions_mktrace.py"
-fail() { echo "FAIL: $*"; exit 1; }
+. "$NUNATAK_SOURCE_DIR/tests/cli/regions_lib.bash"
 py=""
 for p in python3 /usr/bin/python3; do
 	if "$p" -c "import h5py" 2>/dev/null; then py=$p; break; fi

@@ -1,13 +1,8 @@
 #!/usr/bin/env bash
 # regions --include/--exclude on tree, every event export and plot: filtered regions vanish and their children re-nest under the nearest kept ancestor
 set -eu
-export PYTHONDONTWRITEBYTECODE=1 # the tests import regions_mktrace.py from the source tree
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-mk="$NUNATAK_SOURCE_DIR/tests/cli/regions_mktrace.py"
+. "$NUNATAK_SOURCE_DIR/tests/cli/regions_lib.bash"
 command -v python3 >/dev/null || { echo "skip: python3 is needed to write test traces"; exit 2; }
-fail() { echo "FAIL: $*"; exit 1; }
 mkdir run
 python3 "$mk" small run 2
 # rank 0: main(100) > init(9), solve(2 calls, 80) > dot(4, 38), axpy(1, 19)

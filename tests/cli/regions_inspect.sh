@@ -1,13 +1,8 @@
 #!/usr/bin/env bash
 # regions inspect: summary table and JSON over ranks, options, alias, and exact errors on bad traces
 set -eu
-export PYTHONDONTWRITEBYTECODE=1 # the tests import regions_mktrace.py from the source tree
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-mk="$NUNATAK_SOURCE_DIR/tests/cli/regions_mktrace.py"
+. "$NUNATAK_SOURCE_DIR/tests/cli/regions_lib.bash"
 command -v python3 >/dev/null || { echo "skip: python3 is needed to write test traces"; exit 2; }
-fail() { echo "FAIL: $*"; exit 1; }
 
 mkdir run
 python3 "$mk" small run 2

@@ -1,12 +1,7 @@
 #!/usr/bin/env bash
 # regions plot: a self-contained timeline page (no network), its data, the call budget, and report-app/timeline's script embedded
 set -eu
-export PYTHONDONTWRITEBYTECODE=1 # the tests import regions_mktrace.py from the source tree
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-mk="$NUNATAK_SOURCE_DIR/tests/cli/regions_mktrace.py"
-fail() { echo "FAIL: $*"; exit 1; }
+. "$NUNATAK_SOURCE_DIR/tests/cli/regions_lib.bash"
 mkdir run
 python3 "$mk" small run 2
 "$NUNATAK" regions plot run -o timeline.html

@@ -1,11 +1,7 @@
 #!/usr/bin/env bash
 # regions --json outputs (inspect, tree, export json events and summary, lines) validate against docs/schemas/regions-*.json
 set -eu
-export PYTHONDONTWRITEBYTECODE=1 # the tests import regions_mktrace.py from the source tree
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-mk="$NUNATAK_SOURCE_DIR/tests/cli/regions_mktrace.py"
+. "$NUNATAK_SOURCE_DIR/tests/cli/regions_lib.bash"
 schemas="$NUNATAK_SOURCE_DIR/docs/schemas"
 py=""
 for p in python3 /usr/bin/python3; do

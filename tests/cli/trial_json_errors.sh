@@ -49,6 +49,13 @@ expect 125 usage -- report --bogus --json
 # doctor and run: a usage error before --json
 expect 125 usage -- doctor --bogus --json
 expect 125 usage -- run --bogus --json -- true
+expect 125 usage -- run --json --
+expect 125 usage -- calibrate --bogus --json
+# run: a failure inside the pipeline (before launch) is the same document,
+# with the Run's fields beside "error" (cli_error_json writes both)
+expect 127 exec.not_found -- run --json -- "$tmp/no-such-app"
+python3 -c 'import json; d = json.load(open("out.json")); assert d["exit_code"] == 127 and d["degradations"] == [], d' ||
+	fail "run failure document: $(cat out.json)"
 mkdir traces
 expect 125 usage -- regions inspect --json traces --frmt
 # without --json, stdout stays empty

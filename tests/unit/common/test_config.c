@@ -108,6 +108,7 @@ static void t_cascade(void)
 	CHECK(json_is_true(json_object_get(eff, "debuginfod.enabled")));
 	CHECK(json_object_get(eff, "thresholds.coverage") == NULL); /* removed: nothing read it */
 	CHECK(json_object_get(eff, "tools.mpip") == NULL);        /* our PMPI layer replaces mpiP */
+	CHECK(json_object_get(eff, "tools.mpifort") == NULL);     /* removed: the PMPI library is C */
 	json_decref(eff);
 	config__release(&c);
 	xfree(site);

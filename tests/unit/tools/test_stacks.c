@@ -10,6 +10,8 @@
 #include "collect/stacks.h"
 #include "collect/stacks_cache.h"
 #include "common/alloc.h"
+#include "tools/ldd.h"
+#include "tools/objdump.h"
 
 #define FIX TEST_SOURCE_DIR "/tests/fixtures/stacks/"
 #define STACKS_ENTRY TEST_CORPUS_DIR "/recordings/perf/6.14.11/linux-x86_64/workload-c-stacks/invocations/"
@@ -38,7 +40,7 @@ static void t_parsers_here(void)
 	char *ldd = slurp(FIX "callers_fp.ldd.txt");
 	CHECK(ldd != NULL);
 	size_t n = 0;
-	char **libs = stacks_parse_ldd(ldd, &n);
+	char **libs = ldd__parse(ldd, &n);
 	CHECK_INT(n, 1); /* vdso and the interpreter have no "=> /path" */
 	CHECK_STR(libs[0], "/lib/x86_64-linux-gnu/libc.so.6");
 	free(libs[0]);
@@ -47,26 +49,26 @@ static void t_parsers_here(void)
 	uint64_t a[8];
 	char *t = slurp(FIX "callers_fp.objdump-t.txt");
 	CHECK(t != NULL);
-	CHECK_INT(stacks_parse_symbols(t, 64, 8, a), 1); /* main only: 0x8a bytes */
+	CHECK_INT(objdump__parse_symbols(t, 64, 8, a), 1); /* main only: 0x8a bytes */
 	CHECK(a[0] == 0x1060);
 	/* main 0x8a, leaf 0x3f, caller_a 0x29, _start 0x22, caller_b 0x1f */
-	CHECK_INT(stacks_parse_symbols(t, 16, 8, a), 5);
+	CHECK_INT(objdump__parse_symbols(t, 16, 8, a), 5);
 	CHECK(a[0] == 0x1060 && a[1] == 0x11e0 && a[2] == 0x1220 && a[3] == 0x10f0 &&
 	      a[4] == 0x1250);
 	free(t);
 	char *fp = slurp(FIX "callers_fp.main.dis.txt");
 	char *nofp = slurp(FIX "callers_nofp.main.dis.txt");
 	CHECK(fp && nofp);
-	CHECK(stacks_fp_prologue(fp));
-	CHECK(!stacks_fp_prologue(nofp));
+	CHECK(objdump__fp_prologue(fp, STACKS_PROLOGUE_INSNS));
+	CHECK(!objdump__fp_prologue(nofp, STACKS_PROLOGUE_INSNS));
 	free(fp);
 	free(nofp);
 	/* AArch64's prologue; a push %rbp beyond the 4th instruction does not count */
-	CHECK(stacks_fp_prologue("0000000000400580 <main>:\n  400580:\ta9bf7bfd \tstp\tx29, x30, "
-				 "[sp, #-16]!\n"));
-	CHECK(!stacks_fp_prologue("  10:\t90 \tnop\n  11:\t90 \tnop\n  12:\t90 \tnop\n"
-				  "  13:\t90 \tnop\n  14:\t55 \tpush   %rbp\n"));
-	CHECK_INT(stacks_parse_symbols("no symbols\n", 64, 8, a), 0);
+	CHECK(objdump__fp_prologue("0000000000400580 <main>:\n  400580:\ta9bf7bfd \tstp\tx29, x30, "
+				 "[sp, #-16]!\n", STACKS_PROLOGUE_INSNS));
+	CHECK(!objdump__fp_prologue("  10:\t90 \tnop\n  11:\t90 \tnop\n  12:\t90 \tnop\n"
+				  "  13:\t90 \tnop\n  14:\t55 \tpush   %rbp\n", STACKS_PROLOGUE_INSNS));
+	CHECK_INT(objdump__parse_symbols("no symbols\n", 64, 8, a), 0);
 }
 
 /* The corpus's recorded ladder: workload (main) and libc (-t empty, -T). */
@@ -77,13 +79,13 @@ static void t_corpus_ladder(void)
 	char *lT = slurp(STACKS_ENTRY "009.stdout");
 	CHECK(wt && lt && lT); /* the corpus ships in tests/corpus: never a skip */
 	uint64_t a[8];
-	CHECK_INT(stacks_parse_symbols(wt, 64, 8, a), 1);
+	CHECK_INT(objdump__parse_symbols(wt, 64, 8, a), 1);
 	CHECK(a[0] == 0x10c0);
-	CHECK_INT(stacks_parse_symbols(lt, 64, 8, a), 0);
+	CHECK_INT(objdump__parse_symbols(lt, 64, 8, a), 0);
 	/* the 8 largest, in the order the recording disassembled them */
 	static const uint64_t want[8] = {0xbcb80, 0x12b010, 0x1654d0, 0xde1a0,
 					 0x155c10, 0xff760,  0x192080, 0x11f2a0};
-	CHECK_INT(stacks_parse_symbols(lT, 64, 8, a), 8);
+	CHECK_INT(objdump__parse_symbols(lT, 64, 8, a), 8);
 	for (int i = 0; i < 8; i++)
 		CHECK(a[i] == want[i]);
 	struct stacks_decision d = {0};
@@ -100,7 +102,7 @@ static void t_corpus_ladder(void)
 		CHECK(dis != NULL);
 		struct stacks_module *m = &d.modules[i == 7 ? 0 : 1];
 		m->sampled++;
-		m->with_fp += stacks_fp_prologue(dis);
+		m->with_fp += objdump__fp_prologue(dis, STACKS_PROLOGUE_INSNS);
 		free(dis);
 	}
 	CHECK_INT(d.modules[0].with_fp, 1);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "regions/plot.h"
+#include "report/regions_plot.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,7 +12,7 @@
 #include "regions/callstack.h"
 #include "regions/regions_run.h"
 #include "regions/trace_set.h"
-#include "regions/wbuf.h"
+#include "report/wbuf.h"
 
 struct pctx {
 	struct wbuf w;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "regions/export.h"
+#include "report/regions_export.h"
+#include "report/regions_summary.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -14,7 +15,7 @@
 #include "regions/regions_run.h"
 #include "regions/summary.h"
 #include "regions/trace_set.h"
-#include "regions/wbuf.h"
+#include "report/wbuf.h"
 
 static const char *const format_names[] = {"speedscope", "chrome", "collapsed", "csv", "json",
 					   NULL};

@@ -11,8 +11,8 @@
  *    start, end, duration in seconds from the run's first entry), or with
  *    `summary` the region summary rows.
  */
-#ifndef NUNATAK_REGIONS_EXPORT_H
-#define NUNATAK_REGIONS_EXPORT_H
+#ifndef NUNATAK_REPORT_REGIONS_EXPORT_H
+#define NUNATAK_REPORT_REGIONS_EXPORT_H
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "regions/tree.h"
+#include "report/regions_tree.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -4,8 +4,8 @@
  * per call path (same-named regions under different parents stay apart),
  * with calls, inclusive and exclusive time summed over the path's calls.
  */
-#ifndef NUNATAK_REGIONS_TREE_H
-#define NUNATAK_REGIONS_TREE_H
+#ifndef NUNATAK_REPORT_REGIONS_TREE_H
+#define NUNATAK_REPORT_REGIONS_TREE_H
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "regions/wbuf.h"
+#include "report/wbuf.h"
 
 #include <errno.h>
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* Rendering of a struct summary: terminal table, JSON document, CSV rows. */
+/* Rendering of a struct summary: terminal table, JSON document, CSV rows
+ * (report/regions_summary.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -9,7 +10,9 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/err_codes.h"
-#include "regions/export.h"
+#include "regions/regions_inspect.h"
+#include "report/regions_export.h"
+#include "report/regions_summary.h"
 #include "regions/summary.h"
 #include "regions/trace_set.h"
 
@@ -240,4 +243,17 @@ int summary__print_csv(const struct summary *s, const struct trace_set *ts,
 	}
 	xfree(ids);
 	return 0;
+}
+
+int regions_inspect(struct trace_set *ts, const struct rank_filter *rf,
+		    const struct summary_view *v, bool json, FILE *out, struct console *con,
+		    struct err *e)
+{
+	struct summary s;
+	int rc = regions_summarize(ts, rf, &s, con, e);
+	if (rc == 0)
+		rc = json ? summary__print_json(&s, ts, v, out, e)
+			  : summary__print_table(&s, ts, v, out, e);
+	summary__release(&s);
+	return rc;
 }

@@ -4,8 +4,8 @@
  * hand (printf costs more than the rest of an export) and bytes reach the
  * FILE in 1 MiB blocks. Errors are sticky and checked once at the end.
  */
-#ifndef NUNATAK_REGIONS_WBUF_H
-#define NUNATAK_REGIONS_WBUF_H
+#ifndef NUNATAK_REPORT_WBUF_H
+#define NUNATAK_REPORT_WBUF_H
 
 #include <stdbool.h>
 #include <stddef.h>

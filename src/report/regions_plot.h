@@ -6,8 +6,8 @@
  * max_calls keep the longest calls of each rank (ancestors are never shorter
  * than their children, so the kept calls still nest) and say so on the page.
  */
-#ifndef NUNATAK_REGIONS_PLOT_H
-#define NUNATAK_REGIONS_PLOT_H
+#ifndef NUNATAK_REPORT_REGIONS_PLOT_H
+#define NUNATAK_REPORT_REGIONS_PLOT_H
 
 #include <stddef.h>
 #include <stdio.h>

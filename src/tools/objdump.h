@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The GNU objdump adapter (the call-stack ladder's frame-pointer check):
+ * `objdump --version` (GNU's says "GNU objdump"; LLVM's is refused),
+ * `objdump -t|-T MODULE` (function symbols) and `objdump --disassemble
+ * --start-address=A --stop-address=B MODULE` (a function's first bytes), and
+ * the parsers of their output. Pure: never spawns; the strings in argv are
+ * borrowed unless said.
+ */
+#ifndef NUNATAK_TOOLS_OBJDUMP_H
+#define NUNATAK_TOOLS_OBJDUMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+void objdump__version_argv(const char *argv[3], const char *path);
+/* Whether `objdump --version` printed GNU's banner. */
+bool objdump__is_gnu(const char *version_out);
+
+/* -t (the static symbol table), or -T (dynamic) when dynamic. */
+void objdump__symbols_argv(const char *argv[4], const char *path, bool dynamic,
+			   const char *module);
+
+/* The disassembly of [start, start + len) of module; the address options
+ * are held in a. */
+struct objdump_range_argv {
+	const char *argv[6];
+	char start[48], stop[48];
+};
+void objdump__disassemble_argv(struct objdump_range_argv *a, const char *path,
+			       const char *module, uint64_t start, uint64_t len);
+
+/* The function symbols of `objdump -t` / `-T` output of at least min_size
+ * bytes, defined in a section (not *UND*), deduplicated by address, the
+ * `max` largest (ties: first listed), in decreasing size: their addresses
+ * into out[max]. Returns how many. */
+size_t objdump__parse_symbols(const char *text, uint64_t min_size, size_t max, uint64_t *out);
+
+/* Whether a disassembly of a function's first bytes shows a frame-pointer
+ * prologue (push %rbp; stp x29, x30) within its first max_insns
+ * instructions. */
+bool objdump__fp_prologue(const char *disassembly, int max_insns);
+
+#endif
