@@ -300,7 +300,7 @@ int attrib_run(struct pivot *p, struct executor *x, const struct attrib_tools *t
 	static const struct attrib_opts defaults = {0};
 	struct ctx c = {.p = p, .x = x, .tools = tools, .o = opts ? opts : &defaults, .d = d, .e = e};
 	/* The kernel first, from kallsyms: it needs no symbolizer. */
-	int krc = attrib_kernel(p, c.o, d, e);
+	int krc = attrib_kernel(p, x, c.o, d, e);
 	if (krc)
 		return krc;
 	if (tools->tool != ATTRIB_TOOL_LLVM) {
