@@ -165,19 +165,20 @@ function downgradeReasons(h, keys) {
 function hotLine(h) {
   let best = h.hottest_line || null;
   if (!best && !("hottest_line" in h))
-    for (const l of h.lines || []) if (!best || l.share > best.share) best = l;
+    for (const l of h.lines || []) if (num(l.share) !== null && (!best || num(l.share) > num(best.share))) best = l;
   return best && Number.isInteger(best.line) ? best : null;
 }
 
 // "timestep > solve > sweep 95%, no region 3%": where the Hotspot's samples
 // fell among the region traces (empty without traces or -k CLOCK_MONOTONIC).
 function regionsText(h, max) {
-  return (h.regions || []).filter(r => r.share >= 0.01).slice(0, max)
-    .map(r => `${r.path === null ? "no region" : r.path} ${pct(r.share)}`).join(", ");
+  return (h.regions || []).filter(r => num(r.share) >= 0.01).slice(0, max)
+    .map(r => `${r.path === null ? "no region" : r.path} ${pct(num(r.share))}`).join(", ");
 }
 
 function nsText(v) {
-  return formatNumber(v / 1e9, "s");
+  const n = num(v);
+  return n === null ? "unavailable" : formatNumber(n / 1e9, "s");
 }
 
 // A finding is a Hotspot that carries much of the time (the largest, until
@@ -229,7 +230,7 @@ function finding(h, i, gaps) {
   }
   const line = hotLine(h);
   if (line)
-    ev.append(el("li", {class: "hot-line"}, `line ${line.line}${line.file || h.source_file ? " of " + basename(line.file || h.source_file) : ""} holds ${pct(line.share)} of this Hotspot's time`));
+    ev.append(el("li", {class: "hot-line"}, `line ${line.line}${line.file || h.source_file ? " of " + basename(line.file || h.source_file) : ""} holds ${pct(num(line.share))} of this Hotspot's time`));
   const inRegions = regionsText(h, 3);
   if (inRegions) ev.append(el("li", {class: "in-regions"}, "in " + inRegions));
   const down = downgradeReasons(h, shown);
@@ -255,9 +256,10 @@ const RANK_COLUMNS = [
   {title: "Application", num: true, key: "app_ns", why: () => NOT_SAMPLED},
   {title: "MPI", num: true, key: "mpi_ns", why: () => NOT_SAMPLED},
   {title: "MPI fraction", num: true, key: "mpi_fraction", pct: true, why: () => NOT_SAMPLED},
-].map(c => c.key ? Object.assign({avail: x => x[c.key] !== null && x[c.key] !== undefined,
-  cell: x => x[c.key] === null || x[c.key] === undefined ? el("span", {class: "unavail"}, "unavailable")
-    : c.pct ? pct(x[c.key]) : formatNumber(x[c.key] / 1e9, "s")}, c) : c);
+].map(c => c.key ? Object.assign({avail: x => num(x[c.key]) !== null,
+  cell: x => num(x[c.key]) === null ? unavailSpan(x[c.key])
+    : el("span", {title: [isValue(x[c.key]) ? x[c.key].quality : "", x[c.key].clock || "", x[c.key].reason || ""].filter(Boolean).join("; ")},
+      c.pct ? pct(num(x[c.key])) : formatNumber(num(x[c.key]) / 1e9, "s"))}, c) : c);
 
 // "4 ranks (4 sampled); ...", then the threads: application threads and the
 // MPI runtime's helper threads, counted apart (docs/mpi.md).
@@ -271,7 +273,7 @@ function ranksHead(r) {
   const nThreads = typeof r.threads === "number" ? r.threads : sampled;
   const parts = [];
   if (nThreads > sampled) parts.push(`${plural(nThreads, "application thread")} over the ${sampled} sampled ranks`);
-  if (help.count) parts.push(`${plural(help.count, "MPI runtime helper thread")} (progress, event loops${help.fraction !== null && help.fraction !== undefined ? ", " + pct(help.fraction) + " of the sampled time" : ""}) seen beside them, not counted as application Loci`);
+  if (help.count) parts.push(`${plural(help.count, "MPI runtime helper thread")} (progress, event loops${num(help.fraction) !== null ? ", " + pct(num(help.fraction)) + " of the sampled time" : ""}) seen beside them, not counted as application Loci`);
   return {head, imb, threads: parts.length ? el("p", {class: "muted", title: help.rule || ""}, "Threads: " + parts.join("; ") + ".") : null};
 }
 
@@ -306,7 +308,7 @@ function regionsSection(regions) {
   const rows = regions.slice(0, MAX_REGION_ROWS).map(r => el("tr", {},
     el("td", {}, el("span", {class: "region-path"}, r.path)), el("td", {class: "num"}, r.calls),
     el("td", {class: "num"}, nsText(r.inclusive_ns)), el("td", {class: "num"}, nsText(r.exclusive_ns)),
-    multi ? el("td", {class: "num"}, r.ranks ? `${r.ranks.imbalance.toFixed(2)}x (${r.ranks.count} ranks)` : "") : null));
+    multi ? el("td", {class: "num"}, r.ranks && num(r.ranks.imbalance) !== null ? `${num(r.ranks.imbalance).toFixed(2)}x (${r.ranks.count} ranks)` : "") : null));
   const head = ["Region (call path)", "Calls", "Inclusive", "Exclusive"].concat(multi ? ["Busiest rank / mean"] : []);
   return el("section", {class: "regions"}, el("h3", {}, "Regions"),
     el("p", {class: "muted"}, "From the scope_profiler region traces: wall time per call path, summed over threads and ranks."),

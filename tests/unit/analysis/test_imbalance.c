@@ -223,7 +223,14 @@ static void t_measured_mpi(void)
 	json_t *rows = json_object_get(j, "rows");
 	json_t *r1 = json_array_get(rows, 1), *r2 = json_array_get(rows, 2), *r3 = json_array_get(rows, 3);
 	CHECK_STR(json_string_value(json_object_get(json_object_get(r1, "mpi"), "quality")), "measured");
-	CHECK_NEAR(json_real_value(json_object_get(r1, "mpi_fraction")), 0.41, 1e-9);
+	json_t *fr = json_object_get(r1, "mpi_fraction");
+	CHECK_NEAR(json_real_value(json_object_get(fr, "value")), 0.41, 1e-9);
+	CHECK_STR(json_string_value(json_object_get(fr, "clock")), "wall clock");
+	/* rank 3's sampled estimate: estimated, from samples, with its reason */
+	json_t *f3 = json_object_get(r3, "mpi_fraction");
+	CHECK_STR(json_string_value(json_object_get(f3, "quality")), "estimated");
+	CHECK_STR(json_string_value(json_object_get(f3, "clock")), "sampled CPU time");
+	CHECK(json_string_value(json_object_get(f3, "reason")) != NULL);
 	json_t *call = json_array_get(json_object_get(r1, "mpi_calls"), 0);
 	CHECK_STR(json_string_value(json_object_get(call, "name")), "MPI_Barrier");
 	json_t *site = json_array_get(json_object_get(call, "sites"), 0);
