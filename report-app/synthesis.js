@@ -268,7 +268,8 @@ function ranksHead(r) {
   const imb = r.imbalance || {};
   const head = `${plural(r.rows.length, "rank")} (${sampled} sampled); busiest rank ${r.busiest_rank} at ` +
     `${available(imb) ? imb.value.toFixed(2) + "x" : "unavailable"} the mean; MPI holds ` +
-    `${available(r.mpi_fraction) ? pct(r.mpi_fraction.value) : "unavailable"} of the time`;
+    `${available(r.mpi_fraction) ? pct(r.mpi_fraction.value) : "unavailable"} of the time` +
+    (available(r.mpi_fraction) ? (r.mpi_fraction.source === "interposition" ? " (wall clock inside MPI calls)" : " (sampled CPU time)") : "");
   const help = r.helper_threads || {};
   const nThreads = typeof r.threads === "number" ? r.threads : sampled;
   const parts = [];

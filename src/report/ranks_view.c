@@ -43,10 +43,12 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 		snprintf(extra, sizeof(extra), ", %d left nothing", missing);
 	char mpi[96] = "";
 	if (!isnan(ri->mpi_measured))
-		snprintf(mpi, sizeof(mpi), "; MPI holds %.1f%% of the time (measured in MPI calls)",
+		snprintf(mpi, sizeof(mpi), "; MPI holds %.1f%% of the time (measured in MPI calls), "
+					   "wall clock",
 			 100 * ri->mpi_measured);
 	else if (!isnan(ri->mpi_fraction))
-		snprintf(mpi, sizeof(mpi), "; MPI holds %.1f%% of the time (estimated from samples)",
+		snprintf(mpi, sizeof(mpi), "; MPI holds %.1f%% of the time (estimated from samples), "
+					   "sampled CPU time",
 			 100 * ri->mpi_fraction);
 	const char *ranks = ri->nr_rows == 1 ? "rank" : "ranks";
 	int rc;
@@ -59,7 +61,7 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 				     ri->nr_rows, ranks, ri->nr_sampled, extra, ri->busiest_rank,
 				     ri->imbalance, mpi);
 	if (rc == 0 && ri->mpi.dom_rank >= 0 && ri->mpi.dom_call)
-		rc = text_lines__add(out, "  rank %d waits %.0f%% of its time in `%s`%s%s%s",
+		rc = text_lines__add(out, "  rank %d waits %.0f%% of its time in `%s`%s%s%s (wall clock)",
 				     ri->mpi.dom_rank, 100 * ri->mpi.dom_fraction, ri->mpi.dom_call,
 				     ri->mpi.dom_site[0] ? " at `" : "", ri->mpi.dom_site,
 				     ri->mpi.dom_site[0] ? "`" : "");
@@ -69,11 +71,11 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 		return rc;
 	if (!isnan(ri->app_imbalance) && !isnan(ri->total_imbalance) &&
 	    ri->imbalance == ri->app_imbalance)
-		rc = text_lines__add(out, "  measured on %s; on total time, waiting included: "
+		rc = text_lines__add(out, "  measured on %s, sampled CPU time; on total time, waiting included: "
 					  "rank %d at %.2fx; the kernel holds %.1f%%", ri->basis,
 				     ri->total_busiest, ri->total_imbalance, 100 * ri->sys_fraction);
 	else
-		rc = text_lines__add(out, "  measured on %s", ri->basis);
+		rc = text_lines__add(out, "  measured on %s, sampled CPU time", ri->basis);
 	if (rc == 0 && ri->quality == QUALITY_ESTIMATED && ri->reason)
 		rc = text_lines__add(out, "  busiest rank's %.2fx downgraded to estimated: %s",
 				     ri->imbalance, ri->reason);

@@ -152,7 +152,8 @@ int regions_render(const struct pivot *p, struct text_lines *out)
 		return -ENOMEM;
 	if (n)
 		text_lines__add(out, "regions: %zu call path%s from scope_profiler traces, by "
-				     "inclusive time (summed over threads and ranks):",
+				     "inclusive wall-clock time (summed over threads and ranks; "
+				     "not the sampled CPU time of the Hotspots):",
 				n, n == 1 ? "" : "s");
 	for (size_t i = 0; i < n && i < REGIONS_SHOWN; i++) {
 		const struct region_row *r = &rows[i];
@@ -160,7 +161,8 @@ int regions_render(const struct pivot *p, struct text_lines *out)
 		if (r->nr_ranks > 1 && r->mean_rank_ns > 0)
 			snprintf(imb, sizeof(imb), "; busiest of %d ranks at %.2fx the mean",
 				 r->nr_ranks, r->max_rank_ns / r->mean_rank_ns);
-		text_lines__add(out, "  %s - %s inclusive, %s exclusive, %lld call%s%s", r->path,
+		text_lines__add(out, "  %s - %s inclusive, %s exclusive (wall clock), %lld call%s%s",
+				r->path,
 				fmt_ns(a, sizeof(a), r->inclusive_ns),
 				fmt_ns(b, sizeof(b), r->exclusive_ns), (long long)r->calls,
 				r->calls == 1 ? "" : "s", imb);

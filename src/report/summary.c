@@ -46,7 +46,7 @@ static void headline(const struct analysis *a, const struct pivot *p, struct tex
 	}
 	char secs[64] = "";
 	if (!isnan(a->seconds))
-		snprintf(secs, sizeof(secs), " over %.3g s", a->seconds);
+		snprintf(secs, sizeof(secs), " over %.3g s of sampled CPU time", a->seconds);
 	if (a->nr_diags == 0) {
 		text_lines__add(out,
 				"summary: no Hotspot above the statistical floor of %d samples "

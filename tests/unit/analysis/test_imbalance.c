@@ -93,8 +93,9 @@ static void t_app_time_decides(void)
 	struct text_lines t = {0};
 	CHECK_INT(ranks_view_lines(&ri, &t), 0);
 	CHECK_STR(t.v[0], "4 ranks (4 sampled); busiest rank 0 at 2.00x the mean; MPI holds 41.7% of the time "
-			  "(estimated from samples)");
+			  "(estimated from samples), sampled CPU time");
 	CHECK(strstr(t.v[1], "application time") && strstr(t.v[1], "1.00x") &&
+	      strstr(t.v[1], "sampled CPU time") &&
 	      strstr(t.v[1], "kernel holds 8.3%"));
 	text_lines__release(&t);
 
@@ -218,7 +219,7 @@ static void t_measured_mpi(void)
 	struct text_lines t = {0};
 	CHECK_INT(ranks_view_lines(&ri, &t), 0);
 	CHECK(strstr(t.v[0], "MPI holds 24.0% of the time (measured in MPI calls)") != NULL);
-	CHECK_STR(t.v[1], "  rank 1 waits 41% of its time in `MPI_Barrier` at `solver.c:212`");
+	CHECK_STR(t.v[1], "  rank 1 waits 41% of its time in `MPI_Barrier` at `solver.c:212` (wall clock)");
 	json_t *j = ranks_view_payload(&ri);
 	json_t *rows = json_object_get(j, "rows");
 	json_t *r1 = json_array_get(rows, 1), *r2 = json_array_get(rows, 2), *r3 = json_array_get(rows, 3);

@@ -63,7 +63,7 @@ static void t_render(void)
 	fprintf(stderr, "%s", all);
 	/* total = 12*40 + 66 + 100 + 50 = 696 ms; above floor: 546 + 100 = 646 */
 	CHECK(strncmp(t.v[0], "summary: 13 Hotspots above the statistical floor hold 92.8% of the "
-			      "sampled time (696 samples of task-clock over 0.696 s)",
+			      "sampled time (696 samples of task-clock over 0.696 s of sampled CPU time)",
 		      200) == 0);
 	/* Decreasing share: the unresolved libm Hotspot first, then f11. */
 	/* A reason every Hotspot shares is said once, not on each finding. */
