@@ -102,9 +102,10 @@ function headline(payload) {
   const hs = payload.hotspots || [];
   if (!hs.length)
     return `No Hotspot above the statistical floor of ${floorText(payload)}.`;
-  const total = hs.reduce((s, h) => s + (available(h.share) ? h.share.value : 0), 0);
+  // one unavailable share makes the sum unavailable, never a partial or 0 (summary.c)
+  const total = hs.every(h => available(h.share)) ? hs.reduce((s, h) => s + h.share.value, 0) : null;
   return `${plural(hs.length, "Hotspot")} above the statistical floor ${hs.length === 1 ? "holds" : "hold"} ` +
-    `${pct(total)} of the sampled time.`;
+    `${total === null ? "an unavailable share" : pct(total)} of the sampled time.`;
 }
 
 // "on 4 ranks; 4 MPI runtime helper threads seen beside them": Loci are
@@ -366,8 +367,9 @@ function synthesis(payload) {
   let overflow = null;
   if (hs.length > picked.length) {
     const shown = new Set(picked.map(([, i]) => i));
-    const rest = hs.reduce((s, h, i) => s + (!shown.has(i) && available(h.share) ? h.share.value : 0), 0);
-    overflow = el("p", {class: "muted"}, `\u2026 and ${plural(hs.length - picked.length, "Hotspot")} above the floor, holding ${pct(rest)} of the sampled time (see the inventory).`);
+    const restHs = hs.filter((h, i) => !shown.has(i));
+    const rest = restHs.every(h => available(h.share)) ? restHs.reduce((s, h) => s + h.share.value, 0) : null;
+    overflow = el("p", {class: "muted"}, `\u2026 and ${plural(hs.length - picked.length, "Hotspot")} above the floor, holding ${rest === null ? "an unavailable share" : pct(rest)} of the sampled time (see the inventory).`);
   }
   return el("section", {class: "level level1", id: "synthesis"},
     el("h1", {class: "headline"}, headline(payload)),
