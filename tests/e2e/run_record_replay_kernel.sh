@@ -50,5 +50,10 @@ assert top(a) == top(b) and top(a), (top(a), top(b))
 assert any(m == "[kernel.kallsyms]" and n for n, m, *_ in top(a)), top(a)
 for k in ("others", "unresolved"):
     assert a[k] == b[k], (k, a[k], b[k])
+# a real Run's payload: every number carries its Quality or is a raw count
+sys.path.insert(0, os.path.join(os.environ["NUNATAK_SOURCE_DIR"], "tests/fixtures/run"))
+import quality_walk
+quality_walk.check(a, "report --json of the recorded Run")
+assert a["hotspots"][0]["callers"] and a["hotspots"][0]["lines"] is not None
 PY
 echo "ok: the replay's Hotspots equal the original's, kernel included"
