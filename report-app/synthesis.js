@@ -279,6 +279,24 @@ function ranksHead(r) {
   return {head, imb, threads: parts.length ? el("p", {class: "muted", title: help.rule || ""}, "Threads: " + parts.join("; ") + ".") : null};
 }
 
+// Which clock each time column comes from (schema 6 "clock"): sampled CPU
+// time beside wall-clock MPI time is said, never left to guess.
+function clocksNote(cols, rows) {
+  const byClock = new Map();
+  for (const c of cols) {
+    if (!c.key) continue;
+    for (const x of rows) {
+      const v = x[c.key];
+      if (!available(v) || !v.clock) continue;
+      if (!byClock.has(v.clock)) byClock.set(v.clock, new Set());
+      byClock.get(v.clock).add(c.title);
+    }
+  }
+  if (!byClock.size) return null;
+  return el("p", {class: "muted clocks"}, "Clocks: " +
+    [...byClock].map(([k, t]) => `${listText([...t])} from ${k}`).join("; ") + ".");
+}
+
 function ranksSection(r) {
   if (!r || !Array.isArray(r.rows) || !r.rows.length) return null;
   const {head, imb, threads} = ranksHead(r);
@@ -296,7 +314,7 @@ function ranksSection(r) {
     el("div", {class: "table-wrap"}, el("table", {class: "grid-table"},
       el("thead", {}, el("tr", {}, shown.map(c => el("th", {scope: "col", class: c.num ? "num" : null}, c.title)))),
       el("tbody", {}, rows))),
-    goneColumnsNote(gone, r.rows, "rank"),
+    goneColumnsNote(gone, r.rows, "rank"), clocksNote(shown, shownRows),
     r.rows.length > MAX_RANK_ROWS ? el("p", {class: "muted"}, `\u2026 and ${r.rows.length - MAX_RANK_ROWS} more ranks not shown`) : null);
 }
 

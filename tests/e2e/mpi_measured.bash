@@ -80,6 +80,8 @@ if [ "${browser:-0}" = 1 ] && command -v chromium >/dev/null; then
 	grep -q '<div class="mpi-site">mpi_wait.c:'"$line"'</div>' "$tmp/dom.html" || {
 		echo "no call site in the matrix"; exit 1; }
 	grep -q '<h3>MPI calls over time</h3>' "$tmp/dom.html" || { echo "no MPI timeline"; exit 1; }
+	grep -q 'Clocks: Time and Application from sampled CPU time; MPI and MPI fraction from wall clock' \
+		"$tmp/dom.html" || { echo "the ranks table does not say which clock each time comes from"; exit 1; }
 	[ "$(grep -o 'class="mpi-event" data-name="MPI_Barrier"' "$tmp/dom.html" | wc -l)" -ge 2 ] || {
 		echo "the timeline lacks the ranks' barriers"; exit 1; }
 	grep -q '<th scope="row">network_latency</th>' "$tmp/dom.html" || {
