@@ -48,7 +48,7 @@ function metricsTable(h) {
 
 function lineShares(h) {
   const m = new Map();
-  for (const l of h.lines || []) if (Number.isInteger(l.line)) m.set(l.line, (m.get(l.line) || 0) + l.share);
+  for (const l of h.lines || []) if (Number.isInteger(l.line)) m.set(l.line, (m.get(l.line) || 0) + (num(l.share) || 0));
   return m;
 }
 
@@ -112,18 +112,18 @@ function callersPanel(h) {
   return el("section", {class: "panel"}, el("h3", {}, "Called from"),
     cs.length ? el("table", {class: "grid-table"}, el("tbody", {}, cs.map(c => el("tr", {},
       el("td", {}, el("span", {class: "hs-name"}, c.name || "unresolved")),
-      el("td", {class: "bar-cell"}, shareBar(c.share, "measured")), el("td", {class: "num"}, pct(c.share))))))
+      el("td", {class: "bar-cell"}, shareBar(num(c.share), qualityOf(c.share))), el("td", {class: "num"}, valueSpan(c.share, true))))))
       : el("p", {class: "muted"}, "unavailable: no caller recorded for this Hotspot (callers need call stacks)"));
 }
 
 function inlinePanel(h) {
-  const fr = (h.inline_frames || []).slice().sort((a, b) => b.share - a.share);
+  const fr = (h.inline_frames || []).slice().sort((a, b) => (num(b.share) || 0) - (num(a.share) || 0));
   if (!fr.length) return null;
   return el("section", {class: "panel"}, el("h3", {}, "Ventilation by inline frame"),
     el("table", {class: "grid-table"}, el("tbody", {}, fr.map(f => el("tr", {},
       el("td", {}, el("span", {class: "hs-name"}, f.function || "unavailable")),
       el("td", {title: f.file || ""}, f.file ? basename(f.file) + (f.line ? ":" + f.line : "") : ""),
-      el("td", {class: "bar-cell"}, shareBar(f.share, "measured")), el("td", {class: "num"}, pct(f.share)))))));
+      el("td", {class: "bar-cell"}, shareBar(num(f.share), qualityOf(f.share))), el("td", {class: "num"}, valueSpan(f.share, true)))))));
 }
 
 // Where this Hotspot's samples fell among the regions (innermost open region
@@ -134,7 +134,7 @@ function regionsPanel(h) {
   return el("section", {class: "panel"}, el("h3", {}, "By region"),
     el("table", {class: "grid-table"}, el("tbody", {}, rs.slice(0, 8).map(r => el("tr", {},
       el("td", {}, r.path === null ? el("span", {class: "muted"}, "outside every region") : el("span", {class: "region-path"}, r.path)),
-      el("td", {class: "bar-cell"}, shareBar(r.share, "measured")), el("td", {class: "num"}, pct(r.share)),
+      el("td", {class: "bar-cell"}, shareBar(num(r.share), qualityOf(r.share))), el("td", {class: "num"}, valueSpan(r.share, true)),
       el("td", {class: "num muted"}, plural(r.samples, "sample")))))));
 }
 

@@ -80,15 +80,15 @@ function othersRow(payload, nCols) {
 }
 
 function inlineTable(payload) {
-  const rows = (payload.inline_view || []).slice().sort((a, b) => b.share - a.share).slice(0, MAX_INLINE_ROWS);
+  const rows = (payload.inline_view || []).slice().sort((a, b) => (num(b.share) || 0) - (num(a.share) || 0)).slice(0, MAX_INLINE_ROWS);
   if (!rows.length) return null;
   const cols = [
     {title: "Function", cell: r => el("span", {class: "hs-name"}, r.function), avail: r => !!r.function,
       why: () => "no debug information names them"},
     {title: "Location", cell: r => el("span", {title: r.file || ""}, basename(r.file) + (r.line ? ":" + r.line : "")),
       avail: r => !!r.file, why: () => "no line information"},
-    {title: "Share", cls: "bar-cell", cell: r => shareBar(r.share, "measured")},
-    {title: "%", cls: "num", cell: r => pct(r.share)},
+    {title: "Share", cls: "bar-cell", cell: r => shareBar(num(r.share), qualityOf(r.share))},
+    {title: "%", cls: "num", cell: r => valueSpan(r.share, true)},
     {title: "Sites", cell: r => "in " + plural(r.sites || 0, "hotspot")},
   ];
   const {shown, gone} = splitColumns(cols, rows);

@@ -18,18 +18,18 @@ function siteText(s) {
 function mpiColumns(rows) {
   const total = new Map();
   for (const r of rows)
-    for (const c of r.mpi_calls || []) total.set(c.name, (total.get(c.name) || 0) + c.time_ns);
+    for (const c of r.mpi_calls || []) total.set(c.name, (total.get(c.name) || 0) + (num(c.time_ns) || 0));
   return [...total.entries()].sort((a, b) => b[1] - a[1]).map(e => e[0]);
 }
 
 function mpiCell(row, name) {
   const c = (row.mpi_calls || []).find(x => x.name === name);
   if (!c) return el("td", {class: "num muted"}, "\u2013");
-  const wall = row.mpi && row.mpi.wall_ns;
+  const wall = row.mpi ? num(row.mpi.wall_ns) : null;
   const site = c.sites && c.sites.length ? c.sites[0] : null;
   const title = `${c.calls} calls, ${formatNumber(c.bytes, "B")}` + (site ? `; heaviest site ${siteText(site)}` + (site.function ? ` in ${site.function}` : "") : "");
   return el("td", {class: "num mpi-cell", title},
-    nsText(c.time_ns), wall ? el("span", {class: "muted"}, " (" + pct(c.time_ns / wall) + ")") : null,
+    nsText(c.time_ns), wall && num(c.time_ns) !== null ? el("span", {class: "muted"}, " (" + pct(num(c.time_ns) / wall) + ")") : null,
     site ? el("div", {class: "mpi-site"}, siteText(site)) : null);
 }
 
@@ -38,11 +38,11 @@ function mpiMatrix(r) {
   if (!rows.length) return null;
   const cols = mpiColumns(rows).slice(0, MAX_MPI_COLUMNS);
   const dom = r.mpi_dominant;
-  const head = dom ? el("p", {class: "mpi-dominant"}, `rank ${dom.rank} waits ${pct(dom.fraction)} of its time in `,
+  const head = dom ? el("p", {class: "mpi-dominant"}, `rank ${dom.rank} waits ${pct(num(dom.fraction))} of its time in `,
     el("code", {}, dom.call), dom.site ? [" at ", el("code", {}, dom.site)] : "") : null;
   const body = rows.slice(0, MAX_RANK_ROWS).map(x => el("tr", {"data-rank": x.rank},
     el("td", {class: "num"}, x.rank),
-    el("td", {class: "num"}, x.mpi_fraction === null || x.mpi_fraction === undefined ? el("span", {class: "unavail"}, "unavailable") : pct(x.mpi_fraction),
+    el("td", {class: "num"}, num(x.mpi_fraction) === null ? unavailSpan(x.mpi_fraction) : pct(num(x.mpi_fraction)),
       " ", qualityBadge(x.mpi ? x.mpi.quality : "unavailable", x.mpi && x.mpi.reason ? x.mpi.reason : "")),
     cols.map(n => mpiCell(x, n))));
   return el("div", {class: "mpi-matrix"},

@@ -6,7 +6,7 @@
 // inventory, so the browser's back button works and a detail can be linked
 // ("#provenance" opens the provenance drawer).
 
-const PAYLOAD_SCHEMA = 5;
+const PAYLOAD_SCHEMA = 6; // schema 5 (bare shares and times) is still drawn: util.js num()
 
 function readPayload() {
   const node = document.getElementById("nunatak-payload");
@@ -62,7 +62,7 @@ function draw(app, payload) {
   };
   drawerNode = drawer(payload, closeDrawer);
   const notes = [];
-  if (payload.schema !== PAYLOAD_SCHEMA)
+  if (payload.schema !== PAYLOAD_SCHEMA && payload.schema !== 5)
     notes.push(el("p", {class: "fatal"}, `This page was built for payload schema ${PAYLOAD_SCHEMA}; this payload is schema ${payload.schema}: some parts may be missing.`));
   app.append(topBar(payload, toggleDrawer), drawerNode,
     el("main", {}, notes, synthesis(payload), lower, flameSection(payload)),

@@ -102,9 +102,10 @@ function headline(payload) {
   const hs = payload.hotspots || [];
   if (!hs.length)
     return `No Hotspot above the statistical floor of ${floorText(payload)}.`;
-  const total = hs.reduce((s, h) => s + (available(h.share) ? h.share.value : 0), 0);
+  // one unavailable share makes the sum unavailable, never a partial or 0 (summary.c)
+  const total = hs.every(h => available(h.share)) ? hs.reduce((s, h) => s + h.share.value, 0) : null;
   return `${plural(hs.length, "Hotspot")} above the statistical floor ${hs.length === 1 ? "holds" : "hold"} ` +
-    `${pct(total)} of the sampled time.`;
+    `${total === null ? "an unavailable share" : pct(total)} of the sampled time.`;
 }
 
 // "on 4 ranks; 4 MPI runtime helper threads seen beside them": Loci are
@@ -165,19 +166,20 @@ function downgradeReasons(h, keys) {
 function hotLine(h) {
   let best = h.hottest_line || null;
   if (!best && !("hottest_line" in h))
-    for (const l of h.lines || []) if (!best || l.share > best.share) best = l;
+    for (const l of h.lines || []) if (num(l.share) !== null && (!best || num(l.share) > num(best.share))) best = l;
   return best && Number.isInteger(best.line) ? best : null;
 }
 
 // "timestep > solve > sweep 95%, no region 3%": where the Hotspot's samples
 // fell among the region traces (empty without traces or -k CLOCK_MONOTONIC).
 function regionsText(h, max) {
-  return (h.regions || []).filter(r => r.share >= 0.01).slice(0, max)
-    .map(r => `${r.path === null ? "no region" : r.path} ${pct(r.share)}`).join(", ");
+  return (h.regions || []).filter(r => num(r.share) >= 0.01).slice(0, max)
+    .map(r => `${r.path === null ? "no region" : r.path} ${pct(num(r.share))}`).join(", ");
 }
 
 function nsText(v) {
-  return formatNumber(v / 1e9, "s");
+  const n = num(v);
+  return n === null ? "unavailable" : formatNumber(n / 1e9, "s");
 }
 
 // A finding is a Hotspot that carries much of the time (the largest, until
@@ -229,7 +231,7 @@ function finding(h, i, gaps) {
   }
   const line = hotLine(h);
   if (line)
-    ev.append(el("li", {class: "hot-line"}, `line ${line.line}${line.file || h.source_file ? " of " + basename(line.file || h.source_file) : ""} holds ${pct(line.share)} of this Hotspot's time`));
+    ev.append(el("li", {class: "hot-line"}, `line ${line.line}${line.file || h.source_file ? " of " + basename(line.file || h.source_file) : ""} holds ${pct(num(line.share))} of this Hotspot's time`));
   const inRegions = regionsText(h, 3);
   if (inRegions) ev.append(el("li", {class: "in-regions"}, "in " + inRegions));
   const down = downgradeReasons(h, shown);
@@ -255,9 +257,10 @@ const RANK_COLUMNS = [
   {title: "Application", num: true, key: "app_ns", why: () => NOT_SAMPLED},
   {title: "MPI", num: true, key: "mpi_ns", why: () => NOT_SAMPLED},
   {title: "MPI fraction", num: true, key: "mpi_fraction", pct: true, why: () => NOT_SAMPLED},
-].map(c => c.key ? Object.assign({avail: x => x[c.key] !== null && x[c.key] !== undefined,
-  cell: x => x[c.key] === null || x[c.key] === undefined ? el("span", {class: "unavail"}, "unavailable")
-    : c.pct ? pct(x[c.key]) : formatNumber(x[c.key] / 1e9, "s")}, c) : c);
+].map(c => c.key ? Object.assign({avail: x => num(x[c.key]) !== null,
+  cell: x => num(x[c.key]) === null ? unavailSpan(x[c.key])
+    : el("span", {title: [isValue(x[c.key]) ? x[c.key].quality : "", x[c.key].clock || "", x[c.key].reason || ""].filter(Boolean).join("; ")},
+      c.pct ? pct(num(x[c.key])) : formatNumber(num(x[c.key]) / 1e9, "s"))}, c) : c);
 
 // "4 ranks (4 sampled); ...", then the threads: application threads and the
 // MPI runtime's helper threads, counted apart (docs/mpi.md).
@@ -266,13 +269,32 @@ function ranksHead(r) {
   const imb = r.imbalance || {};
   const head = `${plural(r.rows.length, "rank")} (${sampled} sampled); busiest rank ${r.busiest_rank} at ` +
     `${available(imb) ? imb.value.toFixed(2) + "x" : "unavailable"} the mean; MPI holds ` +
-    `${available(r.mpi_fraction) ? pct(r.mpi_fraction.value) : "unavailable"} of the time`;
+    `${available(r.mpi_fraction) ? pct(r.mpi_fraction.value) : "unavailable"} of the time` +
+    (available(r.mpi_fraction) ? (r.mpi_fraction.source === "interposition" ? " (wall clock inside MPI calls)" : " (sampled CPU time)") : "");
   const help = r.helper_threads || {};
   const nThreads = typeof r.threads === "number" ? r.threads : sampled;
   const parts = [];
   if (nThreads > sampled) parts.push(`${plural(nThreads, "application thread")} over the ${sampled} sampled ranks`);
-  if (help.count) parts.push(`${plural(help.count, "MPI runtime helper thread")} (progress, event loops${help.fraction !== null && help.fraction !== undefined ? ", " + pct(help.fraction) + " of the sampled time" : ""}) seen beside them, not counted as application Loci`);
+  if (help.count) parts.push(`${plural(help.count, "MPI runtime helper thread")} (progress, event loops${num(help.fraction) !== null ? ", " + pct(num(help.fraction)) + " of the sampled time" : ""}) seen beside them, not counted as application Loci`);
   return {head, imb, threads: parts.length ? el("p", {class: "muted", title: help.rule || ""}, "Threads: " + parts.join("; ") + ".") : null};
+}
+
+// Which clock each time column comes from (schema 6 "clock"): sampled CPU
+// time beside wall-clock MPI time is said, never left to guess.
+function clocksNote(cols, rows) {
+  const byClock = new Map();
+  for (const c of cols) {
+    if (!c.key) continue;
+    for (const x of rows) {
+      const v = x[c.key];
+      if (!available(v) || !v.clock) continue;
+      if (!byClock.has(v.clock)) byClock.set(v.clock, new Set());
+      byClock.get(v.clock).add(c.title);
+    }
+  }
+  if (!byClock.size) return null;
+  return el("p", {class: "muted clocks"}, "Clocks: " +
+    [...byClock].map(([k, t]) => `${listText([...t])} from ${k}`).join("; ") + ".");
 }
 
 function ranksSection(r) {
@@ -292,7 +314,7 @@ function ranksSection(r) {
     el("div", {class: "table-wrap"}, el("table", {class: "grid-table"},
       el("thead", {}, el("tr", {}, shown.map(c => el("th", {scope: "col", class: c.num ? "num" : null}, c.title)))),
       el("tbody", {}, rows))),
-    goneColumnsNote(gone, r.rows, "rank"),
+    goneColumnsNote(gone, r.rows, "rank"), clocksNote(shown, shownRows),
     r.rows.length > MAX_RANK_ROWS ? el("p", {class: "muted"}, `\u2026 and ${r.rows.length - MAX_RANK_ROWS} more ranks not shown`) : null);
 }
 
@@ -306,7 +328,7 @@ function regionsSection(regions) {
   const rows = regions.slice(0, MAX_REGION_ROWS).map(r => el("tr", {},
     el("td", {}, el("span", {class: "region-path"}, r.path)), el("td", {class: "num"}, r.calls),
     el("td", {class: "num"}, nsText(r.inclusive_ns)), el("td", {class: "num"}, nsText(r.exclusive_ns)),
-    multi ? el("td", {class: "num"}, r.ranks ? `${r.ranks.imbalance.toFixed(2)}x (${r.ranks.count} ranks)` : "") : null));
+    multi ? el("td", {class: "num"}, r.ranks && num(r.ranks.imbalance) !== null ? `${num(r.ranks.imbalance).toFixed(2)}x (${r.ranks.count} ranks)` : "") : null));
   const head = ["Region (call path)", "Calls", "Inclusive", "Exclusive"].concat(multi ? ["Busiest rank / mean"] : []);
   return el("section", {class: "regions"}, el("h3", {}, "Regions"),
     el("p", {class: "muted"}, "From the scope_profiler region traces: wall time per call path, summed over threads and ranks."),
@@ -363,8 +385,9 @@ function synthesis(payload) {
   let overflow = null;
   if (hs.length > picked.length) {
     const shown = new Set(picked.map(([, i]) => i));
-    const rest = hs.reduce((s, h, i) => s + (!shown.has(i) && available(h.share) ? h.share.value : 0), 0);
-    overflow = el("p", {class: "muted"}, `\u2026 and ${plural(hs.length - picked.length, "Hotspot")} above the floor, holding ${pct(rest)} of the sampled time (see the inventory).`);
+    const restHs = hs.filter((h, i) => !shown.has(i));
+    const rest = restHs.every(h => available(h.share)) ? restHs.reduce((s, h) => s + h.share.value, 0) : null;
+    overflow = el("p", {class: "muted"}, `\u2026 and ${plural(hs.length - picked.length, "Hotspot")} above the floor, holding ${rest === null ? "an unavailable share" : pct(rest)} of the sampled time (see the inventory).`);
   }
   return el("section", {class: "level level1", id: "synthesis"},
     el("h1", {class: "headline"}, headline(payload)),

@@ -59,6 +59,18 @@ function available(v) {
     Number.isFinite(v.value);
 }
 
+// The number of a Quality value (schema 6: {value, unit, quality, reason}),
+// or of a bare number (older payloads); null when unavailable, never 0.
+function num(v) {
+  if (isValue(v)) return available(v) ? v.value : null;
+  return typeof v === "number" && Number.isFinite(v) ? v : null;
+}
+
+// "unavailable" with its reason (and the clock of a time) as the tooltip.
+function unavailSpan(v) {
+  return el("span", {class: "unavail", title: isValue(v) && v.reason ? v.reason : "not in this payload"}, "unavailable");
+}
+
 function qualityOf(v) {
   if (!isValue(v)) return "unavailable";
   return available(v) ? v.quality : "unavailable";

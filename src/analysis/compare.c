@@ -68,6 +68,16 @@ void compare_item__judge(struct compare_item *it, const double *xa, size_t na,
 {
 	it->a = mean(xa, na);
 	it->b = mean(xb, nb);
+	if (!isfinite(it->a) || !isfinite(it->b)) { /* a value behind it is unavailable */
+		it->status = COMPARE_MATCHED;
+		it->ratio = it->low = it->high = it->df = NAN;
+		it->basis = COMPARE_BASIS_NONE;
+		it->interval_quality = it->ratio_quality = QUALITY_UNAVAILABLE;
+		it->significant = false;
+		it->direction = 0;
+		it->score = 0;
+		return;
+	}
 	it->status = !(it->a > 0) ? COMPARE_NEW : !(it->b > 0) ? COMPARE_VANISHED : COMPARE_MATCHED;
 	it->ratio = it->a > 0 ? it->b / it->a : NAN;
 	it->low = it->high = it->df = NAN;

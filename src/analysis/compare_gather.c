@@ -87,13 +87,19 @@ static int gather_hotspots(struct compare_obs_set *s, const struct compare_run *
 	double *val = xcalloc(p->nr_hotspots + 1, sizeof(*val));
 	int64_t *cnt = xcalloc(p->nr_hotspots + 1, sizeof(*cnt));
 	enum quality *q = xcalloc(p->nr_hotspots + 1, sizeof(*q)); /* 0: measured */
-	int rc = val && cnt && q ? 0 : -ENOMEM;
+	bool *gone = xcalloc(p->nr_hotspots + 1, sizeof(*gone));
+	int rc = val && cnt && q && gone ? 0 : -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < p->nr_measurements; i++) {
 		const struct measurement *m = &p->measurements[i];
 		if (m->hotspot < 0 || (size_t)m->hotspot >= p->nr_hotspots || !m->counter ||
-		    strcmp(m->counter, time_base) || m->pass_index != pass ||
-		    m->quality == QUALITY_UNAVAILABLE)
+		    strcmp(m->counter, time_base) || m->pass_index != pass)
 			continue;
+		/* an unavailable value makes the Hotspot's time unknown: never 0,
+		 * never "vanished" (issue 16) */
+		if (m->quality == QUALITY_UNAVAILABLE || !isfinite(m->value)) {
+			gone[m->hotspot] = true;
+			continue;
+		}
 		val[m->hotspot] += m->value * scale;
 		cnt[m->hotspot] += m->sample_count > 0 ? m->sample_count : 0;
 		q[m->hotspot] = quality__worst(q[m->hotspot], m->quality);
@@ -102,8 +108,12 @@ static int gather_hotspots(struct compare_obs_set *s, const struct compare_run *
 	int64_t total_n = 0;
 	enum quality total_q = QUALITY_MEASURED;
 	for (size_t h = 0; rc == 0 && h < p->nr_hotspots; h++) {
-		if (cnt[h] <= 0 && val[h] <= 0)
+		if (gone[h]) {
+			val[h] = NAN;
+			q[h] = QUALITY_UNAVAILABLE;
+		} else if (cnt[h] <= 0 && val[h] <= 0) {
 			continue;
+		}
 		total += val[h];
 		total_n += cnt[h];
 		total_q = quality__worst(total_q, q[h]);
@@ -115,6 +125,7 @@ static int gather_hotspots(struct compare_obs_set *s, const struct compare_run *
 	xfree(val);
 	xfree(cnt);
 	xfree(q);
+	xfree(gone);
 	return rc;
 }
 

@@ -104,6 +104,12 @@ static int by_time_desc(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
+/* Time inside MPI calls, measured by interposition on the wall clock. */
+static json_t *interposed_ns(int64_t ns)
+{
+	return quality__json_clock((double)ns, "ns", QUALITY_MEASURED, NULL, CLOCK_WALL);
+}
+
 static json_t *sites_json(const struct pivot *p, int rank, const char *call)
 {
 	const struct mpi_site **v = xcalloc(p->nr_mpi_sites + 1, sizeof(*v));
@@ -124,12 +130,12 @@ static json_t *sites_json(const struct pivot *p, int rank, const char *call)
 		snprintf(where, sizeof(where), "%s+0x%llx", base(v[i]->module),
 			 (unsigned long long)v[i]->address);
 		json_array_append_new(
-			a, json_pack("{s:o, s:o, s:o, s:I, s:I, s:s}", "file",
+			a, json_pack("{s:o, s:o, s:o, s:o, s:I, s:s}", "file",
 				     v[i]->file ? json_string(v[i]->file) : json_null(), "line",
 				     v[i]->line > 0 ? json_integer(v[i]->line) : json_null(),
 				     "function",
 				     v[i]->function ? json_string(v[i]->function) : json_null(),
-				     "time_ns", (json_int_t)v[i]->time_ns, "calls",
+				     "time_ns", interposed_ns(v[i]->time_ns), "calls",
 				     (json_int_t)v[i]->calls, "address", where));
 	}
 	xfree(v);
@@ -159,9 +165,9 @@ json_t *mpi_view_calls_json(const struct pivot *p, int rank)
 	qsort(v, n, sizeof(*v), call_desc);
 	for (size_t i = 0; i < n; i++) {
 		json_t *sites = sites_json(p, rank, v[i]->name);
-		json_t *o = sites ? json_pack("{s:s, s:I, s:I, s:I, s:o}", "name", v[i]->name,
+		json_t *o = sites ? json_pack("{s:s, s:I, s:o, s:I, s:o}", "name", v[i]->name,
 					      "calls", (json_int_t)v[i]->calls, "time_ns",
-					      (json_int_t)v[i]->time_ns, "bytes",
+					      interposed_ns(v[i]->time_ns), "bytes",
 					      (json_int_t)v[i]->bytes, "sites", sites)
 				  : NULL;
 		if (!o || json_array_append_new(a, o) < 0) {

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,44 @@ static void chain_clear(struct attrib_chain *ch)
 	ch->nr_frames = 0;
 }
 
+/* A recording keeps what the extent rule decided from the ELF, which its
+ * replay never reads (another machine's binary): start -1 = name dropped. */
+static void note_extent(struct ctx *c, const struct mod *m, uint64_t addr, int64_t start)
+{
+	if (!c->extents)
+		c->extents = json_object();
+	json_t *arr = c->extents ? json_object_get(c->extents, m->path) : NULL;
+	if (c->extents && !arr)
+		json_object_set_new(c->extents, m->path, arr = json_array());
+	if (arr)
+		json_array_append_new(arr, json_pack("[I, I]", (json_int_t)addr, (json_int_t)start));
+}
+
+/* Under replay: the recorded verdicts for m (none in older entries). */
+static void replay_extents(struct ctx *c, struct mod *m)
+{
+	const json_t *all = json_object_get(executor__recorded_meta(c->x), "elf_extents");
+	const json_t *arr = json_object_get(all, m->path);
+	for (size_t k = 0; k < json_array_size(arr); k++) {
+		json_t *v = json_array_get(arr, k);
+		json_t *a = json_array_get(v, 0), *st = json_array_get(v, 1);
+		if (!json_is_integer(a) || !json_is_integer(st))
+			continue;
+		for (size_t i = 0; i < m->answers.n; i++) {
+			struct attrib_chain *ch = &m->answers.v[i];
+			if (!ch->nr_frames || ch->address != (uint64_t)json_integer_value(a))
+				continue;
+			struct attrib_frame *ph = &ch->frames[ch->nr_frames - 1];
+			if (json_integer_value(st) < 0) {
+				chain_clear(ch);
+			} else {
+				ph->start = (uint64_t)json_integer_value(st);
+				ph->has_start = true;
+			}
+		}
+	}
+}
+
 /* The extent rule where the symbolizer does not enforce it (addr2line, LLVM
  * older than 17): a symbol-table name needs a FUNC symbol covering the
  * address; a DWARF-described frame (with a file) is trusted. Fills the start
@@ -154,6 +193,8 @@ static void chain_clear(struct attrib_chain *ch)
 static void enforce_extents(struct ctx *c, struct mod *m)
 {
 	bool a2l = c->tools->tool == ATTRIB_TOOL_ADDR2LINE;
+	if (!m->readable && executor__recorded_meta(c->x))
+		replay_extents(c, m);
 	for (size_t i = 0; i < m->answers.n; i++) {
 		struct attrib_chain *ch = &m->answers.v[i];
 		if (!ch->nr_frames || !m->readable)
@@ -161,12 +202,14 @@ static void enforce_extents(struct ctx *c, struct mod *m)
 		struct attrib_frame *ph = &ch->frames[ch->nr_frames - 1];
 		const struct elf_func *f = elf_info__func_at(&m->elf, ch->address);
 		if (!f && (a2l || (!ph->file && m->elf.nr_funcs))) {
+			note_extent(c, m, ch->address, -1);
 			chain_clear(ch);
 			continue;
 		}
 		if (f && (a2l || !ph->has_start)) {
 			ph->start = f->start;
 			ph->has_start = true;
+			note_extent(c, m, ch->address, (int64_t)f->start);
 		}
 	}
 	for (size_t i = 0; i < m->answers.n; i++) {
@@ -300,7 +343,7 @@ int attrib_run(struct pivot *p, struct executor *x, const struct attrib_tools *t
 	static const struct attrib_opts defaults = {0};
 	struct ctx c = {.p = p, .x = x, .tools = tools, .o = opts ? opts : &defaults, .d = d, .e = e};
 	/* The kernel first, from kallsyms: it needs no symbolizer. */
-	int krc = attrib_kernel(p, c.o, d, e);
+	int krc = attrib_kernel(p, x, c.o, d, e);
 	if (krc)
 		return krc;
 	if (tools->tool != ATTRIB_TOOL_LLVM) {
@@ -318,6 +361,14 @@ int attrib_run(struct pivot *p, struct executor *x, const struct attrib_tools *t
 	}
 	set_env(&c);
 	int rc = steps(&c);
+	if (!rc && c.extents) { /* a no-op unless x records */
+		json_t *meta = json_pack("{s:O}", "elf_extents", c.extents);
+		if (!meta || executor__annotate(x, meta) < 0)
+			rc = err_set(e, -EIO, ERR_EXEC_RECORD,
+				     "cannot write the extent verdicts into the recording's meta.json");
+		json_decref(meta);
+	}
+	json_decref(c.extents);
 	for (size_t i = 0; i < c.nr_mods; i++) {
 		struct mod *m = &c.mods[i];
 		xfree(m->path);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "attrib/elf.h"
+#include "exec/exec.h" /* json_t */
 #include "attrib/internal.h"
 #include "tools/symbolizer_parse.h"
 
@@ -52,6 +53,10 @@ struct ctx {
 	const char *env_set[2];
 	const char *env_unset[2];
 	char *timeout_env;
+	/* The extent rule's verdicts, for a recording (enforce_extents):
+	 * {module: [[address, start], ...]}, start -1 when the name was
+	 * dropped; NULL while none. */
+	json_t *extents;
 };
 
 void attrib_degrade(struct ctx *c, const char *name, const char *remedy, const char *fmt, ...)

@@ -33,11 +33,15 @@ int attrib_fuse(struct pivot *p, const struct hotspot_attr *attr, struct err *e)
  * Names the `[kernel.kallsyms]` Hotspots (offsets from `_text`) from kallsyms
  * when this machine allows it, else folds them into one unresolved Hotspot
  * per module as before offsets were kept; adds `kernel-symbols-unavailable`
- * to d when it cannot (not under replay). Returns 0 or a negative error.
+ * to d when it cannot. A recording executor x receives the symbols the
+ * samples fall in (meta.json "kernel_symbols"); under replay they are read
+ * from there, never from this machine (an entry without them folds
+ * silently, as before). x may be NULL. Returns 0 or a negative error.
  */
 struct degradations;
-int attrib_kernel(struct pivot *p, const struct attrib_opts *o, struct degradations *d,
-		  struct err *e);
+struct executor;
+int attrib_kernel(struct pivot *p, struct executor *x, const struct attrib_opts *o,
+		  struct degradations *d, struct err *e);
 
 struct attrib_module_sums {
 	const char *module;

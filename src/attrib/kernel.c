@@ -2,7 +2,9 @@
 /* Naming kernel samples from /proc/kallsyms (docs/attribution.md, "Kernel"). */
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -13,6 +15,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "exec/exec.h"
 
 static const char KERNEL[] = "[kernel.kallsyms]";
 static const char UNAVAILABLE[] = "kernel-symbols-unavailable";
@@ -92,13 +95,142 @@ static const char *load(const struct attrib_opts *o, struct kallsyms *ks, char *
 	return NULL;
 }
 
+/* The symbols this Run's kernel samples fall in, relative to `_text`: what
+ * naming them needs, and what a recording keeps so that its replay names
+ * them the same (meta.json "kernel_symbols"), whatever kernel replays. */
+struct kexcerpt {
+	struct kx_sym {
+		uint64_t start, end; /* [start, end) from `_text` */
+		char *name;
+	} *v;
+	size_t n, cap;
+};
+
+static void kexcerpt__release(struct kexcerpt *x)
+{
+	for (size_t i = 0; i < x->n; i++)
+		xfree(x->v[i].name);
+	xfree(x->v);
+	memset(x, 0, sizeof(*x));
+}
+
+static const struct kx_sym *kexcerpt__find(const struct kexcerpt *x, uint64_t off)
+{
+	size_t lo = 0, hi = x->n; /* first symbol starting above off */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->v[mid].start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && off < x->v[lo - 1].end ? &x->v[lo - 1] : NULL;
+}
+
+static int kx_cmp(const void *a, const void *b)
+{
+	const struct kx_sym *x = a, *y = b;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Adds [start, end) name unless a symbol starting there is already kept;
+ * the array is re-sorted by kexcerpt__sort() before any lookup. */
+static int kexcerpt__add(struct kexcerpt *x, uint64_t start, uint64_t end, const char *name)
+{
+	for (size_t i = 0; i < x->n; i++)
+		if (x->v[i].start == start)
+			return 0;
+	if (x->n == x->cap && xgrow((void **)&x->v, &x->cap, x->n + 1, sizeof(*x->v)))
+		return -ENOMEM;
+	char *copy = xstrdup(name);
+	if (!copy)
+		return -ENOMEM;
+	x->v[x->n++] = (struct kx_sym){start, end, copy};
+	return 0;
+}
+
+static void kexcerpt__sort(struct kexcerpt *x)
+{
+	if (x->n > 1)
+		qsort(x->v, x->n, sizeof(*x->v), kx_cmp);
+}
+
+static int keep_offset(struct kexcerpt *x, const struct kallsyms *ks, uint64_t off)
+{
+	uint64_t end;
+	const struct ksym *s = kallsyms__find(ks, off, &end);
+	return s ? kexcerpt__add(x, s->addr - ks->text, end, s->name) : 0;
+}
+
+/* The excerpt of ks that covers every kernel offset of p. */
+static int kexcerpt__from_kallsyms(struct kexcerpt *x, const struct pivot *p,
+				   const struct kallsyms *ks)
+{
+	int rc = 0;
+	for (size_t h = 0; !rc && h < p->nr_hotspots; h++) {
+		const struct hotspot *hs = &p->hotspots[h];
+		if (is_kernel(hs->module) && hs->has_offset && hs->level == RESOLUTION_UNRESOLVED)
+			rc = keep_offset(x, ks, hs->offset);
+	}
+	for (size_t i = 0; !rc && i < p->nr_stack_frames; i++) {
+		const struct stack_frame *sf = &p->stack_frames[i];
+		if (!sf->function && is_kernel(sf->module) && sf->offset != 0)
+			rc = keep_offset(x, ks, sf->offset);
+	}
+	kexcerpt__sort(x);
+	return rc;
+}
+
+/* {"kernel": release, "symbols": [{"offset", "end", "name"}]}; NULL on OOM. */
+static json_t *kexcerpt__to_json(const struct kexcerpt *x, const char *release)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && i < x->n; i++)
+		if (json_array_append_new(arr, json_pack("{s:I, s:I, s:s}", "offset",
+							 (json_int_t)x->v[i].start, "end",
+							 (json_int_t)x->v[i].end, "name",
+							 x->v[i].name)) < 0) {
+			json_decref(arr);
+			arr = NULL;
+		}
+	return arr ? json_pack("{s:s?, s:o}", "kernel", release, "symbols", arr) : NULL;
+}
+
+/* Reads a recording's "kernel_symbols"; false with *why when malformed
+ * (a hand-edited or truncated entry): then nothing is named. */
+static bool kexcerpt__from_json(struct kexcerpt *x, const json_t *j, const char **why)
+{
+	json_t *arr = json_object_get(j, "symbols");
+	*why = "the recording's kernel_symbols is malformed (expected symbols: "
+	       "[{offset, end, name}] with offset < end)";
+	if (!json_is_array(arr))
+		return false;
+	for (size_t i = 0; i < json_array_size(arr); i++) {
+		json_t *o = json_array_get(arr, i);
+		json_t *a = json_object_get(o, "offset"), *b = json_object_get(o, "end");
+		const char *n = json_string_value(json_object_get(o, "name"));
+		if (!json_is_integer(a) || !json_is_integer(b) || !n || json_integer_value(a) < 0 ||
+		    json_integer_value(b) <= json_integer_value(a))
+			return false;
+		if (kexcerpt__add(x, (uint64_t)json_integer_value(a),
+				  (uint64_t)json_integer_value(b), n)) {
+			*why = "out of memory";
+			return false;
+		}
+	}
+	kexcerpt__sort(x);
+	for (size_t i = 1; i < x->n; i++)
+		if (x->v[i].start < x->v[i - 1].end)
+			return false;
+	return true;
+}
+
 /* One chain per distinct named symbol, owned by the caller's array. */
 static const struct attrib_chain *chain_for(struct attrib_chain *chains, size_t *nr,
-					    const struct kallsyms *ks, const struct ksym *s)
+					    const struct kx_sym *s)
 {
-	uint64_t start = s->addr - ks->text;
 	for (size_t i = 0; i < *nr; i++)
-		if (chains[i].frames[0].start == start)
+		if (chains[i].frames[0].start == s->start)
 			return &chains[i];
 	struct attrib_chain *c = &chains[*nr];
 	c->frames = xcalloc(1, sizeof(*c->frames));
@@ -108,34 +240,33 @@ static const struct attrib_chain *chain_for(struct attrib_chain *chains, size_t 
 		return NULL;
 	}
 	c->nr_frames = 1;
-	c->address = start;
-	c->frames[0].start = start;
+	c->address = s->start;
+	c->frames[0].start = s->start;
 	c->frames[0].has_start = true;
 	(*nr)++;
 	return c;
 }
 
-static int name_all(struct pivot *p, const struct kallsyms *ks, struct hotspot_attr *attr,
+static int name_all(struct pivot *p, const struct kexcerpt *kx, struct hotspot_attr *attr,
 		    struct attrib_chain *chains, size_t *nr)
 {
-	uint64_t end;
 	for (size_t h = 0; h < p->nr_hotspots; h++) {
 		const struct hotspot *hs = &p->hotspots[h];
 		if (!is_kernel(hs->module) || !hs->has_offset || hs->level != RESOLUTION_UNRESOLVED)
 			continue;
-		const struct ksym *s = ks ? kallsyms__find(ks, hs->offset, &end) : NULL;
+		const struct kx_sym *s = kx ? kexcerpt__find(kx, hs->offset) : NULL;
 		attr[h].fold = true;
-		if (s && !(attr[h].chain = chain_for(chains, nr, ks, s)))
+		if (s && !(attr[h].chain = chain_for(chains, nr, s)))
 			return -ENOMEM;
 		if (s)
 			attr[h].level = RESOLUTION_FUNCTION;
 	}
-	for (size_t i = 0; ks && i < p->nr_stack_frames; i++) {
+	for (size_t i = 0; kx && i < p->nr_stack_frames; i++) {
 		struct stack_frame *sf = &p->stack_frames[i];
 		/* offset 0 is `_text` itself: what a frame without offset holds */
 		if (sf->function || !is_kernel(sf->module) || sf->offset == 0)
 			continue;
-		const struct ksym *s = kallsyms__find(ks, sf->offset, &end);
+		const struct kx_sym *s = kexcerpt__find(kx, sf->offset);
 		if (s && !(sf->function = xstrdup(s->name)))
 			return -ENOMEM;
 	}
@@ -151,31 +282,69 @@ static size_t count_kernel(const struct pivot *p)
 	return k;
 }
 
-int attrib_kernel(struct pivot *p, const struct attrib_opts *o, struct degradations *d,
-		  struct err *e)
+/* Live: kallsyms, and the excerpt the Run's samples need written into a
+ * recording (executor__annotate is a no-op for other executors). Replay: the
+ * recorded excerpt, or nothing for an entry recorded without one. Returns
+ * why nothing is named (NULL: kx filled); *silent for an old replay. */
+static const char *excerpt(struct pivot *p, struct executor *x, const struct attrib_opts *o,
+			   struct kexcerpt *kx, char *why, size_t n, const char **remedy,
+			   bool *silent, struct err *e, int *rc)
+{
+	*silent = false;
+	if (o->replay) {
+		const json_t *meta = x ? executor__recorded_meta(x) : NULL;
+		const json_t *j = json_object_get(meta, "kernel_symbols");
+		const char *bad = NULL;
+		*remedy = "record the Run again with this nunatak";
+		*silent = !j; /* recorded before nunatak kept kernel symbols */
+		return !j ? "replay" : kexcerpt__from_json(kx, j, &bad) ? NULL : bad;
+	}
+	struct kallsyms ks = {0};
+	const char *no = load(o, &ks, why, n, remedy, e, rc);
+	if (!no && !*rc && kexcerpt__from_kallsyms(kx, p, &ks))
+		*rc = err_oom(e);
+	kallsyms__release(&ks);
+	if (no || *rc)
+		return no;
+	json_t *meta = json_object();
+	json_t *kj = kexcerpt__to_json(kx, o->recorded_kernel);
+	if (!meta || !kj || json_object_set_new(meta, "kernel_symbols", kj) < 0) {
+		if (!meta)
+			json_decref(kj);
+		json_decref(meta);
+		*rc = err_oom(e);
+		return NULL;
+	}
+	if (x && executor__annotate(x, meta) < 0)
+		*rc = err_set(e, -EIO, ERR_EXEC_RECORD,
+			      "cannot write the kernel symbols into the recording's meta.json");
+	json_decref(meta);
+	return NULL;
+}
+
+int attrib_kernel(struct pivot *p, struct executor *x, const struct attrib_opts *o,
+		  struct degradations *d, struct err *e)
 {
 	size_t k = count_kernel(p);
 	if (!k)
 		return 0;
-	struct kallsyms ks = {0};
+	struct kexcerpt kx = {0};
 	char why[512];
 	const char *remedy = NULL;
+	bool silent = false;
 	int rc = 0;
-	/* Under replay the recording machine's kernel is not this one: never read ours. */
-	const char *no = o->replay ? "replay" : load(o, &ks, why, sizeof(why), &remedy, e, &rc);
-	if (rc)
-		return rc;
+	const char *no = excerpt(p, x, o, &kx, why, sizeof(why), &remedy, &silent, e, &rc);
 	char msg[640];
 	snprintf(msg, sizeof(msg),
 		 "kernel samples stay one unresolved [kernel.kallsyms] Hotspot: %s", no ? no : "");
-	if (no && !o->replay && degradations__add(d, UNAVAILABLE, msg, remedy) < 0)
+	if (!rc && no && !silent && degradations__add(d, UNAVAILABLE, msg, remedy) < 0)
 		rc = err_oom(e);
 	struct hotspot_attr *attr = xcalloc(p->nr_hotspots, sizeof(*attr));
 	struct attrib_chain *chains = xcalloc(k, sizeof(*chains));
 	size_t nr = 0;
 	if (!rc && (!attr || !chains))
 		rc = err_oom(e);
-	if (!rc && name_all(p, no ? NULL : &ks, attr, chains, &nr))
+	if (!rc && name_all(p, no ? NULL : &kx, attr, chains, &nr))
 		rc = err_oom(e);
 	if (!rc)
 		rc = attrib_fuse(p, attr, e);
@@ -185,6 +354,6 @@ int attrib_kernel(struct pivot *p, const struct attrib_opts *o, struct degradati
 	}
 	xfree(chains);
 	xfree(attr);
-	kallsyms__release(&ks);
+	kexcerpt__release(&kx);
 	return rc;
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -157,7 +158,7 @@ static int finish(struct acc *a, double total, int (*cmp)(const void *, const vo
 		  struct attrib_share **out, size_t *nr)
 {
 	for (size_t i = 0; i < a->n; i++)
-		a->v[i].share = total > 0 ? a->v[i].value / total : 0;
+		a->v[i].share = total > 0 ? a->v[i].value / total : NAN;
 	if (a->n)
 		qsort(a->v, a->n, sizeof(*a->v), cmp);
 	xfree(a->last_site);
@@ -213,7 +214,7 @@ int attrib_inline_view(const struct pivot *p, const char *counter, struct attrib
 			total += m->value;
 	}
 	for (size_t i = 0; i < *nr; i++)
-		(*out)[i].share = total > 0 ? (*out)[i].value / total : 0;
+		(*out)[i].share = total > 0 ? (*out)[i].value / total : NAN;
 	return 0;
 }
 
@@ -235,6 +236,12 @@ int attrib_hottest_line(const struct pivot *p, int64_t hotspot, const char *coun
 	return n ? 0 : -ENOENT;
 }
 
+json_t *attrib_share__json(double share)
+{
+	return quality__json(share, "ratio", QUALITY_MEASURED,
+			     "the Hotspot's time-base samples carry no value");
+}
+
 static json_t *shares_json(const struct attrib_share *v, size_t n, bool function, bool sites)
 {
 	json_t *a = json_array();
@@ -244,7 +251,7 @@ static json_t *shares_json(const struct attrib_share *v, size_t n, bool function
 			json_object_set_new(o, "function", json_string(v[i].function));
 		json_object_set_new(o, "file", v[i].file ? json_string(v[i].file) : json_null());
 		json_object_set_new(o, "line", v[i].line > 0 ? json_integer(v[i].line) : json_null());
-		json_object_set_new(o, "share", json_real(v[i].share));
+		json_object_set_new(o, "share", attrib_share__json(v[i].share));
 		if (sites)
 			json_object_set_new(o, "sites", json_integer(v[i].sites));
 		if (json_array_append_new(a, o)) {

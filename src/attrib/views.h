@@ -53,7 +53,10 @@ int attrib_hottest_line(const struct pivot *p, int64_t hotspot, const char *coun
 
 /* Payload fragments (new references, NULL on allocation failure):
  * {"lines":[{file,line,share}], "inline_frames":[{function,file,line,share}]}
- * and [{function,file,line,share,sites}]. */
+ * and [{function,file,line,share,sites}]; every share is a Quality value
+ * (attrib_share__json: {value, unit "ratio", quality, reason}, null and
+ * unavailable when the Hotspot's samples carry no value, never 0). */
+json_t *attrib_share__json(double share);
 json_t *attrib_views__hotspot_json(const struct pivot *p, int64_t hotspot, const char *counter);
 json_t *attrib_views__inline_view_json(const struct pivot *p, const char *counter);
 

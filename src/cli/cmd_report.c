@@ -34,7 +34,7 @@ struct report_opts {
 
 static const struct opt_spec report_options[] = {
 	{"json", 0, OPT_BOOL, offsetof(struct report_opts, json), NULL,
-	 "print the report payload (JSON, schema 5) on stdout instead of the summary", false},
+	 "print the report payload (JSON, schema 6) on stdout instead of the summary", false},
 	{"no-source", 0, OPT_BOOL, offsetof(struct report_opts, no_source), NULL,
 	 "withhold source text from the payload (with --html: write report-no-source.html)",
 	 false},

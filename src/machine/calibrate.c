@@ -170,10 +170,11 @@ static int one_kernel(struct machine *m, struct executor *x, const struct calibr
 	struct err pe = {0};
 	if (rc == 0 && res.exit_code == 0 &&
 	    kernel_output_parse(res.out, res.out_len, &ko, &pe) == 0) {
+		char basis[192];
 		struct pollution_ref p = {
 			theory_rate(m, o->max_freq_khz, o->cpuinfo, k == 1 ? "flops_dp" : "flops_sp",
-				    ko.threads > 0 ? ko.threads : threads),
-			o->llc_bytes};
+				    ko.threads > 0 ? ko.threads : threads, basis, sizeof(basis)),
+			basis, o->llc_bytes};
 		if (k == 0)
 			p.theory = NAN;
 		struct ceiling c;

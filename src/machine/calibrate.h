@@ -11,7 +11,12 @@
  *     (cpu_share, measured by the kernel itself), or, for kernels that do
  *     not report it (the reference's recordings), 1-min load > 0.5 x threads
  *   - a scalar build of an FMA kernel      "kernel built without SIMD: ..."
- *   - > 1.25 x the theoretical rate for the kernel's threads
+ *   - > 1.25 x the theoretical rate for the kernel's threads, whether the
+ *     clock behind it is rated (cpuinfo_max_freq, brand string) or only
+ *     observed (cpu MHz): a boost can explain an excess over an observed
+ *     clock, a broken timing can too, and nunatak cannot tell them apart,
+ *     so the value is kept but estimated, the reason naming both figures,
+ *     the ratio, the basis of the theory and the clock the value implies
  *   - a triad working set below 4 x the last-level cache of the allocation.
  * Measured values win; the theoretical table fills the missing flops ones.
  * The cpu_share rule deviates on purpose from the reference's loadavg: the
@@ -63,6 +68,7 @@ int kernel_output_parse(const char *text, size_t len, struct kernel_output *k, s
 /* What the pollution rules compare against. */
 struct pollution_ref {
 	double theory;      /* theoretical rate for k->threads threads; NaN unknown */
+	const char *basis;  /* how theory was computed (theory_rate()), or NULL */
 	double llc_bytes;   /* last-level cache of the allocation; <= 0 unknown */
 };
 

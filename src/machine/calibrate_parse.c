@@ -135,6 +135,19 @@ static char *add_reason(char *r, char *more)
 	return j;
 }
 
+/* "1.16e+11 flop/s is 1.39x the theoretical peak 8.31e+10 flop/s (zen4: 2
+ * threads x 2.60 GHz (cpu MHz, observed ...) x 16 FLOP/cycle), beyond the
+ * 25% margin": both figures, and what would explain it. */
+static char *above_theory(const struct pollution_ref *p, double mx)
+{
+	return xasprintf("far above the theoretical peak: %.3g flop/s is %.2fx the %.3g flop/s "
+			 "of %s, beyond the %.0f%% margin (a clock above the one assumed, a wrong "
+			 "table entry or a broken timing)",
+			 mx, mx / p->theory, p->theory,
+			 p->basis && *p->basis ? p->basis : "this microarchitecture",
+			 100 * (CALIBRATION_THEORY_MARGIN - 1));
+}
+
 static char *pollution(const struct kernel_output *k, const struct pollution_ref *p,
 		       double mx, double mn, bool fma)
 {
@@ -154,7 +167,7 @@ static char *pollution(const struct kernel_output *k, const struct pollution_ref
 	if (fma && !strcmp(k->isa, "scalar"))
 		r = add_reason(r, xstrdup("kernel built without SIMD: this is not the machine's peak"));
 	if (fma && p && p->theory > 0 && mx > CALIBRATION_THEORY_MARGIN * p->theory)
-		r = add_reason(r, xstrdup("far above the theoretical peak of this microarchitecture"));
+		r = add_reason(r, above_theory(p, mx));
 	if (!fma && p && p->llc_bytes > 0 && k->bytes > 0 && k->bytes < 4 * p->llc_bytes)
 		r = add_reason(r, xasprintf("triad working set of %.0f MiB is below 4x the "
 					    "last-level cache (%.0f MiB): caches may have served it",

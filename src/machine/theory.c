@@ -212,20 +212,26 @@ static const char *cpuinfo_of(const struct machine *m, const char *cpuinfo)
 }
 
 double theory_rate(const struct machine *m, long max_freq_khz, const char *cpuinfo,
-		   const char *name, double threads)
+		   const char *name, double threads, char *basis, size_t basis_len)
 {
 	const struct uarch *u = theory_uarch(&m->cpu, m->cpu_model);
 	struct frequency fr;
 	bool dp = strcmp(name, "flops_dp") == 0;
+	if (basis && basis_len)
+		basis[0] = '\0';
 	if (!u || (!dp && strcmp(name, "flops_sp") != 0) || !(threads > 0) ||
 	    !theory_frequency(max_freq_khz, m->cpu_model, cpuinfo_of(m, cpuinfo), &fr))
 		return NAN;
-	/* An observed frequency is no upper bound (boost clocks exceed it): it
-	 * must not make a measured kernel look "far above the peak". */
-	if (fr.caveat)
-		return NAN;
+	/* An observed frequency is no rated maximum: it still gives the peak the
+	 * table predicts at that clock, and the basis says so (calibrate.h: a
+	 * kernel far above it is not trusted as measured either way). */
 	const char *why;
-	return threads * fr.ghz * 1e9 * per_cycle(u, m, dp, &why);
+	double f = per_cycle(u, m, dp, &why);
+	if (basis && basis_len)
+		snprintf(basis, basis_len, "%s: %g thread%s x %.2f GHz (%s%s%s) x %g FLOP/cycle",
+			 u->name, threads, threads == 1 ? "" : "s", fr.ghz, fr.source,
+			 fr.caveat ? ", " : "", fr.caveat ? fr.caveat : "", f);
+	return threads * fr.ghz * 1e9 * f;
 }
 
 static bool has_ceiling(const struct machine *m, const char *name)

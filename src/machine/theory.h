@@ -69,10 +69,11 @@ long theory_read_max_freq_khz(const char *root, int cpu);
 int theory_add_ceilings(struct machine *m, long max_freq_khz, const char *cpuinfo);
 
 /* The theoretical rate of `name` (flops_dp / flops_sp) for `threads` cores,
- * or NaN when unknown or when the frequency is only observed (cpu MHz is
- * no upper bound): the pollution check compares a measured kernel against
- * it, rescaled to the kernel's thread count. */
+ * or NaN when unknown. The pollution check compares a measured kernel
+ * against it, rescaled to the kernel's thread count. basis (may be NULL)
+ * receives how it was computed: "zen4: 2 threads x 2.60 GHz (cpu MHz,
+ * observed frequency, not a rated maximum) x 16 FLOP/cycle". */
 double theory_rate(const struct machine *m, long max_freq_khz, const char *cpuinfo,
-		   const char *name, double threads);
+		   const char *name, double threads, char *basis, size_t basis_len);
 
 #endif

@@ -54,6 +54,17 @@ void degradations__release(struct degradations *d);
  * form every document uses. New reference, or NULL when out of memory. */
 json_t *degradations__to_json(const struct degradations *d);
 
+/* {value, unit, quality, reason}: the shape of every number with its Quality
+ * in a JSON document. value is null, and quality unavailable, when v is not
+ * finite or q is unavailable (never 0); reason is null only when measured.
+ * The _clock form adds "clock": which clock a time comes from ("sampled CPU
+ * time (task-clock)", "wall clock (CLOCK_MONOTONIC)"). New reference or NULL. */
+#define CLOCK_WALL "wall clock"          /* region traces, MPI interposition */
+#define CLOCK_SAMPLED "sampled CPU time" /* perf samples of the time base */
+json_t *quality__json(double v, const char *unit, enum quality q, const char *reason);
+json_t *quality__json_clock(double v, const char *unit, enum quality q, const char *reason,
+			    const char *clock);
+
 struct locus {
 	char *node;      /* hostname */
 	int rank;        /* MPI rank, or -1 outside MPI */

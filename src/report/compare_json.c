@@ -60,8 +60,12 @@ static json_t *item_json(const struct compare_item *it, double fail_pct)
 	bad |= json_object_set_new(o, "ratio_quality", json_string(quality__name(it->ratio_quality)));
 	bad |= json_object_set_new(o, "ratio_reason", it->ratio_quality == QUALITY_MEASURED
 				   ? json_null()
-				   : json_string("a time-base Measurement behind it is estimated; "
-						 "`nunatak report --json` of the Runs says why"));
+				   : json_string(it->ratio_quality == QUALITY_UNAVAILABLE
+						 ? "a time-base Measurement behind it is unavailable: "
+						   "its time is unknown, not 0; `nunatak report --json` "
+						   "of the Runs says why"
+						 : "a time-base Measurement behind it is estimated; "
+						   "`nunatak report --json` of the Runs says why"));
 	bad |= json_object_set_new(o, "interval_quality",
 				   json_string(quality__name(it->interval_quality)));
 	bad |= json_object_set_new(o, "basis", json_string(compare_basis_code(it->basis)));

@@ -123,6 +123,8 @@ const char *compare_interval_reason(const struct compare_item *it)
 
 const char *compare_verdict(const struct compare_item *it)
 {
+	if (it->ratio_quality == QUALITY_UNAVAILABLE)
+		return "unavailable";
 	if (it->status == COMPARE_NEW)
 		return "new";
 	if (it->status == COMPARE_VANISHED)

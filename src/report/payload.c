@@ -24,10 +24,7 @@
 /* {value, unit, quality, reason}: the shape of every number in the payload. */
 static json_t *number(double v, const char *unit, enum quality q, const char *reason)
 {
-	bool avail = q != QUALITY_UNAVAILABLE && isfinite(v);
-	return json_pack("{s:o, s:s?, s:s, s:s?}", "value", avail ? json_real(v) : json_null(),
-			 "unit", unit, "quality", quality__name(avail ? q : QUALITY_UNAVAILABLE),
-			 "reason", q == QUALITY_MEASURED && avail ? NULL : reason);
+	return quality__json(v, unit, q, reason);
 }
 
 static json_t *derived_json(const struct derived *d)
@@ -72,8 +69,9 @@ static json_t *hottest_json(const struct pivot *p, int64_t hotspot, const char *
 	struct attrib_share sh;
 	if (attrib_hottest_line(p, hotspot, time_base, &sh) != 0)
 		return json_null();
-	return json_pack("{s:o, s:o, s:f}", "file", str_or_null(sh.file), "line",
-			 sh.line > 0 ? json_integer(sh.line) : json_null(), "share", sh.share);
+	return json_pack("{s:o, s:o, s:o}", "file", str_or_null(sh.file), "line",
+			 sh.line > 0 ? json_integer(sh.line) : json_null(), "share",
+			 attrib_share__json(sh.share));
 }
 
 static json_t *hotspot_json(const struct pivot *p, const struct stack_index *si, const struct analysis *a,

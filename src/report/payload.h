@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The report payload (REFERENCE.md §7 "Payload", schema 5, name
+ * The report payload (REFERENCE.md §7 "Payload", schema 6, name
  * "nunatak-report"): plain JSON recomputed on demand from a Run, never
  * persisted. Its trunk is the Run manifest (run, machine, provenance, passes,
  * degradations) so report and Run never drift apart. Every number is an
@@ -17,7 +17,7 @@ struct analysis;
 struct pivot;
 typedef struct json_t json_t;
 
-#define PAYLOAD_SCHEMA 5
+#define PAYLOAD_SCHEMA 6
 #define PAYLOAD_NAME "nunatak-report"
 
 /* Builds the payload. manifest (borrowed, may be NULL) provides the trunk.

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,7 +97,9 @@ static json_t *sorted_callers(json_t *acc, double total)
 				bv = json_real_value(val);
 				best = key;
 			}
-		json_array_append_new(arr, json_pack("{s:s, s:f}", "name", best, "share", bv / total));
+		json_array_append_new(arr, json_pack("{s:s, s:o}", "name", best, "share",
+						     quality__json(bv / total, "ratio",
+								   QUALITY_MEASURED, NULL)));
 		json_object_del(acc, best);
 	}
 	return arr;
@@ -139,5 +142,7 @@ void payload_stack_views(const struct pivot *p, const struct stack_index *si,
 					 "unit", "ratio", "quality", "measured", "reason",
 					 "lineage", time_base, "formula",
 					 "stacked time with the function on the path / all stacked time")
-			     : json_null();
+			     : quality__json(NAN, "ratio", QUALITY_UNAVAILABLE,
+					     "not computed for this Run: inclusive time needs call "
+					     "stacks");
 }

@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "analysis/imbalance.h"
 #include "analysis/threads.h"
@@ -42,10 +43,12 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 		snprintf(extra, sizeof(extra), ", %d left nothing", missing);
 	char mpi[96] = "";
 	if (!isnan(ri->mpi_measured))
-		snprintf(mpi, sizeof(mpi), "; MPI holds %.1f%% of the time (measured in MPI calls)",
+		snprintf(mpi, sizeof(mpi), "; MPI holds %.1f%% of the time (measured in MPI calls), "
+					   "wall clock",
 			 100 * ri->mpi_measured);
 	else if (!isnan(ri->mpi_fraction))
-		snprintf(mpi, sizeof(mpi), "; MPI holds %.1f%% of the time (estimated from samples)",
+		snprintf(mpi, sizeof(mpi), "; MPI holds %.1f%% of the time (estimated from samples), "
+					   "sampled CPU time",
 			 100 * ri->mpi_fraction);
 	const char *ranks = ri->nr_rows == 1 ? "rank" : "ranks";
 	int rc;
@@ -58,7 +61,7 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 				     ri->nr_rows, ranks, ri->nr_sampled, extra, ri->busiest_rank,
 				     ri->imbalance, mpi);
 	if (rc == 0 && ri->mpi.dom_rank >= 0 && ri->mpi.dom_call)
-		rc = text_lines__add(out, "  rank %d waits %.0f%% of its time in `%s`%s%s%s",
+		rc = text_lines__add(out, "  rank %d waits %.0f%% of its time in `%s`%s%s%s (wall clock)",
 				     ri->mpi.dom_rank, 100 * ri->mpi.dom_fraction, ri->mpi.dom_call,
 				     ri->mpi.dom_site[0] ? " at `" : "", ri->mpi.dom_site,
 				     ri->mpi.dom_site[0] ? "`" : "");
@@ -68,11 +71,11 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 		return rc;
 	if (!isnan(ri->app_imbalance) && !isnan(ri->total_imbalance) &&
 	    ri->imbalance == ri->app_imbalance)
-		rc = text_lines__add(out, "  measured on %s; on total time, waiting included: "
+		rc = text_lines__add(out, "  measured on %s, sampled CPU time; on total time, waiting included: "
 					  "rank %d at %.2fx; the kernel holds %.1f%%", ri->basis,
 				     ri->total_busiest, ri->total_imbalance, 100 * ri->sys_fraction);
 	else
-		rc = text_lines__add(out, "  measured on %s", ri->basis);
+		rc = text_lines__add(out, "  measured on %s, sampled CPU time", ri->basis);
 	if (rc == 0 && ri->quality == QUALITY_ESTIMATED && ri->reason)
 		rc = text_lines__add(out, "  busiest rank's %.2fx downgraded to estimated: %s",
 				     ri->imbalance, ri->reason);
@@ -84,46 +87,69 @@ static json_t *num_or_null(double v)
 	return isnan(v) ? json_null() : json_real(v);
 }
 
-/* The row's MPI time: measured by interposition when the rank left a profile,
- * else the sampled estimate, labelled as such. */
+#define R_NOT_SAMPLED "this rank left no samples"
+
+/* A sampled time of a row: CPU time from perf samples of the time base. */
+static json_t *sampled_ns(const struct rank_row *row, double ns)
+{
+	return quality__json_clock(ns, "ns", QUALITY_MEASURED,
+				   row->present ? R_NOT_SAMPLED : "this rank left nothing",
+				   CLOCK_SAMPLED);
+}
+
+/* The row's MPI time: measured by interposition when the rank left a profile
+ * (wall clock, and its fraction of the rank's MPI_Init..MPI_Finalize wall
+ * time), else the sampled estimate (CPU time), labelled as such. */
 static json_t *row_mpi(const struct rank_imbalance *ri, const struct rank_row *row,
-		       double *mpi_ns, double *frac)
+		       json_t **mpi_ns, json_t **frac)
 {
 	const struct mpi_rank_time *t = (size_t)row->rank < ri->mpi.nr ? &ri->mpi.ranks[row->rank]
 								       : NULL;
 	double all = row->app_ns + row->mpi_ns + row->sys_ns;
 	if (t && t->measured && t->wall_ns > 0) {
-		*mpi_ns = t->mpi_ns;
-		*frac = t->mpi_ns / t->wall_ns;
-		return json_pack("{s:s, s:s, s:o, s:f}", "source", "interposition", "quality",
+		*mpi_ns = quality__json_clock(t->mpi_ns, "ns", t->quality, t->reason, CLOCK_WALL);
+		*frac = quality__json_clock(t->mpi_ns / t->wall_ns, "ratio", t->quality, t->reason,
+					    CLOCK_WALL);
+		return json_pack("{s:s, s:s, s:o, s:o}", "source", "interposition", "quality",
 				 quality__name(t->quality), "reason",
 				 t->reason ? json_string(t->reason) : json_null(), "wall_ns",
-				 t->wall_ns);
+				 quality__json_clock(t->wall_ns, "ns", QUALITY_MEASURED, NULL,
+						     CLOCK_WALL));
 	}
-	*mpi_ns = row->mpi_ns;
-	*frac = row->sampled && all > 0 ? row->mpi_ns / all : NAN;
-	if (isnan(*frac))
-		return json_pack("{s:n, s:s, s:s, s:n}", "source", "quality", "unavailable",
-				 "reason", "no MPI profile and no samples for this rank", "wall_ns");
-	return json_pack("{s:s, s:s, s:s, s:n}", "source", "samples in MPI runtime modules",
-			 "quality", "estimated", "reason",
-			 "no MPI profile for this rank: share of its samples in MPI runtime "
-			 "modules, which misses waits spent in the kernel",
-			 "wall_ns");
+	static const char est[] = "no MPI profile for this rank: share of its samples in MPI "
+				  "runtime modules, which misses waits spent in the kernel";
+	static const char none[] = "no MPI profile and no samples for this rank";
+	bool have = row->sampled && all > 0;
+	*mpi_ns = quality__json_clock(row->mpi_ns, "ns", QUALITY_ESTIMATED, have ? est : none,
+				      CLOCK_SAMPLED);
+	*frac = quality__json_clock(have ? row->mpi_ns / all : NAN, "ratio", QUALITY_ESTIMATED,
+				    have ? est : none, CLOCK_SAMPLED);
+	if (!have)
+		return json_pack("{s:n, s:s, s:s, s:o}", "source", "quality", "unavailable",
+				 "reason", none, "wall_ns",
+				 quality__json(NAN, "ns", QUALITY_UNAVAILABLE,
+					       "no MPI profile for this rank"));
+	return json_pack("{s:s, s:s, s:s, s:o}", "source", "samples in MPI runtime modules",
+			 "quality", "estimated", "reason", est, "wall_ns",
+			 quality__json(NAN, "ns", QUALITY_UNAVAILABLE, "no MPI profile for this rank"));
 }
 
 static json_t *row_json(const struct rank_imbalance *ri, const struct rank_row *row)
 {
-	double mpi_ns, frac;
+	json_t *mpi_ns, *frac;
 	json_t *mpi = row_mpi(ri, row, &mpi_ns, &frac);
 	json_t *calls = ri->pivot ? mpi_view_calls_json(ri->pivot, row->rank) : json_array();
+	bool counted = row->time_source && strcmp(row->time_source, "samples") != 0;
+	json_t *time = quality__json_clock(row->time_ns, "ns", QUALITY_MEASURED,
+					   "this rank was neither sampled nor counted",
+					   counted ? "counted CPU time (task-clock)" : CLOCK_SAMPLED);
 	return json_pack("{s:i, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:i, s:i}",
 			 "rank", row->rank, "node",
 			 row->node ? json_string(row->node) : json_null(), "sampled", row->sampled,
-			 "counted", row->counted, "time_ns", num_or_null(row->time_ns),
+			 "counted", row->counted, "time_ns", time,
 			 "time_source", row->time_source ? json_string(row->time_source) : json_null(),
-			 "app_ns", num_or_null(row->app_ns), "mpi_ns", num_or_null(mpi_ns),
-			 "sys_ns", num_or_null(row->sys_ns), "mpi_fraction", num_or_null(frac),
+			 "app_ns", sampled_ns(row, row->app_ns), "mpi_ns", mpi_ns,
+			 "sys_ns", sampled_ns(row, row->sys_ns), "mpi_fraction", frac,
 			 "samples", (json_int_t)row->samples, "mpi", mpi, "mpi_calls", calls, "threads", row->nr_threads,
 			 "helper_threads", row->nr_helpers);
 }
@@ -157,8 +183,18 @@ static json_t *dominant_json(const struct rank_imbalance *ri)
 {
 	if (ri->mpi.dom_rank < 0 || !ri->mpi.dom_call)
 		return json_null();
-	return json_pack("{s:i, s:s, s:f, s:o}", "rank", ri->mpi.dom_rank, "call",
-			 ri->mpi.dom_call, "fraction", ri->mpi.dom_fraction, "site",
+	return json_pack("{s:i, s:s, s:o, s:o}", "rank", ri->mpi.dom_rank, "call",
+			 ri->mpi.dom_call, "fraction",
+			 quality__json_clock(ri->mpi.dom_fraction, "ratio",
+					     (size_t)ri->mpi.dom_rank < ri->mpi.nr
+						     ? ri->mpi.ranks[ri->mpi.dom_rank].quality
+						     : QUALITY_UNAVAILABLE,
+					     (size_t)ri->mpi.dom_rank < ri->mpi.nr &&
+							     ri->mpi.ranks[ri->mpi.dom_rank].reason
+						     ? ri->mpi.ranks[ri->mpi.dom_rank].reason
+						     : "the rank's MPI time is unknown",
+					     CLOCK_WALL),
+			 "site",
 			 ri->mpi.dom_site[0] ? json_string(ri->mpi.dom_site) : json_null());
 }
 
@@ -182,15 +218,25 @@ json_t *ranks_view_payload(const struct rank_imbalance *ri)
 		"busiest rank's time / mean rank time", "basis", ri->basis);
 	json_t *mpi = mpi_share(ri);
 	json_t *helpers = json_pack("{s:i, s:o, s:s}", "count", ri->nr_helpers, "fraction",
-				    num_or_null(ri->helper_fraction), "rule", THREADS_HELPER_RULE);
+				    quality__json_clock(ri->helper_fraction, "ratio",
+							QUALITY_MEASURED, "no samples",
+							CLOCK_SAMPLED),
+				    "rule", THREADS_HELPER_RULE);
+	static const char no_split[] = "no rank was sampled: no split of its time";
 	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o}",
 			 "mpi_dominant", dominant_json(ri), "mpi_timeline",
 			 ri->pivot ? mpi_view_timeline_json(ri->pivot) : json_null(), "imbalance", imb,
-			 "mpi_fraction", mpi, "sys_fraction", num_or_null(ri->sys_fraction),
+			 "mpi_fraction", mpi, "sys_fraction",
+			 quality__json_clock(ri->sys_fraction, "ratio", QUALITY_MEASURED, no_split,
+					     CLOCK_SAMPLED),
 			 "busiest_rank", ri->busiest_rank, "world_size",
 			 ri->world_size >= 0 ? json_integer(ri->world_size) : json_null(),
 			 "unsampled", unsampled, "missing", missing, "total_imbalance",
-			 num_or_null(ri->total_imbalance), "app_imbalance",
-			 num_or_null(ri->app_imbalance), "rows", rows, "threads", ri->nr_threads,
+			 quality__json_clock(ri->total_imbalance, "ratio", ri->quality,
+					     ri->reason ? ri->reason : no_split, CLOCK_SAMPLED),
+			 "app_imbalance",
+			 quality__json_clock(ri->app_imbalance, "ratio", ri->quality,
+					     ri->reason ? ri->reason : no_split, CLOCK_SAMPLED),
+			 "rows", rows, "threads", ri->nr_threads,
 			 "helper_threads", helpers);
 }

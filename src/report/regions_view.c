@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,7 +125,7 @@ int region_shares(const struct pivot *p, int64_t hotspot, const char *counter,
 		total += s->value;
 	}
 	for (size_t k = 0; k < *n; k++)
-		v[k].share = total > 0 ? v[k].value / total : 0;
+		v[k].share = total > 0 ? v[k].value / total : NAN;
 	qsort(v, *n, sizeof(*v), share_cmp);
 	*out = v;
 	return 0;
@@ -151,7 +152,8 @@ int regions_render(const struct pivot *p, struct text_lines *out)
 		return -ENOMEM;
 	if (n)
 		text_lines__add(out, "regions: %zu call path%s from scope_profiler traces, by "
-				     "inclusive time (summed over threads and ranks):",
+				     "inclusive wall-clock time (summed over threads and ranks; "
+				     "not the sampled CPU time of the Hotspots):",
 				n, n == 1 ? "" : "s");
 	for (size_t i = 0; i < n && i < REGIONS_SHOWN; i++) {
 		const struct region_row *r = &rows[i];
@@ -159,7 +161,8 @@ int regions_render(const struct pivot *p, struct text_lines *out)
 		if (r->nr_ranks > 1 && r->mean_rank_ns > 0)
 			snprintf(imb, sizeof(imb), "; busiest of %d ranks at %.2fx the mean",
 				 r->nr_ranks, r->max_rank_ns / r->mean_rank_ns);
-		text_lines__add(out, "  %s - %s inclusive, %s exclusive, %lld call%s%s", r->path,
+		text_lines__add(out, "  %s - %s inclusive, %s exclusive (wall clock), %lld call%s%s",
+				r->path,
 				fmt_ns(a, sizeof(a), r->inclusive_ns),
 				fmt_ns(b, sizeof(b), r->exclusive_ns), (long long)r->calls,
 				r->calls == 1 ? "" : "s", imb);
@@ -180,7 +183,7 @@ int regions_render_finding(const struct pivot *p, int64_t hotspot, const char *c
 	char line[512] = "";
 	size_t at = 0, shown = 0;
 	for (size_t i = 0; i < n && shown < REGIONS_PER_FINDING; i++) {
-		if (v[i].share < FINDING_MIN_SHARE)
+		if (!(v[i].share >= FINDING_MIN_SHARE))
 			break;
 		int w = snprintf(line + at, sizeof(line) - at, "%s%s %.0f%%", shown ? ", " : "",
 				 v[i].path ? v[i].path : "no region", 100.0 * v[i].share);
@@ -195,6 +198,12 @@ int regions_render_finding(const struct pivot *p, int64_t hotspot, const char *c
 	return out->failed ? -ENOMEM : 0;
 }
 
+/* Region times come from scope_profiler's traces: wall clock, measured. */
+static json_t *wall(double ns)
+{
+	return quality__json_clock(ns, "ns", QUALITY_MEASURED, NULL, CLOCK_WALL);
+}
+
 json_t *regions_json(const struct pivot *p)
 {
 	struct region_row *rows;
@@ -205,17 +214,19 @@ json_t *regions_json(const struct pivot *p)
 	for (size_t i = 0; a && i < n; i++) {
 		const struct region_row *r = &rows[i];
 		json_t *rk = r->nr_ranks > 1 && r->mean_rank_ns > 0
-				     ? json_pack("{s:i, s:f, s:f, s:f}", "count", r->nr_ranks,
-						 "max_inclusive_ns", r->max_rank_ns,
-						 "mean_inclusive_ns", r->mean_rank_ns, "imbalance",
-						 r->max_rank_ns / r->mean_rank_ns)
+				     ? json_pack("{s:i, s:o, s:o, s:o}", "count", r->nr_ranks,
+						 "max_inclusive_ns", wall(r->max_rank_ns),
+						 "mean_inclusive_ns", wall(r->mean_rank_ns),
+						 "imbalance",
+						 quality__json(r->max_rank_ns / r->mean_rank_ns, "ratio",
+							       QUALITY_MEASURED, NULL))
 				     : json_null();
-		json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:f, s:f, s:o}", "path",
+		json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:o, s:o, s:o}", "path",
 						   r->path ? r->path : "?", "name",
 						   r->name ? r->name : "?", "calls",
 						   (json_int_t)r->calls, "inclusive_ns",
-						   r->inclusive_ns, "exclusive_ns", r->exclusive_ns,
-						   "ranks", rk));
+						   wall(r->inclusive_ns), "exclusive_ns",
+						   wall(r->exclusive_ns), "ranks", rk));
 	}
 	xfree(rows);
 	return a;
@@ -229,9 +240,12 @@ json_t *regions_hotspot_json(const struct pivot *p, int64_t hotspot, const char 
 		return NULL;
 	json_t *a = json_array();
 	for (size_t i = 0; a && i < n; i++)
-		json_array_append_new(a, json_pack("{s:o, s:f, s:I}", "path",
+		json_array_append_new(a, json_pack("{s:o, s:o, s:I}", "path",
 						   v[i].path ? json_string(v[i].path) : json_null(),
-						   "share", v[i].share, "samples",
+						   "share",
+						   quality__json(v[i].share, "ratio", QUALITY_MEASURED,
+								 "the Hotspot's samples carry no value"),
+						   "samples",
 						   (json_int_t)v[i].samples));
 	xfree(v);
 	return a;

@@ -46,7 +46,7 @@ static void headline(const struct analysis *a, const struct pivot *p, struct tex
 	}
 	char secs[64] = "";
 	if (!isnan(a->seconds))
-		snprintf(secs, sizeof(secs), " over %.3g s", a->seconds);
+		snprintf(secs, sizeof(secs), " over %.3g s of sampled CPU time", a->seconds);
 	if (a->nr_diags == 0) {
 		text_lines__add(out,
 				"summary: no Hotspot above the statistical floor of %d samples "
@@ -128,19 +128,22 @@ static void callers_line(const struct pivot *p, const struct stack_index *si,
 	for (size_t i = 0; i < shown; i++) {
 		json_t *c = json_array_get(callers, i);
 		size_t l = strlen(line);
-		snprintf(line + l, sizeof(line) - l, "%s `%.80s` %.0f %%", i ? "," : "",
-			 json_string_value(json_object_get(c, "name")),
-			 100 * json_real_value(json_object_get(c, "share")));
+		json_t *sv = json_object_get(json_object_get(c, "share"), "value");
+		char sh[24] = "unavailable";
+		if (json_is_number(sv))
+			snprintf(sh, sizeof(sh), "%.0f %%", 100 * json_number_value(sv));
+		snprintf(line + l, sizeof(line) - l, "%s `%.80s` %s", i ? "," : "",
+			 json_string_value(json_object_get(c, "name")), sh);
 	}
 	if (n > shown) {
 		size_t l = strlen(line);
 		snprintf(line + l, sizeof(line) - l, ", %zu more", n - shown);
 	}
 	json_t *iv = json_object_get(incl, "value");
-	if (shown && iv) {
+	if (shown && json_is_number(iv)) {
 		size_t l = strlen(line);
 		snprintf(line + l, sizeof(line) - l, "; inclusive %.0f %% of the stacked time",
-			 100 * json_real_value(iv));
+			 100 * json_number_value(iv));
 	}
 	if (shown)
 		text_lines__add(out, "%s", line);

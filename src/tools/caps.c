@@ -31,6 +31,29 @@ static void degrade(struct caps *c, const char *remedy)
 	c->degradation.remedy = remedy;
 }
 
+/* A recording carries what its replay reads back here and in the manifest:
+ * whether sampling was blocked, and the collector that answered (executor__
+ * annotate is a no-op for other executors). */
+static int record_caps(const struct caps *c, struct executor *x, struct err *e)
+{
+	if (c->replay)
+		return 0;
+	json_t *col = json_array();
+	if (col && c->perf.present)
+		json_array_append_new(col, json_pack("{s:s, s:s}", "tool", "perf", "version",
+						     c->perf.version.text));
+	json_t *meta = col ? json_pack("{s:b, s:o}", "sampling_blocked",
+				       perf_sampling_forbidden(c->paranoid, c->root),
+				       "collectors", col)
+			   : NULL;
+	int rc = meta ? executor__annotate(x, meta) : -ENOMEM;
+	json_decref(meta);
+	if (rc == -ENOMEM)
+		return err_oom(e);
+	return rc < 0 ? err_set(e, rc, ERR_EXEC_RECORD, "cannot write the recording's meta.json")
+		      : 0;
+}
+
 int caps_probe(struct caps *c, struct executor *x, const char *perf, struct err *e)
 {
 	memset(c, 0, sizeof(*c));
@@ -70,7 +93,7 @@ int caps_probe(struct caps *c, struct executor *x, const char *perf, struct err 
 			 c->perf.version.text, c->paranoid);
 		degrade(c, CAPS_PARANOID_REMEDY);
 	}
-	return 0;
+	return record_caps(c, x, e);
 }
 
 void caps__release(struct caps *c)

@@ -49,6 +49,6 @@ assert src["text"] is None, src
 assert src["reason"] == "source file changed since the profiled binary was built (line-table MD5 mismatch)", src
 assert src["resolved_path"] == f"{tmp}/src/workload.c", src
 axpy = [f for f in c["inline_frames"] if f["function"] == "axpy_element"]
-assert axpy and axpy[0]["line"] == 4 and 0.1 < axpy[0]["share"] < 0.2, c["inline_frames"]
+assert axpy and axpy[0]["line"] == 4 and 0.1 < axpy[0]["share"]["value"] < 0.2, c["inline_frames"]
 print(f"debug: main line-level {want:.4f} of cycles, extract 5-23; clang: stale source withheld")
 PY

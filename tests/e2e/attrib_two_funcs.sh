@@ -26,5 +26,5 @@ for name, want in (("heavy_seventy", 0.70), ("light_thirty", 0.30)):
     print(f"{name}: {got:.3f} (line level)")
 # the loop body `spin` is inlined into both: one row of the transverse view, 2 sites
 spin = [v for v in d["inline_view"] if v["function"] == "spin"]
-assert spin and spin[0]["sites"] == 2 and spin[0]["share"] > 0.9, d["inline_view"]
+assert spin and spin[0]["sites"] == 2 and spin[0]["share"]["value"] > 0.9, d["inline_view"]
 PY

@@ -36,10 +36,13 @@ def call(rank, name):
     assert c, (rank, name, rows[rank]["mpi_calls"])
     return c[0]
 b1, b0 = call(1, "MPI_Barrier"), call(0, "MPI_Barrier")
-rel = abs(b1["time_ns"] - own[1]) / own[1]
-print(f"rank 1 MPI_Barrier: interposed {b1['time_ns']} ns, program {own[1]} ns ({100*rel:.3f}% apart)")
+rel = abs(b1["time_ns"]["value"] - own[1]) / own[1]
+print(f"rank 1 MPI_Barrier: interposed {b1['time_ns']['value']} ns, program {own[1]} ns ({100*rel:.3f}% apart)")
 assert rel <= 0.10, rel
-assert b0["time_ns"] < 0.25 * b1["time_ns"], (b0, b1)
+assert b0["time_ns"]["value"] < 0.25 * b1["time_ns"]["value"], (b0, b1)
+# interposed times are wall-clock Quality values (issue 16)
+assert b1["time_ns"]["quality"] == "measured" and b1["time_ns"]["clock"] == "wall clock", b1
+assert rows[1]["mpi_fraction"]["clock"] == "wall clock" and rows[1]["app_ns"]["clock"] == "sampled CPU time", rows[1]
 site = b1["sites"][0]
 assert site["file"].endswith("mpi_wait.c") and site["line"] == line and site["function"] == "main", site
 s, r = call(0, "MPI_Send"), call(1, "MPI_Recv")
@@ -55,7 +58,7 @@ tl = p["ranks"]["mpi_timeline"]
 names = [tl["names"][i[1]] for i in tl["items"]]
 assert any(n == "MPI_Barrier" for n in names) and tl["shown"] <= tl["limit"], tl
 long_barrier = [i for i in tl["items"] if tl["names"][i[1]] == "MPI_Barrier" and i[0] == 1]
-assert long_barrier and long_barrier[0][3] == b1["time_ns"], long_barrier
+assert long_barrier and long_barrier[0][3] == b1["time_ns"]["value"], long_barrier
 ceil = {c["name"]: c for c in json.load(open(sys.argv[4]))["machine"]["ceilings"]}
 for n in ("network_latency", "network_bandwidth"):
     assert ceil[n]["value"] > 0 and ceil[n]["quality"] == "estimated", ceil
@@ -77,6 +80,8 @@ if [ "${browser:-0}" = 1 ] && command -v chromium >/dev/null; then
 	grep -q '<div class="mpi-site">mpi_wait.c:'"$line"'</div>' "$tmp/dom.html" || {
 		echo "no call site in the matrix"; exit 1; }
 	grep -q '<h3>MPI calls over time</h3>' "$tmp/dom.html" || { echo "no MPI timeline"; exit 1; }
+	grep -q 'Clocks: Time and Application from sampled CPU time; MPI and MPI fraction from wall clock' \
+		"$tmp/dom.html" || { echo "the ranks table does not say which clock each time comes from"; exit 1; }
 	[ "$(grep -o 'class="mpi-event" data-name="MPI_Barrier"' "$tmp/dom.html" | wc -l)" -ge 2 ] || {
 		echo "the timeline lacks the ranks' barriers"; exit 1; }
 	grep -q '<th scope="row">network_latency</th>' "$tmp/dom.html" || {

@@ -21,7 +21,7 @@ mode, w = sys.argv[1], sys.argv[2]
 rep = json.load(open(f"{w}/rep-{mode}.json"))
 leaf = [h for h in rep["hotspots"] if h["name"] == "leaf"]
 assert len(leaf) == 1, "stacks entered Hotspot identity: %d leaf Hotspots" % len(leaf)
-callers = {c["name"]: c["share"] for c in leaf[0]["callers"]}
+callers = {c["name"]: c["share"]["value"] for c in leaf[0]["callers"]}
 for name, want in (("caller_a", 0.70), ("caller_b", 0.30)):
     got = callers.get(name, 0)
     assert abs(got - want) <= 0.05, (mode, name, got, callers)

@@ -61,6 +61,6 @@ top = p["regions"][0]
 assert top["path"] == "timestep" and top["calls"] == iters and top["ranks"] is None, top
 h = [h for h in p["hotspots"] if h["name"] == "sweep"][0]
 assert h["regions"][0]["path"] == "timestep > solve > sweep", h["regions"]
-assert abs(h["regions"][0]["share"] - inside) < 1e-9, (h["regions"], inside)
+assert abs(h["regions"][0]["share"]["value"] - inside) < 1e-9, (h["regions"], inside)
 PY
 echo ok

@@ -45,3 +45,19 @@ regions = sorted((i[0], t["names"][i[1]]) for i in t["items"] if i[6] == 1)
 assert t["regions_shown"] == 6 and regions == [(r, n) for r in (0, 1) for n in ("barrier", "compute", "reduce")], t
 assert any(i[6] == 0 and t["names"][i[1]] == "MPI_Barrier" for i in t["items"]), t
 PY
+# A real MPI Run with regions: every number of its payload carries its Quality
+# or is a documented raw count (issue 16), the rank rows and region times too,
+# each time labelled with its clock.
+python3 - mpayload.json <<'PY' || fail "numbers without Quality in the MPI Run's payload"
+import json, os, sys
+sys.path.insert(0, os.path.join(os.environ["NUNATAK_SOURCE_DIR"], "tests/fixtures/run"))
+import quality_walk
+p = json.load(open(sys.argv[1]))
+quality_walk.check(p, "report --json of an MPI Run with regions")
+row = p["ranks"]["rows"][0]
+assert row["time_ns"]["clock"] == "sampled CPU time" and row["app_ns"]["quality"] == "measured", row
+assert row["mpi_fraction"]["clock"] == "wall clock", row["mpi_fraction"]
+r = p["regions"][0]
+assert r["inclusive_ns"]["clock"] == "wall clock" and r["inclusive_ns"]["value"] > 0, r
+PY
+grep -q "by inclusive wall-clock time" merr.txt || fail "region times not labelled wall clock in the summary"

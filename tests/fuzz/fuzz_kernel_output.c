@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct err e = {0};
 	if (kernel_output_parse((const char *)data, size, &k, &e) != 0)
 		return 0;
-	struct pollution_ref p = {1e9, 32 << 20};
+	struct pollution_ref p = {.theory = 1e9, .basis = "fuzz", .llc_bytes = 32 << 20};
 	struct ceiling c;
 	if (calibration_ceiling(&k, &p, &c) == 0) {
 		/* A Ceiling is a positive finite maximum, estimated iff reasoned. */

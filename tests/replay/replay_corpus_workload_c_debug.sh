@@ -38,7 +38,7 @@ err = open(os.path.join(os.path.dirname(jpath), "err.txt")).read()
 assert "  main (line, %s:%d) - " % best in err, (best, err)
 hl = h["hottest_line"]
 assert (os.path.basename(hl["file"]), hl["line"]) == best, (hl, best)
-top = max(h["lines"], key=lambda l: l["share"])
-assert (os.path.basename(top["file"]), top["line"]) == best and abs(top["share"] - hl["share"]) < 1e-9, (top, hl)
-assert abs(hl["share"] - line_w[best] / sum(line_w.values())) < 1e-6, (hl, line_w)
+top = max(h["lines"], key=lambda l: l["share"]["value"])
+assert (os.path.basename(top["file"]), top["line"]) == best and abs(top["share"]["value"] - hl["share"]["value"]) < 1e-9, (top, hl)
+assert abs(hl["share"]["value"] - line_w[best] / sum(line_w.values())) < 1e-6, (hl, line_w)
 '

@@ -12,6 +12,6 @@ nstacks = db.execute("select count(*) from stacks").fetchone()[0]
 assert nstacks > 0, "fp call chains were not ingested"
 h = rep["hotspots"][0]
 assert h["callers"] and h["callers"][0]["name"] == "__libc_start_call_main", h["callers"]
-assert abs(sum(c["share"] for c in h["callers"]) - 1.0) < 1e-9, h["callers"]
+assert abs(sum(c["share"]["value"] for c in h["callers"]) - 1.0) < 1e-9, h["callers"]
 assert h["inclusive"]["quality"] == "measured" and 0.99 < h["inclusive"]["value"] <= 1.0, h["inclusive"]
 '

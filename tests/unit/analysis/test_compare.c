@@ -300,7 +300,26 @@ static void t_lines(void)
 	pivot__release(&pc);
 }
 
+/* Issue 16: an unavailable value on one side is unknown, never 0: no ratio,
+ * no interval, not "vanished", not significant. */
+static void t_unavailable_side(void)
+{
+	double xa[] = {0.2}, xb[] = {NAN};
+	struct compare_item it = {.kind = COMPARE_HOTSPOT, .a_samples = 200, .b_samples = 0,
+				  .ratio_quality = QUALITY_UNAVAILABLE};
+	compare_item__judge(&it, xa, 1, xb, 1, 1e-3, 1e-3, 0.95, 0.05);
+	CHECK(it.status == COMPARE_MATCHED && isnan(it.b) && isnan(it.ratio));
+	CHECK(isnan(it.low) && isnan(it.high) && !it.significant && it.direction == 0);
+	CHECK(it.ratio_quality == QUALITY_UNAVAILABLE && it.interval_quality == QUALITY_UNAVAILABLE);
+	/* the same with a real 0 on B is "vanished" (the data said so) */
+	double zb[] = {0};
+	struct compare_item z = {.kind = COMPARE_HOTSPOT, .a_samples = 200, .b_samples = 0};
+	compare_item__judge(&z, xa, 1, zb, 1, 1e-3, 1e-3, 0.95, 0.05);
+	CHECK(z.status == COMPARE_VANISHED && z.ratio_quality == QUALITY_MEASURED);
+}
+
 static const struct test_case cases[] = {
+	{"unavailable_side", "an unavailable side: no ratio, never 0 or vanished", t_unavailable_side},
 	{"lines", "lines compared only when the build-ids agree", t_lines},
 	{"regions_ranks", "regions by path and ranks by number, intervals only when repeated", t_regions_ranks},
 	{"rebuild_doubles", "a function twice as slow across a rebuild: matched, flagged", t_rebuild_doubles},

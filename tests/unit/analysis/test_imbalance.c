@@ -93,8 +93,9 @@ static void t_app_time_decides(void)
 	struct text_lines t = {0};
 	CHECK_INT(ranks_view_lines(&ri, &t), 0);
 	CHECK_STR(t.v[0], "4 ranks (4 sampled); busiest rank 0 at 2.00x the mean; MPI holds 41.7% of the time "
-			  "(estimated from samples)");
+			  "(estimated from samples), sampled CPU time");
 	CHECK(strstr(t.v[1], "application time") && strstr(t.v[1], "1.00x") &&
+	      strstr(t.v[1], "sampled CPU time") &&
 	      strstr(t.v[1], "kernel holds 8.3%"));
 	text_lines__release(&t);
 
@@ -218,12 +219,19 @@ static void t_measured_mpi(void)
 	struct text_lines t = {0};
 	CHECK_INT(ranks_view_lines(&ri, &t), 0);
 	CHECK(strstr(t.v[0], "MPI holds 24.0% of the time (measured in MPI calls)") != NULL);
-	CHECK_STR(t.v[1], "  rank 1 waits 41% of its time in `MPI_Barrier` at `solver.c:212`");
+	CHECK_STR(t.v[1], "  rank 1 waits 41% of its time in `MPI_Barrier` at `solver.c:212` (wall clock)");
 	json_t *j = ranks_view_payload(&ri);
 	json_t *rows = json_object_get(j, "rows");
 	json_t *r1 = json_array_get(rows, 1), *r2 = json_array_get(rows, 2), *r3 = json_array_get(rows, 3);
 	CHECK_STR(json_string_value(json_object_get(json_object_get(r1, "mpi"), "quality")), "measured");
-	CHECK_NEAR(json_real_value(json_object_get(r1, "mpi_fraction")), 0.41, 1e-9);
+	json_t *fr = json_object_get(r1, "mpi_fraction");
+	CHECK_NEAR(json_real_value(json_object_get(fr, "value")), 0.41, 1e-9);
+	CHECK_STR(json_string_value(json_object_get(fr, "clock")), "wall clock");
+	/* rank 3's sampled estimate: estimated, from samples, with its reason */
+	json_t *f3 = json_object_get(r3, "mpi_fraction");
+	CHECK_STR(json_string_value(json_object_get(f3, "quality")), "estimated");
+	CHECK_STR(json_string_value(json_object_get(f3, "clock")), "sampled CPU time");
+	CHECK(json_string_value(json_object_get(f3, "reason")) != NULL);
 	json_t *call = json_array_get(json_object_get(r1, "mpi_calls"), 0);
 	CHECK_STR(json_string_value(json_object_get(call, "name")), "MPI_Barrier");
 	json_t *site = json_array_get(json_object_get(call, "sites"), 0);

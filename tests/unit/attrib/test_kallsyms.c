@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* kallsyms parser and the naming of kernel Hotspots (attrib/kernel.c). */
+#include <jansson.h>
 #include <sys/utsname.h>
 
 #include "harness.h"
@@ -7,7 +8,11 @@
 #include "attrib/internal.h"
 #include "attrib/kallsyms.h"
 #include "common/err.h"
+#include "exec/exec.h"
 #include "model/model.h"
+
+#define TMPDIR_TAG "kallsyms"
+#include "tmpdir.h"
 
 /* Unsorted, with modules, data symbols and aliases at _text. */
 static const char KS[] =
@@ -123,7 +128,7 @@ static void t_name_kernel(void)
 	make_pivot(&p);
 	struct degradations d = {0};
 	struct err e = {0};
-	CHECK_INT(attrib_kernel(&p, &o, &d, &e), 0);
+	CHECK_INT(attrib_kernel(&p, NULL, &o, &d, &e), 0);
 	CHECK_INT(d.n, 0);
 	CHECK_INT(p.nr_hotspots, 3); /* do_sched_yield (fused), __x64_sys_getppid, /bin/x */
 	CHECK_STR(p.hotspots[0].name, "do_sched_yield");
@@ -144,7 +149,7 @@ static void expect_folded(const struct attrib_opts *o, const char *why, size_t n
 	make_pivot(&p);
 	struct degradations d = {0};
 	struct err e = {0};
-	CHECK_INT(attrib_kernel(&p, o, &d, &e), 0);
+	CHECK_INT(attrib_kernel(&p, NULL, o, &d, &e), 0);
 	CHECK_INT(p.nr_hotspots, 2); /* one unresolved kernel Hotspot, as before offsets */
 	CHECK_STR(p.hotspots[0].module, "[kernel.kallsyms]");
 	CHECK(p.hotspots[0].name == NULL && !p.hotspots[0].has_offset);
@@ -182,7 +187,81 @@ static void t_unavailable(void)
 	unlink(fixture);
 }
 
+/* Names the pivot through executor x (live when !replay), then checks the
+ * names every replay must reproduce. */
+static void name_through(struct executor *x, const struct attrib_opts *o)
+{
+	struct pivot p;
+	make_pivot(&p);
+	struct stack st = {.locus = 0, .counter = (char *)"task-clock", .value = 1, .unit = (char *)"ns",
+			   .sample_count = 1};
+	int64_t sid = pivot__add_stack(&p, &st);
+	struct stack_frame f0 = {.stack = sid, .depth = 0, .module = (char *)"[kernel.kallsyms]",
+				 .offset = 0x1008};
+	struct stack_frame f1 = {.stack = sid, .depth = 1, .module = (char *)"[kernel.kallsyms]",
+				 .offset = 0x3900};
+	pivot__add_stack_frame(&p, &f0);
+	pivot__add_stack_frame(&p, &f1);
+	struct degradations d = {0};
+	struct err e = {0};
+	CHECK_INT(attrib_kernel(&p, x, o, &d, &e), 0);
+	CHECK_INT(d.n, 0);
+	CHECK_INT(p.nr_hotspots, 3);
+	CHECK_STR(p.hotspots[0].name, "do_sched_yield");
+	CHECK(p.hotspots[0].offset == 0x2000 && p.hotspots[0].level == RESOLUTION_FUNCTION);
+	CHECK_STR(p.hotspots[1].name, "__x64_sys_getppid");
+	CHECK_NEAR(p.measurements[0].value, 3000, 1e-9);
+	CHECK_STR(p.stack_frames[0].function, "__x64_sys_getppid");
+	CHECK_STR(p.stack_frames[1].function, "weak_fn");
+	pivot__release(&p);
+	degradations__release(&d);
+}
+
+/* Issue 16: a recording keeps the kernel symbols its samples fall in, and
+ * its replay names them the same on any kernel, without kallsyms. */
+static void t_record_replay(void)
+{
+	struct utsname u;
+	CHECK(uname(&u) == 0);
+	strcpy(fixture, "/tmp/nunatak-kallsyms-XXXXXX");
+	write_fixture(KS);
+	char *dir = tmpdir(), entry[512];
+	CHECK(dir != NULL);
+	snprintf(entry, sizeof(entry), "%s/entry", dir);
+	struct err e = {0};
+	struct executor *rec = executor__new_recording_take(executor__new_real(), entry, NULL, &e);
+	CHECK(rec != NULL);
+	struct attrib_opts o = {.recorded_kernel = u.release, .kallsyms_path = fixture};
+	name_through(rec, &o);
+	executor__free(rec);
+	unlink(fixture); /* the replay cannot read it */
+	struct executor *rep = executor__new_replay(entry, &e);
+	CHECK(rep != NULL);
+	const json_t *ks = json_object_get(executor__recorded_meta(rep), "kernel_symbols");
+	CHECK_INT(json_array_size(json_object_get(ks, "symbols")), 3);
+	CHECK_STR(json_string_value(json_object_get(ks, "kernel")), u.release);
+	struct attrib_opts r = {.replay = true, .recorded_kernel = "0.0.0-elsewhere"};
+	name_through(rep, &r);
+	/* A malformed excerpt names nothing and says so. */
+	json_t *bad = json_pack("{s:[{s:i, s:i, s:s}]}", "symbols", "offset", 16, "end", 8, "name",
+				"x");
+	json_object_set_new((json_t *)executor__recorded_meta(rep), "kernel_symbols", bad);
+	struct pivot p;
+	make_pivot(&p);
+	struct degradations d = {0};
+	CHECK_INT(attrib_kernel(&p, rep, &r, &d, &e), 0);
+	CHECK_INT(p.nr_hotspots, 2);
+	CHECK(d.n == 1 && strstr(d.v[0].message, "kernel_symbols is malformed"));
+	pivot__release(&p);
+	degradations__release(&d);
+	executor__free(rep);
+	free(dir);
+	done();
+}
+
 static const struct test_case cases[] = {
+	{"record_replay", "a recording keeps the kernel symbols; its replay names the same",
+	 t_record_replay},
 	{"parse", "unsorted, modules, aliases, data; extents; _etext", t_parse},
 	{"zeros", "kptr_restrict zeros: nothing named", t_zeros},
 	{"malformed", "a bad line names its number; empty input", t_malformed},

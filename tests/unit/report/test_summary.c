@@ -63,7 +63,7 @@ static void t_render(void)
 	fprintf(stderr, "%s", all);
 	/* total = 12*40 + 66 + 100 + 50 = 696 ms; above floor: 546 + 100 = 646 */
 	CHECK(strncmp(t.v[0], "summary: 13 Hotspots above the statistical floor hold 92.8% of the "
-			      "sampled time (696 samples of task-clock over 0.696 s)",
+			      "sampled time (696 samples of task-clock over 0.696 s of sampled CPU time)",
 		      200) == 0);
 	/* Decreasing share: the unresolved libm Hotspot first, then f11. */
 	/* A reason every Hotspot shares is said once, not on each finding. */
@@ -89,7 +89,7 @@ static void t_render(void)
 	json_t *pl = payload_build(NULL, &p, &a, NULL, false);
 	CHECK(pl);
 	CHECK_STR(json_string_value(json_object_get(pl, "name")), "nunatak-report");
-	CHECK_INT(json_integer_value(json_object_get(pl, "schema")), 5);
+	CHECK_INT(json_integer_value(json_object_get(pl, "schema")), 6);
 	json_t *hsj = json_object_get(pl, "hotspots");
 	CHECK_INT(json_array_size(hsj), 13);
 	json_t *h0 = json_array_get(hsj, 0);
@@ -190,14 +190,17 @@ static void t_hottest_line(void)
 	json_t *hl = json_object_get(h, "hottest_line");
 	CHECK_STR(json_string_value(json_object_get(hl, "file")), "/src/heat.c");
 	CHECK_INT(json_integer_value(json_object_get(hl, "line")), 42);
-	CHECK_NEAR(json_real_value(json_object_get(hl, "share")), 40.0 / 60.0, 1e-9);
+	CHECK_NEAR(json_real_value(json_object_get(json_object_get(hl, "share"), "value")), 40.0 / 60.0,
+		   1e-9);
 	json_t *lines = json_object_get(h, "lines");
 	CHECK_INT(json_array_size(lines), 2);
 	for (size_t i = 0; i < json_array_size(lines); i++) {
 		json_t *l = json_array_get(lines, i);
 		int ln = (int)json_integer_value(json_object_get(l, "line"));
-		CHECK_NEAR(json_real_value(json_object_get(l, "share")), ln == 42 ? 4.0 / 6 : 2.0 / 6,
+		json_t *s = json_object_get(l, "share");
+		CHECK_NEAR(json_real_value(json_object_get(s, "value")), ln == 42 ? 4.0 / 6 : 2.0 / 6,
 			   1e-9);
+		CHECK_STR(json_string_value(json_object_get(s, "quality")), "measured");
 	}
 	json_decref(pl);
 	analysis__release(&a);
