@@ -34,8 +34,6 @@ static char path[64];
 
 static int write_file(const uint8_t *data, size_t size)
 {
-	if (!path[0])
-		snprintf(path, sizeof(path), "/tmp/fuzz-trace-%d_rank0.h5", (int)getpid());
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
 		return -1;
@@ -249,6 +247,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1 || size > (1u << 20))
 		return 0;
+	if (!path[0])
+		snprintf(path, sizeof(path), "/tmp/fuzz-trace-%d_rank0.h5", (int)getpid());
 	if (data[0] & 1) {
 		const char *no_raw = getenv("FUZZ_H5_NO_RAW");
 		if ((no_raw && strcmp(no_raw, "0") != 0) || write_file(data + 1, size - 1) != 0)
