@@ -13,6 +13,7 @@
  * loop reading a global heap), so FUZZ_H5_NO_RAW=1, set for the timed run of
  * the test suite, skips that mode; the seeds replay it in every build. */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,10 +107,14 @@ static void dataset(struct in *in, hid_t g, const char *name)
 	int64_t v[18];
 	for (size_t i = 0; i < 18; i++)
 		v[i] = (int64_t)take(in) * ((how & 4) ? 1000003 : 1) - ((how & 2) ? 128 : 0);
+	bool lying = how & 128; /* a length of 2^40 with no storage behind it */
+	if (lying && nd == 1)
+		dims[0] = (hsize_t)1 << 40;
 	hid_t sp = H5Screate_simple(nd, dims, NULL);
 	hid_t d = H5Dcreate2(g, name, t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	if (d >= 0) {
-		H5Dwrite(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+		if (!lying || nd != 1)
+			H5Dwrite(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
 		H5Dclose(d);
 	}
 	H5Sclose(sp);
@@ -130,6 +135,7 @@ static void threads(struct in *in, hid_t rg)
 	}
 	hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate_simple(1, &n, NULL);
 	H5Tset_size(t, H5T_VARIABLE);
+	H5Tset_cset(t, H5T_CSET_UTF8); /* as the library writes them */
 	hid_t d = n <= 4 ? H5Dcreate2(tg, "name", t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
 	if (d >= 0) {
 		H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, pv);
