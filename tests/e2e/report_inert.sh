@@ -1,5 +1,5 @@
 #!/bin/bash
-# The report is inert: a Run whose function name, region name and source line hold </script>, <img onerror>, quotes, control characters and bytes that are no UTF-8 (real perf, real symbolizer) renders them as text in report.html, report-compare.html and the regions timeline (headless Chromium: no alert ran, no element was made, the literal text shows); the pages carry a CSP that refuses every request, and a local listener sees none (a copy without the CSP does reach it)
+# The report is inert: a Run whose function name, region name and source line hold </script>, <img onerror>, quotes, control characters and bytes that are no UTF-8 (real perf, real symbolizer) renders them as text in report.html, report-compare.html and the regions timeline (headless Chromium: no alert ran, no element was made, the literal text shows), and no control character reaches the terminal; the pages carry a CSP that refuses every request, and a local listener sees none (a copy without the CSP does reach it)
 . "$NUNATAK_SOURCE_DIR/tests/fixtures/run/e2e_lib.sh"
 need_perf
 . "$NUNATAK_SOURCE_DIR/tests/fixtures/report/chromium.sh"
@@ -25,6 +25,20 @@ $cc -O1 -g -fno-omit-frame-pointer -I"$NUNATAK_SOURCE_DIR/include" hostile.c -o 
 spt=$(find "$WORK/a" -name '*.spt' | head -1)
 [ -n "$spt" ] || fail "the Run kept no region trace"
 "$NUNATAK" regions plot "$spt" -o "$WORK/plot.html" 2> plot.err.txt || fail "nunatak regions plot"
+
+# The terminal gets no control character from a name (an escape sequence
+# would drive it): report's summary, compare's table, regions inspect.
+"$NUNATAK" report "$WORK/a" > term.txt 2>&1 || fail "nunatak report"
+cat cmp.txt >> term.txt
+"$NUNATAK" regions inspect "$spt" >> term.txt 2>&1 || fail "nunatak regions inspect"
+python3 - term.txt <<'PY' || fail "a name's control characters reached the terminal"
+import sys
+t = open(sys.argv[1], "rb").read()
+bad = sorted({b for b in t if (b < 0x20 and b not in b"\n\t") or b == 0x7f})
+assert not bad, "control bytes %r" % bad
+for s in (b"alert(1)</script>", b"alert(4)</script>"):
+    assert s in t, s
+PY
 
 for page in a/report.html b/report-compare.html plot.html; do
 	[ -s "$page" ] || fail "no $page"
