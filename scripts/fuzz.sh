@@ -4,10 +4,10 @@
 # libFuzzer targets (clang, ASan+UBSan) in build-fuzz/ and runs each for
 # SECONDS, JOBS targets at a time, under the same limits as the suite (no
 # input may make a parser allocate more than 512 MB at once or hold 2 GB).
-# New inputs that widen coverage go to build-fuzz/fuzz-work/<target>/;
-# a crash, leak or limit breach leaves its input in fuzz-work/<target>.found/
-# as crash-*, leak-*, oom-*, malloc-limit-* or timeout-*: copy it into tests/fuzz/corpus/<target>/ with the fix,
-# so the test suite replays it forever.
+# New inputs that widen coverage go to build-fuzz/fuzz-work/<target>/; a
+# crash, leak or limit breach leaves its input in fuzz-work/<target>.found/
+# (crash-*, leak-*, oom-*, malloc-limit-*, timeout-*): copy it into
+# tests/fuzz/corpus/<target>/ with the fix, so the suite replays it forever.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (JOBS=n in the environment)
 set -eu
 cd "$(dirname "$0")/.."
@@ -27,11 +27,11 @@ export FUZZ_H5_NO_RAW=${FUZZ_H5_NO_RAW:-1}
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0
 run_one() {
-  local t=$1 work=build-fuzz/fuzz-work/$1
+  local t=$1 work=build-fuzz/fuzz-work/$1 rc
   mkdir -p "$work" "$work.found"
   build-fuzz/tests/"$t" -max_total_time="$secs" -rss_limit_mb=2048 -malloc_limit_mb=512 \
-    -timeout=25 -artifact_prefix="$work.found/" "$work" "tests/fuzz/corpus/$t" >"$work.log" 2>&1
-  local rc=$?
+    -timeout=25 -artifact_prefix="$work.found/" "$work" "tests/fuzz/corpus/$t" >"$work.log" 2>&1 &&
+    rc=0 || rc=$?
   local runs
   runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$work.log")
   if [ $rc -eq 0 ]; then
