@@ -13,6 +13,17 @@
 
 #include "sampler.h"
 
+#if defined(__SANITIZE_THREAD__)
+#define SP_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SP_TSAN 1
+#endif
+#endif
+#ifndef SP_TSAN
+#define SP_TSAN 0
+#endif
+
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 struct start {
@@ -31,12 +42,21 @@ static void *trampoline(void *p)
 static int create_wrapped(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
 			  void *arg)
 {
-	static create_fn real;
-	if (!real)
+	/* Looked up once; threads may race to do it (same value, atomically). */
+	static create_fn cached;
+	create_fn real = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+	if (!real) {
 		real = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+		__atomic_store_n(&cached, real, __ATOMIC_RELAXED);
+	}
 	if (!real)
 		return EAGAIN; /* no libc pthread_create to call */
-	if (!sp_sampler__running())
+	/* Under ThreadSanitizer, TSan's own interceptor calls us with its
+	 * thread-start function, which must run first on the new thread (the
+	 * trampoline, instrumented, would run before TSan knows the thread): the
+	 * library then behaves as the static one, a later thread gets its timer
+	 * at its first sp_begin(). */
+	if (SP_TSAN || !sp_sampler__running())
 		return real(th, attr, fn, arg);
 	struct start *s = malloc(sizeof(*s));
 	if (!s)

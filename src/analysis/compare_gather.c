@@ -63,7 +63,7 @@ static int push_hotspot(struct compare_obs_set *s, const struct hotspot *h, size
 			double value, int64_t samples, enum quality q)
 {
 	const char *mod = base_name(h->module);
-	char *name = h->name ? xstrdup(h->name)
+	char *name = h->name ? hotspot__display_name(h) /* shown: no control characters */
 		     : h->has_offset ? xasprintf("%s+0x%" PRIx64, mod, h->offset)
 				     : xasprintf("%s", mod);
 	char *key = !name ? NULL
@@ -165,7 +165,9 @@ static int gather_lines(struct compare_obs_set *s, const struct pivot *p, size_t
 		if (!f || !h->name || !h->build_id)
 			continue;
 		const char *mod = base_name(h->module), *file = base_name((*f)->file);
-		char *name = xasprintf("%s at %s:%d", h->name, file, (*f)->line);
+		char *shown = hotspot__display_name(h);
+		char *name = shown ? xasprintf("%s at %s:%d", shown, file, (*f)->line) : NULL;
+		xfree(shown);
 		struct compare_obs o = {COMPARE_LINE, name ? xasprintf("%s\x1f%s", mod, name) : NULL,
 					name, xstrdup(mod), -1, run, a->value * scale,
 					a->sample_count > 0 ? a->sample_count : 0, QUALITY_MEASURED,

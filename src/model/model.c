@@ -339,8 +339,15 @@ void pivot__release(struct pivot *p)
 
 char *hotspot__display_name(const struct hotspot *h)
 {
-	if (h->name)
-		return xstrdup(h->name);
+	if (h->name) {
+		/* A symbol may hold any byte but NUL: no control character (an
+		 * escape sequence would drive the user's terminal) is shown. */
+		char *s = xstrdup(h->name);
+		for (char *c = s; c && *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
+		return s;
+	}
 	const char *mod = h->module ? h->module : "[unknown]";
 	const char *base = strrchr(mod, '/');
 	base = base ? base + 1 : mod;

@@ -2,6 +2,8 @@
 #include "regions/trace_h5.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,9 +144,26 @@ static void *own(struct rank_data *rd, void *p)
 	return p;
 }
 
-/* Reads a 1-D dataset as `type`; *n its length. NULL when absent. */
+/* A length read from the file is the file's word: it is believed only when
+ * the dataset's storage can hold that many elements, allowing for the most a
+ * compression filter can expand (deflate: about 1032 to 1). A lying header
+ * must not make us allocate (or HDF5 fill) gigabytes. */
+#define H5_MAX_EXPANSION 1100u
+
+static bool backed_by_storage(hid_t d, hsize_t n, size_t elem)
+{
+	if (n == 0)
+		return true;
+	if (n > SIZE_MAX / 2 / elem)
+		return false;
+	hsize_t stored = H5Dget_storage_size(d);
+	return stored > 0 && n * elem / H5_MAX_EXPANSION <= stored;
+}
+
+/* Reads a 1-D dataset as `type`; *n its length. NULL when absent, or (with
+ * *lying set) when its length is not backed by the file. */
 static void *read_1d(struct rank_data *rd, hid_t g, const char *name, hid_t type, size_t elem,
-		     hsize_t *n)
+		     hsize_t *n, bool *lying)
 {
 	*n = 0;
 	if (H5Lexists(g, name, H5P_DEFAULT) <= 0)
@@ -157,14 +176,29 @@ static void *read_1d(struct rank_data *rd, hid_t g, const char *name, hid_t type
 	hsize_t dims[1] = {0};
 	void *buf = NULL;
 	if (nd == 1 && H5Sget_simple_extent_dims(sp, dims, NULL) == 1) {
-		buf = own(rd, xmalloc(dims[0] ? dims[0] * elem : 1));
-		if (buf && dims[0] && H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+		if (!backed_by_storage(d, dims[0], elem))
+			*lying = true;
+		else if ((buf = own(rd, xmalloc(dims[0] ? dims[0] * elem : 1))) && dims[0] &&
+			 H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
 			buf = NULL;
 		*n = dims[0];
 	}
 	H5Sclose(sp);
 	H5Dclose(d);
 	return buf;
+}
+
+/* The length of a 1-D dataset, 0 when it is not one. */
+static hsize_t length_1d(hid_t d)
+{
+	hid_t sp = H5Dget_space(d);
+	hsize_t dims[1] = {0};
+	if (sp < 0 || H5Sget_simple_extent_ndims(sp) != 1 ||
+	    H5Sget_simple_extent_dims(sp, dims, NULL) != 1)
+		dims[0] = 0;
+	if (sp >= 0)
+		H5Sclose(sp);
+	return dims[0];
 }
 
 static char *read_str_attr(hid_t o, const char *name)
@@ -186,7 +220,8 @@ static char *read_str_attr(hid_t o, const char *name)
 			H5Tclose(mt);
 		} else {
 			size_t sz = H5Tget_size(t);
-			out = xcalloc(sz + 1, 1);
+			/* an attribute lives in an object header (64 KiB at most) */
+			out = sz && sz <= 65536 ? xcalloc(sz + 1, 1) : NULL;
 			if (out && H5Aread(a, t, out) < 0)
 				zfree(&out);
 		}
@@ -223,7 +258,8 @@ static int load_threads(struct rank_data *rd, hid_t rg)
 		return 0;
 	hid_t tg = H5Gopen2(rg, "threads", H5P_DEFAULT);
 	hsize_t n = 0;
-	int64_t *tid = read_1d(rd, tg, "tid", H5T_NATIVE_INT64, 8, &n);
+	bool lying = false;
+	int64_t *tid = tg >= 0 ? read_1d(rd, tg, "tid", H5T_NATIVE_INT64, 8, &n, &lying) : NULL;
 	if (tid && n > 0 && n < INT32_MAX) {
 		xfree(rd->lanes);
 		rd->lanes = xcalloc(n, sizeof(*rd->lanes));
@@ -232,7 +268,8 @@ static int load_threads(struct rank_data *rd, hid_t rg)
 			rd->lanes[i].tid = tid[i];
 		hid_t d = H5Lexists(tg, "name", H5P_DEFAULT) > 0 ? H5Dopen2(tg, "name", H5P_DEFAULT)
 								 : -1;
-		char **names = d >= 0 ? xcalloc(n, sizeof(char *)) : NULL;
+		/* one name per tid, or none: the read fills as many as the file says */
+		char **names = d >= 0 && length_1d(d) == n ? xcalloc(n, sizeof(char *)) : NULL;
 		hid_t mt = H5Tcopy(H5T_C_S1);
 		H5Tset_size(mt, H5T_VARIABLE);
 		H5Tset_cset(mt, H5T_CSET_UTF8); /* HDF5 does not convert between charsets */
@@ -248,7 +285,8 @@ static int load_threads(struct rank_data *rd, hid_t rg)
 		if (d >= 0)
 			H5Dclose(d);
 	}
-	H5Gclose(tg);
+	if (tg >= 0)
+		H5Gclose(tg);
 	return rd->lanes ? 0 : -ENOMEM;
 }
 
@@ -264,15 +302,21 @@ static int load_region(struct trace_set *ts, struct rank_data *rd, hid_t rg, con
 	char *file = read_str_attr(g, "source_file");
 	int32_t line = read_int_attr(g, "source_line", -1);
 	hsize_t ns = 0, ne = 0, nl = 0;
-	const void *st = read_1d(rd, g, "start_times", H5T_NATIVE_INT64, 8, &ns);
-	const void *en = read_1d(rd, g, "end_times", H5T_NATIVE_INT64, 8, &ne);
-	const void *ln = read_1d(rd, g, "lanes", H5T_NATIVE_INT32, 4, &nl);
+	bool lying = false;
+	const void *st = read_1d(rd, g, "start_times", H5T_NATIVE_INT64, 8, &ns, &lying);
+	const void *en = read_1d(rd, g, "end_times", H5T_NATIVE_INT64, 8, &ne, &lying);
+	const void *ln = read_1d(rd, g, "lanes", H5T_NATIVE_INT32, 4, &nl, &lying);
 	int rc = 0;
 	int64_t id = name ? trace_set__intern(ts, name, strlen(name), file, file ? strlen(file) : 0,
 					      line)
 			  : -ENOMEM;
 	if (id < 0)
 		rc = err_oom(e);
+	else if (lying)
+		rc = err_set(e, -EINVAL, ERR_TRACE_CORRUPT,
+			     "%s: /rank%" PRId32 "/regions/%s: a dataset's length is larger than "
+			     "its storage in the file can hold (a corrupt or truncated file)",
+			     path, rd->rank, link);
 	else if (!st || !en || ns != ne || (ln && nl != ns))
 		rc = err_set(e, -EINVAL, ERR_TRACE_CORRUPT,
 			     "%s: /rank%" PRId32 "/regions/%s: expected int64 datasets start_times "
@@ -299,8 +343,10 @@ int trace_h5_load(struct trace_set *ts, const char *path, int32_t rank, struct r
 			  ? H5Gopen2(rg, "regions", H5P_DEFAULT)
 			  : -1;
 	H5G_info_t info;
+	hsize_t file_size = 0;
 	int rc = 0;
-	if (g < 0 || H5Gget_info(g, &info) < 0) {
+	if (g < 0 || H5Gget_info(g, &info) < 0 || H5Fget_filesize(f, &file_size) < 0 ||
+	    info.nlinks > file_size) { /* a link takes bytes of the file */
 		rc = err_set(e, -EINVAL, ERR_TRACE_CORRUPT, "%s: expected a group /%s/regions", path,
 			     grp);
 		goto out;

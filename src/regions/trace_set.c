@@ -289,14 +289,17 @@ static size_t utf8_len(const unsigned char *p, size_t avail)
 	return n;
 }
 
-/* Names reach JSON, HTML and HDF5: NUL bytes and invalid UTF-8 become '?'. */
+/* Names reach JSON, HTML, HDF5 and terminals: NUL bytes, invalid UTF-8 and
+ * control characters (an escape sequence would drive the user's terminal)
+ * become '?'. */
 static char *clean_name(const char *s, size_t len)
 {
 	char *o = xmalloc(len + 1);
 	if (!o)
 		return NULL;
 	for (size_t i = 0; i < len;) {
-		size_t n = s[i] ? utf8_len((const unsigned char *)s + i, len - i) : 0;
+		unsigned char c = (unsigned char)s[i];
+		size_t n = c >= 0x20 && c != 0x7f ? utf8_len((const unsigned char *)s + i, len - i) : 0;
 		if (n == 0) {
 			o[i++] = '?';
 			continue;

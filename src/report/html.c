@@ -12,15 +12,9 @@
 #include "report/report_run.h"
 #include "common/fsutil.h"
 
-/* The browser enforces "no request of any kind": nothing may be fetched,
- * framed, submitted or connected to; only the inlined style and script run. */
-#define CSP                                                                          \
-	"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; " \
-	"img-src data:; base-uri 'none'; form-action 'none'"
-
 static const char page_head[] =
 	"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	"<meta http-equiv=\"Content-Security-Policy\" content=\"" CSP "\">\n"
+	"<meta http-equiv=\"Content-Security-Policy\" content=\"" REPORT_HTML_CSP "\">\n"
 	"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	"<meta name=\"generator\" content=\"nunatak\">\n<title>";
 static const char page_style[] = "</title>\n<style>\n";

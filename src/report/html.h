@@ -21,6 +21,13 @@
 struct err;
 typedef struct json_t json_t;
 
+/* The browser enforces "no request of any kind": nothing may be fetched,
+ * framed, submitted or connected to; only the inlined style and script run.
+ * Every page nunatak writes carries it (report, compare, regions plot). */
+#define REPORT_HTML_CSP                                                              \
+	"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; " \
+	"img-src data:; base-uri 'none'; form-action 'none'"
+
 #define REPORT_HTML_FILE "report.html"
 #define REPORT_HTML_NO_SOURCE_FILE "report-no-source.html"
 #define REPORT_HTML_NO_SOURCE_REASON "source text withheld by --no-source"

@@ -12,6 +12,7 @@
 #include "regions/callstack.h"
 #include "regions/regions_run.h"
 #include "regions/trace_set.h"
+#include "report/html.h"
 #include "report/wbuf.h"
 
 struct pctx {
@@ -71,9 +72,12 @@ static void script_str(struct wbuf *w, const char *s)
 		w->failed = true;
 		return;
 	}
+	/* Every '<' as \u003c (the same character inside a JSON string): no
+	 * name can end the script element ("</script") or enter the parser's
+	 * escaped states ("<!--"). */
 	for (const char *p = q; *p; p++) {
-		if (p[0] == '<' && p[1] == '/')
-			wbuf__str(w, "<\\");
+		if (*p == '<')
+			wbuf__str(w, "\\u003c");
 		else
 			wbuf__mem(w, p, 1);
 	}
@@ -156,7 +160,8 @@ int regions_plot(struct trace_set *ts, const struct plot_opts *o, FILE *out,
 	if (x.budget == 0)
 		x.budget = 1;
 	wbuf__str(&x.w, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-			"<title>");
+			"<meta http-equiv=\"Content-Security-Policy\" content=\"" REPORT_HTML_CSP
+			"\"><title>");
 	wbuf__str(&x.w, "timeline</title>\n<style>");
 	wbuf__str(&x.w, regions_plot_css);
 	wbuf__str(&x.w, "</style></head><body>\n<header><h1 id=\"title\"></h1><p id=\"note\">"

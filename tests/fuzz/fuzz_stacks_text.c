@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Fuzz target: the call-stack ladder's parsers of tool text (collect/stacks.h).
+ * The first byte picks one: `ldd` output, `objdump -t`/`-T` symbol tables,
+ * an `objdump -d` prologue; the rest is the text. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "collect/stacks.h"
+#include "common/alloc.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void ldd(const char *text)
+{
+	size_t n = 0;
+	char **libs = stacks_parse_ldd(text, &n);
+	if ((libs == NULL) != (n == 0))
+		__builtin_trap();
+	for (size_t i = 0; i < n; i++) {
+		if (!libs[i] || !*libs[i])
+			__builtin_trap();
+		xfree(libs[i]);
+	}
+	xfree(libs);
+}
+
+static void symbols(const char *text)
+{
+	uint64_t out[STACKS_SYMBOLS_PER_MODULE];
+	size_t n = stacks_parse_symbols(text, STACKS_MIN_SYMBOL, STACKS_SYMBOLS_PER_MODULE, out);
+	if (n > STACKS_SYMBOLS_PER_MODULE)
+		__builtin_trap();
+	for (size_t i = 1; i < n; i++)
+		if (out[i] == out[i - 1])
+			__builtin_trap(); /* deduplicated by address (adjacent check) */
+	(void)stacks_parse_symbols(text, 0, 1, out);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	char *text = xstrndup((const char *)data + 1, size - 1); /* the parsers take C strings */
+	if (!text)
+		return 0;
+	switch (data[0] % 3) {
+	case 0:
+		ldd(text);
+		break;
+	case 1:
+		symbols(text);
+		break;
+	default:
+		(void)stacks_fp_prologue(text);
+		break;
+	}
+	xfree(text);
+	return 0;
+}
