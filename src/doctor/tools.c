@@ -17,6 +17,7 @@
 #include "common/err_codes.h"
 #include "doctor/doctor.h"
 #include "exec/exec.h"
+#include "tools/version.h"
 #include "common/fsutil.h"
 
 /* The newest LLVM this version of nunatak was validated with (REFERENCE.md §1). */
@@ -294,7 +295,8 @@ static int check_one_tool(struct executor *x, const struct config *cfg,
 			  const struct tool_check *c, struct doctor_report *r, struct err *e)
 {
 	const char *prog = config__tool(cfg, c->tool);
-	const char *argv[] = {prog, "--version", NULL};
+	const char *argv[3];
+	tool_argv_version(argv, prog);
 	struct exec_result res;
 	int rc = doctor_probe(x, argv, &res, e);
 	if (rc < 0)

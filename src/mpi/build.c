@@ -15,6 +15,7 @@
 #include "mpi/probe_sources.h"
 #include "mpi/stack.h"
 #include "common/fsutil.h"
+#include "tools/mpicc.h"
 
 /* Writes one embedded source unless the cached copy is identical (keeping its
  * time stamp, so nothing rebuilds). */
@@ -76,9 +77,9 @@ static int compile(struct executor *x, const char *mpicc, const char *dir, const
 		xfree(tmp);
 		return 0;
 	}
-	const char *lib_argv[] = {mpicc, "-O2", "-fPIC", "-shared", "-o", tmp, src, "-ldl", NULL};
-	const char *exe_argv[] = {mpicc, "-O2", "-o", tmp, src, NULL};
-	struct exec_request rq = {.argv = shared ? lib_argv : exe_argv, .cwd = dir,
+	const char *argv[MPICC_ARGV_MAX];
+	mpicc_argv_build(argv, mpicc, shared, tmp, src);
+	struct exec_request rq = {.argv = argv, .cwd = dir,
 				  .capture_stdout = true, .capture_stderr = true,
 				  .timeout_s = 300};
 	struct exec_result r = {0};

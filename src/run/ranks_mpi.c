@@ -15,12 +15,14 @@
 #include "mpi/build.h"
 #include "mpi/netprobe.h"
 #include "mpi/stack.h"
+#include "tools/version.h"
 
 #define UNAVAILABLE "mpi-analysis-unavailable"
 
 static void stack_of(struct run_state *s, const char *launcher, struct mpi_stack *st)
 {
-	const char *argv[] = {launcher, "--version", NULL};
+	const char *argv[3];
+	tool_argv_version(argv, launcher);
 	struct exec_request rq = {.argv = argv, .capture_stdout = true, .capture_stderr = true,
 				  .timeout_s = 30, .cacheable = true};
 	struct exec_result r = {0};

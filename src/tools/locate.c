@@ -10,6 +10,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "exec/exec.h"
+#include "tools/version.h"
 
 #define SYMBOLIZER "llvm-symbolizer"
 
@@ -128,7 +129,8 @@ static char *version_line(const char *s, const char *needle)
 
 static int probe(struct executor *x, const char *path, struct exec_result *res, struct err *e)
 {
-	const char *argv[] = {path, "--version", NULL};
+	const char *argv[3];
+	tool_argv_version(argv, path);
 	struct exec_request req = {.argv = argv, .capture_stdout = true, .capture_stderr = true,
 				   .timeout_s = 10, .cacheable = true};
 	memset(res, 0, sizeof(*res));

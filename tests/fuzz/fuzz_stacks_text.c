@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* Fuzz target: the call-stack ladder's parsers of tool text (collect/stacks.h).
+/* Fuzz target: the call-stack ladder's parsers of tool text (tools/ldd.h,
+ * tools/objdump.h, with collect/stacks.h's limits).
  * The first byte picks one: `ldd` output, `objdump -t`/`-T` symbol tables,
  * an `objdump -d` prologue; the rest is the text. */
 #include <stddef.h>
@@ -8,13 +9,15 @@
 
 #include "collect/stacks.h"
 #include "common/alloc.h"
+#include "tools/ldd.h"
+#include "tools/objdump.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void ldd(const char *text)
 {
 	size_t n = 0;
-	char **libs = stacks_parse_ldd(text, &n);
+	char **libs = ldd__parse(text, &n);
 	if ((libs == NULL) != (n == 0))
 		__builtin_trap();
 	for (size_t i = 0; i < n; i++) {
@@ -28,13 +31,13 @@ static void ldd(const char *text)
 static void symbols(const char *text)
 {
 	uint64_t out[STACKS_SYMBOLS_PER_MODULE];
-	size_t n = stacks_parse_symbols(text, STACKS_MIN_SYMBOL, STACKS_SYMBOLS_PER_MODULE, out);
+	size_t n = objdump__parse_symbols(text, STACKS_MIN_SYMBOL, STACKS_SYMBOLS_PER_MODULE, out);
 	if (n > STACKS_SYMBOLS_PER_MODULE)
 		__builtin_trap();
 	for (size_t i = 1; i < n; i++)
 		if (out[i] == out[i - 1])
 			__builtin_trap(); /* deduplicated by address (adjacent check) */
-	(void)stacks_parse_symbols(text, 0, 1, out);
+	(void)objdump__parse_symbols(text, 0, 1, out);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -52,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		symbols(text);
 		break;
 	default:
-		(void)stacks_fp_prologue(text);
+		(void)objdump__fp_prologue(text, STACKS_PROLOGUE_INSNS);
 		break;
 	}
 	xfree(text);

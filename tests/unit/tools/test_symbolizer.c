@@ -12,9 +12,11 @@
 #include "tools/llvm_dwarfdump.h"
 #include "tools/llvm_readelf.h"
 #include "tools/locate.h"
+#include "tools/mpicc.h"
 #include "tools/objdump.h"
 #include "tools/perf.h"
 #include "tools/symbolizer.h"
+#include "tools/version.h"
 
 static void joined(const char *const *argv, char *out, size_t cap)
 {
@@ -128,7 +130,25 @@ static void t_other_tools_argv(void)
 	perf_argv__free(p);
 }
 
+static void t_mpicc_and_version(void)
+{
+	const char *a[MPICC_ARGV_MAX];
+	char s[512];
+	mpicc_argv_build(a, "mpicc", true, "/c/.lib.tmp", "nunatak_mpi.c");
+	joined(a, s, sizeof(s));
+	CHECK_STR(s, "mpicc -O2 -fPIC -shared -o /c/.lib.tmp nunatak_mpi.c -ldl");
+	mpicc_argv_build(a, "mpicc.mpich", false, "/c/.probe.tmp", "netprobe.c");
+	joined(a, s, sizeof(s));
+	CHECK_STR(s, "mpicc.mpich -O2 -o /c/.probe.tmp netprobe.c");
+	const char *v[3];
+	tool_argv_version(v, "mpirun");
+	joined(v, s, sizeof(s));
+	CHECK_STR(s, "mpirun --version");
+}
+
 static const struct test_case cases[] = {
+	{"mpicc_version", "mpicc builds (shared library, program) and the generic --version probe",
+	 t_mpicc_and_version},
 	{"llvm_argv", "llvm-symbolizer: JSON, --obj, addresses on argv or stdin", t_llvm_argv_and_stdin},
 	{"large_batch", "more than SYMBOLIZER_ADDRS_ON_ARGV addresses go on stdin", t_large_batch_on_stdin},
 	{"addr2line_argv", "addr2line: -e M -a -f -C -i; no symbolizer refused", t_addr2line_argv},
