@@ -37,7 +37,9 @@ struct exec_request {
 	bool capture_stderr;         /* false: the child writes to our stderr */
 	const char *stdout_path;     /* non-NULL: stdout goes to this file (large outputs) */
 	double timeout_s;            /* 0: none; on expiry SIGTERM, then SIGKILL after 2 s */
-	bool forward_signals;        /* forward SIGINT/SIGTERM/SIGHUP/SIGQUIT to the child while waiting */
+	bool forward_signals;        /* forward SIGINT/SIGTERM/SIGHUP/SIGQUIT to the child while
+					waiting; a second one kills the child's process tree
+					(see exec_result.abandoned) */
 	bool application;            /* this is the user's application: never captured,
 					recorded with captured=false */
 	const char *output_path;     /* a file the command is expected to write (perf
@@ -56,6 +58,12 @@ struct exec_result {
 	double duration_s;
 	bool output_written; /* output_path exists and is not empty (replay: as recorded;
 				entries recorded without the field: true) */
+	int interrupted_by;  /* forward_signals: the first SIGINT/SIGTERM/SIGHUP/SIGQUIT
+				nunatak itself received while the child ran (a Ctrl-C,
+				a scheduler's SIGTERM), else 0 */
+	bool abandoned;      /* forward_signals: a second such signal arrived while the
+				child still ran; the child and its descendants were
+				killed (SIGKILL) so that nunatak stops waiting */
 };
 
 struct executor;

@@ -64,6 +64,13 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 	char *db = fs_join(run_dir, PIVOT_DB_FILE);
 	if (rc == 0 && !db)
 		rc = err_oom(e);
+	if (rc == 0 && m.status != RUN_STATUS_COMPLETE && !fs_exists(db))
+		rc = err_set(e, -ENOENT, ERR_RUN_NOT_A_RUN,
+			     "%s: this Run is %s (%s): it holds no measurements to report; its "
+			     "manifest.json and collect/ keep what was written; run the application "
+			     "again for a Run", run_dir, run_status__name(m.status),
+			     m.status == RUN_STATUS_ABANDONED ? "interrupted twice"
+							      : "post-processing did not finish");
 	if (rc == 0)
 		rc = pivot_db_read(&p, db, e);
 	xfree(db);

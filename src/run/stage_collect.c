@@ -331,13 +331,10 @@ int stage_collect(struct run_state *s, struct err *e)
 	}
 	if (rc < 0)
 		return rc;
-	s->pass.exit_code = res.exit_code;
-	s->pass.term_signal = res.term_signal;
+	run_pass__take(&s->pass, &res);
 	s->exit_code = res.exit_code;
 	exec_result__release(&res);
-	if (s->pass.term_signal)
-		console__warn(s->con, "the application was ended by signal %d; writing the Run of "
-				      "what was collected", s->pass.term_signal);
+	run_announce_outcome(s);
 	/* Replayed and recorded Runs go through perf script, the only output a
 	 * corpus entry can serve; a live Run reads perf.data directly (faster) and
 	 * falls back to perf script in the ingest stage. */
