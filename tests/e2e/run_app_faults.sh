@@ -1,5 +1,5 @@
 #!/bin/bash
-# nunatak run on an application that misbehaves (segfault, abort, SIGKILL, exit 3, fork+exec, threads outliving main, closed stdout, megabytes of output): its status passes through, its output byte-exact, and the Run is complete and names the signal
+# nunatak run on an application that misbehaves (segfault, abort, SIGKILL, exit 3, fork+exec, threads outliving main, closed stdout, megabytes of output, killed with region traces open): its status passes through, its output byte-exact, the Run is complete, names the signal and recovers the traces
 . "$NUNATAK_SOURCE_DIR/tests/fixtures/run/e2e_lib.sh"
 command -v cc >/dev/null || { echo "skip: no C compiler"; exit 2; }
 command -v python3 >/dev/null || { echo "skip: python3 needed for the assertions"; exit 2; }
@@ -95,4 +95,38 @@ run_case big 0 out $BYTES
 cmp -s direct.bin out-big.txt || fail "24 MB of application output did not pass through byte-exact"
 [ "$(stat -c %s out-big.txt)" -eq "$BYTES" ] || fail "output size changed"
 check_run r-big 0 -
-echo "ok: segv abort kill exit fork+exec threads closed-stdout 24MB"
+# An instrumented application killed mid-run: the region traces it had
+# streamed are recovered into the Run's region_stats, and a named
+# degradation says the counts are a lower bound.
+prog="$NUNATAK_BUILD_DIR/tests/programs/lib_stream_prog"
+[ -x "$prog" ] || fail "tests/programs not built ($prog)"
+"$NUNATAK" run -o "$WORK/r-traces" -- "$prog" crash 200000 > out-traces.txt 2> err-traces.txt &
+NPID=$!
+for _ in $(seq 600); do grep -q recorded out-traces.txt && break; sleep 0.1; done
+grep -q "recorded 200000" out-traces.txt || fail "the instrumented program never recorded"
+APP=$(python3 - "$prog" <<'PY'
+import os, sys
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        if os.readlink(f"/proc/{pid}/exe") == os.path.realpath(sys.argv[1]):
+            print(pid)
+    except OSError:
+        pass
+PY
+)
+[ -n "$APP" ] || fail "no instrumented process found"
+kill -KILL $APP
+set +e; wait $NPID; rc=$?; set -e
+[ "$rc" -eq 137 ] || fail "killed instrumented application: exit $rc, expected 137"
+check_run r-traces 137 SIGKILL
+python3 - "$WORK/r-traces" <<'PY' || fail "the killed application's region traces were not recovered"
+import json, os, sqlite3, sys
+run = sys.argv[1]
+calls = dict(sqlite3.connect(os.path.join(run, "pivot.sqlite")).execute("select path, calls from region_stats"))
+assert calls.get("worker") == 1000, calls          # the thread's trace, finished before the kill
+assert 0 < calls.get("step", 0) <= 100000, calls   # main's, recovered up to its last flush
+m = json.load(open(os.path.join(run, "manifest.json")))
+d = [x for x in m["degradations"] if x["name"] == "region-traces-cut-short"]
+assert d and "lower bound" in d[0]["message"], m["degradations"]
+PY
+echo "ok: segv abort kill exit fork+exec threads closed-stdout 24MB killed-with-traces"
