@@ -75,8 +75,11 @@ static int call__init(struct ctx *c, struct call *k, struct mod *m, const uint64
 		const char *a2l[] = {"-e", m->path, "-a", "-f", "-C", "-i"};
 		memcpy(k->argv + 1, a2l, sizeof(a2l));
 	}
+	/* A symbolizer that hangs (a stuck debuginfod, a wedged file system) is
+	 * cut off: its module stays unresolved, the Run is still written. */
+	double limit = c->o->symbolizer_timeout_s > 0 ? c->o->symbolizer_timeout_s : 300;
 	*req = (struct exec_request){.argv = k->argv, .capture_stdout = true,
-				     .capture_stderr = true,
+				     .capture_stderr = true, .timeout_s = limit,
 				     .stdin_data = on_argv ? NULL : k->hex,
 				     .stdin_len = on_argv ? 0 : strlen(k->hex),
 				     .env_set = c->env_set[0] ? c->env_set : NULL,
@@ -132,7 +135,15 @@ static int take_answers(struct ctx *c, struct mod *m, struct parse_job *j)
 	char tail[256];
 	if (m->failed)
 		return 0; /* an earlier part of this module failed: already said */
-	if (j->res->exit_code != 0) {
+	if (j->res->timed_out) {
+		m->failed = true;
+		attrib_degrade(c, "symbolizer-timeout",
+			"raise [symbolizer] timeout in nunatak.toml, or check what the symbolizer "
+			"waits for (debuginfod: [debuginfod] enabled = false)",
+			"%s gave no answer for %s within %.0f s and was stopped: its Hotspots stay "
+			"unresolved", c->tools->path, m->path,
+			c->o->symbolizer_timeout_s > 0 ? c->o->symbolizer_timeout_s : 300.0);
+	} else if (j->res->exit_code != 0) {
 		m->failed = true;
 		attrib_degrade(c, "symbolization-failed", "check that the symbolizer runs: doctor",
 			"%s exited with %d on %s: %s", c->tools->path, j->res->exit_code, m->path,
