@@ -42,6 +42,9 @@ struct exec_request {
 					(see exec_result.abandoned) */
 	bool application;            /* this is the user's application: never captured,
 					recorded with captured=false */
+	bool wrapper;                /* with forward_signals: argv[0] runs the application as
+					its child (perf record): if it dies by a signal, the
+					orphaned application is waited for instead */
 	const char *output_path;     /* a file the command is expected to write (perf
 					record's perf.data): the result says whether it
 					did, and recording/replay keep that answer */
@@ -61,6 +64,10 @@ struct exec_result {
 	int interrupted_by;  /* forward_signals: the first SIGINT/SIGTERM/SIGHUP/SIGQUIT
 				nunatak itself received while the child ran (a Ctrl-C,
 				a scheduler's SIGTERM), else 0 */
+	int wrapper_signal;  /* forward_signals: the command itself (perf record) died by
+				this signal while the application it had started ran
+				on; nunatak waited for the application instead, and
+				exit_code/term_signal are the application's. 0: none */
 	bool abandoned;      /* forward_signals: a second such signal arrived while the
 				child still ran; the child and its descendants were
 				killed (SIGKILL) so that nunatak stops waiting */

@@ -14,6 +14,9 @@ int exec_write_file(const char *path, const char *data, size_t len);
 
 /* SIGKILL to root and every descendant /proc shows (exec/tree.c). */
 void exec_kill_tree(pid_t root);
+/* A child of this process other than `except` (an orphan reparented to
+ * us), or -1 (exec/tree.c). */
+pid_t exec_find_child(pid_t except);
 /* sig to root's descendants, deepest first, then to root (exec/tree.c). */
 void exec_signal_tree(pid_t root, int sig);
 

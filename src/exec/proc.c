@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -207,6 +208,8 @@ struct waiter {
 	bool timed_out;
 	bool forwarding; /* forward_signals: a second signal abandons the child */
 	int wake;        /* read end of the forwarding self-pipe, or -1 */
+	bool wrapper;       /* exec_request.wrapper */
+	int wrapper_signal; /* the command died by it; w->pid is its orphan since */
 	bool abandoned;
 };
 
@@ -235,11 +238,33 @@ static void check_deadlines(struct waiter *w)
 	}
 }
 
+/* The application's collector (perf record, the command we started) died
+ * by a signal while the application it started still runs: the orphan was
+ * reparented to us (a child subreaper while an application runs), and we
+ * wait for it instead, so its status passes through and it does not outlive
+ * nunatak unseen. */
+static bool adopt_orphan(struct waiter *w, int status)
+{
+	if (!w->wrapper || w->abandoned || !WIFSIGNALED(status))
+		return false;
+	pid_t orphan = exec_find_child(w->pid);
+	if (orphan <= 0)
+		return false;
+	w->wrapper_signal = WTERMSIG(status);
+	w->pid = orphan;
+	fwd_pid = orphan;
+	close_fd(&w->pidfd);
+	w->pidfd = pidfd_for(orphan);
+	return true;
+}
+
 /* Pumps the pipes until the child exits; *status is its wait status. */
 static int pump(struct waiter *w, struct proc_io *io, int *status)
 {
 	for (;;) {
 		pid_t r = waitpid(w->pid, status, WNOHANG);
+		if (r == w->pid && adopt_orphan(w, *status))
+			continue;
 		if (r == w->pid || (r < 0 && errno != EINTR)) {
 			fwd_pid = 0; /* reaped: its pid may be reused, forward nothing more */
 			break;
@@ -434,7 +459,7 @@ static int wait_child(const struct exec_request *req, pid_t pid, double t0, stru
 	if (fwd_pending)
 		kill(pid, fwd_pending);
 	struct waiter w = {.pid = pid, .pidfd = pidfd_for(pid), .forwarding = req->forward_signals,
-			   .wake = wake[0]};
+			   .wake = wake[0], .wrapper = req->forward_signals && req->wrapper};
 	if (req->timeout_s > 0)
 		w.deadline = t0 + req->timeout_s;
 	int rc = pump(&w, io, &status);
@@ -450,6 +475,7 @@ static int wait_child(const struct exec_request *req, pid_t pid, double t0, stru
 	fill_status(status, res);
 	res->timed_out = w.timed_out;
 	res->abandoned = w.abandoned;
+	res->wrapper_signal = w.wrapper_signal;
 	if (req->forward_signals)
 		res->interrupted_by = (int)fwd_first;
 	res->duration_s = now_s() - t0;
@@ -561,11 +587,16 @@ static int spawn_and_wait(const struct exec_request *req, const char *path, char
 	 * delivered right after it (wait_child). */
 	if (req->forward_signals)
 		install_forwarding(old_sa);
+	/* Orphans of the application's collector come to us (adopt_orphan). */
+	bool reaper = req->forward_signals && req->wrapper &&
+		      prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
 	pid_t pid = 0;
 	double t0 = now_s();
 	int rc = spawn_io(req, path, env, &g.old_mask, &io, &pid, res, e);
 	if (rc == 0 && pid > 0)
 		rc = wait_child(req, pid, t0, &io, res, e);
+	if (reaper)
+		prctl(PR_SET_CHILD_SUBREAPER, 0);
 	if (req->forward_signals)
 		restore_forwarding(old_sa);
 	if (io_finish(&io, res) < 0 && rc == 0)

@@ -98,3 +98,17 @@ void exec_signal_tree(pid_t root, int sig)
 	kill(root, sig);
 	xfree(tree);
 }
+
+pid_t exec_find_child(pid_t except)
+{
+	pid_t self = getpid(), found = -1;
+	DIR *d = opendir("/proc");
+	for (struct dirent *de; d && found < 0 && (de = readdir(d));) {
+		pid_t pid = (pid_t)atoi(de->d_name);
+		if (pid > 0 && pid != except && parent_of(pid) == self)
+			found = pid;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}

@@ -26,6 +26,7 @@
 #include "common/console.h"
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "common/signame.h"
 #include "common/timefmt.h"
 #include "exec/exec.h"
 #include "store/manifest.h"
@@ -104,7 +105,7 @@ static int run_app(struct run_state *s, char **argv, const char *output,
 {
 	struct exec_request rq = {.argv = (const char *const *)argv, .forward_signals = true,
 				  .application = true, .env_set = s->app_env_set,
-				  .output_path = output};
+				  .output_path = output, .wrapper = output != NULL};
 	iso_now(s->pass.start);
 	s->launched = true;
 	int rc = executor__run(s->x, &rq, res, e);
@@ -297,6 +298,21 @@ int collect_after_rejection(struct run_state *s, struct exec_result *res, struct
 	return run_app(s, s->app, NULL, res, e);
 }
 
+/* perf died by a signal while the application ran on (exec_result.
+ * wrapper_signal): what it wrote until then is read as far as it goes. */
+static void collector_died(struct run_state *s, int sig)
+{
+	char msg[240], b[16];
+	if (!sig)
+		return;
+	snprintf(msg, sizeof(msg),
+		 "perf was killed by %s while the application ran; the application carried on "
+		 "and its exit status is its own, but samples stop where perf died (its "
+		 "perf.data may be cut short)", sig_name(sig, b, sizeof(b)));
+	run_state__degrade(s, "cpu-collection-interrupted", msg,
+			   "check what killed perf (the OOM killer: dmesg; a job script's kill)");
+}
+
 int stage_collect(struct run_state *s, struct err *e)
 {
 	/* HOOK(mpi): the rewritten launch, ranks collecting themselves. */
@@ -333,6 +349,7 @@ int stage_collect(struct run_state *s, struct err *e)
 		return rc;
 	run_pass__take(&s->pass, &res);
 	s->exit_code = res.exit_code;
+	collector_died(s, res.wrapper_signal);
 	exec_result__release(&res);
 	run_announce_outcome(s);
 	/* Replayed and recorded Runs go through perf script, the only output a
