@@ -183,6 +183,7 @@ int stage_attribute(struct run_state *s, struct err *e)
 				.no_source = s->req->no_source,
 				.debuginfod_disabled = !s->cfg->debuginfod_enabled,
 				.debuginfod_timeout_s = (int)s->cfg->debuginfod_timeout_s,
+				.symbolizer_timeout_s = s->cfg->symbolizer_timeout_s,
 				.replay = s->replay,
 				.recorded_kernel = s->machine ? s->machine->kernel : NULL};
 	struct degradations d = {0};
@@ -294,6 +295,12 @@ int stage_store(struct run_state *s, struct err *e)
 	 * is written even when the pivot could not be (the Run stays readable). */
 	if (rc == 0 && (rc = pivot_db_write(&s->pivot, db, "nunatak " NUNATAK_VERSION, e)) == 0)
 		rc = manifest__set_file(&m, "pivot", PIVOT_DB_FILE);
+	else if (rc != -ENOMEM && m.name) { /* said now, and in the manifest written below */
+		static const char remedy[] = "free space or choose another -o, then run again "
+					     "(collect/ keeps the raw samples of this one)";
+		run_state__degrade(s, "pivot-unwritable", e->msg, remedy);
+		degradations__add(&m.degradations, "pivot-unwritable", e->msg, remedy);
+	}
 	struct err e2 = {0};
 	int rc2 = m.name ? manifest__write(&m, s->dir, rc ? &e2 : e) : 0;
 	rc = rc ? rc : rc2;
