@@ -1,5 +1,5 @@
 #!/bin/bash
-# nunatak run with real perf when symbolization misbehaves: a hanging llvm-symbolizer is cut off ([symbolizer] timeout) and a binary deleted during the run is named unreadable; both Runs complete with their samples
+# nunatak run with real perf when symbolization misbehaves: a hanging llvm-symbolizer is cut off ([symbolizer] timeout), a binary deleted during the run is named unreadable (both Runs complete with their samples), and a second Ctrl-C during post-processing abandons the Run at once, marked so
 . "$NUNATAK_SOURCE_DIR/tests/fixtures/run/e2e_lib.sh"
 need_perf
 command -v cc >/dev/null || { echo "skip: no C compiler"; exit 2; }
@@ -32,4 +32,33 @@ cp faulty doomed
 	fail "deleted binary: nunatak failed"
 [ ! -e doomed ] || fail "the binary was not deleted"
 complete r-deleted module-unreadable "doomed cannot be read"
-echo "ok: hanging symbolizer cut off, deleted module named"
+# A second Ctrl-C during post-processing (held up by a symbolizer that hangs
+# for 20 s): the first says it is finishing, the second abandons at once;
+# the provisional manifest, written when the application ended, becomes the
+# abandoned one.
+printf '[tools]\nllvm-symbolizer = "%s"\n' "$NUNATAK_SOURCE_DIR/tests/fixtures/faults/symbolizer_hang.sh" > nunatak.toml
+set -m
+SYMBOLIZER_HANG_S=20 "$NUNATAK" run --collector perf -o "$WORK/r-post" -- ./faulty exit 0 > out.txt 2> err-post.txt &
+NPID=$!
+for _ in $(seq 600); do
+	grep -qs '"status": "incomplete"' r-post/manifest.json && break
+	sleep 0.1
+done
+grep -qs '"status": "incomplete"' r-post/manifest.json || fail "no provisional manifest before post-processing"
+kill -INT $NPID
+sleep 0.3 # not an assertion: the first interrupt is being held
+kill -0 $NPID 2>/dev/null || fail "one interrupt during post-processing ended nunatak"
+kill -INT $NPID
+set +e; wait $NPID; rc=$?; set -e
+set +m
+[ "$rc" -eq 130 ] || fail "a second interrupt during post-processing: exit $rc, expected 130"
+grep -q "interrupt again to abandon post-processing" err-post.txt || fail "the first interrupt said nothing"
+python3 - r-post <<'PY' || fail "the Run abandoned during post-processing is not marked so"
+import json, os, sys
+m = json.load(open(os.path.join(sys.argv[1], "manifest.json")))
+assert m["run"]["status"] == "abandoned" and m["run"]["exit_code"] == 0, m["run"]
+assert "abandoned by a second interrupt" in m["run"]["outcome"], m["run"]
+assert not os.path.exists(os.path.join(sys.argv[1], ".manifest-abandoned.json"))
+PY
+rm -f nunatak.toml
+echo "ok: hanging symbolizer cut off, deleted module named, post-processing abandoned by a second interrupt"
