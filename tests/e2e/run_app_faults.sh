@@ -56,6 +56,9 @@ check_run r-segv 139 SIGSEGV
 grep -q "the application was ended by SIGSEGV (exit 139)" err-segv.txt || fail "no SIGSEGV warning"
 grep -q "application: ended by SIGSEGV (exit 139)" err-segv.txt || fail "no SIGSEGV line in the summary"
 hotspot r-segv burn || fail "the samples before the segfault were lost"
+"$NUNATAK" report r-segv > report-segv.txt 2>&1 || fail "nunatak report on the crashed Run"
+grep -q "application: ended by SIGSEGV (exit 139)" report-segv.txt ||
+	fail "nunatak report does not say how the application ended"
 
 run_case abort 134 abort
 check_run r-abort 134 SIGABRT
