@@ -55,7 +55,11 @@ function topBar(payload, toggleDrawer) {
     el("span", {}, runDuration(payload)),
   ];
   if (Number.isInteger(run.exit_code) && run.exit_code !== 0)
-    bits.push(el("span", {class: "exit-bad"}, "exit " + run.exit_code));
+    bits.push(el("span", {class: "exit-bad", title: run.outcome || ""},
+      "exit " + run.exit_code + (run.signal ? " (" + run.signal + ")" : "")));
+  if (run.interrupted_by)
+    bits.push(el("span", {class: "exit-bad", title: run.outcome || ""},
+      "interrupted by " + run.interrupted_by));
   const parts = [];
   bits.forEach((b, i) => { if (i) parts.push(el("span", {class: "sep"}, "\u00b7")); parts.push(b); });
   return el("header", {class: "topbar"},

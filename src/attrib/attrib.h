@@ -59,6 +59,7 @@ struct attrib_opts {
 	 * enabled sets DEBUGINFOD_TIMEOUT (seconds) unless the user set it. */
 	bool debuginfod_disabled;
 	int debuginfod_timeout_s;  /* 0: 10 */
+	double symbolizer_timeout_s; /* per symbolizer call; 0: 300 */
 	/* Kernel samples ([kernel.kallsyms]+offset from `_text`) are named from
 	 * kallsyms_path (NULL: /proc/kallsyms) only when not replay (another
 	 * machine's kernel) and recorded_kernel (the release that recorded,

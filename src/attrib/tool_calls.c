@@ -48,8 +48,11 @@ static int call__init(struct ctx *c, struct call *k, struct mod *m, const uint64
 	bool argv_ok = c->tools->tool != ATTRIB_TOOL_LLVM;
 	if (symbolizer_call__init(&k->sc, c->tools, m->path, addrs, n, argv_ok) < 0)
 		return -ENOMEM;
+	/* A symbolizer that hangs (a stuck debuginfod, a wedged file system) is
+	 * cut off: its module stays unresolved, the Run is still written. */
+	double limit = c->o->symbolizer_timeout_s > 0 ? c->o->symbolizer_timeout_s : 300;
 	*req = (struct exec_request){.argv = k->sc.argv, .capture_stdout = true,
-				     .capture_stderr = true, .cacheable = true,
+				     .capture_stderr = true, .timeout_s = limit, .cacheable = true,
 				     .cache_per_line = k->sc.per_line,
 				     .stdin_data = k->sc.stdin_data,
 				     .stdin_len = k->sc.stdin_len,
@@ -105,7 +108,15 @@ static int take_answers(struct ctx *c, struct mod *m, struct parse_job *j)
 	char tail[256];
 	if (m->failed)
 		return 0; /* an earlier part of this module failed: already said */
-	if (j->res->exit_code != 0) {
+	if (j->res->timed_out) {
+		m->failed = true;
+		attrib_degrade(c, "symbolizer-timeout",
+			"raise [symbolizer] timeout in nunatak.toml, or check what the symbolizer "
+			"waits for (debuginfod: [debuginfod] enabled = false)",
+			"%s gave no answer for %s within %.0f s and was stopped: its Hotspots stay "
+			"unresolved", c->tools->path, m->path,
+			c->o->symbolizer_timeout_s > 0 ? c->o->symbolizer_timeout_s : 300.0);
+	} else if (j->res->exit_code != 0) {
 		m->failed = true;
 		attrib_degrade(c, "symbolization-failed", "check that the symbolizer runs: doctor",
 			"%s exited with %d on %s: %s", c->tools->path, j->res->exit_code, m->path,

@@ -104,10 +104,12 @@ static char *read_small_file(const char *path)
 
 /* The application runs with the shim's pass-through settings: never
  * captured, signals forwarded, the preload added when asked. */
-static int run_app_argv(struct shim *s, char *const *argv, struct err *e)
+static int run_app_argv(struct shim *s, char *const *argv, bool perf, struct err *e)
 {
+	/* perf wrapping the application: killed, its orphan is waited for and
+	 * keeps its own status (exec_request.wrapper). */
 	struct exec_request rq = {.argv = (const char *const *)argv, .application = true,
-				  .forward_signals = true,
+				  .forward_signals = true, .wrapper = perf,
 				  .env_set = s->env_set[0] ? s->env_set : NULL};
 	exec_result__release(&s->res);
 	return executor__run(s->x, &rq, &s->res, e);
@@ -125,7 +127,7 @@ static int run_tool(struct shim *s, char *const *argv, const char *stdout_path,
 static int run_bare(struct shim *s, struct err *e)
 {
 	s->role = "bare";
-	int rc = run_app_argv(s, s->app, e);
+	int rc = run_app_argv(s, s->app, false, e);
 	s->ran = rc == 0;
 	return rc;
 }
@@ -184,7 +186,7 @@ static int record_once(struct shim *s, const struct counter_group *g, const char
 		return err_set(e, -ENOMEM, ERR_OOM, "out of memory building perf record");
 	}
 	unlink(data);
-	int rc = run_app_argv(s, full, e);
+	int rc = run_app_argv(s, full, true, e);
 	xfree(full);
 	perf_argv__free(argv);
 	if (rc < 0)
@@ -366,7 +368,7 @@ static int try_count(struct shim *s, struct err *e)
 		return err_oom(e);
 	}
 	unlink(csv);
-	int rc = run_app_argv(s, full, e);
+	int rc = run_app_argv(s, full, true, e);
 	perf_argv__free(full);
 	if (rc == 0) {
 		char *text = read_small_file(csv);
@@ -534,7 +536,7 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 	sp_rank_env__detect(getenv_fn ? getenv_fn : env_lookup, ctx, &s.id);
 	int rc;
 	if (s.id.runtime == SP_RANK_NONE || !o->directory) {
-		rc = run_app_argv(&s, app, e); /* not a rank: untouched, nothing written */
+		rc = run_app_argv(&s, app, false, e); /* not a rank: untouched, nothing written */
 		goto out;
 	}
 	res->in_rank = true;

@@ -38,6 +38,7 @@ static const struct scalar_key scalars[] = {
 	{"stacks", "fp_threshold", K_DOUBLE, OFF(fp_threshold), 0, 1},
 	{"debuginfod", "enabled", K_BOOL, OFF(debuginfod_enabled), 0, 0},
 	{"debuginfod", "timeout", K_DOUBLE, OFF(debuginfod_timeout_s), 0, 86400},
+	{"symbolizer", "timeout", K_DOUBLE, OFF(symbolizer_timeout_s), 1, 86400},
 	{"passes", "witness", K_DOUBLE, OFF(passes_witness), 0, 1},
 	{"calibration", "on_first_run", K_BOOL, OFF(calibration_on_first_run), 0, 0},
 	{"calibration", "budget", K_DOUBLE, OFF(calibration_budget_s), 1, 3600},
@@ -109,6 +110,7 @@ int config__init(struct config *c)
 	c->fp_threshold = 0.75;
 	c->debuginfod_enabled = true;
 	c->debuginfod_timeout_s = 10;
+	c->symbolizer_timeout_s = 300;
 	c->passes_witness = 0.05;
 	c->calibration_on_first_run = true;
 	c->calibration_budget_s = 60;

@@ -66,6 +66,7 @@ struct config {
 	double fp_threshold;          /* stacks.fp_threshold */
 	bool debuginfod_enabled;
 	double debuginfod_timeout_s;
+	double symbolizer_timeout_s;  /* symbolizer.timeout: seconds per symbolizer call */
 	double passes_witness;
 	bool calibration_on_first_run; /* calibration.on_first_run */
 	double calibration_budget_s;   /* calibration.budget */

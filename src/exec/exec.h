@@ -37,9 +37,14 @@ struct exec_request {
 	bool capture_stderr;         /* false: the child writes to our stderr */
 	const char *stdout_path;     /* non-NULL: stdout goes to this file (large outputs) */
 	double timeout_s;            /* 0: none; on expiry SIGTERM, then SIGKILL after 2 s */
-	bool forward_signals;        /* forward SIGINT/SIGTERM/SIGHUP/SIGQUIT to the child while waiting */
+	bool forward_signals;        /* forward SIGINT/SIGTERM/SIGHUP/SIGQUIT to the child while
+					waiting; a second one kills the child's process tree
+					(see exec_result.abandoned) */
 	bool application;            /* this is the user's application: never captured,
 					recorded with captured=false */
+	bool wrapper;                /* with forward_signals: argv[0] runs the application as
+					its child (perf record): if it dies by a signal, the
+					orphaned application is waited for instead */
 	const char *output_path;     /* a file the command is expected to write (perf
 					record's perf.data): the result says whether it
 					did, and recording/replay keep that answer */
@@ -64,6 +69,16 @@ struct exec_result {
 	double duration_s;
 	bool output_written; /* output_path exists and is not empty (replay: as recorded;
 				entries recorded without the field: true) */
+	int interrupted_by;  /* forward_signals: the first SIGINT/SIGTERM/SIGHUP/SIGQUIT
+				nunatak itself received while the child ran (a Ctrl-C,
+				a scheduler's SIGTERM), else 0 */
+	int wrapper_signal;  /* forward_signals: the command itself (perf record) died by
+				this signal while the application it had started ran
+				on; nunatak waited for the application instead, and
+				exit_code/term_signal are the application's. 0: none */
+	bool abandoned;      /* forward_signals: a second such signal arrived while the
+				child still ran; the child and its descendants were
+				killed (SIGKILL) so that nunatak stops waiting */
 };
 
 struct executor;

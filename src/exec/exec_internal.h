@@ -4,11 +4,20 @@
 #define NUNATAK_EXEC_EXEC_INTERNAL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Reads a whole file into a fresh NUL-terminated buffer (caller frees).
  * Returns 0 or -errno. */
 int exec_read_file(const char *path, char **out, size_t *len);
 /* Writes len bytes to path (created/truncated). Returns 0 or -errno. */
 int exec_write_file(const char *path, const char *data, size_t len);
+
+/* SIGKILL to root and every descendant /proc shows (exec/tree.c). */
+void exec_kill_tree(pid_t root);
+/* A child of this process other than `except` (an orphan reparented to
+ * us), or -1 (exec/tree.c). */
+pid_t exec_find_child(pid_t except);
+/* sig to root's descendants, deepest first, then to root (exec/tree.c). */
+void exec_signal_tree(pid_t root, int sig);
 
 #endif

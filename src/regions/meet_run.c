@@ -367,6 +367,31 @@ static int meet_rank(struct meet_ctx *c, struct trace_set *ts, size_t i, struct 
 	return rc;
 }
 
+/* A process that ended before sp_finalize (a crash, a kill) left unfinished
+ * traces: their complete frames were recovered, the calls of its last
+ * unflushed buffer are lost. Said once, with the counts. */
+static void cut_short(const struct trace_set *ts, struct degradations *d)
+{
+	int nr = 0;
+	long long calls = 0;
+	for (size_t k = 0; k < ts->notes.nr; k++)
+		if (ts->notes.v[k].cut.cut) {
+			nr++;
+			calls += (long long)ts->notes.v[k].cut.calls;
+		}
+	if (!nr)
+		return;
+	char msg[320];
+	snprintf(msg, sizeof(msg),
+		 "%d region trace%s ended before sp_finalize (the application crashed or was "
+		 "killed): %lld calls recovered into region_stats; the calls of the last "
+		 "unflushed buffer are missing, so region counts and times are a lower bound",
+		 nr, nr > 1 ? "s" : "", calls);
+	degradations__add(d, "region-traces-cut-short", msg,
+			  "`nunatak regions inspect <Run>/collect/regions` shows where each "
+			  "trace ended");
+}
+
 int regions_meet_run(struct pivot *p, const struct meet_opts *o, struct degradations *d,
 		     struct meet_summary *out, struct err *e)
 {
@@ -384,6 +409,8 @@ int regions_meet_run(struct pivot *p, const struct meet_opts *o, struct degradat
 		err_set(e, rc, ERR_OOM, "out of memory");
 	for (size_t i = 0; rc == 0 && i < ts.nr_src; i++)
 		rc = meet_rank(&c, &ts, i, &pt, o, d, e);
+	if (rc == 0)
+		cut_short(&ts, d);
 	if (rc == 0 && (rc = emit_samples(&c, &pt, &ts)) < 0)
 		err_set(e, rc, ERR_OOM, "out of memory");
 	xfree(c.slots);

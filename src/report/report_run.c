@@ -11,6 +11,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "common/signame.h"
 #include "model/model.h"
 #include "report/flame.h"
 #include "report/payload.h"
@@ -24,6 +25,20 @@ static void degradation_lines(const struct manifest *m, struct text_lines *t)
 		const struct degradation *d = &m->degradations.v[i];
 		text_lines__add(t, "degraded [%s]: %s - %s", d->name, d->message, d->remedy);
 	}
+}
+
+/* How the application ended, as `run` said it: only when not by itself. */
+static void outcome_line(const struct manifest *m, struct text_lines *t)
+{
+	char a[16], b[16];
+	if (m->interrupted_by)
+		text_lines__add(t, "application: interrupted by %s (exit %d%s%s): the Run holds what "
+				"was collected until then", sig_name(m->interrupted_by, a, sizeof(a)),
+				m->exit_code, m->term_signal ? ", ended by " : "",
+				m->term_signal ? sig_name(m->term_signal, b, sizeof(b)) : "");
+	else if (m->term_signal)
+		text_lines__add(t, "application: ended by %s (exit %d)",
+				sig_name(m->term_signal, a, sizeof(a)), m->exit_code);
 }
 
 /* --multi-pass: the witness spread and the DRAM bound, as the run said them. */
@@ -64,6 +79,13 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 	char *db = fs_join(run_dir, PIVOT_DB_FILE);
 	if (rc == 0 && !db)
 		rc = err_oom(e);
+	if (rc == 0 && m.status != RUN_STATUS_COMPLETE && !fs_exists(db))
+		rc = err_set(e, -ENOENT, ERR_RUN_NOT_A_RUN,
+			     "%s: this Run is %s (%s): it holds no measurements to report; its "
+			     "manifest.json and collect/ keep what was written; run the application "
+			     "again for a Run", run_dir, run_status__name(m.status),
+			     m.status == RUN_STATUS_ABANDONED ? "interrupted twice"
+							      : "post-processing did not finish");
 	if (rc == 0)
 		rc = pivot_db_read(&p, db, e);
 	xfree(db);
@@ -85,6 +107,7 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 		rc = summary_render(&a, &p, &ctx, &out->lines);
 		multi_pass_lines(&m, &out->lines);
 		degradation_lines(&m, &out->lines);
+		outcome_line(&m, &out->lines);
 		json_t *mj = manifest__to_json(&m);
 		out->payload = payload_build(mj, &p, &a, ctx.ranks, no_source);
 		json_decref(mj);

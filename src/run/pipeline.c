@@ -22,6 +22,8 @@
 #include "common/exit_codes.h"
 #include "exec/exec.h"
 #include "common/fsutil.h"
+#include "common/signame.h"
+#include "store/manifest.h"
 #include "machine/snapshot.h"
 
 #define PIPE_EXIT_STRICT EXIT_STRICT_VIOLATION
@@ -222,12 +224,14 @@ static int run_before(struct run_state *s)
 	return rc;
 }
 
-static void run_after(struct run_state *s)
+static void run_after(struct run_state *s, void (*before_store)(struct run_state *))
 {
 	size_t n = sizeof(after) / sizeof(after[0]);
 	for (size_t i = 0; i < n; i++) {
 		struct err e = {0};
 		double t0 = now_s();
+		if (after[i].fn == stage_store)
+			before_store(s);
 		/* Attribution of a long run can take a while: show the phase on a
 		 * terminal only (a job log gets the summary, not a progress line). */
 		if (s->con->terminal)
@@ -250,12 +254,86 @@ static void run_after(struct run_state *s)
  * The flag is process-wide because a signal handler can reach nothing else.
  */
 static volatile sig_atomic_t held_signal;
+static volatile sig_atomic_t held_count; /* interrupts so far, the application's included */
+static volatile sig_atomic_t abandon_ready; /* the paths below are set and current */
+static char abandon_from[4096], abandon_to[4096];
 static const int held_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 #define NR_HELD (sizeof(held_signals) / sizeof(held_signals[0]))
 
+static void say(const char *msg)
+{
+	ssize_t w = write(STDERR_FILENO, msg, strlen(msg));
+	(void)w;
+}
+
+/* A second interrupt abandons post-processing: the abandoned manifest,
+ * written before it began, replaces the incomplete one and nunatak ends at
+ * once (only async-signal-safe calls here). */
 static void hold_handler(int sig)
 {
-	held_signal = sig;
+	held_count = held_count + 1;
+	if (!held_signal)
+		held_signal = sig;
+	if (held_count < 2) {
+		say("nunatak: interrupted: finishing the Run (interrupt again to abandon "
+		    "post-processing)\n");
+		return;
+	}
+	if (abandon_ready)
+		rename(abandon_from, abandon_to);
+	say("nunatak: interrupted again: post-processing abandoned; the Run's manifest says "
+	    "so\n");
+	_exit(128 + sig);
+}
+
+/* Before post-processing: the provisional manifest, and the handler's paths. */
+static void prepare_abandon(struct run_state *s)
+{
+	struct err e = {0};
+	abandon_ready = 0;
+	held_count = s->pass.interrupted_by || run_interrupted_by(s) ? 1 : 0;
+	if (!s->dir)
+		return;
+	if (run_write_provisional(s, RUN_STATUS_INCOMPLETE, &e) < 0) {
+		console__warn(s->con, "cannot write the provisional manifest: %s", e.msg);
+		return;
+	}
+	int a = snprintf(abandon_from, sizeof(abandon_from), "%s/" RUN_ABANDONED_MANIFEST, s->dir);
+	int b = snprintf(abandon_to, sizeof(abandon_to), "%s/" MANIFEST_FILE, s->dir);
+	abandon_ready = a > 0 && (size_t)a < sizeof(abandon_from) && b > 0 &&
+			(size_t)b < sizeof(abandon_to);
+}
+
+/* Once the final manifest is about to be written, abandoning no longer
+ * replaces it: the variant goes. */
+static void drop_abandon(struct run_state *s)
+{
+	abandon_ready = 0;
+	if (s->dir && abandon_from[0])
+		unlink(abandon_from);
+}
+
+/* A second interrupt while the application ran: its processes were killed
+ * and nunatak stops here, with a manifest that says so. */
+static int abandon_now(struct run_state *s, json_t **json_out)
+{
+	struct err e = {0};
+	int sig = run_interrupted_by(s);
+	if (run_write_provisional(s, RUN_STATUS_ABANDONED, &e) < 0)
+		console__error(s->con, "cannot write the abandoned Run's manifest: %s", e.msg);
+	console__warn(s->con, "interrupted twice: the application was killed and the Run "
+			      "abandoned (manifest.json says so; no Hotspots)");
+	if (s->dir)
+		console__info(s->con, "Run: %s", s->dir);
+	if (s->req->json) {
+		*json_out = json_pack("{s:s?, s:s?, s:i, s:i, s:i, s:i, s:n, s:o, s:s}", "run",
+				      s->dir, "name", s->name, "exit_code", s->pass.exit_code,
+				      "measurements", 0, "hotspots", 0, "resolved_hotspots", 0,
+				      "report", "degradations",
+				      degradations__to_json(&s->degradations), "collector", "none");
+		run_outcome_json(s, *json_out, "abandoned");
+	}
+	return 128 + (sig ? sig : SIGINT);
 }
 
 static void hold_signals(struct sigaction old[NR_HELD])
@@ -301,17 +379,24 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 				rc = PIPE_EXIT_BEFORE_LAUNCH;
 		}
 	}
-	if (rc == 0) {
+	bool abandoned = s.pass.abandoned;
+	for (int i = 0; i < s.nr_passes; i++)
+		abandoned = abandoned || s.passes[i].abandoned;
+	if (rc == 0 && abandoned) {
+		rc = abandon_now(&s, json_out);
+	} else if (rc == 0) {
 		struct sigaction old[NR_HELD];
+		prepare_abandon(&s);
 		hold_signals(old);
-		run_after(&s);
+		run_after(&s, drop_abandon);
 		double t0 = now_s();
 		rc = run_finish(&s, json_out);
 		console__debug(con, 1, "stage summary: %.3f s", now_s() - t0);
 		release_signals(old);
 		if (held_signal) {
-			console__warn(con, "signal %d received while writing the Run: the Run is "
-					   "complete, ending now", (int)held_signal);
+			char b[16];
+			console__warn(con, "%s received while writing the Run: the Run is "
+					   "complete, ending now", sig_name(held_signal, b, sizeof(b)));
 			rc = 128 + held_signal;
 		}
 		if (rc == 0)

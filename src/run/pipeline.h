@@ -62,6 +62,8 @@ struct run_pass {
 	bool counters;        /* perf accepted its counter group */
 	int exit_code;        /* the application's, -1 when it never ran */
 	int term_signal;      /* signal that ended it, 0 when none */
+	int interrupted_by;   /* signal nunatak received while it ran (Ctrl-C ...), 0: none */
+	bool abandoned;       /* a second one: its process tree was killed, not waited for */
 	char start[32];       /* ISO-8601 UTC */
 	char end[32];
 	double duration_s;
@@ -155,6 +157,10 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 
 /* Frees everything a run_state owns (safe on a partially filled state). */
 void run_state__release(struct run_state *s);
+
+/* The application's outcome from its executor result into a pass. */
+struct exec_result;
+void run_pass__take(struct run_pass *p, const struct exec_result *res);
 
 /* Adds a degradation and, unless already known (same name and message),
  * announces it on the console at once. Returns 0 or -ENOMEM. */

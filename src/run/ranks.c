@@ -41,9 +41,9 @@ static int launch(struct run_state *s, char **argv, struct err *e)
 	iso_now(s->pass.end);
 	s->pass.duration_s = res.duration_s;
 	if (rc == 0) {
-		s->pass.exit_code = res.exit_code;
-		s->pass.term_signal = res.term_signal;
+		run_pass__take(&s->pass, &res);
 		s->exit_code = res.exit_code;
+		run_announce_outcome(s);
 	}
 	exec_result__release(&res);
 	return rc;

@@ -14,6 +14,7 @@
 #include "run/pipeline.h"
 #include "common/alloc.h"
 #include "common/console.h"
+#include "common/signame.h"
 #include "model/machine.h"
 #include "report/summary.h"
 
@@ -87,6 +88,40 @@ static void summary(struct run_state *s, struct analysis *a)
 	text_lines__release(&lines);
 }
 
+void run_announce_outcome(struct run_state *s)
+{
+	char a[16], b[16];
+	const struct run_pass *p = &s->pass;
+	if (p->interrupted_by && p->term_signal)
+		console__warn(s->con, "interrupted by %s: the application ended by %s (exit %d); "
+			      "writing the Run of what was collected until then",
+			      sig_name(p->interrupted_by, a, sizeof(a)),
+			      sig_name(p->term_signal, b, sizeof(b)), p->exit_code);
+	else if (p->interrupted_by)
+		console__warn(s->con, "interrupted by %s: the application exited with %d; writing "
+			      "the Run of what was collected until then",
+			      sig_name(p->interrupted_by, a, sizeof(a)), p->exit_code);
+	else if (p->term_signal)
+		console__warn(s->con, "the application was ended by %s (exit %d); writing the Run "
+			      "of what was collected", sig_name(p->term_signal, a, sizeof(a)),
+			      p->exit_code);
+}
+
+/* The outcome keys of the --json document (signal, interrupted_by, status). */
+void run_outcome_json(const struct run_state *s, json_t *doc, const char *status)
+{
+	char b[16];
+	int intr = run_interrupted_by(s);
+	if (!doc)
+		return;
+	if (s->launched && s->pass.term_signal)
+		json_object_set_new(doc, "signal",
+				    json_string(sig_name(s->pass.term_signal, b, sizeof(b))));
+	if (s->launched && intr)
+		json_object_set_new(doc, "interrupted_by", json_string(sig_name(intr, b, sizeof(b))));
+	json_object_set_new(doc, "status", json_string(status));
+}
+
 int run_finish(struct run_state *s, json_t **json_out)
 {
 	size_t resolved = nr_resolved(&s->pivot);
@@ -103,6 +138,18 @@ int run_finish(struct run_state *s, json_t **json_out)
 	for (size_t i = 0; i < s->degradations.n; i++)
 		console__degraded(s->con, s->degradations.v[i].name, s->degradations.v[i].message,
 				  s->degradations.v[i].remedy);
+	/* How the application ended, last, beside the Run: a job log's tail
+	 * says whether this Run is the whole execution. */
+	char sa[16], sb[16];
+	int intr = run_interrupted_by(s);
+	if (s->launched && intr)
+		console__info(s->con, "application: interrupted by %s (exit %d%s%s): the Run holds "
+			      "what was collected until then", sig_name(intr, sa, sizeof(sa)),
+			      s->pass.exit_code, s->pass.term_signal ? ", ended by " : "",
+			      s->pass.term_signal ? sig_name(s->pass.term_signal, sb, sizeof(sb)) : "");
+	else if (s->launched && s->pass.term_signal)
+		console__info(s->con, "application: ended by %s (exit %d)",
+			      sig_name(s->pass.term_signal, sa, sizeof(sa)), s->pass.exit_code);
 	if (s->dir)
 		console__info(s->con, "Run: %s", s->dir);
 	if (s->report_path)
@@ -119,6 +166,7 @@ int run_finish(struct run_state *s, json_t **json_out)
 		const char *col = s->pass.sampled ? collector_kind__name(s->collector) : "none";
 		if (*json_out)
 			json_object_set_new(*json_out, "collector", json_string(col));
+		run_outcome_json(s, *json_out, "complete");
 	}
 	return 0;
 }

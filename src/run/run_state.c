@@ -26,6 +26,14 @@ int run_state__degrade(struct run_state *s, const char *name, const char *messag
 	return rc < 0 ? rc : 0;
 }
 
+void run_pass__take(struct run_pass *p, const struct exec_result *res)
+{
+	p->exit_code = res->exit_code;
+	p->term_signal = res->term_signal;
+	p->interrupted_by = res->interrupted_by;
+	p->abandoned = res->abandoned;
+}
+
 void run_state__release(struct run_state *s)
 {
 	if (s->x)

@@ -7,6 +7,7 @@
  * `ceilings-unavailable`, so --strict trips on it. */
 #include "run/stages.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,7 +114,25 @@ int stage_calibrate(struct run_state *s, struct err *e)
 				 .announce = announce,
 				 .ctx = s->con};
 	struct profile_outcome po;
+	memset(&po, 0, sizeof(po));
 	int rc = machine_profile(s->machine, s->x, &o, &po, e);
+	if (rc < 0 && rc != -ENOMEM) {
+		/* The cache cannot be written (a read-only or full file system, a
+		 * path through a file): the Run goes on without measured Ceilings. */
+		char *msg = xasprintf("the Machine's Ceilings could not be calibrated or cached: "
+				      "%s", e->msg[0] ? e->msg : strerror(-rc));
+		memset(e, 0, sizeof(*e));
+		rc = msg ? run_state__degrade(s, "ceilings-unavailable", msg,
+					      "make the cache writable (XDG_CACHE_HOME, else "
+					      "~/.cache), then run `nunatak calibrate` once on "
+					      "this Machine")
+			 : -ENOMEM;
+		xfree(msg);
+		if (rc < 0)
+			err_set(e, rc, ERR_OOM, "out of memory");
+		profile_outcome__release(&po);
+		return rc;
+	}
 	if (po.calibrated)
 		console__progress_end(s->con, "calibration");
 	if (rc == 0 && !s->replay) {

@@ -27,6 +27,7 @@
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "common/fsutil.h"
+#include "common/signame.h"
 #include "common/timefmt.h"
 #include "exec/exec.h"
 #include "store/manifest.h"
@@ -121,7 +122,7 @@ static int run_app(struct run_state *s, char **argv, const char *output,
 {
 	struct exec_request rq = {.argv = (const char *const *)argv, .forward_signals = true,
 				  .application = true, .env_set = s->app_env_set,
-				  .output_path = output};
+				  .output_path = output, .wrapper = output != NULL};
 	iso_now(s->pass.start);
 	s->launched = true;
 	int rc = executor__run(s->x, &rq, res, e);
@@ -314,6 +315,21 @@ int collect_after_rejection(struct run_state *s, struct exec_result *res, struct
 	return run_app(s, s->app, NULL, res, e);
 }
 
+/* perf died by a signal while the application ran on (exec_result.
+ * wrapper_signal): what it wrote until then is read as far as it goes. */
+static void collector_died(struct run_state *s, int sig)
+{
+	char msg[240], b[16];
+	if (!sig)
+		return;
+	snprintf(msg, sizeof(msg),
+		 "perf was killed by %s while the application ran; the application carried on "
+		 "and its exit status is its own, but samples stop where perf died (its "
+		 "perf.data may be cut short)", sig_name(sig, b, sizeof(b)));
+	run_state__degrade(s, "cpu-collection-interrupted", msg,
+			   "check what killed perf (the OOM killer: dmesg; a job script's kill)");
+}
+
 int stage_collect(struct run_state *s, struct err *e)
 {
 	/* HOOK(mpi): the rewritten launch, ranks collecting themselves. */
@@ -348,13 +364,11 @@ int stage_collect(struct run_state *s, struct err *e)
 	}
 	if (rc < 0)
 		return rc;
-	s->pass.exit_code = res.exit_code;
-	s->pass.term_signal = res.term_signal;
+	run_pass__take(&s->pass, &res);
 	s->exit_code = res.exit_code;
+	collector_died(s, res.wrapper_signal);
 	exec_result__release(&res);
-	if (s->pass.term_signal)
-		console__warn(s->con, "the application was ended by signal %d; writing the Run of "
-				      "what was collected", s->pass.term_signal);
+	run_announce_outcome(s);
 	/* Replayed and recorded Runs go through perf script, the only output a
 	 * corpus entry can serve; a live Run reads perf.data directly (faster) and
 	 * falls back to perf script in the ingest stage. */

@@ -183,6 +183,7 @@ int stage_attribute(struct run_state *s, struct err *e)
 				.no_source = s->req->no_source,
 				.debuginfod_disabled = !s->cfg->debuginfod_enabled,
 				.debuginfod_timeout_s = (int)s->cfg->debuginfod_timeout_s,
+				.symbolizer_timeout_s = s->cfg->symbolizer_timeout_s,
 				.replay = s->replay,
 				.recorded_kernel = s->machine ? s->machine->kernel : NULL};
 	struct degradations d = {0};
@@ -201,12 +202,28 @@ int stage_attribute(struct run_state *s, struct err *e)
 	return rc;
 }
 
-static int fill_manifest(struct run_state *s, struct manifest *m, struct err *e)
+/* The first signal nunatak received while any pass ran, 0: none. */
+int run_interrupted_by(const struct run_state *s)
+{
+	for (int i = 0; i < s->nr_passes; i++)
+		if (s->passes[i].interrupted_by)
+			return s->passes[i].interrupted_by;
+	return s->pass.interrupted_by;
+}
+
+/* The manifest of the Run as it stands. A provisional one (written when the
+ * application ended, before post-processing) asks nothing of git, so a
+ * recording keeps its order of calls. */
+static int fill_manifest(struct run_state *s, struct manifest *m, enum run_status st,
+			 struct err *e)
 {
 	int rc = 0;
 	m->name = xstrdup(s->name);
 	m->created = xstrdup(s->created);
 	m->exit_code = s->launched ? s->pass.exit_code : -1;
+	m->term_signal = s->launched ? s->pass.term_signal : 0;
+	m->interrupted_by = s->launched ? run_interrupted_by(s) : 0;
+	m->status = st;
 	m->world_size = s->mpi && s->world_size > 0 ? s->world_size : -1;
 	if (!m->name || !m->created)
 		return err_oom(e);
@@ -220,7 +237,8 @@ static int fill_manifest(struct run_state *s, struct manifest *m, struct err *e)
 	m->overhead = s->overhead ? json_incref(s->overhead) : NULL;
 	/* After the application, as the recordings order git's calls. */
 	char cwd[4096];
-	if (getcwd(cwd, sizeof(cwd)) && (rc = provenance_collect_git(&m->provenance, s->x,
+	if (st == RUN_STATUS_COMPLETE && getcwd(cwd, sizeof(cwd)) &&
+	    (rc = provenance_collect_git(&m->provenance, s->x,
 							     config__tool(s->cfg, "git"), cwd, e)) < 0)
 		return rc;
 	int nr = s->nr_passes > 1 ? s->nr_passes : 1;
@@ -229,6 +247,10 @@ static int fill_manifest(struct run_state *s, struct manifest *m, struct err *e)
 		if (ps->skipped)
 			continue; /* passes-skipped says why */
 		rc |= manifest__add_pass(m, i, ps->exit_code, ps->start, ps->end);
+		if (rc == 0) {
+			m->passes[m->nr_passes - 1].term_signal = ps->term_signal;
+			m->passes[m->nr_passes - 1].interrupted_by = ps->interrupted_by;
+		}
 		/* The executor's monotonic clock; a replay measured nothing. */
 		if (rc == 0 && !s->replay)
 			m->passes[m->nr_passes - 1].duration_s = ps->duration_s;
@@ -265,7 +287,7 @@ int stage_store(struct run_state *s, struct err *e)
 	struct manifest m;
 	manifest__init(&m);
 	run_overhead(s);
-	int rc = fill_manifest(s, &m, e);
+	int rc = fill_manifest(s, &m, RUN_STATUS_COMPLETE, e);
 	char *db = fs_join(s->dir, PIVOT_DB_FILE);
 	if (rc == 0 && !db)
 		rc = err_oom(e);
@@ -273,10 +295,40 @@ int stage_store(struct run_state *s, struct err *e)
 	 * is written even when the pivot could not be (the Run stays readable). */
 	if (rc == 0 && (rc = pivot_db_write(&s->pivot, db, "nunatak " NUNATAK_VERSION, e)) == 0)
 		rc = manifest__set_file(&m, "pivot", PIVOT_DB_FILE);
+	else if (rc != -ENOMEM && m.name) { /* said now, and in the manifest written below */
+		static const char remedy[] = "free space or choose another -o, then run again "
+					     "(collect/ keeps the raw samples of this one)";
+		run_state__degrade(s, "pivot-unwritable", e->msg, remedy);
+		degradations__add(&m.degradations, "pivot-unwritable", e->msg, remedy);
+	}
 	struct err e2 = {0};
 	int rc2 = m.name ? manifest__write(&m, s->dir, rc ? &e2 : e) : 0;
 	rc = rc ? rc : rc2;
 	xfree(db);
+	manifest__release(&m);
+	return rc;
+}
+
+/* manifest.json as soon as the application ended, status incomplete (or
+ * abandoned: nunatak stops here), before the long post-processing: a Run
+ * whose nunatak is then killed, crashes or runs out of memory still says
+ * what ran and how it ended, and lists what collect/ holds. stage_store
+ * replaces it. */
+int run_write_provisional(struct run_state *s, int status, struct err *e)
+{
+	if (!s->dir)
+		return 0;
+	struct manifest m;
+	manifest__init(&m);
+	int rc = fill_manifest(s, &m, (enum run_status)status, e);
+	if (rc == 0)
+		rc = manifest__write(&m, s->dir, e);
+	/* The abandoned variant, renamed into place by a second interrupt
+	 * during post-processing (a signal handler cannot build JSON). */
+	if (rc == 0 && status == RUN_STATUS_INCOMPLETE) {
+		m.status = RUN_STATUS_ABANDONED;
+		rc = manifest__write_as(&m, s->dir, RUN_ABANDONED_MANIFEST, e);
+	}
 	manifest__release(&m);
 	return rc;
 }

@@ -126,11 +126,13 @@ int collect_passes(struct run_state *s, struct err *e)
 			exec_result__release(&res);
 			return rc;
 		}
-		s->pass.exit_code = res.exit_code;
-		s->pass.term_signal = res.term_signal;
+		run_pass__take(&s->pass, &res);
 		s->passes[s->nr_passes++] = s->pass;
 		exec_result__release(&res);
-		if ((s->pass.exit_code != 0 || s->pass.term_signal) && i + 1 < s->plan->nr) {
+		/* An interrupted pass ends the passes too, even one that the
+		 * application's own SIGINT handler ended with exit 0. */
+		if ((s->pass.exit_code != 0 || s->pass.term_signal || s->pass.interrupted_by) &&
+		    i + 1 < s->plan->nr) {
 			skipped(s, i + 1, &s->pass);
 			break;
 		}

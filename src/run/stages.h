@@ -72,11 +72,26 @@ int stage_attribute(struct run_state *s, struct err *e);
 /* Region traces -> pivot.region_stats; samples per region -> region_samples. */
 int stage_regions(struct run_state *s, struct err *e);
 int stage_store(struct run_state *s, struct err *e);
+#define RUN_ABANDONED_MANIFEST ".manifest-abandoned.json"
+/* manifest.json before post-processing, status incomplete or abandoned
+ * (stage_finish.c; enum run_status of store/manifest.h); with incomplete,
+ * the abandoned variant beside it as RUN_ABANDONED_MANIFEST. */
+int run_write_provisional(struct run_state *s, int status, struct err *e);
+/* The first signal nunatak received while a pass ran, 0: none. */
+int run_interrupted_by(const struct run_state *s);
 int stage_report(struct run_state *s, struct err *e);
 
 /* After the stages: counts, overhead, summary, degradations again, the
  * --json document into *json_out (NULL without --json). */
 int run_finish(struct run_state *s, json_t **json_out);
+
+/* Says on the terminal how the application ended when it did not end by
+ * itself: "the application was ended by SIGSEGV", "interrupted by SIGINT"
+ * (run_output.c). */
+void run_announce_outcome(struct run_state *s);
+
+/* Adds signal, interrupted_by and status to a --json document. */
+void run_outcome_json(const struct run_state *s, json_t *doc, const char *status);
 
 /* Sets s->overhead (estimated seconds of nunatak's sampling cost). */
 void run_overhead(struct run_state *s);

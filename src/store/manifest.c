@@ -11,6 +11,50 @@
 #include "common/err_codes.h"
 #include "common/fsutil.h"
 #include "common/json_text.h"
+#include "common/signame.h"
+
+const char *run_status__name(enum run_status st)
+{
+	return st == RUN_STATUS_ABANDONED ? "abandoned"
+	       : st == RUN_STATUS_INCOMPLETE ? "incomplete" : "complete";
+}
+
+static json_t *sig_json(int sig)
+{
+	char buf[16];
+	return json_string(sig_name(sig, buf, sizeof(buf)));
+}
+
+/* One sentence for run.outcome and the terminal: how the application ended
+ * and how far the Run got. */
+static json_t *outcome_json(const struct manifest *m)
+{
+	char out[256], a[16], b[16];
+	size_t n = 0;
+	if (m->exit_code < 0)
+		n = (size_t)snprintf(out, sizeof(out), "the application never ran");
+	else if (m->interrupted_by && m->term_signal)
+		n = (size_t)snprintf(out, sizeof(out), "interrupted by %s; the application ended "
+				     "by %s (exit %d)", sig_name(m->interrupted_by, a, sizeof(a)),
+				     sig_name(m->term_signal, b, sizeof(b)), m->exit_code);
+	else if (m->interrupted_by)
+		n = (size_t)snprintf(out, sizeof(out), "interrupted by %s; the application exited "
+				     "with %d", sig_name(m->interrupted_by, a, sizeof(a)),
+				     m->exit_code);
+	else if (m->term_signal)
+		n = (size_t)snprintf(out, sizeof(out), "the application was ended by %s (exit %d)",
+				     sig_name(m->term_signal, a, sizeof(a)), m->exit_code);
+	else
+		n = (size_t)snprintf(out, sizeof(out), "the application exited with %d",
+				     m->exit_code);
+	if (n < sizeof(out) && m->status == RUN_STATUS_ABANDONED)
+		snprintf(out + n, sizeof(out) - n, "; abandoned by a second interrupt: "
+			 "nunatak stopped waiting and the Run holds only what was written then");
+	else if (n < sizeof(out) && m->status == RUN_STATUS_INCOMPLETE)
+		snprintf(out + n, sizeof(out) - n, "; post-processing did not finish (nunatak was "
+			 "stopped or failed after the application ended)");
+	return json_string(out);
+}
 
 void manifest__init(struct manifest *m)
 {
@@ -197,6 +241,12 @@ static json_t *run_to_json(const struct manifest *m)
 	/* Additive: the report needs it to show ranks that left nothing. */
 	if (m->world_size > 0)
 		put(run, "world_size", json_integer(m->world_size), &ok);
+	if (m->term_signal > 0)
+		put(run, "signal", sig_json(m->term_signal), &ok);
+	if (m->interrupted_by > 0)
+		put(run, "interrupted_by", sig_json(m->interrupted_by), &ok);
+	put(run, "status", json_string(run_status__name(m->status)), &ok);
+	put(run, "outcome", outcome_json(m), &ok);
 	if (!ok)
 		json_decref(run);
 	return ok ? run : NULL;
@@ -235,6 +285,10 @@ static json_t *pass_to_json(const struct pass *p)
 	}
 	put(o, "index", json_integer(p->index), &ok);
 	put(o, "exit_code", p->exit_code >= 0 ? json_integer(p->exit_code) : json_null(), &ok);
+	if (p->term_signal > 0)
+		put(o, "signal", sig_json(p->term_signal), &ok);
+	if (p->interrupted_by > 0)
+		put(o, "interrupted_by", sig_json(p->interrupted_by), &ok);
 	put(o, "start", jstr(p->start), &ok);
 	put(o, "end", jstr(p->end), &ok);
 	put(o, "duration_s", p->duration_s > 0 ? json_real(p->duration_s) : json_null(), &ok);
@@ -289,13 +343,19 @@ json_t *manifest__to_json(const struct manifest *m)
 
 int manifest__write(const struct manifest *m, const char *run_dir, struct err *e)
 {
+	return manifest__write_as(m, run_dir, MANIFEST_FILE, e);
+}
+
+int manifest__write_as(const struct manifest *m, const char *run_dir, const char *file,
+		       struct err *e)
+{
 	json_t *doc = manifest__to_json(m);
 	char *text = doc ? json_dumps(doc, JSON_INDENT(2)) : NULL, *path = NULL;
 	int rc;
 	json_decref(doc);
 	if (text)
 		json_text_shortest_reals(text); /* 0.8, not 0.80000000000000004 */
-	if (!text || !(path = fs_join(run_dir, MANIFEST_FILE))) {
+	if (!text || !(path = fs_join(run_dir, file))) {
 		rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory writing the manifest of %s",
 			     run_dir);
 		goto out;

@@ -4,11 +4,16 @@
  * nunatak (documented field by field in docs/run-format.md):
  *
  *   format{name:"nunatak-run", schema:2, generated_by}
- *   run{name, created, command[], exit_code, world_size?}  world_size: MPI ranks
- *                                       announced by the launcher (absent when unknown)
+ *   run{name, created, command[], exit_code, world_size?, signal?, interrupted_by?,
+ *       status, outcome}               world_size: MPI ranks announced by the launcher
+ *                                       (absent when unknown); signal: the name of the
+ *                                       signal that ended the application ("SIGSEGV");
+ *                                       interrupted_by: the signal nunatak received
+ *                                       ("SIGINT": Ctrl-C); status complete|incomplete|
+ *                                       abandoned; outcome: one sentence saying it all
  *   machine{...}                        complete snapshot + ceilings (machine/snapshot.h)
  *   provenance{commit, dirty_tree, dependencies{}, effective_configuration{}}
- *   passes[{index, exit_code, start, end, collectors[{tool,version}]}]
+ *   passes[{index, exit_code, signal?, interrupted_by?, start, end, collectors[]}]
  *   degradations[{name, message, remedy}]
  *   files{table: relpath}
  *   overhead{...}                       optional (nunatak's own cost)
@@ -49,6 +54,8 @@ struct pass {
 	int exit_code;     /* -1 when the pass never ran to an exit */
 	char *start, *end; /* ISO-8601 with offset, or NULL */
 	double duration_s; /* monotonic clock, from launch to exit; 0: unknown (replay) */
+	int term_signal;   /* the signal that ended it, 0: none */
+	int interrupted_by; /* the signal nunatak received while it ran, 0: none */
 	struct collector *collectors;
 	size_t nr_collectors;
 };
@@ -65,6 +72,15 @@ struct run_file {
 	char *relpath; /* relative to the Run directory */
 };
 
+/* How far the Run got (run.status). An older Run without the key is complete. */
+enum run_status {
+	RUN_STATUS_COMPLETE,   /* every stage ran: pivot, report */
+	RUN_STATUS_INCOMPLETE, /* the application ended; post-processing did not finish
+				  (nunatak was killed, crashed or is still at it) */
+	RUN_STATUS_ABANDONED,  /* a second interrupt: nunatak stopped waiting */
+};
+const char *run_status__name(enum run_status st);
+
 struct manifest {
 	int schema;          /* RUN_SCHEMA when written by us; what was read otherwise */
 	char *generated_by;  /* "nunatak 0.1.0" */
@@ -74,6 +90,9 @@ struct manifest {
 	size_t nr_command;
 	int exit_code;       /* the application's; -1 when unknown (never launched) */
 	int world_size;      /* MPI ranks the launcher announced; -1 unknown / not MPI */
+	int term_signal;     /* the signal that ended the application, 0: none */
+	int interrupted_by;  /* the signal nunatak received while it ran, 0: none */
+	enum run_status status;
 	struct machine machine;
 	struct provenance provenance;
 	struct pass *passes;
@@ -107,6 +126,11 @@ int manifest__from_json(struct manifest *m, const json_t *doc, const char *origi
 /* Writes <run_dir>/manifest.json atomically (temp + fsync + rename): a crash
  * or a failure leaves the previous manifest, if any, intact. */
 int manifest__write(const struct manifest *m, const char *run_dir, struct err *e);
+
+/* The same into <run_dir>/<file> (a manifest kept ready to be renamed into
+ * place: the abandoned Run's, see run/pipeline.c). */
+int manifest__write_as(const struct manifest *m, const char *run_dir, const char *file,
+		       struct err *e);
 
 /* Reads <run_dir>/manifest.json. Errors (e->code):
  *  run.not_a_run   "not a nunatak Run: <dir> has no manifest.json" (or

@@ -10,6 +10,7 @@
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "common/fsutil.h"
+#include "common/signame.h"
 #include "store/manifest.h"
 
 /* The format string's first %s is the origin (file name), always passed. */
@@ -46,6 +47,37 @@ static int opt_exit(int *dst, const json_t *o, const char *where, const char *or
 	return 0;
 }
 
+/* "signal"/"interrupted_by": a signal's name, absent or null for none. */
+static int opt_signal(int *dst, const json_t *o, const char *key, const char *where,
+		      const char *origin, struct err *e)
+{
+	const json_t *v = json_object_get(o, key);
+	if (!v || json_is_null(v))
+		return 0;
+	int sig = sig_number(json_string_value(v));
+	if (sig <= 0 || sig > 127)
+		return CORRUPT(e, "%s.%s: expected a signal name such as \"SIGINT\"", origin,
+			       where, key);
+	*dst = sig;
+	return 0;
+}
+
+static int opt_status(enum run_status *dst, const json_t *run, const char *origin,
+		      struct err *e)
+{
+	const json_t *v = json_object_get(run, "status");
+	const char *s = json_string_value(v);
+	if (!v || json_is_null(v))
+		return 0; /* older Runs: complete */
+	for (int st = RUN_STATUS_COMPLETE; s && st <= RUN_STATUS_ABANDONED; st++)
+		if (!strcmp(s, run_status__name((enum run_status)st))) {
+			*dst = (enum run_status)st;
+			return 0;
+		}
+	return CORRUPT(e, "run.status: expected \"complete\", \"incomplete\" or \"abandoned\"",
+		       origin);
+}
+
 static int check_format(struct manifest *m, const json_t *doc, const char *origin,
 			struct err *e)
 {
@@ -77,6 +109,12 @@ static int read_run(struct manifest *m, const json_t *run, const char *origin, s
 		rc = opt_str(&m->created, run, "created", "run", origin, e);
 	if (!rc)
 		rc = opt_exit(&m->exit_code, run, "run", origin, e);
+	if (!rc)
+		rc = opt_signal(&m->term_signal, run, "signal", "run", origin, e);
+	if (!rc)
+		rc = opt_signal(&m->interrupted_by, run, "interrupted_by", "run", origin, e);
+	if (!rc)
+		rc = opt_status(&m->status, run, origin, e);
 	if (rc)
 		return rc;
 	const json_t *ws = json_object_get(run, "world_size");
@@ -149,11 +187,17 @@ static int read_pass(struct manifest *m, const json_t *p, size_t i, const char *
 	snprintf(where, sizeof(where), "passes[%zu]", i);
 	const char *start = json_string_value(json_object_get(p, "start"));
 	const char *end = json_string_value(json_object_get(p, "end"));
-	int rc = opt_exit(&exit_code, p, where, origin, e);
+	int rc = opt_exit(&exit_code, p, where, origin, e), sig = 0, intr = 0;
+	if (!rc)
+		rc = opt_signal(&sig, p, "signal", where, origin, e);
+	if (!rc)
+		rc = opt_signal(&intr, p, "interrupted_by", where, origin, e);
 	if (rc)
 		return rc;
 	if (manifest__add_pass(m, (int)json_integer_value(idx), exit_code, start, end))
 		return oom(e);
+	m->passes[m->nr_passes - 1].term_signal = sig;
+	m->passes[m->nr_passes - 1].interrupted_by = intr;
 	const json_t *dur = json_object_get(p, "duration_s"); /* absent in older Runs */
 	if (json_is_number(dur) && json_number_value(dur) > 0)
 		m->passes[m->nr_passes - 1].duration_s = json_number_value(dur);

@@ -25,7 +25,9 @@ static int sql_err(struct err *e, sqlite3 *db, const char *path, const char *wha
 	int code = db ? sqlite3_errcode(db) : SQLITE_NOMEM;
 	int rc = code == SQLITE_NOMEM ? -ENOMEM : code == SQLITE_FULL ? -ENOSPC : -EIO;
 	return err_set(e, rc, code == SQLITE_NOMEM ? ERR_OOM : ERR_STORE_SQLITE,
-		       "%s: %s: %s", path, what, db ? sqlite3_errmsg(db) : "out of memory");
+		       "%s: %s%s (at: %.48s%s)", path, db ? sqlite3_errmsg(db) : "out of memory",
+		       code == SQLITE_FULL ? ": the file system is full" : "", what,
+		       strlen(what) > 48 ? "..." : "");
 }
 
 static int exec_sql(sqlite3 *db, const char *sql, const char *path, struct err *e)

@@ -179,8 +179,13 @@ static void t_stdout_path(void)
 static void t_forward_signals(void)
 {
 	/* The child asks its parent (this test) to be terminated; with forwarding
-	 * the SIGTERM goes to the child, whose trap exits 7, and we survive. */
-	const char *argv[] = {"sh", "-c", "trap 'kill $!; exit 7' TERM; sleep 5 & kill -TERM $PPID; wait",
+	 * the SIGTERM goes to the child, whose trap exits 7, and we survive. The
+	 * forward reaches the child's own children too (first): its sleep
+	 * ignores SIGTERM here so that the shell's `wait` cannot return on the
+	 * sleep's death before the trap runs. */
+	const char *argv[] = {"sh", "-c",
+			      "trap 'kill -9 $!; exit 7' TERM; (trap '' TERM; exec sleep 5) & "
+			      "kill -TERM $PPID; wait",
 			      NULL};
 	struct exec_request req = {.argv = argv, .forward_signals = true, .capture_stdout = true,
 				   .capture_stderr = true};

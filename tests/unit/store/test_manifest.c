@@ -165,6 +165,59 @@ static void t_refusals(void)
 		  0);
 }
 
+/* How the application ended survives write + read, and is said in words. */
+static void t_outcome(void)
+{
+	char *dir = tmpdir();
+	struct manifest m, r;
+	struct err e = {0};
+	fill(&m, "solver");
+	m.exit_code = 130;
+	m.term_signal = 2;
+	m.interrupted_by = 2;
+	m.status = RUN_STATUS_ABANDONED;
+	m.passes[0].term_signal = 2;
+	m.passes[0].interrupted_by = 2;
+	CHECK_INT(manifest__write(&m, dir, &e), 0);
+	manifest__init(&r);
+	CHECK_INT(manifest__read(&r, dir, &e), 0);
+	CHECK_INT(r.term_signal, 2);
+	CHECK_INT(r.interrupted_by, 2);
+	CHECK_INT(r.status, RUN_STATUS_ABANDONED);
+	CHECK_INT(r.passes[0].term_signal, 2);
+	CHECK_INT(r.passes[0].interrupted_by, 2);
+	json_t *doc = manifest__to_json(&r), *run = json_object_get(doc, "run");
+	CHECK_STR(json_string_value(json_object_get(run, "signal")), "SIGINT");
+	CHECK_STR(json_string_value(json_object_get(run, "interrupted_by")), "SIGINT");
+	CHECK_STR(json_string_value(json_object_get(run, "status")), "abandoned");
+	CHECK(strstr(json_string_value(json_object_get(run, "outcome")),
+		     "interrupted by SIGINT; the application ended by SIGINT (exit 130); "
+		     "abandoned by a second interrupt") != NULL);
+	json_decref(doc);
+	/* A plain exit: no signal key, and an older Run without status is complete. */
+	manifest__release(&r);
+	m.term_signal = m.interrupted_by = 0;
+	m.passes[0].term_signal = m.passes[0].interrupted_by = 0;
+	m.exit_code = 3;
+	m.status = RUN_STATUS_COMPLETE;
+	doc = manifest__to_json(&m);
+	run = json_object_get(doc, "run");
+	CHECK(json_object_get(run, "signal") == NULL);
+	CHECK_STR(json_string_value(json_object_get(run, "outcome")), "the application exited with 3");
+	json_decref(doc);
+	CHECK_INT(parse("{\"format\":{\"name\":\"nunatak-run\",\"schema\":2},\"run\":{}}", &e), 0);
+	/* A signal that is no signal is corrupt, with its place. */
+	CHECK(parse("{\"format\":{\"name\":\"nunatak-run\",\"schema\":2},\"run\":{\"signal\":"
+		    "\"SIGNOPE\"}}", &e) < 0);
+	CHECK_STR(e.code, "run.corrupt");
+	CHECK(strstr(e.msg, "run.signal") != NULL);
+	CHECK(parse("{\"format\":{\"name\":\"nunatak-run\",\"schema\":2},\"run\":{\"status\":"
+		    "\"finished\"}}", &e) < 0);
+	CHECK(strstr(e.msg, "run.status") != NULL);
+	manifest__release(&m);
+	done();
+}
+
 static bool has_temp_files(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -241,6 +294,7 @@ static const struct test_case cases[] = {
 	{"unknowns_null", "unknown values are written as null", t_unknowns_null},
 	{"not_a_run", "a directory without manifest.json is refused", t_not_a_run},
 	{"refusals", "newer schema, foreign format, corrupt JSON with location", t_refusals},
+	{"outcome", "signal, interruption and status survive write + read, in words", t_outcome},
 	{"atomic_fail_alloc", "allocation failures leave the old manifest intact", t_atomic_fail_alloc},
 	{"atomic_blocked_temp", "an unwritable temp file leaves the old manifest", t_atomic_blocked_temp},
 };

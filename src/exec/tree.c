@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* A child's process tree, killed when the user stopped waiting for it (a
+ * second Ctrl-C while `nunatak run` waits for the application). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/alloc.h"
+#include "exec/exec_internal.h"
+
+/* The parent pid of `pid` from /proc/<pid>/stat, or -1. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	char *rp = strrchr(buf, ')'); /* the command may hold spaces and parentheses */
+	int ppid = -1;
+	return rp && sscanf(rp + 1, " %*c %d", &ppid) == 1 ? (pid_t)ppid : -1;
+}
+
+enum { MAX_TREE = 4096 };
+
+/* root and its descendants as /proc shows them now, parents before their
+ * children, into tree[0..return). With stop, each is stopped as it is found
+ * (a stopped process neither forks nor loses its children to init). */
+static size_t find_tree(pid_t root, pid_t *tree, bool stop)
+{
+	size_t n = 0;
+	DIR *d = opendir("/proc");
+	if (stop)
+		kill(root, SIGSTOP);
+	tree[n++] = root;
+	for (bool grew = d != NULL; grew && n < MAX_TREE;) {
+		grew = false;
+		rewinddir(d);
+		for (struct dirent *de; (de = readdir(d)) && n < MAX_TREE;) {
+			pid_t pid = (pid_t)atoi(de->d_name), pp;
+			if (pid <= 0 || (pp = parent_of(pid)) <= 0)
+				continue;
+			bool known = false, child = false;
+			for (size_t i = 0; i < n; i++) {
+				known = known || tree[i] == pid;
+				child = child || tree[i] == pp;
+			}
+			if (child && !known) {
+				if (stop)
+					kill(pid, SIGSTOP);
+				tree[n++] = pid;
+				grew = true;
+			}
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* SIGKILL to `root` and every descendant (the application under perf, the
+ * ranks under mpirun): a second interrupt means the user stopped waiting.
+ * Bounded: a fork storm cannot keep us here. */
+void exec_kill_tree(pid_t root)
+{
+	pid_t *tree = xcalloc(MAX_TREE, sizeof(*tree));
+	if (!tree) {
+		kill(root, SIGKILL);
+		return;
+	}
+	size_t n = find_tree(root, tree, true);
+	for (size_t i = 0; i < n; i++)
+		kill(tree[i], SIGKILL);
+	xfree(tree);
+}
+
+/* `sig` to every descendant of root, the deepest first, then to root, as a
+ * terminal's Ctrl-C reaches the whole foreground group: the application
+ * under perf gets the very signal (perf alone would turn it into a SIGTERM
+ * of its own), the ranks under a local mpirun too (mpirun, signalled
+ * first, would SIGKILL ranks it had not yet told). */
+void exec_signal_tree(pid_t root, int sig)
+{
+	pid_t *tree = xcalloc(MAX_TREE, sizeof(*tree));
+	size_t n = tree ? find_tree(root, tree, false) : 0;
+	for (size_t i = n; i-- > 1;)
+		kill(tree[i], sig);
+	kill(root, sig);
+	xfree(tree);
+}
+
+pid_t exec_find_child(pid_t except)
+{
+	pid_t self = getpid(), found = -1;
+	DIR *d = opendir("/proc");
+	for (struct dirent *de; d && found < 0 && (de = readdir(d));) {
+		pid_t pid = (pid_t)atoi(de->d_name);
+		if (pid > 0 && pid != except && parent_of(pid) == self)
+			found = pid;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}

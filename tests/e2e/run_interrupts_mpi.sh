@@ -1,0 +1,31 @@
+#!/bin/bash
+# SIGINT and SIGTERM to `nunatak run -- mpirun -n 2` reach both ranks (through the launcher and each rank's shim), and the Run is written and marked interrupted
+set -eu
+command -v mpirun >/dev/null || { echo "skip: mpirun is not installed"; exit 2; }
+. "$NUNATAK_SOURCE_DIR/tests/fixtures/run/interrupts_lib.sh"
+flags=(--oversubscribe)
+[ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
+for sig in INT TERM; do
+	rm -f ready.* got-*
+	"$NUNATAK" run -o "$WORK/r-mpi-$sig" -- mpirun "${flags[@]}" -n 2 ./faulty ready-sigterm \
+		> "out-mpi-$sig.txt" 2> "err-mpi-$sig.txt" &
+	NPID=$!
+	wait_ready 2
+	kill -"$sig" $NPID
+	set +e; wait $NPID; rc=$?; set -e
+	num=$(kill -l "$sig")
+	[ "$(ls got-"$num".* 2>/dev/null | wc -l)" -eq 2 ] ||
+		fail "SIG$sig did not reach both ranks: $(ls got-* 2>/dev/null | tr '\n' ' ')"
+	echo "SIG$sig: nunatak exited $rc"
+	python3 - "$WORK/r-mpi-$sig" "SIG$sig" <<'PY' || fail "the MPI Run is not marked interrupted"
+import json, os, sys
+run, intr = sys.argv[1:3]
+m = json.load(open(os.path.join(run, "manifest.json")))
+r = m["run"]
+assert r["status"] == "complete" and r["interrupted_by"] == intr, r
+assert r["world_size"] == 2, r
+assert "pivot" in m["files"], m["files"]
+PY
+	grep -q "application: interrupted by SIG$sig" "err-mpi-$sig.txt" || fail "no interrupted line"
+done
+echo "ok: SIGINT/SIGTERM reach both ranks through mpirun"
