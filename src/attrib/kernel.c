@@ -2,6 +2,7 @@
 /* Naming kernel samples from /proc/kallsyms (docs/attribution.md, "Kernel"). */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +14,10 @@
 #include "attrib/internal.h"
 #include "attrib/kallsyms.h"
 #include "common/alloc.h"
+#include "common/cache_home.h"
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "common/fsutil.h"
 #include "exec/exec.h"
 
 static const char KERNEL[] = "[kernel.kallsyms]";
@@ -61,6 +64,69 @@ static char *slurp(const char *path, size_t *len, int *why)
 	return b;
 }
 
+/*
+ * The core kernel's text symbols do not change within a boot (modules do,
+ * and they are not named here): the parsed set is cached per boot id, in
+ * kallsyms' own text form, so a later Run skips reading /proc/kallsyms, whose
+ * 100 000+ lines the kernel formats on every read (~30 ms). `_text` and
+ * `_etext` are written as absolute symbols: they set the base, never a name.
+ */
+static char *cache_path(void)
+{
+	char *boot = NULL;
+	if (fs_read_file("/proc/sys/kernel/random/boot_id", 64, &boot, NULL) != 0)
+		return NULL;
+	size_t n = strspn(boot, "0123456789abcdef-");
+	int no_home = 0;
+	char *dir = n >= 16 ? cache_home_path("kallsyms", &no_home) : NULL;
+	char *path = dir ? xasprintf("%s/%.*s.txt", dir, (int)n, boot) : NULL;
+	xfree(dir);
+	xfree(boot);
+	return path;
+}
+
+static void cache_store(const char *path, const struct kallsyms *ks)
+{
+	size_t cap = 64 * (ks->n + 2), len = 0;
+	char *b = xmalloc(cap);
+	for (size_t i = 0; b && i < ks->n && len < cap; i++)
+		len += (size_t)snprintf(b + len, cap - len, "%016" PRIx64 " T %s\n", ks->v[i].addr,
+					ks->v[i].name);
+	if (b && len < cap)
+		len += (size_t)snprintf(b + len, cap - len, "%016" PRIx64 " A _text\n", ks->text);
+	if (b && len < cap && ks->has_etext)
+		len += (size_t)snprintf(b + len, cap - len, "%016" PRIx64 " A _etext\n", ks->etext);
+	char *dir = xasprintf("%.*s", (int)(strrchr(path, '/') - path), path);
+	char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
+	int fd = b && len < cap && dir && tmp && fs_mkdir_p(dir) == 0
+			 ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)
+			 : -1;
+	if (fd >= 0) { /* a cache: no fsync, a torn file parses as a miss or fails */
+		bool ok = write(fd, b, len) == (ssize_t)len;
+		ok = close(fd) == 0 && ok;
+		if (!ok || rename(tmp, path) != 0)
+			(void)unlink(tmp);
+	}
+	xfree(b);
+	xfree(dir);
+	xfree(tmp);
+}
+
+/* The cached set when it parses whole and names symbols; ks stays zeroed else. */
+static bool cache_load(const char *path, struct kallsyms *ks)
+{
+	size_t len = 0;
+	int err = 0;
+	char *buf = path ? slurp(path, &len, &err) : NULL;
+	struct err e = {0};
+	bool ok = buf && kallsyms__parse(buf, len, ks, &e) == 0 && !ks->zeros && ks->has_text &&
+		  ks->n;
+	if (buf && !ok)
+		kallsyms__release(ks);
+	xfree(buf);
+	return ok;
+}
+
 /* Why the kernel samples cannot be named here, or NULL: they can (ks filled). */
 static const char *load(const struct attrib_opts *o, struct kallsyms *ks, char *why, size_t n,
 			const char **remedy, struct err *e, int *rc)
@@ -75,23 +141,35 @@ static const char *load(const struct attrib_opts *o, struct kallsyms *ks, char *
 		return why;
 	}
 	const char *path = o->kallsyms_path ? o->kallsyms_path : "/proc/kallsyms";
+	char *cache = o->kallsyms_path ? NULL : cache_path();
+	if (cache && cache_load(cache, ks)) {
+		xfree(cache);
+		return NULL;
+	}
 	size_t len = 0;
 	int err = 0;
 	char *buf = slurp(path, &len, &err);
 	if (!buf) {
+		xfree(cache);
 		snprintf(why, n, "%s cannot be read (%s)", path, strerror(err));
 		*remedy = "run as root or set kernel.kptr_restrict=0";
 		return why;
 	}
 	*rc = kallsyms__parse(buf, len, ks, e);
 	xfree(buf);
-	if (*rc)
+	if (*rc) {
+		xfree(cache);
 		return NULL;
+	}
 	if (ks->zeros || !ks->has_text || !ks->n) {
+		xfree(cache);
 		snprintf(why, n, "%s shows no addresses (kptr_restrict, or not root)", path);
 		*remedy = "run as root or set kernel.kptr_restrict=0";
 		return why;
 	}
+	if (cache)
+		cache_store(cache, ks);
+	xfree(cache);
 	return NULL;
 }
 

@@ -14,7 +14,7 @@ cc -O1 -o "$WORK/sys_loop" "$NUNATAK_SOURCE_DIR/tests/fixtures/attrib/sys_loop.c
 cd "$WORK"
 "$NUNATAK" run -o "$WORK/run" --json -- ./sys_loop 3000000 > out.json 2> err.txt || fail "run"
 if grep -q "kernel-symbols-unavailable" err.txt; then fail "kernel symbols declared unavailable although readable"; fi
-python3 - "$WORK/run/pivot.sqlite" <<'PY' || fail "kernel Hotspots not named"
+cat > "$WORK/check.py" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 rows = db.execute("""select h.name, h.resolution_level, h.offset, sum(m.sample_count), sum(m.value)
@@ -45,7 +45,30 @@ names = {r[0] for r in named}
 assert names & {"__x64_sys_getppid", "__ia32_sys_getppid", "do_syscall_64", "__task_pid_nr_ns",
                 "entry_SYSCALL_64", "syscall_exit_to_user_mode"}, names
 PY
+python3 "$WORK/check.py" "$WORK/run/pivot.sqlite" || fail "kernel Hotspots not named"
 # The summary names a kernel function among the Hotspots.
 grep -Eq "^[^ ]+ +(do_syscall_64|__x64_sys_getppid|__ia32_sys_getppid|__task_pid_nr_ns|entry_SYSCALL_64[a-z_]*|syscall_exit_to_user_mode) \(function\)" err.txt ||
 	fail "no kernel function in the summary"
 echo "ok: kernel Hotspots named"
+# The core kernel's symbols are cached per boot (attrib/kernel.c): the second
+# Run names its kernel samples from the cache, exactly as from /proc/kallsyms.
+boot=$(cat /proc/sys/kernel/random/boot_id)
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/nunatak/kallsyms/$boot.txt"
+[ -s "$cache" ] || fail "no kallsyms cache at $cache"
+python3 - "$cache" <<'PY' || fail "the kallsyms cache differs from /proc/kallsyms"
+import sys
+core = {}
+for line in open("/proc/kallsyms"):
+    f = line.split()
+    if len(f) == 3 and f[1] in "tTwW":
+        core.setdefault(int(f[0], 16), set()).add(f[2])
+cached = [l.split() for l in open(sys.argv[1])]
+syms = [(int(a, 16), n) for a, t, n in cached if t == "T"]
+assert len(syms) > 1000, len(syms)
+for a, n in syms:
+    assert n in core.get(a, ()), (hex(a), n)
+assert {n for _, t, n in cached if t == "A"} >= {"_text"}
+PY
+"$NUNATAK" run -o "$WORK/run2" --json -- ./sys_loop 3000000 > out2.json 2> err2.txt || fail "second run"
+python3 "$WORK/check.py" "$WORK/run2/pivot.sqlite" || fail "kernel Hotspots not named from the cache"
+echo "ok: kernel Hotspots named from the per-boot cache"
