@@ -296,7 +296,10 @@ int manifest__read(struct manifest *m, const char *run_dir, struct err *e)
 		return oom(e);
 	int rc = fs_read_file(path, MANIFEST_MAX_BYTES, &text, &len);
 	if ((rc == -ENOENT || rc == -ENOTDIR) && !fs_exists(run_dir))
-		rc = err_set(e, rc, ERR_RUN_NOT_A_RUN, "not a nunatak Run: %s does not exist",
+		rc = err_set(e, rc, ERR_RUN_NOT_A_RUN,
+			     "not a nunatak Run: %s does not exist; give a Run directory (Runs "
+			     "land in .nunatak/ where `nunatak run` was started), or no argument "
+			     "for the newest Run there",
 			     run_dir); /* a typo in the path, not a foreign directory */
 	else if (rc == -ENOTDIR) /* `report RUN/manifest.json`: name the directory instead */
 		rc = err_set(e, rc, ERR_RUN_NOT_A_RUN,
