@@ -77,6 +77,7 @@ struct run_state {
 	struct console *con;
 	struct executor *x;      /* real, recording or replay */
 	bool replay;
+	bool pivot_unwritten; /* stage_store could not write pivot.sqlite: the Run is incomplete */
 	const json_t *recorded_meta; /* meta.json under replay, else NULL (borrowed from x) */
 
 	/* configuration (stage "config") */

@@ -166,7 +166,7 @@ int run_finish(struct run_state *s, json_t **json_out)
 		const char *col = s->pass.sampled ? collector_kind__name(s->collector) : "none";
 		if (*json_out)
 			json_object_set_new(*json_out, "collector", json_string(col));
-		run_outcome_json(s, *json_out, "complete");
+		run_outcome_json(s, *json_out, s->pivot_unwritten ? "incomplete" : "complete");
 	}
 	return 0;
 }

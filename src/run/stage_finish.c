@@ -300,6 +300,9 @@ int stage_store(struct run_state *s, struct err *e)
 					     "(collect/ keeps the raw samples of this one)";
 		run_state__degrade(s, "pivot-unwritable", e->msg, remedy);
 		degradations__add(&m.degradations, "pivot-unwritable", e->msg, remedy);
+		/* no pivot: the Run did not get through post-processing */
+		m.status = RUN_STATUS_INCOMPLETE;
+		s->pivot_unwritten = true;
 	}
 	struct err e2 = {0};
 	int rc2 = m.name ? manifest__write(&m, s->dir, rc ? &e2 : e) : 0;
@@ -342,9 +345,12 @@ int stage_report(struct run_state *s, struct err *e)
 		return 0;
 	struct err he = {0};
 	bool ok = report_html_write_run(s->dir, false, &s->report_path, &he) == 0;
-	if (!ok)
+	if (!ok) /* regenerable from the pivot, unless the pivot is what could not be written */
 		run_state__degrade(s, "report-unavailable", he.msg[0] ? he.msg : "no report page",
-				   "`nunatak report` regenerates it from the Run");
+				   s->pivot_unwritten
+					   ? "free space and run again: this Run has no pivot to "
+					     "render (collect/ keeps its raw samples)"
+					   : "`nunatak report` regenerates it from the Run");
 	struct manifest m;
 	manifest__init(&m);
 	int rc = manifest__read(&m, s->dir, e);
