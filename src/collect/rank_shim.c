@@ -13,6 +13,7 @@
 
 #include "tools/perf.h"
 #include "common/alloc.h"
+#include "common/signame.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "exec/exec.h"
@@ -112,7 +113,16 @@ static int run_app_argv(struct shim *s, char *const *argv, bool perf, struct err
 				  .forward_signals = true, .wrapper = perf,
 				  .env_set = s->env_set[0] ? s->env_set : NULL};
 	exec_result__release(&s->res);
-	return executor__run(s->x, &rq, &s->res, e);
+	int rc = executor__run(s->x, &rq, &s->res, e);
+	char b[16];
+	if (rc == 0 && perf && s->res.wrapper_signal) /* the rank's status stays its own */
+		degrade(s, "rank-collection-interrupted",
+			"check what killed perf on that node (the OOM killer: dmesg; a job "
+			"script's kill)",
+			"perf was killed by %s on %s while rank %d ran on: its samples or counts "
+			"stop there",
+			sig_name(s->res.wrapper_signal, b, sizeof(b)), s->node, s->id.rank);
+	return rc;
 }
 
 static int run_tool(struct shim *s, char *const *argv, const char *stdout_path,
