@@ -1,5 +1,5 @@
 #!/bin/bash
-# nunatak run with real perf when symbolization misbehaves: a hanging llvm-symbolizer is cut off ([symbolizer] timeout), a binary deleted during the run is named unreadable (both Runs complete with their samples), and a second Ctrl-C during post-processing abandons the Run at once, marked so
+# nunatak run with real perf when symbolization misbehaves: a hanging llvm-symbolizer is cut off ([symbolizer] timeout), a binary deleted during the run is named unreadable (both Runs complete with their samples), and a second Ctrl-C during post-processing abandons the Run at once, marked so, ending the tools still running
 . "$NUNATAK_SOURCE_DIR/tests/fixtures/run/e2e_lib.sh"
 need_perf
 command -v cc >/dev/null || { echo "skip: no C compiler"; exit 2; }
@@ -38,7 +38,7 @@ complete r-deleted module-unreadable "doomed cannot be read"
 # abandoned one.
 printf '[tools]\nllvm-symbolizer = "%s"\n' "$NUNATAK_SOURCE_DIR/tests/fixtures/faults/symbolizer_hang.sh" > nunatak.toml
 set -m
-SYMBOLIZER_HANG_S=20 "$NUNATAK" run --collector perf -o "$WORK/r-post" -- ./faulty exit 0 > out.txt 2> err-post.txt &
+SYMBOLIZER_HANG_S=23.7 "$NUNATAK" run --collector perf -o "$WORK/r-post" -- ./faulty exit 0 > out.txt 2> err-post.txt &
 NPID=$!
 for _ in $(seq 600); do
 	grep -qs '"status": "incomplete"' r-post/manifest.json && break
@@ -52,6 +52,10 @@ kill -INT $NPID
 set +e; wait $NPID; rc=$?; set -e
 set +m
 [ "$rc" -eq 130 ] || fail "a second interrupt during post-processing: exit $rc, expected 130"
+# the hanging symbolizer (nunatak's child; the signals went to nunatak alone)
+# is ended with it, not left behind
+for _ in $(seq 50); do pgrep -f "sleep 23.7" >/dev/null || break; sleep 0.1; done
+pgrep -f "sleep 23.7" >/dev/null && fail "the hanging symbolizer outlived the abandoned Run"
 grep -q "interrupt again to abandon post-processing" err-post.txt || fail "the first interrupt said nothing"
 python3 - r-post <<'PY' || fail "the Run abandoned during post-processing is not marked so"
 import json, os, sys
