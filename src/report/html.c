@@ -2,6 +2,8 @@
 #include "report/html.h"
 
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,12 +11,15 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "common/sha256.h"
 #include "report/report_run.h"
 #include "common/fsutil.h"
 
 static const char page_head[] =
 	"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	"<meta http-equiv=\"Content-Security-Policy\" content=\"" REPORT_HTML_CSP "\">\n"
+	"<meta http-equiv=\"Content-Security-Policy\" content=\"" REPORT_HTML_CSP_BEFORE_SCRIPT;
+static const char page_head_end[] =
+	REPORT_HTML_CSP_AFTER_SCRIPT "\">\n"
 	"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	"<meta name=\"generator\" content=\"nunatak\">\n<title>";
 static const char page_style[] = "</title>\n<style>\n";
@@ -112,6 +117,33 @@ static void buf__put_json(struct buf *b, const char *json)
 	buf__puts(b, run);
 }
 
+/* 'sha256-<base64>' of the page's one script element's text: what page_script
+ * and page_tail put around pg->js. */
+static void script_hash_source(const char *js, char out[64])
+{
+	static const char b64[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	struct sha256 h;
+	uint8_t d[SHA256_DIGEST_SIZE];
+	sha256__init(&h);
+	sha256__update(&h, "\n", 1);
+	sha256__update(&h, js, strlen(js));
+	sha256__final(&h, d);
+	size_t k = 0;
+	k += (size_t)snprintf(out, 64, "'sha256-");
+	for (size_t i = 0; i < SHA256_DIGEST_SIZE; i += 3) {
+		uint32_t v = (uint32_t)d[i] << 16 |
+			     (i + 1 < SHA256_DIGEST_SIZE ? (uint32_t)d[i + 1] << 8 : 0) |
+			     (i + 2 < SHA256_DIGEST_SIZE ? d[i + 2] : 0);
+		out[k++] = b64[v >> 18 & 63];
+		out[k++] = b64[v >> 12 & 63];
+		out[k++] = i + 1 < SHA256_DIGEST_SIZE ? b64[v >> 6 & 63] : '=';
+		out[k++] = i + 2 < SHA256_DIGEST_SIZE ? b64[v & 63] : '=';
+	}
+	out[k++] = '\'';
+	out[k] = '\0';
+}
+
 char *html_page_render(const struct html_page *pg, const json_t *payload, struct err *e)
 {
 	if (!json_is_object(payload)) {
@@ -124,7 +156,11 @@ char *html_page_render(const struct html_page *pg, const json_t *payload, struct
 		return NULL;
 	}
 	struct buf b = {0};
+	char hash[64];
+	script_hash_source(pg->js, hash);
 	buf__puts(&b, page_head);
+	buf__puts(&b, hash);
+	buf__puts(&b, page_head_end);
 	buf__puts(&b, pg->title);
 	buf__puts(&b, page_style);
 	buf__puts(&b, pg->css);

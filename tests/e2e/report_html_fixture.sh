@@ -76,13 +76,7 @@ expect "$tmp/ns.html" 'Source text unavailable: source text withheld by --no-sou
 
 # Interaction (sort, filter, row click, Escape, back, drawer): a copy of the
 # page with a driver script appended; virtual time lets its timers run.
-python3 - "$tmp/report.html" "$NUNATAK_SOURCE_DIR/tests/fixtures/report/interact.js" "$tmp/interact.html" <<'PY'
-import sys
-page = open(sys.argv[1], encoding="utf-8").read()
-js = open(sys.argv[2], encoding="utf-8").read()
-at = page.rindex("</body>")
-open(sys.argv[3], "w", encoding="utf-8").write(page[:at] + "<script>\n" + js + "</script>\n" + page[at:])
-PY
+python3 "$NUNATAK_SOURCE_DIR/tests/fixtures/report/inject.py" "$tmp/report.html" "$NUNATAK_SOURCE_DIR/tests/fixtures/report/interact.js" "$tmp/interact.html"
 chromium_run --virtual-time-budget=5000 --dump-dom "file://$tmp/interact.html" >"$tmp/interact.dom"
 grep -q '<pre id="selftest">SELFTEST OK' "$tmp/interact.dom" || {
 	echo "FAIL: interaction" >&2
@@ -151,6 +145,21 @@ assert note == ("Unavailable for every rank, so not drawn as columns: Threads (n
 body = sec.split("<tbody>", 1)[1]
 assert body.count(">unavailable<") == 1, body   # rank 3's node only
 PY
+
+# The CSP allows the page's own script by its hash only: a script smuggled
+# into the page (were escaping ever to fail) does not run, the page still does.
+python3 - "$tmp/report.html" "$tmp/smuggled.html" <<'PY'
+import sys
+html = open(sys.argv[1], encoding="utf-8").read()
+assert "script-src 'sha256-" in html and "'unsafe-inline'; img-src" not in html, "no hash CSP"
+at = html.rindex("</body>")
+smuggled = '<script>document.body.setAttribute("data-smuggled", "ran")</script>\n'
+open(sys.argv[2], "w", encoding="utf-8").write(html[:at] + smuggled + html[at:])
+PY
+chromium_run --virtual-time-budget=3000 --dump-dom "file://$tmp/smuggled.html" >"$tmp/smuggled.dom"
+grep -q 'data-smuggled="ran"' "$tmp/smuggled.dom" && { echo "FAIL: a smuggled inline script ran" >&2; exit 1; }
+grep -q 'class="hotspot' "$tmp/smuggled.dom" || grep -q '<table' "$tmp/smuggled.dom" ||
+	{ echo "FAIL: the page did not draw under its hash CSP" >&2; exit 1; }
 
 # A screenshot for a human to look at (kept in the build tree).
 mkdir -p "$NUNATAK_BUILD_DIR/test-artifacts"

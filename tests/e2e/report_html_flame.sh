@@ -12,13 +12,7 @@ page="$tmp/run/report.html"
 [ -s "$page" ] || { echo "FAIL: no report.html"; exit 1; }
 # self-contained: no script, style or image from anywhere
 ! grep -Eq '(src|href)="(https?:)?//' "$page" || { echo "FAIL: the page loads something"; exit 1; }
-python3 - "$page" "$NUNATAK_SOURCE_DIR/tests/fixtures/report/flame_interact.js" "$tmp/interact.html" <<'PY'
-import sys
-page, js, out = sys.argv[1:4]
-html = open(page, encoding="utf-8").read()
-inject = "<script>" + open(js, encoding="utf-8").read() + "</script>"
-open(out, "w", encoding="utf-8").write(html.replace("</body>", inject + "</body>"))
-PY
+python3 "$NUNATAK_SOURCE_DIR/tests/fixtures/report/inject.py" "$page" "$NUNATAK_SOURCE_DIR/tests/fixtures/report/flame_interact.js" "$tmp/interact.html"
 chromium_run --virtual-time-budget=5000 --dump-dom "file://$tmp/interact.html" >"$tmp/interact.dom"
 grep -q '<pre id="selftest">SELFTEST OK' "$tmp/interact.dom" || {
 	echo "FAIL: flame interaction" >&2

@@ -12,13 +12,7 @@ cd "$tmp"
 width() {
 	local page=$1 hash
 	shift
-	python3 - "$page" "$NUNATAK_SOURCE_DIR/tests/fixtures/report/width.js" "$page.w.html" <<'PY'
-import sys
-page = open(sys.argv[1], encoding="utf-8").read()
-js = open(sys.argv[2], encoding="utf-8").read()
-at = page.rindex("</body>")
-open(sys.argv[3], "w", encoding="utf-8").write(page[:at] + "<script>\n" + js + "</script>\n" + page[at:])
-PY
+	python3 "$NUNATAK_SOURCE_DIR/tests/fixtures/report/inject.py" "$page" "$NUNATAK_SOURCE_DIR/tests/fixtures/report/width.js" "$page.w.html"
 	for hash in "" "$@"; do
 		chromium_run --window-size=1400,900 --virtual-time-budget=5000 --dump-dom \
 			"file://$page.w.html$hash" >"$tmp/w.dom"
