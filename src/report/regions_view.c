@@ -193,7 +193,7 @@ int regions_render_finding(const struct pivot *p, int64_t hotspot, const char *c
 		shown++;
 	}
 	if (shown)
-		text_lines__add(out, "    in %s", line);
+		text_lines__add(out, "    in %s (of its samples, measured)", line);
 	xfree(v);
 	return out->failed ? -ENOMEM : 0;
 }

@@ -145,8 +145,12 @@ static void callers_line(const struct pivot *p, const struct stack_index *si,
 		snprintf(line + l, sizeof(line) - l, "; inclusive %.0f %% of the stacked time",
 			 100 * json_number_value(iv));
 	}
+	/* the Quality the payload gives the first caller's share (every
+	 * caller's share has the same source: the sampled stacks) */
+	const char *q = json_string_value(
+		json_object_get(json_object_get(json_array_get(callers, 0), "share"), "quality"));
 	if (shown)
-		text_lines__add(out, "%s", line);
+		text_lines__add(out, "%s (%s, from sampled call stacks)", line, q ? q : "unavailable");
 	json_decref(callers);
 	json_decref(incl);
 }
