@@ -58,16 +58,5 @@ char *collector_ld_preload(const char *lib, const char *existing)
 
 double preload_sample_cost_s(bool *measured)
 {
-	int no_home;
-	*measured = false;
-	char *path = cache_home_path("preload-sample-cost", &no_home);
-	FILE *f = path ? fopen(path, "r") : NULL;
-	xfree(path);
-	double v = 0;
-	if (f) {
-		if (fscanf(f, "%lf", &v) == 1 && v > 0 && v < 1e-2)
-			*measured = true;
-		fclose(f);
-	}
-	return *measured ? v : PRELOAD_DEFAULT_SAMPLE_COST_S;
+	return cache_home_read_cost("preload-sample-cost", PRELOAD_DEFAULT_SAMPLE_COST_S, measured);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "common/cache_home.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "common/alloc.h"
@@ -15,4 +16,20 @@ char *cache_home_path(const char *sub, int *no_home)
 		return xasprintf("%s/.cache/nunatak/%s", home, sub);
 	*no_home = 1;
 	return NULL;
+}
+
+double cache_home_read_cost(const char *name, double fallback, bool *measured)
+{
+	int no_home;
+	*measured = false;
+	char *path = cache_home_path(name, &no_home);
+	FILE *f = path ? fopen(path, "r") : NULL;
+	xfree(path);
+	double v = 0;
+	if (f) {
+		if (fscanf(f, "%lf", &v) == 1 && v > 0 && v < 1e-2)
+			*measured = true;
+		fclose(f);
+	}
+	return *measured ? v : fallback;
 }

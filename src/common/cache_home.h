@@ -12,4 +12,10 @@
  * when neither variable is set (*no_home = 1) or on ENOMEM (*no_home = 0). */
 char *cache_home_path(const char *sub, int *no_home);
 
+/* A cost per sample bench/run measured on this machine, in seconds: the
+ * number in <cache>/nunatak/<name> when it is there and sane (0 < v < 10 ms;
+ * *measured set), else fallback (*measured false). */
+#include <stdbool.h>
+double cache_home_read_cost(const char *name, double fallback, bool *measured);
+
 #endif

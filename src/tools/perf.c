@@ -345,16 +345,5 @@ bool perf_record_rejected(int exit_code, bool perf_data_written)
 
 double perf_sample_cost_s(bool *measured)
 {
-	int no_home;
-	*measured = false;
-	char *path = cache_home_path("perf-sample-cost", &no_home);
-	FILE *f = path ? fopen(path, "r") : NULL;
-	xfree(path);
-	double v = 0;
-	if (f) {
-		if (fscanf(f, "%lf", &v) == 1 && v > 0 && v < 1e-2)
-			*measured = true;
-		fclose(f);
-	}
-	return *measured ? v : PERF_DEFAULT_SAMPLE_COST_S;
+	return cache_home_read_cost("perf-sample-cost", PERF_DEFAULT_SAMPLE_COST_S, measured);
 }
