@@ -106,17 +106,6 @@ static void sum_add(struct sum *s, const struct measurement *m)
 	}
 }
 
-static const char *find_time_base(const struct pivot *p)
-{
-	static const char *const order[] = {"task-clock", "cpu-clock", "cycles"};
-	for (size_t k = 0; k < 3; k++)
-		for (size_t i = 0; i < p->nr_measurements; i++)
-			if (p->measurements[i].hotspot != PIVOT_NONE && p->measurements[i].counter &&
-			    strcmp(p->measurements[i].counter, order[k]) == 0)
-				return order[k];
-	return NULL;
-}
-
 static bool is_clock(const char *c)
 {
 	return c && (strcmp(c, "task-clock") == 0 || strcmp(c, "cpu-clock") == 0);
@@ -475,7 +464,7 @@ int analysis_run(const struct pivot *p, const struct ceiling *ceilings, size_t n
 {
 	memset(a, 0, sizeof(*a));
 	a->floor_samples = floor_samples > 0 ? floor_samples : ANALYSIS_FLOOR_SAMPLES;
-	a->time_base = find_time_base(p);
+	a->time_base = pivot__time_base(p);
 	a->time_unit = is_clock(a->time_base) ? "ns" : a->time_base;
 	find_ceilings(a, ceilings, nr_ceilings);
 	struct hs_acc *acc = xcalloc(p->nr_hotspots ? p->nr_hotspots : 1, sizeof(*acc));

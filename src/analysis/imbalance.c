@@ -35,19 +35,6 @@ bool imbalance_is_mpi_module(const char *module)
 	return false;
 }
 
-/* The time base: the first of task-clock, cpu-clock, cycles sampled on a Hotspot. */
-static const char *time_base_of(const struct pivot *p)
-{
-	static const char *const order[] = {"task-clock", "cpu-clock", "cycles"};
-	for (size_t k = 0; k < 3; k++)
-		for (size_t i = 0; i < p->nr_measurements; i++) {
-			const struct measurement *m = &p->measurements[i];
-			if (m->hotspot != PIVOT_NONE && m->counter && strcmp(m->counter, order[k]) == 0)
-				return m->counter;
-		}
-	return NULL;
-}
-
 static int rank_of(const struct pivot *p, int64_t locus)
 {
 	if (locus < 0 || (size_t)locus >= p->nr_loci)
@@ -226,7 +213,7 @@ int imbalance_ranks(const struct pivot *p, int world_size, struct rank_imbalance
 		return -ENOMEM;
 	if (!ri->nr_rows)
 		return 0;
-	ri->time_base = time_base_of(p);
+	ri->time_base = pivot__time_base(p);
 	double *counted = xcalloc(ri->nr_rows, sizeof(double));
 	if (!counted)
 		return -ENOMEM;

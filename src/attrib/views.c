@@ -17,13 +17,7 @@ static bool streq(const char *a, const char *b)
 
 const char *attrib_time_base(const struct pivot *p)
 {
-	static const char *const bases[] = {"task-clock", "cpu-clock", "cycles"};
-	for (size_t b = 0; b < 3; b++)
-		for (size_t i = 0; i < p->nr_measurements; i++)
-			if (p->measurements[i].hotspot >= 0 &&
-			    streq(p->measurements[i].counter, bases[b]))
-				return bases[b];
-	return NULL;
+	return pivot__time_base(p);
 }
 
 static int lowest_pass(const struct pivot *p, const char *counter)

@@ -355,3 +355,14 @@ char *hotspot__display_name(const struct hotspot *h)
 		return xstrdup(base);
 	return xasprintf("%s+0x%" PRIx64, base, h->offset);
 }
+
+const char *pivot__time_base(const struct pivot *p)
+{
+	static const char *const order[] = {"task-clock", "cpu-clock", "cycles"};
+	for (size_t k = 0; k < 3; k++)
+		for (size_t i = 0; i < p->nr_measurements; i++)
+			if (p->measurements[i].hotspot != PIVOT_NONE && p->measurements[i].counter &&
+			    strcmp(p->measurements[i].counter, order[k]) == 0)
+				return order[k];
+	return NULL;
+}

@@ -226,6 +226,9 @@ struct pivot {
 };
 
 void pivot__init(struct pivot *p);
+/* The Run's time base: the first of task-clock, cpu-clock, cycles measured
+ * on a Hotspot (a static string), or NULL. */
+const char *pivot__time_base(const struct pivot *p);
 void pivot__release(struct pivot *p);
 
 /* Each __add copies the strings of *src and returns the new id (>= 0) or -ENOMEM. */

@@ -13,17 +13,6 @@
 
 #define MAX_DEPTH 512
 
-static const char *time_base_of(const struct pivot *p)
-{
-	static const char *const order[] = {"task-clock", "cpu-clock", "cycles"};
-	for (size_t k = 0; k < 3; k++)
-		for (size_t i = 0; i < p->nr_measurements; i++)
-			if (p->measurements[i].hotspot != PIVOT_NONE && p->measurements[i].counter &&
-			    strcmp(p->measurements[i].counter, order[k]) == 0)
-				return order[k];
-	return NULL;
-}
-
 static int new_node(struct flame *f, const char *name, size_t len)
 {
 	if (xgrow((void **)&f->v, &f->cap, f->n + 1, sizeof(*f->v)) < 0)
@@ -156,7 +145,7 @@ static int from_hotspots(struct flame *f, const struct pivot *p)
 int flame_build(struct flame *f, const struct pivot *p)
 {
 	memset(f, 0, sizeof(*f));
-	f->time_base = time_base_of(p);
+	f->time_base = pivot__time_base(p);
 	if (new_node(f, "all", 3) < 0)
 		return -ENOMEM;
 	if (!f->time_base)
