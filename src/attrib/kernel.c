@@ -96,20 +96,9 @@ static void cache_store(const char *path, const struct kallsyms *ks)
 		len += (size_t)snprintf(b + len, cap - len, "%016" PRIx64 " A _text\n", ks->text);
 	if (b && len < cap && ks->has_etext)
 		len += (size_t)snprintf(b + len, cap - len, "%016" PRIx64 " A _etext\n", ks->etext);
-	char *dir = xasprintf("%.*s", (int)(strrchr(path, '/') - path), path);
-	char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
-	int fd = b && len < cap && dir && tmp && fs_mkdir_p(dir) == 0
-			 ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)
-			 : -1;
-	if (fd >= 0) { /* a cache: no fsync, a torn file parses as a miss or fails */
-		bool ok = write(fd, b, len) == (ssize_t)len;
-		ok = close(fd) == 0 && ok;
-		if (!ok || rename(tmp, path) != 0)
-			(void)unlink(tmp);
-	}
+	if (b && len < cap) /* 0600: kernel addresses */
+		(void)fs_write_cache(path, b, len, 0600);
 	xfree(b);
-	xfree(dir);
-	xfree(tmp);
 }
 
 /* The cached set when it parses whole and names symbols; ks stays zeroed else. */

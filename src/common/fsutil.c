@@ -192,3 +192,37 @@ int fs_exists(const char *path)
 	struct stat st;
 	return stat(path, &st) == 0;
 }
+
+int fs_write_cache(const char *path, const void *data, size_t len, unsigned mode)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, (size_t)(slash - path)) : NULL;
+	char *tmp = fs_tmp_name(path);
+	int rc = tmp && (!slash || dir) ? 0 : -ENOMEM;
+	if (rc == 0 && dir && dir[0])
+		rc = fs_mkdir_p(dir);
+	int fd = rc == 0 ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode) : -1;
+	if (rc == 0 && fd < 0)
+		rc = -errno;
+	if (fd >= 0) {
+		const char *p = data;
+		for (size_t done = 0; rc == 0 && done < len;) {
+			ssize_t w = write(fd, p + done, len - done);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				rc = w < 0 ? -errno : -EIO;
+			else
+				done += (size_t)w;
+		}
+		if (close(fd) != 0 && rc == 0)
+			rc = -errno;
+		if (rc == 0 && rename(tmp, path) != 0)
+			rc = -errno;
+		if (rc != 0)
+			(void)unlink(tmp);
+	}
+	xfree(dir);
+	xfree(tmp);
+	return rc;
+}

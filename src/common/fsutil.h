@@ -23,6 +23,12 @@ int fs_read_file(const char *path, size_t max, char **out, size_t *len);
  * failed (code "store.write"). */
 int fs_write_atomic(const char *path, const void *data, size_t len, struct err *e);
 
+/* A cache entry: path's directory created, data written to fs_tmp_name()
+ * with `mode` and renamed over path, without fsync (a cache lost in a crash
+ * costs a recomputation; readers check what they load). Returns 0 or -errno;
+ * the temp file never stays. */
+int fs_write_cache(const char *path, const void *data, size_t len, unsigned mode);
+
 /* The one temporary name of atomic writers (here and common/outfile.h):
  * "<path>.tmp.<pid>", beside path so the rename stays on one filesystem.
  * Caller frees; NULL when out of memory. */

@@ -166,22 +166,16 @@ static void store(const struct cache *c, const char *key, size_t klen, bool salt
 			  res->exit_code, res->out_len, res->err_len);
 	size_t n = (size_t)hl + klen + res->out_len + res->err_len;
 	char *buf = xmalloc(n);
-	char *dir = path ? xasprintf("%.*s", (int)(strrchr(path, '/') - path), path) : NULL;
-	char *tmp = path ? xasprintf("%s.%ld.tmp", path, (long)getpid()) : NULL;
-	if (buf && dir && tmp) {
+	if (buf && path) {
 		memcpy(buf, head, (size_t)hl);
 		memcpy(buf + hl, key, klen);
 		if (res->out_len)
 			memcpy(buf + hl + klen, res->out, res->out_len);
 		if (res->err_len)
 			memcpy(buf + hl + klen + res->out_len, res->err, res->err_len);
-		(void)fs_mkdir_p(dir);
-		if (exec_write_file(tmp, buf, n) == 0 && rename(tmp, path) != 0)
-			(void)unlink(tmp);
+		(void)fs_write_cache(path, buf, n, 0644);
 	}
 	xfree(buf);
-	xfree(dir);
-	xfree(tmp);
 	xfree(path);
 }
 
@@ -273,18 +267,12 @@ static void lines_append(const char *path, const char *key, size_t klen, const c
 		char head[64];
 		int hl = snprintf(head, sizeof(head), "%s%zu\n", LINES_MAGIC, klen);
 		char *buf = xmalloc((size_t)hl + klen);
-		char *dir = xasprintf("%.*s", (int)(strrchr(path, '/') - path), path);
-		char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
-		if (buf && dir && tmp) {
+		if (buf) {
 			memcpy(buf, head, (size_t)hl);
 			memcpy(buf + hl, key, klen);
-			(void)fs_mkdir_p(dir);
-			if (exec_write_file(tmp, buf, (size_t)hl + klen) == 0 && rename(tmp, path) != 0)
-				(void)unlink(tmp);
+			(void)fs_write_cache(path, buf, (size_t)hl + klen, 0644);
 		}
 		xfree(buf);
-		xfree(dir);
-		xfree(tmp);
 	}
 	FILE *f = fopen(path, "ab");
 	if (!f)
