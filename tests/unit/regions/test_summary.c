@@ -152,10 +152,43 @@ static void t_unsorted_restart(void)
 	tb_rmdir(dir);
 }
 
+static void t_ties_fast(void)
+{
+	/* The child's region sits in the first slot and starts with its parent:
+	 * the fast merge, which takes equal starts in slot order, must notice
+	 * the tie and settle it by the full key (longer first), not report a
+	 * nesting error or make the child the parent. Zero-length child too. */
+	const struct tb_call c[] = {{0, 50, 0}, {200, 200, 0}}, p[] = {{0, 100, 0}, {200, 300, 0}};
+	const struct tb_call x[] = {{400, 500, 0}}, y[] = {{400, 500, 0}};
+	const struct tb_region r[] = {{"c", NULL, -1, c, 2}, {"p", NULL, -1, p, 2},
+				      {"x", NULL, -1, x, 1}, {"y", NULL, -1, y, 1}};
+	fresh_dir();
+	save("t_rank00000.spt", 2, false, 0, r, TB_NR(r), NULL, 0);
+	struct trace_set ts;
+	struct summary s;
+	summarize(&ts, &s);
+	const struct region_summary *cc = find(&s, &ts, "c"), *pp = find(&s, &ts, "p");
+	CHECK_INT(pp->calls, 2);
+	CHECK_INT(pp->exclusive_ns, 200 - 50);
+	CHECK_INT(cc->calls, 2);
+	CHECK_INT(cc->exclusive_ns, 50);
+	CHECK_INT(cc->parent_ns, 100 + 100);
+	/* identical intervals nest in region order: x (first interned) holds y */
+	CHECK_INT(find(&s, &ts, "x")->exclusive_ns, 0);
+	CHECK_INT(find(&s, &ts, "y")->exclusive_ns, 100);
+	CHECK_INT(find(&s, &ts, "y")->parent_ns, 100);
+	CHECK_INT(s.nr_calls, 6);
+	summary__release(&s);
+	trace_set__release(&ts);
+	tb_rmdir(dir);
+}
+
 static const struct test_case cases[] = {
 	{"merge", "ranks in different versions and byte orders merge by name", t_merge},
 	{"recursion", "coverage counts outermost calls, total counts all", t_recursion_coverage},
 	{"lanes_session", "interleaved lanes count parents once; session region", t_lanes_session},
 	{"unsorted", "an unsorted region restarts the merge with sorting", t_unsorted_restart},
+	{"ties_fast", "equal starts in the fast merge: longer first, then region order",
+	 t_ties_fast},
 };
 TEST_MAIN(cases)
