@@ -19,6 +19,8 @@ struct cursor {
 	int64_t nr_calls;
 	uint32_t *perm; /* NULL when the arrays are already in order */
 	int64_t pos;
+	int32_t last_parent; /* the path node of the last call's parent... */
+	uint32_t last_node;  /* ...and the call's own: calls repeat their parent */
 	bool swap;
 };
 
@@ -104,6 +106,7 @@ static int cursor__init(struct cursor *k, const struct rank_region *r, bool swap
 	k->lanes = r->lanes;
 	k->nr_calls = r->nr_calls;
 	k->swap = swap;
+	k->last_parent = INT32_MIN;
 	if (!check)
 		return 0;
 	int64_t ps = INT64_MIN, pe = INT64_MAX;
@@ -325,7 +328,7 @@ static __attribute__((noinline, cold)) struct lane_stack lane_stack__grown(struc
 
 /* Opens the heap's top call on its lane: closes what ended before it. */
 static inline __attribute__((always_inline)) int open_call(struct stream *st, struct run *r,
-							   const struct cursor *k,
+							   struct cursor *k,
 							   const struct head *h, bool fast,
 							   bool exact, bool one)
 {
@@ -344,13 +347,18 @@ static inline __attribute__((always_inline)) int open_call(struct stream *st, st
 	if (p && h->e > p->e)
 		return nesting_error(st, p, lane, h);
 	int32_t parent = p ? (int32_t)p->node : -1;
-	const struct path_tree *pt = st->pt;
-	size_t slot = (size_t)(parent + 1) * PT_KIDS + (h->id & (PT_KIDS - 1));
-	int64_t node = __builtin_expect(slot < pt->nr_kids && pt->kid_region[slot] == h->id + 1, 1)
+	int64_t node = k->last_node;
+	if (k->last_parent != parent) {
+		const struct path_tree *pt = st->pt;
+		size_t slot = (size_t)(parent + 1) * PT_KIDS + (h->id & (PT_KIDS - 1));
+		node = slot < pt->nr_kids && pt->kid_region[slot] == h->id + 1
 			       ? pt->kid_node[slot]
 			       : new_node(st, parent, h->id);
-	if (node < 0)
-		return err_oom(st->e);
+		if (node < 0)
+			return err_oom(st->e);
+		k->last_parent = parent;
+		k->last_node = (uint32_t)node;
+	}
 	if (ls->n == ls->cap) {
 		struct lane_stack g = lane_stack__grown(*ls);
 		if (g.cap == ls->cap)
