@@ -472,6 +472,47 @@ static __attribute__((noinline)) int merge_scan(struct stream *st, struct cursor
 	return merge_scan_t(st, ks, hp, n, false, true, SCAN_MAX, false);
 }
 
+/* Many regions: a binary heap (ties settled by its full key). */
+static inline __attribute__((always_inline)) int merge_heap_t(struct stream *st,
+							      struct cursor *ks, struct head *hp,
+							      size_t n, bool fast, bool one)
+{
+	struct run r;
+	run__begin(&r, st, one);
+	int rc = 0;
+	while (n) {
+		struct cursor *k = &ks[hp[0].cur];
+		rc = open_call(st, &r, k, &hp[0], fast, true, one);
+		if (rc)
+			break;
+		if (++k->pos < k->nr_calls) {
+			struct head prev = hp[0];
+			cursor__load_t(k, &hp[0], fast);
+			if (__builtin_expect(head_less(&hp[0], &prev), 0)) {
+				rc = -EAGAIN;
+				break;
+			}
+		} else {
+			hp[0] = hp[--n];
+		}
+		heap_down(hp, n, 0);
+	}
+	run__end(&r, st);
+	return rc;
+}
+
+static __attribute__((noinline)) int merge_heap_fast(struct stream *st, struct cursor *ks,
+						     struct head *hp, size_t n)
+{
+	return merge_heap_t(st, ks, hp, n, true, true);
+}
+
+static __attribute__((noinline)) int merge_heap(struct stream *st, struct cursor *ks,
+						struct head *hp, size_t n)
+{
+	return merge_heap_t(st, ks, hp, n, false, false);
+}
+
 static bool can_be_fast(const struct stream *st, const struct cursor *ks)
 {
 	if (!st->stats || st->close || st->sink->open || st->rd->swap)
@@ -494,25 +535,13 @@ static int merge(struct stream *st, struct cursor *ks, struct head *hp, size_t n
 			return rc;
 		n = 0;
 	}
-	for (size_t i = n; i-- > 0;)
-		heap_down(hp, n, i);
-	struct run r;
-	run__begin(&r, st, false);
-	while (n) {
-		struct cursor *k = &ks[hp[0].cur];
-		int rc = open_call(st, &r, k, &hp[0], false, true, false);
-		run__end(&r, st);
+	if (n) {
+		for (size_t i = n; i-- > 0;)
+			heap_down(hp, n, i);
+		int rc = can_be_fast(st, ks) && st->rd->nr_lanes == 1 ? merge_heap_fast(st, ks, hp, n)
+									: merge_heap(st, ks, hp, n);
 		if (rc)
 			return rc;
-		if (++k->pos < k->nr_calls) {
-			struct head prev = hp[0];
-			cursor__load(k, &hp[0]);
-			if (__builtin_expect(head_less(&hp[0], &prev), 0))
-				return -EAGAIN;
-		} else {
-			hp[0] = hp[--n];
-		}
-		heap_down(hp, n, 0);
 	}
 	for (int32_t l = 0; l < st->rd->nr_lanes; l++)
 		while (st->stacks[l].n)
@@ -581,7 +610,7 @@ int calls__stream(const struct rank_data *rd, const struct trace_set *ts, struct
 	bool check = false;
 	while (rc == 0) {
 		rc = stream_once(&st, ks, hp, check);
-		if (rc == RESTART_EXACT)
+		if (rc == RESTART_EXACT && !st.exact)
 			st.exact = true;
 		else if (rc == -EAGAIN && !check)
 			check = true;
@@ -593,6 +622,8 @@ int calls__stream(const struct rank_data *rd, const struct trace_set *ts, struct
 			path_stats__reset(sink->stats);
 		rc = 0;
 	}
+	if (rc > 0) /* a settled pass never asks to settle ties again */
+		rc = err_set(e, -EINVAL, ERR_INTERNAL, "%s: merge restarted twice", rd->path);
 	for (size_t r = 0; ks && r < rd->nr_regions; r++)
 		xfree(ks[r].perm);
 	for (int32_t l = 0; st.stacks && l < rd->nr_lanes; l++)

@@ -184,10 +184,11 @@ static void t_ties_fast(void)
 }
 
 /* Random well-nested traces: a few lanes, a clock of 1 or 1000 ns (ties
- * between parents and children, zero-length calls), 2..24 regions. */
+ * between parents and children, zero-length calls), 2..40 regions (the
+ * scan below 17, the heap above). */
 struct rnd_trace {
-	struct tb_call *calls[24];
-	size_t n[24], cap[24];
+	struct tb_call *calls[40];
+	size_t n[40], cap[40];
 	int nreg;
 	uint64_t x;
 	int64_t tick;
@@ -249,14 +250,14 @@ static void t_fast_matches_generic(void)
 	 * against the materialised calls of the generic merge, same trace. */
 	for (uint64_t seed = 1; seed <= 40; seed++) {
 		struct rnd_trace t = {.x = seed * 0x9e3779b97f4a7c15ULL, .tick = 1};
-		t.nreg = 2 + (int)rnd(&t, 23);
+		t.nreg = 2 + (int)rnd(&t, 39);
 		t.tick = rnd(&t, 2) ? 1 : 1000;
 		int32_t lanes = 1 + (int32_t)rnd(&t, 3);
 		for (int32_t l = 0; l < lanes; l++)
 			for (int64_t at = 0, it = 0; it < 60; it++, at += 500 * t.tick)
 				rnd_nest(&t, at, at + (1 + (int64_t)rnd(&t, 400)) * t.tick, l, 0);
-		struct tb_region r[24];
-		char names[24][8];
+		struct tb_region r[40];
+		char names[40][8];
 		for (int i = 0; i < t.nreg; i++) {
 			qsort(t.calls[i], t.n[i], sizeof(*t.calls[i]), by_start);
 			snprintf(names[i], sizeof(names[i]), "r%d", i);
@@ -276,7 +277,7 @@ static void t_fast_matches_generic(void)
 		path_tree__init(&pt);
 		CHECK_INT(trace_set__load(&ts, 0, &rd, &e), 0);
 		CHECK_INT(calls__build(&c, &rd, &ts, &pt, &e), 0);
-		int64_t ref[24][5];
+		int64_t ref[40][5];
 		reference(&ts, &c, ref);
 		for (uint32_t i = 0; i < ts.nr_regions; i++) {
 			const struct region_summary *x = &s.r[i];
