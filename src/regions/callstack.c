@@ -19,6 +19,8 @@ struct cursor {
 	int64_t nr_calls;
 	uint32_t *perm; /* NULL when the arrays are already in order */
 	int64_t pos;
+	int32_t last_parent; /* the path node of the last call's parent... */
+	uint32_t last_node;  /* ...and the call's own: calls repeat their parent */
 	bool swap;
 };
 
@@ -53,6 +55,10 @@ static inline __attribute__((always_inline)) void cursor__load_t(const struct cu
 {
 	int64_t i = cursor__index(k, fast);
 	if (fast) {
+		if ((i & 7) == 0 && i + 64 < k->nr_calls) {
+			__builtin_prefetch(k->starts + 8 * (i + 64));
+			__builtin_prefetch(k->ends + 8 * (i + 64));
+		}
 		memcpy(&h->s, k->starts + 8 * i, 8);
 		memcpy(&h->e, k->ends + 8 * i, 8);
 		return;
@@ -100,6 +106,7 @@ static int cursor__init(struct cursor *k, const struct rank_region *r, bool swap
 	k->lanes = r->lanes;
 	k->nr_calls = r->nr_calls;
 	k->swap = swap;
+	k->last_parent = INT32_MIN;
 	if (!check)
 		return 0;
 	int64_t ps = INT64_MIN, pe = INT64_MAX;
@@ -160,63 +167,24 @@ struct stream {
 	struct err *e;
 	struct lane_stack *stacks;
 	int32_t next_id;
+	bool exact; /* equal starts met: settle them by the full key */
 };
 
-#define ACC_EMPTY \
-	((struct node_acc){.min = INT64_MAX, .max = INT64_MIN, .first = INT64_MAX, .last = INT64_MIN, \
-			   .last_parent = -1})
-
-int path_stats__init(struct path_stats *ps, int32_t nr_lanes)
-{
-	memset(ps, 0, sizeof(*ps));
-	ps->nr_lanes = nr_lanes > 0 ? nr_lanes : 1;
-	ps->lane = xcalloc((size_t)ps->nr_lanes, sizeof(*ps->lane));
-	ps->cap = xcalloc((size_t)ps->nr_lanes, sizeof(*ps->cap));
-	return ps->lane && ps->cap ? 0 : -ENOMEM;
-}
-
-void path_stats__reset(struct path_stats *ps)
-{
-	for (int32_t l = 0; l < ps->nr_lanes; l++)
-		for (size_t i = 0; i < ps->cap[l]; i++)
-			ps->lane[l][i] = ACC_EMPTY;
-	ps->min_start = ps->max_end = 0;
-	ps->failed = false;
-}
-
-void path_stats__release(struct path_stats *ps)
-{
-	for (int32_t l = 0; ps->lane && l < ps->nr_lanes; l++)
-		xfree(ps->lane[l]);
-	xfree(ps->lane);
-	xfree(ps->cap);
-	memset(ps, 0, sizeof(*ps));
-}
-
-static struct node_acc *acc_grow(struct path_stats *ps, int32_t lane, uint32_t node)
-{
-	size_t old = ps->cap[lane];
-	if (xgrow((void **)&ps->lane[lane], &ps->cap[lane], (size_t)node + 1,
-		  sizeof(**ps->lane))) {
-		ps->failed = true;
-		return NULL;
-	}
-	for (size_t i = old; i < ps->cap[lane]; i++)
-		ps->lane[lane][i] = ACC_EMPTY;
-	return &ps->lane[lane][node];
-}
+/* open_call's answer when a fast pass meets two calls of one lane starting at
+ * the same ns: the pass starts over with ties settled (the `exact` scan). */
+#define RESTART_EXACT 1
 
 static inline void acc_close(struct path_stats *ps, int32_t lane, const struct frame *f,
 			     const struct frame *p, int64_t d)
 {
-	struct node_acc *a = f->node < ps->cap[lane] ? &ps->lane[lane][f->node]
-						      : acc_grow(ps, lane, f->node);
-	if (!a)
-		return;
-	if (f->e > ps->max_end)
-		ps->max_end = f->e;
-	a->first = f->s < a->first ? f->s : a->first;
-	a->last = f->e > a->last ? f->e : a->last;
+	struct node_acc *a = &ps->lane[lane][f->node];
+	/* Calls of one path node on one lane never overlap (a call starting
+	 * inside another of the same path would be its descendant, a deeper
+	 * node), so they close in start order: the first closed holds the first
+	 * start, the latest the last end. */
+	if (!a->calls)
+		a->first = f->s;
+	a->last = f->e;
 	a->min = d < a->min ? d : a->min;
 	a->max = d > a->max ? d : a->max;
 	a->calls++;
@@ -238,7 +206,7 @@ static inline __attribute__((always_inline)) void close_top_t(struct stream *st,
 	struct frame *f = &ls->v[--ls->n];
 	struct frame *p = ls->n ? &ls->v[ls->n - 1] : NULL;
 	int64_t d = f->e - f->s;
-	if (st->stats)
+	if (fast || st->stats)
 		acc_close(st->stats, lane, f, p, d);
 	if (!fast && st->close) {
 		struct call_event ev = {f->s, f->e, d - f->child_ns, f->region, f->call_index,
@@ -311,41 +279,114 @@ static inline __attribute__((always_inline)) int32_t check_call(struct stream *s
 	return lane;
 }
 
+/* The node of a call path the child cache did not hold (added if new); every
+ * lane's accumulators grow with the tree. */
+static __attribute__((noinline)) int64_t new_node(struct stream *st, int32_t parent,
+						  uint32_t region)
+{
+	int64_t node = path_tree__child(st->pt, parent, region);
+	if (node >= 0 && st->stats && path_stats__fit(st->stats, st->pt->n))
+		return -ENOMEM;
+	return node;
+}
+
+/* A merge's running state, a local of the merge loop (kept in registers: no
+ * store through a frame or an accumulator can alias it): the next call id and,
+ * for a rank of one lane (`one`), that lane's stack. */
+struct run {
+	struct lane_stack lane0;
+	int32_t next_id;
+	bool one;
+};
+
+static void run__begin(struct run *r, const struct stream *st, bool one)
+{
+	*r = (struct run){.next_id = st->next_id, .one = one};
+	if (one)
+		r->lane0 = st->stacks[0];
+}
+
+static void run__end(const struct run *r, struct stream *st)
+{
+	st->next_id = r->next_id;
+	if (r->one)
+		st->stacks[0] = r->lane0;
+}
+
+/* A stack one frame larger (by value: the caller's copy stays unaliased);
+ * capacity unchanged when out of memory. */
+static __attribute__((noinline, cold)) struct lane_stack lane_stack__grown(struct lane_stack ls)
+{
+	size_t cap = ls.cap;
+	void *v = ls.v;
+	if (xgrow(&v, &cap, ls.n + 1, sizeof(*ls.v)) == 0) {
+		ls.v = v;
+		ls.cap = cap;
+	}
+	return ls;
+}
+
 /* Opens the heap's top call on its lane: closes what ended before it. */
-static inline __attribute__((always_inline)) int open_call(struct stream *st,
-							   const struct cursor *k,
-							   const struct head *h, bool fast)
+static inline __attribute__((always_inline)) int open_call(struct stream *st, struct run *r,
+							   struct cursor *k,
+							   const struct head *h, bool fast,
+							   bool exact, bool one)
 {
 	int64_t idx = cursor__index(k, fast);
 	int32_t lane = check_call(st, k, h, idx, fast);
 	if (lane < 0)
 		return -EINVAL;
-	struct lane_stack *ls = &st->stacks[lane];
+	struct lane_stack *ls = one ? &r->lane0 : &st->stacks[lane];
+	/* The last call opened on this lane is on top of its stack; calls open
+	 * in start order, so a tie with any call of this lane shows here. */
+	if (!exact && ls->n && ls->v[ls->n - 1].s == h->s)
+		return RESTART_EXACT;
 	while (ls->n && ls->v[ls->n - 1].e <= h->s)
 		close_top_t(st, ls, lane, fast);
 	struct frame *p = ls->n ? &ls->v[ls->n - 1] : NULL;
 	if (p && h->e > p->e)
 		return nesting_error(st, p, lane, h);
-	int64_t node = path_tree__child_fast(st->pt, p ? (int32_t)p->node : -1, h->id);
-	if (node < 0 ||
-	    (ls->n == ls->cap && xgrow((void **)&ls->v, &ls->cap, ls->n + 1, sizeof(*ls->v))))
-		return err_oom(st->e);
-	ls->v[ls->n++] = (struct frame){h->s, h->e, 0, st->next_id++, h->id, (uint32_t)node,
-					(uint32_t)idx};
-	if (st->next_id == 1 && st->stats)
-		st->stats->min_start = h->s;
+	int32_t parent = p ? (int32_t)p->node : -1;
+	int64_t node = k->last_node;
+	if (k->last_parent != parent) {
+		const struct path_tree *pt = st->pt;
+		size_t slot = (size_t)(parent + 1) * PT_KIDS + (h->id & (PT_KIDS - 1));
+		node = slot < pt->nr_kids && pt->kid_region[slot] == h->id + 1
+			       ? pt->kid_node[slot]
+			       : new_node(st, parent, h->id);
+		if (node < 0)
+			return err_oom(st->e);
+		k->last_parent = parent;
+		k->last_node = (uint32_t)node;
+	}
+	if (ls->n == ls->cap) {
+		struct lane_stack g = lane_stack__grown(*ls);
+		if (g.cap == ls->cap)
+			return err_oom(st->e);
+		*ls = g;
+	}
+	int32_t id = r->next_id++;
+	ls->v[ls->n++] = (struct frame){h->s, h->e, 0, id, h->id, (uint32_t)node, (uint32_t)idx};
 	if (!fast && st->sink->open)
-		st->sink->open(st->sink->ctx, st->next_id - 1, h->s);
+		st->sink->open(st->sink->ctx, id, h->s);
 	return 0;
 }
 
 /* Few regions (the usual case): a branch-light linear scan for the smallest
  * head beats a heap, whose sift-down mispredicts on every level. */
 #define SCAN_MAX 16
+#define SCAN_NARROW 8
+static const struct head SENTINEL = {INT64_MAX, INT64_MIN, UINT32_MAX, UINT32_MAX};
 
-static inline size_t scan_min(const struct head *h, size_t n)
+/* Without `exact`, equal starts go in slot order: only the same lane's order
+ * matters to the result, and open_call stops the pass at the first such tie. */
+static inline __attribute__((always_inline)) size_t scan_min(const struct head *h, size_t n,
+							     bool exact)
 {
-	/* The running minimum stays in a register (no load through the index);
+	/* n is a constant (the width, heads past the live ones padded with
+	 * SENTINEL): the loop unrolls, no count is tested per head; a live head
+	 * equal to the sentinel's start still wins, live heads sit first. The
+	 * running minimum stays in a register (no load through the index);
 	 * equal starts, rare, are settled by the full key in a second pass. */
 	size_t b = 0;
 	int64_t bs = h[0].s;
@@ -353,11 +394,20 @@ static inline size_t scan_min(const struct head *h, size_t n)
 	for (size_t i = 1; i < n; i++) {
 		int64_t v = h[i].s;
 		bool lt = v < bs;
-		tie = lt ? false : (tie | (v == bs));
-		b = lt ? i : b;
-		bs = lt ? v : bs;
+		if (exact) {
+			tie = lt ? false : (tie | (v == bs));
+			b = lt ? i : b;
+			bs = lt ? v : bs;
+		} else if (lt) {
+			/* A branch, not a select: the order of calls repeats with the
+			 * program's loops, so the predictor names the next call before
+			 * the comparisons resolve and successive calls overlap. */
+			b = i;
+			bs = v;
+			__asm__ volatile("");
+		}
 	}
-	if (__builtin_expect(tie, 0))
+	if (exact && __builtin_expect(tie, 0))
 		for (size_t i = 0; i < n; i++)
 			if (h[i].s == bs && head_less(&h[i], &h[b]))
 				b = i;
@@ -366,39 +416,106 @@ static inline size_t scan_min(const struct head *h, size_t n)
 
 static inline __attribute__((always_inline)) int merge_scan_t(struct stream *st,
 							      struct cursor *ks, struct head *hp,
-							      size_t n, bool fast)
+							      size_t n, bool fast, bool exact,
+							      size_t width, bool one)
 {
+	struct run r;
+	run__begin(&r, st, one);
+	int rc = 0;
 	while (n) {
-		size_t b = scan_min(hp, n);
+		size_t b = scan_min(hp, width, exact);
 		struct cursor *k = &ks[hp[b].cur];
-		int rc = open_call(st, k, &hp[b], fast);
+		rc = open_call(st, &r, k, &hp[b], fast, exact, one);
 		if (rc)
-			return rc;
+			break;
 		if (++k->pos < k->nr_calls) {
 			struct head prev = hp[b];
 			cursor__load_t(k, &hp[b], fast);
-			if (__builtin_expect(head_less(&hp[b], &prev), 0))
-				return -EAGAIN; /* this region is not in start order */
+			if (__builtin_expect(head_less(&hp[b], &prev), 0)) {
+				rc = -EAGAIN; /* this region is not in start order */
+				break;
+			}
 		} else {
 			hp[b] = hp[--n];
+			hp[n] = SENTINEL;
 		}
 	}
-	return 0;
+	run__end(&r, st);
+	return rc;
 }
 
-static int merge_scan_fast(struct stream *st, struct cursor *ks, struct head *hp, size_t n)
+/* The merge loop's instances (not inlined: one call per rank): `fast`
+ * (statistics only, no callbacks) with ties in slot order until one shows,
+ * or settled (`exact`); the scan as wide as the live regions need; a
+ * one-lane rank's stack kept in the loop's locals. */
+static __attribute__((noinline)) int merge_scan_fast(struct stream *st, struct cursor *ks,
+						     struct head *hp, size_t n)
 {
-	return merge_scan_t(st, ks, hp, n, true);
+	if (st->rd->nr_lanes > 1)
+		return merge_scan_t(st, ks, hp, n, true, false, SCAN_MAX, false);
+	if (n <= SCAN_NARROW)
+		return merge_scan_t(st, ks, hp, n, true, false, SCAN_NARROW, true);
+	return merge_scan_t(st, ks, hp, n, true, false, SCAN_MAX, true);
 }
 
-static int merge_scan(struct stream *st, struct cursor *ks, struct head *hp, size_t n)
+static __attribute__((noinline)) int merge_scan_fast_exact(struct stream *st, struct cursor *ks,
+							   struct head *hp, size_t n)
 {
-	return merge_scan_t(st, ks, hp, n, false);
+	if (st->rd->nr_lanes > 1)
+		return merge_scan_t(st, ks, hp, n, true, true, SCAN_MAX, false);
+	return merge_scan_t(st, ks, hp, n, true, true, SCAN_MAX, true);
+}
+
+static __attribute__((noinline)) int merge_scan(struct stream *st, struct cursor *ks,
+						struct head *hp, size_t n)
+{
+	return merge_scan_t(st, ks, hp, n, false, true, SCAN_MAX, false);
+}
+
+/* Many regions: a binary heap (ties settled by its full key). */
+static inline __attribute__((always_inline)) int merge_heap_t(struct stream *st,
+							      struct cursor *ks, struct head *hp,
+							      size_t n, bool fast, bool one)
+{
+	struct run r;
+	run__begin(&r, st, one);
+	int rc = 0;
+	while (n) {
+		struct cursor *k = &ks[hp[0].cur];
+		rc = open_call(st, &r, k, &hp[0], fast, true, one);
+		if (rc)
+			break;
+		if (++k->pos < k->nr_calls) {
+			struct head prev = hp[0];
+			cursor__load_t(k, &hp[0], fast);
+			if (__builtin_expect(head_less(&hp[0], &prev), 0)) {
+				rc = -EAGAIN;
+				break;
+			}
+		} else {
+			hp[0] = hp[--n];
+		}
+		heap_down(hp, n, 0);
+	}
+	run__end(&r, st);
+	return rc;
+}
+
+static __attribute__((noinline)) int merge_heap_fast(struct stream *st, struct cursor *ks,
+						     struct head *hp, size_t n)
+{
+	return merge_heap_t(st, ks, hp, n, true, true);
+}
+
+static __attribute__((noinline)) int merge_heap(struct stream *st, struct cursor *ks,
+						struct head *hp, size_t n)
+{
+	return merge_heap_t(st, ks, hp, n, false, false);
 }
 
 static bool can_be_fast(const struct stream *st, const struct cursor *ks)
 {
-	if (st->close || st->sink->open || st->rd->swap)
+	if (!st->stats || st->close || st->sink->open || st->rd->swap)
 		return false;
 	for (size_t r = 0; r < st->rd->nr_regions; r++)
 		if (ks[r].perm)
@@ -409,28 +526,22 @@ static bool can_be_fast(const struct stream *st, const struct cursor *ks)
 static int merge(struct stream *st, struct cursor *ks, struct head *hp, size_t n)
 {
 	if (n <= SCAN_MAX) {
-		int rc = can_be_fast(st, ks) ? merge_scan_fast(st, ks, hp, n)
-					     : merge_scan(st, ks, hp, n);
+		for (size_t i = n; i < SCAN_MAX; i++)
+			hp[i] = SENTINEL;
+		int rc = !can_be_fast(st, ks) ? merge_scan(st, ks, hp, n)
+			 : st->exact	      ? merge_scan_fast_exact(st, ks, hp, n)
+					      : merge_scan_fast(st, ks, hp, n);
 		if (rc)
 			return rc;
 		n = 0;
 	}
-	for (size_t i = n; i-- > 0;)
-		heap_down(hp, n, i);
-	while (n) {
-		struct cursor *k = &ks[hp[0].cur];
-		int rc = open_call(st, k, &hp[0], false);
+	if (n) {
+		for (size_t i = n; i-- > 0;)
+			heap_down(hp, n, i);
+		int rc = can_be_fast(st, ks) && st->rd->nr_lanes == 1 ? merge_heap_fast(st, ks, hp, n)
+									: merge_heap(st, ks, hp, n);
 		if (rc)
 			return rc;
-		if (++k->pos < k->nr_calls) {
-			struct head prev = hp[0];
-			cursor__load(k, &hp[0]);
-			if (__builtin_expect(head_less(&hp[0], &prev), 0))
-				return -EAGAIN;
-		} else {
-			hp[0] = hp[--n];
-		}
-		heap_down(hp, n, 0);
 	}
 	for (int32_t l = 0; l < st->rd->nr_lanes; l++)
 		while (st->stacks[l].n)
@@ -439,7 +550,8 @@ static int merge(struct stream *st, struct cursor *ks, struct head *hp, size_t n
 }
 
 /* One merge over the regions' cursors; -EAGAIN when a region turns out not to
- * be in start order (only possible when `check` is false). */
+ * be in start order (only possible when `check` is false), RESTART_EXACT when
+ * a fast pass meets a tie (only when `exact` is false). */
 static int stream_once(struct stream *st, struct cursor *ks, struct head *hp, bool check)
 {
 	const struct rank_data *rd = st->rd;
@@ -456,7 +568,16 @@ static int stream_once(struct stream *st, struct cursor *ks, struct head *hp, bo
 	for (int32_t l = 0; l < rd->nr_lanes; l++)
 		st->stacks[l].n = 0;
 	st->next_id = 0;
-	return merge(st, ks, hp, nh);
+	if (st->stats && path_stats__fit(st->stats, st->pt->n))
+		return err_oom(st->e);
+	if (st->stats) /* the first call opened is the smallest head */
+		for (size_t i = 0; i < nh; i++)
+			if (i == 0 || hp[i].s < st->stats->min_start)
+				st->stats->min_start = hp[i].s;
+	int rc = merge(st, ks, hp, nh);
+	if (rc == 0 && st->stats)
+		path_stats__end(st->stats);
+	return rc;
 }
 
 int calls__stream(const struct rank_data *rd, const struct trace_set *ts, struct path_tree *pt,
@@ -470,24 +591,39 @@ int calls__stream(const struct rank_data *rd, const struct trace_set *ts, struct
 			       "%s: rank %" PRId32 " holds %zu calls; at most %d per rank are "
 			       "supported",
 			       rd->path, rd->rank, n, INT32_MAX);
-	struct stream st = {rd,	      ts, pt, sink, sink->stats, sink->close, e,
-			    xcalloc((size_t)rd->nr_lanes, sizeof(*st.stacks)), 0};
+	struct stream st = {.rd = rd,
+			    .ts = ts,
+			    .pt = pt,
+			    .sink = sink,
+			    .stats = sink->stats,
+			    .close = sink->close,
+			    .e = e,
+			    .stacks = xcalloc((size_t)rd->nr_lanes, sizeof(*st.stacks))};
 	struct cursor *ks = xcalloc(rd->nr_regions + 1, sizeof(*ks));
-	struct head *hp = xcalloc(rd->nr_regions + 1, sizeof(*hp));
+	struct head *hp = xcalloc(rd->nr_regions + SCAN_MAX, sizeof(*hp));
 	int rc = st.stacks && ks && hp ? 0 : err_oom(e);
 	if (rc == 0 && sink->stats && sink->stats->nr_lanes < rd->nr_lanes)
 		rc = err_set(e, -EINVAL, ERR_INTERNAL, "path_stats sized for fewer lanes");
-	if (rc == 0)
-		rc = stream_once(&st, ks, hp, false);
-	if (rc == -EAGAIN) {
-		/* The library writes each region sorted; another writer may not.
-		 * Start over with every region checked (and sorted where needed). */
+	/* The library writes each region sorted; another writer may not: on the
+	 * first call out of order, start over with every region checked (and
+	 * sorted where needed). Each restart sets a flag for good: at most two. */
+	bool check = false;
+	while (rc == 0) {
+		rc = stream_once(&st, ks, hp, check);
+		if (rc == RESTART_EXACT && !st.exact)
+			st.exact = true;
+		else if (rc == -EAGAIN && !check)
+			check = true;
+		else
+			break;
 		if (sink->reset)
 			sink->reset(sink->ctx);
 		if (sink->stats)
 			path_stats__reset(sink->stats);
-		rc = stream_once(&st, ks, hp, true);
+		rc = 0;
 	}
+	if (rc > 0) /* a settled pass never asks to settle ties again */
+		rc = err_set(e, -EINVAL, ERR_INTERNAL, "%s: merge restarted twice", rd->path);
 	for (size_t r = 0; ks && r < rd->nr_regions; r++)
 		xfree(ks[r].perm);
 	for (int32_t l = 0; st.stacks && l < rd->nr_lanes; l++)
@@ -496,86 +632,4 @@ int calls__stream(const struct rank_data *rd, const struct trace_set *ts, struct
 	xfree(ks);
 	xfree(hp);
 	return rc;
-}
-
-static int calls__alloc(struct calls *c, size_t n)
-{
-	size_t m = n ? n : 1;
-	c->start = xmalloc(m * 8);
-	c->end = xmalloc(m * 8);
-	c->excl = xmalloc(m * 8);
-	c->region = xmalloc(m * 4);
-	c->call_index = xmalloc(m * 4);
-	c->parent = xmalloc(m * 4);
-	c->depth = xmalloc(m * 4);
-	c->lane = xmalloc(m * 4);
-	c->node = xmalloc(m * 4);
-	if (!c->start || !c->end || !c->excl || !c->region || !c->call_index || !c->parent ||
-	    !c->depth || !c->lane || !c->node)
-		return -ENOMEM;
-	return 0;
-}
-
-static void store_call(void *ctx, const struct call_event *ev)
-{
-	struct calls *c = ctx;
-	int32_t i = ev->id;
-	c->start[i] = ev->start;
-	c->end[i] = ev->end;
-	c->excl[i] = ev->excl;
-	c->region[i] = ev->region;
-	c->call_index[i] = ev->call_index;
-	c->parent[i] = ev->parent;
-	c->depth[i] = ev->depth;
-	c->lane[i] = ev->lane;
-	c->node[i] = ev->node;
-	if (ev->end > c->max_end)
-		c->max_end = ev->end;
-}
-
-static void store_reset(void *ctx)
-{
-	((struct calls *)ctx)->max_end = INT64_MIN; /* every id is written again */
-}
-
-int calls__build(struct calls *c, const struct rank_data *rd, const struct trace_set *ts,
-		 struct path_tree *pt, struct err *e)
-{
-	memset(c, 0, sizeof(*c));
-	size_t n = 0;
-	for (size_t r = 0; r < rd->nr_regions; r++)
-		n += (size_t)rd->regions[r].nr_calls;
-	if (n <= INT32_MAX && calls__alloc(c, n)) {
-		calls__release(c);
-		return err_oom(e);
-	}
-	c->n = n;
-	c->nr_lanes = rd->nr_lanes;
-	c->max_end = INT64_MIN;
-	struct call_sink sink = {.close = store_call, .reset = store_reset, .ctx = c};
-	int rc = calls__stream(rd, ts, pt, &sink, e);
-	if (rc == 0 && sink.stats && sink.stats->failed)
-		rc = err_oom(e);
-	if (rc) {
-		calls__release(c);
-		return rc;
-	}
-	c->min_start = n ? c->start[0] : 0;
-	if (n == 0)
-		c->max_end = 0;
-	return 0;
-}
-
-void calls__release(struct calls *c)
-{
-	xfree(c->start);
-	xfree(c->end);
-	xfree(c->excl);
-	xfree(c->region);
-	xfree(c->call_index);
-	xfree(c->parent);
-	xfree(c->depth);
-	xfree(c->lane);
-	xfree(c->node);
-	memset(c, 0, sizeof(*c));
 }

@@ -103,6 +103,11 @@ struct path_stats {
 int path_stats__init(struct path_stats *ps, int32_t nr_lanes);
 void path_stats__reset(struct path_stats *ps);
 void path_stats__release(struct path_stats *ps);
+/* Accumulators for the first n path nodes on every lane (the stream keeps
+ * one per node of the tree, so closing a call looks nothing up). */
+int path_stats__fit(struct path_stats *ps, size_t n);
+/* max_end from the accumulators, once the rank's calls are all closed. */
+void path_stats__end(struct path_stats *ps);
 
 struct call_sink {
 	struct path_stats *stats; /* optional: accumulate per path node */

@@ -3,6 +3,7 @@
 // traces with their extension block, and unfinished ones), notes, present
 // as rank data, reconstruct the call stacks, summarize. Any input must give
 // either a result or a clean error.
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,12 +49,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		json_decref(rank_notes__json(&ts.notes));
 	}
-	if (trace_set__from_spt(&ts, &t, &rd, &e) == 0 && calls__build(&c, &rd, &ts, &pt, &e) == 0) {
-		calls__release(&c);
+	if (trace_set__from_spt(&ts, &t, &rd, &e) == 0) {
+		/* The generic merge (every call materialised) and inspect's own
+		 * (statistics only, its ties settled lazily) must agree: both fail,
+		 * or both see the same calls. */
+		int built = calls__build(&c, &rd, &ts, &pt, &e);
+		size_t n = built == 0 ? c.n : 0;
+		if (built == 0)
+			calls__release(&c);
 		struct call_sink sink = summary__sink(&s);
-		if (summary__init(&s, 1) == 0 && summary__begin_rank(&s, 0, rd.rank, rd.nr_lanes, &ts, &pt) == 0 &&
-		    calls__stream(&rd, &ts, &pt, &sink, &e) == 0)
-			summary__end_rank(&s);
+		int streamed = -1;
+		if (summary__init(&s, 1) == 0 &&
+		    summary__begin_rank(&s, 0, rd.rank, rd.nr_lanes, &ts, &pt) == 0) {
+			streamed = calls__stream(&rd, &ts, &pt, &sink, &e);
+			if (streamed == 0 && summary__end_rank(&s) == 0 && built == 0 &&
+			    s.nr_calls != (int64_t)n)
+				__builtin_trap();
+		}
+		if ((built == 0) != (streamed == 0) && built != -ENOMEM && streamed != -ENOMEM)
+			__builtin_trap();
 		summary__release(&s);
 	}
 	path_tree__release(&pt);
