@@ -81,7 +81,9 @@ static int module_check(struct h5_module *m, struct err *e)
 
 static int module_dlopen(struct h5_module *m, struct err *e)
 {
-	m->handle = dlopen(m->path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	/* Lazy for libhdf5's chain, as when it was linked; the module itself is
+	 * linked -z now, so a symbol the executable lacks fails here. */
+	m->handle = dlopen(m->path, RTLD_LAZY | RTLD_LOCAL | RTLD_NODELETE);
 	if (!m->handle)
 		return err_set(e, -ENOENT, ERR_REGIONS_NO_HDF5,
 			       "cannot load the HDF5 module %s: %s: " H5_MODULE_REMEDY, m->path,

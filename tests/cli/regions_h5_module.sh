@@ -54,6 +54,9 @@ unset NUNATAK_HDF5_MODULE
 # ../lib/nunatak/ from it (the installed layout); nowhere else.
 module=$(dirname "$NUNATAK")/nunatak-hdf5.so
 [ -e "$module" ] || fail "no module beside $NUNATAK"
+# Loaded lazily (libhdf5's chain), the module itself binds at load (-z now):
+# a symbol the executable lacks fails the dlopen with its name, not a call.
+readelf -d "$module" | grep -q 'FLAGS.*BIND_NOW' || fail "the module is not linked -z now"
 mkdir -p alone inst/bin inst/lib/nunatak
 cp "$NUNATAK" alone/
 rc=0; alone/nunatak regions inspect x.h5 2>err.txt >/dev/null || rc=$?
