@@ -18,7 +18,7 @@
 #include "doctor/doctor.h"
 #include "exec/exec.h"
 #include "launch/launch.h"
-#include "regions/trace_h5.h"
+#include "modules/trace_h5.h"
 
 #define PRELOAD_NAME "libscope_profiler.so"
 

@@ -4,7 +4,7 @@
  * the ranks the file holds, each rank loaded, its call stacks reconstructed
  * and summarized. The reader takes a path, so the input becomes a file.
  * Errors are expected, with a code; crashes, leaks and UB are not. It links
- * the HDF5 module's code (src/h5/) directly rather than loading the module.
+ * the HDF5 module's code (src/hdf5/) directly rather than loading the module.
  *
  * The first byte picks how: even, the rest describes a well-formed HDF5 file
  * that the target writes through the HDF5 API (groups, datasets of any
@@ -23,7 +23,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
-#include "h5/h5_trace.h"
+#include "hdf5/hdf5_trace.h"
 #include "regions/callstack.h"
 #include "regions/summary.h"
 #include "regions/trace_set.h"

@@ -7,16 +7,16 @@
  * /metadata attributes and /rank<r>/regions/<name>/{start_times,end_times};
  * our additions beside them).
  *
- * These files build the module nunatak-hdf5.so (h5/module.c), which the
- * executable loads on first need (regions/trace_h5.c), so that a nunatak
+ * These files build the module nunatak-hdf5.so (hdf5/module.c), which the
+ * executable loads on first need (modules/trace_h5.c), so that a nunatak
  * that never touches an .h5 never maps libhdf5 and its ~30 dependencies.
- * Callers use regions/trace_h5.h, whose functions have the same contracts;
+ * Callers use modules/trace_h5.h, whose functions have the same contracts;
  * only the fuzz target links these directly. The module resolves the
  * executable's own symbols (common/, regions/trace_set ...): one copy of
  * that code, allocation faults included.
  */
-#ifndef NUNATAK_H5_H5_TRACE_H
-#define NUNATAK_H5_H5_TRACE_H
+#ifndef NUNATAK_HDF5_HDF5_TRACE_H
+#define NUNATAK_HDF5_HDF5_TRACE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* The writer half of h5/h5_trace.h (the reader is trace_read.c). */
-#include "h5/h5_trace.h"
+/* The writer half of hdf5/hdf5_trace.h (the reader is trace_read.c). */
+#include "hdf5/hdf5_trace.h"
 
 #include <errno.h>
 #include <hdf5.h>

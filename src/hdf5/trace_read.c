@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* The reader half of h5/h5_trace.h (the writer is trace_write.c). */
-#include "h5/h5_trace.h"
+/* The reader half of hdf5/hdf5_trace.h (the writer is trace_write.c). */
+#include "hdf5/hdf5_trace.h"
 
 #include <errno.h>
 #include <stdbool.h>

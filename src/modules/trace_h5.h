@@ -5,15 +5,15 @@
  * docs/formats.md documents for the library's own .h5 (compatible with the
  * published Python scope-profiler: /metadata attributes and
  * /rank<r>/regions/<name>/{start_times,end_times}; our additions beside
- * them). The work is done by the HDF5 module (src/h5/, nunatak-hdf5.so),
- * loaded on each call (regions/trace_h5.c) so that the executable does not
+ * them). The work is done by the HDF5 module (src/hdf5/, nunatak-hdf5.so),
+ * loaded on each call (modules/trace_h5.c) so that the executable does not
  * link libhdf5. Looked for in $NUNATAK_HDF5_MODULE, else beside the
  * executable, else in ../lib/nunatak/ from it. Without HDF5 at build time,
  * or when the module is missing or fails to load, every function fails with
  * regions.no_hdf5, naming the path tried, the loader's reason and the remedy.
  */
-#ifndef NUNATAK_REGIONS_TRACE_H5_H
-#define NUNATAK_REGIONS_TRACE_H5_H
+#ifndef NUNATAK_MODULES_TRACE_H5_H
+#define NUNATAK_MODULES_TRACE_H5_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * trace_h5.h by way of the HDF5 module (h5/h5_module.h): libhdf5 pulls ~30
+ * trace_h5.h by way of the HDF5 module (modules/h5_module.h, src/hdf5/): libhdf5 pulls ~30
  * libraries into a process (curl, gnutls, krb5, ldap, ssh ...), ~4 ms of
  * dynamic loading that every nunatak invocation paid before main() while
  * most never touch an .h5. The executable does not link it; each call here
@@ -12,7 +12,7 @@
  * microseconds against the milliseconds of an HDF5 call); libhdf5 is never
  * unloaded behind an open file and finishes at exit as a linked one would.
  */
-#include "regions/trace_h5.h"
+#include "modules/trace_h5.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -25,8 +25,7 @@
 #include "build_config.h"
 #include "common/err.h"
 #include "common/err_codes.h"
-#include "h5/h5_module.h"
-#include "regions/trace_set.h"
+#include "modules/h5_module.h"
 
 /* The installed layout: bin/nunatak, lib/nunatak/nunatak-hdf5.so. */
 #define H5_MODULE_INSTALLED_DIR "../lib/nunatak"
@@ -68,13 +67,11 @@ static int module_check(struct h5_module *m, struct err *e)
 	const struct h5_module_ops *(*entry)(void);
 	*(void **)&entry = dlsym(m->handle, H5_MODULE_ENTRY); /* POSIX's blessed cast */
 	const struct h5_module_ops *ops = entry ? entry() : NULL;
-	if (!ops || ops->sz != sizeof(*ops) || strcmp(ops->nunatak_version, NUNATAK_VERSION) != 0 ||
-	    ops->sizeof_trace_set != sizeof(struct trace_set) ||
-	    ops->sizeof_rank_data != sizeof(struct rank_data))
+	if (!ops || ops->sz != sizeof(*ops) || strcmp(ops->nunatak_version, NUNATAK_VERSION) != 0)
 		return err_set(e, -ENOEXEC, ERR_REGIONS_NO_HDF5,
 			       "%s is not the HDF5 module of this nunatak %s (%s): " H5_MODULE_REMEDY,
 			       m->path, NUNATAK_VERSION,
-			       !ops ? "no " H5_MODULE_ENTRY "()" : "built from other sources");
+			       !entry ? "no " H5_MODULE_ENTRY "()" : "built from other sources");
 	m->ops = ops;
 	return 0;
 }

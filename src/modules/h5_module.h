@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The interface between nunatak and its HDF5 module (nunatak-hdf5.so, built
- * from src/h5/): the one symbol the loader (regions/trace_h5.c) resolves with
- * dlsym, returning a table of entry points. The module calls back into the
- * executable's exported symbols and shares its structs, so it only works
- * with the executable it was built with: the table carries the version and
- * the sizes of the shared structs, which the loader checks before any call.
+ * from src/hdf5/): the one symbol the loader (modules/trace_h5.c) resolves
+ * with dlsym, returning a table of entry points. The module calls back into
+ * the executable's exported symbols and shares its structs, so it only works
+ * with the executable it was built with: the entry returns NULL when the
+ * executable's struct trace_set or rank_data differ from the module's
+ * (trace_set__sizes()), and the loader checks the table's size and version.
  */
-#ifndef NUNATAK_H5_H5_MODULE_H
-#define NUNATAK_H5_H5_MODULE_H
+#ifndef NUNATAK_MODULES_H5_MODULE_H
+#define NUNATAK_MODULES_H5_MODULE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -24,8 +25,6 @@ struct console;
 struct h5_module_ops {
 	size_t sz;			/* sizeof(struct h5_module_ops) */
 	const char *nunatak_version;	/* NUNATAK_VERSION it was built for */
-	size_t sizeof_trace_set;	/* layout checks of the shared structs */
-	size_t sizeof_rank_data;
 	int (*list_ranks)(const char *path, int32_t **ranks, size_t *nr, struct err *e);
 	int (*load)(struct trace_set *ts, const char *path, int32_t rank, struct rank_data *rd,
 		    struct err *e);
@@ -36,7 +35,8 @@ struct h5_module_ops {
 	void (*hdf5_version)(char *buf, size_t n);
 };
 
-/* The module's table: static, valid while the module is loaded. */
+/* The module's table (static, valid while the module is loaded), or NULL
+ * when the executable's shared structs differ from the module's. */
 const struct h5_module_ops *nunatak_h5_module(void);
 
 #endif

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* The entry point of nunatak-hdf5.so: the table the loader resolves. Built
  * with hidden visibility, so this is the module's only exported symbol. */
-#include "h5/h5_module.h"
+#include "modules/h5_module.h"
 
 #include <hdf5.h>
 #include <stdio.h>
 
 #include "build_config.h"
-#include "h5/h5_trace.h"
+#include "hdf5/hdf5_trace.h"
 #include "regions/trace_set.h"
 
 static void hdf5_version(char *buf, size_t n)
@@ -22,8 +22,6 @@ static void hdf5_version(char *buf, size_t n)
 static const struct h5_module_ops ops = {
 	.sz = sizeof(struct h5_module_ops),
 	.nunatak_version = NUNATAK_VERSION,
-	.sizeof_trace_set = sizeof(struct trace_set),
-	.sizeof_rank_data = sizeof(struct rank_data),
 	.list_ranks = h5_trace_list_ranks,
 	.load = h5_trace_load,
 	.convert = h5_trace_convert,
@@ -33,5 +31,7 @@ static const struct h5_module_ops ops = {
 
 __attribute__((visibility("default"))) const struct h5_module_ops *nunatak_h5_module(void)
 {
-	return &ops;
+	size_t ts = 0, rd = 0;
+	trace_set__sizes(&ts, &rd);
+	return ts == sizeof(struct trace_set) && rd == sizeof(struct rank_data) ? &ops : NULL;
 }
