@@ -42,6 +42,7 @@ struct h5_module {
 static int module_open(struct h5_module *m, struct err *e)
 {
 	m->handle = NULL;
+	m->ops = NULL;
 	return err_set(e, -ENOTSUP, ERR_REGIONS_NO_HDF5,
 		       "this nunatak was built without HDF5: rebuild with libhdf5-dev installed, "
 		       "or use the .spt traces directly");
@@ -99,6 +100,7 @@ static int module_dlopen(struct h5_module *m, struct err *e)
 static int module_open(struct h5_module *m, struct err *e)
 {
 	m->handle = NULL;
+	m->ops = NULL;
 	const char *env = getenv("NUNATAK_HDF5_MODULE");
 	if (env && *env) {
 		snprintf(m->path, sizeof(m->path), "%s", env);
@@ -106,11 +108,13 @@ static int module_open(struct h5_module *m, struct err *e)
 	}
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return err_set(e, -errno, ERR_REGIONS_NO_HDF5,
+	if (n <= 0) {
+		int err = n < 0 ? errno : EIO;
+		return err_set(e, -err, ERR_REGIONS_NO_HDF5,
 			       "cannot find the HDF5 module: /proc/self/exe unreadable (%s); set "
 			       "NUNATAK_HDF5_MODULE to its path",
-			       strerror(errno));
+			       strerror(err));
+	}
 	exe[n] = '\0';
 	char *slash = strrchr(exe, '/');
 	if (slash)
