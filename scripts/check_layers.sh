@@ -14,10 +14,10 @@ lib=${2:-"$(dirname "$0")/../lib"}
 # other's headers only one way.
 LAYERS='cli
 run
-collect report mpi
+collect report mpi hdf5
 analysis regions
 ingest attrib machine doctor
-store launch exec tools model
+store launch exec tools model modules
 common'
 # Headers of lib/ that src/ may include (by bare name): the trace formats'
 # constants, and the rank-identity parser the rank shim shares with the

@@ -29,7 +29,7 @@
 #include "regions/regions_inspect.h"
 #include "regions/regions_run.h"
 #include "regions/summary.h"
-#include "regions/trace_h5.h"
+#include "modules/trace_h5.h"
 #include "regions/trace_set.h"
 #include "report/regions_tree.h"
 #include "regions/region_filter.h"

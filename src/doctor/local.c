@@ -18,6 +18,7 @@
 #include "doctor/doctor.h"
 #include "exec/exec.h"
 #include "launch/launch.h"
+#include "modules/trace_h5.h"
 
 #define PRELOAD_NAME "libscope_profiler.so"
 
@@ -85,17 +86,26 @@ static int check_debuginfod(const struct config *cfg, struct doctor_report *r)
 	return doctor_report__add(r, "debuginfod", DOCTOR_OK, detail, NULL, NULL, NULL);
 }
 
+/* HDF5 support is the module's (regions/trace_h5.h): loaded, or why not. */
+static int check_hdf5(struct doctor_report *r)
+{
+	char detail[PATH_MAX + 64];
+	struct err e = {0};
+	if (trace_h5_support(detail, sizeof(detail), &e) == 0) {
+		size_t n = strlen(detail);
+		snprintf(detail + n, sizeof(detail) - n, ": region traces read and write .h5");
+		return doctor_report__add(r, "hdf5", DOCTOR_OK, detail, NULL, NULL, NULL);
+	}
+	/* e.msg says why (the path tried, the loader's reason) and what to do. */
+	return doctor_report__add(r, "hdf5", DOCTOR_WARNING, e.msg,
+				  "reinstall nunatak, or rebuild it with libhdf5-dev installed; "
+				  ".spt region traces work without it",
+				  NULL, NULL);
+}
+
 int doctor_check_local(const struct config *cfg, struct doctor_report *r)
 {
-#ifdef HAVE_HDF5
-	int rc = doctor_report__add(r, "hdf5", DOCTOR_OK,
-				    "built with HDF5: region traces read and write .h5", NULL, NULL,
-				    NULL);
-#else
-	int rc = doctor_report__add(r, "hdf5", DOCTOR_WARNING,
-				    "built without HDF5: .h5 region traces cannot be read or written",
-				    "rebuild with libhdf5-dev installed", NULL, NULL);
-#endif
+	int rc = check_hdf5(r);
 	if (rc == 0)
 		rc = check_preload(r);
 	if (rc == 0)

@@ -16,7 +16,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/err_codes.h"
-#include "regions/trace_h5.h"
+#include "modules/trace_h5.h"
 
 struct pathlist {
 	char **v;
@@ -255,6 +255,12 @@ int trace_set__open(struct trace_set *ts, const char *const *inputs, size_t nr_i
 	if (rc)
 		trace_set__release(ts);
 	return rc;
+}
+
+void trace_set__sizes(size_t *trace_set, size_t *rank_data)
+{
+	*trace_set = sizeof(struct trace_set);
+	*rank_data = sizeof(struct rank_data);
 }
 
 void trace_set__release(struct trace_set *ts)

@@ -85,6 +85,10 @@ struct rank_data {
 int trace_set__open(struct trace_set *ts, const char *const *inputs, size_t nr_inputs,
 		    struct err *e);
 void trace_set__release(struct trace_set *ts);
+/* sizeof(struct trace_set) and sizeof(struct rank_data) as this executable
+ * was built: the HDF5 module (src/hdf5/) shares both structs and refuses to
+ * load when its own sizes differ (a module built from other sources). */
+void trace_set__sizes(size_t *trace_set, size_t *rank_data);
 
 /* Returns the id of `name` (len bytes), adding it with file/line if new. */
 int64_t trace_set__intern(struct trace_set *ts, const char *name, size_t len, const char *file,

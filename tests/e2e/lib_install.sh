@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cmake --install --prefix P: everything under P and nothing elsewhere, both executables run, the prefix moved elsewhere still serves pkg-config, find_package, and the HDF5 plugin (the Fortran module: lib_install_fortran.sh); the README's C program compiles and run exactly as printed
+# cmake --install --prefix P: everything under P and nothing elsewhere, both executables run, the prefix moved elsewhere still serves pkg-config, find_package, the HDF5 plugin and nunatak's HDF5 module (the Fortran module: lib_install_fortran.sh); the README's C program compiles and run exactly as printed
 set -eu
 B=${NUNATAK_BUILD_DIR:?}
 S=${NUNATAK_SOURCE_DIR:?}
@@ -55,6 +55,12 @@ if [ -f "$libdir/libscope_profiler_h5.so" ]; then
   grep -q "HDF5 plugin: $libdir/libscope_profiler_h5.so" "$tmp/h5.log" ||
     { echo "the plugin was not found beside the library:"; cat "$tmp/h5.log"; exit 1; }
   [ -s "$tmp/h5_rank00000.h5" ] || { echo "no .h5 written"; exit 1; }
+  echo "== the moved nunatak reads it through its HDF5 module (lib/nunatak/)"
+  [ -f "$P/lib/nunatak/nunatak-hdf5.so" ] || { echo "not installed: $P/lib/nunatak/nunatak-hdf5.so"; exit 1; }
+  "$P/bin/nunatak" regions inspect "$tmp/h5_rank00000.h5" --json >"$tmp/h5.json" 2>"$tmp/h5.err" ||
+    { echo "installed nunatak cannot read .h5:"; cat "$tmp/h5.err"; exit 1; }
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["calls"] > 0 and d["regions"], d' \
+    "$tmp/h5.json" || { echo "no call in the .h5 inspect"; exit 1; }
 fi
 
 echo "== README's C program, compiled as printed (its Fortran one: lib_install_fortran.sh)"

@@ -3,7 +3,8 @@
  * merged file of `regions convert`), read as `regions inspect` reads them:
  * the ranks the file holds, each rank loaded, its call stacks reconstructed
  * and summarized. The reader takes a path, so the input becomes a file.
- * Errors are expected, with a code; crashes, leaks and UB are not.
+ * Errors are expected, with a code; crashes, leaks and UB are not. It links
+ * the HDF5 module's code (src/hdf5/) directly rather than loading the module.
  *
  * The first byte picks how: even, the rest describes a well-formed HDF5 file
  * that the target writes through the HDF5 API (groups, datasets of any
@@ -22,9 +23,9 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "hdf5/hdf5_trace.h"
 #include "regions/callstack.h"
 #include "regions/summary.h"
-#include "regions/trace_h5.h"
 #include "regions/trace_set.h"
 
 #include <hdf5.h>
@@ -225,7 +226,7 @@ static void one_rank(struct trace_set *ts, int32_t rank)
 	struct err e = {0};
 	memset(&rd, 0, sizeof(rd));
 	path_tree__init(&pt);
-	if (trace_h5_load(ts, path, rank, &rd, &e) != 0) {
+	if (h5_trace_load(ts, path, rank, &rd, &e) != 0) {
 		if (!e.code[0])
 			__builtin_trap();
 		goto out;
@@ -265,7 +266,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int32_t *ranks = NULL;
 	size_t nr = 0;
 	struct err e = {0};
-	if (trace_h5_list_ranks(path, &ranks, &nr, &e) == 0) {
+	if (h5_trace_list_ranks(path, &ranks, &nr, &e) == 0) {
 		struct trace_set ts;
 		memset(&ts, 0, sizeof(ts));
 		for (size_t i = 0; i < nr && i < 4; i++)

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* The writer half of trace_h5.h (the reader and the no-HDF5 stubs are in
- * trace_h5.c). */
-#include "regions/trace_h5.h"
-
-#ifdef HAVE_HDF5
+/* The writer half of hdf5/hdf5_trace.h (the reader is trace_read.c). */
+#include "hdf5/hdf5_trace.h"
 
 #include <errno.h>
 #include <hdf5.h>
@@ -356,7 +353,7 @@ close:
 	return rc;
 }
 
-int trace_h5_convert(struct trace_set *ts, const char *out, struct console *con,
+int h5_trace_convert(struct trace_set *ts, const char *out, struct console *con,
 		     struct err *e)
 {
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -492,7 +489,7 @@ static int cmp_i32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int trace_h5_merge(struct trace_set *runs, size_t nr, const char *const *names, const char *out,
+int h5_trace_merge(struct trace_set *runs, size_t nr, const char *const *names, const char *out,
 		   struct console *con, struct err *e)
 {
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -537,7 +534,3 @@ int trace_h5_merge(struct trace_set *runs, size_t nr, const char *const *names, 
 	xfree(ranks);
 	return rc;
 }
-
-#else
-typedef int trace_h5_write_unused;
-#endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "regions/trace_h5.h"
+/* The reader half of hdf5/hdf5_trace.h (the writer is trace_write.c). */
+#include "hdf5/hdf5_trace.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -15,46 +16,6 @@
 #include "common/err_codes.h"
 #include "regions/trace_set.h"
 #include "sp_format.h"
-
-#ifndef HAVE_HDF5
-
-static int no_hdf5(const char *path, struct err *e)
-{
-	return err_set(e, -ENOTSUP, ERR_REGIONS_NO_HDF5,
-		       "%s: this nunatak was built without HDF5: rebuild with libhdf5-dev "
-		       "installed, or use the .spt traces directly",
-		       path);
-}
-
-int trace_h5_list_ranks(const char *path, int32_t **ranks, size_t *nr, struct err *e)
-{
-	*ranks = NULL;
-	*nr = 0;
-	return no_hdf5(path, e);
-}
-
-int trace_h5_load(struct trace_set *ts, const char *path, int32_t rank, struct rank_data *rd,
-		  struct err *e)
-{
-	(void)ts, (void)rank, (void)rd;
-	return no_hdf5(path, e);
-}
-
-int trace_h5_convert(struct trace_set *ts, const char *out, struct console *con,
-		     struct err *e)
-{
-	(void)ts, (void)con;
-	return no_hdf5(out, e);
-}
-
-int trace_h5_merge(struct trace_set *runs, size_t nr, const char *const *names, const char *out,
-		   struct console *con, struct err *e)
-{
-	(void)runs, (void)nr, (void)names, (void)con;
-	return no_hdf5(out, e);
-}
-
-#else
 
 #include <hdf5.h>
 #include <time.h>
@@ -94,7 +55,7 @@ static char *link_name(hid_t g, hsize_t i)
 	return s;
 }
 
-int trace_h5_list_ranks(const char *path, int32_t **ranks, size_t *nr, struct err *e)
+int h5_trace_list_ranks(const char *path, int32_t **ranks, size_t *nr, struct err *e)
 {
 	quiet();
 	*ranks = NULL;
@@ -331,7 +292,7 @@ static int load_region(struct trace_set *ts, struct rank_data *rd, hid_t rg, con
 	return rc;
 }
 
-int trace_h5_load(struct trace_set *ts, const char *path, int32_t rank, struct rank_data *rd,
+int h5_trace_load(struct trace_set *ts, const char *path, int32_t rank, struct rank_data *rd,
 		  struct err *e)
 {
 	quiet();
@@ -374,5 +335,3 @@ out:
 		H5Fclose(f);
 	return rc;
 }
-
-#endif

@@ -5,11 +5,15 @@
  * docs/formats.md documents for the library's own .h5 (compatible with the
  * published Python scope-profiler: /metadata attributes and
  * /rank<r>/regions/<name>/{start_times,end_times}; our additions beside
- * them). Without HDF5 at build time every function fails with
- * regions.no_hdf5.
+ * them). The work is done by the HDF5 module (src/hdf5/, nunatak-hdf5.so),
+ * loaded on each call (modules/trace_h5.c) so that the executable does not
+ * link libhdf5. Looked for in $NUNATAK_HDF5_MODULE, else beside the
+ * executable, else in ../lib/nunatak/ from it. Without HDF5 at build time,
+ * or when the module is missing or fails to load, every function fails with
+ * regions.no_hdf5, naming the path tried, the loader's reason and the remedy.
  */
-#ifndef NUNATAK_REGIONS_TRACE_H5_H
-#define NUNATAK_REGIONS_TRACE_H5_H
+#ifndef NUNATAK_MODULES_TRACE_H5_H
+#define NUNATAK_MODULES_TRACE_H5_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,7 +23,6 @@ struct rank_data;
 struct trace_set;
 struct console;
 
-#define TRACE_H5_SCHEMA_VERSION 2 /* the published layout's schema number */
 
 /* Ranks held by an .h5 file (groups /rank<N>), sorted. Caller frees *ranks. */
 int trace_h5_list_ranks(const char *path, int32_t **ranks, size_t *nr, struct err *e);
@@ -40,5 +43,9 @@ int trace_h5_convert(struct trace_set *ts, const char *out, struct console *con,
  */
 int trace_h5_merge(struct trace_set *runs, size_t nr, const char *const *names, const char *out,
 		   struct console *con, struct err *e);
+
+/* Loads the module to describe it: "HDF5 1.10.8, loaded from PATH" into
+ * detail (n bytes), or fails with regions.no_hdf5 saying why (`doctor`). */
+int trace_h5_support(char *detail, size_t n, struct err *e);
 
 #endif
