@@ -174,10 +174,10 @@ struct stream {
  * the same ns: the pass starts over with ties settled (the `exact` scan). */
 #define RESTART_EXACT 1
 
-static inline void acc_close(struct path_stats *ps, int32_t lane, const struct frame *f,
-			     const struct frame *p, int64_t d)
+static inline void acc_close(struct node_acc *accs, const struct frame *f, const struct frame *p,
+			     int64_t d)
 {
-	struct node_acc *a = &ps->lane[lane][f->node];
+	struct node_acc *a = &accs[f->node];
 	/* Calls of one path node on one lane never overlap (a call starting
 	 * inside another of the same path would be its descendant, a deeper
 	 * node), so they close in start order: the first closed holds the first
@@ -199,15 +199,16 @@ static inline void acc_close(struct path_stats *ps, int32_t lane, const struct f
 	}
 }
 
+/* accs: the lane's accumulators (st->stats->lane[lane]), NULL without stats. */
 static inline __attribute__((always_inline)) void close_top_t(struct stream *st,
 							       struct lane_stack *ls, int32_t lane,
-							       bool fast)
+							       struct node_acc *accs, bool fast)
 {
 	struct frame *f = &ls->v[--ls->n];
 	struct frame *p = ls->n ? &ls->v[ls->n - 1] : NULL;
 	int64_t d = f->e - f->s;
-	if (fast || st->stats)
-		acc_close(st->stats, lane, f, p, d);
+	if (fast || accs)
+		acc_close(accs, f, p, d);
 	if (!fast && st->close) {
 		struct call_event ev = {f->s, f->e, d - f->child_ns, f->region, f->call_index,
 					f->id, p ? p->id : -1, (int32_t)ls->n, lane, f->node,
@@ -220,7 +221,7 @@ static inline __attribute__((always_inline)) void close_top_t(struct stream *st,
 
 static void close_top(struct stream *st, struct lane_stack *ls, int32_t lane)
 {
-	close_top_t(st, ls, lane, false);
+	close_top_t(st, ls, lane, st->stats ? st->stats->lane[lane] : NULL, false);
 }
 
 static int nesting_error(const struct stream *st, const struct frame *outer, int32_t lane,
@@ -265,16 +266,19 @@ static __attribute__((noinline, cold)) int32_t bad_call(struct stream *st,
 static inline __attribute__((always_inline)) int32_t check_call(struct stream *st,
 								 const struct cursor *k,
 								 const struct head *h,
-								 int64_t idx, bool fast)
+								 int64_t idx, uint32_t nr_lanes,
+								 bool fast)
 {
 	int32_t lane = 0;
 	if (k->lanes && fast)
 		memcpy(&lane, k->lanes + 4 * idx, 4);
 	else if (k->lanes)
 		lane = spt_load_i32(k->lanes + 4 * idx, k->swap);
-	if (__builtin_expect((uint32_t)lane >= (uint32_t)st->rd->nr_lanes || h->s < 0 ||
-				     h->e < h->s,
-			     0))
+	/* s >= 0 and e >= s in one test: with s and e both >= 0, e - s cannot
+	 * wrap and is negative exactly when e < s; a negative s or e (e < 0 <= s
+	 * is also e < s) shows in its own sign bit. */
+	uint64_t sign = (uint64_t)h->s | (uint64_t)h->e | ((uint64_t)h->e - (uint64_t)h->s);
+	if (__builtin_expect((uint32_t)lane >= nr_lanes || (int64_t)sign < 0, 0))
 		return bad_call(st, k, h, idx, lane);
 	return lane;
 }
@@ -291,19 +295,25 @@ static __attribute__((noinline)) int64_t new_node(struct stream *st, int32_t par
 }
 
 /* A merge's running state, a local of the merge loop (kept in registers: no
- * store through a frame or an accumulator can alias it): the next call id and,
- * for a rank of one lane (`one`), that lane's stack. */
+ * store through a frame or an accumulator can alias it): the next call id,
+ * the lane count and, for a rank of one lane (`one`), that lane's stack and
+ * accumulators (acc0 follows them when a new path node grows them). */
 struct run {
 	struct lane_stack lane0;
+	struct node_acc *acc0;
 	int32_t next_id;
+	uint32_t nr_lanes;
 	bool one;
 };
 
 static void run__begin(struct run *r, const struct stream *st, bool one)
 {
-	*r = (struct run){.next_id = st->next_id, .one = one};
+	*r = (struct run){.next_id = st->next_id, .nr_lanes = (uint32_t)st->rd->nr_lanes,
+			  .one = one};
 	if (one)
 		r->lane0 = st->stacks[0];
+	if (one && st->stats)
+		r->acc0 = st->stats->lane[0];
 }
 
 static void run__end(const struct run *r, struct stream *st)
@@ -333,16 +343,17 @@ static inline __attribute__((always_inline)) int open_call(struct stream *st, st
 							   bool exact, bool one)
 {
 	int64_t idx = cursor__index(k, fast);
-	int32_t lane = check_call(st, k, h, idx, fast);
+	int32_t lane = check_call(st, k, h, idx, r->nr_lanes, fast);
 	if (lane < 0)
 		return -EINVAL;
 	struct lane_stack *ls = one ? &r->lane0 : &st->stacks[lane];
+	struct node_acc *accs = one && fast ? r->acc0 : st->stats ? st->stats->lane[lane] : NULL;
 	/* The last call opened on this lane is on top of its stack; calls open
 	 * in start order, so a tie with any call of this lane shows here. */
 	if (!exact && ls->n && ls->v[ls->n - 1].s == h->s)
 		return RESTART_EXACT;
 	while (ls->n && ls->v[ls->n - 1].e <= h->s)
-		close_top_t(st, ls, lane, fast);
+		close_top_t(st, ls, lane, accs, fast);
 	struct frame *p = ls->n ? &ls->v[ls->n - 1] : NULL;
 	if (p && h->e > p->e)
 		return nesting_error(st, p, lane, h);
@@ -356,6 +367,8 @@ static inline __attribute__((always_inline)) int open_call(struct stream *st, st
 			       : new_node(st, parent, h->id);
 		if (node < 0)
 			return err_oom(st->e);
+		if (one && st->stats)
+			r->acc0 = st->stats->lane[0]; /* moved if the node grew them */
 		k->last_parent = parent;
 		k->last_node = (uint32_t)node;
 	}
