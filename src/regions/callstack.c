@@ -41,6 +41,13 @@ static inline bool head_less(const struct head *a, const struct head *b)
 	return a->id < b->id;
 }
 
+/* Whether a region's next call h comes before its previous one [ps, pe] in
+ * the (start asc, end desc) order: the region is not sorted. */
+static inline bool before(const struct head *h, int64_t ps, int64_t pe)
+{
+	return h->s < ps || (h->s == ps && h->e > pe);
+}
+
 /* `fast`, a constant where these are inlined: no permutation, native byte
  * order, no per-call callbacks (what a summary streams); the generic path
  * keeps the branches. */
@@ -442,9 +449,9 @@ static inline __attribute__((always_inline)) int merge_scan_t(struct stream *st,
 		if (rc)
 			break;
 		if (++k->pos < k->nr_calls) {
-			struct head prev = hp[b];
+			int64_t ps = hp[b].s, pe = hp[b].e; /* scalars: no copy of the head */
 			cursor__load_t(k, &hp[b], fast);
-			if (__builtin_expect(head_less(&hp[b], &prev), 0)) {
+			if (__builtin_expect(before(&hp[b], ps, pe), 0)) {
 				rc = -EAGAIN; /* this region is not in start order */
 				break;
 			}
@@ -499,9 +506,9 @@ static inline __attribute__((always_inline)) int merge_heap_t(struct stream *st,
 		if (rc)
 			break;
 		if (++k->pos < k->nr_calls) {
-			struct head prev = hp[0];
+			int64_t ps = hp[0].s, pe = hp[0].e;
 			cursor__load_t(k, &hp[0], fast);
-			if (__builtin_expect(head_less(&hp[0], &prev), 0)) {
+			if (__builtin_expect(before(&hp[0], ps, pe), 0)) {
 				rc = -EAGAIN;
 				break;
 			}
