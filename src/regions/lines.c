@@ -116,7 +116,10 @@ static int collect(struct lctx *x, const char *const *inputs, size_t n, struct e
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
 		if (stat(inputs[i], &st) != 0)
-			return err_set(e, -ENOENT, ERR_TRACE_OPEN, "%s: no such file or directory",
+			return err_set(e, -ENOENT, ERR_TRACE_OPEN,
+				       "%s: no such file or directory: give the traces (*.spt, "
+				       "*_rank<N>.h5) or the directory holding them (where "
+				       "SCOPE_PROFILER_PREFIX pointed the program)",
 				       inputs[i]);
 		if (!S_ISDIR(st.st_mode)) {
 			int rc = add_file(x, inputs[i], e);

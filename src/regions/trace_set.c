@@ -108,7 +108,10 @@ static int collect(const char *const *inputs, size_t n, struct pathlist *l, stru
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct stat st;
 		if (stat(inputs[i], &st) != 0)
-			return err_set(e, -ENOENT, ERR_TRACE_OPEN, "%s: no such file or directory",
+			return err_set(e, -ENOENT, ERR_TRACE_OPEN,
+				       "%s: no such file or directory: give the traces (*.spt, "
+				       "*_rank<N>.h5) or the directory holding them (where "
+				       "SCOPE_PROFILER_PREFIX pointed the program)",
 				       inputs[i]);
 		if (S_ISDIR(st.st_mode))
 			rc = scan_dir(inputs[i], l, e);

@@ -61,6 +61,8 @@ expect_error() { # code message-regex command...
 			fail "JSON error code for $*"
 	fi
 }
+expect_error trace.open "error: missing: no such file or directory: give the traces \(\*\.spt, \*_rank<N>\.h5\) or the directory holding them" \
+	"$NUNATAK" regions inspect missing
 mkdir empty
 expect_error trace.none "error: empty: no trace here: expected \*\.spt or \*_rank<N>\.h5 files" "$NUNATAK" regions inspect empty
 head -c 60 run/run_rank00000.spt >cut_rank00000.spt
