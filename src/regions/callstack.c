@@ -152,15 +152,18 @@ static void heap_down(struct head *h, size_t n, size_t i)
 	h[i] = x;
 }
 
-/* An open call on a lane's stack. */
+/* An open call on a lane's stack: 32 bytes, so that a frame's address is a
+ * shift of its index. Its region is its path node's; its position in the
+ * region's arrays, which only the callbacks want, is kept beside. */
 struct frame {
 	int64_t s, e, child_ns;
 	int32_t id;
-	uint32_t region, node, call_index;
+	uint32_t node;
 };
 
 struct lane_stack {
 	struct frame *v;
+	uint32_t *call_index; /* per frame; written only when not `fast` */
 	size_t n, cap;
 };
 
@@ -217,7 +220,8 @@ static inline __attribute__((always_inline)) void close_top_t(struct stream *st,
 	if (fast || accs)
 		acc_close(accs, f, p, d);
 	if (!fast && st->close) {
-		struct call_event ev = {f->s, f->e, d - f->child_ns, f->region, f->call_index,
+		struct call_event ev = {f->s, f->e, d - f->child_ns, st->pt->region[f->node],
+					ls->call_index[ls->n],
 					f->id, p ? p->id : -1, (int32_t)ls->n, lane, f->node,
 					p ? p->s : 0, p ? p->e : 0};
 		st->close(st->sink->ctx, &ev);
@@ -240,7 +244,7 @@ static int nesting_error(const struct stream *st, const struct frame *outer, int
 		       "] ns and ends after it (a mismatched begin/end, or threads recorded "
 		       "without lanes)",
 		       st->rd->path, st->rd->rank, lane, st->ts->regions[h->id].name, h->s, h->e,
-		       st->ts->regions[outer->region].name, outer->s, outer->e);
+		       st->ts->regions[st->pt->region[outer->node]].name, outer->s, outer->e);
 }
 
 /* The error half of check_call, kept out of the hot loop. */
@@ -269,15 +273,18 @@ static __attribute__((noinline, cold)) int32_t bad_call(struct stream *st,
 	return -1;
 }
 
-/* Validates the call at the top of the heap and returns its lane (< 0: error). */
+/* Validates the call at the top of the heap and returns its lane (< 0: error).
+ * `one`: the rank has one lane and no lane column (see one_lane). */
 static inline __attribute__((always_inline)) int32_t check_call(struct stream *st,
 								 const struct cursor *k,
 								 const struct head *h,
 								 int64_t idx, uint32_t nr_lanes,
-								 bool fast)
+								 bool fast, bool one)
 {
 	int32_t lane = 0;
-	if (k->lanes && fast)
+	if (one)
+		; /* lane 0, nothing to read */
+	else if (k->lanes && fast)
 		memcpy(&lane, k->lanes + 4 * idx, 4);
 	else if (k->lanes)
 		lane = spt_load_i32(k->lanes + 4 * idx, k->swap);
@@ -334,12 +341,14 @@ static void run__end(const struct run *r, struct stream *st)
  * capacity unchanged when out of memory. */
 static __attribute__((noinline, cold)) struct lane_stack lane_stack__grown(struct lane_stack ls)
 {
-	size_t cap = ls.cap;
-	void *v = ls.v;
-	if (xgrow(&v, &cap, ls.n + 1, sizeof(*ls.v)) == 0) {
+	size_t cap = ls.cap, cap_ci = ls.cap;
+	void *v = ls.v, *ci = ls.call_index;
+	if (xgrow(&v, &cap, ls.n + 1, sizeof(*ls.v)) == 0)
 		ls.v = v;
-		ls.cap = cap;
-	}
+	if (xgrow(&ci, &cap_ci, ls.n + 1, sizeof(*ls.call_index)) == 0)
+		ls.call_index = ci;
+	/* both grew, or the capacity stays (what the caller tests) */
+	ls.cap = cap > ls.cap && cap_ci > ls.cap ? (cap < cap_ci ? cap : cap_ci) : ls.cap;
 	return ls;
 }
 
@@ -350,7 +359,7 @@ static inline __attribute__((always_inline)) int open_call(struct stream *st, st
 							   bool exact, bool one)
 {
 	int64_t idx = cursor__index(k, fast);
-	int32_t lane = check_call(st, k, h, idx, r->nr_lanes, fast);
+	int32_t lane = check_call(st, k, h, idx, r->nr_lanes, fast, one);
 	if (lane < 0)
 		return -EINVAL;
 	struct lane_stack *ls = one ? &r->lane0 : &st->stacks[lane];
@@ -386,7 +395,10 @@ static inline __attribute__((always_inline)) int open_call(struct stream *st, st
 		*ls = g;
 	}
 	int32_t id = r->next_id++;
-	ls->v[ls->n++] = (struct frame){h->s, h->e, 0, id, h->id, (uint32_t)node, (uint32_t)idx};
+	ls->v[ls->n] = (struct frame){h->s, h->e, 0, id, (uint32_t)node};
+	if (!fast)
+		ls->call_index[ls->n] = (uint32_t)idx;
+	ls->n++;
 	if (!fast && st->sink->open)
 		st->sink->open(st->sink->ctx, id, h->s);
 	return 0;
@@ -464,6 +476,19 @@ static inline __attribute__((always_inline)) int merge_scan_t(struct stream *st,
 	return rc;
 }
 
+/* One lane and no lane column (a v1/v2 trace, or a v3 one of one thread
+ * written without lanes): every call is on lane 0, nothing to read per call;
+ * a v3 trace's column, even of one thread, is read and checked. */
+static bool one_lane(const struct rank_data *rd)
+{
+	if (rd->nr_lanes != 1)
+		return false;
+	for (size_t r = 0; r < rd->nr_regions; r++)
+		if (rd->regions[r].lanes)
+			return false;
+	return true;
+}
+
 /* The merge loop's instances (not inlined: one call per rank): `fast`
  * (statistics only, no callbacks) with ties in slot order until one shows,
  * or settled (`exact`); the scan as wide as the live regions need; a
@@ -471,7 +496,7 @@ static inline __attribute__((always_inline)) int merge_scan_t(struct stream *st,
 static __attribute__((noinline)) int merge_scan_fast(struct stream *st, struct cursor *ks,
 						     struct head *hp, size_t n)
 {
-	if (st->rd->nr_lanes > 1)
+	if (!one_lane(st->rd))
 		return merge_scan_t(st, ks, hp, n, true, false, SCAN_MAX, false);
 	if (n <= SCAN_NARROW)
 		return merge_scan_t(st, ks, hp, n, true, false, SCAN_NARROW, true);
@@ -481,7 +506,7 @@ static __attribute__((noinline)) int merge_scan_fast(struct stream *st, struct c
 static __attribute__((noinline)) int merge_scan_fast_exact(struct stream *st, struct cursor *ks,
 							   struct head *hp, size_t n)
 {
-	if (st->rd->nr_lanes > 1)
+	if (!one_lane(st->rd))
 		return merge_scan_t(st, ks, hp, n, true, true, SCAN_MAX, false);
 	return merge_scan_t(st, ks, hp, n, true, true, SCAN_MAX, true);
 }
@@ -558,7 +583,7 @@ static int merge(struct stream *st, struct cursor *ks, struct head *hp, size_t n
 	if (n) {
 		for (size_t i = n; i-- > 0;)
 			heap_down(hp, n, i);
-		int rc = can_be_fast(st, ks) && st->rd->nr_lanes == 1 ? merge_heap_fast(st, ks, hp, n)
+		int rc = can_be_fast(st, ks) && one_lane(st->rd) ? merge_heap_fast(st, ks, hp, n)
 									: merge_heap(st, ks, hp, n);
 		if (rc)
 			return rc;
@@ -646,8 +671,10 @@ int calls__stream(const struct rank_data *rd, const struct trace_set *ts, struct
 		rc = err_set(e, -EINVAL, ERR_INTERNAL, "%s: merge restarted twice", rd->path);
 	for (size_t r = 0; ks && r < rd->nr_regions; r++)
 		xfree(ks[r].perm);
-	for (int32_t l = 0; st.stacks && l < rd->nr_lanes; l++)
+	for (int32_t l = 0; st.stacks && l < rd->nr_lanes; l++) {
 		xfree(st.stacks[l].v);
+		xfree(st.stacks[l].call_index);
+	}
 	xfree(st.stacks);
 	xfree(ks);
 	xfree(hp);
