@@ -315,6 +315,7 @@ static __attribute__((noinline)) int64_t new_node(struct stream *st, int32_t par
 struct run {
 	struct lane_stack lane0;
 	struct node_acc *acc0;
+	int64_t last_s; /* `one`: the start of the last call opened (its stack's top) */
 	int32_t next_id;
 	uint32_t nr_lanes;
 	bool one;
@@ -322,8 +323,8 @@ struct run {
 
 static void run__begin(struct run *r, const struct stream *st, bool one)
 {
-	*r = (struct run){.next_id = st->next_id, .nr_lanes = (uint32_t)st->rd->nr_lanes,
-			  .one = one};
+	*r = (struct run){.last_s = INT64_MIN, .next_id = st->next_id,
+			  .nr_lanes = (uint32_t)st->rd->nr_lanes, .one = one};
 	if (one)
 		r->lane0 = st->stacks[0];
 	if (one && st->stats)
@@ -366,7 +367,7 @@ static inline __attribute__((always_inline)) int open_call(struct stream *st, st
 	struct node_acc *accs = one && fast ? r->acc0 : st->stats ? st->stats->lane[lane] : NULL;
 	/* The last call opened on this lane is on top of its stack; calls open
 	 * in start order, so a tie with any call of this lane shows here. */
-	if (!exact && ls->n && ls->v[ls->n - 1].s == h->s)
+	if (!exact && (one ? r->last_s == h->s : ls->n && ls->v[ls->n - 1].s == h->s))
 		return RESTART_EXACT;
 	while (ls->n && ls->v[ls->n - 1].e <= h->s)
 		close_top_t(st, ls, lane, accs, fast);
@@ -378,13 +379,15 @@ static inline __attribute__((always_inline)) int open_call(struct stream *st, st
 	if (k->last_parent != parent) {
 		const struct path_tree *pt = st->pt;
 		size_t slot = (size_t)(parent + 1) * PT_KIDS + (h->id & (PT_KIDS - 1));
-		node = slot < pt->nr_kids && pt->kid_region[slot] == h->id + 1
-			       ? pt->kid_node[slot]
-			       : new_node(st, parent, h->id);
-		if (node < 0)
-			return err_oom(st->e);
-		if (one && st->stats)
-			r->acc0 = st->stats->lane[0]; /* moved if the node grew them */
+		if (slot < pt->nr_kids && pt->kid_region[slot] == h->id + 1) {
+			node = pt->kid_node[slot];
+		} else {
+			node = new_node(st, parent, h->id);
+			if (node < 0)
+				return err_oom(st->e);
+			if (one && st->stats)
+				r->acc0 = st->stats->lane[0]; /* moved if the node grew them */
+		}
 		k->last_parent = parent;
 		k->last_node = (uint32_t)node;
 	}
@@ -396,6 +399,8 @@ static inline __attribute__((always_inline)) int open_call(struct stream *st, st
 	}
 	int32_t id = r->next_id++;
 	ls->v[ls->n] = (struct frame){h->s, h->e, 0, id, (uint32_t)node};
+	if (one)
+		r->last_s = h->s;
 	if (!fast)
 		ls->call_index[ls->n] = (uint32_t)idx;
 	ls->n++;
