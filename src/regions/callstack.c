@@ -502,7 +502,9 @@ static __attribute__((noinline)) int merge_scan_fast(struct stream *st, struct c
 						     struct head *hp, size_t n)
 {
 	if (!one_lane(st->rd))
-		return merge_scan_t(st, ks, hp, n, true, false, SCAN_MAX, false);
+		return n <= 4		  ? merge_scan_t(st, ks, hp, n, true, false, 4, false)
+		       : n <= SCAN_NARROW ? merge_scan_t(st, ks, hp, n, true, false, SCAN_NARROW, false)
+					  : merge_scan_t(st, ks, hp, n, true, false, SCAN_MAX, false);
 	/* Each compare of the scan is ~3.5 of the ~160 instructions a call
 	 * costs: no wider than the live regions by more than one. */
 	if (n <= 2)
