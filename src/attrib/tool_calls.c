@@ -88,7 +88,7 @@ static void parse_all(struct parse_job *jobs, size_t n)
 	pthread_t th[PARSE_MAX_THREADS];
 	size_t nt = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (jobs[i].res->exit_code != 0)
+		if (jobs[i].res->exit_code != 0 && !jobs[i].res->out_len)
 			continue;
 		if (nt < PARSE_MAX_THREADS && jobs[i].res->out_len >= PARSE_THREAD_BYTES &&
 		    i + 1 < n && pthread_create(&th[nt], NULL, parse_job__run, &jobs[i]) == 0) {
@@ -99,6 +99,20 @@ static void parse_all(struct parse_job *jobs, size_t n)
 	}
 	for (size_t t = 0; t < nt; t++)
 		pthread_join(th[t], NULL);
+}
+
+/* Whether a call's every answer is an error of the tool's own: LLVM 19
+ * answers an unreadable module with one JSON error object and exit status 1,
+ * where LLVM 14 answered every address so and exited 0. Either way the
+ * module is unreadable, which the answers' errors say. */
+static bool all_errors(const struct parse_job *j)
+{
+	if (j->prc || !j->out.n)
+		return false;
+	for (size_t i = 0; i < j->out.n; i++)
+		if (!j->out.v[i].error)
+			return false;
+	return true;
 }
 
 /* One call's outcome, in issue order: its answers appended to m->answers,
@@ -116,7 +130,7 @@ static int take_answers(struct ctx *c, struct mod *m, struct parse_job *j)
 			"%s gave no answer for %s within %.0f s and was stopped: its Hotspots stay "
 			"unresolved", c->tools->path, m->path,
 			c->o->symbolizer_timeout_s > 0 ? c->o->symbolizer_timeout_s : 300.0);
-	} else if (j->res->exit_code != 0) {
+	} else if (j->res->exit_code != 0 && !all_errors(j)) {
 		m->failed = true;
 		attrib_degrade(c, "symbolization-failed", "check that the symbolizer runs: doctor",
 			"%s exited with %d on %s: %s", c->tools->path, j->res->exit_code, m->path,
