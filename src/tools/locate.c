@@ -186,12 +186,22 @@ int attrib_locate(struct executor *x, const char *configured_llvm, const char *c
 	memset(out, 0, sizeof(*out));
 	struct cands c = {0};
 	int rc = candidates(&c, configured_llvm);
-	for (size_t i = 0; !rc && i < c.n && out->tool == ATTRIB_TOOL_NONE; i++) {
+	/* config__tool answers the bare name when nothing is configured */
+	bool configured = configured_llvm && *configured_llvm && strcmp(configured_llvm, SYMBOLIZER);
+	/* The first that answers, unless it is older than the minimum and was
+	 * not configured: then a newer versioned install beside it wins (Debian
+	 * 12's PATH llvm-symbolizer is LLVM 14 while llvm-19 sits in
+	 * /usr/lib/llvm-19/bin, where scripts/deps.sh puts it). */
+	for (size_t i = 0; !rc && i < c.n; i++) {
+		if (out->tool == ATTRIB_TOOL_LLVM &&
+		    ((configured && i == 1) || out->major >= ATTRIB_LLVM_MINIMUM))
+			break;
 		struct exec_result res;
 		if ((rc = probe(x, c.v[i].path, &res, e)))
 			break;
 		int major = res.exit_code == 0 ? llvm_major(res.out) : 0;
-		if (major) {
+		if (major > out->major) {
+			attrib_tools__release(out);
 			out->tool = ATTRIB_TOOL_LLVM;
 			out->major = major;
 			out->path = xstrdup(c.v[i].path);

@@ -3,13 +3,17 @@
  * without perf, with perf blocked, or with a given LLVM reports. */
 #include "doctor/doctor.h"
 
+#include <glob.h>
 #include <jansson.h>
+#include <stdbool.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/err.h"
 #include "exec/exec.h"
+#include "tools/locate.h"
 #include "harness.h"
 
 static char entry[64];
@@ -134,6 +138,42 @@ static void t_blocked_and_old_llvm(void)
 	remove_entry();
 }
 
+/* PATH's llvm-symbolizer is older than the minimum (Debian 12: LLVM 14) and
+ * a newer versioned install sits in /usr/lib/llvm-N/bin: that one is used,
+ * unless the old one was configured. */
+static void t_newer_llvm_beside(void)
+{
+	glob_t g;
+	bool have = glob("/usr/lib/llvm-*/bin/llvm-symbolizer", 0, NULL, &g) == 0;
+	globfree(&g);
+	if (!have)
+		SKIP("no /usr/lib/llvm-N/bin/llvm-symbolizer on this machine to prefer");
+	static const char *const inv[][3] = {
+		{"llvm-symbolizer", "0", "LLVM (http://llvm.org/):\n  LLVM version 14.0.6\n"},
+		{"llvm-symbolizer", "0", "Debian LLVM version 19.1.7\n"},
+	};
+	struct err e = {0};
+	struct attrib_tools t;
+	make_entry("{}", inv, 2);
+	struct executor *x = executor__new_replay(entry, &e);
+	CHECK(x != NULL);
+	CHECK_INT(attrib_locate(x, "llvm-symbolizer", NULL, &t, &e), 0); /* nothing configured */
+	CHECK_INT(t.major, 19);
+	CHECK(strncmp(t.path, "/usr/lib/llvm-", 14) == 0);
+	CHECK(t.cost == NULL);
+	attrib_tools__release(&t);
+	executor__free(x);
+	x = executor__new_replay(entry, &e); /* the FIFOs start over */
+	CHECK(x != NULL);
+	CHECK_INT(attrib_locate(x, "/opt/llvm-14/bin/llvm-symbolizer", NULL, &t, &e), 0);
+	CHECK_INT(t.major, 14); /* configured: kept, its cost said */
+	CHECK_STR(t.path, "/opt/llvm-14/bin/llvm-symbolizer");
+	CHECK(t.cost != NULL);
+	attrib_tools__release(&t);
+	executor__free(x);
+	remove_entry();
+}
+
 static void t_target(void)
 {
 	struct doctor_report r = {0};
@@ -157,6 +197,8 @@ static const struct test_case cases[] = {
 	 t_light_no_perf},
 	{"blocked_old_llvm", "blocked perf and LLVM 14 through a replayed entry",
 	 t_blocked_and_old_llvm},
+	{"newer_llvm_beside", "an old PATH llvm-symbolizer gives way to a newer versioned install",
+	 t_newer_llvm_beside},
 	{"target", "target-binary sees through launchers; ELF inspected", t_target},
 };
 
