@@ -164,17 +164,14 @@ def measure(argv, repeat=3, paths=()):
     return best
 
 
-def numpy_all(paths, repeat=3):
-    best, stats = None, None
-    for _ in range(repeat):
-        warm(paths)
-        w, c = time.perf_counter(), time.process_time()
-        stats = {}
-        for p in paths:
-            numpy_rank(numpy_read(p)[1], stats)
-        r = (time.perf_counter() - w, time.process_time() - c)
-        best = r if best is None else (min(best[0], r[0]), min(best[1], r[1]))
-    return best, stats
+def numpy_once(paths):
+    """One timed run of the numpy baseline over every rank: ((wall s, CPU s), stats)."""
+    warm(paths)
+    w, c = time.perf_counter(), time.process_time()
+    stats = {}
+    for p in paths:
+        numpy_rank(numpy_read(p)[1], stats)
+    return (time.perf_counter() - w, time.process_time() - c), stats
 
 
 def interleaved(argv, paths, repeat=3):
@@ -186,7 +183,7 @@ def interleaved(argv, paths, repeat=3):
     for _ in range(repeat):
         r = measure(argv, repeat=1, paths=paths)
         nat = r if nat is None else (min(nat[0], r[0]), min(nat[1], r[1]), max(nat[2], r[2]))
-        b, stats = numpy_all(paths, repeat=1)
+        b, stats = numpy_once(paths)
         base = b if base is None else (min(base[0], b[0]), min(base[1], b[1]))
     return nat, base, stats
 
@@ -208,11 +205,11 @@ def main():
     try:
         per_iter = PER_ITER if a.shape == "nested" else 1
         k_iters = max(1, a.calls // (per_iter * a.ranks))
+        gen = gen_rank if a.shape == "nested" else gen_flat
         paths = []
         for rank in range(a.ranks):
             p = os.path.join(d, "bench_rank%05d.spt" % rank)
             if not os.path.exists(p):
-                gen = gen_rank if a.shape == "nested" else gen_flat
                 write_spt(p, rank, gen(k_iters, 1 + 0.1 * rank))
             paths.append(p)
         events = k_iters * per_iter * a.ranks

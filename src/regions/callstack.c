@@ -177,7 +177,8 @@ struct stream {
 	struct err *e;
 	struct lane_stack *stacks;
 	int32_t next_id;
-	bool exact; /* equal starts met: settle them by the full key */
+	bool exact;    /* equal starts met: settle them by the full key */
+	bool one_lane; /* one lane, no lane column: see one_lane() */
 };
 
 /* open_call's answer when a fast pass meets two calls of one lane starting at
@@ -342,14 +343,16 @@ static void run__end(const struct run *r, struct stream *st)
  * capacity unchanged when out of memory. */
 static __attribute__((noinline, cold)) struct lane_stack lane_stack__grown(struct lane_stack ls)
 {
-	size_t cap = ls.cap, cap_ci = ls.cap;
-	void *v = ls.v, *ci = ls.call_index;
-	if (xgrow(&v, &cap, ls.n + 1, sizeof(*ls.v)) == 0)
-		ls.v = v;
-	if (xgrow(&ci, &cap_ci, ls.n + 1, sizeof(*ls.call_index)) == 0)
+	size_t cap = ls.cap;
+	void *v = ls.v;
+	if (xgrow(&v, &cap, ls.n + 1, sizeof(*ls.v)))
+		return ls;
+	ls.v = v; /* larger than cap says, until call_index follows */
+	void *ci = xrealloc(ls.call_index, cap * sizeof(*ls.call_index));
+	if (ci) {
 		ls.call_index = ci;
-	/* both grew, or the capacity stays (what the caller tests) */
-	ls.cap = cap > ls.cap && cap_ci > ls.cap ? (cap < cap_ci ? cap : cap_ci) : ls.cap;
+		ls.cap = cap;
+	}
 	return ls;
 }
 
@@ -501,10 +504,12 @@ static bool one_lane(const struct rank_data *rd)
 static __attribute__((noinline)) int merge_scan_fast(struct stream *st, struct cursor *ks,
 						     struct head *hp, size_t n)
 {
-	if (!one_lane(st->rd))
-		return n <= 4		  ? merge_scan_t(st, ks, hp, n, true, false, 4, false)
-		       : n <= SCAN_NARROW ? merge_scan_t(st, ks, hp, n, true, false, SCAN_NARROW, false)
-					  : merge_scan_t(st, ks, hp, n, true, false, SCAN_MAX, false);
+	if (!st->one_lane && n <= 4)
+		return merge_scan_t(st, ks, hp, n, true, false, 4, false);
+	if (!st->one_lane && n <= SCAN_NARROW)
+		return merge_scan_t(st, ks, hp, n, true, false, SCAN_NARROW, false);
+	if (!st->one_lane)
+		return merge_scan_t(st, ks, hp, n, true, false, SCAN_MAX, false);
 	/* Each compare of the scan is ~3.5 of the ~160 instructions a call
 	 * costs: no wider than the live regions by more than one. */
 	if (n <= 2)
@@ -523,7 +528,7 @@ static __attribute__((noinline)) int merge_scan_fast(struct stream *st, struct c
 static __attribute__((noinline)) int merge_scan_fast_exact(struct stream *st, struct cursor *ks,
 							   struct head *hp, size_t n)
 {
-	if (!one_lane(st->rd))
+	if (!st->one_lane)
 		return merge_scan_t(st, ks, hp, n, true, true, SCAN_MAX, false);
 	return merge_scan_t(st, ks, hp, n, true, true, SCAN_MAX, true);
 }
@@ -600,7 +605,7 @@ static int merge(struct stream *st, struct cursor *ks, struct head *hp, size_t n
 	if (n) {
 		for (size_t i = n; i-- > 0;)
 			heap_down(hp, n, i);
-		int rc = can_be_fast(st, ks) && one_lane(st->rd) ? merge_heap_fast(st, ks, hp, n)
+		int rc = can_be_fast(st, ks) && st->one_lane ? merge_heap_fast(st, ks, hp, n)
 									: merge_heap(st, ks, hp, n);
 		if (rc)
 			return rc;
@@ -659,6 +664,7 @@ int calls__stream(const struct rank_data *rd, const struct trace_set *ts, struct
 			    .sink = sink,
 			    .stats = sink->stats,
 			    .close = sink->close,
+			    .one_lane = one_lane(rd),
 			    .e = e,
 			    .stacks = xcalloc((size_t)rd->nr_lanes, sizeof(*st.stacks))};
 	struct cursor *ks = xcalloc(rd->nr_regions + 1, sizeof(*ks));
