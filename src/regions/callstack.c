@@ -177,8 +177,7 @@ struct stream {
 	struct err *e;
 	struct lane_stack *stacks;
 	int32_t next_id;
-	bool exact;    /* equal starts met: settle them by the full key */
-	bool one_lane; /* one lane, no lane column: see one_lane() */
+	bool exact; /* equal starts met: settle them by the full key */
 };
 
 /* open_call's answer when a fast pass meets two calls of one lane starting at
@@ -504,12 +503,10 @@ static bool one_lane(const struct rank_data *rd)
 static __attribute__((noinline)) int merge_scan_fast(struct stream *st, struct cursor *ks,
 						     struct head *hp, size_t n)
 {
-	if (!st->one_lane && n <= 4)
-		return merge_scan_t(st, ks, hp, n, true, false, 4, false);
-	if (!st->one_lane && n <= SCAN_NARROW)
-		return merge_scan_t(st, ks, hp, n, true, false, SCAN_NARROW, false);
-	if (!st->one_lane)
-		return merge_scan_t(st, ks, hp, n, true, false, SCAN_MAX, false);
+	if (!one_lane(st->rd))
+		return n <= 4		  ? merge_scan_t(st, ks, hp, n, true, false, 4, false)
+		       : n <= SCAN_NARROW ? merge_scan_t(st, ks, hp, n, true, false, SCAN_NARROW, false)
+					  : merge_scan_t(st, ks, hp, n, true, false, SCAN_MAX, false);
 	/* Each compare of the scan is ~3.5 of the ~160 instructions a call
 	 * costs: no wider than the live regions by more than one. */
 	if (n <= 2)
@@ -528,7 +525,7 @@ static __attribute__((noinline)) int merge_scan_fast(struct stream *st, struct c
 static __attribute__((noinline)) int merge_scan_fast_exact(struct stream *st, struct cursor *ks,
 							   struct head *hp, size_t n)
 {
-	if (!st->one_lane)
+	if (!one_lane(st->rd))
 		return merge_scan_t(st, ks, hp, n, true, true, SCAN_MAX, false);
 	return merge_scan_t(st, ks, hp, n, true, true, SCAN_MAX, true);
 }
@@ -605,7 +602,7 @@ static int merge(struct stream *st, struct cursor *ks, struct head *hp, size_t n
 	if (n) {
 		for (size_t i = n; i-- > 0;)
 			heap_down(hp, n, i);
-		int rc = can_be_fast(st, ks) && st->one_lane ? merge_heap_fast(st, ks, hp, n)
+		int rc = can_be_fast(st, ks) && one_lane(st->rd) ? merge_heap_fast(st, ks, hp, n)
 									: merge_heap(st, ks, hp, n);
 		if (rc)
 			return rc;
@@ -664,7 +661,6 @@ int calls__stream(const struct rank_data *rd, const struct trace_set *ts, struct
 			    .sink = sink,
 			    .stats = sink->stats,
 			    .close = sink->close,
-			    .one_lane = one_lane(rd),
 			    .e = e,
 			    .stacks = xcalloc((size_t)rd->nr_lanes, sizeof(*st.stacks))};
 	struct cursor *ks = xcalloc(rd->nr_regions + 1, sizeof(*ks));
