@@ -161,7 +161,8 @@ int regions_render(const struct pivot *p, struct text_lines *out)
 		if (r->nr_ranks > 1 && r->mean_rank_ns > 0)
 			snprintf(imb, sizeof(imb), "; busiest of %d ranks at %.2fx the mean",
 				 r->nr_ranks, r->max_rank_ns / r->mean_rank_ns);
-		text_lines__add(out, "  %s - %s inclusive, %s exclusive (wall clock), %lld call%s%s",
+		text_lines__add(out,
+				"  %s - %s inclusive, %s exclusive (measured, wall clock), %lld call%s%s",
 				r->path,
 				fmt_ns(a, sizeof(a), r->inclusive_ns),
 				fmt_ns(b, sizeof(b), r->exclusive_ns), (long long)r->calls,

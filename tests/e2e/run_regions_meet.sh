@@ -14,6 +14,8 @@ grep -q "SCOPE_PROFILER_PREFIX=$WORK/mine/x is overridden" err.txt || fail "no o
 [ ! -e "$WORK/mine" ] || fail "traces went to the user's prefix"
 ls "$WORK"/run/collect/regions/*_rank00000.spt > /dev/null || fail "no trace in collect/regions/"
 grep -q "^.*regions: 7 call paths" err.txt || fail "no regions block in the summary"
+grep -qE "^.*  timestep > solve > sweep - .* inclusive, .* exclusive \(measured, wall clock\), [0-9]+ calls" err.txt ||
+	fail "a region line without its Quality and clock"
 grep -q "^.*    in timestep > solve > sweep [0-9]*%" err.txt || fail "sweep's finding names no region"
 "$NUNATAK" report --json "$WORK/run" > payload.json 2>> err.txt || fail "nunatak report --json"
 
