@@ -8,6 +8,7 @@
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/console.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "exec/exec.h"
@@ -17,7 +18,7 @@
 #include "mpi/stack.h"
 #include "tools/version.h"
 
-#define UNAVAILABLE "mpi-analysis-unavailable"
+#define UNAVAILABLE DEG_MPI_ANALYSIS_UNAVAILABLE
 
 static void stack_of(struct run_state *s, const char *launcher, struct mpi_stack *st)
 {
@@ -67,8 +68,8 @@ static void network_probe(struct run_state *s, const struct mpi_stack *st, const
 	else if (netprobe_ceilings(&np, s->machine) <= 0)
 		snprintf(why, sizeof(why), "the ping-pong probe measured nothing");
 	if (why[0])
-		run_state__degrade(s, "network-ceilings-unavailable", why,
-				   "check `nunatak doctor` and the MPI compiler (tools.mpicc)");
+		run_state__degrade(s, DEG_NETWORK_CEILINGS_UNAVAILABLE, why,
+				   DEG_NETWORK_CEILINGS_UNAVAILABLE_REMEDY);
 	exec_result__release(&r);
 	xfree(argv);
 }
@@ -97,7 +98,7 @@ char *collect_mpi_prepare(struct run_state *s, struct err *e)
 	if (pr.pingpong && s->machine)
 		network_probe(s, &st, pr.pingpong);
 	else
-		run_state__degrade(s, "network-ceilings-unavailable",
+		run_state__degrade(s, DEG_NETWORK_CEILINGS_UNAVAILABLE,
 				   pr.reason ? pr.reason : "the ping-pong probe could not be built",
 				   "install the MPI compiler wrapper of this MPI (mpicc) or set "
 				   "tools.mpicc");
