@@ -87,9 +87,3 @@ void err_prefix(struct err *e, const char *fmt, ...)
 	free(joined);
 	free(prefix);
 }
-
-void err_clear(struct err *e)
-{
-	if (e)
-		memset(e, 0, sizeof(*e));
-}
