@@ -16,6 +16,7 @@
 #include "common/alloc.h"
 #include "common/degradation_kinds.h"
 #include "common/signame.h"
+#include "common/text.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "exec/exec.h"
@@ -70,12 +71,12 @@ static void degrade(struct shim *s, const char *name, const char *remedy, const 
 	__attribute__((format(printf, 4, 5)));
 static void degrade(struct shim *s, const char *name, const char *remedy, const char *fmt, ...)
 {
-	char msg[320];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	char *msg = text_vformat(fmt, ap); /* paths of any length, never cut */
 	va_end(ap);
-	degradations__add(&s->degr, name, msg, remedy);
+	degradations__add(&s->degr, name, msg ? msg : "out of memory writing this degradation", remedy);
+	xfree(msg);
 }
 
 static off_t file_size(const char *path)

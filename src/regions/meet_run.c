@@ -290,10 +290,10 @@ static bool has_traces(const char *dir)
 
 static void not_aligned(struct degradations *d, const char *path, const char *why)
 {
-	char msg[512];
-	snprintf(msg, sizeof(msg), "%s: %s: samples are not broken down by region", path, why);
-	degradations__add(d, DEG_REGIONS_NOT_ALIGNED, msg,
+	char *msg = xasprintf("%s: %s: samples are not broken down by region", path, why);
+	degradations__add(d, DEG_REGIONS_NOT_ALIGNED, msg ? msg : why,
 			  DEG_REGIONS_NOT_ALIGNED_REMEDY);
+	xfree(msg);
 }
 
 /* The samples of one rank's perf.data against its timeline. A file that is
