@@ -19,7 +19,6 @@
 	"FLOPs not split by precision on this microarchitecture; compared against the " \
 	"double-precision peak"
 #define R_NO_DRAM_HERE "no DRAM fill was sampled in this Hotspot"
-#define R_ONE_LOCUS "one Locus in this Run: imbalance needs at least two"
 #define R_ONE_LOCUS_HERE "time on one Locus only: imbalance needs time on at least two"
 
 /* Counter names ever seen with their lowest pass: a counter sampled in
@@ -343,8 +342,10 @@ static void derive_imbalance(struct diagnostic *g, const struct hs_acc *h, const
 	}
 	if (!(h->time.value > 0))
 		return derived_unavailable(d, R_NO_TIME_BASE);
+	/* One Locus in the Run: max / min over one Locus is 1.0, measured, the
+	 * reference's figure for a single-process Run (issue 24). */
 	if (run_loci < 2)
-		return derived_unavailable(d, R_ONE_LOCUS);
+		return derived_value(d, 1.0, h->time.q, h->time.reason, NULL);
 	char why[200];
 	if (above + below < 2)
 		return derived_unavailable(d, R_ONE_LOCUS_HERE);

@@ -73,12 +73,12 @@ static void t_shares_floor_others(void)
 		  "the Machine carries no flops_dp or dram_bandwidth Ceiling");
 	CHECK(a.diags[0].classification == NULL);
 	CHECK_STR(a.diags[0].classification_reason, "no flops_dp raw counter in this Run");
-	/* One Locus: max/min would be 1 by construction, never a measurement. */
-	CHECK_INT(a.diags[0].imbalance.quality, QUALITY_UNAVAILABLE);
-	CHECK(isnan(a.diags[0].imbalance.value));
-	CHECK_STR(a.diags[0].imbalance.reason,
-		  "one Locus in this Run: imbalance needs at least two");
-	CHECK_INT(a.diags[1].imbalance.quality, QUALITY_UNAVAILABLE);
+	/* One Locus in the Run: 1.0, measured (the reference's figure). */
+	CHECK_INT(a.diags[0].imbalance.quality, QUALITY_MEASURED);
+	CHECK(a.diags[0].imbalance.value == 1.0);
+	CHECK(a.diags[0].imbalance.reason == NULL);
+	CHECK_INT(a.diags[1].imbalance.quality, QUALITY_MEASURED);
+	CHECK(a.diags[1].imbalance.value == 1.0);
 	analysis__release(&a);
 	/* A floor of 301 leaves one finding. */
 	CHECK_INT(analysis_run(&p, NULL, 0, 301, &a), 0);
