@@ -208,7 +208,8 @@ static void evidence(const struct diagnostic *g, const struct rank_placement *rp
 		shown[n++] = &g->achieved;
 	}
 	if (g->dram_intensity.quality != QUALITY_UNAVAILABLE) {
-		text_lines__add(out, "    DRAM intensity %.3g flop/byte (%s)", g->dram_intensity.value,
+		text_lines__add(out, "    DRAM intensity %s%.3g flop/byte (%s)",
+				g->dram_intensity.bound ? "above " : "", g->dram_intensity.value,
 				quality__name(g->dram_intensity.quality));
 		shown[n++] = &g->dram_intensity;
 	}
