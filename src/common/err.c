@@ -41,9 +41,3 @@ void err_prefix(struct err *e, const char *fmt, ...)
 	memcpy(e->msg, joined, sizeof(e->msg) - 1);
 	e->msg[sizeof(e->msg) - 1] = '\0';
 }
-
-void err_clear(struct err *e)
-{
-	if (e)
-		memset(e, 0, sizeof(*e));
-}

@@ -28,6 +28,5 @@ int err_set(struct err *e, int errnum, const char *code, const char *fmt, ...)
 int err_setv(struct err *e, int errnum, const char *code, const char *fmt, va_list ap);
 /* Prefixes the existing message with context ("reading manifest: ..."). */
 void err_prefix(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void err_clear(struct err *e);
 
 #endif
