@@ -15,13 +15,14 @@
 #include "attrib/kallsyms.h"
 #include "common/alloc.h"
 #include "common/cache_home.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "common/fsutil.h"
 #include "exec/exec.h"
 
 static const char KERNEL[] = "[kernel.kallsyms]";
-static const char UNAVAILABLE[] = "kernel-symbols-unavailable";
+#define UNAVAILABLE DEG_KERNEL_SYMBOLS_UNAVAILABLE
 
 static bool is_kernel(const char *module)
 {

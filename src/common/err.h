@@ -12,7 +12,9 @@
 
 #include <stdarg.h>
 
-#define ERR_MSG_SIZE 256
+/* Room for a message naming two paths of PATH_MAX with its advice: nothing a
+ * user meets is cut; a longer one keeps its start and its end (err.c). */
+#define ERR_MSG_SIZE 8448
 #define ERR_CODE_SIZE 48
 
 struct err {

@@ -10,6 +10,7 @@
 #include "analysis/analysis.h"
 #include "analysis/imbalance.h"
 #include "common/alloc.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "common/signame.h"
@@ -111,7 +112,7 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 		int rrc = imbalance_ranks(&p, m.world_size, &ri);
 		struct summary_ctx ctx = {.nr_ranks = -1, .ranks = rrc == 0 ? &ri : NULL};
 		for (size_t i = 0; !a.have_ceilings && i < m.degradations.n; i++)
-			if (!strcmp(m.degradations.v[i].name, "ceilings-unavailable"))
+			if (!strcmp(m.degradations.v[i].name, DEG_CEILINGS_UNAVAILABLE))
 				ctx.ceilings_reason = m.degradations.v[i].message;
 		rc = summary_render(&a, &p, &ctx, &out->lines);
 		multi_pass_lines(&m, &out->lines);
