@@ -43,16 +43,6 @@ int64_t sp_registry__gettid(void)
 	return (int64_t)syscall(SYS_gettid);
 }
 
-void sp_registry__lock(void)
-{
-	pthread_mutex_lock(&reg_lock);
-}
-
-void sp_registry__unlock(void)
-{
-	pthread_mutex_unlock(&reg_lock);
-}
-
 void sp_registry__after_fork_child(void)
 {
 	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;

@@ -134,9 +134,6 @@ size_t sp_registry__threads(struct sp_thread ***out);
 /* Sum of a misuse counter over threads and the process-wide one. */
 uint64_t sp_registry__misuse_total(enum sp_misuse what);
 
-/* Lock/unlock around fork (pthread_atfork) and for the init path. */
-void sp_registry__lock(void);
-void sp_registry__unlock(void);
 /* In a fork child: resets the lock (the child has one thread). */
 void sp_registry__after_fork_child(void);
 

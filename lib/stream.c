@@ -26,7 +26,6 @@ static bool in_memory;  /* memfd fallback */
 static char *path;      /* where the file is (or will be) */
 static int rank;
 static size_t anchors_written;
-static uint64_t dropped;
 /* Handles already described by a SITE frame, with their calls flushed so
  * far (finalize's counts, without a pass over the file). */
 struct seen_slot {
@@ -314,7 +313,6 @@ static bool stage_sites(struct sp_thread *t, const struct sp_call *calls, size_t
 
 static void drop_locked(struct sp_thread *t, size_t n)
 {
-	dropped += n;
 	for (size_t i = 0; i < n; i++)
 		sp_registry__misuse(t, SP_MISUSE_NO_MEMORY);
 	atomic_store_explicit(&t->n, 0, memory_order_release);
@@ -470,12 +468,4 @@ void sp_stream__after_fork_child(void)
 		close(fd);
 	fd = -1;
 	failed = true; /* the child records nothing (api.c), and writes nothing */
-}
-
-uint64_t sp_stream__dropped(void)
-{
-	pthread_mutex_lock(&lock);
-	uint64_t d = dropped;
-	pthread_mutex_unlock(&lock);
-	return d;
 }

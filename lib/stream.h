@@ -58,7 +58,4 @@ void sp_stream__close(bool remove, const char *keep_path);
 /* In a fork child: forget the parent's file without touching it. */
 void sp_stream__after_fork_child(void);
 
-/* Calls dropped because the file could not be written. */
-uint64_t sp_stream__dropped(void);
-
 #endif

@@ -26,7 +26,7 @@ static int rank_of(const struct pivot *p, int64_t locus)
 }
 
 /* Distinct ranks (>= 0) with Hotspot-level Measurements, ascending. */
-static int collect_ranks(const struct pivot *p, struct rank_placement *rp)
+static int gather_ranks(const struct pivot *p, struct rank_placement *rp)
 {
 	size_t cap = 0;
 	for (size_t i = 0; i < p->nr_measurements; i++) {
@@ -52,7 +52,7 @@ int rank_placement_run(const struct pivot *p, const struct analysis *a,
 		       struct rank_placement *rp)
 {
 	memset(rp, 0, sizeof(*rp));
-	int rc = collect_ranks(p, rp);
+	int rc = gather_ranks(p, rp);
 	if (rc || rp->nr_ranks < 2) {
 		rank_placement__release(rp);
 		return rc;

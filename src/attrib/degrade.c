@@ -6,17 +6,19 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "common/alloc.h"
+#include "common/text.h"
 #include "exec/exec.h"
 #include "model/model.h"
 
 void attrib_degrade(struct ctx *c, const char *name, const char *remedy, const char *fmt, ...)
 {
-	char msg[768];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	char *msg = text_vformat(fmt, ap); /* paths of any length, never cut */
 	va_end(ap);
-	degradations__add(c->d, name, msg, remedy);
+	degradations__add(c->d, name, msg ? msg : "out of memory writing this degradation", remedy);
+	xfree(msg);
 }
 
 /* Last line of a tool's stderr, for a degradation message. */

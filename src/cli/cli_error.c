@@ -57,13 +57,6 @@ int cli_fail(struct console *con, bool json, const struct err *e, int otherwise,
 	return cli_fail_to(con, json ? stdout : NULL, e, otherwise, extra_take);
 }
 
-int cli_usage(struct console *con, bool json, const char *msg, json_t *extra_take)
-{
-	struct err e = {0};
-	err_set(&e, -EINVAL, ERR_USAGE, "%s", msg);
-	return cli_fail(con, json, &e, EXIT_USAGE, extra_take);
-}
-
 int cli_console_level(int verbose, int quiet)
 {
 	return quiet ? CONSOLE_QUIET : verbose;

@@ -41,9 +41,6 @@ int cli_fail(struct console *con, bool json, const struct err *e, int otherwise,
 int cli_fail_to(struct console *con, FILE *json_out, const struct err *e, int otherwise,
 		json_t *extra_take);
 
-/* The same for a usage problem found by the verb itself (code "usage"). */
-int cli_usage(struct console *con, bool json, const char *msg, json_t *extra_take);
-
 /* The console level of -v (count) and -q: -q wins. */
 int cli_console_level(int verbose, int quiet);
 

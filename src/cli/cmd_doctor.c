@@ -61,7 +61,7 @@ static int add_config_check(struct doctor_report *r, const struct config *cfg, i
 					  "fix the file; defaults are used meanwhile", NULL, NULL);
 	char *detail = xasprintf("site: %s; project: %s%s", cfg->site_path ? cfg->site_path : "none",
 				 cfg->project_path ? cfg->project_path : "none",
-				 cfg->nr_warnings ? "; unknown keys ignored (see warnings)" : "");
+				 cfg->nr_warnings ? "; something ignored (see warnings)" : "");
 	int rc = detail ? doctor_report__add(r, "configuration",
 					     cfg->nr_warnings ? DOCTOR_WARNING : DOCTOR_OK, detail,
 					     cfg->nr_warnings ? cfg->warnings[0] : NULL, NULL, NULL)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,8 +86,11 @@ int cmd_help(int argc, char **argv)
 
 static int finish(int rc)
 {
-	/* A full disk or closed pipe on stdout must not pass silently. */
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	/* A full disk or closed pipe on stdout must not pass silently; fclose
+	 * reports what fflush cannot (an NFS or FUSE file's error at close). */
+	bool bad = fflush(stdout) != 0 || ferror(stdout);
+	bad = fclose(stdout) != 0 || bad;
+	if (bad) {
 		fprintf(stderr, "error: could not write to standard output\n");
 		return rc ? rc : EXIT_FAILURE_BEFORE_LAUNCH;
 	}

@@ -32,7 +32,6 @@ enum collector_kind collector_choose(enum collector_request req, bool perf_can_s
  * text, so doctor and run say the same). */
 #define COLLECTOR_PRELOAD_DEGRADATION PRELOAD_DEGRADATION
 #define COLLECTOR_PRELOAD_REMEDY PRELOAD_REMEDY
-#define collector_preload_message doctor_preload_message
 
 /* "LD_PRELOAD=<lib>[:<existing>]" (caller frees); existing may be NULL/empty.
  * NULL when out of memory. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "collect/rank_shim.h"
+#include "collect/perf_exit.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -14,6 +15,7 @@
 #include "tools/perf.h"
 #include "common/alloc.h"
 #include "common/signame.h"
+#include "common/text.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "exec/exec.h"
@@ -68,12 +70,12 @@ static void degrade(struct shim *s, const char *name, const char *remedy, const 
 	__attribute__((format(printf, 4, 5)));
 static void degrade(struct shim *s, const char *name, const char *remedy, const char *fmt, ...)
 {
-	char msg[320];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	char *msg = text_vformat(fmt, ap); /* paths of any length, never cut */
 	va_end(ap);
-	degradations__add(&s->degr, name, msg, remedy);
+	degradations__add(&s->degr, name, msg ? msg : "out of memory writing this degradation", remedy);
+	xfree(msg);
 }
 
 static off_t file_size(const char *path)
@@ -103,18 +105,38 @@ static char *read_small_file(const char *path)
 	return buf;
 }
 
+static bool csv_has_counts(const char *text);
+
+/* perf's output at `path` is finished (perf stat's CSV holds counts, perf
+ * record's header its data size): perf outlived its application. */
+static bool perf_output_finished(const char *path, bool csv)
+{
+	if (!csv)
+		return perf_data_finished(path);
+	char *text = read_small_file(path);
+	bool ok = csv_has_counts(text);
+	xfree(text);
+	return ok;
+}
+
 /* The application runs with the shim's pass-through settings: never
- * captured, signals forwarded, the preload added when asked. */
-static int run_app_argv(struct shim *s, char *const *argv, bool perf, struct err *e)
+ * captured, signals forwarded, the preload added when asked. perf_out: the
+ * file perf writes (a CSV when csv), NULL without perf. */
+static int run_app_argv(struct shim *s, char *const *argv, const char *perf_out, bool csv,
+			struct err *e)
 {
 	/* perf wrapping the application: killed, its orphan is waited for and
 	 * keeps its own status (exec_request.wrapper). */
+	bool perf = perf_out != NULL;
 	struct exec_request rq = {.argv = (const char *const *)argv, .application = true,
 				  .forward_signals = true, .wrapper = perf,
 				  .env_set = s->env_set[0] ? s->env_set : NULL};
 	exec_result__release(&s->res);
 	int rc = executor__run(s->x, &rq, &s->res, e);
 	char b[16];
+	/* perf re-raised the application's signal: not perf's death */
+	if (rc == 0 && perf)
+		perf_exit_reraised(&s->res, perf_output_finished(perf_out, csv));
 	if (rc == 0 && perf && s->res.wrapper_signal) /* the rank's status stays its own */
 		degrade(s, "rank-collection-interrupted",
 			"check what killed perf on that node (the OOM killer: dmesg; a job "
@@ -137,7 +159,7 @@ static int run_tool(struct shim *s, char *const *argv, const char *stdout_path,
 static int run_bare(struct shim *s, struct err *e)
 {
 	s->role = "bare";
-	int rc = run_app_argv(s, s->app, false, e);
+	int rc = run_app_argv(s, s->app, NULL, false, e);
 	s->ran = rc == 0;
 	return rc;
 }
@@ -196,7 +218,7 @@ static int record_once(struct shim *s, const struct counter_group *g, const char
 		return err_set(e, -ENOMEM, ERR_OOM, "out of memory building perf record");
 	}
 	unlink(data);
-	int rc = run_app_argv(s, full, true, e);
+	int rc = run_app_argv(s, full, data, false, e);
 	xfree(full);
 	perf_argv__free(argv);
 	if (rc < 0)
@@ -378,7 +400,7 @@ static int try_count(struct shim *s, struct err *e)
 		return err_oom(e);
 	}
 	unlink(csv);
-	int rc = run_app_argv(s, full, true, e);
+	int rc = run_app_argv(s, full, csv, true, e);
 	perf_argv__free(full);
 	if (rc == 0) {
 		char *text = read_small_file(csv);
@@ -546,7 +568,7 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 	sp_rank_env__detect(getenv_fn ? getenv_fn : env_lookup, ctx, &s.id);
 	int rc;
 	if (s.id.runtime == SP_RANK_NONE || !o->directory) {
-		rc = run_app_argv(&s, app, false, e); /* not a rank: untouched, nothing written */
+		rc = run_app_argv(&s, app, NULL, false, e); /* not a rank: untouched, nothing written */
 		goto out;
 	}
 	res->in_rank = true;

@@ -14,6 +14,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "common/safefs.h"
 #include "common/toml.h"
 
 #define SITE_CONFIG_DEFAULT "/etc/nunatak.toml"
@@ -365,6 +366,26 @@ static bool is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Why the project file at path may not be trusted (malloc'd: the file's
+ * reason, or "<directory>: <reason>"), or NULL: the
+ * file and every directory above it must be the user's or root's and
+ * writable by nobody else (common/safefs.h), or another user could choose
+ * the programs nunatak runs ([tools]) -- git's safe.directory rule. */
+static char *project_problem(const char *path)
+{
+	struct stat st;
+	const char *why = stat(path, &st) != 0 ? "cannot be examined" : safefs_untrusted_why(&st);
+	if (why)
+		return xstrdup(why);
+	char *dir = xstrdup(path);
+	char *slash = dir ? strrchr(dir, '/') : NULL;
+	if (slash)
+		slash[slash == dir ? 1 : 0] = '\0';
+	char *problem = slash ? safefs_dir_chain_problem(dir) : NULL;
+	xfree(dir);
+	return problem;
+}
+
 /* The first nunatak.toml walking up from dir, or NULL (caller frees). */
 static char *find_project(const char *dir)
 {
@@ -386,6 +407,27 @@ static char *find_project(const char *dir)
 	return NULL;
 }
 
+/* The project layer: the first nunatak.toml, unless another user could have
+ * written it (then ignored, with a warning naming it and the reason). */
+static int apply_project(struct config *c, const char *cwd, struct err *e)
+{
+	char *path = find_project(cwd);
+	if (!path)
+		return 0;
+	char *problem = project_problem(path);
+	if (problem) {
+		int rc = warn(c, xasprintf("ignoring the project configuration %s: %s; another "
+					   "user could choose the programs nunatak runs. Check "
+					   "it, then make it yours (chown, chmod go-w) or remove it",
+					   path, problem));
+		xfree(problem);
+		xfree(path);
+		return rc < 0 ? err_oom(e) : 0;
+	}
+	c->project_path = path;
+	return config__apply_file(c, c->project_path, e);
+}
+
 int config__load(struct config *c, const char *cwd, struct err *e)
 {
 	if (config__init(c) < 0)
@@ -403,9 +445,7 @@ int config__load(struct config *c, const char *cwd, struct err *e)
 	char buf[4096];
 	if (!cwd)
 		cwd = getcwd(buf, sizeof(buf));
-	if (cwd && (c->project_path = find_project(cwd)))
-		return config__apply_file(c, c->project_path, e);
-	return 0;
+	return cwd ? apply_project(c, cwd, e) : 0;
 }
 
 static int put(json_t *o, const char *k, json_t *v)

@@ -4,7 +4,9 @@
  *   1. site:    $NUNATAK_SITE_CONFIG if set, else /etc/nunatak.toml
  *               ("/dev/null", an empty value or a missing file = empty);
  *   2. project: the first nunatak.toml found walking up from the cwd
- *               (never pyproject.toml);
+ *               (never pyproject.toml), ignored with a warning when it or a
+ *               directory above it is another user's or writable by others
+ *               (common/safefs.h; docs/security.md);
  *   3. flags:   applied by the verb with config__set().
  * Scalars are overwritten by a later layer; [tools] and [source_map] are
  * merged key by key. Unknown keys are not fatal: each becomes a warning

@@ -12,7 +12,9 @@
 
 #include <stdarg.h>
 
-#define ERR_MSG_SIZE 256
+/* Room for a message naming two paths of PATH_MAX with its advice: nothing a
+ * user meets is cut; a longer one keeps its start and its end (err.c). */
+#define ERR_MSG_SIZE 8448
 #define ERR_CODE_SIZE 48
 
 struct err {
@@ -28,6 +30,5 @@ int err_set(struct err *e, int errnum, const char *code, const char *fmt, ...)
 int err_setv(struct err *e, int errnum, const char *code, const char *fmt, va_list ap);
 /* Prefixes the existing message with context ("reading manifest: ..."). */
 void err_prefix(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void err_clear(struct err *e);
 
 #endif

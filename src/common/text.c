@@ -9,14 +9,24 @@
 
 #include "common/alloc.h"
 
+char *text_vformat(const char *fmt, va_list ap)
+{
+	va_list copy;
+	va_copy(copy, ap);
+	int n = vsnprintf(NULL, 0, fmt, copy);
+	va_end(copy);
+	char *s = n < 0 ? NULL : xmalloc((size_t)n + 1);
+	if (s)
+		vsnprintf(s, (size_t)n + 1, fmt, ap);
+	return s;
+}
+
 int text_lines__add(struct text_lines *t, const char *fmt, ...)
 {
-	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	char *s = text_vformat(fmt, ap);
 	va_end(ap);
-	char *s = xstrdup(buf);
 	if (!s || xgrow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v))) {
 		xfree(s);
 		t->failed = true;

@@ -6,6 +6,7 @@
 #ifndef NUNATAK_COMMON_TEXT_H
 #define NUNATAK_COMMON_TEXT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -21,6 +22,9 @@ int text_lines__add(struct text_lines *t, const char *fmt, ...)
 /* Joins the lines with '\n' (each line terminated); caller frees. */
 char *text_lines__join(const struct text_lines *t);
 void text_lines__release(struct text_lines *t);
+/* vprintf into a buffer of the size the text needs (never cut); caller frees,
+ * NULL when out of memory. */
+char *text_vformat(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Formats a value with an SI prefix and unit ("1.17 Tflop/s") into buf. */
 /* The next line of NUL-terminated text: sets *line to it and returns its

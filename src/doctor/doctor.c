@@ -9,8 +9,10 @@
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "doctor/checks.h"
+#include "common/config.h"
 #include "exec/exec.h"
 #include "tools/caps.h"
+#include "tools/locate.h"
 
 static int oom(struct err *e)
 {
@@ -38,24 +40,30 @@ int doctor_full(struct executor *x, const struct config *cfg, const char *const 
 }
 
 int doctor_light(struct executor *x, const struct config *cfg, const char *const *app_argv,
-		 struct degradations *out)
+		 bool replay, struct attrib_tools *tools, struct degradations *out, struct err *e)
 {
+	int rc = attrib_locate(x, config__tool(cfg, "llvm-symbolizer"), config__tool(cfg, "addr2line"),
+			       tools, e);
+	if (rc < 0)
+		return rc;
+	const char *name = NULL;
+	char *msg = NULL, *remedy = NULL;
+	rc = attrib_tools__degradation(tools, &name, &msg, &remedy);
+	if (rc > 0 && name)
+		rc = degradations__add(out, name, msg, remedy);
+	xfree(msg);
+	xfree(remedy);
+	if (rc < 0 || replay) /* the recorded binary is not on this machine */
+		return rc < 0 ? oom(e) : 0;
 	struct doctor_report r;
-	struct err e = {0};
-	struct caps caps = {0};
-	int rc;
 	memset(&r, 0, sizeof(r));
-	if ((rc = doctor_check_perf(x, cfg, &r, &caps, &e)) == 0 &&
-	    (rc = doctor_check_permissions(&caps, &r)) == 0 &&
-	    (rc = doctor_check_llvm(x, cfg, &r, &e)) == 0 && !executor__recorded_meta(x))
-		rc = doctor_check_target(app_argv, &r);
+	rc = doctor_check_target(app_argv, &r);
 	for (size_t i = 0; rc == 0 && i < r.degradations.n; i++) {
 		const struct degradation *d = &r.degradations.v[i];
 		if (degradations__add(out, d->name, d->message, d->remedy) < 0)
 			rc = -ENOMEM;
 	}
 	doctor_report__release(&r);
-	caps__release(&caps);
-	return rc;
+	return rc < 0 ? oom(e) : 0;
 }
 

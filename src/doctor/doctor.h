@@ -22,6 +22,7 @@
 
 #include "model/model.h" /* struct degradations */
 
+struct attrib_tools;
 struct config;
 struct executor;
 struct err;
@@ -55,18 +56,17 @@ int doctor_full(struct executor *x, const struct config *cfg, const char *const 
 		struct doctor_report *out, struct err *e);
 
 /*
- * The light doctor `nunatak run` calls before launch: adds to *out the
- * degradations of cpu-collector (cpu-collection-unavailable), llvm
- * (llvm-missing), target-binary and target-attribution. Its executor calls
- * are exactly, in order: `<tools.perf> --version`, then attrib_locate()'s
- * `--version` probes; a caller that already made those calls should use
- * doctor_check_target() alone, or a replay's FIFO queues would shift.
- * Under replay (executor__recorded_meta() != NULL) the target checks are
- * skipped (the recorded binary is not on this machine) and perf permission
- * comes from meta.json's sampling_blocked. Returns 0 or -ENOMEM.
+ * The light doctor `nunatak run` calls before launch (run/stage_setup.c
+ * stage_doctor), after it probed perf itself (stage_detect_perf: a second
+ * `perf --version` would shift a replay's FIFO queues). Locates the
+ * symbolizer into *tools (kept for attribution; release with
+ * attrib_tools__release()) and adds to *out its degradation (llvm-missing
+ * ...) and, unless replay (the recorded binary is not on this machine),
+ * target-binary and target-attribution. Its executor calls are exactly
+ * attrib_locate()'s `--version` probes. Returns 0, or < 0 with e filled.
  */
 int doctor_light(struct executor *x, const struct config *cfg, const char *const *app_argv,
-		 struct degradations *out);
+		 bool replay, struct attrib_tools *tools, struct degradations *out, struct err *e);
 
 /* target-binary and target-attribution only (no executor call). */
 int doctor_check_target(const char *const *app_argv, struct doctor_report *r);

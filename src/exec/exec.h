@@ -160,6 +160,11 @@ int exec_which_in(const char *name, const char *path_env, char **path_out);
  * borrowed from argv0. */
 const char *exec_basename(const char *argv0);
 
+/* `sig` to every child of nunatak's main thread (the tools it started,
+ * listed by /proc/self/task/<pid>/children). Async-signal-safe: a signal
+ * handler abandoning a Run calls it so that no tool outlives nunatak. */
+void exec_signal_children(int sig);
+
 /* Ownership and errors, for every executor:
  *  - exec_request and everything it points to is borrowed for the call;
  *  - *res is zeroed by run() first, then owned by the caller: release it with

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/alloc.h"
+#include "exec/exec.h"
 #include "exec/exec_internal.h"
 
 /* The parent pid of `pid` from /proc/<pid>/stat, or -1. */
@@ -97,6 +98,35 @@ void exec_signal_tree(pid_t root, int sig)
 		kill(tree[i], sig);
 	kill(root, sig);
 	xfree(tree);
+}
+
+void exec_signal_children(int sig)
+{
+	/* Async-signal-safe calls only: no snprintf, no allocation, no stdio. */
+	char path[64] = "/proc/self/task/", digits[24], buf[4096];
+	size_t at = strlen(path), k = 0;
+	for (pid_t p = getpid(); p > 0 && k < sizeof(digits); p /= 10)
+		digits[k++] = (char)('0' + p % 10);
+	while (k && at < sizeof(path) - 12)
+		path[at++] = digits[--k];
+	memcpy(path + at, "/children", 10);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	pid_t pid = 0;
+	for (ssize_t i = 0; i < n; i++) {
+		if (buf[i] >= '0' && buf[i] <= '9') {
+			pid = pid * 10 + (buf[i] - '0');
+			continue;
+		}
+		if (pid > 0)
+			kill(pid, sig);
+		pid = 0;
+	}
+	if (pid > 0)
+		kill(pid, sig);
 }
 
 pid_t exec_find_child(pid_t except)

@@ -29,15 +29,15 @@ struct console;
 #define TRACE_H5_SCHEMA_VERSION 2 /* the published layout's schema number */
 
 /* Ranks held by an .h5 file (groups /rank<N>), sorted. Caller frees *ranks. */
-int h5_trace_list_ranks(const char *path, int32_t **ranks, size_t *nr, struct err *e);
+int h5_read_list_ranks(const char *path, int32_t **ranks, size_t *nr, struct err *e);
 /* Loads one rank of an .h5 file into rd (data owned by rd). */
-int h5_trace_load(struct trace_set *ts, const char *path, int32_t rank, struct rank_data *rd,
+int h5_read_load(struct trace_set *ts, const char *path, int32_t rank, struct rank_data *rd,
 		  struct err *e);
 /* Writes every rank of ts into one HDF5 file at `out` (temp + rename). */
-int h5_trace_convert(struct trace_set *ts, const char *out, struct console *con,
+int h5_write_convert(struct trace_set *ts, const char *out, struct console *con,
 		     struct err *e);
 /* Merges result sets into one HDF5 file (contract: trace_h5_merge). */
-int h5_trace_merge(struct trace_set *runs, size_t nr, const char *const *names, const char *out,
+int h5_write_merge(struct trace_set *runs, size_t nr, const char *const *names, const char *out,
 		   struct console *con, struct err *e);
 
 #endif

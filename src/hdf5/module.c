@@ -22,10 +22,10 @@ static void hdf5_version(char *buf, size_t n)
 static const struct h5_module_ops ops = {
 	.sz = sizeof(struct h5_module_ops),
 	.nunatak_version = NUNATAK_VERSION,
-	.list_ranks = h5_trace_list_ranks,
-	.load = h5_trace_load,
-	.convert = h5_trace_convert,
-	.merge = h5_trace_merge,
+	.list_ranks = h5_read_list_ranks,
+	.load = h5_read_load,
+	.convert = h5_write_convert,
+	.merge = h5_write_merge,
 	.hdf5_version = hdf5_version,
 };
 

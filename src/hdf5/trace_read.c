@@ -55,7 +55,7 @@ static char *link_name(hid_t g, hsize_t i)
 	return s;
 }
 
-int h5_trace_list_ranks(const char *path, int32_t **ranks, size_t *nr, struct err *e)
+int h5_read_list_ranks(const char *path, int32_t **ranks, size_t *nr, struct err *e)
 {
 	quiet();
 	*ranks = NULL;
@@ -292,7 +292,7 @@ static int load_region(struct trace_set *ts, struct rank_data *rd, hid_t rg, con
 	return rc;
 }
 
-int h5_trace_load(struct trace_set *ts, const char *path, int32_t rank, struct rank_data *rd,
+int h5_read_load(struct trace_set *ts, const char *path, int32_t rank, struct rank_data *rd,
 		  struct err *e)
 {
 	quiet();

@@ -353,7 +353,7 @@ close:
 	return rc;
 }
 
-int h5_trace_convert(struct trace_set *ts, const char *out, struct console *con,
+int h5_write_convert(struct trace_set *ts, const char *out, struct console *con,
 		     struct err *e)
 {
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -489,7 +489,7 @@ static int cmp_i32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int h5_trace_merge(struct trace_set *runs, size_t nr, const char *const *names, const char *out,
+int h5_write_merge(struct trace_set *runs, size_t nr, const char *const *names, const char *out,
 		   struct console *con, struct err *e)
 {
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);

@@ -29,7 +29,8 @@ struct walk {
 	struct pivot *p;
 	int events_cap; /* per rank */
 	struct rank_list missing, unfinished, dropped;
-	char unfinished_msg[200], unreadable[300];
+	char unfinished_msg[200];
+	char *unreadable; /* the first unreadable profile: its path and why, whole */
 	struct mpi_ingest_summary *sum;
 };
 
@@ -161,8 +162,8 @@ static int one_rank(struct walk *w, int rank, struct err *e)
 	if (prc == -ENOMEM) {
 		rc = -ENOMEM;
 	} else if (prc < 0) {
-		if (!w->unreadable[0])
-			snprintf(w->unreadable, sizeof(w->unreadable), "%s: %s", prof, pe.msg);
+		if (!w->unreadable && !(w->unreadable = xasprintf("%s: %s", prof, pe.msg)))
+			rc = -ENOMEM;
 	} else if (rc == 0) {
 		w->sum->nr_profiled++;
 		rc = add_profile(w, rank, node ? node : mp.node[0] ? mp.node : "unknown", sig, &mp);
@@ -222,7 +223,7 @@ static int declare(struct walk *w, struct degradations *d)
 		rc = degradations__add(d, "mpi-rank-unfinished", msg,
 				       "check the job log for why those ranks ended early");
 	}
-	if (rc >= 0 && w->unreadable[0])
+	if (rc >= 0 && w->unreadable)
 		rc = degradations__add(d, "mpi-profile-unreadable", w->unreadable,
 				       "rerun; report the file if it persists");
 	if (rc >= 0 && w->dropped.n) {
@@ -259,5 +260,6 @@ int ingest_mpi(const char *collect_dir, int world_size, struct pivot *p,
 	xfree(w.missing.v);
 	xfree(w.unfinished.v);
 	xfree(w.dropped.v);
+	xfree(w.unreadable);
 	return rc;
 }

@@ -45,11 +45,6 @@ void perf_maps__free(struct perf_maps *m)
 	xfree(m);
 }
 
-size_t perf_maps__count(const struct perf_maps *m)
-{
-	return m->nr_maps;
-}
-
 static struct pid_maps *pid_get(struct perf_maps *m, int64_t pid, bool create)
 {
 	if (m->last_pid && m->pids[m->last_pid - 1].pid == pid)

@@ -69,6 +69,5 @@ bool perf_maps__kernel_offset(const struct perf_map *m, uint64_t ip, uint64_t *o
 
 /* Applies the kernel end fix-up; call once after all kernel maps are added. */
 void perf_maps__fixup_kernel(struct perf_maps *m);
-size_t perf_maps__count(const struct perf_maps *m);
 
 #endif

@@ -21,10 +21,12 @@ void mpi_stack_parse_version(const char *text, struct mpi_stack *st)
 	st->version[0] = '\0';
 	if (!text)
 		return;
-	const char *p = strstr(text, "(Open MPI)");
+	/* Open MPI 5 says "(Open MPI)"; 4.x's mpirun is OpenRTE's */
+	const char *tag = strstr(text, "(Open MPI)") ? "(Open MPI)" : "(OpenRTE)";
+	const char *p = strstr(text, tag);
 	if (p) {
 		snprintf(st->impl, sizeof(st->impl), "Open MPI");
-		copy_token(st->version, sizeof(st->version), p + strlen("(Open MPI)"));
+		copy_token(st->version, sizeof(st->version), p + strlen(tag));
 		return;
 	}
 	if (strstr(text, "HYDRA") || strstr(text, "MPICH")) {

@@ -57,7 +57,7 @@ static inline __attribute__((always_inline)) int64_t cursor__index(const struct 
 	return !fast && k->perm ? k->perm[k->pos] : k->pos;
 }
 
-static inline __attribute__((always_inline)) void cursor__load_t(const struct cursor *k,
+static inline __attribute__((always_inline)) void cursor__load_inline(const struct cursor *k,
 								 struct head *h, bool fast)
 {
 	int64_t i = cursor__index(k, fast);
@@ -82,7 +82,7 @@ static inline __attribute__((always_inline)) void cursor__load_t(const struct cu
 
 static void cursor__load(const struct cursor *k, struct head *h)
 {
-	cursor__load_t(k, h, false);
+	cursor__load_inline(k, h, false);
 }
 
 static int cmp_perm(const void *a, const void *b, void *ctx)
@@ -210,7 +210,7 @@ static inline void acc_close(struct node_acc *accs, const struct frame *f, const
 }
 
 /* accs: the lane's accumulators (st->stats->lane[lane]), NULL without stats. */
-static inline __attribute__((always_inline)) void close_top_t(struct stream *st,
+static inline __attribute__((always_inline)) void close_top_inline(struct stream *st,
 							       struct lane_stack *ls, int32_t lane,
 							       struct node_acc *accs, bool fast)
 {
@@ -232,7 +232,7 @@ static inline __attribute__((always_inline)) void close_top_t(struct stream *st,
 
 static void close_top(struct stream *st, struct lane_stack *ls, int32_t lane)
 {
-	close_top_t(st, ls, lane, st->stats ? st->stats->lane[lane] : NULL, false);
+	close_top_inline(st, ls, lane, st->stats ? st->stats->lane[lane] : NULL, false);
 }
 
 static int nesting_error(const struct stream *st, const struct frame *outer, int32_t lane,
@@ -372,7 +372,7 @@ static inline __attribute__((always_inline)) int open_call(struct stream *st, st
 	if (!exact && (one ? r->last_s == h->s : ls->n && ls->v[ls->n - 1].s == h->s))
 		return RESTART_EXACT;
 	while (ls->n && ls->v[ls->n - 1].e <= h->s)
-		close_top_t(st, ls, lane, accs, fast);
+		close_top_inline(st, ls, lane, accs, fast);
 	struct frame *p = ls->n ? &ls->v[ls->n - 1] : NULL;
 	if (p && h->e > p->e)
 		return nesting_error(st, p, lane, h);
@@ -453,7 +453,7 @@ static inline __attribute__((always_inline)) size_t scan_min(const struct head *
 	return b;
 }
 
-static inline __attribute__((always_inline)) int merge_scan_t(struct stream *st,
+static inline __attribute__((always_inline)) int merge_scan_inline(struct stream *st,
 							      struct cursor *ks, struct head *hp,
 							      size_t n, bool fast, bool exact,
 							      size_t width, bool one)
@@ -469,7 +469,7 @@ static inline __attribute__((always_inline)) int merge_scan_t(struct stream *st,
 			break;
 		if (++k->pos < k->nr_calls) {
 			int64_t ps = hp[b].s, pe = hp[b].e; /* scalars: no copy of the head */
-			cursor__load_t(k, &hp[b], fast);
+			cursor__load_inline(k, &hp[b], fast);
 			if (__builtin_expect(before(&hp[b], ps, pe), 0)) {
 				rc = -EAGAIN; /* this region is not in start order */
 				break;
@@ -504,36 +504,36 @@ static __attribute__((noinline)) int merge_scan_fast(struct stream *st, struct c
 						     struct head *hp, size_t n)
 {
 	if (!one_lane(st->rd))
-		return n <= 4		  ? merge_scan_t(st, ks, hp, n, true, false, 4, false)
-		       : n <= SCAN_NARROW ? merge_scan_t(st, ks, hp, n, true, false, SCAN_NARROW, false)
-					  : merge_scan_t(st, ks, hp, n, true, false, SCAN_MAX, false);
+		return n <= 4		  ? merge_scan_inline(st, ks, hp, n, true, false, 4, false)
+		       : n <= SCAN_NARROW ? merge_scan_inline(st, ks, hp, n, true, false, SCAN_NARROW, false)
+					  : merge_scan_inline(st, ks, hp, n, true, false, SCAN_MAX, false);
 	/* Each compare of the scan is ~3.5 of the ~160 instructions a call
 	 * costs: no wider than the live regions by more than one. */
 	if (n <= 2)
-		return merge_scan_t(st, ks, hp, n, true, false, 2, true);
+		return merge_scan_inline(st, ks, hp, n, true, false, 2, true);
 	if (n <= 4)
-		return merge_scan_t(st, ks, hp, n, true, false, 4, true);
+		return merge_scan_inline(st, ks, hp, n, true, false, 4, true);
 	if (n <= 6)
-		return merge_scan_t(st, ks, hp, n, true, false, 6, true);
+		return merge_scan_inline(st, ks, hp, n, true, false, 6, true);
 	if (n <= SCAN_NARROW)
-		return merge_scan_t(st, ks, hp, n, true, false, SCAN_NARROW, true);
+		return merge_scan_inline(st, ks, hp, n, true, false, SCAN_NARROW, true);
 	if (n <= 12)
-		return merge_scan_t(st, ks, hp, n, true, false, 12, true);
-	return merge_scan_t(st, ks, hp, n, true, false, SCAN_MAX, true);
+		return merge_scan_inline(st, ks, hp, n, true, false, 12, true);
+	return merge_scan_inline(st, ks, hp, n, true, false, SCAN_MAX, true);
 }
 
 static __attribute__((noinline)) int merge_scan_fast_exact(struct stream *st, struct cursor *ks,
 							   struct head *hp, size_t n)
 {
 	if (!one_lane(st->rd))
-		return merge_scan_t(st, ks, hp, n, true, true, SCAN_MAX, false);
-	return merge_scan_t(st, ks, hp, n, true, true, SCAN_MAX, true);
+		return merge_scan_inline(st, ks, hp, n, true, true, SCAN_MAX, false);
+	return merge_scan_inline(st, ks, hp, n, true, true, SCAN_MAX, true);
 }
 
 static __attribute__((noinline)) int merge_scan(struct stream *st, struct cursor *ks,
 						struct head *hp, size_t n)
 {
-	return merge_scan_t(st, ks, hp, n, false, true, SCAN_MAX, false);
+	return merge_scan_inline(st, ks, hp, n, false, true, SCAN_MAX, false);
 }
 
 /* Many regions: a binary heap (ties settled by its full key). */
@@ -551,7 +551,7 @@ static inline __attribute__((always_inline)) int merge_heap_t(struct stream *st,
 			break;
 		if (++k->pos < k->nr_calls) {
 			int64_t ps = hp[0].s, pe = hp[0].e;
-			cursor__load_t(k, &hp[0], fast);
+			cursor__load_inline(k, &hp[0], fast);
 			if (__builtin_expect(before(&hp[0], ps, pe), 0)) {
 				rc = -EAGAIN;
 				break;

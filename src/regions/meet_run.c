@@ -289,10 +289,10 @@ static bool has_traces(const char *dir)
 
 static void not_aligned(struct degradations *d, const char *path, const char *why)
 {
-	char msg[512];
-	snprintf(msg, sizeof(msg), "%s: %s: samples are not broken down by region", path, why);
-	degradations__add(d, "regions-not-aligned", msg,
+	char *msg = xasprintf("%s: %s: samples are not broken down by region", path, why);
+	degradations__add(d, "regions-not-aligned", msg ? msg : why,
 			  "let nunatak record (it passes -k CLOCK_MONOTONIC to perf record)");
+	xfree(msg);
 }
 
 /* The samples of one rank's perf.data against its timeline. A file that is

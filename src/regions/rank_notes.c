@@ -111,15 +111,6 @@ void rank_notes__release(struct rank_notes *n)
 	memset(n, 0, sizeof(*n));
 }
 
-int64_t rank_notes__misuse_total(const struct rank_notes *n)
-{
-	int64_t sum = 0;
-	for (size_t i = 0; i < n->nr; i++)
-		for (int k = 0; k < SP_MISUSE_KIND_NR; k++)
-			sum += n->v[i].misuse[k].count;
-	return sum;
-}
-
 static void print_cut(const struct rank_note *r, FILE *out)
 {
 	const struct spt_cut *c = &r->cut;

@@ -51,7 +51,5 @@ void rank_notes__release(struct rank_notes *n);
 void rank_notes__print(const struct rank_notes *n, FILE *out);
 /* JSON array of per-rank notes (empty array when none). */
 json_t *rank_notes__json(const struct rank_notes *n);
-/* Calls the library saw misused over all ranks (0: none). */
-int64_t rank_notes__misuse_total(const struct rank_notes *n);
 
 #endif

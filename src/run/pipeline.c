@@ -267,38 +267,6 @@ static void say(const char *msg)
 	(void)w;
 }
 
-/* The tools still running (a symbolizer, readelf: nunatak's children, all
- * started by the main thread) get SIGTERM, so abandoning leaves none behind
- * when the signal was sent to nunatak alone. /proc's list of a thread's
- * children, read with async-signal-safe calls only. */
-static void end_children(void)
-{
-	char path[64] = "/proc/self/task/", digits[24], buf[4096];
-	size_t at = strlen(path), k = 0;
-	for (pid_t p = getpid(); p > 0 && k < sizeof(digits); p /= 10)
-		digits[k++] = (char)('0' + p % 10);
-	while (k && at < sizeof(path) - 12)
-		path[at++] = digits[--k];
-	memcpy(path + at, "/children", 10);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	pid_t pid = 0;
-	for (ssize_t i = 0; i < n; i++) {
-		if (buf[i] >= '0' && buf[i] <= '9') {
-			pid = pid * 10 + (buf[i] - '0');
-			continue;
-		}
-		if (pid > 0)
-			kill(pid, SIGTERM);
-		pid = 0;
-	}
-	if (pid > 0)
-		kill(pid, SIGTERM);
-}
-
 /* A second interrupt abandons post-processing: the abandoned manifest,
  * written before it began, replaces the incomplete one and nunatak ends at
  * once (only async-signal-safe calls here). */
@@ -314,7 +282,9 @@ static void hold_handler(int sig)
 	}
 	if (abandon_ready)
 		rename(abandon_from, abandon_to);
-	end_children();
+	/* The tools still running (a symbolizer, readelf) end with nunatak,
+	 * which was perhaps the only process the signal reached. */
+	exec_signal_children(SIGTERM);
 	say("nunatak: interrupted again: post-processing abandoned; the Run's manifest says "
 	    "so\n");
 	_exit(128 + sig);

@@ -54,7 +54,8 @@ struct run_request {
 	int cmd_argc;
 };
 
-/* One pass of collection (single-pass today; the manifest's passes[]). */
+/* One pass of collection (an entry of the manifest's passes[]): s->pass for
+ * a single-pass Run, s->passes[i] under --multi-pass. */
 struct run_pass {
 	int index;
 	bool skipped;         /* never ran: an earlier pass failed */

@@ -12,6 +12,7 @@
 #include "common/err_codes.h"
 #include "exec/exec.h"
 #include "model/machine.h"
+#include "mpi/abi.h"
 #include "mpi/build.h"
 #include "mpi/netprobe.h"
 #include "mpi/stack.h"
@@ -28,8 +29,11 @@ static void stack_of(struct run_state *s, const char *launcher, struct mpi_stack
 	struct exec_result r = {0};
 	struct err e = {0};
 	mpi_stack_parse_version(NULL, st);
-	if (executor__run(s->x, &rq, &r, &e) == 0)
-		mpi_stack_parse_version(r.out && strstr(r.out, "MPI") ? r.out : r.err, st);
+	if (executor__run(s->x, &rq, &r, &e) == 0) {
+		mpi_stack_parse_version(r.out, st);
+		if (strcmp(st->impl, "unknown") == 0)
+			mpi_stack_parse_version(r.err, st);
+	}
 	exec_result__release(&r);
 }
 
@@ -73,48 +77,171 @@ static void network_probe(struct run_state *s, const struct mpi_stack *st, const
 	xfree(argv);
 }
 
+/* What the loader resolves for `path` (ldd, through the execution boundary). */
+static enum mpi_abi_status ldd_abi(struct run_state *s, const char *path, struct mpi_abi *abi)
+{
+	const char *argv[] = {"ldd", path, NULL};
+	struct exec_request rq = {.argv = argv, .capture_stdout = true, .capture_stderr = true,
+				  .timeout_s = 120};
+	struct exec_result r = {0};
+	struct err e = {0};
+	enum mpi_abi_status st = MPI_ABI_NOT_DYNAMIC;
+	*abi = (struct mpi_abi){0};
+	if (executor__run(s->x, &rq, &r, &e) == 0 && r.exit_code != EXEC_NOT_FOUND) {
+		char *both = xasprintf("%s\n%s", r.out ? r.out : "", r.err ? r.err : "");
+		st = mpi_abi_from_ldd(both, abi);
+		xfree(both);
+	}
+	exec_result__release(&r);
+	return st;
+}
+
+/* The application's MPI library; false with why[] when nunatak cannot be sure. */
+static bool app_abi(struct run_state *s, struct mpi_abi *abi, char *why, size_t cap)
+{
+	const char *name = s->app && s->app[0] ? s->app[0] : NULL;
+	char *path = NULL;
+	if (!name || exec_which(name, &path) != 0) {
+		snprintf(why, cap, "the application `%s` was not found from here, so the MPI it "
+			 "links is unknown", name ? name : "");
+		return false;
+	}
+	enum mpi_abi_status st = ldd_abi(s, path, abi);
+	if (st == MPI_ABI_NOT_DYNAMIC)
+		snprintf(why, cap, "`%s` is not a dynamically linked program (ldd: a script, a "
+			 "static program, or ldd missing), so the MPI it links is unknown", path);
+	else if (st == MPI_ABI_NONE)
+		snprintf(why, cap, "`%s` links no MPI library the loader resolves (an MPI loaded "
+			 "at run time, as by Python's mpi4py, is not interposed)", path);
+	else if (!abi->path[0])
+		snprintf(why, cap, "the loader does not find %s, which `%s` needs", abi->soname,
+			 path);
+	xfree(path);
+	return st == MPI_ABI_FOUND && abi->path[0];
+}
+
+/* The MPI compiler wrapper for the application's MPI: tools.mpicc when set,
+ * else the family's own (mpicc.openmpi, mpicc.mpich) when installed, else the
+ * launcher's. The build is checked against the application's soname anyway. */
+static char *abi_mpicc(struct run_state *s, const struct mpi_abi *abi)
+{
+	const char *conf = s->cfg ? config__tool(s->cfg, "mpicc") : NULL;
+	if (conf && *conf && strcmp(conf, "mpicc") != 0)
+		return xstrdup(conf);
+	const char *own = mpi_family_mpicc(abi->family);
+	char *found = NULL;
+	if (own && exec_which(own, &found) == 0) {
+		xfree(found);
+		return xstrdup(own);
+	}
+	return mpi_stack_mpicc(s->launcher, conf);
+}
+
+/* A built probe links the application's MPI (same soname), else why[]. */
+static bool probe_matches(struct run_state *s, const char *probe, const struct mpi_abi *app,
+			  const char *mpicc, char *why, size_t cap)
+{
+	struct mpi_abi got;
+	if (ldd_abi(s, probe, &got) != MPI_ABI_FOUND) {
+		snprintf(why, cap, "the probe %s built with %s links no MPI library the loader "
+			 "resolves", probe, mpicc);
+		return false;
+	}
+	if (strcmp(got.soname, app->soname) != 0) {
+		snprintf(why, cap, "%s builds for %s (%s), the application links %s (%s)", mpicc,
+			 got.soname, mpi_family_name(got.family), app->soname,
+			 mpi_family_name(app->family));
+		return false;
+	}
+	return true;
+}
+
+static void unavailable(struct run_state *s, const char *why)
+{
+	char msg[900];
+	snprintf(msg, sizeof(msg), "nunatak injects nothing into the ranks: %s; MPI time is only "
+		 "estimated from samples", why);
+	run_state__degrade(s, UNAVAILABLE, msg,
+			   "set tools.mpicc to the MPI compiler wrapper of the MPI the application "
+			   "links (e.g. mpicc.openmpi for libmpi.so.40, mpicc.mpich for "
+			   "libmpich.so.12)");
+}
+
+/* The ping-pong, unless the launcher is another MPI than the application's:
+ * its ranks would not form one world. */
+static void network(struct run_state *s, const struct mpi_stack *launcher,
+		    const struct mpi_abi *abi, const char *pingpong, const char *why)
+{
+	enum mpi_family lf = mpi_family_of_impl(launcher->impl);
+	char msg[700];
+	if (lf != MPI_FAMILY_UNKNOWN && abi->family != MPI_FAMILY_UNKNOWN && lf != abi->family) {
+		console__warn(s->con, "the launcher is %s's, the application links %s (%s): its "
+			      "ranks may not form one MPI world", launcher->impl,
+			      mpi_family_name(abi->family), abi->soname);
+		snprintf(msg, sizeof(msg), "the launcher is %s's, the application links %s: no "
+			 "ping-pong across two MPIs", launcher->impl, mpi_family_name(abi->family));
+		run_state__degrade(s, "network-ceilings-unavailable", msg,
+				   "launch the application with its own MPI's launcher");
+	} else if (pingpong && s->machine) {
+		network_probe(s, launcher, pingpong);
+	} else {
+		run_state__degrade(s, "network-ceilings-unavailable",
+				   why && *why ? why : "the ping-pong probe could not be built",
+				   "set tools.mpicc to the MPI compiler wrapper of the application's "
+				   "MPI");
+	}
+}
+
 char *collect_mpi_prepare(struct run_state *s, struct err *e)
 {
 	/* A replay starts nothing: no probe to build, no rank to inject into. */
 	if (s->replay || !s->launcher)
 		return NULL;
-	struct mpi_stack st;
+	struct mpi_stack st, pst;
+	struct mpi_abi abi;
+	char why[700] = "";
 	stack_of(s, s->launcher, &st);
-	char *mpicc = mpi_stack_mpicc(s->launcher,
-				      s->cfg ? config__tool(s->cfg, "mpicc") : NULL);
-	if (!mpicc) {
+	if (!app_abi(s, &abi, why, sizeof(why))) {
+		unavailable(s, why);
+		network(s, &st, &abi, NULL, why);
+		return NULL;
+	}
+	char *mpicc = abi_mpicc(s, &abi);
+	char *keyed = mpicc ? xasprintf("%s|%s", mpicc, abi.path) : NULL;
+	if (!keyed) {
+		xfree(mpicc);
 		err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 		return NULL;
 	}
-	mpi_stack_key(&st, mpicc);
+	/* cached per MPI ABI: the soname, where it resolves, the wrapper */
+	snprintf(pst.impl, sizeof(pst.impl), "%s", mpi_family_name(abi.family));
+	snprintf(pst.version, sizeof(pst.version), "%s", abi.soname);
+	mpi_stack_key(&pst, keyed);
 	struct mpi_probes pr;
 	char *lib = NULL;
-	if (mpi_build(s->x, &st, mpicc, &pr, e) < 0)
+	if (mpi_build(s->x, &pst, mpicc, &pr, e) < 0)
 		goto out;
 	if (pr.built)
-		console__info(s->con, "built nunatak's MPI probes with %s (%s %s) in %s", mpicc,
-			      st.impl, st.version, pr.dir);
-	if (pr.pingpong && s->machine)
-		network_probe(s, &st, pr.pingpong);
-	else
-		run_state__degrade(s, "network-ceilings-unavailable",
-				   pr.reason ? pr.reason : "the ping-pong probe could not be built",
-				   "install the MPI compiler wrapper of this MPI (mpicc) or set "
-				   "tools.mpicc");
-	if (pr.lib) {
+		console__info(s->con, "built nunatak's MPI probes with %s for %s (%s) in %s", mpicc,
+			      abi.soname, mpi_family_name(abi.family), pr.dir);
+	char pwhy[700] = "";
+	if (pr.pingpong && !probe_matches(s, pr.pingpong, &abi, mpicc, pwhy, sizeof(pwhy))) {
+		xfree(pr.pingpong);
+		pr.pingpong = NULL;
+	}
+	network(s, &st, &abi, pr.pingpong, pwhy[0] ? pwhy : pr.reason);
+	if (pr.lib && probe_matches(s, pr.lib, &abi, mpicc, why, sizeof(why))) {
 		lib = pr.lib;
 		pr.lib = NULL;
 	} else {
-		char msg[400];
-		snprintf(msg, sizeof(msg), "the MPI interposition library could not be built: %s; "
-			 "MPI time is only estimated from samples",
-			 pr.reason ? pr.reason : "unknown reason");
-		run_state__degrade(s, UNAVAILABLE, msg,
-				   "install the MPI compiler wrapper of this MPI (mpicc, e.g. "
-				   "libopenmpi-dev or libmpich-dev) or set tools.mpicc");
+		if (!why[0])
+			snprintf(why, sizeof(why), "the MPI interposition library could not be "
+				 "built: %s", pr.reason ? pr.reason : "unknown reason");
+		unavailable(s, why);
 	}
 out:
 	mpi_probes__release(&pr);
+	xfree(keyed);
 	xfree(mpicc);
 	return lib;
 }

@@ -20,6 +20,7 @@
 
 #include "run/pipeline.h"
 #include "run/ranks.h"
+#include "collect/perf_exit.h"
 #include "collect/stacks.h"
 #include "doctor/offcpu.h"
 #include "common/alloc.h"
@@ -143,6 +144,9 @@ static int run_app(struct run_state *s, char **argv, const char *output,
 	iso_now(s->pass.start);
 	s->launched = true;
 	int rc = executor__run(s->x, &rq, res, e);
+	/* perf re-raised the application's signal after finishing perf.data */
+	if (rc == 0 && output)
+		perf_exit_reraised(res, perf_data_finished(output));
 	iso_now(s->pass.end);
 	s->pass.duration_s = res->duration_s;
 	return rc;

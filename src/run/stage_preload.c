@@ -29,7 +29,7 @@
 static int announce_preload(struct run_state *s, const char *why)
 {
 	char msg[512];
-	collector_preload_message(why, s->freq, msg, sizeof(msg));
+	doctor_preload_message(why, s->freq, msg, sizeof(msg));
 	return run_state__degrade(s, COLLECTOR_PRELOAD_DEGRADATION, msg, COLLECTOR_PRELOAD_REMEDY);
 }
 

@@ -92,32 +92,19 @@ int stage_machine(struct run_state *s, struct err *e)
 }
 
 /* Announces, before launch, what attribution will lack (llvm-missing) and
- * what the target binary allows (target-binary, target-attribution). perf
- * was already probed by stage_detect_perf, so this is doctor_light() minus
- * its `perf --version`: a second probe would shift the replay queues. */
+ * what the target binary allows (target-binary, target-attribution), and
+ * keeps the located symbolizer for stage_attribute. */
 int stage_doctor(struct run_state *s, struct err *e)
 {
 	s->tools = xcalloc(1, sizeof(*s->tools));
 	if (!s->tools)
 		return err_oom(e);
-	int rc = attrib_locate(s->x, config__tool(s->cfg, "llvm-symbolizer"),
-			       config__tool(s->cfg, "addr2line"), s->tools, e);
-	if (rc < 0)
-		return rc;
-	const char *name = NULL;
-	char *msg = NULL, *remedy = NULL;
-	if (attrib_tools__degradation(s->tools, &name, &msg, &remedy) > 0 && name)
-		rc = run_state__degrade(s, name, msg, remedy);
-	xfree(msg);
-	xfree(remedy);
-	if (rc < 0 || s->replay) /* the recorded binary is not on this machine */
-		return rc;
-	struct doctor_report r;
-	memset(&r, 0, sizeof(r));
-	rc = doctor_check_target((const char *const *)s->req->cmd, &r);
-	for (size_t i = 0; rc == 0 && i < r.degradations.n; i++)
-		rc = run_state__degrade(s, r.degradations.v[i].name, r.degradations.v[i].message,
-					r.degradations.v[i].remedy);
-	doctor_report__release(&r);
-	return rc < 0 ? err_set(e, rc, ERR_OOM, "out of memory") : 0;
+	struct degradations d = {0};
+	int rc = doctor_light(s->x, s->cfg, (const char *const *)s->req->cmd, s->replay, s->tools,
+			      &d, e);
+	for (size_t i = 0; rc == 0 && i < d.n; i++)
+		if (run_state__degrade(s, d.v[i].name, d.v[i].message, d.v[i].remedy) < 0)
+			rc = err_oom(e);
+	degradations__release(&d);
+	return rc;
 }

@@ -2,8 +2,8 @@
 /*
  * The stages of the run pipeline (docs/pipeline.md), each
  * `int stage_<name>(struct run_state *s, struct err *e)`: 0 to continue, a
- * negative value with e filled to stop. Internal to collect/ and the
- * pipeline; cmd_run.c only calls run_pipeline().
+ * negative value with e filled to stop. Internal to src/run/ (the
+ * pipeline and its stage_*.c files); cmd_run.c only calls run_pipeline().
  */
 #ifndef NUNATAK_RUN_STAGES_H
 #define NUNATAK_RUN_STAGES_H

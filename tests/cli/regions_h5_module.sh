@@ -17,7 +17,8 @@ fi
 needed=$(readelf -d "$NUNATAK" 2>&1 | grep NEEDED) || fail "readelf -d $NUNATAK: $needed"
 echo "$needed" | grep -q 'libc\.so' || fail "readelf found no DT_NEEDED: $needed"
 if echo "$needed" | grep -qi hdf5; then fail "nunatak links libhdf5: $needed"; fi
-loaded() { LD_DEBUG=files "$@" 2>&1 >/dev/null | grep -o 'file=[^ ]*' | sort -u; }
+# The loaded files' names, whole when the clone's path has spaces.
+loaded() { LD_DEBUG=files "$@" 2>&1 >/dev/null | sed -nE 's/.*\tfile=(.*) \[[0-9]+\];.*/\1/p' | sort -u; }
 if loaded "$NUNATAK" --version | grep -qi hdf5; then fail "--version loads libhdf5"; fi
 if loaded "$NUNATAK" regions inspect run | grep -qi hdf5; then fail "an .spt inspect loads libhdf5"; fi
 loaded "$NUNATAK" regions inspect x.h5 | grep -q 'nunatak-hdf5\.so' || fail "the .h5 inspect did not load the module"

@@ -9,10 +9,25 @@ if [ "$(id -u)" = 0 ]; then
 		echo "skip: root without runuser or a nobody user to run as"; exit 2; }
 	as=(runuser -u nobody --)
 fi
+# What the other user runs is copied into a directory this test makes, with
+# modes that let that user in: the clone may sit under a private (0700)
+# parent, which `nobody` cannot enter (nunatak finds lib/ beside itself).
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 chmod 777 "$tmp"
+if [ ${#as[@]} -gt 0 ] && ! "${as[@]}" test -w "$tmp"; then
+	rm -rf "$tmp"
+	tmp=$(mktemp -d -p /tmp)
+	chmod 777 "$tmp"
+	"${as[@]}" test -w "$tmp" || { echo "skip: nobody cannot enter $tmp (nor TMPDIR)"; exit 2; }
+fi
+mkdir -m 755 "$tmp/nunatak" "$tmp/nunatak/lib"
+cp "$NUNATAK" "$tmp/nunatak/"
+cp -P "$NUNATAK_BUILD_DIR"/lib/libscope_profiler.so* "$tmp/nunatak/lib/"
+chmod -R a+rX "$tmp/nunatak"
+NUNATAK=$tmp/nunatak/$(basename "$NUNATAK")
 cp "$NUNATAK_SOURCE_DIR/tests/e2e/mpi_wait.c" "$tmp/"
+chmod 644 "$tmp/mpi_wait.c"
 cat >"$tmp/job.sh" <<SH
 set -eu
 export HOME="$tmp" XDG_CACHE_HOME="$tmp/cache"

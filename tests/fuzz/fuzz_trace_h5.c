@@ -226,7 +226,7 @@ static void one_rank(struct trace_set *ts, int32_t rank)
 	struct err e = {0};
 	memset(&rd, 0, sizeof(rd));
 	path_tree__init(&pt);
-	if (h5_trace_load(ts, path, rank, &rd, &e) != 0) {
+	if (h5_read_load(ts, path, rank, &rd, &e) != 0) {
 		if (!e.code[0])
 			__builtin_trap();
 		goto out;
@@ -266,7 +266,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int32_t *ranks = NULL;
 	size_t nr = 0;
 	struct err e = {0};
-	if (h5_trace_list_ranks(path, &ranks, &nr, &e) == 0) {
+	if (h5_read_list_ranks(path, &ranks, &nr, &e) == 0) {
 		struct trace_set ts;
 		memset(&ts, 0, sizeof(ts));
 		for (size_t i = 0; i < nr && i < 4; i++)

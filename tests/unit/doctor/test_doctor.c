@@ -63,7 +63,7 @@ static const struct degradation *find(const struct degradations *d, const char *
 	return NULL;
 }
 
-static void t_light_no_perf(void)
+static void t_light_replay(void)
 {
 	static const char *const inv[][3] = {
 		{"llvm-symbolizer", "0", "LLVM (http://llvm.org/):\n  LLVM version 19.1.7\n"},
@@ -75,14 +75,35 @@ static void t_light_no_perf(void)
 	struct config cfg;
 	CHECK_INT(config__init(&cfg), 0);
 	struct degradations d = {0};
+	struct attrib_tools t = {0};
 	const char *app[] = {"./solver", NULL};
-	CHECK_INT(doctor_light(x, &cfg, app, &d), 0);
-	const struct degradation *g = find(&d, "cpu-collection-unavailable");
-	CHECK(g != NULL);
-	CHECK_STR(g->message, "perf not found: no CPU samples will be collected");
-	CHECK(strstr(g->remedy, "install perf"));
+	CHECK_INT(doctor_light(x, &cfg, app, true, &t, &d, &e), 0);
+	CHECK_INT(t.tool, ATTRIB_TOOL_LLVM); /* kept for attribution */
+	CHECK(find(&d, "cpu-collection-unavailable") == NULL); /* perf is run's own probe */
 	CHECK(find(&d, "llvm-missing") == NULL); /* LLVM 19 answered */
 	CHECK(find(&d, "target-binary") == NULL); /* skipped under replay */
+	attrib_tools__release(&t);
+	degradations__release(&d);
+	config__release(&cfg);
+	executor__free(x);
+	remove_entry();
+}
+
+static void t_light_live_target(void)
+{
+	static const char *const inv[][3] = {{"cc", "0", "cc (GCC) 12.2.0\n"}};
+	make_entry("{\"platform\": {\"system\": \"Linux\"}}", inv, 1);
+	struct err e = {0};
+	struct executor *x = executor__new_replay(entry, &e);
+	CHECK(x != NULL);
+	struct config cfg;
+	CHECK_INT(config__init(&cfg), 0);
+	struct degradations d = {0};
+	struct attrib_tools t = {0};
+	const char *app[] = {"/nonexistent/solver", NULL};
+	CHECK_INT(doctor_light(x, &cfg, app, false, &t, &d, &e), 0);
+	CHECK(find(&d, "target-binary") != NULL); /* live: the target is inspected */
+	attrib_tools__release(&t);
 	degradations__release(&d);
 	config__release(&cfg);
 	executor__free(x);
@@ -193,8 +214,10 @@ static void t_target(void)
 }
 
 static const struct test_case cases[] = {
-	{"light_no_perf", "no perf: cpu-collection-unavailable announced, LLVM 19 fine",
-	 t_light_no_perf},
+	{"light_replay", "run's light doctor: symbolizer kept, no perf probe, no target under replay",
+	 t_light_replay},
+	{"light_live_target", "run's light doctor inspects the target when live",
+	 t_light_live_target},
 	{"blocked_old_llvm", "blocked perf and LLVM 14 through a replayed entry",
 	 t_blocked_and_old_llvm},
 	{"newer_llvm_beside", "an old PATH llvm-symbolizer gives way to a newer versioned install",

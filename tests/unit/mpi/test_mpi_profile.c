@@ -101,6 +101,10 @@ static void t_stack(void)
 	mpi_stack_parse_version("HYDRA build details:\n    Version:                 4.0.2\n", &st);
 	CHECK_STR(st.impl, "MPICH");
 	CHECK_STR(st.version, "4.0.2");
+	/* Open MPI 4's mpirun.openmpi is OpenRTE's */
+	mpi_stack_parse_version("mpirun.openmpi (OpenRTE) 4.1.4\n\nReport bugs to ...\n", &st);
+	CHECK_STR(st.impl, "Open MPI");
+	CHECK_STR(st.version, "4.1.4");
 	mpi_stack_parse_version("slurm 23.02.1\n", &st);
 	CHECK_STR(st.impl, "unknown");
 	mpi_stack_key(&st, "mpicc");
