@@ -189,11 +189,17 @@ static void run_app(json_t *out)
 static void time_json(json_t *out, const json_t *manifest, const struct pivot *p)
 {
 	json_t *passes = manifest ? json_object_get(manifest, "passes") : NULL;
-	json_t *d = json_object_get(json_array_get(passes, 0), "duration_s");
-	double wall = json_is_number(d) ? json_number_value(d) : NAN;
+	json_t *p0 = json_array_get(passes, 0);
+	json_t *d = json_object_get(p0, "duration_s"), *cu = json_object_get(p0, "cpu_user_s"),
+	       *cs = json_object_get(p0, "cpu_sys_s");
+	struct launch_time lt = {
+		.wall_s = json_is_number(d) ? json_number_value(d) : NAN,
+		.cpu_s = json_is_number(cu) && json_is_number(cs)
+				 ? json_number_value(cu) + json_number_value(cs) : -1,
+		.cpu_includes_collector = json_is_true(json_object_get(p0, "cpu_includes_collector"))};
 	struct time_budget tb;
 	bool ok = time_budget_build(p, &tb) == 0;
-	json_t *t = ok ? time_view_payload(&tb, p, wall) : NULL;
+	json_t *t = ok ? time_view_payload(&tb, p, &lt) : NULL;
 	json_t *h = ok ? time_view_offcpu_payload(&tb) : NULL;
 	json_object_set_new(out, "time_budget", t ? t : json_null());
 	json_object_set_new(out, "offcpu_hotspots", h ? h : json_array());

@@ -320,7 +320,12 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 	/* first: where the wall time went, on the CPU and off it */
 	struct time_budget tb;
 	if (time_budget_build(p, &tb) == 0)
-		time_view_lines(&tb, ctx && ctx->app_wall_s > 0 ? ctx->app_wall_s : NAN, out);
+	{
+		struct launch_time lt = {.wall_s = ctx ? ctx->app_wall_s : NAN,
+					 .cpu_s = ctx && ctx->app_cpu_s > 0 ? ctx->app_cpu_s : -1,
+					 .cpu_includes_collector = ctx && ctx->cpu_includes_collector};
+		time_view_lines(&tb, &lt, out);
+	}
 	else
 		out->failed = true;
 	time_budget__release(&tb);

@@ -35,10 +35,12 @@ static const char *const L_CPU[] = {TIME_CPU_COUNTER, NULL};
 static const char *const L_OFF[] = {TIME_OFFCPU_COUNTER, NULL};
 static const char *const L_PRE[] = {TIME_PREEMPTED_COUNTER, NULL};
 
-static const char *mechanism(const struct time_budget *tb)
+static const char *mechanism(const struct time_budget *tb, const struct launch_time *lt)
 {
-	return !tb->available ? "none" : tb->have_stacks ? "context switches + sched_switch call stacks"
-							 : "context switches";
+	if (tb->available)
+		return tb->have_stacks ? "context switches + sched_switch call stacks"
+				       : "context switches";
+	return lt && lt->cpu_s >= 0 ? "process rusage" : "none";
 }
 
 static json_t *locus_row(const struct pivot *p, const struct locus_time *t)
@@ -61,9 +63,43 @@ static json_t *locus_row(const struct pivot *p, const struct locus_time *t)
 	return o;
 }
 
-json_t *time_view_payload(const struct time_budget *tb, const struct pivot *p, double app_wall_s)
+/* Without context switches: the launch's wall time and wait4's CPU time,
+ * off-CPU = wall - CPU at the process level (exact for one thread; several
+ * threads on the CPU at once make it unavailable). */
+struct process_budget {
+	double wall_ns, cpu_ns, off_ns;
+	enum quality wq, cq, oq;
+	const char *wr, *cr, *offr;
+};
+
+#define R_LAUNCH "the launch's duration: the collector's start-up and exit included"
+#define R_COLLECTOR "wait4 rusage of perf record, whose own CPU time is included"
+#define R_PROCESS "process level (wait4 rusage): wall - CPU of all threads, exact for a " \
+		  "single-threaded program, not split per thread without context switches"
+#define R_THREADS "several threads were on the CPU at once (CPU time > wall time): " \
+		  "off-CPU time needs the per-thread context switches"
+#define CLOCK_RUSAGE "CPU time (wait4 rusage)"
+
+static void process_budget(const struct launch_time *lt, struct process_budget *b)
 {
-	json_t *o = json_pack("{s:s}", "mechanism", mechanism(tb));
+	bool w = lt && isfinite(lt->wall_s) && lt->wall_s > 0, c = lt && lt->cpu_s >= 0;
+	b->wall_ns = w ? lt->wall_s * 1e9 : NAN;
+	b->wq = w ? QUALITY_ESTIMATED : QUALITY_UNAVAILABLE;
+	b->wr = w ? R_LAUNCH : "no duration recorded (a replay, an older Run)";
+	b->cpu_ns = c ? lt->cpu_s * 1e9 : NAN;
+	b->cq = !c ? QUALITY_UNAVAILABLE : lt->cpu_includes_collector ? QUALITY_ESTIMATED
+								       : QUALITY_MEASURED;
+	b->cr = !c ? R_NO_SWITCHES : lt->cpu_includes_collector ? R_COLLECTOR : NULL;
+	bool o = w && c && b->cpu_ns <= b->wall_ns;
+	b->off_ns = o ? b->wall_ns - b->cpu_ns : NAN;
+	b->oq = o ? QUALITY_ESTIMATED : QUALITY_UNAVAILABLE;
+	b->offr = o ? R_PROCESS : w && c ? R_THREADS : R_NO_SWITCHES;
+}
+
+json_t *time_view_payload(const struct time_budget *tb, const struct pivot *p,
+			  const struct launch_time *lt)
+{
+	json_t *o = json_pack("{s:s}", "mechanism", mechanism(tb, lt));
 	if (!o)
 		return NULL;
 	if (tb->available) {
@@ -80,17 +116,18 @@ json_t *time_view_payload(const struct time_budget *tb, const struct pivot *p, d
 				    derived(tb->preempted_ns, QUALITY_MEASURED, NULL, CLOCK_SWITCHES,
 					    "sum over threads of preempted_ns", L_PRE));
 	} else {
-		bool w = isfinite(app_wall_s);
-		json_object_set_new(o, "wall_ns",
-				    derived(w ? app_wall_s * 1e9 : NAN,
-					    w ? QUALITY_ESTIMATED : QUALITY_UNAVAILABLE,
-					    w ? "the launch's duration: perf's start-up and exit included"
-					      : "no duration recorded", CLOCK_LAUNCH, "passes[0].duration_s",
-					    NULL));
-		json_object_set_new(o, "cpu_ns", derived(NAN, QUALITY_UNAVAILABLE, R_NO_SWITCHES,
-							 NULL, NULL, NULL));
-		json_object_set_new(o, "offcpu_ns", derived(NAN, QUALITY_UNAVAILABLE, R_NO_SWITCHES,
-							    NULL, NULL, NULL));
+		static const char *const L_D[] = {"passes[0].duration_s", NULL};
+		static const char *const L_R[] = {"passes[0].cpu_user_s", "passes[0].cpu_sys_s", NULL};
+		static const char *const L_DR[] = {"passes[0].duration_s", "passes[0].cpu_user_s",
+						   "passes[0].cpu_sys_s", NULL};
+		struct process_budget b;
+		process_budget(lt, &b);
+		json_object_set_new(o, "wall_ns", derived(b.wall_ns, b.wq, b.wr, CLOCK_LAUNCH,
+							  "duration_s", L_D));
+		json_object_set_new(o, "cpu_ns", derived(b.cpu_ns, b.cq, b.cr, CLOCK_RUSAGE,
+							 "cpu_user_s + cpu_sys_s", L_R));
+		json_object_set_new(o, "offcpu_ns", derived(b.off_ns, b.oq, b.offr, CLOCK_LAUNCH,
+							    "wall_ns - cpu_ns", L_DR));
 		json_object_set_new(o, "preempted_ns", derived(NAN, QUALITY_UNAVAILABLE,
 							       R_NO_SWITCHES, NULL, NULL, NULL));
 	}
@@ -132,13 +169,27 @@ static double pct(double part, double whole)
 	return whole > 0 ? 100.0 * part / whole : NAN;
 }
 
-int time_view_lines(const struct time_budget *tb, double app_wall_s, struct text_lines *out)
+int time_view_lines(const struct time_budget *tb, const struct launch_time *lt,
+		    struct text_lines *out)
 {
 	if (!tb->available) {
-		if (isfinite(app_wall_s))
+		struct process_budget b;
+		process_budget(lt, &b);
+		if (isfinite(b.wall_ns) && isfinite(b.off_ns))
+			text_lines__add(out, "time: wall %.3g s; on CPU %.3g s (%.1f%% of wall time), "
+					     "off CPU %.3g s (%.1f%% of wall time) - estimated, process "
+					     "level (wait4 rusage%s): not per thread, not attributed",
+					b.wall_ns * 1e-9, b.cpu_ns * 1e-9, pct(b.cpu_ns, b.wall_ns),
+					b.off_ns * 1e-9, pct(b.off_ns, b.wall_ns),
+					lt->cpu_includes_collector ? ", perf's own CPU time included" : "");
+		else if (isfinite(b.wall_ns) && isfinite(b.cpu_ns))
+			text_lines__add(out, "time: wall %.3g s; CPU %.3g s over several threads "
+					     "(wait4 rusage); off-CPU time unavailable: %s",
+					b.wall_ns * 1e-9, b.cpu_ns * 1e-9, R_THREADS);
+		else if (isfinite(b.wall_ns))
 			text_lines__add(out, "time: wall %.3g s (estimated: the launch's duration); CPU "
 					     "and off-CPU time per thread unavailable: %s",
-					app_wall_s, R_NO_SWITCHES);
+					b.wall_ns * 1e-9, R_NO_SWITCHES);
 		return out->failed ? -1 : 0;
 	}
 	double wall = tb->wall_ns * 1e-9, cpu = tb->cpu_ns * 1e-9, off = tb->offcpu_ns * 1e-9;

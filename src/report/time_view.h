@@ -9,20 +9,29 @@
 #ifndef NUNATAK_REPORT_TIME_VIEW_H
 #define NUNATAK_REPORT_TIME_VIEW_H
 
+#include <stdbool.h>
+
 typedef struct json_t json_t;
 struct pivot;
 struct text_lines;
 struct time_budget;
 
-/* app_wall_s: the application's wall time as nunatak's launch measured it
- * (collector start-up included), NaN when unknown: the Run's wall time
- * when no thread budget exists. */
-int time_view_lines(const struct time_budget *tb, double app_wall_s, struct text_lines *out);
+/* The launch as nunatak's executor measured it, for a Run without a thread
+ * budget: its duration (collector start-up included) and wait4's rusage. */
+struct launch_time {
+	double wall_s;  /* <= 0 or NaN: unknown */
+	double cpu_s;   /* user + system, < 0: unknown */
+	bool cpu_includes_collector;
+};
+
+int time_view_lines(const struct time_budget *tb, const struct launch_time *lt,
+		    struct text_lines *out);
 
 /* time_budget{mechanism, wall_ns, cpu_ns, offcpu_ns, preempted_ns, loci[{node,
  * rank, thread, pid, wall_ns, cpu_ns, offcpu_ns, preempted_ns}]}. New
  * reference or NULL (out of memory). */
-json_t *time_view_payload(const struct time_budget *tb, const struct pivot *p, double app_wall_s);
+json_t *time_view_payload(const struct time_budget *tb, const struct pivot *p,
+			  const struct launch_time *lt);
 
 /* offcpu_hotspots[{name, cause, time_ns, intervals, attributed, share}]. */
 json_t *time_view_offcpu_payload(const struct time_budget *tb);

@@ -11,6 +11,8 @@ cd "$WORK"
 grep -q "time: wall .* s; on CPU .* s (.*% of wall time), off CPU .* s (.*% of wall time" err.txt ||
 	fail "the summary's time line is missing or does not name its base"
 "$NUNATAK" report --json "$WORK/run" > rep.json 2> rep_err.txt || fail "nunatak report --json"
+python3 "$NUNATAK_SOURCE_DIR/tests/fixtures/run/quality_walk.py" rep.json > walk.txt 2>&1 ||
+	fail "a number of the payload without its Quality: $(cat walk.txt)"
 ROOT=$([ "$(id -u)" = 0 ] && echo 1 || echo 0)
 python3 - "$ROOT" <<'PY' || fail "time budget"
 import json, sys
