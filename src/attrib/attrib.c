@@ -13,6 +13,7 @@
 #include "attrib/internal.h"
 #include "tools/locate.h"
 #include "common/alloc.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "exec/exec.h"
@@ -132,8 +133,8 @@ static int collect(struct ctx *c)
 void attrib_mod_unreadable(struct ctx *c, struct mod *m, const char *why)
 {
 	m->failed = true;
-	attrib_degrade(c, "module-unreadable",
-		"run attribution where the module exists unchanged at this path",
+	attrib_degrade(c, DEG_MODULE_UNREADABLE,
+		DEG_MODULE_UNREADABLE_REMEDY,
 		"%s cannot be read (%s): its Hotspots stay unresolved, shown as module+0x…",
 		m->path, why);
 }

@@ -21,6 +21,7 @@
 #include "tools/symbolizer.h"
 #include "tools/symbolizer_parse.h"
 #include "common/alloc.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "exec/exec.h"
 #include "model/model.h"
@@ -124,22 +125,21 @@ static int take_answers(struct ctx *c, struct mod *m, struct parse_job *j)
 		return 0; /* an earlier part of this module failed: already said */
 	if (j->res->timed_out) {
 		m->failed = true;
-		attrib_degrade(c, "symbolizer-timeout",
-			"raise [symbolizer] timeout in nunatak.toml, or check what the symbolizer "
-			"waits for (debuginfod: [debuginfod] enabled = false)",
+		attrib_degrade(c, DEG_SYMBOLIZER_TIMEOUT,
+			DEG_SYMBOLIZER_TIMEOUT_REMEDY,
 			"%s gave no answer for %s within %.0f s and was stopped: its Hotspots stay "
 			"unresolved", c->tools->path, m->path,
 			c->o->symbolizer_timeout_s > 0 ? c->o->symbolizer_timeout_s : 300.0);
 	} else if (j->res->exit_code != 0 && !all_errors(j)) {
 		m->failed = true;
-		attrib_degrade(c, "symbolization-failed", "check that the symbolizer runs: doctor",
+		attrib_degrade(c, DEG_SYMBOLIZATION_FAILED, DEG_SYMBOLIZATION_FAILED_REMEDY,
 			"%s exited with %d on %s: %s", c->tools->path, j->res->exit_code, m->path,
 			attrib_stderr_tail(j->res, tail, sizeof(tail)));
 	} else if (j->prc) {
 		m->failed = true;
 		if (j->prc == -ENOMEM)
 			return -ENOMEM;
-		attrib_degrade(c, "symbolization-failed", "report this output to the nunatak developers",
+		attrib_degrade(c, DEG_SYMBOLIZATION_FAILED, "report this output to the nunatak developers",
 			"unparsed symbolizer output for %s, Hotspots left unresolved: %s", m->path,
 			j->pe.msg);
 	} else if (j->out.n) {

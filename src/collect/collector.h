@@ -14,8 +14,6 @@
 
 #include <stdbool.h>
 
-#include "doctor/doctor.h"
-
 enum collector_request { COLLECTOR_AUTO = 0, COLLECTOR_PERF, COLLECTOR_PRELOAD };
 enum collector_kind { COLLECTOR_NONE = 0, COLLECTOR_USE_PERF, COLLECTOR_USE_PRELOAD };
 
@@ -27,11 +25,6 @@ const char *collector_kind__name(enum collector_kind k); /* "perf", "preload", "
  * preload library is there. */
 enum collector_kind collector_choose(enum collector_request req, bool perf_can_sample,
 				     bool preload_found);
-
-/* The degradation that announces the stand-in (doctor/doctor.h holds the
- * text, so doctor and run say the same). */
-#define COLLECTOR_PRELOAD_DEGRADATION PRELOAD_DEGRADATION
-#define COLLECTOR_PRELOAD_REMEDY PRELOAD_REMEDY
 
 /* "LD_PRELOAD=<lib>[:<existing>]" (caller frees); existing may be NULL/empty.
  * NULL when out of memory. */

@@ -14,6 +14,7 @@
 
 #include "tools/perf.h"
 #include "common/alloc.h"
+#include "common/degradation_kinds.h"
 #include "common/signame.h"
 #include "common/text.h"
 #include "common/err.h"
@@ -138,9 +139,8 @@ static int run_app_argv(struct shim *s, char *const *argv, const char *perf_out,
 	if (rc == 0 && perf)
 		perf_exit_reraised(&s->res, perf_output_finished(perf_out, csv));
 	if (rc == 0 && perf && s->res.wrapper_signal) /* the rank's status stays its own */
-		degrade(s, "rank-collection-interrupted",
-			"check what killed perf on that node (the OOM killer: dmesg; a job "
-			"script's kill)",
+		degrade(s, DEG_RANK_COLLECTION_INTERRUPTED,
+			DEG_RANK_COLLECTION_INTERRUPTED_REMEDY,
 			"perf was killed by %s on %s while rank %d ran on: its samples or counts "
 			"stop there",
 			sig_name(s->res.wrapper_signal, b, sizeof(b)), s->node, s->id.rank);
@@ -240,12 +240,12 @@ static void extract_samples(struct shim *s, const char *data, struct err *e)
 	char **ba = perf_argv_buildid_list(s->perf, data);
 	struct exec_result r = {0};
 	if (script && sa && run_tool(s, sa, script, &r, e) == 0 && r.exit_code != 0)
-		degrade(s, "perf-script-failed", "rerun with a perf matching this node's kernel",
+		degrade(s, DEG_PERF_SCRIPT_FAILED, DEG_PERF_SCRIPT_FAILED_REMEDY,
 			"perf script could not read rank %d's recording on %s (exit %d)", s->id.rank,
 			s->node, r.exit_code);
 	exec_result__release(&r);
 	if (bids && ba && run_tool(s, ba, bids, &r, e) == 0 && r.exit_code != 0)
-		degrade(s, "buildid-list-failed", "rerun with a perf matching this node's kernel",
+		degrade(s, DEG_BUILDID_LIST_FAILED, DEG_BUILDID_LIST_FAILED_REMEDY,
 			"perf buildid-list failed for rank %d (exit %d): modules keep no build-id",
 			s->id.rank, r.exit_code);
 	exec_result__release(&r);
@@ -301,7 +301,7 @@ static int try_sample(struct shim *s, struct err *e)
 	/* perf itself refused (a permission), not an option: no rung helps. */
 	bool at_all = rc != 1 || records_at_all(s);
 	if (rc == 1 && g && at_all) {
-		degrade(s, "counter-events-rejected", "check `perf list` on this node",
+		degrade(s, DEG_COUNTER_EVENTS_REJECTED, DEG_COUNTER_EVENTS_REJECTED_REMEDY,
 			"perf record refused the %s counter group on %s: rank %d sampled time only",
 			g->uarch, s->node, s->id.rank);
 		used = NULL;
@@ -309,8 +309,8 @@ static int try_sample(struct shim *s, struct err *e)
 	}
 	/* The ladder's last rung, as the single-process path: without -k. */
 	if (rc == 1 && s->o->clock_monotonic && at_all) {
-		degrade(s, "monotonic-clock-rejected",
-			"use perf 4.1 or newer on a kernel with clockid support",
+		degrade(s, DEG_MONOTONIC_CLOCK_REJECTED,
+			DEG_MONOTONIC_CLOCK_REJECTED_REMEDY,
 			"perf record refused -k CLOCK_MONOTONIC on %s: rank %d's samples and "
 			"region traces do not share one timeline", s->node, s->id.rank);
 		s->no_clock = true;
@@ -324,8 +324,8 @@ static int try_sample(struct shim *s, struct err *e)
 		if (s->o->perf_script)
 			extract_samples(s, data, e);
 	} else if (rc == 1) {
-		degrade(s, "rank-sampling-rejected",
-			"check kernel.perf_event_paranoid and `perf record -- true` on this node",
+		degrade(s, DEG_RANK_SAMPLING_REJECTED,
+			DEG_RANK_SAMPLING_REJECTED_REMEDY,
 			"perf record refused to start on %s (exit %d): rank %d %s", s->node,
 			s->res.exit_code, s->id.rank,
 			s->o->sampler_lib ? "was sampled by the preload sampler instead"
@@ -413,8 +413,8 @@ static int try_count(struct shim *s, struct err *e)
 		} else {
 			/* Header only: perf failed opening its events, the
 			 * application never ran. */
-			degrade(s, "rank-counting-failed",
-				"check `perf stat -e task-clock -- true` on this node",
+			degrade(s, DEG_RANK_COUNTING_FAILED,
+				DEG_RANK_COUNTING_FAILED_REMEDY,
 				"perf stat failed before launching rank %d on %s (exit %d): it ran "
 				"uncounted", s->id.rank, s->node, s->res.exit_code);
 			unlink(csv);
@@ -524,9 +524,8 @@ static int collect(struct shim *s, struct err *e)
 		/* 127/126 as a shell would say; no perf blamed, no env(1) message.
 		 * rank.json says why the rank has no data: ingest/ranks.c must not
 		 * read it as "perf missing" (the name is matched there). */
-		degrade(s, "rank-app-missing",
-			"check the application's path as the ranks see it (a bare name is "
-			"looked up on each node's PATH)",
+		degrade(s, DEG_RANK_APP_MISSING,
+			DEG_RANK_APP_MISSING_REMEDY,
 			"`%s` %s on %s: the rank never started the application", s->target,
 			found == -EACCES ? "is not executable" : "was not found", s->node);
 		if (s->app_env)
@@ -539,7 +538,7 @@ static int collect(struct shim *s, struct err *e)
 	if (stand_in && s->o->preload_only)
 		return try_preload(s, e);
 	if (exec_which(s->o->perf ? s->o->perf : "perf", &s->perf) != 0) {
-		degrade(s, "rank-perf-missing", "install perf (linux-perf) on the compute nodes",
+		degrade(s, DEG_RANK_PERF_MISSING, DEG_RANK_PERF_MISSING_REMEDY,
 			"perf not found on %s: rank %d %s", s->node, s->id.rank,
 			stand_in ? "was sampled by the preload sampler instead" : "ran uncounted");
 		return stand_in ? try_preload(s, e) : run_bare(s, e);
@@ -573,7 +572,11 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 	}
 	res->in_rank = true;
 	res->rank = s.id.rank;
-	if (gethostname(s.node, sizeof(s.node)) != 0)
+	/* the batch system's name of the node, else the host's */
+	const char *slurm_node = (getenv_fn ? getenv_fn : env_lookup)("SLURMD_NODENAME", ctx);
+	if (slurm_node && *slurm_node)
+		snprintf(s.node, sizeof(s.node), "%s", slurm_node);
+	else if (gethostname(s.node, sizeof(s.node)) != 0)
 		snprintf(s.node, sizeof(s.node), "unknown");
 	s.node[sizeof(s.node) - 1] = '\0';
 	set_preload(&s);

@@ -6,6 +6,7 @@
 
 #include "common/alloc.h"
 #include "common/config.h"
+#include "common/degradation_kinds.h"
 #include "doctor/checks.h"
 #include "doctor/doctor.h"
 #include "doctor/offcpu.h"
@@ -76,9 +77,9 @@ int doctor_check_collector(const struct config *cfg, bool replay, struct doctor_
 			 "preload sampler (%s via LD_PRELOAD), because %s: time only, at "
 			 "most the kernel's tick rate", lib, why_copy ? why_copy : "perf cannot sample");
 		xfree(why_copy);
-		drop(&r->degradations, "cpu-collection-unavailable");
-		rc = doctor_report__add(r, "collector", DOCTOR_WARNING, detail, PRELOAD_REMEDY,
-					PRELOAD_DEGRADATION, msg);
+		drop(&r->degradations, DEG_CPU_COLLECTION_UNAVAILABLE);
+		rc = doctor_report__add(r, "collector", DOCTOR_WARNING, detail, DEG_CPU_COLLECTION_PRELOAD_REMEDY,
+					DEG_CPU_COLLECTION_PRELOAD, msg);
 	} else {
 		snprintf(detail, sizeof(detail),
 			 "none: %s, and libscope_profiler.so is not beside nunatak: no CPU "

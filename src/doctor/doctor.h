@@ -75,12 +75,6 @@ int doctor_check_target(const char *const *app_argv, struct doctor_report *r);
  * (build tree or installed prefix), or NULL; caller frees. */
 char *doctor_preload_library(void);
 
-/* The preload sampler standing in for perf (collect/collector.h), named
- * here so doctor and run announce the same degradation. */
-#define PRELOAD_DEGRADATION "cpu-collection-preload"
-#define PRELOAD_REMEDY                                                                 \
-	"let perf sample for counters, call stacks and ~1 kHz time samples: install perf " \
-	"(linux-perf / linux-tools) and allow it (sudo sysctl kernel.perf_event_paranoid=2)"
 /* "<why_not_perf>: libscope_profiler samples the application through
  * LD_PRELOAD instead (...)" into msg[cap]. */
 void doctor_preload_message(const char *why_not_perf, int hz, char *msg, unsigned cap);

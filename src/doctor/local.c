@@ -14,6 +14,7 @@
 #include "build_config.h"
 #include "common/alloc.h"
 #include "common/config.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "doctor/doctor.h"
 #include "exec/exec.h"
@@ -117,17 +118,16 @@ int doctor_check_local(const struct config *cfg, struct doctor_report *r)
 static int check_attribution(const struct elf_info *info, struct doctor_report *r)
 {
 	if (info->has_debug_info)
-		return doctor_report__add(r, "target-attribution", DOCTOR_OK,
+		return doctor_report__add(r, DEG_TARGET_ATTRIBUTION, DOCTOR_OK,
 					  "debug information present: line-level attribution", NULL,
 					  NULL, NULL);
 	const char *msg = info->has_symtab ? "no debug information: attribution capped at "
 					     "function level"
 			  : info->has_dynsym ? "stripped binary: attribution capped at symbol level"
 					     : "no symbol table at all: Hotspots will stay unresolved";
-	return doctor_report__add(r, "target-attribution",
+	return doctor_report__add(r, DEG_TARGET_ATTRIBUTION,
 				  info->has_symtab || info->has_dynsym ? DOCTOR_WARNING : DOCTOR_MISSING,
-				  msg, "rebuild with -g (and without strip / -s) for line-level "
-				  "attribution", "target-attribution", msg);
+				  msg, DEG_TARGET_ATTRIBUTION_REMEDY, DEG_TARGET_ATTRIBUTION, msg);
 }
 
 static const char *elf_kind(const struct elf_info *info)
@@ -147,14 +147,13 @@ static int inspect(const char *target, const char *path, struct doctor_report *r
 	if (rc < 0) {
 		msg = xasprintf("target `%s` is not an ELF binary (a script?): nothing to inspect "
 				"before the run", target);
-		rc = msg ? doctor_report__add(r, "target-binary", DOCTOR_WARNING, msg,
-					      "point nunatak at the compiled program rather than "
-					      "a wrapper script", "target-binary", msg)
+		rc = msg ? doctor_report__add(r, DEG_TARGET_BINARY, DOCTOR_WARNING, msg,
+					      DEG_TARGET_BINARY_REMEDY, DEG_TARGET_BINARY, msg)
 			 : -ENOMEM;
 		goto out;
 	}
 	detail = xasprintf("%s: ELF %s %s", path, info.is64 ? "64-bit" : "32-bit", elf_kind(&info));
-	rc = detail ? doctor_report__add(r, "target-binary", DOCTOR_OK, detail, NULL, NULL, NULL)
+	rc = detail ? doctor_report__add(r, DEG_TARGET_BINARY, DOCTOR_OK, detail, NULL, NULL, NULL)
 		    : -ENOMEM;
 	if (rc == 0)
 		rc = check_attribution(&info, r);
@@ -185,11 +184,11 @@ int doctor_check_target(const char *const *app_argv, struct doctor_report *r)
 				   w == -EACCES ? "is not executable" : "was not found")))
 		rc = -ENOMEM;
 	else
-		rc = doctor_report__add(r, "target-binary", DOCTOR_MISSING, msg,
+		rc = doctor_report__add(r, DEG_TARGET_BINARY, DOCTOR_MISSING, msg,
 					w == -EACCES ? "chmod +x it, or run the right file"
 						     : "check the path (a bare name is looked up "
 						       "on PATH, ./name in the current directory)",
-					"target-binary", msg);
+					DEG_TARGET_BINARY, msg);
 	xfree(path);
 	xfree(msg);
 	return rc;

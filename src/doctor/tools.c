@@ -11,6 +11,7 @@
 #include "tools/locate.h"
 #include "tools/caps.h"
 #include "tools/perf.h"
+#include "common/degradation_kinds.h"
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/err.h"
@@ -55,7 +56,7 @@ int doctor_check_perf(struct executor *x, const struct config *cfg, struct docto
 					  caps->perf_exit == EXEC_NOT_FOUND
 						  ? "perf not found"
 						  : "perf did not answer --version",
-					  CAPS_PERF_MISSING_REMEDY, CAPS_CPU_DEGRADATION,
+					  CAPS_PERF_MISSING_REMEDY, DEG_CPU_COLLECTION_UNAVAILABLE,
 					  CAPS_PERF_MISSING_MSG);
 	char *path = NULL;
 	/* Under replay the recording machine answered: this machine's PATH is moot. */

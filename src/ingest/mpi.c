@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/alloc.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "ingest/mpi_profile.h"
@@ -212,27 +213,26 @@ static int declare(struct walk *w, struct degradations *d)
 			 "died before MPI_Init; MPI time there is only estimated from samples",
 			 w->missing.n, w->missing.n > 1 ? "s" : "",
 			 ranks_format_list(w->missing.v, w->missing.n, list, sizeof(list)));
-		rc = degradations__add(d, "mpi-analysis-unavailable", msg,
-				       "link the application against the shared MPI library of the "
-				       "launcher's MPI (mpicc without -static)");
+		rc = degradations__add(d, DEG_MPI_ANALYSIS_UNAVAILABLE, msg,
+				       DEG_MPI_ANALYSIS_UNAVAILABLE_REMEDY);
 	}
 	if (rc >= 0 && w->unfinished.n) {
 		snprintf(msg, sizeof(msg), "rank%s %s %s", w->unfinished.n > 1 ? "s" : "",
 			 ranks_format_list(w->unfinished.v, w->unfinished.n, list, sizeof(list)),
 			 w->unfinished_msg);
-		rc = degradations__add(d, "mpi-rank-unfinished", msg,
-				       "check the job log for why those ranks ended early");
+		rc = degradations__add(d, DEG_MPI_RANK_UNFINISHED, msg,
+				       DEG_MPI_RANK_UNFINISHED_REMEDY);
 	}
 	if (rc >= 0 && w->unreadable)
-		rc = degradations__add(d, "mpi-profile-unreadable", w->unreadable,
-				       "rerun; report the file if it persists");
+		rc = degradations__add(d, DEG_MPI_PROFILE_UNREADABLE, w->unreadable,
+				       DEG_MPI_PROFILE_UNREADABLE_REMEDY);
 	if (rc >= 0 && w->dropped.n) {
 		snprintf(msg, sizeof(msg),
 			 "rank%s %s made more MPI calls or call sites than the bounded event and "
 			 "site tables hold: totals per function stay exact, the timeline shows the "
 			 "longest calls only", w->dropped.n > 1 ? "s" : "",
 			 ranks_format_list(w->dropped.v, w->dropped.n, list, sizeof(list)));
-		rc = degradations__add(d, "mpi-events-dropped", msg, "nothing to do: stated bound");
+		rc = degradations__add(d, DEG_MPI_EVENTS_DROPPED, msg, DEG_MPI_EVENTS_DROPPED_REMEDY);
 	}
 	return rc < 0 ? -ENOMEM : 0;
 }

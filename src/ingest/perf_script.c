@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/alloc.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "ingest/perf_maps.h"
@@ -458,17 +459,16 @@ int ingest_stats__degrade(struct ingest_stats *st)
 		snprintf(msg, sizeof(msg), "%" PRIu64 " of %" PRIu64
 			 " sample lines not recognized (first: %s)",
 			 st->nr_unparsed, st->nr_sample_lines, st->first_unparsed);
-		if (degradations__add(&st->degradations, "perf-script-unparsed", msg,
-				      "report the perf version and the first line to nunatak") < 0)
+		if (degradations__add(&st->degradations, DEG_PERF_SCRIPT_UNPARSED, msg,
+				      DEG_PERF_SCRIPT_UNPARSED_REMEDY) < 0)
 			return -ENOMEM;
 	}
 	if (st->nr_no_offset) {
 		snprintf(msg, sizeof(msg), "%" PRIu64 " of %" PRIu64
 			 " samples have no module offset (no mmap event covers them)",
 			 st->nr_no_offset, st->nr_samples);
-		if (degradations__add(&st->degradations, "perf-script-no-offset", msg,
-				      "use perf 6.4 or newer (dsoff), or run perf script with "
-				      "--show-mmap-events --show-task-events") < 0)
+		if (degradations__add(&st->degradations, DEG_PERF_SCRIPT_NO_OFFSET, msg,
+				      DEG_PERF_SCRIPT_NO_OFFSET_REMEDY) < 0)
 			return -ENOMEM;
 	}
 	return 0;

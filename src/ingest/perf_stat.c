@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 
@@ -114,21 +115,19 @@ static int degrade(struct stat_run *r)
 		snprintf(msg, sizeof(msg), "%s",
 			 r->unavailable ? "no counter could be counted on this node"
 					: "perf stat produced no counts");
-		rc = degradations__add(d, "counting-unavailable", msg,
-				       "check perf_event_paranoid and that the PMU is exposed "
-				       "(virtual machines often hide it)");
+		rc = degradations__add(d, DEG_COUNTING_UNAVAILABLE, msg,
+				       DEG_COUNTING_UNAVAILABLE_REMEDY);
 	} else if (r->unavailable) {
 		snprintf(msg, sizeof(msg), "not counted on this node: %s", r->missing);
-		rc = degradations__add(d, "counting-incomplete", msg,
-				       "these hardware counters are not exposed here "
-				       "(virtual machine or restricted PMU)");
+		rc = degradations__add(d, DEG_COUNTING_INCOMPLETE, msg,
+				       DEG_COUNTING_INCOMPLETE_REMEDY);
 	}
 	if (rc >= 0 && r->st->nr_unparsed) {
 		snprintf(msg, sizeof(msg), "%" PRIu64 " of %" PRIu64
 			 " perf stat lines not recognized (first: %s)",
 			 r->st->nr_unparsed, r->st->nr_sample_lines, r->st->first_unparsed);
-		rc = degradations__add(d, "perf-stat-unparsed", msg,
-				       "report the perf version and the first line to nunatak");
+		rc = degradations__add(d, DEG_PERF_STAT_UNPARSED, msg,
+				       DEG_PERF_STAT_UNPARSED_REMEDY);
 	}
 	return rc < 0 ? rc : 0;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/alloc.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "ingest/aggregate.h"
@@ -158,9 +159,8 @@ static int ingest_samples(struct rank_walk *w, int rank, const char *node, struc
 			char msg[ERR_MSG_SIZE + 128];
 			snprintf(msg, sizeof(msg), "a sampling rank's recording is unreadable (%s) and "
 				 "it left no perf-script.txt: its samples are lost", de.msg);
-			rc = merge_degradation(w, rank, "rank-samples-unreadable", msg,
-					       "rerun with `nunatak rank-shim --perf-script` in the "
-					       "launch, or check the rank's node for perf errors");
+			rc = merge_degradation(w, rank, DEG_RANK_SAMPLES_UNREADABLE, msg,
+					       DEG_RANK_SAMPLES_UNREADABLE_REMEDY);
 		}
 	} else if (rc == -ENOMEM) {
 		err_set(e, rc, ERR_OOM, "out of memory");
@@ -219,11 +219,11 @@ static int ingest_preload_rank(struct rank_walk *w, int rank, const char *node,
 		return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	int rc = 0;
 	if (access(path, R_OK) != 0) {
-		rc = merge_degradation(w, rank, "preload-sampler-silent",
+		rc = merge_degradation(w, rank, DEG_PRELOAD_SAMPLER_SILENT,
 				       "the preload sampler wrote no samples for a rank (a static "
 				       "program ignores LD_PRELOAD; _exit() or a signal skips the "
 				       "library's exit hook)",
-				       "link the program dynamically, or give the ranks perf");
+				       DEG_PRELOAD_SAMPLER_SILENT_REMEDY);
 	} else {
 		struct ingest_opts o = {.sz = sizeof(o), .node = node, .rank = rank};
 		struct sps_ingest_info info;
@@ -263,7 +263,7 @@ static int ingest_one(struct rank_walk *w, int dir_rank, struct err *e)
 	json_array_foreach(json_object_get(j, "degradations"), i, dg)
 	{
 		const char *n = json_string_value(json_object_get(dg, "name"));
-		if (n && strcmp(n, "rank-app-missing") == 0)
+		if (n && strcmp(n, DEG_RANK_APP_MISSING) == 0)
 			started = false;
 		const char *m = json_string_value(json_object_get(dg, "message"));
 		if (rc == 0 && n && m)
@@ -332,8 +332,8 @@ static int declare(struct rank_walk *w, int world, struct err *e)
 			 w->nr_uncounted,
 			 w->nr_uncounted == 1 ? "" : "s",
 			 ranks_format_list(w->uncounted, w->nr_uncounted, list, sizeof(list)));
-		rc = degradations__add(w->d, "ranks-uncounted", msg,
-				       "install perf on every compute node (see each rank's rank.json)");
+		rc = degradations__add(w->d, DEG_RANKS_UNCOUNTED, msg,
+				       DEG_RANKS_UNCOUNTED_REMEDY);
 	}
 	int *missing = NULL, nm = 0, cm = 0, *partial = NULL, np = 0, cp = 0;
 	for (int r = 0, k = 0; r < world && rc >= 0; r++) {
@@ -354,8 +354,8 @@ static int declare(struct rank_walk *w, int world, struct err *e)
 			 "shim was killed (the launcher ends every rank when one dies) or crashed: "
 			 "they were neither sampled nor counted", np, world,
 			 ranks_format_list(partial, np, list, sizeof(list)));
-		rc = degradations__add(w->d, "ranks-incomplete", msg,
-				       "check the job log for the rank that ended the job");
+		rc = degradations__add(w->d, DEG_RANKS_INCOMPLETE, msg,
+				       DEG_RANKS_INCOMPLETE_REMEDY);
 	}
 	xfree(partial);
 	w->sum->nr_missing = nm;
@@ -364,9 +364,8 @@ static int declare(struct rank_walk *w, int world, struct err *e)
 			 "%d of %d ranks left no usable artefacts (no rank.json): %s; they crashed, "
 			 "were killed, or their node does not share the Run directory", nm, world,
 			 ranks_format_list(missing, nm, list, sizeof(list)));
-		rc = degradations__add(w->d, "ranks-missing", msg,
-				       "check the job log for those ranks; put the Run directory on "
-				       "a filesystem every node shares");
+		rc = degradations__add(w->d, DEG_RANKS_MISSING, msg,
+				       DEG_RANKS_MISSING_REMEDY);
 	}
 	xfree(missing);
 	return rc < 0 ? err_set(e, rc, ERR_OOM, "out of memory") : 0;

@@ -4,6 +4,7 @@
 #include "common/cache_home.h"
 
 #include <errno.h>
+#include <math.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,18 +15,24 @@
 #include "model/machine_identity.h"
 #include "model/machine.h"
 #include "common/fsutil.h"
+#include "common/safefs.h"
 
 #define PROFILE_MAX_BYTES (16u << 20)
+/* What a cached profile's seal covers besides its bytes (common/cache_home.h). */
+#define PROFILE_SEAL_RECIPE "machine-profile"
+
 
 char *machine_cache_dir(struct err *e)
 {
 	int no_home;
-	char *d = cache_home_path("machines", &no_home);
+	char *why = NULL;
+	char *d = cache_home_dir("machines", &no_home, &why);
 	if (!d && no_home)
-		err_set(e, -ENOENT, ERR_MACHINE_NO_CACHE_DIR,
-			"neither XDG_CACHE_HOME nor HOME is set: no Machine profile cache");
+		err_set(e, -ENOENT, ERR_MACHINE_NO_CACHE_DIR, "%s",
+			why ? why : "neither XDG_CACHE_HOME nor HOME is set: no Machine profile cache");
 	else if (!d)
 		err_oom(e);
+	xfree(why);
 	return d;
 }
 
@@ -72,6 +79,7 @@ int machine_cache_store(const struct machine *m, const char *dir, char **path_ou
 	rc = fs_write_atomic(path, text, strlen(text), e);
 	if (rc)
 		goto out;
+	(void)cache_seal_file(path, PROFILE_SEAL_RECIPE, strlen(PROFILE_SEAL_RECIPE));
 	rc = 1;
 	if (path_out) {
 		*path_out = path;
@@ -87,6 +95,28 @@ out:
 	xfree(text);
 	xfree(path);
 	return rc;
+}
+
+/* Every cached Ceiling finite, positive and physically possible for one
+ * node: a flop rate below 1e16 flop/s, a bandwidth below 100 TB/s (a
+ * recorded calibration may legitimately exceed what the theory table gives
+ * this host, so the table is no bound here; calibrate.c already held each
+ * measurement against it). 1, or 0 with e said. */
+static int plausible(const struct machine *cached, const char *path, struct err *e)
+{
+	for (size_t i = 0; i < cached->nr_ceilings; i++) {
+		const struct ceiling *c = &cached->ceilings[i];
+		bool flops = c->name && strncmp(c->name, "flops_", 6) == 0;
+		double cap = flops ? 1e16 : 1e14;
+		if (!isfinite(c->value) || !(c->value > 0) || c->value > cap) {
+			err_set(e, 0, ERR_MACHINE_CACHE_CORRUPT,
+				"%s: Ceiling %s = %g is not a plausible measurement (finite, "
+				"positive, at most %g) (not used)", path, c->name ? c->name : "?",
+				c->value, cap);
+			return 0;
+		}
+	}
+	return 1;
 }
 
 static int check_profile(const json_t *doc, const struct machine *m, const char *path,
@@ -114,7 +144,7 @@ static int check_profile(const json_t *doc, const struct machine *m, const char 
 			"%s: describes Machine %s, not %s", path, got, want);
 		return 0;
 	}
-	return 1;
+	return plausible(cached, path, e);
 }
 
 int machine_cache_load_ceilings(struct machine *m, const char *dir, struct err *e)
@@ -126,10 +156,11 @@ int machine_cache_load_ceilings(struct machine *m, const char *dir, struct err *
 	int rc;
 	if (!path)
 		return err_oom(e);
-	rc = fs_read_file(path, PROFILE_MAX_BYTES, &text, NULL);
+	size_t len = 0;
+	rc = safefs_read_owned(path, PROFILE_MAX_BYTES, &text, &len);
 	if (rc) {
 		if (rc != -ENOMEM)
-			err_set(e, 0, ERR_MACHINE_CACHE_ABSENT, "%s: %s", path, strerror(-rc));
+			err_set(e, 0, ERR_MACHINE_CACHE_ABSENT, "%s: %s", path, safefs_strerror(rc));
 		rc = rc == -ENOMEM ? rc : 0;
 		goto out;
 	}
@@ -141,6 +172,13 @@ int machine_cache_load_ceilings(struct machine *m, const char *dir, struct err *
 		goto out;
 	}
 	rc = check_profile(doc, m, path, &cached, e);
+	const char *unsealed = rc != 1 ? NULL
+			       : cache_sealed_text_problem(path, PROFILE_SEAL_RECIPE,
+							   strlen(PROFILE_SEAL_RECIPE), text, len);
+	if (unsealed) {
+		err_set(e, 0, ERR_MACHINE_CACHE_CORRUPT, "%s: %s (not used)", path, unsealed);
+		rc = 0;
+	}
 	if (rc != 1)
 		goto out;
 	machine__clear_ceilings(m);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/alloc.h"
+#include "common/cache_home.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "exec/exec.h"
@@ -93,7 +94,10 @@ static bool source_matches(const char *path)
 static int build(struct executor *x, const struct calibrate_opts *o, const char *src,
 		 const char *bin, struct calibrate_report *r, struct err *e)
 {
-	if (!o->replay && source_matches(src) && access(bin, X_OK) == 0) {
+	/* reused only when sealed by us over this source (common/cache_home.h):
+	 * a kernel another user put there would run as us */
+	if (!o->replay && source_matches(src) && access(bin, X_OK) == 0 &&
+	    !cache_sealed_file_problem(bin, calibration_kernel_c, calibration_kernel_c_len)) {
 		r->reused_binary = true;
 		return 0;
 	}
@@ -115,6 +119,8 @@ static int build(struct executor *x, const struct calibrate_opts *o, const char 
 			why = xasprintf("`%s -O3 %s` failed (exit %d): %.160s", cc, arch[k],
 					res.exit_code, res.err && res.err[0] ? res.err : "no message");
 		exec_result__release(&res);
+		if (ok && !o->replay)
+			(void)cache_seal_file(bin, calibration_kernel_c, calibration_kernel_c_len);
 		if (rc < 0 || ok) {
 			r->build_s = now_s() - t0;
 			xfree(why);

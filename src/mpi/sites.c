@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/alloc.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "model/model.h"
@@ -91,10 +92,9 @@ int mpi_sites_symbolize(struct pivot *p, struct executor *x, const struct attrib
 	if (rc < 0)
 		return err_set(e, rc, ERR_OOM, "out of memory");
 	if (total && !named)
-		degradations__add(d, "mpi-sites-unresolved",
+		degradations__add(d, DEG_MPI_SITES_UNRESOLVED,
 				  "no MPI call site could be named: sites are shown as "
 				  "module+address",
-				  "install LLVM (llvm-symbolizer) or binutils (addr2line); build "
-				  "with -g for file and line");
+				  DEG_MPI_SITES_UNRESOLVED_REMEDY);
 	return 0;
 }

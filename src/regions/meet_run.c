@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/alloc.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "common/hashtab.h"
@@ -290,8 +291,8 @@ static bool has_traces(const char *dir)
 static void not_aligned(struct degradations *d, const char *path, const char *why)
 {
 	char *msg = xasprintf("%s: %s: samples are not broken down by region", path, why);
-	degradations__add(d, "regions-not-aligned", msg ? msg : why,
-			  "let nunatak record (it passes -k CLOCK_MONOTONIC to perf record)");
+	degradations__add(d, DEG_REGIONS_NOT_ALIGNED, msg ? msg : why,
+			  DEG_REGIONS_NOT_ALIGNED_REMEDY);
 	xfree(msg);
 }
 
@@ -387,9 +388,8 @@ static void cut_short(const struct trace_set *ts, struct degradations *d)
 		 "killed): %lld calls recovered into region_stats; the calls of the last "
 		 "unflushed buffer are missing, so region counts and times are a lower bound",
 		 nr, nr > 1 ? "s" : "", calls);
-	degradations__add(d, "region-traces-cut-short", msg,
-			  "`nunatak regions inspect <Run>/collect/regions` shows where each "
-			  "trace ended");
+	degradations__add(d, DEG_REGION_TRACES_CUT_SHORT, msg,
+			  DEG_REGION_TRACES_CUT_SHORT_REMEDY);
 }
 
 int regions_meet_run(struct pivot *p, const struct meet_opts *o, struct degradations *d,

@@ -9,6 +9,7 @@
 #include "analysis/analysis.h"
 #include "analysis/imbalance.h"
 #include "common/alloc.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "common/signame.h"
@@ -109,7 +110,7 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 					  .cpu_includes_collector =
 						  m.nr_passes && m.passes[0].cpu_includes_collector};
 		for (size_t i = 0; !a.have_ceilings && i < m.degradations.n; i++)
-			if (!strcmp(m.degradations.v[i].name, "ceilings-unavailable"))
+			if (!strcmp(m.degradations.v[i].name, DEG_CEILINGS_UNAVAILABLE))
 				ctx.ceilings_reason = m.degradations.v[i].message;
 		rc = summary_render(&a, &p, &ctx, &out->lines);
 		multi_pass_lines(&m, &out->lines);

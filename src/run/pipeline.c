@@ -17,6 +17,7 @@
 #include "common/alloc.h"
 #include "common/cache_home.h"
 #include "common/config.h"
+#include "common/degradation_kinds.h"
 #include "common/console.h"
 #include "common/err.h"
 #include "common/err_codes.h"
@@ -146,11 +147,13 @@ static int preflight(const struct run_request *r, struct console *con, struct er
 
 static int strict_check(struct run_state *s)
 {
-	if (!s->req->strict || s->degradations.n == 0)
+	size_t n = 0;
+	for (size_t i = 0; s->req->strict && i < s->degradations.n; i++)
+		n += degradation_kind_strict(s->degradations.v[i].name);
+	if (n == 0)
 		return 0;
 	char msg[96];
-	snprintf(msg, sizeof(msg), "--strict: %zu degradation(s) turned into an error",
-		 s->degradations.n);
+	snprintf(msg, sizeof(msg), "--strict: %zu degradation(s) turned into an error", n);
 	console__error(s->con, "%s", msg);
 	if (!s->error.msg[0])
 		err_set(&s->error, -EPERM, ERR_RUN_STRICT, "%s", msg);

@@ -14,6 +14,7 @@
 #include "common/argv.h"
 #include "common/config.h"
 #include "common/console.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "doctor/doctor.h"
 #include "common/err_codes.h"
@@ -55,10 +56,10 @@ int collect_ranks(struct run_state *s, struct err *e)
 	 * both prefix and app: there is nothing to interpose the shim before. */
 	if (!s->app || !s->app[0] ||
 	    count(s->prefix) + count(s->app) != (size_t)s->req->cmd_argc) {
-		run_state__degrade(s, "rank-collection-unavailable",
+		run_state__degrade(s, DEG_RANK_COLLECTION_UNAVAILABLE,
 				   "no application could be told apart from the launcher's options: "
 				   "the ranks run uncollected",
-				   "put the application right after the launcher's options, or `--`");
+				   DEG_RANK_COLLECTION_UNAVAILABLE_REMEDY);
 		char *shown = join(s->req->cmd);
 		console__info(s->con, "launching: %s", shown ? shown : s->req->cmd[0]);
 		xfree(shown);

@@ -8,6 +8,7 @@
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/console.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "exec/exec.h"
@@ -18,7 +19,7 @@
 #include "mpi/stack.h"
 #include "tools/version.h"
 
-#define UNAVAILABLE "mpi-analysis-unavailable"
+#define UNAVAILABLE DEG_MPI_ANALYSIS_UNAVAILABLE
 
 static void stack_of(struct run_state *s, const char *launcher, struct mpi_stack *st)
 {
@@ -71,8 +72,8 @@ static void network_probe(struct run_state *s, const struct mpi_stack *st, const
 	else if (netprobe_ceilings(&np, s->machine) <= 0)
 		snprintf(why, sizeof(why), "the ping-pong probe measured nothing");
 	if (why[0])
-		run_state__degrade(s, "network-ceilings-unavailable", why,
-				   "check `nunatak doctor` and the MPI compiler (tools.mpicc)");
+		run_state__degrade(s, DEG_NETWORK_CEILINGS_UNAVAILABLE, why,
+				   DEG_NETWORK_CEILINGS_UNAVAILABLE_REMEDY);
 	exec_result__release(&r);
 	xfree(argv);
 }
@@ -180,12 +181,12 @@ static void network(struct run_state *s, const struct mpi_stack *launcher,
 			      mpi_family_name(abi->family), abi->soname);
 		snprintf(msg, sizeof(msg), "the launcher is %s's, the application links %s: no "
 			 "ping-pong across two MPIs", launcher->impl, mpi_family_name(abi->family));
-		run_state__degrade(s, "network-ceilings-unavailable", msg,
+		run_state__degrade(s, DEG_NETWORK_CEILINGS_UNAVAILABLE, msg,
 				   "launch the application with its own MPI's launcher");
 	} else if (pingpong && s->machine) {
 		network_probe(s, launcher, pingpong);
 	} else {
-		run_state__degrade(s, "network-ceilings-unavailable",
+		run_state__degrade(s, DEG_NETWORK_CEILINGS_UNAVAILABLE,
 				   why && *why ? why : "the ping-pong probe could not be built",
 				   "set tools.mpicc to the MPI compiler wrapper of the application's "
 				   "MPI");

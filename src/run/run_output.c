@@ -14,6 +14,7 @@
 #include "run/pipeline.h"
 #include "common/alloc.h"
 #include "common/console.h"
+#include "common/degradation_kinds.h"
 #include "common/signame.h"
 #include "model/machine.h"
 #include "report/summary.h"
@@ -78,7 +79,7 @@ static void summary(struct run_state *s, struct analysis *a)
 							    s->collector == COLLECTOR_USE_PERF};
 	/* The reason is the Run's own degradation, never a fixed sentence. */
 	for (size_t i = 0; !a->have_ceilings && i < s->degradations.n; i++)
-		if (!strcmp(s->degradations.v[i].name, "ceilings-unavailable"))
+		if (!strcmp(s->degradations.v[i].name, DEG_CEILINGS_UNAVAILABLE))
 			ctx.ceilings_reason = s->degradations.v[i].message;
 	struct rank_imbalance ri;
 	memset(&ri, 0, sizeof(ri));

@@ -17,6 +17,7 @@
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/console.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "exec/exec.h"
@@ -98,7 +99,7 @@ static int degrade(struct run_state *s, const struct profile_outcome *po, const 
 				       "calibrate` once on this Machine"
 				     : "run `nunatak calibrate` once on this Machine (inside the job "
 				       "allocation): every later Run reads its cached Ceilings";
-	int rc = msg ? run_state__degrade(s, "ceilings-unavailable", msg, remedy) : -12;
+	int rc = msg ? run_state__degrade(s, DEG_CEILINGS_UNAVAILABLE, msg, remedy) : -12;
 	xfree(msg);
 	return rc;
 }
@@ -122,10 +123,8 @@ int stage_calibrate(struct run_state *s, struct err *e)
 		char *msg = xasprintf("the Machine's Ceilings could not be calibrated or cached: "
 				      "%s", e->msg[0] ? e->msg : strerror(-rc));
 		memset(e, 0, sizeof(*e));
-		rc = msg ? run_state__degrade(s, "ceilings-unavailable", msg,
-					      "make the cache writable (XDG_CACHE_HOME, else "
-					      "~/.cache), then run `nunatak calibrate` once on "
-					      "this Machine")
+		rc = msg ? run_state__degrade(s, DEG_CEILINGS_UNAVAILABLE, msg,
+					      DEG_CEILINGS_UNAVAILABLE_REMEDY)
 			 : -ENOMEM;
 		xfree(msg);
 		if (rc < 0)

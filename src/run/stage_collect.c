@@ -26,6 +26,7 @@
 #include "common/alloc.h"
 #include "common/argv.h"
 #include "common/console.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "common/fsutil.h"
@@ -93,7 +94,7 @@ static int probe_group(struct run_state *s, struct err *e)
 			 "time only, FLOP and DRAM figures unavailable",
 			 s->group->uarch, why[0] ? why : "no reason given");
 		s->group = NULL;
-		rc = run_state__degrade(s, "counter-events-unavailable", msg,
+		rc = run_state__degrade(s, DEG_COUNTER_EVENTS_UNAVAILABLE, msg,
 					perf_group_remedy(s->cpuinfo));
 	}
 	exec_result__release(&res);
@@ -224,7 +225,7 @@ static void announce_rung(struct run_state *s, const struct perf_record_opts *fu
 			  const struct perf_record_opts *o)
 {
 	if (full->group && !o->group) {
-		run_state__degrade(s, "counter-events-rejected",
+		run_state__degrade(s, DEG_COUNTER_EVENTS_REJECTED,
 				   "perf rejected the counter group; sampling time only",
 				   "check `perf list` for the events of this CPU");
 		s->group = NULL;
@@ -233,8 +234,8 @@ static void announce_rung(struct run_state *s, const struct perf_record_opts *fu
 		char msg[120];
 		snprintf(msg, sizeof(msg), "perf rejected --call-graph %s: no call stacks",
 			 full->call_graph);
-		run_state__degrade(s, "call-stacks-rejected", msg,
-				   "check `perf record --call-graph fp -- true` on this machine");
+		run_state__degrade(s, DEG_CALL_STACKS_REJECTED, msg,
+				   DEG_CALL_STACKS_REJECTED_REMEDY);
 		s->stacks = 0;
 	}
 	if (full->switch_events && !o->switch_events)
@@ -249,10 +250,10 @@ static void announce_rung(struct run_state *s, const struct perf_record_opts *fu
 				   "check `perf record -e sched:sched_switch -- true` (tracefs "
 				   "mounted, root)");
 	if (full->clock_monotonic && !o->clock_monotonic)
-		run_state__degrade(s, "monotonic-clock-rejected",
+		run_state__degrade(s, DEG_MONOTONIC_CLOCK_REJECTED,
 				   "perf rejected -k CLOCK_MONOTONIC: samples and region traces do "
 				   "not share one timeline",
-				   "use perf 4.1 or newer on a kernel with clockid support");
+				   DEG_MONOTONIC_CLOCK_REJECTED_REMEDY);
 }
 
 /* perf record, stepping down the ladder when perf rejects its options: it
@@ -314,8 +315,8 @@ int collect_record(struct run_state *s, struct exec_result *res, struct err *e)
 			if (collector_fallback_preload(s, msg))
 				return 0;
 			strncat(msg, ": no samples", sizeof(msg) - strlen(msg) - 1);
-			run_state__degrade(s, "cpu-collection-failed", msg,
-					   "run `perf record -- true` to see perf's own error");
+			run_state__degrade(s, DEG_CPU_COLLECTION_FAILED, msg,
+					   DEG_CPU_COLLECTION_FAILED_REMEDY);
 			return 0;
 		}
 	}
@@ -334,7 +335,7 @@ int collect_extract(struct run_state *s, struct err *e)
 					  .capture_stderr = true};
 		rc = executor__run(s->x, &rq, &res, e);
 		if (rc == 0 && res.exit_code != 0)
-			run_state__degrade(s, "perf-script-failed",
+			run_state__degrade(s, DEG_PERF_SCRIPT_FAILED,
 					   "perf script could not read the recording; no samples",
 					   "rerun with a perf matching this kernel");
 		s->script_ok = rc == 0 && res.exit_code == 0;
@@ -372,15 +373,15 @@ static void collector_died(struct run_state *s, int sig)
 		 "perf was killed by %s while the application ran; the application carried on "
 		 "and its exit status is its own, but samples stop where perf died (its "
 		 "perf.data may be cut short)", sig_name(sig, b, sizeof(b)));
-	run_state__degrade(s, "cpu-collection-interrupted", msg,
-			   "check what killed perf (the OOM killer: dmesg; a job script's kill)");
+	run_state__degrade(s, DEG_CPU_COLLECTION_INTERRUPTED, msg,
+			   DEG_CPU_COLLECTION_INTERRUPTED_REMEDY);
 }
 
 int stage_collect(struct run_state *s, struct err *e)
 {
 	/* HOOK(mpi): the rewritten launch, ranks collecting themselves. */
 	if (s->mpi && s->req->multi_pass)
-		run_state__degrade(s, "multi-pass-unavailable",
+		run_state__degrade(s, DEG_MULTI_PASS_UNAVAILABLE,
 				   "--multi-pass does not apply to an MPI launch: one pass, each "
 				   "rank sampling its own group",
 				   "run one rank alone for the multi-pass counters");

@@ -14,6 +14,7 @@
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/console.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "collect/stacks.h"
 #include "common/err_codes.h"
@@ -303,8 +304,8 @@ int stage_store(struct run_state *s, struct err *e)
 	else if (rc != -ENOMEM && m.name) { /* said now, and in the manifest written below */
 		static const char remedy[] = "free space or choose another -o, then run again "
 					     "(collect/ keeps the raw samples of this one)";
-		run_state__degrade(s, "pivot-unwritable", e->msg, remedy);
-		degradations__add(&m.degradations, "pivot-unwritable", e->msg, remedy);
+		run_state__degrade(s, DEG_PIVOT_UNWRITABLE, e->msg, remedy);
+		degradations__add(&m.degradations, DEG_PIVOT_UNWRITABLE, e->msg, remedy);
 		/* no pivot: the Run did not get through post-processing */
 		m.status = RUN_STATUS_INCOMPLETE;
 		s->pivot_unwritten = true;
@@ -351,7 +352,7 @@ int stage_report(struct run_state *s, struct err *e)
 	struct err he = {0};
 	bool ok = report_html_write_run(s->dir, false, &s->report_path, &he) == 0;
 	if (!ok) /* regenerable from the pivot, unless the pivot is what could not be written */
-		run_state__degrade(s, "report-unavailable", he.msg[0] ? he.msg : "no report page",
+		run_state__degrade(s, DEG_REPORT_UNAVAILABLE, he.msg[0] ? he.msg : "no report page",
 				   s->pivot_unwritten
 					   ? "free space and run again: this Run has no pivot to "
 					     "render (collect/ keeps its raw samples)"

@@ -13,6 +13,7 @@
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/console.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "exec/exec.h"
@@ -89,8 +90,8 @@ static void skipped(struct run_state *s, int from, const struct run_pass *failed
 		 "pass %d exited with %d%s: pass%s %d%s not run; their counters are unavailable",
 		 failed->index, failed->exit_code, failed->term_signal ? " (killed)" : "",
 		 s->plan->nr - from > 1 ? "es" : "", from, s->plan->nr - from > 1 ? " on" : "");
-	run_state__degrade(s, "passes-skipped", msg,
-			   "fix the application's failure, or run without --multi-pass");
+	run_state__degrade(s, DEG_PASSES_SKIPPED, msg,
+			   DEG_PASSES_SKIPPED_REMEDY);
 	for (int k = from; k < s->plan->nr; k++)
 		s->passes[s->nr_passes++] = (struct run_pass){.index = k, .skipped = true,
 							      .exit_code = -1};
@@ -109,9 +110,8 @@ int collect_passes(struct run_state *s, struct err *e)
 	}
 	const char *why = unavailable(s);
 	if (why) {
-		run_state__degrade(s, "multi-pass-unavailable", why,
-				   "run on a Zen 2/3/4 machine with perf for the FLOP and memory "
-				   "passes");
+		run_state__degrade(s, DEG_MULTI_PASS_UNAVAILABLE, why,
+				   DEG_MULTI_PASS_UNAVAILABLE_REMEDY);
 		return 1;
 	}
 	announce(s);
@@ -241,8 +241,8 @@ static void recompiled(struct run_state *s)
 				 "its Hotspots of different passes are different code and are "
 				 "never fused",
 				 a->module, a->build_id, b->build_id);
-			run_state__degrade(s, "module-recompiled-between-passes", msg,
-					   "do not rebuild while nunatak runs; rerun");
+			run_state__degrade(s, DEG_MODULE_RECOMPILED_BETWEEN_PASSES, msg,
+					   DEG_MODULE_RECOMPILED_BETWEEN_PASSES_REMEDY);
 			return;
 		}
 	}
@@ -295,9 +295,8 @@ static int passes_check(struct run_state *s)
 			 "the witness (%s) differs by %.1f%% between passes, above %.0f%%: the "
 			 "passes did not run the same work; ratios across passes are doubtful",
 			 s->plan->witness, 100 * spread, 100 * threshold);
-		run_state__degrade(s, "passes-inconsistent", msg,
-				   "make the run deterministic (fixed input, threads, seed), or "
-				   "raise passes.witness");
+		run_state__degrade(s, DEG_PASSES_INCONSISTENT, msg,
+				   DEG_PASSES_INCONSISTENT_REMEDY);
 	}
 	json_t *bound = s->multi_pass_json ? dram_bound(s) : NULL;
 	if (bound)

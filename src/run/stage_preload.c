@@ -17,6 +17,7 @@
 #include "run/pipeline.h"
 #include "common/alloc.h"
 #include "common/console.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "doctor/doctor.h"
@@ -30,7 +31,7 @@ static int announce_preload(struct run_state *s, const char *why)
 {
 	char msg[512];
 	doctor_preload_message(why, s->freq, msg, sizeof(msg));
-	return run_state__degrade(s, COLLECTOR_PRELOAD_DEGRADATION, msg, COLLECTOR_PRELOAD_REMEDY);
+	return run_state__degrade(s, DEG_CPU_COLLECTION_PRELOAD, msg, DEG_CPU_COLLECTION_PRELOAD_REMEDY);
 }
 
 static int no_collector(struct run_state *s, const char *why)
@@ -38,7 +39,7 @@ static int no_collector(struct run_state *s, const char *why)
 	char msg[300];
 	if (s->req->collector == COLLECTOR_PRELOAD) {
 		return run_state__degrade(
-			s, "cpu-collection-unavailable",
+			s, DEG_CPU_COLLECTION_UNAVAILABLE,
 			"--collector preload: libscope_profiler.so not found beside nunatak: no "
 			"CPU samples will be collected",
 			"install nunatak completely (cmake --install) so lib/libscope_profiler.so "
@@ -50,7 +51,7 @@ static int no_collector(struct run_state *s, const char *why)
 				     ? "sudo sysctl kernel.perf_event_paranoid=2 (or 1), or "
 				       "--collector preload"
 				     : "install perf (linux-perf / linux-tools) or set tools.perf";
-	return run_state__degrade(s, "cpu-collection-unavailable", msg, remedy);
+	return run_state__degrade(s, DEG_CPU_COLLECTION_UNAVAILABLE, msg, remedy);
 }
 
 int collector_decide(struct run_state *s, bool perf_can_sample, const char *why_not)
@@ -152,7 +153,7 @@ int ingest_preload(struct run_state *s, const struct ingest_opts *o, struct err 
 	struct sps_ingest_info info;
 	memset(&info, 0, sizeof(info));
 	if (n == 0) {
-		run_state__degrade(s, "preload-sampler-silent",
+		run_state__degrade(s, DEG_PRELOAD_SAMPLER_SILENT,
 				   "the preload sampler wrote no samples (a static or setuid "
 				   "program ignores LD_PRELOAD; a program ending in _exit() or "
 				   "killed by a signal skips the library's exit hook)",

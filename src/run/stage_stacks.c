@@ -12,6 +12,7 @@
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/console.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "exec/exec.h"
 #include "machine/snapshot.h"
@@ -81,9 +82,8 @@ int stage_stacks(struct run_state *s, struct err *e)
 	}
 	console__info(s->con, "call stacks: %s", d.detail);
 	if (d.mode == STACKS_NONE && d.reason[0])
-		rc = run_state__degrade(s, "call-stacks-unavailable", d.reason,
-					"rebuild with -fno-omit-frame-pointer (the libraries too), or "
-					"--call-graph dwarf");
+		rc = run_state__degrade(s, DEG_CALL_STACKS_UNAVAILABLE, d.reason,
+					DEG_CALL_STACKS_UNAVAILABLE_REMEDY);
 	stacks_decision__release(&d);
 	return rc;
 }

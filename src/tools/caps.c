@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/alloc.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "exec/exec.h"
@@ -27,7 +28,7 @@ static int read_paranoid(void)
 static void degrade(struct caps *c, const char *remedy)
 {
 	c->sampling_blocked = true;
-	c->degradation.name = CAPS_CPU_DEGRADATION;
+	c->degradation.name = DEG_CPU_COLLECTION_UNAVAILABLE;
 	c->degradation.remedy = remedy;
 }
 

@@ -17,13 +17,13 @@
 #include <stdbool.h>
 
 #include "tools/perf.h"
+#include "common/degradation_kinds.h"
 
 struct err;
 struct executor;
 
-#define CAPS_CPU_DEGRADATION "cpu-collection-unavailable"
 #define CAPS_PERF_MISSING_MSG "perf not found: no CPU samples will be collected"
-#define CAPS_PERF_MISSING_REMEDY "install perf (linux-perf / linux-tools) or set tools.perf"
+#define CAPS_PERF_MISSING_REMEDY DEG_CPU_COLLECTION_UNAVAILABLE_REMEDY
 #define CAPS_PARANOID_REMEDY "sudo sysctl kernel.perf_event_paranoid=2 (or 1)"
 
 struct caps {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/alloc.h"
+#include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "exec/exec.h"
 #include "tools/version.h"
@@ -237,7 +238,7 @@ int attrib_tools__degradation(const struct attrib_tools *t, const char **name, c
 			      char **remedy)
 {
 	*message = *remedy = NULL;
-	*name = "llvm-missing";
+	*name = DEG_LLVM_MISSING;
 	if (t->tool == ATTRIB_TOOL_LLVM)
 		return 0;
 	if (t->tool == ATTRIB_TOOL_ADDR2LINE)
