@@ -150,7 +150,8 @@ int report_export_stacks(const char *run_dir, const char *format, FILE *out, boo
 	bool speedscope = strcmp(format, "speedscope") == 0;
 	if (!speedscope && strcmp(format, "collapsed") != 0)
 		return err_set(e, -EINVAL, ERR_USAGE,
-			       "unknown report format '%s': expected collapsed or speedscope",
+			       "unknown report format '%s': expected collapsed, speedscope or "
+			       "roofline-csv",
 			       format);
 	struct manifest m;
 	struct pivot p;
