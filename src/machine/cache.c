@@ -52,12 +52,39 @@ bool machine__has_measured_ceiling(const struct machine *m)
 	return false;
 }
 
+bool ceiling__from_theory(const struct ceiling *c)
+{
+	return c->reason && !strncmp(c->reason, "theoretical peak", 16);
+}
+
+/* measured 2, estimated by a kernel 1, the theoretical table or nothing 0. */
+static int ceiling_rank(const struct ceiling *c)
+{
+	if (c->quality == QUALITY_MEASURED)
+		return 2;
+	return c->quality == QUALITY_ESTIMATED && !ceiling__from_theory(c) && c->value > 0;
+}
+
+bool ceiling__better(const struct ceiling *a, const struct ceiling *b)
+{
+	int ra = ceiling_rank(a), rb = ceiling_rank(b);
+	return ra != rb ? ra > rb : a->value > b->value;
+}
+
+static bool has_kernel_ceiling(const struct machine *m)
+{
+	for (size_t i = 0; i < m->nr_ceilings; i++)
+		if (ceiling_rank(&m->ceilings[i]) > 0)
+			return true;
+	return false;
+}
+
 int machine_cache_store(const struct machine *m, const char *dir, char **path_out,
 			struct err *e)
 {
 	if (path_out)
 		*path_out = NULL;
-	if (!machine__has_measured_ceiling(m))
+	if (!has_kernel_ceiling(m))
 		return 0;
 	char *path = NULL, *text = NULL;
 	json_t *doc = json_object(), *jm = machine__to_json(m);
@@ -147,11 +174,12 @@ static int check_profile(const json_t *doc, const struct machine *m, const char 
 	return plausible(cached, path, e);
 }
 
-int machine_cache_load_ceilings(struct machine *m, const char *dir, struct err *e)
+/* The cached profile of m's identity into *cached: 1, 0 (none or unusable,
+ * e says why), -ENOMEM. */
+static int load_profile(const struct machine *m, const char *dir, struct machine *cached,
+			struct err *e)
 {
 	char *path = machine_cache_path(m, dir), *text = NULL;
-	struct machine cached;
-	machine__init(&cached);
 	json_t *doc = NULL;
 	int rc;
 	if (!path)
@@ -171,7 +199,7 @@ int machine_cache_load_ceilings(struct machine *m, const char *dir, struct err *
 		rc = 0;
 		goto out;
 	}
-	rc = check_profile(doc, m, path, &cached, e);
+	rc = check_profile(doc, m, path, cached, e);
 	const char *unsealed = rc != 1 ? NULL
 			       : cache_sealed_text_problem(path, PROFILE_SEAL_RECIPE,
 							   strlen(PROFILE_SEAL_RECIPE), text, len);
@@ -179,18 +207,89 @@ int machine_cache_load_ceilings(struct machine *m, const char *dir, struct err *
 		err_set(e, 0, ERR_MACHINE_CACHE_CORRUPT, "%s: %s (not used)", path, unsealed);
 		rc = 0;
 	}
-	if (rc != 1)
-		goto out;
-	machine__clear_ceilings(m);
-	for (size_t i = 0; i < cached.nr_ceilings && rc == 1; i++)
-		if (machine__add_ceiling(m, &cached.ceilings[i]))
-			rc = -ENOMEM;
 out:
 	if (rc == -ENOMEM)
 		err_set(e, rc, ERR_OOM, "out of memory loading the Machine profile");
-	machine__release(&cached);
 	json_decref(doc);
 	xfree(text);
 	xfree(path);
+	return rc;
+}
+
+int machine_cache_load_ceilings(struct machine *m, const char *dir, struct err *e)
+{
+	struct machine cached;
+	machine__init(&cached);
+	int rc = load_profile(m, dir, &cached, e);
+	if (rc == 1) {
+		machine__clear_ceilings(m);
+		for (size_t i = 0; i < cached.nr_ceilings && rc == 1; i++)
+			if (machine__add_ceiling(m, &cached.ceilings[i]))
+				rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
+	}
+	machine__release(&cached);
+	return rc;
+}
+
+/* m's Ceiling i becomes a copy of c. */
+static int replace_ceiling(struct machine *m, size_t i, const struct ceiling *c)
+{
+	struct ceiling *d = &m->ceilings[i];
+	char *name = xstrdup(c->name), *unit = xstrdup(c->unit ? c->unit : "");
+	char *reason = c->reason ? xstrdup(c->reason) : NULL;
+	if (!name || !unit || (c->reason && !reason)) {
+		xfree(name);
+		xfree(unit);
+		xfree(reason);
+		return -ENOMEM;
+	}
+	xfree(d->name);
+	xfree(d->unit);
+	xfree(d->reason);
+	*d = (struct ceiling){name, c->value, unit, c->quality, reason};
+	return 0;
+}
+
+static char *add_note(char *note, const struct ceiling *kept, const struct ceiling *now)
+{
+	char *more = now ? xasprintf("%s: kept the cached %.4g %s (%s), %s this calibration's "
+				     "%.4g (%s)", kept->name, kept->value, kept->unit,
+				     quality__name(kept->quality),
+				     kept->value > now->value ? "above" : "more trustworthy than",
+				     now->value, quality__name(now->quality))
+			 : xasprintf("%s: kept the cached %.4g %s (%s), which this calibration did "
+				     "not measure", kept->name, kept->value, kept->unit,
+				     quality__name(kept->quality));
+	if (!note || !more)
+		return more ? more : note;
+	char *j = xasprintf("%s; %s", note, more);
+	xfree(note);
+	xfree(more);
+	return j;
+}
+
+int machine_cache_keep_best(struct machine *m, const char *dir, char **note, struct err *e)
+{
+	struct machine cached;
+	struct err le = {0};
+	*note = NULL;
+	machine__init(&cached);
+	int rc = load_profile(m, dir, &cached, &le);
+	for (size_t k = 0; rc == 1 && k < cached.nr_ceilings; k++) {
+		const struct ceiling *c = &cached.ceilings[k];
+		size_t i = 0;
+		while (i < m->nr_ceilings && strcmp(m->ceilings[i].name, c->name))
+			i++;
+		if (i < m->nr_ceilings && !ceiling__better(c, &m->ceilings[i]))
+			continue;
+		if (ceiling_rank(c) == 0)
+			continue; /* a cached theory never displaces anything */
+		*note = add_note(*note, c, i < m->nr_ceilings ? &m->ceilings[i] : NULL);
+		if (i < m->nr_ceilings ? replace_ceiling(m, i, c) : machine__add_ceiling(m, c))
+			rc = -ENOMEM;
+	}
+	machine__release(&cached);
+	if (rc == -ENOMEM)
+		return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	return rc;
 }

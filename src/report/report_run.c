@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -67,6 +68,14 @@ static void multi_pass_lines(const struct manifest *m, struct text_lines *t)
 				json_number_value(v));
 }
 
+/* The multi-pass DRAM bound (stage_passes.c), NaN without one. */
+static double dram_bytes_below(const struct manifest *m)
+{
+	const json_t *v = json_object_get(json_object_get(m->multi_pass, "dram_bound"),
+					  "dram_bytes_below");
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
 int report_run(const char *run_dir, bool no_source, struct report_out *out, struct err *e)
 {
 	memset(out, 0, sizeof(*out));
@@ -91,8 +100,8 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 		rc = pivot_db_read(&p, db, e);
 	xfree(db);
 	if (rc == 0) {
-		rc = analysis_run(&p, m.machine.ceilings, m.machine.nr_ceilings,
-				  ANALYSIS_FLOOR_SAMPLES, &a);
+		rc = analysis_run_bounded(&p, m.machine.ceilings, m.machine.nr_ceilings,
+					  ANALYSIS_FLOOR_SAMPLES, dram_bytes_below(&m), &a);
 		have_a = rc == 0;
 		if (rc < 0)
 			err_set(e, rc, ERR_OOM, "out of memory");
@@ -101,7 +110,14 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 		struct rank_imbalance ri;
 		memset(&ri, 0, sizeof(ri));
 		int rrc = imbalance_ranks(&p, m.world_size, &ri);
-		struct summary_ctx ctx = {.nr_ranks = -1, .ranks = rrc == 0 ? &ri : NULL};
+		struct summary_ctx ctx = {.nr_ranks = -1, .ranks = rrc == 0 ? &ri : NULL,
+					  .app_wall_s = m.nr_passes ? m.passes[0].duration_s : 0,
+					  .app_cpu_s = m.nr_passes && m.passes[0].cpu_user_s >= 0
+							       ? m.passes[0].cpu_user_s +
+									 m.passes[0].cpu_sys_s
+							       : -1,
+					  .cpu_includes_collector =
+						  m.nr_passes && m.passes[0].cpu_includes_collector};
 		for (size_t i = 0; !a.have_ceilings && i < m.degradations.n; i++)
 			if (!strcmp(m.degradations.v[i].name, DEG_CEILINGS_UNAVAILABLE))
 				ctx.ceilings_reason = m.degradations.v[i].message;
@@ -141,7 +157,8 @@ int report_export_stacks(const char *run_dir, const char *format, FILE *out, boo
 	bool speedscope = strcmp(format, "speedscope") == 0;
 	if (!speedscope && strcmp(format, "collapsed") != 0)
 		return err_set(e, -EINVAL, ERR_USAGE,
-			       "unknown report format '%s': expected collapsed or speedscope",
+			       "unknown report format '%s': expected collapsed, speedscope or "
+			       "roofline-csv",
 			       format);
 	struct manifest m;
 	struct pivot p;

@@ -17,6 +17,8 @@
 #include "report/payload_stacks.h"
 #include "report/ranks_view.h"
 #include "report/regions_view.h"
+#include "report/time_view.h"
+#include "analysis/time_budget.h"
 
 /* Below this share, the "others" admission is noise not worth a line. */
 #define OTHERS_MENTION_SHARE 0.005
@@ -208,7 +210,8 @@ static void evidence(const struct diagnostic *g, const struct rank_placement *rp
 		shown[n++] = &g->achieved;
 	}
 	if (g->dram_intensity.quality != QUALITY_UNAVAILABLE) {
-		text_lines__add(out, "    DRAM intensity %.3g flop/byte (%s)", g->dram_intensity.value,
+		text_lines__add(out, "    DRAM intensity %s%.3g flop/byte (%s)",
+				g->dram_intensity.bound ? "above " : "", g->dram_intensity.value,
 				quality__name(g->dram_intensity.quality));
 		shown[n++] = &g->dram_intensity;
 	}
@@ -245,11 +248,16 @@ static void finding(const struct diagnostic *g, const struct pivot *p, const cha
 		snprintf(where, sizeof(where), ", %s:%d",
 			 base ? base + 1 : (sh.file ? sh.file : "?"), sh.line);
 	}
-	char sb[24], eb[24];
-	text_lines__add(out, "  %s (%s%s) - %s of the sampled time (+-%s, %s)%s",
+	/* The error is relative (1/sqrt(samples)): said so, with its size in
+	 * points of the share, so nobody reads "+-4.3%" as 4.3 points. */
+	char sb[24], eb[96] = "relative error unavailable";
+	if (isfinite(g->relative_error) && isfinite(g->share.value))
+		snprintf(eb, sizeof(eb), "relative error +-%.1f%%, i.e. +-%.1f points",
+			 100 * g->relative_error, 100 * g->relative_error * g->share.value);
+	text_lines__add(out, "  %s (%s%s) - %s of the sampled time (%s, %s)%s",
 			name ? name : "?", resolution__name(h->level), where,
-			pct(sb, sizeof(sb), g->share.value), pct(eb, sizeof(eb), g->relative_error),
-			quality__name(g->share.quality), verdict);
+			pct(sb, sizeof(sb), g->share.value), eb, quality__name(g->share.quality),
+			verdict);
 	xfree(name);
 	evidence(g, rp, si, p, time_base, out);
 	if (regions_render_finding(p, g->hotspot, time_base, out) < 0)
@@ -315,6 +323,18 @@ static void admissions(const struct analysis *a, const struct pivot *p,
 int summary_render(const struct analysis *a, const struct pivot *p,
 		   const struct summary_ctx *ctx, struct text_lines *out)
 {
+	/* first: where the wall time went, on the CPU and off it */
+	struct time_budget tb;
+	if (time_budget_build(p, &tb) == 0)
+	{
+		struct launch_time lt = {.wall_s = ctx ? ctx->app_wall_s : NAN,
+					 .cpu_s = ctx && ctx->app_cpu_s > 0 ? ctx->app_cpu_s : -1,
+					 .cpu_includes_collector = ctx && ctx->cpu_includes_collector};
+		time_view_lines(&tb, &lt, out);
+	}
+	else
+		out->failed = true;
+	time_budget__release(&tb);
 	headline(a, p, out);
 	if (ctx && ctx->ranks && ranks_view_lines(ctx->ranks, out) < 0)
 		out->failed = true;
