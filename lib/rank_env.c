@@ -47,6 +47,29 @@ static int lookup(sp_getenv_fn fn, void *ctx, const char *name)
 	return name ? parse_nonneg(fn(name, ctx)) : -1;
 }
 
+/* The chosen runtime left the size or the local rank unsaid (PMIx under
+ * srun publishes PMIX_RANK alone): another runtime that names the same rank
+ * says them (Slurm: SLURM_STEP_NUM_TASKS, else SLURM_NTASKS, and
+ * SLURM_LOCALID). A runtime naming another rank is another layer (the
+ * daemon srun started for mpirun) and says nothing about this one. */
+static void complete(sp_getenv_fn fn, void *ctx, struct sp_rank_info *out)
+{
+	for (size_t i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++) {
+		const struct runtime_vars *r = &runtimes[i];
+		if (out->world_size >= 1 && out->local_rank >= 0)
+			return;
+		if (r->rt == out->runtime || lookup(fn, ctx, r->rank) != out->rank)
+			continue;
+		int size = r->rt == SP_RANK_SLURM ? lookup(fn, ctx, "SLURM_STEP_NUM_TASKS") : -1;
+		if (size < 1)
+			size = lookup(fn, ctx, r->size);
+		if (out->world_size < 1 && size >= 1 && out->rank < size)
+			out->world_size = size;
+		if (out->local_rank < 0)
+			out->local_rank = lookup(fn, ctx, r->local);
+	}
+}
+
 enum sp_rank_runtime sp_rank_env__detect(sp_getenv_fn getenv_fn, void *ctx,
 					 struct sp_rank_info *out)
 {
@@ -66,6 +89,7 @@ enum sp_rank_runtime sp_rank_env__detect(sp_getenv_fn getenv_fn, void *ctx,
 		out->world_size = size >= 1 ? size : -1;
 		out->local_rank = lookup(getenv_fn, ctx, r->local);
 		out->runtime = r->rt;
+		complete(getenv_fn, ctx, out);
 		return r->rt;
 	}
 	return SP_RANK_NONE;

@@ -14,7 +14,9 @@
  *   Flux      FLUX_TASK_RANK / FLUX_JOB_SIZE / FLUX_TASK_LOCAL_ID
  *   Slurm     SLURM_PROCID / SLURM_NTASKS / SLURM_LOCALID
  * A runtime is chosen by its rank variable alone; size and local rank come
- * from the same runtime and are -1 when it does not say.
+ * from the same runtime, else from another runtime that names the same rank
+ * (srun --mpi=pmix publishes PMIX_RANK and Slurm's SLURM_NTASKS beside it),
+ * and are -1 when none says.
  */
 #ifndef SP_RANK_ENV_H
 #define SP_RANK_ENV_H

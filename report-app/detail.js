@@ -34,7 +34,9 @@ function inclusiveValue(h) {
 
 function metricsTable(h) {
   const rel = h.relative_error;
-  const relText = available(rel) ? ` \u00b1 ${(rel.value * 100).toFixed(1)}%` : "";
+  // Relative (1/sqrt(n)), said so, with its size in points of the share.
+  const relText = available(rel) ? ` \u00b1 ${(rel.value * 100).toFixed(1)}% relative` +
+    (available(h.share) ? ` (\u00b1 ${(rel.value * h.share.value * 100).toFixed(1)} points)` : "") : "";
   const rows = METRICS.map(([k, label, asShare]) =>
     metricRow(label, h[k], asShare, k === "share" && relText ? el("span", {class: "relerr", title: reasonTitle(rel)}, relText) : null));
   rows.splice(1, 0, el("tr", {}, el("th", {scope: "row"}, "Samples"),

@@ -20,14 +20,27 @@ function runDuration(payload) {
   return formatNumber(total / 1000, "s");
 }
 
+// A replayed Run's Machine is the recording's (machine.recorded): said as
+// such, and what the recording does not hold is "not recorded", never this
+// host's value.
 function cpuText(m) {
   if (!m) return "CPU unavailable";
-  const model = m.cpu_model || "CPU model unavailable";
+  const missing = m.recorded ? "not recorded" : "unavailable";
+  const model = m.cpu_model || "CPU model " + missing;
   const cores = [];
   if (Number.isInteger(m.logical_cores)) cores.push(plural(m.logical_cores, "core"));
   if (Number.isInteger(m.allocated_cores) && m.allocated_cores !== m.logical_cores)
     cores.push(m.allocated_cores + " allocated");
-  return model + " \u00b7 " + (cores.length ? cores.join(", ") : "cores unavailable");
+  return model + " \u00b7 " + (cores.length ? cores.join(", ") : "cores " + missing);
+}
+
+function machineBits(m) {
+  const text = el("span", {class: "cpu"}, cpuText(m));
+  if (!m || !m.recorded) return text;
+  const n = (m.ceilings || []).filter(c => available(c) || (c && typeof c.value === "number")).length;
+  return el("span", {class: "recorded-machine", title: "this Run was replayed from a recording: its Machine " +
+    "(CPU, cores, " + plural(n, "Ceiling") + ") is the recorded one, not this host's"},
+  el("span", {class: "recorded-tag"}, "recorded Machine"), " ", text);
 }
 
 // The command as the header shows it: the application first (the target,
@@ -51,7 +64,7 @@ function topBar(payload, toggleDrawer) {
   const bits = [
     el("span", {class: "run-name"}, run.name || "unnamed Run"),
     commandBits(run),
-    el("span", {}, cpuText(payload.machine)),
+    machineBits(payload.machine),
     el("span", {}, runDuration(payload)),
   ];
   if (Number.isInteger(run.exit_code) && run.exit_code !== 0)
@@ -95,10 +108,11 @@ function drawer(payload, close) {
     el("h3", {}, "Code"), kvTable([["commit", prov.commit], ["dirty tree", dirty]]),
     el("h3", {}, "Collectors"), collectors.length ? kvTable(collectors) : el("p", {class: "muted"}, "none recorded"),
     el("h3", {}, "Dependencies"), deps.length ? kvTable(deps) : el("p", {class: "muted"}, "none recorded"),
-    el("h3", {}, "Machine"), kvTable([["system", m.system], ["kernel", m.kernel], ["architecture", m.architecture],
+    el("h3", {}, "Machine"), kvTable([["source", m.recorded ? "recorded: replayed from a recording; fields it does not hold read unavailable" : "this host"],
+      ["system", m.system], ["kernel", m.kernel], ["architecture", m.architecture],
       ["CPU", m.cpu_model], ["hostname", m.hostname], ["identity", m.identity],
       ["logical cores", m.logical_cores], ["allocated cores", m.allocated_cores]]),
-    el("h3", {}, "Ceilings"), ceilings.length ? kvTable(ceilings) : el("p", {class: "muted"}, "none: this Machine was not calibrated"),
+    el("h3", {}, m.recorded ? "Ceilings (recorded)" : "Ceilings"), ceilings.length ? kvTable(ceilings) : el("p", {class: "muted"}, "none: this Machine was not calibrated"),
     el("h3", {}, "Effective configuration"), cfg.length ? kvTable(cfg) : el("p", {class: "muted"}, "not recorded"));
 }
 
@@ -380,7 +394,11 @@ function synthesis(payload) {
   const picked = pickFindings(hs);
   const gaps = sharedGaps(picked);
   const said = [];
-  if (gaps.reason) said.push("No roofline placement for any Hotspot: " + gaps.reason + ".");
+  const roofline = runRooflineSection(payload);
+  // The roofline's own sentence already gives the same reason: said once.
+  const saidByRoofline = roofline && gaps.reason && roofline.classList.contains("no-run-roofline") &&
+    roofline.textContent.includes(gaps.reason);
+  if (gaps.reason && !saidByRoofline) said.push("No roofline placement for any Hotspot: " + gaps.reason + ".");
   if (gaps.achieved && gaps.dram) said.push("Achieved FLOP rate and DRAM intensity are unavailable for every Hotspot.");
   else if (gaps.achieved) said.push("Achieved FLOP rate is unavailable for every Hotspot.");
   else if (gaps.dram) said.push("DRAM intensity is unavailable for every Hotspot.");
@@ -396,6 +414,7 @@ function synthesis(payload) {
   return el("section", {class: "level level1", id: "synthesis"},
     el("h1", {class: "headline"}, headline(payload)),
     el("p", {class: "coverage"}, coverageSentence(payload.coverage || {}, payload.ranks)),
+    roofline,
     hs.length ? el("h2", {}, "Findings") : null, shared, findings, overflow,
     ranksSection(payload.ranks), mpiSection(payload.ranks), regionsSection(payload.regions), doesNotSay(payload));
 }

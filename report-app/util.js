@@ -113,7 +113,8 @@ function formatNumber(x, unit) {
 // The text of a Value, as a share when asked ("99.6%").
 function valueText(v, asShare) {
   if (!available(v)) return "unavailable";
-  return asShare ? pct(v.value) : formatNumber(v.value, v.unit);
+  // A bound is a value too (payload "bound": "lower"): the truth is above it.
+  return (v.bound === "lower" ? "above " : "") + (asShare ? pct(v.value) : formatNumber(v.value, v.unit));
 }
 
 function whyAbsent(v) {

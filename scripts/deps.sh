@@ -6,10 +6,14 @@
 # llvm-19: the LLVM that `nunatak doctor` recommends (ATTRIB_LLVM_RECOMMENDED,
 # src/tools/locate.h; Debian 12's plain `llvm` is 14); tests/cli/doctor_truth.sh
 # keeps the two in step.
+# slurm-wlm, slurmctld, slurmd, slurm-client, munge: the two-node cluster the
+# Slurm tests start on this machine (tests/slurm/cluster.sh, its own daemons on
+# free ports, stopped after each test; a daemon the packages start is unused).
 set -eu
 build_pkgs="build-essential cmake pkg-config gfortran libjansson-dev libsqlite3-dev libhdf5-dev"
 test_pkgs="clang libclang-rt-14-dev linux-perf llvm llvm-19 binutils openmpi-bin libopenmpi-dev
-  mpich libmpich-dev hdf5-tools sqlite3 python3 python3-numpy python3-h5py python3-jsonschema chromium valgrind"
+  mpich libmpich-dev hdf5-tools sqlite3 python3 python3-numpy python3-h5py python3-jsonschema chromium valgrind
+  slurm-wlm slurmctld slurmd slurm-client munge"
 want="$build_pkgs"
 [ "${1:-build}" = test ] && want="$want $test_pkgs"
 missing=""

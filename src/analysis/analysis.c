@@ -19,7 +19,6 @@
 	"FLOPs not split by precision on this microarchitecture; compared against the " \
 	"double-precision peak"
 #define R_NO_DRAM_HERE "no DRAM fill was sampled in this Hotspot"
-#define R_ONE_LOCUS "one Locus in this Run: imbalance needs at least two"
 #define R_ONE_LOCUS_HERE "time on one Locus only: imbalance needs time on at least two"
 
 /* Counter names ever seen with their lowest pass: a counter sampled in
@@ -234,14 +233,29 @@ static void lineage(struct derived *d, const char *a, const char *b, const char 
 	d->lineage[2] = c;
 }
 
+/* No DRAM fill sampled in a pass that sampled them: the bytes are below the
+ * bound, so the intensity is above flops / bound, a value (issue 24). */
+static void intensity_bound(struct derived *d, const struct hs_acc *h, double below)
+{
+	char why[200];
+	d->formula = "flops / dram_bytes_below (no DRAM fill sampled: dram_bytes < period x 64)";
+	d->bound = "lower";
+	snprintf(why, sizeof(why), "a lower bound: the pass that sampled the DRAM fills recorded "
+		 "none, so fewer than %.3g bytes moved; demand fills only", below);
+	derived_value(d, h->flops.value / below, QUALITY_ESTIMATED, h->flops.reason, why);
+}
+
 static void derive_intensity(struct diagnostic *g, const struct hs_acc *h, bool have_flops,
-			     bool have_dram, const char *flop_counter)
+			     bool have_dram, const char *flop_counter, double dram_below)
 {
 	struct derived *d = &g->dram_intensity;
 	derived_set(d, "dram_intensity", "flop/byte", "flops / dram_bytes");
 	lineage(d, flop_counter, "dram_bytes", NULL);
 	if (!have_flops)
 		return derived_unavailable(d, R_NO_FLOPS);
+	if (!have_dram && dram_below > 0 && h->flops.value > 0 &&
+	    h->flops.q != QUALITY_UNAVAILABLE)
+		return intensity_bound(d, h, dram_below);
 	if (!have_dram)
 		return derived_unavailable(d, R_NO_DRAM);
 	if (!(h->dram.value > 0) || h->dram.q == QUALITY_UNAVAILABLE ||
@@ -295,12 +309,18 @@ static void derive_envelope(struct diagnostic *g, const struct analysis *a)
 		return derived_unavailable(f, R_NO_CEILING);
 	}
 	const struct derived *I = &g->dram_intensity;
+	const struct ceiling *peak = a->flops_ceiling, *bw = a->bw_ceiling;
+	double mem = bw->value * I->value;
+	/* A lower bound of the intensity places a Hotspot only at or right of
+	 * the ridge, where the roof is flat: below it, nothing is known. */
+	if (I->quality != QUALITY_UNAVAILABLE && I->bound && mem < peak->value) {
+		derived_unavailable(d, "the DRAM intensity is only a lower bound, left of the ridge");
+		return derived_unavailable(f, d->reason);
+	}
 	if (I->quality == QUALITY_UNAVAILABLE) {
 		derived_unavailable(d, I->reason);
 		return derived_unavailable(f, I->reason);
 	}
-	const struct ceiling *peak = a->flops_ceiling, *bw = a->bw_ceiling;
-	double mem = bw->value * I->value;
 	enum quality q = quality__worst(I->quality, quality__worst(peak->quality, bw->quality));
 	char *r = analysis_join_reasons(I->reason, peak->reason);
 	char *r2 = analysis_join_reasons(r, bw->reason);
@@ -343,8 +363,10 @@ static void derive_imbalance(struct diagnostic *g, const struct hs_acc *h, const
 	}
 	if (!(h->time.value > 0))
 		return derived_unavailable(d, R_NO_TIME_BASE);
+	/* One Locus in the Run: max / min over one Locus is 1.0, measured, the
+	 * reference's figure for a single-process Run (issue 24). */
 	if (run_loci < 2)
-		return derived_unavailable(d, R_ONE_LOCUS);
+		return derived_value(d, 1.0, h->time.q, h->time.reason, NULL);
 	char why[200];
 	if (above + below < 2)
 		return derived_unavailable(d, R_ONE_LOCUS_HERE);
@@ -443,7 +465,7 @@ static void diagnose_one(struct diagnostic *g, const struct hs_acc *h, const str
 	lineage(&g->share, a->time_base, NULL, NULL);
 	derived_value(&g->share, a->time_value > 0 ? h->time.value / a->time_value : NAN,
 		      h->time.q, h->time.reason, NULL);
-	derive_intensity(g, h, have[0], have[1], flop_counter);
+	derive_intensity(g, h, have[0], have[1], flop_counter, a->dram_bytes_below);
 	derive_achieved(g, h, have[0], have[2], flop_counter);
 	derive_envelope(g, a);
 	derive_imbalance(g, h, a->time_base, a->floor_samples, a->nr_loci, roles);
@@ -462,7 +484,15 @@ static bool pivot_has(const struct pivot *p, const char *counter)
 int analysis_run(const struct pivot *p, const struct ceiling *ceilings, size_t nr_ceilings,
 		 int floor_samples, struct analysis *a)
 {
+	return analysis_run_bounded(p, ceilings, nr_ceilings, floor_samples, NAN, a);
+}
+
+int analysis_run_bounded(const struct pivot *p, const struct ceiling *ceilings,
+			 size_t nr_ceilings, int floor_samples, double dram_bytes_below,
+			 struct analysis *a)
+{
 	memset(a, 0, sizeof(*a));
+	a->dram_bytes_below = dram_bytes_below;
 	a->floor_samples = floor_samples > 0 ? floor_samples : ANALYSIS_FLOOR_SAMPLES;
 	a->time_base = pivot__time_base(p);
 	a->time_unit = is_clock(a->time_base) ? "ns" : a->time_base;

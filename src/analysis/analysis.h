@@ -33,6 +33,7 @@ struct derived {
 	const char *lineage[DERIVED_MAX_LINEAGE]; /* input names, NULL-terminated */
 	const char *formula;
 	char *reason;            /* owned; NULL when measured */
+	const char *bound;       /* NULL: the value; "lower": the true value is above it */
 };
 
 struct diagnostic {
@@ -67,6 +68,7 @@ struct analysis {
 	bool have_ceilings;      /* both flops_dp and dram_bandwidth present */
 	const struct ceiling *flops_ceiling; /* borrowed from the caller's array, or NULL */
 	const struct ceiling *bw_ceiling;
+	double dram_bytes_below; /* analysis_run_bounded's bound, else NaN */
 };
 
 /* Computes the analysis. ceilings may be NULL/0 (no Ceiling: placement is
@@ -74,6 +76,15 @@ struct analysis {
  * analysis__release(). The analysis borrows strings from p and ceilings. */
 int analysis_run(const struct pivot *p, const struct ceiling *ceilings, size_t nr_ceilings,
 		 int floor_samples, struct analysis *out);
+
+/* analysis_run, knowing that a pass sampled the DRAM fills and recorded none
+ * (manifest multi_pass.dram_bound): the DRAM bytes of the Run are below
+ * dram_bytes_below, so each Hotspot's DRAM intensity is a value, a lower
+ * bound (bound "lower", estimated): flops / dram_bytes_below. NaN or <= 0:
+ * no bound, as analysis_run. */
+int analysis_run_bounded(const struct pivot *p, const struct ceiling *ceilings,
+			 size_t nr_ceilings, int floor_samples, double dram_bytes_below,
+			 struct analysis *a);
 void analysis__release(struct analysis *a);
 
 /* Joins and deduplicates reasons with "; " into a fresh string (NULL when

@@ -16,6 +16,7 @@
 #include "common/alloc.h"
 #include "common/cache_home.h"
 #include "common/degradation_kinds.h"
+#include "common/safefs.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "common/fsutil.h"
@@ -72,6 +73,9 @@ static char *slurp(const char *path, size_t *len, int *why)
  * 100 000+ lines the kernel formats on every read (~30 ms). `_text` and
  * `_etext` are written as absolute symbols: they set the base, never a name.
  */
+#define KALLSYMS_SEAL "kallsyms"
+#define KALLSYMS_CACHE_MAX (256u << 20)
+
 static char *cache_path(void)
 {
 	char *boot = NULL;
@@ -97,8 +101,8 @@ static void cache_store(const char *path, const struct kallsyms *ks)
 		len += (size_t)snprintf(b + len, cap - len, "%016" PRIx64 " A _text\n", ks->text);
 	if (b && len < cap && ks->has_etext)
 		len += (size_t)snprintf(b + len, cap - len, "%016" PRIx64 " A _etext\n", ks->etext);
-	if (b && len < cap) /* 0600: kernel addresses */
-		(void)fs_write_cache(path, b, len, 0600);
+	if (b && len < cap && fs_write_cache(path, b, len, 0600) == 0) /* 0600: kernel addresses */
+		(void)cache_seal_file(path, KALLSYMS_SEAL, strlen(KALLSYMS_SEAL));
 	xfree(b);
 }
 
@@ -106,8 +110,15 @@ static void cache_store(const char *path, const struct kallsyms *ks)
 static bool cache_load(const char *path, struct kallsyms *ks)
 {
 	size_t len = 0;
-	int err = 0;
-	char *buf = path ? slurp(path, &len, &err) : NULL;
+	char *buf = NULL;
+	/* ours, and sealed by us (common/cache_home.h): a forged symbol table
+	 * would name the kernel's samples */
+	if (path && (safefs_read_owned(path, KALLSYMS_CACHE_MAX, &buf, &len) != 0 ||
+		     cache_sealed_text_problem(path, KALLSYMS_SEAL, strlen(KALLSYMS_SEAL), buf,
+					       len))) {
+		xfree(buf);
+		buf = NULL;
+	}
 	struct err e = {0};
 	bool ok = buf && kallsyms__parse(buf, len, ks, &e) == 0 && !ks->zeros && ks->has_text &&
 		  ks->n;

@@ -81,22 +81,25 @@ static json_t *calibration_json(const struct profile_outcome *po)
 	if (!po->calibrated)
 		return json_null();
 	const struct calibrate_report *r = &po->cal;
-	return json_pack("{s:s?, s:s?, s:s?, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:b, s:b, s:i, s:i}",
+	return json_pack("{s:s?, s:s?, s:s?, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:b, s:b, s:i, s:i, "
+			 "s:i}",
 			 "compiler", r->compiler, "isa", r->isa, "problem", r->problem, "seconds",
 			 json_real(r->total_s), "build_seconds", json_real(r->build_s),
 			 "page_fault_seconds", num_or_null(r->init_s), "kernel_seconds", "triad",
 			 json_real(r->kernel_s[0]), "fma_dp", json_real(r->kernel_s[1]), "fma_sp",
 			 json_real(r->kernel_s[2]), "reused_binary", r->reused_binary, "budget_cut",
-			 r->budget_cut, "measured", r->nr_measured, "estimated", r->nr_estimated);
+			 r->budget_cut, "measured", r->nr_measured, "estimated", r->nr_estimated,
+			 "threads", r->threads);
 }
 
 static int print_json(const struct machine *m, const struct profile_outcome *po)
 {
 	char id[MACHINE_ID_SIZE] = "";
 	machine_identity(m, id);
-	json_t *j = json_pack("{s:s, s:s, s:s?, s:b, s:s?, s:o, s:o}", "identity", id, "source",
-			      source_name(po->source), "profile", po->cache_path, "stored",
-			      po->stored, "not_stored", po->not_stored, "calibration",
+	json_t *j = json_pack("{s:s, s:s, s:s?, s:b, s:s?, s:s?, s:o, s:o}", "identity", id,
+			      "source", source_name(po->source), "profile", po->cache_path, "stored",
+			      po->stored, "not_stored", po->not_stored, "kept", po->kept,
+			      "calibration",
 			      calibration_json(po), "machine", machine__to_json(m));
 	return j ? cli_print_json(j) : -1;
 }
@@ -133,6 +136,8 @@ static void print_text(const struct machine *m, const struct profile_outcome *po
 		if (r->problem)
 			printf("calibration incomplete: %s\n", r->problem);
 	}
+	if (po->kept)
+		printf("a Ceiling is a maximum: %s\n", po->kept);
 	if (po->stored)
 		printf("stored in %s\n", po->cache_path);
 	else if (po->not_stored)

@@ -19,6 +19,7 @@
 #include "common/err_codes.h"
 #include "report/html.h"
 #include "report/report_run.h"
+#include "report/roofline_csv.h"
 #include "common/fsutil.h"
 #include "store/rundir.h"
 
@@ -42,9 +43,11 @@ static const struct opt_spec report_options[] = {
 	 "also (re)write the self-contained page RUN/report.html", false},
 	{"payload", 0, OPT_STRING, offsetof(struct report_opts, payload), "FILE",
 	 "render a saved payload (report --json) to report.html beside FILE", true},
-	{"format", 'f', OPT_STRING, offsetof(struct report_opts, format), "collapsed|speedscope",
-	 "export the Run's sampled call stacks instead: collapsed (FlameGraph's "
-	 "flamegraph.pl, speedscope) or speedscope's JSON file format",
+	{"format", 'f', OPT_STRING, offsetof(struct report_opts, format),
+	 "collapsed|speedscope|roofline-csv",
+	 "export instead: the Run's sampled call stacks, collapsed (FlameGraph's "
+	 "flamegraph.pl, speedscope) or in speedscope's JSON file format; or the "
+	 "roofline's placed points as CSV (roofline-csv)",
 	 false},
 	{"output", 'o', OPT_STRING, offsetof(struct report_opts, output), "FILE",
 	 "with --format: write to FILE instead of stdout", false},
@@ -125,7 +128,18 @@ static char *pick_run(const struct opts_rest *rest, struct console *con, struct 
 	return path;
 }
 
-/* --format: the flame graph's stacks, to -o FILE or stdout. */
+/* --format roofline-csv: the placed points, from the recomputed payload. */
+static int write_roofline_csv(const char *dir, FILE *f, size_t *placed, struct err *e)
+{
+	struct report_out out = {0};
+	int rc = report_run(dir, true, &out, e);
+	if (rc == 0)
+		rc = roofline_csv_write(out.payload, f, placed, e);
+	report_out__release(&out);
+	return rc;
+}
+
+/* --format: the flame graph's stacks or the roofline's points, to -o FILE or stdout. */
 static int export_stacks(const char *dir, const struct report_opts *o, struct console *con)
 {
 	struct err e = {0};
@@ -135,8 +149,10 @@ static int export_stacks(const char *dir, const struct report_opts *o, struct co
 			o->output, strerror(errno));
 		return cli_fail(con, o->json, &e, EXIT_FAILURE_BEFORE_LAUNCH, NULL);
 	}
-	bool stacks = false;
-	int rc = report_export_stacks(dir, o->format, f, &stacks, &e);
+	bool stacks = false, csv = strcmp(o->format, "roofline-csv") == 0;
+	size_t placed = 0;
+	int rc = csv ? write_roofline_csv(dir, f, &placed, &e)
+		     : report_export_stacks(dir, o->format, f, &stacks, &e);
 	if (o->output && fclose(f) != 0 && rc == 0)
 		rc = err_set(&e, -EIO, ERR_OUTPUT_WRITE, "%s: write failed", o->output);
 	if (rc < 0) {
@@ -144,7 +160,10 @@ static int export_stacks(const char *dir, const struct report_opts *o, struct co
 			remove(o->output);
 		return cli_fail(con, o->json, &e, EXIT_FAILURE_BEFORE_LAUNCH, NULL);
 	}
-	if (!stacks)
+	if (csv && !placed)
+		console__warn(con, "no Hotspot of this Run is placed on the roofline: the CSV holds its "
+				   "header only (the report's roofline section says why)");
+	else if (!csv && !stacks)
 		console__warn(con, "this Run has no call stacks: the export holds the Hotspots "
 				   "only (record them with `nunatak run --call-graph fp|dwarf`)");
 	if (o->output)

@@ -572,7 +572,11 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 	}
 	res->in_rank = true;
 	res->rank = s.id.rank;
-	if (gethostname(s.node, sizeof(s.node)) != 0)
+	/* the batch system's name of the node, else the host's */
+	const char *slurm_node = (getenv_fn ? getenv_fn : env_lookup)("SLURMD_NODENAME", ctx);
+	if (slurm_node && *slurm_node)
+		snprintf(s.node, sizeof(s.node), "%s", slurm_node);
+	else if (gethostname(s.node, sizeof(s.node)) != 0)
 		snprintf(s.node, sizeof(s.node), "unknown");
 	s.node[sizeof(s.node) - 1] = '\0';
 	set_preload(&s);

@@ -20,6 +20,7 @@
 
 #include "common/alloc.h"
 #include "common/cache_home.h"
+#include "common/safefs.h"
 
 #define MAX_LINES 4096
 
@@ -38,7 +39,12 @@ void stacks_cache__load(struct stacks_cache *c)
 	memset(c, 0, sizeof(*c));
 	int no_home;
 	c->path = cache_home_path("stacks-fp.txt", &no_home);
-	FILE *f = c->path ? fopen(c->path, "r") : NULL;
+	/* ours only (common/safefs.h): another user's file would choose how
+	 * the next Run collects its stacks */
+	int fd = c->path ? safefs_open_owned(c->path) : -1;
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (fd >= 0 && !f)
+		close(fd);
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;

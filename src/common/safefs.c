@@ -134,7 +134,7 @@ static int mkdir_one(const char *p, bool last, char **why)
 	struct stat st;
 	if (lstat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		*why = xasprintf("%s: is not a directory (a symbolic link or a file)", p);
-		return -ENOTDIR;
+		return -EPERM;
 	}
 	if (st.st_uid != geteuid()) {
 		*why = xasprintf("%s: owned by another user (uid %ld), not by you", p,

@@ -51,9 +51,11 @@ int safefs_read_owned(const char *path, size_t max, char **out, size_t *len);
 
 /* Creates dir (and missing parents) private to the user: a directory it
  * creates is 0700; dir itself, when it already exists, must be owned by the
- * user (its mode is then narrowed to 0700) and its parent trusted. Returns 0,
- * or a negative errno with *why (malloc'd, may be NULL on ENOMEM) naming the
- * directory and the reason. */
+ * user (its mode is then narrowed to 0700) and its parent trusted. Returns 0;
+ * -EPERM when it is not trusted (another user's, a symlink, under a
+ * directory others can write); another negative errno when it cannot be
+ * created. *why (malloc'd, may be NULL on ENOMEM) names the directory and
+ * the reason. */
 int safefs_mkdir_private(const char *dir, char **why);
 
 #endif

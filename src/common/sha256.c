@@ -113,3 +113,43 @@ void sha256_hex(const void *data, size_t len, char hex[SHA256_HEX_SIZE])
 	}
 	hex[2 * SHA256_DIGEST_SIZE] = '\0';
 }
+
+void hmac_sha256__init(struct hmac_sha256 *h, const void *key, size_t klen)
+{
+	uint8_t k[64] = {0}, pad[64];
+	if (klen > sizeof(k)) {
+		struct sha256 s;
+		sha256__init(&s);
+		sha256__update(&s, key, klen);
+		sha256__final(&s, k);
+	} else if (klen) {
+		memcpy(k, key, klen);
+	}
+	for (int i = 0; i < 64; i++)
+		pad[i] = k[i] ^ 0x36;
+	sha256__init(&h->inner);
+	sha256__update(&h->inner, pad, sizeof(pad));
+	for (int i = 0; i < 64; i++)
+		pad[i] = k[i] ^ 0x5c;
+	sha256__init(&h->outer);
+	sha256__update(&h->outer, pad, sizeof(pad));
+}
+
+void hmac_sha256__update(struct hmac_sha256 *h, const void *data, size_t len)
+{
+	sha256__update(&h->inner, data, len);
+}
+
+void hmac_sha256__final_hex(struct hmac_sha256 *h, char hex[SHA256_HEX_SIZE])
+{
+	static const char digits[] = "0123456789abcdef";
+	uint8_t d[SHA256_DIGEST_SIZE];
+	sha256__final(&h->inner, d);
+	sha256__update(&h->outer, d, sizeof(d));
+	sha256__final(&h->outer, d);
+	for (int i = 0; i < SHA256_DIGEST_SIZE; i++) {
+		hex[2 * i] = digits[d[i] >> 4];
+		hex[2 * i + 1] = digits[d[i] & 15];
+	}
+	hex[2 * SHA256_DIGEST_SIZE] = '\0';
+}

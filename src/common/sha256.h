@@ -2,7 +2,8 @@
 /*
  * SHA-256 (FIPS 180-4), small and dependency-free: nunatak hashes Machine
  * identities and probe keys with it and must not pull in OpenSSL for that.
- * Not constant-time; never use it for secrets.
+ * Not constant-time: the cache's HMAC key guards files on the user's own
+ * disk, not a network protocol.
  */
 #ifndef NUNATAK_COMMON_SHA256_H
 #define NUNATAK_COMMON_SHA256_H
@@ -27,5 +28,14 @@ void sha256__final(struct sha256 *s, uint8_t digest[SHA256_DIGEST_SIZE]);
 
 /* One-shot: lowercase hex digest of data, NUL-terminated, into hex. */
 void sha256_hex(const void *data, size_t len, char hex[SHA256_HEX_SIZE]);
+
+/* HMAC-SHA256 (RFC 2104): the seal of cache entries (common/cache_home.h),
+ * so an entry nunatak did not write is a miss. */
+struct hmac_sha256 {
+	struct sha256 inner, outer;
+};
+void hmac_sha256__init(struct hmac_sha256 *h, const void *key, size_t klen);
+void hmac_sha256__update(struct hmac_sha256 *h, const void *data, size_t len);
+void hmac_sha256__final_hex(struct hmac_sha256 *h, char hex[SHA256_HEX_SIZE]);
 
 #endif

@@ -18,6 +18,7 @@
 #include "exec/exec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,19 +27,23 @@
 #include <unistd.h>
 
 #include "common/alloc.h"
+#include "common/cache_home.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "common/fsutil.h"
 #include "common/hashtab.h"
+#include "common/safefs.h"
 #include "common/sha256.h"
 #include "exec/exec_internal.h"
 
-#define CACHE_MAGIC "nunatak-exec-cache 1\n"
+#define CACHE_MAGIC "nunatak-exec-cache 2\n"
 #define CACHE_MAX_OUT (8u << 20) /* larger answers are not kept */
+#define CACHE_MAX_FILE (256u << 20) /* a lines file grows by appends */
 
 struct cache {
 	struct executor *inner;
 	char *dir;
+	uint8_t key[CACHE_SEAL_KEY_SIZE]; /* seals every entry (common/cache_home.h) */
 };
 
 /* Appends s (len bytes) to the growing key buffer. */
@@ -117,19 +122,27 @@ static char *entry_path(const struct cache *c, const char *key, size_t len)
 	return xasprintf("%s/%.2s/%s", c->dir, hex, hex + 2);
 }
 
-/* Entry: magic, "<key len> <exit> <out len> <err len>\n", key, out, err. */
+/* Entry: magic, "<key len> <exit> <out len> <err len> <seal>\n", key, out,
+ * err; the seal covers the numbers and the rest (an entry nunatak did not
+ * write is a miss), and the file must be ours (common/safefs.h). */
 static bool lookup(const struct cache *c, const char *key, size_t klen, struct exec_result *res)
 {
 	char *path = entry_path(c, key, klen), *data = NULL;
 	size_t n = 0;
 	bool hit = false;
-	if (path && exec_read_file(path, &data, &n) == 0 && n > strlen(CACHE_MAGIC) &&
-	    memcmp(data, CACHE_MAGIC, strlen(CACHE_MAGIC)) == 0) {
+	if (path && safefs_read_owned(path, CACHE_MAX_FILE, &data, &n) == 0 &&
+	    n > strlen(CACHE_MAGIC) && memcmp(data, CACHE_MAGIC, strlen(CACHE_MAGIC)) == 0) {
 		const char *p = data + strlen(CACHE_MAGIC), *nl = memchr(p, '\n', n - (size_t)(p - data));
 		size_t kl, ol, el;
 		int code;
-		if (nl && sscanf(p, "%zu %d %zu %zu", &kl, &code, &ol, &el) == 4 && kl == klen &&
-		    (size_t)(data + n - (nl + 1)) == kl + ol + el && memcmp(nl + 1, key, kl) == 0) {
+		char seal[SHA256_HEX_SIZE], want[SHA256_HEX_SIZE], nums[96];
+		if (nl && sscanf(p, "%zu %d %zu %zu %64s", &kl, &code, &ol, &el, seal) == 5 &&
+		    kl == klen && (size_t)(data + n - (nl + 1)) == kl + ol + el &&
+		    memcmp(nl + 1, key, kl) == 0) {
+			int nn = snprintf(nums, sizeof(nums), "%zu %d %zu %zu", kl, code, ol, el);
+			cache_seal_with(c->key, nums, (size_t)nn, nl + 1, kl + ol + el, want);
+			if (strcmp(seal, want) != 0)
+				goto out;
 			const char *o = nl + 1 + kl;
 			res->out = xmalloc(ol + 1);
 			res->err = xmalloc(el + 1);
@@ -147,6 +160,7 @@ static bool lookup(const struct cache *c, const char *key, size_t klen, struct e
 				exec_result__release(res);
 		}
 	}
+out:
 	xfree(data);
 	xfree(path);
 	return hit;
@@ -161,19 +175,22 @@ static void store(const struct cache *c, const char *key, size_t klen, bool salt
 	    res->out_len + res->err_len > CACHE_MAX_OUT)
 		return;
 	char *path = entry_path(c, key, klen);
-	char head[96];
-	int hl = snprintf(head, sizeof(head), "%s%zu %d %zu %zu\n", CACHE_MAGIC, klen,
-			  res->exit_code, res->out_len, res->err_len);
-	size_t n = (size_t)hl + klen + res->out_len + res->err_len;
-	char *buf = xmalloc(n);
+	char head[192], nums[96], seal[SHA256_HEX_SIZE];
+	int nn = snprintf(nums, sizeof(nums), "%zu %d %zu %zu", klen, res->exit_code,
+			  res->out_len, res->err_len);
+	size_t body = klen + res->out_len + res->err_len;
+	char *buf = xmalloc(sizeof(head) + body);
 	if (buf && path) {
-		memcpy(buf, head, (size_t)hl);
-		memcpy(buf + hl, key, klen);
+		char *b = buf + sizeof(head);
+		memcpy(b, key, klen);
 		if (res->out_len)
-			memcpy(buf + hl + klen, res->out, res->out_len);
+			memcpy(b + klen, res->out, res->out_len);
 		if (res->err_len)
-			memcpy(buf + hl + klen + res->out_len, res->err, res->err_len);
-		(void)fs_write_cache(path, buf, n, 0644);
+			memcpy(b + klen + res->out_len, res->err, res->err_len);
+		cache_seal_with(c->key, nums, (size_t)nn, b, body, seal);
+		int hl = snprintf(head, sizeof(head), "%s%s %s\n", CACHE_MAGIC, nums, seal);
+		memcpy(b - hl, head, (size_t)hl);
+		(void)fs_write_cache(path, b - hl, (size_t)hl + body, 0600);
 	}
 	xfree(buf);
 	xfree(path);
@@ -187,7 +204,10 @@ static void store(const struct cache *c, const char *key, size_t klen, bool salt
  * the missing ones only. File: "<magic><key len>\n<key>", then records
  * "<item>\t<line>\n" appended; a torn last record is ignored.
  */
-#define LINES_MAGIC "nunatak-exec-lines 1\n"
+#define LINES_MAGIC "nunatak-exec-lines 2\n"
+/* Each record is "<seal>\t<item>\t<line>\n", the seal covering the call's
+ * key and "<item>\t<line>": a record nunatak did not append is skipped. */
+#define REC_SEAL (SHA256_HEX_SIZE - 1)
 
 struct lines_map {
 	char *data;        /* the file, records point into it */
@@ -231,11 +251,12 @@ static int lines_map__put(struct lines_map *m, const char *item, size_t il, cons
 	return 0;
 }
 
-/* Loads the records of path when its header holds exactly key. */
-static void lines_map__load(struct lines_map *m, const char *path, const char *key, size_t klen)
+/* Loads the sealed records of path when its header holds exactly key. */
+static void lines_map__load(struct lines_map *m, const struct cache *c, const char *path,
+			    const char *key, size_t klen)
 {
 	size_t n = 0;
-	if (exec_read_file(path, &m->data, &n) != 0)
+	if (safefs_read_owned(path, CACHE_MAX_FILE, &m->data, &n) != 0)
 		return;
 	size_t ml = strlen(LINES_MAGIC);
 	char *p = m->data, *end = m->data + n, *nl;
@@ -250,8 +271,15 @@ static void lines_map__load(struct lines_map *m, const char *path, const char *k
 		char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
 			break; /* torn by a concurrent or killed writer */
-		char *tab = memchr(p, '\t', (size_t)(eol - p));
-		if (tab && lines_map__put(m, p, (size_t)(tab - p), tab + 1,
+		char want[SHA256_HEX_SIZE];
+		char *rec = p + REC_SEAL + 1;
+		bool sealed = eol - p > REC_SEAL && p[REC_SEAL] == '\t';
+		if (sealed) {
+			cache_seal_with(c->key, key, klen, rec, (size_t)(eol - rec), want);
+			sealed = memcmp(p, want, REC_SEAL) == 0;
+		}
+		char *tab = sealed ? memchr(rec, '\t', (size_t)(eol - rec)) : NULL;
+		if (tab && lines_map__put(m, rec, (size_t)(tab - rec), tab + 1,
 					  (size_t)(eol - tab - 1)) < 0)
 			break;
 		p = eol + 1;
@@ -270,15 +298,17 @@ static void lines_append(const char *path, const char *key, size_t klen, const c
 		if (buf) {
 			memcpy(buf, head, (size_t)hl);
 			memcpy(buf + hl, key, klen);
-			(void)fs_write_cache(path, buf, (size_t)hl + klen, 0644);
+			(void)fs_write_cache(path, buf, (size_t)hl + klen, 0600);
 		}
 		xfree(buf);
 	}
-	FILE *f = fopen(path, "ab");
-	if (!f)
+	int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return;
-	(void)fwrite(rec, 1, len, f);
-	fclose(f);
+	struct stat fst;
+	if (fstat(fd, &fst) == 0 && !safefs_untrusted_why(&fst) && S_ISREG(fst.st_mode))
+		(void)!write(fd, rec, len);
+	close(fd);
 }
 
 /* One request's plan: answered from the cache, or what to run instead. */
@@ -295,6 +325,7 @@ struct plan {
 	size_t nr_miss;
 	struct exec_request run; /* what goes to the inner executor */
 	bool hit;
+	const uint8_t *seal_key; /* the cache's, for appended records */
 };
 
 static void plan__release(struct plan *p)
@@ -404,7 +435,8 @@ static int plan__init(struct cache *c, struct plan *p, const struct exec_request
 	sha256_hex(p->key, p->klen, hex);
 	if (!(p->path = xasprintf("%s/lines/%.2s/%s", c->dir, hex, hex + 2)))
 		return -ENOMEM;
-	lines_map__load(&p->map, p->path, p->key, p->klen);
+	lines_map__load(&p->map, c, p->path, p->key, p->klen);
+	p->seal_key = c->key;
 	return plan_lines(p, res);
 }
 
@@ -435,7 +467,7 @@ static bool plan_merge(struct plan *p, struct exec_result *r)
 			continue;
 		}
 		outlen += ll[m] + 1;
-		reclen += p->item_len[i] + ll[m] + 2;
+		reclen += REC_SEAL + 1 + p->item_len[i] + ll[m] + 2;
 		m++;
 	}
 	char *out = ok ? xmalloc(outlen + 1) : NULL, *recs = ok ? xmalloc(reclen + 1) : NULL;
@@ -452,11 +484,17 @@ static bool plan_merge(struct plan *p, struct exec_result *r)
 		if (id >= 0)
 			continue;
 		m++;
+		size_t seal_at = rl, body = rl + REC_SEAL + 1;
+		rl = body;
 		memcpy(recs + rl, p->item[i], p->item_len[i]);
 		rl += p->item_len[i];
 		recs[rl++] = '\t';
 		memcpy(recs + rl, line, n);
 		rl += n;
+		char seal[SHA256_HEX_SIZE];
+		cache_seal_with(p->seal_key, p->key, p->klen, recs + body, rl - body, seal);
+		memcpy(recs + seal_at, seal, REC_SEAL);
+		recs[seal_at + REC_SEAL] = '\t';
 		recs[rl++] = '\n';
 	}
 	if (ok) {
@@ -558,6 +596,12 @@ struct executor *executor__new_caching_take(struct executor *inner, const char *
 		xfree(c);
 		xfree(d);
 		return inner; /* uncached, not failed */
+	}
+	if (cache_seal_key(c->key) != 0) { /* nothing could be trusted: uncached */
+		xfree(x);
+		xfree(c);
+		xfree(d);
+		return inner;
 	}
 	c->inner = inner;
 	c->dir = d;

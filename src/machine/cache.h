@@ -27,9 +27,11 @@ char *machine_cache_dir(struct err *e);
 char *machine_cache_path(const struct machine *m, const char *dir);
 
 /* Stores m's profile under its identity in dir (created if needed), written
- * atomically. As the reference does, a profile is stored only when at least
- * one Ceiling is measured: returns 1 when written, 0 when skipped for that
- * reason, or a negative errno with e filled. *path_out (optional) receives
+ * atomically. Unlike the reference (which stores only a measured Ceiling, so
+ * a busy Machine recalibrated on every Run), a profile is stored when at
+ * least one Ceiling came from a kernel, measured or estimated with its
+ * reasons: returns 1 when written, 0 when every Ceiling is the theoretical
+ * table's, or a negative errno with e filled. *path_out (optional) receives
  * the file path (caller frees). */
 int machine_cache_store(const struct machine *m, const char *dir, char **path_out,
 			struct err *e);
@@ -39,6 +41,21 @@ int machine_cache_store(const struct machine *m, const char *dir, char **path_ou
  * another kernel_version or another identity (e explains which, for -v);
  * -ENOMEM. m's snapshot fields are never replaced: the live snapshot wins. */
 int machine_cache_load_ceilings(struct machine *m, const char *dir, struct err *e);
+
+/* A Ceiling is a maximum: when a cached profile of m's identity holds a
+ * better Ceiling than m's (measured beats estimated, which beats the
+ * theoretical table; within one Quality the higher value wins), m takes the
+ * cached one. *note (caller frees, NULL when nothing was kept) names each
+ * kept Ceiling and what it displaced. Returns 1 when a profile was read, 0
+ * when none, -ENOMEM with e filled. */
+int machine_cache_keep_best(struct machine *m, const char *dir, char **note, struct err *e);
+
+/* a is a better Ceiling than b (same name), by the rule above. */
+struct ceiling;
+bool ceiling__better(const struct ceiling *a, const struct ceiling *b);
+
+/* c comes from the theoretical table (theory.h), not from a kernel. */
+bool ceiling__from_theory(const struct ceiling *c);
 
 /* True when one of m's Ceilings has Quality measured. */
 bool machine__has_measured_ceiling(const struct machine *m);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/alloc.h"
+#include "common/cache_home.h"
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "exec/exec.h"
@@ -93,7 +94,10 @@ static bool source_matches(const char *path)
 static int build(struct executor *x, const struct calibrate_opts *o, const char *src,
 		 const char *bin, struct calibrate_report *r, struct err *e)
 {
-	if (!o->replay && source_matches(src) && access(bin, X_OK) == 0) {
+	/* reused only when sealed by us over this source (common/cache_home.h):
+	 * a kernel another user put there would run as us */
+	if (!o->replay && source_matches(src) && access(bin, X_OK) == 0 &&
+	    !cache_sealed_file_problem(bin, calibration_kernel_c, calibration_kernel_c_len)) {
 		r->reused_binary = true;
 		return 0;
 	}
@@ -115,6 +119,8 @@ static int build(struct executor *x, const struct calibrate_opts *o, const char 
 			why = xasprintf("`%s -O3 %s` failed (exit %d): %.160s", cc, arch[k],
 					res.exit_code, res.err && res.err[0] ? res.err : "no message");
 		exec_result__release(&res);
+		if (ok && !o->replay)
+			(void)cache_seal_file(bin, calibration_kernel_c, calibration_kernel_c_len);
 		if (rc < 0 || ok) {
 			r->build_s = now_s() - t0;
 			xfree(why);
@@ -126,10 +132,19 @@ static int build(struct executor *x, const struct calibrate_opts *o, const char 
 	return 1;
 }
 
-static int run_kernel(struct executor *x, const char *bin, const char *kernel, int threads,
-		      const struct calibrate_opts *o, double timeout_s, struct exec_result *res,
-		      struct err *e)
+/* How the kernels run: on every allocated core, or on the free ones only. */
+struct kernel_plan {
+	int threads;           /* threads the kernels run */
+	int alloc_threads;     /* the allocation's cores */
+	const char *cpus_env;  /* "NUNATAK_KERNEL_CPUS=..." or NULL */
+};
+
+static int run_kernel(struct executor *x, const char *bin, const char *kernel,
+		      const struct kernel_plan *plan, const struct calibrate_opts *o,
+		      double timeout_s, struct exec_result *res, struct err *e)
 {
+	int threads = plan->threads;
+	const char *env[] = {plan->cpus_env, NULL};
 	char t[16], reps[16], ms[16], bytes[32];
 	snprintf(t, sizeof(t), "%d", threads);
 	snprintf(reps, sizeof(reps), "%d", o->reps > 0 ? o->reps : CALIBRATION_DEFAULT_REPS);
@@ -138,8 +153,40 @@ static int run_kernel(struct executor *x, const char *bin, const char *kernel, i
 	const char *argv[] = {bin, kernel, t, reps, ms,
 			      !strcmp(kernel, "triad") && o->triad_bytes > 0 ? bytes : NULL, NULL};
 	struct exec_request req = {.argv = argv, .capture_stdout = true, .capture_stderr = true,
-				   .timeout_s = timeout_s};
+				   .timeout_s = timeout_s, .env_set = plan->cpus_env ? env : NULL};
 	return executor__run(x, &req, res, e);
+}
+
+/* A kernel run on fewer threads than the allocation has cores: FLOP rates
+ * scale with cores (each core has its own FMA units) and are scaled,
+ * bandwidth does not (the cores share the memory channels) and is kept as a
+ * lower bound; both estimated, saying so. */
+static int scale_to_allocation(struct ceiling *c, const struct kernel_plan *plan, int ran)
+{
+	if (ran <= 0 || ran >= plan->alloc_threads)
+		return 0;
+	double f = (double)plan->alloc_threads / ran;
+	bool flops = strcmp(c->name, "dram_bandwidth") != 0;
+	char *why = flops ? xasprintf("measured on %d of %d allocated cores (the others were "
+				      "busy), scaled x%g", ran, plan->alloc_threads, f)
+			  : xasprintf("measured on %d of %d allocated cores (the others were "
+				      "busy): a lower bound, not scaled (the cores share the "
+				      "memory bandwidth)", ran, plan->alloc_threads);
+	if (!why)
+		return -ENOMEM;
+	char *r = c->reason ? xasprintf("%s; %s", why, c->reason) : why;
+	if (!r) {
+		xfree(why);
+		return -ENOMEM;
+	}
+	if (r != why)
+		xfree(why);
+	xfree(c->reason);
+	c->reason = r;
+	c->quality = QUALITY_ESTIMATED;
+	if (flops)
+		c->value *= f;
+	return 0;
 }
 
 /* Replaces m's Ceiling of c->name by c (strings taken over by a copy). */
@@ -158,12 +205,13 @@ static int put_ceiling(struct machine *m, const struct ceiling *c)
 }
 
 static int one_kernel(struct machine *m, struct executor *x, const struct calibrate_opts *o,
-		      const char *bin, int k, int threads, double deadline,
+		      const char *bin, int k, const struct kernel_plan *plan, double deadline,
 		      struct calibrate_report *r, struct err *e)
 {
 	struct exec_result res;
 	double t0 = now_s();
-	int rc = run_kernel(x, bin, kernels[k], threads, o, o->replay ? 0 : deadline - t0 + 10,
+	int threads = plan->threads;
+	int rc = run_kernel(x, bin, kernels[k], plan, o, o->replay ? 0 : deadline - t0 + 10,
 			    &res, e);
 	r->kernel_s[k] = now_s() - t0;
 	struct kernel_output ko;
@@ -174,11 +222,18 @@ static int one_kernel(struct machine *m, struct executor *x, const struct calibr
 		struct pollution_ref p = {
 			theory_rate(m, o->max_freq_khz, o->cpuinfo, k == 1 ? "flops_dp" : "flops_sp",
 				    ko.threads > 0 ? ko.threads : threads, basis, sizeof(basis)),
-			basis, o->llc_bytes};
+			basis, o->llc_bytes, false};
+		struct frequency fr;
+		p.observed = theory_frequency(o->max_freq_khz, m->cpu_model,
+					      o->cpuinfo ? o->cpuinfo : m->cpuinfo_text, &fr) &&
+			     fr.caveat;
 		if (k == 0)
 			p.theory = NAN;
 		struct ceiling c;
 		int crc = calibration_ceiling(&ko, &p, &c);
+		if (crc == 0 && (crc = scale_to_allocation(&c, plan, ko.threads > 0 ? ko.threads
+								       : threads)) < 0)
+			ceiling__release_strings(&c);
 		if (crc == 0) {
 			crc = put_ceiling(m, &c);
 			if (c.quality == QUALITY_MEASURED)
@@ -210,6 +265,18 @@ int machine_calibrate(struct machine *m, struct executor *x, const struct calibr
 	double t0 = now_s(), budget = o->budget_s > 0 ? o->budget_s : CALIBRATION_DEFAULT_BUDGET_S;
 	double cores = 1;
 	int threads = machine__allocated_cores(m, &cores) && cores >= 1 ? (int)cores : 1;
+	struct kernel_plan plan = {threads, threads, NULL};
+	char *cpus_env = NULL;
+	if (o->nr_free_cpus > 0 && o->nr_free_cpus < threads) {
+		plan.threads = o->nr_free_cpus;
+		cpus_env = xstrdup("NUNATAK_KERNEL_CPUS=");
+		for (int i = 0; cpus_env && i < o->nr_free_cpus; i++) {
+			char *more = xasprintf("%s%s%d", cpus_env, i ? "," : "", o->free_cpus[i]);
+			xfree(cpus_env);
+			cpus_env = more;
+		}
+		plan.cpus_env = cpus_env;
+	}
 	char *src = fs_join(o->work_dir, KERNEL_NAME ".c"), *bin = fs_join(o->work_dir, KERNEL_NAME);
 	int rc = src && bin ? 0 : err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	if (rc == 0 && (rc = fs_mkdir_p(o->work_dir)) < 0)
@@ -230,11 +297,13 @@ int machine_calibrate(struct machine *m, struct executor *x, const struct calibr
 		snprintf(label, sizeof(label), "calibrating: %s", kernels[k]);
 		if (o->progress)
 			o->progress(o->progress_ctx, label, (unsigned long)k + 1, 4);
-		rc = one_kernel(m, x, o, bin, k, threads, t0 + budget, r, e);
+		rc = one_kernel(m, x, o, bin, k, &plan, t0 + budget, r, e);
 	}
 	if (rc >= 0 && theory_add_ceilings(m, o->max_freq_khz, o->cpuinfo) < 0)
 		rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	r->total_s = now_s() - t0;
+	r->threads = plan.threads;
+	xfree(cpus_env);
 	xfree(src);
 	xfree(bin);
 	return rc > 0 ? 0 : rc;

@@ -11,13 +11,16 @@
  *     (cpu_share, measured by the kernel itself), or, for kernels that do
  *     not report it (the reference's recordings), 1-min load > 0.5 x threads
  *   - a scalar build of an FMA kernel      "kernel built without SIMD: ..."
- *   - > 1.25 x the theoretical rate for the kernel's threads, whether the
- *     clock behind it is rated (cpuinfo_max_freq, brand string) or only
- *     observed (cpu MHz): a boost can explain an excess over an observed
- *     clock, a broken timing can too, and nunatak cannot tell them apart,
- *     so the value is kept but estimated, the reason naming both figures,
- *     the ratio, the basis of the theory and the clock the value implies
- *   - a triad working set below 4 x the last-level cache of the allocation.
+ *   - > 1.25 x the theoretical rate for the kernel's threads when the clock
+ *     behind it is rated (cpuinfo_max_freq, brand string): the value is
+ *     kept but estimated, the reason naming both figures, the ratio and the
+ *     basis. A theory built on an observed clock (cpu MHz) is itself an
+ *     estimate, no bound: a kernel above it (a boost clock) stays measured
+ *     (issue 24: 1.16e11 flop/s over 83 Gflop/s at an observed 2.60 GHz);
+ *   - a triad working set below 4 x the last-level cache of the allocation;
+ *   - fewer free cores than allocated (free_cpus.h): the kernels run on the
+ *     free ones, FLOP rates scaled to the allocation, the triad a lower
+ *     bound, "measured on 1 of 2 allocated cores (the others were busy)".
  * Measured values win; the theoretical table fills the missing flops ones.
  * The cpu_share rule deviates on purpose from the reference's loadavg: the
  * 1-min average lags, and counts the previous kernel's own threads.
@@ -70,6 +73,7 @@ struct pollution_ref {
 	double theory;      /* theoretical rate for k->threads threads; NaN unknown */
 	const char *basis;  /* how theory was computed (theory_rate()), or NULL */
 	double llc_bytes;   /* last-level cache of the allocation; <= 0 unknown */
+	bool observed;      /* theory rests on an observed clock: no bound */
 };
 
 /* The Ceiling of one kernel output (name dram_bandwidth / flops_dp /
@@ -95,6 +99,8 @@ struct calibrate_opts {
 	const char *cpuinfo;     /* full /proc/cpuinfo text (cpu MHz), or NULL */
 	double llc_bytes;        /* <= 0 unknown */
 	double triad_bytes;      /* 0: the kernel's own default (1/8 RAM, [768 MiB, 6 GiB]) */
+	const int *free_cpus;    /* the allocated CPUs found free (free_cpus.h), */
+	int nr_free_cpus;        /* 0 (or >= the cores): every allocated core */
 	calibrate_progress_fn progress;
 	void *progress_ctx;
 };
@@ -110,11 +116,15 @@ struct calibrate_report {
 	int nr_measured, nr_estimated;
 	bool reused_binary;
 	bool budget_cut;         /* a kernel was skipped for the budget */
+	int threads;             /* threads the kernels ran (fewer than the
+				    allocated cores on a loaded Machine) */
 };
 void calibrate_report__release(struct calibrate_report *r);
 
 /* Builds (or reuses) the kernel and runs triad, fma_dp, fma_sp with
- * max(1, floor(allocated cores)) threads; replaces m's Ceilings of those
+ * max(1, floor(allocated cores)) threads, or on o->free_cpus only when
+ * fewer are free (FLOP rates then scaled to the allocation, the triad kept
+ * as a lower bound, both estimated with the reason); replaces m's Ceilings of those
  * names by what was obtained, then lets the theory fill flops_dp/flops_sp
  * where no kernel answered. A missing compiler or a failed build is not an
  * error: r->problem says why, and the theory still applies. Returns 0, or

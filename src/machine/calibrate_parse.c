@@ -166,7 +166,7 @@ static char *pollution(const struct kernel_output *k, const struct pollution_ref
 	}
 	if (fma && !strcmp(k->isa, "scalar"))
 		r = add_reason(r, xstrdup("kernel built without SIMD: this is not the machine's peak"));
-	if (fma && p && p->theory > 0 && mx > CALIBRATION_THEORY_MARGIN * p->theory)
+	if (fma && p && p->theory > 0 && !p->observed && mx > CALIBRATION_THEORY_MARGIN * p->theory)
 		r = add_reason(r, above_theory(p, mx));
 	if (!fma && p && p->llc_bytes > 0 && k->bytes > 0 && k->bytes < 4 * p->llc_bytes)
 		r = add_reason(r, xasprintf("triad working set of %.0f MiB is below 4x the "

@@ -13,6 +13,7 @@
 #include "common/err_codes.h"
 #include "exec/exec.h"
 #include "machine/cache.h"
+#include "machine/free_cpus.h"
 #include "model/machine_identity.h"
 #include "machine/snapshot.h"
 #include "machine/theory.h"
@@ -24,6 +25,7 @@ void profile_outcome__release(struct profile_outcome *o)
 		return;
 	xfree(o->cache_path);
 	xfree(o->not_stored);
+	xfree(o->kept);
 	calibrate_report__release(&o->cal);
 	memset(o, 0, sizeof(*o));
 }
@@ -64,6 +66,12 @@ static int calibrate(struct machine *m, struct executor *x, const struct profile
 		.progress = o->progress,
 		.progress_ctx = o->ctx,
 	};
+	int free_cpus[1024];
+	if (live) { /* a loaded Machine: calibrate its free cores, honestly */
+		int nr = machine_free_cpus("/", m, FREE_CPU_INTERVAL_S, free_cpus, 1024);
+		co.free_cpus = free_cpus;
+		co.nr_free_cpus = nr > 0 ? nr : 0;
+	}
 	out->calibrated = true;
 	out->source = PROFILE_CALIBRATED;
 	return machine_calibrate(m, x, &co, &out->cal, e);
@@ -161,12 +169,19 @@ int machine_profile(struct machine *m, struct executor *x, const struct profile_
 	rc = work ? calibrate(m, x, o, work, out, e) : -ENOMEM;
 	xfree(work);
 	if (rc == 0) {
+		/* A Ceiling is a maximum: a better cached one stays (--force too). */
+		rc = machine_cache_keep_best(m, dir, &out->kept, &ce);
+		rc = rc < 0 ? rc : 0;
+	}
+	if (rc == 0) {
 		struct err se = {0};
-		int s = machine_cache_store(m, dir, &out->cache_path, &se);
+		bool answered = out->cal.nr_measured + out->cal.nr_estimated > 0;
+		int s = answered ? machine_cache_store(m, dir, &out->cache_path, &se) : 0;
 		out->stored = s == 1;
 		if (s == 0)
-			out->not_stored = xstrdup("no Ceiling was measured cleanly: the next Run "
-						  "calibrates again");
+			out->not_stored = xasprintf("no kernel answered (%s): the next Run "
+						    "calibrates again",
+						    out->cal.problem ? out->cal.problem : "?");
 		else if (s < 0)
 			out->not_stored = xstrdup(se.msg);
 	}

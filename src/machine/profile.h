@@ -51,6 +51,8 @@ struct profile_outcome {
 	char *cache_path;        /* the profile loaded or written, else NULL */
 	bool stored;
 	char *not_stored;        /* why a calibration was not cached, or NULL */
+	char *kept;              /* cached Ceilings kept over this calibration's
+				    (machine_cache_keep_best), or NULL */
 	bool calibrated;
 	struct calibrate_report cal;
 };

@@ -139,6 +139,8 @@ json_t *machine__to_json(const struct machine *m)
 	put(o, "cpu", cpu_to_json(&m->cpu), &ok);
 	put(o, "allocation", alloc_to_json(&m->alloc), &ok);
 	put(o, "ceilings", ceilings_to_json(m), &ok);
+	/* A replayed Run's Machine is the recording's, not the replaying host's. */
+	put(o, "recorded", json_boolean(m->replayed), &ok);
 	if (ok)
 		return o;
 fail:
@@ -302,6 +304,8 @@ int machine__from_json(struct machine *m, const json_t *j, struct err *e)
 		rc = ceilings_from_json(m, json_object_get(j, "ceilings"), e);
 	if (rc)
 		machine__release(m);
+	else
+		m->replayed = json_is_true(json_object_get(j, "recorded"));
 	return rc;
 }
 

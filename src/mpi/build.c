@@ -33,30 +33,26 @@ static int write_source(const char *dir, const struct mpi_probe_source *src, str
 	return rc;
 }
 
-static double mtime_of(const char *path)
+/* What an output is built from: the compiler, the kind of output and the
+ * embedded sources it includes (the main one, and the .inc files for the
+ * library). A cached output is reused only when its seal matches this and
+ * its bytes (common/cache_home.h): another user's file there is a miss. */
+static char *recipe_of(const char *mpicc, const char *main_src, bool shared, size_t *len)
 {
-	struct stat st;
-	if (stat(path, &st) != 0)
-		return -1;
-	return (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec * 1e-9;
-}
-
-/* The newest time stamp among the sources an output is built from. */
-static double sources_mtime(const char *dir, const char *main_src)
-{
-	double newest = 0;
-	for (size_t i = 0; i < nr_mpi_probe_sources; i++) {
-		const char *n = mpi_probe_sources[i].name;
-		bool inc = strstr(n, ".inc") != NULL;
-		if (strcmp(n, main_src) != 0 && !(inc && strcmp(main_src, "nunatak_mpi.c") == 0))
+	char *r = xasprintf("mpi-probe v%d\n%s\n%s\n", MPI_PROBES_VERSION, mpicc,
+			    shared ? "shared" : "executable");
+	for (size_t i = 0; r && i < nr_mpi_probe_sources; i++) {
+		const struct mpi_probe_source *ps = &mpi_probe_sources[i];
+		bool inc = strstr(ps->name, ".inc") != NULL;
+		if (strcmp(ps->name, main_src) != 0 && !(inc && strcmp(main_src, "nunatak_mpi.c") == 0))
 			continue;
-		char *p = fs_join(dir, n);
-		double t = p ? mtime_of(p) : -1;
-		xfree(p);
-		if (t > newest)
-			newest = t;
+		char *next = xasprintf("%s%s\n%zu\n%.*s", r, ps->name, ps->len, (int)ps->len,
+				       ps->text);
+		xfree(r);
+		r = next;
 	}
-	return newest;
+	*len = r ? strlen(r) : 0;
+	return r;
 }
 
 /* Compiles one output; *path gets it (owned) or stays NULL with out->reason. */
@@ -71,10 +67,12 @@ static int compile(struct executor *x, const char *mpicc, const char *dir, const
 		xfree(tmp);
 		return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	}
-	double built = mtime_of(dst);
-	if (built >= 0 && built >= sources_mtime(dir, src)) {
+	size_t rlen = 0;
+	char *recipe = recipe_of(mpicc, src, shared, &rlen);
+	if (recipe && !cache_sealed_file_problem(dst, recipe, rlen)) {
 		*path = dst;
 		xfree(tmp);
+		xfree(recipe);
 		return 0;
 	}
 	const char *argv[MPICC_ARGV_MAX];
@@ -85,6 +83,8 @@ static int compile(struct executor *x, const char *mpicc, const char *dir, const
 	struct exec_result r = {0};
 	int rc = executor__run(x, &rq, &r, e);
 	if (rc == 0 && r.exit_code == 0 && rename(tmp, dst) == 0) {
+		if (recipe) /* unsealed: used now, rebuilt next time */
+			(void)cache_seal_file(dst, recipe, rlen);
 		*path = dst;
 		dst = NULL;
 		out->built = true;
@@ -98,6 +98,7 @@ static int compile(struct executor *x, const char *mpicc, const char *dir, const
 	}
 	unlink(tmp);
 	exec_result__release(&r);
+	xfree(recipe);
 	xfree(dst);
 	xfree(tmp);
 	return rc;
@@ -108,13 +109,14 @@ int mpi_build(struct executor *x, const struct mpi_stack *st, const char *mpicc,
 {
 	*out = (struct mpi_probes){0};
 	int no_home = 0;
-	char *sub = xasprintf("probes/%s", st->key);
-	out->dir = sub ? cache_home_path(sub, &no_home) : NULL;
+	char *sub = xasprintf("probes/%s", st->key), *why = NULL;
+	out->dir = sub ? cache_home_dir(sub, &no_home, &why) : NULL;
 	xfree(sub);
 	if (!out->dir) {
 		if (!no_home)
 			return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
-		out->reason = xstrdup("neither XDG_CACHE_HOME nor HOME is set: no probes cache");
+		out->reason = why ? why
+			      : xstrdup("neither XDG_CACHE_HOME nor HOME is set: no probes cache");
 		return 0;
 	}
 	if (fs_mkdir_p(out->dir) != 0) {

@@ -5,8 +5,10 @@
  *   libnunatak-mpi-v<N>.so  mpicc -O2 -fPIC -shared -o ... nunatak_mpi.c -ldl
  *   pingpong-v<N>           mpicc -O2 -o ... pingpong.c
  * The embedded sources are (re)written only when they differ from the cached
- * ones, and an output is rebuilt only when missing or older than its source:
- * a second Run on the same stack compiles nothing. Outputs are built under a
+ * ones, and an output is reused only when its seal (common/cache_home.h)
+ * matches what it was built from and its bytes, and it is ours: a second Run
+ * on the same stack compiles nothing, and a library another user put there
+ * (or changed) is rebuilt, never preloaded. Outputs are built under a
  * temporary name and renamed, so concurrent Runs never load a half-written
  * library.
  */

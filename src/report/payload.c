@@ -35,6 +35,8 @@ static json_t *derived_json(const struct derived *d)
 		json_array_append_new(lin, json_string(d->lineage[i]));
 	json_object_set_new(o, "lineage", lin);
 	json_object_set_new(o, "formula", d->formula ? json_string(d->formula) : json_null());
+	if (d->bound)
+		json_object_set_new(o, "bound", json_string(d->bound));
 	return o;
 }
 

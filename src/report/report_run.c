@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -67,6 +68,14 @@ static void multi_pass_lines(const struct manifest *m, struct text_lines *t)
 				json_number_value(v));
 }
 
+/* The multi-pass DRAM bound (stage_passes.c), NaN without one. */
+static double dram_bytes_below(const struct manifest *m)
+{
+	const json_t *v = json_object_get(json_object_get(m->multi_pass, "dram_bound"),
+					  "dram_bytes_below");
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
 int report_run(const char *run_dir, bool no_source, struct report_out *out, struct err *e)
 {
 	memset(out, 0, sizeof(*out));
@@ -91,8 +100,8 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 		rc = pivot_db_read(&p, db, e);
 	xfree(db);
 	if (rc == 0) {
-		rc = analysis_run(&p, m.machine.ceilings, m.machine.nr_ceilings,
-				  ANALYSIS_FLOOR_SAMPLES, &a);
+		rc = analysis_run_bounded(&p, m.machine.ceilings, m.machine.nr_ceilings,
+					  ANALYSIS_FLOOR_SAMPLES, dram_bytes_below(&m), &a);
 		have_a = rc == 0;
 		if (rc < 0)
 			err_set(e, rc, ERR_OOM, "out of memory");
@@ -141,7 +150,8 @@ int report_export_stacks(const char *run_dir, const char *format, FILE *out, boo
 	bool speedscope = strcmp(format, "speedscope") == 0;
 	if (!speedscope && strcmp(format, "collapsed") != 0)
 		return err_set(e, -EINVAL, ERR_USAGE,
-			       "unknown report format '%s': expected collapsed or speedscope",
+			       "unknown report format '%s': expected collapsed, speedscope or "
+			       "roofline-csv",
 			       format);
 	struct manifest m;
 	struct pivot p;

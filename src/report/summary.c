@@ -208,7 +208,8 @@ static void evidence(const struct diagnostic *g, const struct rank_placement *rp
 		shown[n++] = &g->achieved;
 	}
 	if (g->dram_intensity.quality != QUALITY_UNAVAILABLE) {
-		text_lines__add(out, "    DRAM intensity %.3g flop/byte (%s)", g->dram_intensity.value,
+		text_lines__add(out, "    DRAM intensity %s%.3g flop/byte (%s)",
+				g->dram_intensity.bound ? "above " : "", g->dram_intensity.value,
 				quality__name(g->dram_intensity.quality));
 		shown[n++] = &g->dram_intensity;
 	}
@@ -245,11 +246,16 @@ static void finding(const struct diagnostic *g, const struct pivot *p, const cha
 		snprintf(where, sizeof(where), ", %s:%d",
 			 base ? base + 1 : (sh.file ? sh.file : "?"), sh.line);
 	}
-	char sb[24], eb[24];
-	text_lines__add(out, "  %s (%s%s) - %s of the sampled time (+-%s, %s)%s",
+	/* The error is relative (1/sqrt(samples)): said so, with its size in
+	 * points of the share, so nobody reads "+-4.3%" as 4.3 points. */
+	char sb[24], eb[96] = "relative error unavailable";
+	if (isfinite(g->relative_error) && isfinite(g->share.value))
+		snprintf(eb, sizeof(eb), "relative error +-%.1f%%, i.e. +-%.1f points",
+			 100 * g->relative_error, 100 * g->relative_error * g->share.value);
+	text_lines__add(out, "  %s (%s%s) - %s of the sampled time (%s, %s)%s",
 			name ? name : "?", resolution__name(h->level), where,
-			pct(sb, sizeof(sb), g->share.value), pct(eb, sizeof(eb), g->relative_error),
-			quality__name(g->share.quality), verdict);
+			pct(sb, sizeof(sb), g->share.value), eb, quality__name(g->share.quality),
+			verdict);
 	xfree(name);
 	evidence(g, rp, si, p, time_base, out);
 	if (regions_render_finding(p, g->hotspot, time_base, out) < 0)

@@ -132,7 +132,10 @@ int run_finish(struct run_state *s, json_t **json_out)
 	struct analysis a;
 	const struct ceiling *c = s->machine ? s->machine->ceilings : NULL;
 	size_t nc = s->machine ? s->machine->nr_ceilings : 0;
-	if (analysis_run(&s->pivot, c, nc, ANALYSIS_FLOOR_SAMPLES, &a) == 0) {
+	const json_t *below = json_object_get(json_object_get(s->multi_pass_json, "dram_bound"),
+					      "dram_bytes_below");
+	if (analysis_run_bounded(&s->pivot, c, nc, ANALYSIS_FLOOR_SAMPLES,
+				 json_is_number(below) ? json_number_value(below) : NAN, &a) == 0) {
 		summary(s, &a);
 		analysis__release(&a);
 	}

@@ -64,7 +64,16 @@ static void tell(struct run_state *s, const struct profile_outcome *po)
 		return;
 	}
 	if (po->source == PROFILE_CACHED) {
-		console__debug(s->con, 1, "Ceilings from the cached profile %s", po->cache_path);
+		size_t est = 0;
+		for (size_t i = 0; i < m->nr_ceilings; i++)
+			est += m->ceilings[i].quality != QUALITY_MEASURED;
+		if (est)
+			console__info(s->con, "Ceilings from the cached profile %s, %zu of them "
+				      "estimated (their reasons are in the Run); `nunatak calibrate "
+				      "--force` measures again", po->cache_path, est);
+		else
+			console__debug(s->con, 1, "Ceilings from the cached profile %s",
+				       po->cache_path);
 		return;
 	}
 	if (!po->calibrated)
@@ -74,6 +83,8 @@ static void tell(struct run_state *s, const struct profile_outcome *po)
 			      m->ceilings[i].value, m->ceilings[i].unit,
 			      quality__name(m->ceilings[i].quality), m->ceilings[i].reason ? ": " : "",
 			      m->ceilings[i].reason ? m->ceilings[i].reason : "");
+	if (po->kept)
+		console__info(s->con, "calibration: a Ceiling is a maximum: %s", po->kept);
 	if (po->stored)
 		console__info(s->con, "calibration: %.1f s, cached in %s", po->cal.total_s,
 			      po->cache_path);

@@ -13,7 +13,7 @@ mkdir www
 "$NUNATAK" report -f speedscope -o www/run.speedscope.json run 2>/dev/null || fail "speedscope export"
 "$NUNATAK" report --format collapsed run >www/run.collapsedstack.txt 2>/dev/null || fail "collapsed export"
 "$NUNATAK" report -f bogus run 2>bad.txt && fail "an unknown format was accepted"
-grep -q "expected collapsed or speedscope" bad.txt || fail "unclear error: $(cat bad.txt)"
+grep -q "expected collapsed, speedscope or roofline-csv" bad.txt || fail "unclear error: $(cat bad.txt)"
 python3 - www/run.collapsedstack.txt run/pivot.sqlite <<'PY'
 import sqlite3, sys
 lines = [l.rsplit(" ", 1) for l in open(sys.argv[1]).read().splitlines()]

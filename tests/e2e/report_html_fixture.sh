@@ -56,7 +56,7 @@ expect "$tmp/d0.html" '<section class="level level3" id="detail" data-hotspot="0
 	'<tr class="hot"><td class="ln">14</td><td class="lpct"' '71.0%' \
 	'&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; must stay text' \
 	'Ventilation by inline frame' '<span class="hs-name">solve_step</span>' \
-	'> ± 3.1%</span>'
+	'> ± 3.1% relative (± 1.6 points)</span>'
 reject "$tmp/d0.html" 'id="inventory"' 'Off the roofline' 'undefined' 'NaN' '>null<'
 grep -c '<script' "$tmp/d0.html.raw" | grep -qx 2 || { echo "FAIL: a payload string became a script element" >&2; exit 1; }
 

@@ -82,7 +82,7 @@ python3 - "$tmp/prov.html" <<'PY'
 import re, sys
 dom = open(sys.argv[1], encoding="utf-8").read()
 prov = re.search(r'<aside id="provenance".*?</aside>', dom, re.S).group(0)
-cei = prov[prov.index("<h3>Ceilings</h3>"):]
+cei = prov[prov.index("<h3>Ceilings"):]
 for name, val in (("dram_bandwidth", "104 GB/s"), ("flops_dp", "1.17 Tflop/s"), ("flops_sp", "2.34 Tflop/s")):
     row = re.search(r"<tr><t[dh][^>]*>%s</t[dh]>(.*?)</tr>" % name, cei, re.S)
     assert row, (name, cei[:600])

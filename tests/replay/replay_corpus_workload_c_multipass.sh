@@ -42,7 +42,11 @@ main_flops = db.execute("select sum(m.value) from measurements m join hotspots h
                         "where h.name = \"main\" and m.counter = \"flops\" and m.pass_index = 0").fetchone()[0]
 assert abs(b["dram_intensity_above"]["value"] - main_flops / (100003 * 64)) < 1e-9, b
 assert b["dram_intensity_above"]["quality"] == "estimated" and "demand fills only" in b["dram_intensity_above"]["reason"]
-assert h["dram_intensity"]["quality"] == "unavailable" and h["dram_intensity"]["value"] is None, h["dram_intensity"]
+# ... and the Hotspot carries that bound as its value (issue 24 item 7)
+di = h["dram_intensity"]
+assert di["bound"] == "lower" and di["quality"] == "estimated", di
+assert abs(di["value"] - b["dram_intensity_above"]["value"]) / di["value"] < 1e-9, (di, b)
+assert "a lower bound" in di["reason"] and "no dram_bytes raw counter" not in di["reason"], di
 assert m["machine"]["cpu_model"] == "AMD EPYC 7702 64-Core Processor", m["machine"]["cpu_model"]
 assert not [d for d in m["degradations"] if d["name"].startswith("passes-")], m["degradations"]
 '

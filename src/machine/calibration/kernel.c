@@ -12,8 +12,9 @@
 //   fma_sp  the same in single precision.
 // Each of `reps` repetitions runs for about `ms` milliseconds on `threads`
 // threads, each pinned to one CPU of the inherited affinity mask (the
-// allocation). Output, one "key value" per line (nunatak parses it; the
-// first six keys are those of the reference's kernel):
+// allocation), the CPUs listed in NUNATAK_KERNEL_CPUS first. Output, one
+// "key value" per line (nunatak parses it; the first six keys are those of
+// the reference's kernel):
 //   kernel <name> / isa <avx512|avx2|neon|scalar> / threads <n> /
 //   load <1-min loadavg, -1 if unknown> / bytes <n> (triad) /
 //   rep <i> <rate: B/s or flop/s> ... /
@@ -312,6 +313,20 @@ static int affinity(struct shared *s)
 	s->cpus = calloc(CPU_SETSIZE, sizeof(int));
 	if (!s->cpus)
 		return -1;
+	/* NUNATAK_KERNEL_CPUS="3,5": nunatak found only these CPUs of the
+	 * allocation free (a loaded Machine); the threads go there first. */
+	const char *only = getenv("NUNATAK_KERNEL_CPUS");
+	for (const char *p = only; p && *p;) {
+		char *end;
+		long c = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (c >= 0 && c < CPU_SETSIZE && CPU_ISSET((int)c, &set)) {
+			s->cpus[s->nr_cpus++] = (int)c;
+			CPU_CLR((int)c, &set);
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
 	for (int c = 0; c < CPU_SETSIZE; c++)
 		if (CPU_ISSET(c, &set))
 			s->cpus[s->nr_cpus++] = c;

@@ -73,12 +73,12 @@ static void t_shares_floor_others(void)
 		  "the Machine carries no flops_dp or dram_bandwidth Ceiling");
 	CHECK(a.diags[0].classification == NULL);
 	CHECK_STR(a.diags[0].classification_reason, "no flops_dp raw counter in this Run");
-	/* One Locus: max/min would be 1 by construction, never a measurement. */
-	CHECK_INT(a.diags[0].imbalance.quality, QUALITY_UNAVAILABLE);
-	CHECK(isnan(a.diags[0].imbalance.value));
-	CHECK_STR(a.diags[0].imbalance.reason,
-		  "one Locus in this Run: imbalance needs at least two");
-	CHECK_INT(a.diags[1].imbalance.quality, QUALITY_UNAVAILABLE);
+	/* One Locus in the Run: 1.0, measured (the reference's figure). */
+	CHECK_INT(a.diags[0].imbalance.quality, QUALITY_MEASURED);
+	CHECK(a.diags[0].imbalance.value == 1.0);
+	CHECK(a.diags[0].imbalance.reason == NULL);
+	CHECK_INT(a.diags[1].imbalance.quality, QUALITY_MEASURED);
+	CHECK(a.diags[1].imbalance.value == 1.0);
 	analysis__release(&a);
 	/* A floor of 301 leaves one finding. */
 	CHECK_INT(analysis_run(&p, NULL, 0, 301, &a), 0);
@@ -286,7 +286,48 @@ static void t_no_time_base(void)
 	pivot__release(&p);
 }
 
+/* Issue 24 item 7: a memory pass that recorded no DRAM fill bounds the
+ * bytes, so the Hotspot's DRAM intensity is a value, a lower bound, never
+ * "no dram_bytes raw counter in this Run". */
+static void t_dram_bound(void)
+{
+	struct pivot p;
+	build(&p);
+	meas(&p, 0, 0, "flops_dp", 8e9, 40, QUALITY_MEASURED, NULL, 0);
+	struct ceiling c[] = {
+		{(char *)"flops_dp", 1e12, (char *)"flop/s", QUALITY_MEASURED, NULL},
+		{(char *)"dram_bandwidth", 1e11, (char *)"byte/s", QUALITY_MEASURED, NULL},
+	};
+	struct analysis a;
+	CHECK_INT(analysis_run(&p, c, 2, 30, &a), 0);
+	CHECK_INT(a.diags[0].dram_intensity.quality, QUALITY_UNAVAILABLE);
+	CHECK_STR(a.diags[0].dram_intensity.reason, "no dram_bytes raw counter in this Run");
+	analysis__release(&a);
+	/* Fewer than 64e6 bytes: above 8e9 / 64e6 = 125 flop/byte, right of the
+	 * ridge (10): compute-bound, the roof flat, attainable = the peak. */
+	CHECK_INT(analysis_run_bounded(&p, c, 2, 30, 64e6, &a), 0);
+	const struct derived *I = &a.diags[0].dram_intensity;
+	CHECK_NEAR(I->value, 125.0, 1e-9);
+	CHECK_INT(I->quality, QUALITY_ESTIMATED);
+	CHECK_STR(I->bound, "lower");
+	CHECK(strstr(I->reason, "a lower bound: the pass that sampled the DRAM fills recorded none"));
+	CHECK_NEAR(a.diags[0].attainable.value, 1e12, 1);
+	CHECK_STR(a.diags[0].classification, "latency-bound");
+	/* "warm" has no flops: no bound, no value. */
+	CHECK_INT(a.diags[1].dram_intensity.quality, QUALITY_UNAVAILABLE);
+	analysis__release(&a);
+	/* A bound left of the ridge places nothing. */
+	CHECK_INT(analysis_run_bounded(&p, c, 2, 30, 64e9, &a), 0);
+	CHECK_NEAR(a.diags[0].dram_intensity.value, 0.125, 1e-12);
+	CHECK_INT(a.diags[0].attainable.quality, QUALITY_UNAVAILABLE);
+	CHECK_STR(a.diags[0].attainable.reason,
+		  "the DRAM intensity is only a lower bound, left of the ridge");
+	analysis__release(&a);
+	pivot__release(&p);
+}
+
 static const struct test_case cases[] = {
+	{"dram_bound", "a memory pass without a DRAM fill gives a lower bound, a value", t_dram_bound},
 	{"shares_floor_others", "shares, the 30-sample floor, others, unresolved", t_shares_floor_others},
 	{"quality", "Quality propagation, lowest pass, imbalance, classification", t_quality_propagation},
 	{"imbalance_floor", "the statistical floor applies per Locus", t_imbalance_floor},

@@ -189,6 +189,37 @@ static void t_damaged(void)
 	done();
 }
 
+/* Entries edited in place (same lengths, key intact: what a forger with
+ * write access does), or handed to another user, are misses: the answer
+ * is the tool's, never the forged one (issue 28: FORGED_BY_TESTER). */
+static void t_forged(void)
+{
+	struct fixture f;
+	fixture__init(&f);
+	char *o = xasprintf("ans:0x1 %1$s\n", f.objarg);
+	expect(&f, "0x1\n", true, o, "call\n0x1\n");
+	char *w = xasprintf("ans:w %s\n", f.objarg);
+	expect(&f, "w\n", false, w, "call\nw\n");
+	expect(&f, "w\n", false, w, ""); /* the control: a hit runs nothing */
+	char *cmd = xasprintf("find %s -type f ! -name seal.key -exec sed -i 's/ans:/BAD:/' {} +",
+			      f.cache);
+	CHECK_INT(system(cmd), 0);
+	expect(&f, "0x1\n", true, o, "call\n0x1\n");
+	expect(&f, "w\n", false, w, "call\nw\n");
+	expect(&f, "w\n", false, w, ""); /* rewritten, sealed again */
+	if (geteuid() == 0) { /* another user's entry (uid 65534: nobody) */
+		xfree(cmd);
+		cmd = xasprintf("find %s -type f ! -name seal.key -exec chown 65534 {} +", f.cache);
+		CHECK_INT(system(cmd), 0);
+		expect(&f, "w\n", false, w, "call\nw\n");
+	}
+	xfree(cmd);
+	xfree(o);
+	xfree(w);
+	fixture__release(&f);
+	done();
+}
+
 /* A batch mixes a hit, a partial per-line miss and an uncacheable call. */
 static void t_batch(void)
 {
@@ -234,6 +265,8 @@ static const struct test_case cases[] = {
 	 t_whole_and_failures},
 	{"damaged", "a damaged cache is a miss, never a wrong answer", t_damaged},
 	{"batch", "a batch answers hits, runs misses, keeps slots", t_batch},
+	{"forged", "an entry edited or owned by another user is a miss, never its answer",
+	 t_forged},
 };
 
 TEST_MAIN(cases)

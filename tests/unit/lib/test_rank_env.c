@@ -88,7 +88,33 @@ static void t_malformed(void)
 	CHECK_INT(sp_rank_env__detect(NULL, NULL, &j), SP_RANK_NONE);
 }
 
+static void t_complete(void)
+{
+	/* srun --mpi=pmix: PMIx says the rank only, Slurm the rest */
+	const char *env[] = {"PMIX_RANK=3", "SLURM_PROCID=3", "SLURM_NTASKS=4",
+			     "SLURM_STEP_NUM_TASKS=4", "SLURM_LOCALID=1", NULL};
+	struct sp_rank_info i = detect(env);
+	CHECK_INT(i.runtime, SP_RANK_PMIX);
+	CHECK_INT(i.rank, 3);
+	CHECK_INT(i.world_size, 4);
+	CHECK_INT(i.local_rank, 1);
+	/* inside an allocation SLURM_NTASKS is the job's; the step's wins */
+	const char *env2[] = {"PMIX_RANK=1", "SLURM_PROCID=1", "SLURM_NTASKS=8",
+			      "SLURM_STEP_NUM_TASKS=2", NULL};
+	CHECK_INT(detect(env2).world_size, 2);
+	/* Slurm names another rank (the daemon srun started for mpirun): not ours */
+	const char *env3[] = {"PMIX_RANK=3", "SLURM_PROCID=0", "SLURM_NTASKS=2",
+			      "SLURM_LOCALID=0", NULL};
+	i = detect(env3);
+	CHECK_INT(i.world_size, -1);
+	CHECK_INT(i.local_rank, -1);
+	/* a size that cannot hold the rank is not the world's */
+	const char *env4[] = {"PMIX_RANK=5", "SLURM_PROCID=5", "SLURM_NTASKS=2", NULL};
+	CHECK_INT(detect(env4).world_size, -1);
+}
+
 static const struct test_case cases[] = {
+	{"complete", "size and local rank from another runtime naming the same rank", t_complete},
 	{"none", "no launcher variables: rank 0 of 1", t_none},
 	{"each_runtime", "rank, size, local rank of every runtime", t_each_runtime},
 	{"order", "REFERENCE.md order when several runtimes are set", t_order},

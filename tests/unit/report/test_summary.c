@@ -183,6 +183,10 @@ static void t_hottest_line(void)
 	struct text_lines t = {0};
 	CHECK_INT(summary_render(&a, &p, NULL, &t), 0);
 	CHECK(has_line(&t, "  sweep (line, heat.c:42) - 100.0% of the sampled time"));
+	/* The error is said relative, with its size in points (issue 24). */
+	CHECK(has_line(&t, "100.0% of the sampled time (relative error +-"));
+	CHECK(has_line(&t, "points, measured)"));
+	CHECK(!has_line(&t, "(+-"));
 	text_lines__release(&t);
 	/* The payload names the same line: one source, attrib_hottest_line(). */
 	json_t *pl = payload_build(NULL, &p, &a, NULL, false);

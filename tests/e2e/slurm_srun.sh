@@ -1,0 +1,32 @@
+#!/bin/bash
+# A real two-node Slurm cluster (tests/slurm/cluster.sh): `nunatak run -- srun -N 2 -n 4` of an Open MPI program (--mpi=pmix) and an MPICH one (--mpi=pmi2) keeps the application's output and exit status as bare srun; every rank knows the world size (4) and its node (n1 n1 n2 n2), every rank is sampled, and the probe links the program's own MPI
+. "$NUNATAK_SOURCE_DIR/tests/e2e/slurm_lib.bash" mpi_exit
+fail=0
+for pair in "openmpi pmix libmpi.so.40" "mpich pmi2 libmpich.so.12"; do
+	read -r mpi plugin soname <<<"$pair"
+	set +e
+	timeout 300 srun -N 2 -n 4 --mpi="$plugin" "$tmp/prog_$mpi" 3 >"$mpi.bare.out" 2>"$mpi.bare.err" </dev/null
+	bare=$?
+	set -e
+	need_bare "$mpi.bare.out" "$mpi.bare.err" "$bare" "srun --mpi=$plugin ($mpi)"
+	set +e
+	timeout 600 "$NUNATAK" run -o "$tmp/run-$mpi" -- srun -N 2 -n 4 --mpi="$plugin" "$tmp/prog_$mpi" 3 \
+		>"$mpi.out" 2>"$mpi.err" </dev/null
+	got=$?
+	set -e
+	echo "$mpi over $plugin: bare srun exit $bare, under nunatak $got"
+	[ "$bare" = "$got" ] || { echo "FAIL: $mpi: exit $got under nunatak, $bare bare"; cat "$mpi.err" "$mpi.bare.err"; fail=1; }
+	diff <(sort "$mpi.bare.out") <(sort "$mpi.out") || { echo "FAIL: $mpi: the output changed"; fail=1; }
+	[ "$(grep -c 'of 4 says hello' "$mpi.out")" = 4 ] || { echo "FAIL: $mpi: not 4 ranks of 4"; cat "$mpi.out"; fail=1; }
+	rank_rows "$tmp/run-$mpi" >"$mpi.rows"
+	cat "$mpi.rows"
+	want="0 4 n1 sampler True False
+1 4 n1 sampler True False
+2 4 n2 sampler True False
+3 4 n2 sampler True False"
+	[ "$(cat "$mpi.rows")" = "$want" ] || { echo "FAIL: $mpi: ranks, world size, nodes or roles wrong (want: $want)"; cat "$mpi.err"; fail=1; }
+	lib=$(grep -o -- '--mpi-profile [^ ]*' "$mpi.err" | head -1 | cut -d' ' -f2)
+	{ [ -n "$lib" ] && ldd "$lib" | grep -q "$soname"; } || { echo "FAIL: $mpi: the probe ($lib) does not link $soname"; fail=1; }
+done
+[ "$fail" = 0 ] || exit 1
+echo "ok: srun across two nodes, Open MPI over PMIx and MPICH over PMI-2: output and exit kept, every rank sampled with its world size and node"
