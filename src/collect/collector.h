@@ -162,10 +162,12 @@ struct collector *collector_bare__new(void);
  * when perf rejects them (the counter group, then the call stacks, then
  * -k CLOCK_MONOTONIC), then perf script and buildid-list (extract) and
  * perf.data or perf script into the pivot (ingest). perf (borrowed) is the
- * probed tool; group (borrowed, may be NULL) and stacks (enum stacks_mode,
- * 0: none) what to ask for. NULL when out of memory. */
+ * probed tool; group (borrowed, may be NULL), stacks (enum stacks_mode,
+ * 0: none) and offcpu (enum offcpu_mechanism, doctor/offcpu.h: context
+ * switches, the scheduler tracepoint's stacks) what to ask for. NULL when
+ * out of memory. */
 struct collector *collector_perf__new(const struct perf_tool *perf,
-				      const struct counter_group *group, int stacks);
+				      const struct counter_group *group, int stacks, int offcpu);
 /* After launch: the group and stacks perf accepted (NULL / 0 when it
  * refused them), and, when launch returned 1, why perf refused to start. */
 const struct counter_group *collector_perf__group(const struct collector *c);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "collect/stacks.h"
+#include "doctor/offcpu.h"
 #include "common/alloc.h"
 #include "common/argv.h"
 #include "common/console.h"
@@ -37,6 +38,7 @@ struct perf_collector {
 	const struct perf_tool *perf;
 	const struct counter_group *group; /* asked, then accepted */
 	int stacks;                        /* enum stacks_mode: asked, then accepted */
+	int offcpu;                        /* enum offcpu_mechanism: asked */
 	char refusal[160];                 /* why perf refused to start (launch returned 1) */
 };
 
@@ -48,20 +50,30 @@ static struct perf_collector *of(const struct collector *c)
 /* The ladder's rungs, as the options they keep. perf's refusal does not say
  * which option it refused (its stderr is the application's), so each option
  * is dropped alone first - the counter group, the likeliest (an event this
- * PMU lacks), then the call stacks, then -k CLOCK_MONOTONIC - and the rung
- * perf accepts keeps every other; then pairs, then nothing. A rung already
- * tried (an option that was not asked for) is skipped. */
+ * PMU lacks), then the call stacks, -k CLOCK_MONOTONIC, the scheduler
+ * tracepoint (doctor/offcpu.h checked tracefs already), the context
+ * switches - and the rung perf accepts keeps every other; then the same without the
+ * tracepoint, then one option alone, then nothing. A rung already tried (an
+ * option that was not asked for) is skipped. */
 #define KEEP_GROUP 1
 #define KEEP_STACKS 2
 #define KEEP_CLOCK 4
-#define KEEP_ALL (KEEP_GROUP | KEEP_STACKS | KEEP_CLOCK)
-static const int rungs[] = {KEEP_ALL,   KEEP_ALL & ~KEEP_GROUP, KEEP_ALL & ~KEEP_STACKS,
-			    KEEP_ALL & ~KEEP_CLOCK, KEEP_CLOCK, KEEP_STACKS, KEEP_GROUP, 0};
+#define KEEP_SWITCH 8
+#define KEEP_OFFSTACKS 16
+#define KEEP_ALL (KEEP_GROUP | KEEP_STACKS | KEEP_CLOCK | KEEP_SWITCH | KEEP_OFFSTACKS)
+#define KEEP_NO_TP (KEEP_ALL & ~KEEP_OFFSTACKS)
+static const int rungs[] = {KEEP_ALL,
+			    KEEP_ALL & ~KEEP_GROUP, KEEP_ALL & ~KEEP_STACKS, KEEP_ALL & ~KEEP_CLOCK,
+			    KEEP_NO_TP, KEEP_ALL & ~KEEP_SWITCH,
+			    KEEP_NO_TP & ~KEEP_GROUP, KEEP_NO_TP & ~KEEP_STACKS,
+			    KEEP_NO_TP & ~KEEP_CLOCK, KEEP_NO_TP & ~KEEP_SWITCH,
+			    KEEP_CLOCK, KEEP_STACKS, KEEP_GROUP, KEEP_SWITCH, 0};
 
 static int keep_mask(const struct perf_record_opts *o)
 {
 	return (o->group ? KEEP_GROUP : 0) | (o->call_graph ? KEEP_STACKS : 0) |
-	       (o->clock_monotonic ? KEEP_CLOCK : 0);
+	       (o->clock_monotonic ? KEEP_CLOCK : 0) | (o->switch_events ? KEEP_SWITCH : 0) |
+	       (o->offcpu_stacks ? KEEP_OFFSTACKS : 0);
 }
 
 /* One rung down after perf rejected its options: the next rung not tried
@@ -78,6 +90,8 @@ static bool step_down(const struct perf_record_opts *full, struct perf_record_op
 		o->group = m & KEEP_GROUP ? full->group : NULL;
 		o->call_graph = m & KEEP_STACKS ? full->call_graph : NULL;
 		o->clock_monotonic = m & KEEP_CLOCK;
+		o->switch_events = m & KEEP_SWITCH;
+		o->offcpu_stacks = m & KEEP_OFFSTACKS;
 		return true;
 	}
 	return false;
@@ -100,6 +114,17 @@ static void announce_rung(struct perf_collector *pc, const struct collect_env *e
 		env->degrade(env->run, DEG_CALL_STACKS_REJECTED, msg, DEG_CALL_STACKS_REJECTED_REMEDY);
 		pc->stacks = 0;
 	}
+	if (full->switch_events && !o->switch_events)
+		env->degrade(env->run, DEG_OFFCPU_UNATTRIBUTED,
+			     "perf rejected --switch-events: no per-thread wall, CPU and "
+			     "off-CPU time (the application's wall time only)",
+			     "check `perf record --switch-events -- true` on this machine");
+	else if (full->offcpu_stacks && !o->offcpu_stacks)
+		env->degrade(env->run, DEG_OFFCPU_UNATTRIBUTED,
+			     "perf rejected -e sched:sched_switch: off-CPU time per thread, "
+			     "not attributed to functions",
+			     "check `perf record -e sched:sched_switch -- true` (tracefs "
+			     "mounted, root)");
 	if (full->clock_monotonic && !o->clock_monotonic)
 		env->degrade(env->run, DEG_MONOTONIC_CLOCK_REJECTED,
 			     "perf rejected -k CLOCK_MONOTONIC: samples and region traces do "
@@ -150,7 +175,9 @@ static int perf_launch(struct collector *c, const struct collect_env *env, struc
 				     .clock_monotonic = true, .group = pc->group,
 				     .call_graph = pc->stacks ? stacks_mode__name(pc->stacks) : NULL,
 				     .output = p->perf_data,
-				     .no_bpf_event = perf_version__at_least(&pc->perf->version, 5, 1)};
+				     .no_bpf_event = perf_version__at_least(&pc->perf->version, 5, 1),
+				     .switch_events = pc->offcpu >= OFFCPU_SWITCHES,
+				     .offcpu_stacks = pc->offcpu >= OFFCPU_STACKS};
 	const struct perf_record_opts full = o;
 	size_t rung = 0;
 	unsigned tried = 0;
@@ -324,7 +351,7 @@ static const struct collector_ops perf_ops = {
 };
 
 struct collector *collector_perf__new(const struct perf_tool *perf,
-				      const struct counter_group *group, int stacks)
+				      const struct counter_group *group, int stacks, int offcpu)
 {
 	struct perf_collector *pc = xcalloc(1, sizeof(*pc));
 	if (!pc)
@@ -333,6 +360,7 @@ struct collector *collector_perf__new(const struct perf_tool *perf,
 	pc->perf = perf;
 	pc->group = group;
 	pc->stacks = stacks;
+	pc->offcpu = offcpu;
 	return &pc->base;
 }
 

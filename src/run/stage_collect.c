@@ -22,6 +22,7 @@
 #include "run/ranks.h"
 #include "collect/perf_exit.h"
 #include "collect/stacks.h"
+#include "doctor/offcpu.h"
 #include "common/alloc.h"
 #include "common/argv.h"
 #include "common/console.h"
@@ -95,6 +96,18 @@ static int probe_group(struct run_state *s, struct err *e)
 	return rc;
 }
 
+/* The off-CPU mechanism (doctor/offcpu.h), announced when it is not the
+ * best: before the run, as every degradation. A replay reads what was
+ * recorded; an MPI launch's ranks record no context switches (yet). */
+static int offcpu_decide(struct run_state *s)
+{
+	s->offcpu = offcpu_mechanism(&s->caps, s->collector == COLLECTOR_USE_PERF && !s->mpi);
+	if (s->offcpu == OFFCPU_STACKS || s->replay || s->mpi)
+		return 0;
+	return run_state__degrade(s, OFFCPU_DEGRADATION, offcpu_mechanism__describe(s->offcpu),
+				  offcpu_mechanism__remedy(s->offcpu));
+}
+
 /* `perf --version` and the permission, through the one capability probe
  * doctor reads too (under replay: the recorded answers). */
 int stage_detect_perf(struct run_state *s, struct err *e)
@@ -104,13 +117,17 @@ int stage_detect_perf(struct run_state *s, struct err *e)
 		return rc;
 	/* perf blocked: the collector decision announces the stand-in, or the
 	 * caps' degradation when there is none (collect/collector.h). */
-	if (s->caps.sampling_blocked)
-		return collector_decide(s, false, s->caps.perf.present ? s->caps.degradation.message
-									: "perf not found");
+	if (s->caps.sampling_blocked) {
+		rc = collector_decide(s, false, s->caps.perf.present ? s->caps.degradation.message
+								     : "perf not found");
+		return rc < 0 ? rc : offcpu_decide(s);
+	}
 	if (!perf_version__at_least(&s->caps.perf.version, 6, 4))
 		console__debug(s->con, 1, "perf %s has no dsoff: offsets computed from mmap events",
 			       s->caps.perf.version.text);
 	rc = collector_decide(s, true, NULL);
+	if (rc == 0)
+		rc = offcpu_decide(s);
 	return rc < 0 ? rc : probe_group(s, e); /* only when perf collects */
 }
 
@@ -121,7 +138,7 @@ static struct collector *chosen(struct run_state *s)
 		return collector_preload__new(s->preload_lib);
 	if (s->sampling_blocked || !s->caps.perf.present)
 		return collector_bare__new();
-	return collector_perf__new(&s->caps.perf, s->group, s->stacks);
+	return collector_perf__new(&s->caps.perf, s->group, s->stacks, s->offcpu);
 }
 
 /* The pass's outcome into the Run's record of it. */

@@ -56,7 +56,8 @@ static int one_pass(struct run_state *s, int i, struct exec_result *res, struct 
 	memset(&s->pass, 0, sizeof(s->pass));
 	s->pass.index = i;
 	collector__free(s->coll);
-	s->coll = collector_perf__new(&s->caps.perf, &s->plan->groups[i], s->stacks);
+	s->coll = collector_perf__new(&s->caps.perf, &s->plan->groups[i], s->stacks,
+				      s->offcpu);
 	rc = s->coll ? collect_one_pass(s, &p, res, e) : err_oom(e);
 	s->pass.counters = s->group != NULL; /* the ladder drops a refused group */
 	if (rc == 0 && p.sampled && collector_is_perf(s->coll) && (s->replay || s->req->record_entry)) {
