@@ -6,7 +6,8 @@
  *   /metadata                       attributes: schema, timestamp, hostname,
  *                                   platform, versions, working_directory,
  *                                   omp_num_threads, mpi_size, total_cores,
- *                                   user, label
+ *                                   user, label, start_time_ns,
+ *                                   finalize_time_ns, num_nodes (when known)
  *   /rank<r>/regions/<name>/start_times, end_times   int64 ns
  *   /rank<r>/regions/<name>         attributes source_file, source_line;
  *                                   dataset lanes (int32) with >1 thread
@@ -98,6 +99,21 @@ static int dset_strings(hid_t loc, const char *name, const char *const *v, size_
 	return rc;
 }
 
+/* Distinct hosts of the job: 1 for a single process, Slurm's count when
+ * the launcher gives one, else unknown (0). */
+static int64_t num_nodes(const struct sp_trace *tr)
+{
+	static const char *const vars[] = {"SLURM_JOB_NUM_NODES", "SLURM_NNODES"};
+	for (int i = 0; i < 2; i++) {
+		const char *v = getenv(vars[i]);
+		char *end;
+		long n = v && *v ? strtol(v, &end, 10) : 0;
+		if (n > 0 && *end == '\0')
+			return n;
+	}
+	return tr->mpi_size == 1 ? 1 : 0;
+}
+
 static void write_metadata(hid_t f, const char *label, const struct sp_trace *tr)
 {
 	hid_t g = H5Gcreate2(f, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -124,6 +140,15 @@ static void write_metadata(hid_t f, const char *label, const struct sp_trace *tr
 	attr_i64(g, "omp_num_threads", tr->omp_threads);
 	attr_i64(g, "mpi_size", tr->mpi_size); /* -1: the launcher did not say */
 	attr_i64(g, "total_cores", sysconf(_SC_NPROCESSORS_ONLN));
+	/* The published reader's run bounds (CLOCK_MONOTONIC ns, its recording
+	 * clock): the run starts at the process start when known (the "earlier
+	 * instant" its setup() accepts), else at sp_init; startup_time is the
+	 * first region's start minus it. */
+	attr_i64(g, "start_time_ns", tr->start_ns >= 0 ? tr->start_ns : tr->init_ns);
+	attr_i64(g, "finalize_time_ns", tr->finalize_ns);
+	int64_t nodes = num_nodes(tr);
+	if (nodes > 0) /* unknown: absent, as the reader expects (None) */
+		attr_i64(g, "num_nodes", nodes);
 	struct passwd pw, *res = NULL;
 	char pwbuf[1024];
 	getpwuid_r(getuid(), &pw, pwbuf, sizeof(pwbuf), &res);

@@ -24,6 +24,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -211,6 +212,8 @@ struct waiter {
 	bool wrapper;       /* exec_request.wrapper */
 	int wrapper_signal; /* the command died by it; w->pid is its orphan since */
 	bool abandoned;
+	struct rusage ru; /* wait4's, of the reaped child */
+	bool have_ru;
 };
 
 static int poll_timeout_ms(const struct waiter *w)
@@ -262,9 +265,10 @@ static bool adopt_orphan(struct waiter *w, int status)
 static int pump(struct waiter *w, struct proc_io *io, int *status)
 {
 	for (;;) {
-		pid_t r = waitpid(w->pid, status, WNOHANG);
+		pid_t r = wait4(w->pid, status, WNOHANG, &w->ru);
 		if (r == w->pid && adopt_orphan(w, *status))
 			continue;
+		w->have_ru = r == w->pid;
 		if (r == w->pid || (r < 0 && errno != EINTR)) {
 			fwd_pid = 0; /* reaped: its pid may be reused, forward nothing more */
 			break;
@@ -476,6 +480,9 @@ static int wait_child(const struct exec_request *req, pid_t pid, double t0, stru
 	res->timed_out = w.timed_out;
 	res->abandoned = w.abandoned;
 	res->wrapper_signal = w.wrapper_signal;
+	res->have_rusage = w.have_ru && !w.wrapper_signal; /* an orphan's excludes its parent */
+	res->cpu_user_s = (double)w.ru.ru_utime.tv_sec + 1e-6 * (double)w.ru.ru_utime.tv_usec;
+	res->cpu_sys_s = (double)w.ru.ru_stime.tv_sec + 1e-6 * (double)w.ru.ru_stime.tv_usec;
 	if (req->forward_signals)
 		res->interrupted_by = (int)fwd_first;
 	res->duration_s = now_s() - t0;

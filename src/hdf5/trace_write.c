@@ -101,7 +101,30 @@ static bool copy_metadata(hid_t f, const struct trace_set *ts)
 	return true;
 }
 
-static void write_metadata(hid_t f, size_t nr_ranks, const char *label)
+/* The published reader's run bounds over the ranks whose trace carries its
+ * timing (earliest start: the process start when known, else sp_init;
+ * latest finalize), and num_nodes for one rank. Unknown: absent. */
+static void run_bounds(hid_t m, size_t nr_ranks, const struct trace_set *ts)
+{
+	int64_t start = -1, fin = -1;
+	for (size_t i = 0; ts && i < ts->notes.nr; i++) {
+		const struct rank_note *r = &ts->notes.v[i];
+		if (!r->has_timing)
+			continue;
+		int64_t s0 = r->start_ns >= 0 ? r->start_ns : r->init_ns;
+		start = start < 0 || s0 < start ? s0 : start;
+		fin = r->finalize_ns > fin ? r->finalize_ns : fin;
+	}
+	if (start >= 0)
+		attr_i64(m, "start_time_ns", start);
+	if (fin >= 0)
+		attr_i64(m, "finalize_time_ns", fin);
+	if (nr_ranks == 1)
+		attr_i64(m, "num_nodes", 1);
+}
+
+static void write_metadata(hid_t f, size_t nr_ranks, const char *label,
+			   const struct trace_set *set)
 {
 	hid_t m = H5Gcreate2(f, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	char ts[ISO8601_SIZE];
@@ -118,6 +141,7 @@ static void write_metadata(hid_t f, size_t nr_ranks, const char *label)
 	attr_i64(m, "mpi_size", (int64_t)nr_ranks);
 	attr_i64(m, "total_cores", -1);
 	attr_str(m, "writer", "nunatak " NUNATAK_VERSION " (regions convert)");
+	run_bounds(m, nr_ranks, set);
 	H5Gclose(m);
 }
 
@@ -367,7 +391,7 @@ int h5_write_convert(struct trace_set *ts, const char *out, struct console *con,
 		goto out;
 	}
 	if (!copy_metadata(f, ts))
-		write_metadata(f, ts->nr_src, ts->label);
+		write_metadata(f, ts->nr_src, ts->label, ts);
 	for (size_t i = 0; i < ts->nr_src && rc == 0; i++) {
 		rc = write_rank(f, ts, i, e);
 		if (con && con->terminal)
@@ -515,7 +539,7 @@ int h5_write_merge(struct trace_set *runs, size_t nr, const char *const *names, 
 	hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
 	int rc = f < 0 ? err_set(e, -EIO, ERR_OUTPUT_OPEN, "%s: cannot create the HDF5 file", out) : 0;
 	if (rc == 0 && !copy_metadata(f, &runs[0]))
-		write_metadata(f, nranks, runs[0].label);
+		write_metadata(f, nranks, runs[0].label, nr == 1 ? &runs[0] : NULL);
 	for (size_t i = 0; i < nranks && rc == 0; i++) {
 		rc = merge_rank(f, runs, nr, names, ranks[i], e);
 		if (con && con->terminal)

@@ -155,6 +155,24 @@ static void secs(char *buf, size_t n, int64_t ns)
 		snprintf(buf, n, "%.3f s", (double)ns / 1e9);
 }
 
+/* The start of the run: the process start when the trace knows it, else
+ * sp_init (the seed's setup() moment). */
+static int64_t run_start(const struct rank_note *r)
+{
+	return r->start_ns >= 0 ? r->start_ns : r->init_ns;
+}
+
+/* The seed's startup_time: from the start of the run to the first region's
+ * start, the time the instrumentation never saw; -1 without a region. */
+static int64_t startup_ns(const struct rank_note *r)
+{
+	int64_t first = -1;
+	for (int32_t l = 0; l < r->nr_lanes; l++)
+		if (r->lanes[l].first_ns > 0 && (first < 0 || r->lanes[l].first_ns < first))
+			first = r->lanes[l].first_ns;
+	return first >= 0 ? diff(first, run_start(r)) : -1;
+}
+
 /* The seed's thread table and startup time, one line per rank. */
 static void print_timing(const struct rank_note *r, FILE *out)
 {
@@ -163,9 +181,10 @@ static void print_timing(const struct rank_note *r, FILE *out)
 	char a[32], b[32];
 	secs(a, sizeof(a), diff(r->finalize_ns, r->init_ns));
 	fprintf(out, "rank %" PRId32 ": library init to finalize %s", r->rank, a);
-	if (r->start_ns >= 0 && r->init_ns >= r->start_ns) {
-		secs(a, sizeof(a), diff(r->init_ns, r->start_ns));
-		fprintf(out, ", startup (process start to init) %s", a);
+	if (startup_ns(r) >= 0) {
+		secs(a, sizeof(a), startup_ns(r));
+		fprintf(out, ", startup (%s to the first region) %s",
+			r->start_ns >= 0 ? "process start" : "library init", a);
 	}
 	for (int32_t l = 0; l < r->nr_lanes; l++) {
 		const struct lane_time *t = &r->lanes[l];
@@ -221,7 +240,7 @@ static json_t *timing_json(const struct rank_note *r)
 	return json_pack("{s:I, s:I, s:I, s:o, s:I, s:o}", "init_ns", (json_int_t)r->init_ns,
 			 "finalize_ns", (json_int_t)r->finalize_ns, "init_unix_ns",
 			 (json_int_t)r->init_real_ns, "startup_ns",
-			 r->start_ns >= 0 ? json_integer(diff(r->init_ns, r->start_ns)) : json_null(),
+			 startup_ns(r) >= 0 ? json_integer(startup_ns(r)) : json_null(),
 			 "session_ns", (json_int_t)diff(r->finalize_ns, r->init_ns), "threads", lanes);
 }
 

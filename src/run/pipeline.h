@@ -69,6 +69,7 @@ struct run_pass {
 	char end[32];
 	double duration_s;
 	bool sampled;         /* a sampling collector ran around it */
+	double cpu_user_s, cpu_sys_s; /* wait4's rusage of the launch, < 0: unknown */
 };
 
 /* The Run in progress, passed to every stage. Owned by run_pipeline(). */
@@ -117,6 +118,7 @@ struct run_state {
 	bool rejected;              /* perf record refused every rung of the ladder */
 	enum collector_kind collector; /* the collector this Run uses (collect/collector.h) */
 	int stacks;                 /* enum stacks_mode (collect/stacks.h) perf records with */
+	int offcpu;                 /* enum offcpu_mechanism (doctor/offcpu.h) */
 	struct pass_plan *plan;     /* --multi-pass: the passes (owned), or NULL: one pass */
 	struct run_pass passes[4];  /* every pass that ran (passes[0] is also s->pass) */
 	int nr_passes;              /* 0 for a single pass */

@@ -28,7 +28,10 @@ static size_t nr_resolved(const struct pivot *p)
 }
 
 /* samples x measured cost per sample: always an estimate of the overhead,
- * since the run without perf never happened (the application runs once). */
+ * since the run without perf never happened (the application runs once).
+ * Without a cost measured on this machine there is no overhead figure: a
+ * default cost from another machine would be an invented number (issue 24),
+ * so the value is unavailable and says what measures it. */
 void run_overhead(struct run_state *s)
 {
 	if (!s->pass.sampled || s->nr_samples <= 0 || s->overhead)
@@ -36,20 +39,23 @@ void run_overhead(struct run_state *s)
 	bool measured = false;
 	bool preload = s->collector == COLLECTOR_USE_PRELOAD;
 	double cost = preload ? preload_sample_cost_s(&measured) : perf_sample_cost_s(&measured);
-	/* The overhead itself is always an estimate (this Run was not also run
-	 * bare); what bench/run can make "measured" is the cost per sample it
-	 * is derived from, and cost_quality says which one was used. */
-	const char *how = measured ? "samples x a cost per sample measured on this machine by "
-				     "bench/run"
-				   : "samples x a default cost per sample (run bench/run to measure "
-				     "this machine's)";
+	const char *coll = preload ? "preload" : "perf";
+	if (!measured) {
+		s->overhead = json_pack("{s:n, s:s, s:s, s:s, s:I, s:n, s:s, s:s, s:s}", "value",
+					"unit", "s", "quality", "unavailable", "reason",
+					"no cost per sample was measured on this machine (bench/run/run.sh "
+					"in the source tree measures it and caches it)",
+					"samples", (json_int_t)s->nr_samples, "cost_per_sample_s",
+					"cost_quality", "unavailable", "formula",
+					"samples x cost_per_sample_s", "collector", coll);
+		return;
+	}
 	s->overhead = json_pack("{s:f, s:s, s:s, s:s, s:I, s:f, s:s, s:s, s:s}", "value",
 				(double)s->nr_samples * cost, "unit", "s", "quality", "estimated",
-				"reason", how, "samples", (json_int_t)s->nr_samples,
-				"cost_per_sample_s", cost, "cost_quality",
-				measured ? "measured" : "estimated", "formula",
-				"samples x cost_per_sample_s", "collector",
-				preload ? "preload" : "perf");
+				"reason", "samples x a cost per sample measured on this machine by "
+				"bench/run", "samples", (json_int_t)s->nr_samples,
+				"cost_per_sample_s", cost, "cost_quality", "measured", "formula",
+				"samples x cost_per_sample_s", "collector", coll);
 }
 
 static void overhead(struct run_state *s)
@@ -58,20 +64,30 @@ static void overhead(struct run_state *s)
 	json_t *o = s->overhead;
 	if (!o)
 		return;
-	bool measured = !strcmp(json_string_value(json_object_get(o, "cost_quality")), "measured");
-	console__info(s->con, "overhead: about %.3g s of %s sampling (estimated: %lld samples x %.3g us, %s)",
+	if (!json_is_number(json_object_get(o, "value"))) {
+		console__info(s->con, "overhead: unmeasured (%lld samples of %s sampling; %s)",
+			      (long long)s->nr_samples,
+			      json_string_value(json_object_get(o, "collector")),
+			      json_string_value(json_object_get(o, "reason")));
+		return;
+	}
+	console__info(s->con, "overhead: about %.3g s of %s sampling (estimated: %lld samples x "
+		      "%.3g us, a cost per sample measured on this machine by bench/run)",
 		      json_real_value(json_object_get(o, "value")),
 		      json_string_value(json_object_get(o, "collector")), (long long)s->nr_samples,
-		      json_real_value(json_object_get(o, "cost_per_sample_s")) * 1e6,
-		      measured ? "a cost per sample measured on this machine by bench/run"
-			       : "a default cost per sample; bench/run measures this machine's");
+		      json_real_value(json_object_get(o, "cost_per_sample_s")) * 1e6);
 }
 
 static void summary(struct run_state *s, struct analysis *a)
 {
 	struct summary_ctx ctx = {.ceilings_reason = NULL,
 				  .nr_ranks = s->mpi ? s->nr_ranks : -1,
-				  .nr_sampled_ranks = s->nr_sampled_ranks};
+				  .nr_sampled_ranks = s->nr_sampled_ranks,
+				  .app_wall_s = s->pass.duration_s,
+				  .app_cpu_s = s->pass.cpu_user_s >= 0 && s->pass.cpu_sys_s >= 0
+						   ? s->pass.cpu_user_s + s->pass.cpu_sys_s : -1,
+				  .cpu_includes_collector = s->pass.sampled &&
+							    s->collector == COLLECTOR_USE_PERF};
 	/* The reason is the Run's own degradation, never a fixed sentence. */
 	for (size_t i = 0; !a->have_ceilings && i < s->degradations.n; i++)
 		if (!strcmp(s->degradations.v[i].name, DEG_CEILINGS_UNAVAILABLE))

@@ -32,6 +32,8 @@ void run_pass__take(struct run_pass *p, const struct exec_result *res)
 	p->term_signal = res->term_signal;
 	p->interrupted_by = res->interrupted_by;
 	p->abandoned = res->abandoned;
+	p->cpu_user_s = res->have_rusage ? res->cpu_user_s : -1;
+	p->cpu_sys_s = res->have_rusage ? res->cpu_sys_s : -1;
 }
 
 void run_state__release(struct run_state *s)

@@ -22,6 +22,7 @@
 #include "run/ranks.h"
 #include "collect/perf_exit.h"
 #include "collect/stacks.h"
+#include "doctor/offcpu.h"
 #include "common/alloc.h"
 #include "common/argv.h"
 #include "common/console.h"
@@ -100,6 +101,18 @@ static int probe_group(struct run_state *s, struct err *e)
 	return rc;
 }
 
+/* The off-CPU mechanism (doctor/offcpu.h), announced when it is not the
+ * best: before the run, as every degradation. A replay reads what was
+ * recorded; an MPI launch's ranks record no context switches (yet). */
+static int offcpu_decide(struct run_state *s)
+{
+	s->offcpu = offcpu_mechanism(&s->caps, s->collector == COLLECTOR_USE_PERF && !s->mpi);
+	if (s->offcpu == OFFCPU_STACKS || s->replay || s->mpi)
+		return 0;
+	return run_state__degrade(s, OFFCPU_DEGRADATION, offcpu_mechanism__describe(s->offcpu),
+				  offcpu_mechanism__remedy(s->offcpu));
+}
+
 /* `perf --version` and the permission, through the one capability probe
  * doctor reads too (under replay: the recorded answers). */
 int stage_detect_perf(struct run_state *s, struct err *e)
@@ -109,13 +122,17 @@ int stage_detect_perf(struct run_state *s, struct err *e)
 		return rc;
 	/* perf blocked: the collector decision announces the stand-in, or the
 	 * caps' degradation when there is none (collect/collector.h). */
-	if (s->caps.sampling_blocked)
-		return collector_decide(s, false, s->caps.perf.present ? s->caps.degradation.message
-									: "perf not found");
+	if (s->caps.sampling_blocked) {
+		rc = collector_decide(s, false, s->caps.perf.present ? s->caps.degradation.message
+								     : "perf not found");
+		return rc < 0 ? rc : offcpu_decide(s);
+	}
 	if (!perf_version__at_least(&s->caps.perf.version, 6, 4))
 		console__debug(s->con, 1, "perf %s has no dsoff: offsets computed from mmap events",
 			       s->caps.perf.version.text);
 	rc = collector_decide(s, true, NULL);
+	if (rc == 0)
+		rc = offcpu_decide(s);
 	return rc < 0 ? rc : probe_group(s, e); /* only when perf collects */
 }
 
@@ -156,20 +173,30 @@ static char *join_argv(char *const *argv)
 /* The ladder's rungs, as the options they keep. perf's refusal does not say
  * which option it refused (its stderr is the application's), so each option
  * is dropped alone first - the counter group, the likeliest (an event this
- * PMU lacks), then the call stacks, then -k CLOCK_MONOTONIC - and the rung
- * perf accepts keeps every other; then pairs, then nothing. A rung already
- * tried (an option that was not asked for) is skipped. */
+ * PMU lacks), then the call stacks, -k CLOCK_MONOTONIC, the scheduler
+ * tracepoint (doctor/offcpu.h checked tracefs already), the context
+ * switches - and the rung perf accepts keeps every other; then the same without the
+ * tracepoint, then one option alone, then nothing. A rung already tried (an
+ * option that was not asked for) is skipped. */
 #define KEEP_GROUP 1
 #define KEEP_STACKS 2
 #define KEEP_CLOCK 4
-#define KEEP_ALL (KEEP_GROUP | KEEP_STACKS | KEEP_CLOCK)
-static const int rungs[] = {KEEP_ALL,   KEEP_ALL & ~KEEP_GROUP, KEEP_ALL & ~KEEP_STACKS,
-			    KEEP_ALL & ~KEEP_CLOCK, KEEP_CLOCK, KEEP_STACKS, KEEP_GROUP, 0};
+#define KEEP_SWITCH 8
+#define KEEP_OFFSTACKS 16
+#define KEEP_ALL (KEEP_GROUP | KEEP_STACKS | KEEP_CLOCK | KEEP_SWITCH | KEEP_OFFSTACKS)
+#define KEEP_NO_TP (KEEP_ALL & ~KEEP_OFFSTACKS)
+static const int rungs[] = {KEEP_ALL,
+			    KEEP_ALL & ~KEEP_GROUP, KEEP_ALL & ~KEEP_STACKS, KEEP_ALL & ~KEEP_CLOCK,
+			    KEEP_NO_TP, KEEP_ALL & ~KEEP_SWITCH,
+			    KEEP_NO_TP & ~KEEP_GROUP, KEEP_NO_TP & ~KEEP_STACKS,
+			    KEEP_NO_TP & ~KEEP_CLOCK, KEEP_NO_TP & ~KEEP_SWITCH,
+			    KEEP_CLOCK, KEEP_STACKS, KEEP_GROUP, KEEP_SWITCH, 0};
 
 static int keep_mask(const struct perf_record_opts *o)
 {
 	return (o->group ? KEEP_GROUP : 0) | (o->call_graph ? KEEP_STACKS : 0) |
-	       (o->clock_monotonic ? KEEP_CLOCK : 0);
+	       (o->clock_monotonic ? KEEP_CLOCK : 0) | (o->switch_events ? KEEP_SWITCH : 0) |
+	       (o->offcpu_stacks ? KEEP_OFFSTACKS : 0);
 }
 
 /* One rung down after perf rejected its options: the next rung not tried
@@ -186,6 +213,8 @@ static bool step_down(const struct perf_record_opts *full, struct perf_record_op
 		o->group = m & KEEP_GROUP ? full->group : NULL;
 		o->call_graph = m & KEEP_STACKS ? full->call_graph : NULL;
 		o->clock_monotonic = m & KEEP_CLOCK;
+		o->switch_events = m & KEEP_SWITCH;
+		o->offcpu_stacks = m & KEEP_OFFSTACKS;
 		return true;
 	}
 	return false;
@@ -209,6 +238,17 @@ static void announce_rung(struct run_state *s, const struct perf_record_opts *fu
 				   DEG_CALL_STACKS_REJECTED_REMEDY);
 		s->stacks = 0;
 	}
+	if (full->switch_events && !o->switch_events)
+		run_state__degrade(s, OFFCPU_DEGRADATION,
+				   "perf rejected --switch-events: no per-thread wall, CPU and "
+				   "off-CPU time (the application's wall time only)",
+				   "check `perf record --switch-events -- true` on this machine");
+	else if (full->offcpu_stacks && !o->offcpu_stacks)
+		run_state__degrade(s, OFFCPU_DEGRADATION,
+				   "perf rejected -e sched:sched_switch: off-CPU time per thread, "
+				   "not attributed to functions",
+				   "check `perf record -e sched:sched_switch -- true` (tracefs "
+				   "mounted, root)");
 	if (full->clock_monotonic && !o->clock_monotonic)
 		run_state__degrade(s, DEG_MONOTONIC_CLOCK_REJECTED,
 				   "perf rejected -k CLOCK_MONOTONIC: samples and region traces do "
@@ -225,7 +265,9 @@ int collect_record(struct run_state *s, struct exec_result *res, struct err *e)
 				     .clock_monotonic = true, .group = s->group,
 				     .call_graph = s->stacks ? stacks_mode__name(s->stacks) : NULL,
 				     .output = s->perf_data,
-				     .no_bpf_event = perf_version__at_least(&s->caps.perf.version, 5, 1)};
+				     .no_bpf_event = perf_version__at_least(&s->caps.perf.version, 5, 1),
+				     .switch_events = s->offcpu >= OFFCPU_SWITCHES,
+				     .offcpu_stacks = s->offcpu >= OFFCPU_STACKS};
 	const struct perf_record_opts full = o;
 	size_t rung = 0;
 	unsigned tried = 0;

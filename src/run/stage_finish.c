@@ -253,8 +253,13 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 			m->passes[m->nr_passes - 1].interrupted_by = ps->interrupted_by;
 		}
 		/* The executor's monotonic clock; a replay measured nothing. */
-		if (rc == 0 && !s->replay)
-			m->passes[m->nr_passes - 1].duration_s = ps->duration_s;
+		if (rc == 0 && !s->replay) {
+			struct pass *mp = &m->passes[m->nr_passes - 1];
+			mp->duration_s = ps->duration_s;
+			mp->cpu_user_s = ps->cpu_user_s;
+			mp->cpu_sys_s = ps->cpu_sys_s;
+			mp->cpu_includes_collector = ps->sampled && s->collector == COLLECTOR_USE_PERF;
+		}
 		if (ps->sampled && s->collector == COLLECTOR_USE_PRELOAD)
 			rc |= manifest__add_collector(m, "scope_profiler-preload", NUNATAK_VERSION);
 		else if (ps->sampled)

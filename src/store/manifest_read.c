@@ -201,6 +201,14 @@ static int read_pass(struct manifest *m, const json_t *p, size_t i, const char *
 	const json_t *dur = json_object_get(p, "duration_s"); /* absent in older Runs */
 	if (json_is_number(dur) && json_number_value(dur) > 0)
 		m->passes[m->nr_passes - 1].duration_s = json_number_value(dur);
+	const json_t *cu = json_object_get(p, "cpu_user_s"), *cs = json_object_get(p, "cpu_sys_s");
+	if (json_is_number(cu) && json_is_number(cs) && json_number_value(cu) >= 0 &&
+	    json_number_value(cs) >= 0) { /* absent in older Runs and when unknown */
+		m->passes[m->nr_passes - 1].cpu_user_s = json_number_value(cu);
+		m->passes[m->nr_passes - 1].cpu_sys_s = json_number_value(cs);
+		m->passes[m->nr_passes - 1].cpu_includes_collector =
+			json_is_true(json_object_get(p, "cpu_includes_collector"));
+	}
 	size_t k;
 	const json_t *c;
 	json_array_foreach(json_object_get(p, "collectors"), k, c) {

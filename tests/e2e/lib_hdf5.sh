@@ -57,6 +57,13 @@ for run in ("thr", "spill"):
           assert list(g["start_times"][:]) == r["starts"], r["name"]
           assert list(g["end_times"][:]) == r["ends"], r["name"]
           assert list(g["lanes"][:]) == r["lanes"], r["name"]
+      # the published reader's run bounds (issue 24): start_time_ns (the
+      # process start) before the first region, finalize_time_ns after the
+      # last, one node for one process
+      first = min(min(r["starts"]) for r in t["regions"] if r["starts"])
+      last = max(max(r["ends"]) for r in t["regions"] if r["ends"])
+      assert 0 < md["start_time_ns"] <= first and md["finalize_time_ns"] >= last, dict(md)
+      assert md["num_nodes"] == 1, dict(md)
       th = f["rank0/threads"]
       assert list(th["tid"][:]) == [x["tid"] for x in t["threads"]]
       s = f["rank0/samples"]
@@ -68,6 +75,7 @@ with h5py.File(f"{d}/mpi_rank00002.h5", "r") as f:
     md = f["metadata"].attrs
     assert md["mpi_size"] == 4, md["mpi_size"]
     assert md["omp_num_threads"] == 3, md["omp_num_threads"]
+    assert "num_nodes" not in md, md["num_nodes"]  # 4 ranks, no Slurm: unknown, absent
     host = md["hostname"]
     assert (host.decode() if isinstance(host, bytes) else host) == socket.gethostname(), host
     assert "rank2" in f and "regions" in f["rank2"], list(f)
