@@ -6,6 +6,13 @@ command -v gfortran >/dev/null || { echo "skip: gfortran not installed (the Fort
 if [ "${NUNATAK_SANITIZE:-0}" = 1 ]; then
 	echo "skip: the clone is built with gcc, without sanitizers, whichever pass runs it: the gcc pass does"; exit 2
 fi
+# As root, the tests run a second time as an ordinary user (`nobody`).
+as_user=0
+if [ "$(id -u)" = 0 ]; then
+	command -v runuser >/dev/null && id nobody >/dev/null 2>&1 ||
+		{ echo "skip: root without runuser or a nobody user for the ordinary-user half"; exit 2; }
+	as_user=1
+fi
 fail() { echo "FAIL: $*" >&2; [ -f "$log" ] && tail -30 "$log" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -53,7 +60,7 @@ ran=$(grep -cE "Test +#[0-9]+: .* (Passed|\*\*\*Skipped)" "$tmp/ctest" || true)
 # As root, the same again as an ordinary user who owns the private home
 # (`nobody`): what needs root skips with its reason, nothing fails.
 as=""
-if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && id nobody >/dev/null 2>&1; then
+if [ "$as_user" = 1 ]; then
 	chown -R nobody "$home"
 	chmod 711 "$tmp" # (mktemp made it 0700: the home inside is the private one)
 	(cd "$deep/build" && runuser -u nobody -- env HOME="$home" ctest -R "$sensitive" --output-on-failure \
