@@ -17,6 +17,7 @@
 #include "common/err_codes.h"
 #include "model/model.h"
 #include "common/fsutil.h"
+#include "common/safefs.h"
 #include "store/manifest.h"
 #include "store/pivot_tables.h"
 
@@ -135,10 +136,12 @@ out:
 int pivot_db_write(const struct pivot *p, const char *path, const char *generated_by,
 		   struct err *e)
 {
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	errno = ENOMEM;
+	char *tmp = fs_tmp_name(path); /* reserved: an empty file is a new database */
 	if (!tmp)
-		return err_oom(e);
-	unlink(tmp); /* a leftover of a crashed earlier attempt by a process of our pid */
+		return err_set(e, -errno, ERR_STORE_WRITE,
+			       "cannot create a temporary file beside %s: %s", path,
+			       strerror(errno));
 	int rc = build_db(p, tmp, generated_by, e);
 	if (!rc && (rc = fsync_path(tmp)))
 		err_set(e, rc, ERR_STORE_WRITE, "cannot sync %s: %s", tmp, strerror(-rc));
@@ -276,8 +279,12 @@ int pivot_db_read(struct pivot *p, const char *path, struct err *e)
 	if (!fs_exists(path))
 		return err_set(e, -ENOENT, ERR_RUN_NOT_A_RUN, "not a nunatak Run: %s does not exist",
 			       path);
+	int rc = safefs_check_regular(path);
+	if (rc) /* a FIFO would hang SQLite; a symlink may point anywhere */
+		return err_set(e, rc, ERR_RUN_UNREADABLE,
+			       "cannot read %s: %s; a Run's files are read only when they are "
+			       "regular files", path, safefs_strerror(rc));
 	sqlite3 *db = NULL;
-	int rc = 0;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
 		rc = sql_err(e, db, path, "cannot open");
 		goto out;
