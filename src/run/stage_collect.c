@@ -223,7 +223,8 @@ int collect_record(struct run_state *s, struct exec_result *res, struct err *e)
 {
 	struct perf_record_opts o = {.perf = s->caps.perf.path, .freq = s->freq,
 				     .clock_monotonic = true, .group = s->group,
-				     .call_graph = s->stacks ? stacks_mode__name(s->stacks) : NULL,
+				     .call_graph = s->stacks == STACKS_DWARF ? STACKS_DWARF_CALL_GRAPH
+						   : s->stacks ? stacks_mode__name(s->stacks) : NULL,
 				     .output = s->perf_data,
 				     .no_bpf_event = perf_version__at_least(&s->caps.perf.version, 5, 1)};
 	const struct perf_record_opts full = o;
