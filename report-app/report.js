@@ -65,7 +65,7 @@ function draw(app, payload) {
   if (payload.schema !== PAYLOAD_SCHEMA && payload.schema !== 5)
     notes.push(el("p", {class: "fatal"}, `This page was built for payload schema ${PAYLOAD_SCHEMA}; this payload is schema ${payload.schema}: some parts may be missing.`));
   app.append(topBar(payload, toggleDrawer), drawerNode,
-    el("main", {}, notes, synthesis(payload), lower, flameSection(payload)),
+    el("main", {}, notes, timeSection(payload), synthesis(payload), lower, flameSection(payload)),
     el("footer", {}, "Written by nunatak. Quality: ", qualityBadge("measured"), " ", qualityBadge("estimated"), " ",
       qualityBadge("unavailable"), ". Absent values read \u201cunavailable\u201d, never 0. This page makes no network request."));
   renderLower();

@@ -30,6 +30,8 @@ int doctor_check_perf(struct executor *x, const struct config *cfg, struct docto
 		      struct caps *caps, struct err *e);
 /* perf-permissions: perf_event_paranoid (or meta.json's sampling_blocked under replay). */
 int doctor_check_permissions(const struct caps *caps, struct doctor_report *r);
+/* offcpu: which off-CPU mechanism this machine gets (doctor/offcpu.h). */
+int doctor_check_offcpu(const struct caps *caps, struct doctor_report *r);
 /* hardware-counters: `perf stat -x, -e cycles -- true`. */
 int doctor_check_counters(struct executor *x, const struct config *cfg, bool perf_ok,
 			  struct doctor_report *r, struct err *e);

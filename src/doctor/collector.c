@@ -9,6 +9,8 @@
 #include "common/degradation_kinds.h"
 #include "doctor/checks.h"
 #include "doctor/doctor.h"
+#include "doctor/offcpu.h"
+#include "tools/caps.h"
 
 void doctor_preload_message(const char *why_not_perf, int hz, char *msg, unsigned cap)
 {
@@ -89,4 +91,14 @@ int doctor_check_collector(const struct config *cfg, bool replay, struct doctor_
 	}
 	xfree(lib);
 	return rc;
+}
+
+int doctor_check_offcpu(const struct caps *caps, struct doctor_report *r)
+{
+	enum offcpu_mechanism m = offcpu_mechanism(caps, caps->perf.present && !caps->sampling_blocked);
+	char detail[400];
+	snprintf(detail, sizeof(detail), "%s: %s", offcpu_mechanism__name(m),
+		 offcpu_mechanism__describe(m));
+	return doctor_report__add(r, "offcpu", m == OFFCPU_STACKS ? DOCTOR_OK : DOCTOR_WARNING,
+				  detail, offcpu_mechanism__remedy(m), NULL, NULL);
 }

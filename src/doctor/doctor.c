@@ -32,6 +32,7 @@ int doctor_full(struct executor *x, const struct config *cfg, const char *const 
 	    (rc = doctor_check_tools(x, cfg, out, e)) < 0 ||
 	    (rc = doctor_check_local(cfg, out)) < 0 ||
 	    (rc = doctor_check_collector(cfg, executor__recorded_meta(x) != NULL, out)) < 0 ||
+	    (rc = doctor_check_offcpu(&caps, out)) < 0 ||
 	    (rc = doctor_check_target(app_argv, out)) < 0)
 		rc = rc == -ENOMEM ? oom(e) : rc;
 	caps__release(&caps);

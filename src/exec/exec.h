@@ -76,6 +76,9 @@ struct exec_result {
 				this signal while the application it had started ran
 				on; nunatak waited for the application instead, and
 				exit_code/term_signal are the application's. 0: none */
+	bool have_rusage;    /* cpu_*_s hold wait4's rusage of the command and of every
+				descendant it waited for (the real executor only) */
+	double cpu_user_s, cpu_sys_s;
 	bool abandoned;      /* forward_signals: a second such signal arrived while the
 				child still ran; the child and its descendants were
 				killed (SIGKILL) so that nunatak stops waiting */

@@ -18,6 +18,7 @@
 #include "common/hashtab.h"
 #include "ingest/perf_data_impl.h"
 #include "ingest/perf_maps.h"
+#include "ingest/switches.h"
 
 static size_t read_format_size(uint64_t rf, const unsigned char *p, size_t avail, bool *ok)
 {
@@ -273,8 +274,46 @@ static int sample(struct reader *r, const unsigned char *p, size_t rs, size_t of
 			return rc;
 	}
 #undef TAKE
+	if (r->sw && switch_log__is_switch_event(a->name, a->name_len))
+		return switch_log__stack(r->sw, &s); /* a stack, not CPU time */
 	r->st->nr_samples++;
 	return r->fn(r->ctx, &s);
+}
+
+/* {pid, tid} and time of a non-sample record's sample_id trailer. */
+static bool trailer_who(const struct reader *r, const unsigned char *p, size_t rs, size_t body,
+			int64_t *pid, int64_t *tid, uint64_t *time)
+{
+	if (r->trailer_tid < 0 || r->trailer_time < 0 || rs < body + r->trailer_size)
+		return false;
+	const unsigned char *t = p + rs - r->trailer_size;
+	*pid = (int32_t)rd32(t + r->trailer_tid);
+	*tid = (int32_t)rd32(t + r->trailer_tid + 4);
+	*time = rd64(t + r->trailer_time);
+	return true;
+}
+
+/* SWITCH (no body), FORK/EXIT ({pid, ppid, tid, ptid, time}), COMM (exec
+ * starts the main thread's life) into the switch log. */
+static int lifetime(struct reader *r, uint32_t type, const unsigned char *p, size_t rs)
+{
+	int64_t pid, tid;
+	uint64_t time;
+	uint16_t misc = rd16(p + 4);
+	if (type == PERF_RECORD_SWITCH && trailer_who(r, p, rs, 8, &pid, &tid, &time)) {
+		enum switch_kind k = !(misc & PERF_RECORD_MISC_SWITCH_OUT) ? SWITCH_IN
+				   : (misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) ? SWITCH_OUT_PREEMPT
+				   : SWITCH_OUT;
+		return switch_log__event(r->sw, pid, tid, time, k);
+	}
+	if ((type == PERF_RECORD_FORK || type == PERF_RECORD_EXIT) && rs >= 32)
+		return switch_log__event(r->sw, (int32_t)rd32(p + 8), (int32_t)rd32(p + 16),
+					 rd64(p + 24),
+					 type == PERF_RECORD_FORK ? SWITCH_START : SWITCH_EXIT);
+	if (type == PERF_RECORD_COMM && (misc & PERF_RECORD_MISC_COMM_EXEC) &&
+	    trailer_who(r, p, rs, 16, &pid, &tid, &time))
+		return switch_log__event(r->sw, pid, tid, time, SWITCH_START);
+	return 0;
 }
 
 static int pass_samples(struct reader *r)
@@ -286,6 +325,11 @@ static int pass_samples(struct reader *r)
 		r->st->nr_records++;
 		if (type == PERF_RECORD_SAMPLE) {
 			int rc = sample(r, p, rs, off);
+			if (rc)
+				return rc;
+		} else if (r->sw && (type == PERF_RECORD_SWITCH || type == PERF_RECORD_EXIT ||
+				     type == PERF_RECORD_FORK || type == PERF_RECORD_COMM)) {
+			int rc = lifetime(r, type, p, rs);
 			if (rc)
 				return rc;
 		} else if (type != PERF_RECORD_MMAP && type != PERF_RECORD_MMAP2 &&
@@ -314,9 +358,19 @@ static void reader__release(struct reader *r)
 int perf_data__read(const void *buf, size_t len, perf_sample_fn fn, void *ctx,
 		    struct buildid_list *ids, struct ingest_stats *st, struct err *e)
 {
-	struct reader r = {.b = buf, .len = len, .fn = fn, .ctx = ctx, .st = st, .e = e};
+	return perf_data__read_switches(buf, len, fn, ctx, ids, NULL, st, e);
+}
+
+int perf_data__read_switches(const void *buf, size_t len, perf_sample_fn fn, void *ctx,
+			     struct buildid_list *ids, struct switch_log *sw,
+			     struct ingest_stats *st, struct err *e)
+{
+	struct reader r = {.b = buf, .len = len, .fn = fn, .ctx = ctx, .st = st, .e = e, .sw = sw};
 	r.comms.last = -1;
 	int rc = perf_data__read_header(&r);
+	for (size_t i = 0; !rc && sw && i < r.nr_attrs; i++)
+		if (r.attrs[i].context_switch)
+			switch_log__enable(sw);
 	if (!rc && !(r.maps = perf_maps__new()))
 		rc = -ENOMEM;
 	if (!rc)
@@ -364,9 +418,14 @@ int ingest_perf_data(const void *buf, size_t len, const struct ingest_opts *o,
 	struct buildid_list own;
 	buildid_list__init(&own);
 	struct ingest_agg *a = ingest_agg__new();
-	if (!a)
+	struct switch_log *sw = switch_log__new();
+	if (!a || !sw) {
+		ingest_agg__free(a);
+		switch_log__free(sw);
 		return err_oom(e);
-	int rc = perf_data__read(buf, len, agg_sink, a, o->build_ids ? NULL : &own, st, e);
+	}
+	int rc = perf_data__read_switches(buf, len, agg_sink, a, o->build_ids ? NULL : &own, sw,
+					  st, e);
 	if (rc > 0)
 		rc = err_set(e, -EIO, ERR_INGEST_PERF_DATA, "sample sink failed");
 	struct ingest_opts eo = *o;
@@ -374,9 +433,12 @@ int ingest_perf_data(const void *buf, size_t len, const struct ingest_opts *o,
 		eo.build_ids = &own;
 	if (!rc)
 		rc = ingest_agg__emit(a, &eo, p, e);
+	if (!rc)
+		rc = switch_log__emit(sw, &eo, p, e);
 	if (!rc && ingest_stats__degrade(st))
 		rc = err_oom(e);
 	ingest_agg__free(a);
+	switch_log__free(sw);
 	buildid_list__release(&own);
 	return rc;
 }

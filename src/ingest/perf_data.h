@@ -21,7 +21,8 @@
  *     adds_features, in bit order. We read HEADER_BUILD_ID (bit 2) and
  *     HEADER_EVENT_DESC (bit 12) and skip the rest.
  *
- * Records used: MMAP (1), MMAP2 (10) -> per-pid maps (exec maps only);
+ * Records used (SWITCH, EXIT and sched:sched_switch samples only with a
+ * switch log, ingest/switches.h): MMAP (1), MMAP2 (10) -> per-pid maps (exec maps only);
  * FORK (7) -> the child inherits the maps; COMM (3) -> comm per tid; SAMPLE
  * (9) -> ip, pid/tid, time, period, callchain. Every other type is skipped by
  * its size (AUXTRACE's trailing payload included). Pass 1 collects the maps,
@@ -64,6 +65,14 @@ struct buildid_list;
  */
 int perf_data__read(const void *buf, size_t len, perf_sample_fn fn, void *ctx,
 		    struct buildid_list *ids, struct ingest_stats *st, struct err *e);
+
+/* The same, with context switches, thread starts and exits and the
+ * sched:sched_switch samples (not handed to fn) fed into sw (ingest/
+ * switches.h) when it is non-NULL. */
+struct switch_log;
+int perf_data__read_switches(const void *buf, size_t len, perf_sample_fn fn, void *ctx,
+			     struct buildid_list *ids, struct switch_log *sw,
+			     struct ingest_stats *st, struct err *e);
 
 /*
  * The whole path for one perf.data image: read, aggregate, emit into p.

@@ -142,6 +142,7 @@ static int read_attrs(struct reader *r)
 		d->sample_type = rd64(a + 24);
 		d->read_format = rd64(a + 32);
 		d->freq = (rd64(a + 40) >> 10) & 1;
+		d->context_switch = (rd64(a + 40) >> 26) & 1;
 		d->clockid = -2;
 		if ((rd64(a + 40) >> 25) & 1) /* use_clockid; clockid sits at byte 92 */
 			d->clockid = rd32(a + 4) >= 96 && asz - 16 >= 96 ? (int32_t)rd32(a + 92) : -1;
@@ -195,10 +196,13 @@ static int compute_layout(struct reader *r)
 					 PERF_SAMPLE_IDENTIFIER};
 	r->trailer_size = 0;
 	r->trailer_time = -1;
+	r->trailer_tid = -1;
 	for (size_t i = 0; i < 6; i++)
 		if (st & order[i]) {
 			if (order[i] == PERF_SAMPLE_TIME)
 				r->trailer_time = (int)r->trailer_size;
+			if (order[i] == PERF_SAMPLE_TID)
+				r->trailer_tid = (int)r->trailer_size;
 			r->trailer_size += 8;
 		}
 	return 0;

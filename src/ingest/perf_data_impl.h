@@ -20,6 +20,7 @@ struct buildid_list;
 struct err;
 struct ingest_stats;
 struct perf_maps;
+struct switch_log;
 
 #define FILE_HEADER_SIZE 104
 #define PIPE_HEADER_SIZE 16
@@ -38,6 +39,7 @@ struct pd_attr {
 	uint32_t type;
 	uint64_t config, sample_period, sample_type, read_format;
 	bool freq;
+	bool context_switch; /* PERF_RECORD_SWITCH records were asked for */
 	int32_t clockid; /* use_clockid's clock; -2 when off (perf's clock), -1 unreadable */
 	char name[128];
 	size_t name_len;
@@ -56,6 +58,8 @@ struct reader {
 	int id_pos;           /* byte offset of the id in a sample body, -1: none */
 	size_t trailer_size;  /* sample_id_all trailer of non-sample records */
 	int trailer_time;     /* offset of time in that trailer, -1: none */
+	int trailer_tid;      /* offset of {pid, tid} in that trailer, -1: none */
+	struct switch_log *sw; /* context switches and thread lives, or NULL */
 	struct perf_maps *maps;
 	struct strtab comms;  /* comm strings */
 	struct tidcomm { int64_t tid; uint64_t hash; uint32_t comm; } *tc;

@@ -18,6 +18,8 @@
 #include "model/model.h"
 #include "report/ranks_view.h"
 #include "report/regions_view.h"
+#include "report/time_view.h"
+#include "analysis/time_budget.h"
 
 #define R_NO_SOURCE "source text withheld by --no-source"
 
@@ -184,6 +186,28 @@ static void run_app(json_t *out)
 	xfree(argv);
 }
 
+/* time_budget and offcpu_hotspots (report/time_view.h): where the wall time
+ * went; the launch's duration stands in for the wall time without switches. */
+static void time_json(json_t *out, const json_t *manifest, const struct pivot *p)
+{
+	json_t *passes = manifest ? json_object_get(manifest, "passes") : NULL;
+	json_t *p0 = json_array_get(passes, 0);
+	json_t *d = json_object_get(p0, "duration_s"), *cu = json_object_get(p0, "cpu_user_s"),
+	       *cs = json_object_get(p0, "cpu_sys_s");
+	struct launch_time lt = {
+		.wall_s = json_is_number(d) ? json_number_value(d) : NAN,
+		.cpu_s = json_is_number(cu) && json_is_number(cs)
+				 ? json_number_value(cu) + json_number_value(cs) : -1,
+		.cpu_includes_collector = json_is_true(json_object_get(p0, "cpu_includes_collector"))};
+	struct time_budget tb;
+	bool ok = time_budget_build(p, &tb) == 0;
+	json_t *t = ok ? time_view_payload(&tb, p, &lt) : NULL;
+	json_t *h = ok ? time_view_offcpu_payload(&tb) : NULL;
+	json_object_set_new(out, "time_budget", t ? t : json_null());
+	json_object_set_new(out, "offcpu_hotspots", h ? h : json_array());
+	time_budget__release(&tb);
+}
+
 json_t *payload_build(const json_t *manifest, const struct pivot *p, const struct analysis *a,
 		      const struct rank_imbalance *ranks, bool no_source)
 {
@@ -243,6 +267,7 @@ json_t *payload_build(const json_t *manifest, const struct pivot *p, const struc
 	json_t *fj = flame_build(&fl, p) == 0 ? flame_payload(&fl) : NULL;
 	flame_release(&fl);
 	json_object_set_new(out, "flame", fj ? fj : json_null());
+	time_json(out, manifest, p);
 	json_t *iv = attrib_views__inline_view_json(p, a->time_base); /* attrib: transverse view */
 	json_object_set_new(out, "inline_view", iv ? iv : json_array());
 	return out;

@@ -110,7 +110,14 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 		struct rank_imbalance ri;
 		memset(&ri, 0, sizeof(ri));
 		int rrc = imbalance_ranks(&p, m.world_size, &ri);
-		struct summary_ctx ctx = {.nr_ranks = -1, .ranks = rrc == 0 ? &ri : NULL};
+		struct summary_ctx ctx = {.nr_ranks = -1, .ranks = rrc == 0 ? &ri : NULL,
+					  .app_wall_s = m.nr_passes ? m.passes[0].duration_s : 0,
+					  .app_cpu_s = m.nr_passes && m.passes[0].cpu_user_s >= 0
+							       ? m.passes[0].cpu_user_s +
+									 m.passes[0].cpu_sys_s
+							       : -1,
+					  .cpu_includes_collector =
+						  m.nr_passes && m.passes[0].cpu_includes_collector};
 		for (size_t i = 0; !a.have_ceilings && i < m.degradations.n; i++)
 			if (!strcmp(m.degradations.v[i].name, DEG_CEILINGS_UNAVAILABLE))
 				ctx.ceilings_reason = m.degradations.v[i].message;

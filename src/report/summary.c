@@ -17,6 +17,8 @@
 #include "report/payload_stacks.h"
 #include "report/ranks_view.h"
 #include "report/regions_view.h"
+#include "report/time_view.h"
+#include "analysis/time_budget.h"
 
 /* Below this share, the "others" admission is noise not worth a line. */
 #define OTHERS_MENTION_SHARE 0.005
@@ -321,6 +323,18 @@ static void admissions(const struct analysis *a, const struct pivot *p,
 int summary_render(const struct analysis *a, const struct pivot *p,
 		   const struct summary_ctx *ctx, struct text_lines *out)
 {
+	/* first: where the wall time went, on the CPU and off it */
+	struct time_budget tb;
+	if (time_budget_build(p, &tb) == 0)
+	{
+		struct launch_time lt = {.wall_s = ctx ? ctx->app_wall_s : NAN,
+					 .cpu_s = ctx && ctx->app_cpu_s > 0 ? ctx->app_cpu_s : -1,
+					 .cpu_includes_collector = ctx && ctx->cpu_includes_collector};
+		time_view_lines(&tb, &lt, out);
+	}
+	else
+		out->failed = true;
+	time_budget__release(&tb);
 	headline(a, p, out);
 	if (ctx && ctx->ranks && ranks_view_lines(ctx->ranks, out) < 0)
 		out->failed = true;

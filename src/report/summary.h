@@ -26,6 +26,9 @@ struct summary_ctx {
 	int nr_ranks;                /* -1 outside MPI */
 	int nr_sampled_ranks;
 	const struct rank_imbalance *ranks; /* the rank view (analysis/imbalance.h), or NULL */
+	double app_wall_s;           /* the launch's duration, <= 0: unknown (report/time_view.h) */
+	double app_cpu_s;            /* its wait4 CPU time, < 0: unknown (0 reads unknown too) */
+	bool cpu_includes_collector;
 };
 
 /* Appends the summary lines to *out. Returns 0 or -ENOMEM. */

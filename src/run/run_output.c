@@ -82,7 +82,12 @@ static void summary(struct run_state *s, struct analysis *a)
 {
 	struct summary_ctx ctx = {.ceilings_reason = NULL,
 				  .nr_ranks = s->mpi ? s->nr_ranks : -1,
-				  .nr_sampled_ranks = s->nr_sampled_ranks};
+				  .nr_sampled_ranks = s->nr_sampled_ranks,
+				  .app_wall_s = s->pass.duration_s,
+				  .app_cpu_s = s->pass.cpu_user_s >= 0 && s->pass.cpu_sys_s >= 0
+						   ? s->pass.cpu_user_s + s->pass.cpu_sys_s : -1,
+				  .cpu_includes_collector = s->pass.sampled &&
+							    s->collector == COLLECTOR_USE_PERF};
 	/* The reason is the Run's own degradation, never a fixed sentence. */
 	for (size_t i = 0; !a->have_ceilings && i < s->degradations.n; i++)
 		if (!strcmp(s->degradations.v[i].name, DEG_CEILINGS_UNAVAILABLE))

@@ -134,6 +134,7 @@ int manifest__add_pass(struct manifest *m, int index, int exit_code, const char 
 	memset(p, 0, sizeof(*p));
 	p->index = index;
 	p->exit_code = exit_code;
+	p->cpu_user_s = p->cpu_sys_s = -1;
 	p->start = start ? xstrdup(start) : NULL;
 	p->end = end ? xstrdup(end) : NULL;
 	if ((start && !p->start) || (end && !p->end)) {
@@ -149,7 +150,7 @@ int manifest__add_collector(struct manifest *m, const char *tool, const char *ve
 	if (!m->nr_passes)
 		return -EINVAL;
 	struct pass *p = &m->passes[m->nr_passes - 1];
-	struct collector *c = xrealloc(p->collectors, (p->nr_collectors + 1) * sizeof(*c));
+	struct manifest_collector *c = xrealloc(p->collectors, (p->nr_collectors + 1) * sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	p->collectors = c;
@@ -292,6 +293,11 @@ static json_t *pass_to_json(const struct pass *p)
 	put(o, "start", jstr(p->start), &ok);
 	put(o, "end", jstr(p->end), &ok);
 	put(o, "duration_s", p->duration_s > 0 ? json_real(p->duration_s) : json_null(), &ok);
+	if (p->cpu_user_s >= 0 && p->cpu_sys_s >= 0) { /* additive: absent when unknown */
+		put(o, "cpu_user_s", json_real(p->cpu_user_s), &ok);
+		put(o, "cpu_sys_s", json_real(p->cpu_sys_s), &ok);
+		put(o, "cpu_includes_collector", json_boolean(p->cpu_includes_collector), &ok);
+	}
 	put(o, "collectors", cs, &ok);
 	if (!ok)
 		json_decref(o);

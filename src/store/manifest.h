@@ -44,7 +44,7 @@ typedef struct json_t json_t;
 #define MANIFEST_FILE "manifest.json"
 #define MANIFEST_MAX_BYTES (64u << 20)
 
-struct collector {
+struct manifest_collector { /* a pass's collectors[]: tool and version */
 	char *tool;
 	char *version; /* NULL when the tool gave none */
 };
@@ -54,9 +54,13 @@ struct pass {
 	int exit_code;     /* -1 when the pass never ran to an exit */
 	char *start, *end; /* ISO-8601 with offset, or NULL */
 	double duration_s; /* monotonic clock, from launch to exit; 0: unknown (replay) */
+	/* wait4's rusage of the launch: the application and, when the collector
+	 * wraps it (perf record), the collector's own CPU time; < 0: unknown */
+	double cpu_user_s, cpu_sys_s;
+	bool cpu_includes_collector;
 	int term_signal;   /* the signal that ended it, 0: none */
 	int interrupted_by; /* the signal nunatak received while it ran, 0: none */
-	struct collector *collectors;
+	struct manifest_collector *collectors;
 	size_t nr_collectors;
 };
 

@@ -10,6 +10,7 @@
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "common/fsutil.h"
+#include "common/safefs.h"
 #include "common/signame.h"
 #include "store/manifest.h"
 
@@ -201,6 +202,14 @@ static int read_pass(struct manifest *m, const json_t *p, size_t i, const char *
 	const json_t *dur = json_object_get(p, "duration_s"); /* absent in older Runs */
 	if (json_is_number(dur) && json_number_value(dur) > 0)
 		m->passes[m->nr_passes - 1].duration_s = json_number_value(dur);
+	const json_t *cu = json_object_get(p, "cpu_user_s"), *cs = json_object_get(p, "cpu_sys_s");
+	if (json_is_number(cu) && json_is_number(cs) && json_number_value(cu) >= 0 &&
+	    json_number_value(cs) >= 0) { /* absent in older Runs and when unknown */
+		m->passes[m->nr_passes - 1].cpu_user_s = json_number_value(cu);
+		m->passes[m->nr_passes - 1].cpu_sys_s = json_number_value(cs);
+		m->passes[m->nr_passes - 1].cpu_includes_collector =
+			json_is_true(json_object_get(p, "cpu_includes_collector"));
+	}
 	size_t k;
 	const json_t *c;
 	json_array_foreach(json_object_get(p, "collectors"), k, c) {
@@ -294,7 +303,9 @@ int manifest__read(struct manifest *m, const char *run_dir, struct err *e)
 	size_t len = 0;
 	if (!path)
 		return oom(e);
-	int rc = fs_read_file(path, MANIFEST_MAX_BYTES, &text, &len);
+	/* never through a symlink or from a FIFO (docs/security.md): a Run may
+	 * come from someone else */
+	int rc = safefs_read_regular(path, MANIFEST_MAX_BYTES, &text, &len);
 	if ((rc == -ENOENT || rc == -ENOTDIR) && !fs_exists(run_dir))
 		rc = err_set(e, rc, ERR_RUN_NOT_A_RUN,
 			     "not a nunatak Run: %s does not exist; give a Run directory (Runs "
@@ -311,7 +322,8 @@ int manifest__read(struct manifest *m, const char *run_dir, struct err *e)
 			     run_dir);
 	else if (rc)
 		rc = err_set(e, rc, rc == -ENOMEM ? ERR_OOM : ERR_RUN_UNREADABLE,
-			     "cannot read %s: %s", path, strerror(-rc));
+			     "cannot read %s: %s; a Run's files are read only when they are "
+			     "regular files", path, safefs_strerror(rc));
 	else
 		rc = manifest__parse(m, text, len, path, e);
 	xfree(text);

@@ -197,10 +197,19 @@ char **perf_argv_record(const struct perf_record_opts *o, char *const *cmd)
 		ab_push(&b, xasprintf("%s/period=%ld/", o->group->events[i].event,
 				      o->group->events[i].period));
 	}
+	if (o->offcpu_stacks) {
+		/* fp whatever --call-graph says: a dwarf stack copy (8 KiB) at
+		 * every switch would cost more than the switch itself */
+		ab_add(&b, "-e");
+		ab_add(&b, "sched:sched_switch/call-graph=fp/");
+		ab_add(&b, "--sample-cpu");
+	}
 	if (o->call_graph) {
 		ab_add(&b, "--call-graph");
 		ab_add(&b, o->call_graph);
 	}
+	if (o->switch_events)
+		ab_add(&b, "--switch-events");
 	if (o->clock_monotonic) {
 		ab_add(&b, "-k");
 		ab_add(&b, "CLOCK_MONOTONIC");

@@ -80,6 +80,13 @@ struct perf_record_opts {
 	 * ~1 s per launch on kernels with many BPF programs (measured here:
 	 * `perf record -- true` 1.25 s -> 0.27 s) and annotates nothing we use. */
 	bool no_bpf_event;
+	/* --switch-events: a record per context switch of the application's
+	 * threads (ingest/switches.h), the per-thread time budget. */
+	bool switch_events;
+	/* -e sched:sched_switch/call-graph=fp/ --sample-cpu: the blocking
+	 * thread's stack at each switch out (root only: doctor/offcpu.h).
+	 * --sample-cpu gives task-clock the tracepoint's sample-id layout. */
+	bool offcpu_stacks;
 };
 
 /*

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Where the wall time went (top of the page): the Run's wall, on-CPU and
+// off-CPU time (blocked, preempted) from the kernel's context switches, the
+// threads' budgets, and the off-CPU Hotspots: the blocking functions with
+// their cause, beside the CPU Hotspots below. Every share names its base.
+
+const MAX_TIME_THREADS = 32;
+
+function timeBar(cpu, blocked, preempted, total) {
+  const part = (v, cls, label) => v > 0 ? el("span", {class: "tb-part " + cls,
+    style: `width:${(100 * v / total).toFixed(2)}%`, title: `${label}: ${formatNumber(v / 1e9, "s")} (${pct(v / total)} of wall time)`}) : null;
+  return el("div", {class: "tb-bar"}, part(cpu, "tb-cpu", "on CPU"), part(blocked, "tb-blocked", "blocked"),
+    part(preempted, "tb-preempted", "preempted (runnable, waiting for a CPU)"));
+}
+
+function timeThreads(tb) {
+  const rows = (tb.loci || []).slice().sort((a, b) => (num(b.offcpu_ns) || 0) - (num(a.offcpu_ns) || 0)).slice(0, MAX_TIME_THREADS);
+  if (rows.length < 2) return null;
+  return el("table", {class: "tb-threads"},
+    el("thead", {}, el("tr", {}, el("th", {}, "rank"), el("th", {}, "thread"), el("th", {class: "num"}, "wall"),
+      el("th", {class: "num"}, "on CPU"), el("th", {class: "num"}, "off CPU (of the thread's wall time)"), el("th", {}, ""))),
+    el("tbody", {}, rows.map(r => {
+      const w = num(r.wall_ns), c = num(r.cpu_ns) || 0, o = num(r.offcpu_ns) || 0, p = num(r.preempted_ns) || 0;
+      return el("tr", {}, el("td", {class: "num"}, r.rank < 0 ? "\u2013" : r.rank), el("td", {class: "num"}, r.thread),
+        el("td", {class: "num"}, nsText(r.wall_ns)), el("td", {class: "num"}, nsText(r.cpu_ns)),
+        el("td", {class: "num"}, nsText(r.offcpu_ns), w ? " (" + pct(o / w) + ")" : ""),
+        el("td", {class: "tb-mini"}, w ? timeBar(c, o - p, p, w) : null));
+    })));
+}
+
+function offcpuTable(hs, total) {
+  if (!hs || !hs.length) return null;
+  return el("table", {class: "tb-offcpu"},
+    el("thead", {}, el("tr", {}, el("th", {}, "off-CPU Hotspot"), el("th", {}, "cause"),
+      el("th", {class: "num"}, "time"), el("th", {class: "num"}, "of off-CPU time"), el("th", {class: "num"}, "intervals"))),
+    el("tbody", {}, hs.map(h => el("tr", {class: h.attributed ? "" : "muted"},
+      el("td", {}, h.attributed ? el("code", {}, h.name) : h.name), el("td", {}, h.cause),
+      el("td", {class: "num"}, nsText(h.time_ns), " ", qualityBadge(qualityOf(h.time_ns))),
+      el("td", {class: "num"}, total ? pct(num(h.time_ns) / total) : "unavailable"),
+      el("td", {class: "num"}, h.attributed ? h.intervals : "\u2013")))));
+}
+
+function timeSection(payload) {
+  const tb = payload.time_budget;
+  if (!tb) return null;
+  const wall = num(tb.wall_ns), cpu = num(tb.cpu_ns), off = num(tb.offcpu_ns), pre = num(tb.preempted_ns) || 0;
+  const head = el("h2", {}, "Where the wall time went");
+  if (cpu === null || off === null)
+    return el("section", {class: "time-budget", id: "time-budget"}, head,
+      el("p", {}, "Wall time ", wall === null ? unavailSpan(tb.wall_ns) : nsText(tb.wall_ns), " ", qualityBadge(qualityOf(tb.wall_ns), tb.wall_ns && tb.wall_ns.reason || ""),
+        "; on-CPU and off-CPU time ", unavailSpan(tb.cpu_ns), "."));
+  const threads = (tb.loci || []).length, base = cpu + off;
+  const text = threads > 1
+    ? `Wall ${nsText(tb.wall_ns)} over ${threads} threads (${formatNumber(base / 1e9, "s")} of thread time): on CPU ${nsText(tb.cpu_ns)} (${pct(cpu / base)} of the threads' wall time), off CPU ${nsText(tb.offcpu_ns)} (${pct(off / base)}).`
+    : `Wall ${nsText(tb.wall_ns)}: on CPU ${nsText(tb.cpu_ns)} (${pct(cpu / base)} of wall time), off CPU ${nsText(tb.offcpu_ns)} (${pct(off / base)} of wall time).`;
+  return el("section", {class: "time-budget", id: "time-budget"}, head,
+    el("p", {}, text, " ", qualityBadge(qualityOf(tb.offcpu_ns), tb.offcpu_ns.clock || ""),
+      el("span", {class: "muted"}, ` ${tb.mechanism}; the CPU Hotspots below share the sampled CPU time only.`)),
+    timeBar(cpu, off - pre, pre, base),
+    el("p", {class: "tb-legend muted"}, el("span", {class: "tb-key tb-cpu"}), " on CPU ",
+      el("span", {class: "tb-key tb-blocked"}), " blocked ", el("span", {class: "tb-key tb-preempted"}), " preempted"),
+    offcpuTable(payload.offcpu_hotspots, off), timeThreads(tb));
+}

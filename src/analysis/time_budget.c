@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "analysis/time_budget.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/imbalance.h"
+#include "analysis/threads.h"
+#include "common/alloc.h"
+#include "ingest/switches.h"
+
+void time_budget__release(struct time_budget *tb)
+{
+	for (size_t i = 0; i < tb->nr_hot; i++)
+		xfree(tb->hot[i].name);
+	xfree(tb->hot);
+	xfree(tb->loci);
+	memset(tb, 0, sizeof(*tb));
+}
+
+static bool has(const char *s, const char *needle)
+{
+	return s && strstr(s, needle) != NULL;
+}
+
+const char *offcpu_cause(const char *const *functions, const char *const *modules, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (modules[i] && imbalance_is_mpi_module(modules[i]))
+			return "MPI";
+	for (size_t i = 0; i < n; i++) {
+		const char *f = functions[i];
+		if (has(f, "nanosleep") || has(f, "sys_pause") || has(f, "do_sys_sleep") ||
+		    has(f, "sys_alarm"))
+			return "sleep";
+		if (has(f, "futex") || has(f, "pthread_mutex") || has(f, "pthread_cond") ||
+		    has(f, "rwsem") || has(f, "pthread_barrier") || has(f, "sem_wait"))
+			return "lock";
+		if (has(f, "io_schedule") || has(f, "fsync") || has(f, "sys_read") ||
+		    has(f, "sys_write") || has(f, "sys_pread") || has(f, "sys_pwrite") ||
+		    has(f, "sys_poll") || has(f, "sys_ppoll") || has(f, "select") ||
+		    has(f, "epoll") || has(f, "sys_recv") || has(f, "sys_send") ||
+		    has(f, "sys_accept") || has(f, "sys_connect") || has(f, "sys_openat") ||
+		    has(f, "wait_on_page") || has(f, "folio_wait") || has(f, "pipe_read") ||
+		    has(f, "pipe_write") || has(f, "sys_sync"))
+			return "I/O";
+		if (has(f, "handle_mm_fault") || has(f, "exc_page_fault"))
+			return "I/O"; /* a major fault waits for the page to be read */
+	}
+	return "other";
+}
+
+static const char *const counters[4] = {TIME_WALL_COUNTER, TIME_CPU_COUNTER,
+					 TIME_OFFCPU_COUNTER, TIME_PREEMPTED_COUNTER};
+
+/* One pass over the Measurements: v[locus * 4 + k] for counters[k]. */
+static int read_loci(const struct pivot *p, struct time_budget *tb)
+{
+	double *v = xcalloc(p->nr_loci * 4 + 1, sizeof(*v));
+	bool *seen = xcalloc(p->nr_loci + 1, sizeof(*seen));
+	if (!v || !seen) {
+		xfree(v);
+		xfree(seen);
+		return -ENOMEM;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < p->nr_measurements; i++) {
+		const struct measurement *m = &p->measurements[i];
+		if (m->hotspot != PIVOT_NONE || !m->counter || m->locus < 0 ||
+		    (size_t)m->locus >= p->nr_loci)
+			continue;
+		for (int k = 0; k < 4; k++)
+			if (!strcmp(m->counter, counters[k])) {
+				v[m->locus * 4 + k] += m->value;
+				n += k == 0 && !seen[m->locus];
+				seen[m->locus] |= k == 0;
+			}
+	}
+	tb->loci = n ? xcalloc(n, sizeof(*tb->loci)) : NULL;
+	for (size_t l = 0; tb->loci && l < p->nr_loci; l++) {
+		if (!seen[l])
+			continue;
+		struct locus_time *t = &tb->loci[tb->nr_loci++];
+		*t = (struct locus_time){.locus = (int64_t)l, .wall_ns = v[l * 4],
+					 .cpu_ns = v[l * 4 + 1], .offcpu_ns = v[l * 4 + 2],
+					 .preempted_ns = v[l * 4 + 3]};
+		tb->wall_ns = fmax(tb->wall_ns, t->wall_ns);
+		tb->cpu_ns += t->cpu_ns;
+		tb->offcpu_ns += t->offcpu_ns;
+		tb->preempted_ns += t->preempted_ns;
+	}
+	xfree(v);
+	xfree(seen);
+	if (n && !tb->loci)
+		return -ENOMEM;
+	tb->available = tb->nr_loci > 0;
+	return 0;
+}
+
+static int add_hot(struct time_budget *tb, size_t *cap, const char *name, const char *cause,
+		   double ns, int64_t n, bool attributed)
+{
+	for (size_t i = 0; i < tb->nr_hot; i++)
+		if (!strcmp(tb->hot[i].name, name) && tb->hot[i].cause == cause) {
+			tb->hot[i].time_ns += ns;
+			tb->hot[i].intervals += n;
+			return 0;
+		}
+	if (xgrow((void **)&tb->hot, cap, tb->nr_hot + 1, sizeof(*tb->hot)))
+		return -ENOMEM;
+	char *copy = xstrdup(name);
+	if (!copy)
+		return -ENOMEM;
+	tb->hot[tb->nr_hot++] = (struct offcpu_hotspot){.name = copy, .cause = cause,
+							.time_ns = ns, .intervals = n,
+							.attributed = attributed};
+	return 0;
+}
+
+/* One off-CPU stack's frames fr[0..n) (innermost first): its name and cause. */
+static int name_stack(const struct pivot *p, const struct stack *st, const size_t *fr, size_t n,
+		      struct time_budget *tb, size_t *cap)
+{
+	const char *fn[64] = {0}, *mod[64] = {0};
+	size_t k = n < 64 ? n : 64;
+	const char *name = NULL;
+	char fallback[160] = "";
+	for (size_t i = 0; i < k; i++) {
+		const struct stack_frame *f = &p->stack_frames[fr[i]];
+		fn[i] = f->function;
+		mod[i] = f->module;
+		if (!name && f->function && f->module && !threads_is_runtime_module(f->module))
+			name = f->function;
+	}
+	if (!name && k) { /* only runtime frames: the outermost named one */
+		for (size_t i = k; i-- > 0 && !name;)
+			name = fn[i];
+		if (!name) {
+			const char *m = mod[0] ? strrchr(mod[0], '/') : NULL;
+			snprintf(fallback, sizeof(fallback), "%s", m ? m + 1 : mod[0] ? mod[0] : "?");
+			name = fallback;
+		}
+	}
+	return add_hot(tb, cap, name ? name : "[unknown]", offcpu_cause(fn, mod, k), st->value,
+		       st->sample_count, true);
+}
+
+static int cmp_hot(const void *a, const void *b)
+{
+	const struct offcpu_hotspot *x = a, *y = b;
+	if (x->attributed != y->attributed) /* functions first, then the rest rows */
+		return x->attributed ? -1 : 1;
+	return x->time_ns < y->time_ns ? 1 : x->time_ns > y->time_ns ? -1 : strcmp(x->name, y->name);
+}
+
+static int read_stacks(const struct pivot *p, struct time_budget *tb)
+{
+	size_t *start = xcalloc(p->nr_stacks + 1, sizeof(*start));
+	size_t *order = xcalloc(p->nr_stack_frames + 1, sizeof(*order));
+	size_t cap = 0;
+	int rc = start && order ? 0 : -ENOMEM;
+	/* counting sort of the frames by stack, then by depth within one */
+	for (size_t i = 0; !rc && i < p->nr_stack_frames; i++)
+		if (p->stack_frames[i].stack >= 0 && (size_t)p->stack_frames[i].stack < p->nr_stacks)
+			start[p->stack_frames[i].stack + 1]++;
+	for (size_t s = 0; !rc && s < p->nr_stacks; s++)
+		start[s + 1] += start[s];
+	size_t *fill = rc ? NULL : xcalloc(p->nr_stacks + 1, sizeof(*fill));
+	if (!rc && !fill)
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < p->nr_stack_frames; i++) {
+		int64_t s = p->stack_frames[i].stack;
+		if (s >= 0 && (size_t)s < p->nr_stacks)
+			order[start[s] + fill[s]++] = i;
+	}
+	for (size_t s = 0; !rc && s < p->nr_stacks; s++) {
+		const struct stack *st = &p->stacks[s];
+		if (!st->counter || strcmp(st->counter, OFFCPU_COUNTER))
+			continue;
+		size_t *fr = order + start[s], n = start[s + 1] - start[s];
+		for (size_t i = 1; i < n; i++) /* by depth (insertion sort: short lists) */
+			for (size_t j = i; j > 0 && p->stack_frames[fr[j - 1]].depth >
+							  p->stack_frames[fr[j]].depth; j--) {
+				size_t t = fr[j];
+				fr[j] = fr[j - 1];
+				fr[j - 1] = t;
+			}
+		tb->have_stacks = true;
+		tb->attributed_ns += st->value;
+		rc = name_stack(p, st, fr, n, tb, &cap);
+	}
+	if (!rc && tb->available && tb->preempted_ns > 0)
+		rc = add_hot(tb, &cap, "(preempted: runnable, waiting for a CPU)", "other",
+			     tb->preempted_ns, 0, false);
+	double rest = tb->offcpu_ns - tb->preempted_ns - tb->attributed_ns;
+	if (!rc && tb->available && rest > 0.001 * tb->offcpu_ns && rest > 0)
+		rc = add_hot(tb, &cap, "(blocked, no call stack recorded)", "other", rest, 0, false);
+	if (!rc && tb->nr_hot)
+		qsort(tb->hot, tb->nr_hot, sizeof(*tb->hot), cmp_hot);
+	xfree(start);
+	xfree(order);
+	xfree(fill);
+	return rc;
+}
+
+int time_budget_build(const struct pivot *p, struct time_budget *tb)
+{
+	memset(tb, 0, sizeof(*tb));
+	int rc = read_loci(p, tb);
+	return rc ? rc : read_stacks(p, tb);
+}

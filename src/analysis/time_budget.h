@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Where the wall time went (issue 23), a pure function of the pivot: per
+ * Locus (thread) and for the Run, wall, CPU and off-CPU time from the
+ * Locus-level Measurements ingest/switches.h writes (kernel context
+ * switches, measured), and the off-CPU time by function and call path from
+ * the OFFCPU_COUNTER stacks.
+ *
+ * Run totals: wall = the longest thread's wall time (the process's life for
+ * a single process); CPU and off-CPU = sums over threads, so off-CPU is in
+ * thread-seconds and for one thread exactly wall - CPU. A Run without
+ * context-switch records has no per-thread budget: every figure is
+ * unavailable with its reason, never 0.
+ *
+ * Off-CPU Hotspots: each off-CPU stack is named by its innermost frame in
+ * the application's code (neither the kernel nor the C runtime:
+ * threads_is_runtime_module), the blocking function; the cause comes from
+ * the kernel and runtime frames below it (sleep: nanosleep; lock: futex,
+ * pthread; I/O: read, write, fsync, poll, io_schedule...; MPI: an MPI
+ * runtime module; else other). Time preempted (runnable, waiting for a CPU)
+ * and off-CPU time without a stack are rows of their own.
+ */
+#ifndef NUNATAK_ANALYSIS_TIME_BUDGET_H
+#define NUNATAK_ANALYSIS_TIME_BUDGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/model.h"
+
+struct locus_time {
+	int64_t locus;
+	double wall_ns, cpu_ns, offcpu_ns, preempted_ns;
+};
+
+struct offcpu_hotspot {
+	char *name;        /* owned */
+	const char *cause; /* "sleep", "I/O", "lock", "MPI", "other" (static) */
+	double time_ns;
+	int64_t intervals;
+	bool attributed;   /* false: the preempted / unattributed rows */
+};
+
+struct time_budget {
+	bool available;       /* context-switch records were ingested */
+	double wall_ns, cpu_ns, offcpu_ns, preempted_ns, attributed_ns;
+	struct locus_time *loci;
+	size_t nr_loci;
+	struct offcpu_hotspot *hot; /* by time, largest first */
+	size_t nr_hot;
+	bool have_stacks;     /* off-CPU call stacks were recorded */
+};
+
+/* 0 or -ENOMEM; release with time_budget__release() (also on failure). */
+int time_budget_build(const struct pivot *p, struct time_budget *tb);
+void time_budget__release(struct time_budget *tb);
+
+/* The cause of an off-CPU stack from the names of its frames (innermost
+ * first; NULL entries are unnamed frames) and modules. Static string. */
+const char *offcpu_cause(const char *const *functions, const char *const *modules, size_t n);
+
+#endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Which off-CPU mechanism this machine gets (issue 23), decided from the one
+ * capability probe (tools/caps.h), said by doctor and used by `nunatak run`:
+ *
+ *  - OFFCPU_STACKS: perf records context switches (--switch-events) and the
+ *    scheduler tracepoint with call stacks (-e sched:sched_switch); the
+ *    tracepoint needs root (or CAP_PERFMON with perf_event_paranoid -1):
+ *    per-thread wall / CPU / off-CPU time, off-CPU time by call path;
+ *  - OFFCPU_SWITCHES: perf samples but may not open the tracepoint: context
+ *    switches only (allowed to an ordinary user for their own processes):
+ *    the per-thread budget, the off-CPU time unattributed;
+ *  - OFFCPU_PROCESS: no perf (preload sampler or bare): the application's
+ *    wall time and its CPU time from wait4's rusage, per process only.
+ */
+#ifndef NUNATAK_DOCTOR_OFFCPU_H
+#define NUNATAK_DOCTOR_OFFCPU_H
+
+#include <stdbool.h>
+
+#include "common/degradation_kinds.h"
+
+struct caps;
+
+enum offcpu_mechanism { OFFCPU_PROCESS = 0, OFFCPU_SWITCHES, OFFCPU_STACKS };
+
+/* perf_collects: perf is the Run's collector (not blocked, not replaced). */
+enum offcpu_mechanism offcpu_mechanism(const struct caps *c, bool perf_collects);
+/* One sentence for doctor and the run's announcement (static string). */
+const char *offcpu_mechanism__describe(enum offcpu_mechanism m);
+/* What would give the next mechanism up, or NULL at the top (static string). */
+const char *offcpu_mechanism__remedy(enum offcpu_mechanism m);
+const char *offcpu_mechanism__name(enum offcpu_mechanism m);
+
+#define OFFCPU_DEGRADATION DEG_OFFCPU_UNATTRIBUTED
+
+#endif

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Where each thread's wall time went, from the kernel's context-switch
+ * records: `perf record --switch-events` writes PERF_RECORD_SWITCH (misc
+ * SWITCH_OUT, SWITCH_OUT_PREEMPT, or in) for every switch of a monitored
+ * thread, with the thread and the time in the sample_id trailer; FORK, COMM
+ * (exec) and EXIT records bound each thread's life. Per thread:
+ *
+ *   wall    = exit (or last record) - start (fork, exec or first record)
+ *   off-CPU = Σ (switch in - switch out), plus start -> first switch in for a
+ *             thread that starts runnable (a new thread waits for a CPU)
+ *   CPU     = wall - off-CPU
+ *
+ * every one measured: the kernel timestamps each switch on the Run's clock.
+ * An off interval that began with SWITCH_OUT_PREEMPT is the thread being
+ * runnable but descheduled (another task had the CPU): off-CPU too, counted
+ * apart as "preempted".
+ *
+ * As root, `-e sched:sched_switch` with call stacks adds, at each switch out,
+ * the blocking thread's kernel + user stack (the tracepoint fires in the
+ * context of the thread leaving the CPU). The off interval that follows is
+ * attributed to the latest such stack of the thread taken since it last came
+ * in: pivot stacks of counter OFFCPU_COUNTER (unit ns, value the off-CPU
+ * time), attributed like every other stack. An interval without one stays
+ * unattributed and is still counted in the thread's off-CPU time.
+ *
+ * Records are sorted by perf only per round, so events are kept per thread
+ * and sorted at emit: memory is linear in switches (16 bytes each).
+ */
+#ifndef NUNATAK_INGEST_SWITCHES_H
+#define NUNATAK_INGEST_SWITCHES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ingest/aggregate.h"
+
+struct err;
+struct pivot;
+
+/* Locus-level Measurements (hotspot PIVOT_NONE, unit ns) and the stack counter. */
+#define TIME_WALL_COUNTER "wall_time"
+#define TIME_CPU_COUNTER "cpu_time"
+#define TIME_OFFCPU_COUNTER "offcpu_time"
+#define TIME_PREEMPTED_COUNTER "offcpu_preempted"
+#define OFFCPU_COUNTER "offcpu"
+/* The clock those come from, for every document that shows them. */
+#define CLOCK_SWITCHES "wall clock (kernel context-switch timestamps)"
+
+enum switch_kind { SWITCH_START = 0, SWITCH_IN, SWITCH_OUT, SWITCH_OUT_PREEMPT, SWITCH_EXIT };
+
+struct switch_log;
+
+/* New empty log, or NULL when out of memory; free with switch_log__free(). */
+struct switch_log *switch_log__new(void);
+void switch_log__free(struct switch_log *l);
+/* One record of thread tid (process pid) at time_ns. 0 or -ENOMEM. */
+int switch_log__event(struct switch_log *l, int64_t pid, int64_t tid, uint64_t time_ns,
+		      enum switch_kind k);
+/* A sched:sched_switch sample (borrowed): its callchain becomes the stack of
+ * the off-CPU interval that follows. 0 or -ENOMEM. */
+int switch_log__stack(struct switch_log *l, const struct ingest_sample *s);
+/* The recording held context-switch records (set by the reader from the
+ * events' context_switch bit): threads that never switched then still get a
+ * budget (off-CPU 0). */
+void switch_log__enable(struct switch_log *l);
+bool switch_log__enabled(const struct switch_log *l);
+/* True when e names the scheduler tracepoint (sched:sched_switch). */
+bool switch_log__is_switch_event(const char *event, size_t len);
+
+/* Writes, for every thread seen, the Locus-level Measurements TIME_*_COUNTER
+ * (measured, unit ns) and the OFFCPU_COUNTER stacks into p, Loci interned as
+ * (o->node, o->rank, tid). Nothing when the log is not enabled. 0, or -ENOMEM
+ * with e filled. */
+int switch_log__emit(struct switch_log *l, const struct ingest_opts *o, struct pivot *p,
+		     struct err *e);
+
+#endif

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "report/time_view.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "analysis/time_budget.h"
+#include "common/text.h"
+#include "ingest/switches.h"
+#include "model/model.h"
+
+#define R_NO_SWITCHES                                                                   \
+	"no context-switch records in this Run (perf did not collect, refused "            \
+	"--switch-events, or an older Run): `nunatak doctor` says which off-CPU mechanism " \
+	"this machine gets"
+#define CLOCK_LAUNCH "wall clock (nunatak's launch to exit, collector start-up included)"
+
+static json_t *derived(double v, enum quality q, const char *reason, const char *clock,
+		       const char *formula, const char *const *lineage)
+{
+	json_t *o = quality__json_clock(v, "ns", q, reason, clock);
+	if (!o)
+		return NULL;
+	json_t *lin = json_array();
+	for (size_t i = 0; lineage && lineage[i]; i++)
+		json_array_append_new(lin, json_string(lineage[i]));
+	json_object_set_new(o, "lineage", lin);
+	json_object_set_new(o, "formula", formula ? json_string(formula) : json_null());
+	return o;
+}
+
+static const char *const L_WALL[] = {TIME_WALL_COUNTER, NULL};
+static const char *const L_CPU[] = {TIME_CPU_COUNTER, NULL};
+static const char *const L_OFF[] = {TIME_OFFCPU_COUNTER, NULL};
+static const char *const L_PRE[] = {TIME_PREEMPTED_COUNTER, NULL};
+
+static const char *mechanism(const struct time_budget *tb, const struct launch_time *lt)
+{
+	if (tb->available)
+		return tb->have_stacks ? "context switches + sched_switch call stacks"
+				       : "context switches";
+	return lt && lt->cpu_s >= 0 ? "process rusage" : "none";
+}
+
+static json_t *locus_row(const struct pivot *p, const struct locus_time *t)
+{
+	const struct locus *l = &p->loci[t->locus];
+	json_t *o = json_pack("{s:s?, s:i, s:I, s:I}", "node", l->node, "rank", l->rank, "thread",
+			      (json_int_t)l->thread, "pid", (json_int_t)l->pid);
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "wall_ns", derived(t->wall_ns, QUALITY_MEASURED, NULL, CLOCK_SWITCHES,
+						  "exit - start of the thread", L_WALL));
+	json_object_set_new(o, "cpu_ns", derived(t->cpu_ns, QUALITY_MEASURED, NULL, CLOCK_SWITCHES,
+						 "wall_ns - offcpu_ns", L_CPU));
+	json_object_set_new(o, "offcpu_ns",
+			    derived(t->offcpu_ns, QUALITY_MEASURED, NULL, CLOCK_SWITCHES,
+				    "sum of (switch in - switch out)", L_OFF));
+	json_object_set_new(o, "preempted_ns",
+			    derived(t->preempted_ns, QUALITY_MEASURED, NULL, CLOCK_SWITCHES,
+				    "off-CPU intervals that began with a preemption", L_PRE));
+	return o;
+}
+
+/* Without context switches: the launch's wall time and wait4's CPU time,
+ * off-CPU = wall - CPU at the process level (exact for one thread; several
+ * threads on the CPU at once make it unavailable). */
+struct process_budget {
+	double wall_ns, cpu_ns, off_ns;
+	enum quality wq, cq, oq;
+	const char *wr, *cr, *offr;
+};
+
+#define R_LAUNCH "the launch's duration: the collector's start-up and exit included"
+#define R_COLLECTOR "wait4 rusage of perf record, whose own CPU time is included"
+#define R_PROCESS "process level (wait4 rusage): wall - CPU of all threads, exact for a " \
+		  "single-threaded program, not split per thread without context switches"
+#define R_THREADS "several threads were on the CPU at once (CPU time > wall time): " \
+		  "off-CPU time needs the per-thread context switches"
+#define CLOCK_RUSAGE "CPU time (wait4 rusage)"
+
+static void process_budget(const struct launch_time *lt, struct process_budget *b)
+{
+	bool w = lt && isfinite(lt->wall_s) && lt->wall_s > 0, c = lt && lt->cpu_s >= 0;
+	b->wall_ns = w ? lt->wall_s * 1e9 : NAN;
+	b->wq = w ? QUALITY_ESTIMATED : QUALITY_UNAVAILABLE;
+	b->wr = w ? R_LAUNCH : "no duration recorded (a replay, an older Run)";
+	b->cpu_ns = c ? lt->cpu_s * 1e9 : NAN;
+	b->cq = !c ? QUALITY_UNAVAILABLE : lt->cpu_includes_collector ? QUALITY_ESTIMATED
+								       : QUALITY_MEASURED;
+	b->cr = !c ? R_NO_SWITCHES : lt->cpu_includes_collector ? R_COLLECTOR : NULL;
+	bool o = w && c && b->cpu_ns <= b->wall_ns;
+	b->off_ns = o ? b->wall_ns - b->cpu_ns : NAN;
+	b->oq = o ? QUALITY_ESTIMATED : QUALITY_UNAVAILABLE;
+	b->offr = o ? R_PROCESS : w && c ? R_THREADS : R_NO_SWITCHES;
+}
+
+json_t *time_view_payload(const struct time_budget *tb, const struct pivot *p,
+			  const struct launch_time *lt)
+{
+	json_t *o = json_pack("{s:s}", "mechanism", mechanism(tb, lt));
+	if (!o)
+		return NULL;
+	if (tb->available) {
+		json_object_set_new(o, "wall_ns", derived(tb->wall_ns, QUALITY_MEASURED, NULL,
+							  CLOCK_SWITCHES,
+							  "max over threads of wall_ns", L_WALL));
+		json_object_set_new(o, "cpu_ns", derived(tb->cpu_ns, QUALITY_MEASURED, NULL,
+							 CLOCK_SWITCHES,
+							 "sum over threads of cpu_ns", L_CPU));
+		json_object_set_new(o, "offcpu_ns",
+				    derived(tb->offcpu_ns, QUALITY_MEASURED, NULL, CLOCK_SWITCHES,
+					    "sum over threads of (wall_ns - cpu_ns)", L_OFF));
+		json_object_set_new(o, "preempted_ns",
+				    derived(tb->preempted_ns, QUALITY_MEASURED, NULL, CLOCK_SWITCHES,
+					    "sum over threads of preempted_ns", L_PRE));
+	} else {
+		static const char *const L_D[] = {"passes[0].duration_s", NULL};
+		static const char *const L_R[] = {"passes[0].cpu_user_s", "passes[0].cpu_sys_s", NULL};
+		static const char *const L_DR[] = {"passes[0].duration_s", "passes[0].cpu_user_s",
+						   "passes[0].cpu_sys_s", NULL};
+		struct process_budget b;
+		process_budget(lt, &b);
+		json_object_set_new(o, "wall_ns", derived(b.wall_ns, b.wq, b.wr, CLOCK_LAUNCH,
+							  "duration_s", L_D));
+		json_object_set_new(o, "cpu_ns", derived(b.cpu_ns, b.cq, b.cr, CLOCK_RUSAGE,
+							 "cpu_user_s + cpu_sys_s", L_R));
+		json_object_set_new(o, "offcpu_ns", derived(b.off_ns, b.oq, b.offr, CLOCK_LAUNCH,
+							    "wall_ns - cpu_ns", L_DR));
+		json_object_set_new(o, "preempted_ns", derived(NAN, QUALITY_UNAVAILABLE,
+							       R_NO_SWITCHES, NULL, NULL, NULL));
+	}
+	json_t *rows = json_array();
+	for (size_t i = 0; rows && i < tb->nr_loci; i++)
+		json_array_append_new(rows, locus_row(p, &tb->loci[i]));
+	json_object_set_new(o, "loci", rows ? rows : json_array());
+	return o;
+}
+
+json_t *time_view_offcpu_payload(const struct time_budget *tb)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && i < tb->nr_hot; i++) {
+		const struct offcpu_hotspot *h = &tb->hot[i];
+		double share = tb->offcpu_ns > 0 ? h->time_ns / tb->offcpu_ns : NAN;
+		json_t *row = json_pack("{s:s, s:s, s:I, s:b}", "name", h->name, "cause", h->cause,
+					"intervals", (json_int_t)h->intervals, "attributed",
+					h->attributed);
+		if (!row)
+			continue;
+		json_object_set_new(row, "time_ns",
+				    derived(h->time_ns, QUALITY_MEASURED, NULL, CLOCK_SWITCHES,
+					    h->attributed ? "sum of the off-CPU intervals that "
+							    "followed a switch out in this stack"
+							  : "off-CPU time not attributed to a stack",
+					    L_OFF));
+		json_object_set_new(row, "share",
+				    quality__json(share, "ratio of off-CPU time",
+						  isfinite(share) ? QUALITY_MEASURED : QUALITY_UNAVAILABLE,
+						  isfinite(share) ? NULL : "no off-CPU time"));
+		json_array_append_new(arr, row);
+	}
+	return arr;
+}
+
+static double pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : NAN;
+}
+
+int time_view_lines(const struct time_budget *tb, const struct launch_time *lt,
+		    struct text_lines *out)
+{
+	if (!tb->available) {
+		struct process_budget b;
+		process_budget(lt, &b);
+		if (isfinite(b.wall_ns) && isfinite(b.off_ns))
+			text_lines__add(out, "time: wall %.3g s; on CPU %.3g s (%.1f%% of wall time), "
+					     "off CPU %.3g s (%.1f%% of wall time) - estimated, process "
+					     "level (wait4 rusage%s): not per thread, not attributed",
+					b.wall_ns * 1e-9, b.cpu_ns * 1e-9, pct(b.cpu_ns, b.wall_ns),
+					b.off_ns * 1e-9, pct(b.off_ns, b.wall_ns),
+					lt->cpu_includes_collector ? ", perf's own CPU time included" : "");
+		else if (isfinite(b.wall_ns) && isfinite(b.cpu_ns))
+			text_lines__add(out, "time: wall %.3g s; CPU %.3g s over several threads "
+					     "(wait4 rusage); off-CPU time unavailable: %s",
+					b.wall_ns * 1e-9, b.cpu_ns * 1e-9, R_THREADS);
+		else if (isfinite(b.wall_ns))
+			text_lines__add(out, "time: wall %.3g s (estimated: the launch's duration); CPU "
+					     "and off-CPU time per thread unavailable: %s",
+					b.wall_ns * 1e-9, R_NO_SWITCHES);
+		return out->failed ? -1 : 0;
+	}
+	double wall = tb->wall_ns * 1e-9, cpu = tb->cpu_ns * 1e-9, off = tb->offcpu_ns * 1e-9;
+	if (tb->nr_loci == 1)
+		text_lines__add(out, "time: wall %.3g s; on CPU %.3g s (%.1f%% of wall time), off CPU "
+				     "%.3g s (%.1f%% of wall time: %.3g s blocked, %.3g s preempted) - "
+				     "measured, kernel context switches",
+				wall, cpu, pct(cpu, wall), off, pct(off, wall),
+				(tb->offcpu_ns - tb->preempted_ns) * 1e-9, tb->preempted_ns * 1e-9);
+	else
+		text_lines__add(out, "time: wall %.3g s over %zu threads (%.3g thread-s); on CPU "
+				     "%.3g s (%.1f%% of the threads' wall time), off CPU %.3g s "
+				     "(%.1f%%: %.3g s blocked, %.3g s preempted) - measured, kernel "
+				     "context switches",
+				wall, tb->nr_loci, (cpu + off), cpu, pct(cpu, cpu + off), off,
+				pct(off, cpu + off), (tb->offcpu_ns - tb->preempted_ns) * 1e-9,
+				tb->preempted_ns * 1e-9);
+	size_t shown = 0;
+	for (size_t i = 0; i < tb->nr_hot && shown < 3; i++) {
+		const struct offcpu_hotspot *h = &tb->hot[i];
+		if (!h->attributed)
+			continue;
+		text_lines__add(out, "  off CPU in `%s` (%s): %.3g s - %.1f%% of off-CPU time", h->name,
+				h->cause, h->time_ns * 1e-9, pct(h->time_ns, tb->offcpu_ns));
+		shown++;
+	}
+	if (!tb->have_stacks && tb->offcpu_ns - tb->preempted_ns > 0)
+		text_lines__add(out, "  off-CPU time not attributed to functions: no scheduler call "
+				     "stacks in this Run (root records them; `nunatak doctor`)");
+	return out->failed ? -1 : 0;
+}
