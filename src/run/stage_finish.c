@@ -177,6 +177,14 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 	}
 	m->generated_by = xstrdup("nunatak " NUNATAK_VERSION);
 	m->provenance.effective_configuration = json_incref(s->effective_config);
+	if (s->caps.perf.present && s->caps.perf.version.text[0]) {
+		if (!s->dependencies)
+			s->dependencies = json_object();
+		if (s->dependencies)
+			json_object_set_new(s->dependencies, "perf",
+					    json_string(s->caps.perf.version.text));
+	}
+	m->provenance.dependencies = s->dependencies ? json_incref(s->dependencies) : NULL;
 	m->overhead = s->overhead ? json_incref(s->overhead) : NULL;
 	/* After the application, as the recordings order git's calls. */
 	char cwd[4096];
@@ -206,6 +214,12 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 			rc |= manifest__add_collector(m, "scope_profiler-preload", NUNATAK_VERSION);
 		else if (ps->sampled)
 			rc |= manifest__add_collector(m, "perf", s->caps.perf.version.text);
+		/* an MPI pass: perf in every rank (each rank.json says its own
+		 * node's perf version), nunatak's MPI interposition when injected */
+		if (s->mpi && !ps->sampled && s->caps.perf.present)
+			rc |= manifest__add_collector(m, "perf", s->caps.perf.version.text);
+		if (s->mpi && s->mpi_probe)
+			rc |= manifest__add_collector(m, "nunatak-mpi", s->mpi_probe);
 		if (s->nr_passes > 1 && ps->sampled && !s->replay) {
 			char key[32], path[48];
 			snprintf(key, sizeof(key), "perf.data.pass-%d", i);
