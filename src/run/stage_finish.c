@@ -10,6 +10,7 @@
 
 #include "run/pipeline.h"
 #include "attrib/attrib.h"
+#include "attrib/frameless.h"
 #include "build_config.h"
 #include "common/alloc.h"
 #include "common/config.h"
@@ -141,6 +142,16 @@ int stage_attribute(struct run_state *s, struct err *e)
 	struct degradations d = {0};
 	int rc = sm && flag_copies ? attrib_run(&s->pivot, s->x, s->tools, &o, &d, e)
 				   : err_oom(e);
+	/* fp stacks: a leaf without a frame hides its caller, said unknown. */
+	if (rc == 0 && s->stacks == STACKS_FP && !s->replay) {
+		struct frameless_report fr;
+		rc = frameless_mark(&s->pivot, &fr) < 0 ? err_oom(e) : 0;
+		if (rc == 0 && fr.unknown > 0)
+			console__info(s->con, "call stacks: %.0f%% of the stacked time is in code "
+				      "that sets up no frame pointer (%s): its caller is unknown, "
+				      "shown as %s (--call-graph dwarf recovers it)",
+				      100 * fr.unknown / fr.stacked, fr.modules, FRAMELESS_CALLER);
+	}
 	/* MPI call sites are named by the same symbolizer, after the samples. */
 	if (rc == 0 && s->pivot.nr_mpi_sites)
 		rc = mpi_sites_symbolize(&s->pivot, s->x, s->tools, &d, e);
