@@ -57,6 +57,15 @@ struct rank_row {
 	int nr_helpers;       /* MPI runtime helper threads with samples (analysis/threads.h) */
 };
 
+/* A node (Slurm's name, else the host's) and its ranks: node > rank > thread. */
+struct node_row {
+	const char *node;  /* borrowed from the pivot */
+	int nr_ranks;      /* ranks on it that left something */
+	int nr_valued;     /* of those, ranks with a value on the verdict's basis */
+	double time_ns;    /* Σ rank time (total), NaN when no rank has one */
+	double value_ns;   /* Σ rank value on the verdict's basis, NaN when none */
+};
+
 struct rank_imbalance {
 	struct rank_row *rows; /* by rank; includes ranks the world size announced */
 	size_t nr_rows;
@@ -82,6 +91,13 @@ struct rank_imbalance {
 	bool periods_exact;     /* ranks counted and ranks sampled mix, and the sampled
 				   ones' time is their task-clock samples' periods:
 				   the same count, short of one period a thread */
+	struct node_row *nodes; /* in order of their lowest rank (owned) */
+	size_t nr_nodes;
+	double node_imbalance;  /* busiest node's value / mean node value, on the
+				   verdict's basis; NaN below two nodes with a value */
+	int busiest_node;       /* index in nodes, -1 unavailable */
+	int basis_kind;         /* 0 total time, 1 sampled application time,
+				   2 application time from interposition */
 	double imbalance;       /* the verdict's value (one of the two above); NaN */
 	int busiest_rank;       /* -1 when unavailable */
 	const char *basis;      /* "application time (outside the MPI runtime)" or "total time" */
