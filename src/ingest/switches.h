@@ -21,7 +21,8 @@
  * context of the thread leaving the CPU). The off interval that follows is
  * attributed to the latest such stack of the thread taken since it last came
  * in: pivot stacks of counter OFFCPU_COUNTER (unit ns, value the off-CPU
- * time), attributed like every other stack. An interval without one stays
+ * time; OFFCPU_PREEMPTED_COUNTER for a preemption), attributed like every
+ * other stack. An interval without one stays
  * unattributed and is still counted in the thread's off-CPU time.
  *
  * Records are sorted by perf only per round, so events are kept per thread
@@ -44,6 +45,10 @@ struct pivot;
 #define TIME_OFFCPU_COUNTER "offcpu_time"
 #define TIME_PREEMPTED_COUNTER "offcpu_preempted"
 #define OFFCPU_COUNTER "offcpu"
+/* Stacks of the intervals a thread spent preempted (runnable, descheduled):
+ * where it was running when it lost the CPU (analysis/openmp.h counts them
+ * with the work or the wait they interrupted). */
+#define OFFCPU_PREEMPTED_COUNTER "offcpu_preempted"
 /* The clock those come from, for every document that shows them. */
 #define CLOCK_SWITCHES "wall clock (kernel context-switch timestamps)"
 
