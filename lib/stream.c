@@ -18,6 +18,7 @@
 #include "sp_format.h"
 #include "trace.h"
 #include "writer.h"
+#include "tmpname.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int fd = -1;
@@ -144,14 +145,18 @@ static int write_header(void)
  * frames into ours, and a reader never sees a header-less file. */
 static int open_file(void)
 {
-	size_t len = strlen(path) + 32;
+	size_t len = strlen(path) + SP_TMP_EXTRA;
 	char *tmp = malloc(len);
 	if (!tmp)
 		return -ENOMEM;
-	snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
 	sp_writer__make_dirs(path);
-	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-	int rc = fd < 0 ? -errno : write_header();
+	fd = sp_tmp_create(path, tmp, len, O_APPEND);
+	int rc = fd < 0 ? fd : write_header();
+	if (fd < 0) {
+		fd = -1;
+		free(tmp);
+		return rc;
+	}
 	if (rc == 0 && rename(tmp, path) != 0)
 		rc = -errno;
 	if (rc < 0) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "sp_format.h"
+#include "tmpname.h"
 #include "trace.h"
 
 int sp_out__open(struct sp_out *o, const char *final_path)
@@ -17,16 +18,17 @@ int sp_out__open(struct sp_out *o, const char *final_path)
 	o->err = 0;
 	o->n = 0;
 	o->final_path = strdup(final_path);
-	size_t len = strlen(final_path) + 32;
+	size_t len = strlen(final_path) + SP_TMP_EXTRA;
 	o->tmp_path = malloc(len);
 	if (!o->final_path || !o->tmp_path) {
 		o->err = -ENOMEM;
 		return o->err;
 	}
-	snprintf(o->tmp_path, len, "%s.tmp.%ld", final_path, (long)getpid());
-	o->fd = open(o->tmp_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); /* read back: writer_stream.c */
-	if (o->fd < 0)
-		o->err = -errno;
+	o->fd = sp_tmp_create(final_path, o->tmp_path, len, 0); /* O_RDWR: read back (writer_stream.c) */
+	if (o->fd < 0) {
+		o->err = o->fd;
+		o->fd = -1;
+	}
 	return o->err;
 }
 

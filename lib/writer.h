@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Writers of the output files (layouts in docs/formats.md). Every file is
- * written to "<final>.tmp.<pid>" and renamed over the final name only when
+ * written to a fresh "<final>.tmp.<random>" (tmpname.h: exclusive, never
+ * through a symlink) and renamed over the final name only when
  * complete, so a failure or a crash never leaves a partial file there.
  */
 #ifndef SP_WRITER_H

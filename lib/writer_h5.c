@@ -35,6 +35,7 @@
 #include "scope_profiler.h"
 #include "sp_format.h"
 #include "trace.h"
+#include "tmpname.h"
 
 static void attr_str(hid_t obj, const char *name, const char *value)
 {
@@ -345,14 +346,21 @@ __attribute__((visibility("default"))) int sp_h5_plugin_write(const struct sp_tr
 
 int sp_h5_plugin_write(const struct sp_trace *tr, const char *path, const char *label)
 {
-	size_t len = strlen(path) + 32;
+	size_t len = strlen(path) + SP_TMP_EXTRA;
 	char *tmp = malloc(len);
 	if (!tmp)
 		return -ENOMEM;
-	snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+	/* the name reserved exclusively (tmpname.h), then truncated by HDF5 */
+	int rfd = sp_tmp_create(path, tmp, len, 0);
+	if (rfd < 0) {
+		free(tmp);
+		return rfd;
+	}
+	close(rfd);
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* the library stays silent */
+	errno = 0;
 	hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-	int rc = f < 0 ? -EACCES : 0;
+	int rc = f < 0 ? -(errno ? errno : EIO) : 0; /* the system's reason, when it gave one */
 	if (f >= 0) {
 		write_metadata(f, label, tr);
 		char name[32];

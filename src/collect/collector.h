@@ -13,6 +13,17 @@
 #define NUNATAK_COLLECT_COLLECTOR_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct console;
+struct counter_group;
+struct err;
+struct exec_result;
+struct executor;
+struct ingest_opts;
+struct perf_tool;
+struct pivot;
 
 enum collector_request { COLLECTOR_AUTO = 0, COLLECTOR_PERF, COLLECTOR_PRELOAD };
 enum collector_kind { COLLECTOR_NONE = 0, COLLECTOR_USE_PERF, COLLECTOR_USE_PRELOAD };
@@ -34,5 +45,141 @@ char *collector_ld_preload(const char *lib, const char *existing);
  * value bench/run measured on this machine ($XDG_CACHE_HOME/nunatak/
  * preload-sample-cost, *measured = true) or a documented default. */
 double preload_sample_cost_s(bool *measured);
+
+
+/*
+ * The Collector interface: one implementation per way of measuring the
+ * application (perf record, the preload sampler, bare; the MPI ranks, off-CPU
+ * and OpenMP collectors plug in the same way), driven by run/ in this order:
+ *
+ *   prepare  before launch: the pass's files, probes; may be NULL
+ *   launch   runs the application exactly once around the pass; returns 0
+ *            when it ran (res filled), 1 when the collector refused before
+ *            starting it (the driver launches it with another collector: it
+ *            has not run), < 0 with e filled when nunatak failed
+ *   extract  after the application: raw outputs into the pass's files
+ *            (perf script, perf buildid-list); may be NULL
+ *   ingest   the pass's raw outputs -> the pivot; may be NULL
+ *   describe what collected, for the collecting line and the manifest
+ *
+ * Every process goes through env->x (the execution boundary), so recording
+ * and replay see each collector's calls in the order the corpus holds them.
+ * A collector never prints to stdout; it speaks through env->con and records
+ * lost measurements with env->degrade (DEG_* kinds, common/degradation_kinds.h).
+ */
+
+/* The Run as collectors see it; borrowed, filled by run/. */
+struct collect_env {
+	struct executor *x;
+	struct console *con;
+	bool replay;                  /* answers come from a recording */
+	bool recording;               /* --record: the corpus holds perf script's output */
+	int freq;                     /* sampling frequency, Hz */
+	char *const *app;             /* the application's argv, NULL-terminated */
+	const char *const *env_set;   /* extra environment of the application (exec_request) */
+	const char *collect_dir;      /* <run>/collect */
+	/* Records a degradation (announced at once when new); returns 0 or -ENOMEM. */
+	int (*degrade)(void *run, const char *name, const char *message, const char *remedy);
+	void *run;
+};
+
+/* One pass of collection: its files (owned) and what happened to it. */
+struct collect_pass {
+	int index;            /* 0 for a single pass */
+	const char *label;    /* "pass 1: memory" on the collecting line, or NULL (borrowed) */
+	char *dir;            /* collect/, or collect/pass-<i>/ under --multi-pass (owned) */
+	char *perf_data;      /* <dir>/perf.data (owned) */
+	char *script_path;    /* <dir>/perf-script.txt (owned) */
+	char *buildid_path;   /* <dir>/perf-buildid-list.txt (owned) */
+	bool launched;        /* the application was started */
+	bool sampled;         /* a sampling collector ran around it */
+	bool script_ok;       /* perf-script.txt was extracted */
+	char start[32];       /* ISO-8601 UTC */
+	char end[32];
+	double duration_s;
+};
+
+/* The pass's files under collect_dir (own_dir: in collect/pass-<index>/,
+ * created). Returns 0, -ENOMEM or -errno; release with
+ * collect_pass__release() either way. */
+int collect_pass__init(struct collect_pass *p, const char *collect_dir, int index, bool own_dir);
+void collect_pass__release(struct collect_pass *p);
+
+/* What ingest counted. */
+struct collect_counts {
+	int64_t nr_samples;   /* samples ingested (all counters) */
+	int hz_min, hz_max;   /* the preload sampler's achieved rates (0: none) */
+	double cpu_s;         /* the CPU time the preload ticks stand for */
+};
+
+struct collector;
+struct collector_ops {
+	const char *name; /* "perf", "preload", "bare" */
+	int (*prepare)(struct collector *c, const struct collect_env *env, struct collect_pass *p,
+		       struct err *e);
+	int (*launch)(struct collector *c, const struct collect_env *env, struct collect_pass *p,
+		      struct exec_result *res, struct err *e);
+	int (*extract)(struct collector *c, const struct collect_env *env, struct collect_pass *p,
+		       struct err *e);
+	int (*ingest)(struct collector *c, const struct collect_env *env, struct collect_pass *p,
+		      const struct ingest_opts *o, struct pivot *pivot, struct collect_counts *out,
+		      struct err *e);
+	/* "perf 6.1.55 record", "preload sampler", "bare" into buf[cap]. */
+	void (*describe)(const struct collector *c, char *buf, size_t cap);
+	void (*free)(struct collector *c);
+};
+
+/* Implementations embed this first. */
+struct collector {
+	const struct collector_ops *ops;
+};
+
+/* Dispatch; a NULL hook is a no-op returning 0. */
+int collector__prepare(struct collector *c, const struct collect_env *env, struct collect_pass *p,
+		       struct err *e);
+int collector__launch(struct collector *c, const struct collect_env *env, struct collect_pass *p,
+		      struct exec_result *res, struct err *e);
+int collector__extract(struct collector *c, const struct collect_env *env, struct collect_pass *p,
+		       struct err *e);
+int collector__ingest(struct collector *c, const struct collect_env *env, struct collect_pass *p,
+		      const struct ingest_opts *o, struct pivot *pivot, struct collect_counts *out,
+		      struct err *e);
+void collector__describe(const struct collector *c, char *buf, size_t cap);
+void collector__free(struct collector *c); /* accepts NULL */
+
+/* The application, once, through the execution boundary: signals forwarded,
+ * the pass's start, end and duration set. wrapper_output: the file a
+ * wrapping collector (perf record) writes, which tells perf's re-raise of
+ * the application's signal from perf being killed; NULL when unwrapped.
+ * Returns executor__run()'s result. The one launch every collector uses. */
+int collect_run_app(const struct collect_env *env, struct collect_pass *p, char *const *argv,
+		    const char *wrapper_output, struct exec_result *res, struct err *e);
+
+/* The application alone: no collector ("launching: <argv>"). */
+struct collector *collector_bare__new(void);
+
+/* perf record around the application, stepping down a ladder of options
+ * when perf rejects them (the counter group, then the call stacks, then
+ * -k CLOCK_MONOTONIC), then perf script and buildid-list (extract) and
+ * perf.data or perf script into the pivot (ingest). perf (borrowed) is the
+ * probed tool; group (borrowed, may be NULL), stacks (enum stacks_mode,
+ * 0: none) and offcpu (enum offcpu_mechanism, doctor/offcpu.h: context
+ * switches, the scheduler tracepoint's stacks) what to ask for. NULL when
+ * out of memory. */
+struct collector *collector_perf__new(const struct perf_tool *perf,
+				      const struct counter_group *group, int stacks, int offcpu);
+/* After launch: the group and stacks perf accepted (NULL / 0 when it
+ * refused them), and, when launch returned 1, why perf refused to start. */
+const struct counter_group *collector_perf__group(const struct collector *c);
+int collector_perf__stacks(const struct collector *c);
+const char *collector_perf__refusal(const struct collector *c);
+/* Whether c is the perf collector. */
+bool collector_is_perf(const struct collector *c);
+
+/* libscope_profiler injected with LD_PRELOAD (lib borrowed) before the
+ * user's own LD_PRELOAD, at env->freq; its .sps files, written beside the
+ * region traces (SCOPE_PROFILER_PREFIX in env->env_set), under
+ * collect/regions/ ingested. NULL when out of memory. */
+struct collector *collector_preload__new(const char *lib);
 
 #endif

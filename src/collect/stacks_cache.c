@@ -20,6 +20,7 @@
 
 #include "common/alloc.h"
 #include "common/cache_home.h"
+#include "common/fsutil.h"
 #include "common/safefs.h"
 
 #define MAX_LINES 4096
@@ -138,8 +139,11 @@ void stacks_cache__save(struct stacks_cache *c)
 			mkdir(dir, 0755); /* <cache>/nunatak: may exist already */
 		}
 		xfree(dir);
-		char *tmp = xasprintf("%s.%d.tmp", c->path, (int)getpid());
-		FILE *f = tmp ? fopen(tmp, "w") : NULL;
+		char *tmp = NULL;
+		int fd = fs_tmp_create(c->path, 0644, &tmp);
+		FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (fd >= 0 && !f)
+			close(fd);
 		size_t from = c->n > MAX_LINES ? c->n - MAX_LINES : 0; /* the newest entries */
 		bool ok = f != NULL;
 		for (size_t i = from; ok && i < c->n; i++)

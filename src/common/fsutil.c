@@ -3,6 +3,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <sys/random.h>
+#include <time.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <string.h>
@@ -112,21 +116,64 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+/* 16 hex digits nobody can guess (getrandom; the clock and the pid mixed
+ * in only if that fails, where a guess is still not an attack: the create
+ * below is exclusive). */
+static void random_hex(char out[17])
+{
+	uint64_t v = 0;
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != (ssize_t)sizeof(v)) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		v ^= (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts.tv_sec ^
+		     ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)out;
+	}
+	snprintf(out, 17, "%016" PRIx64, v);
+}
+
+int fs_tmp_create(const char *path, unsigned mode, char **tmp)
+{
+	*tmp = NULL;
+	for (int tries = 0; tries < 64; tries++) {
+		char r[17];
+		random_hex(r);
+		char *name = xasprintf("%s.tmp.%s", path, r);
+		if (!name)
+			return -ENOMEM;
+		int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
+		if (fd >= 0) {
+			*tmp = name;
+			return fd;
+		}
+		int er = errno;
+		xfree(name);
+		if (er != EEXIST)
+			return -er;
+	}
+	return -EEXIST;
+}
+
 char *fs_tmp_name(const char *path)
 {
-	return xasprintf("%s.tmp.%ld", path, (long)getpid());
+	char *tmp = NULL;
+	int fd = fs_tmp_create(path, 0644, &tmp);
+	if (fd >= 0)
+		close(fd);
+	else
+		errno = -fd;
+	return tmp;
 }
 
 int fs_write_atomic(const char *path, const void *data, size_t len, struct err *e)
 {
-	char *tmp = fs_tmp_name(path);
-	if (!tmp)
-		return err_set(e, -ENOMEM, ERR_OOM, "out of memory writing %s", path);
+	char *tmp = NULL;
 	int rc = 0;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = fs_tmp_create(path, 0644, &tmp);
+	if (fd == -ENOMEM)
+		return err_set(e, -ENOMEM, ERR_OOM, "out of memory writing %s", path);
 	if (fd < 0) {
-		rc = err_set(e, -errno, ERR_STORE_WRITE, "cannot create %s: %s", tmp,
-			     strerror(errno));
+		rc = err_set(e, fd, ERR_STORE_WRITE, "cannot create a temporary file beside %s: %s",
+			     path, strerror(-fd));
 		goto out;
 	}
 	rc = write_all(fd, data, len);
@@ -197,13 +244,13 @@ int fs_write_cache(const char *path, const void *data, size_t len, unsigned mode
 {
 	const char *slash = strrchr(path, '/');
 	char *dir = slash ? xstrndup(path, (size_t)(slash - path)) : NULL;
-	char *tmp = fs_tmp_name(path);
-	int rc = tmp && (!slash || dir) ? 0 : -ENOMEM;
+	char *tmp = NULL;
+	int rc = !slash || dir ? 0 : -ENOMEM;
 	if (rc == 0 && dir && dir[0])
 		rc = fs_mkdir_p(dir);
-	int fd = rc == 0 ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode) : -1;
+	int fd = rc == 0 ? fs_tmp_create(path, mode, &tmp) : -1;
 	if (rc == 0 && fd < 0)
-		rc = -errno;
+		rc = fd;
 	if (fd >= 0) {
 		const char *p = data;
 		for (size_t done = 0; rc == 0 && done < len;) {

@@ -17,7 +17,7 @@ struct err;
  * (*out, caller frees; *len may be NULL). -EFBIG when the file is larger. */
 int fs_read_file(const char *path, size_t max, char **out, size_t *len);
 
-/* Replaces path with data atomically: writes "<path>.tmp.<pid>" in the same
+/* Replaces path with data atomically: writes fs_tmp_create()'s file in the same
  * directory, fsyncs it, renames it over path, fsyncs the directory. On any
  * failure the temp file is removed and path is untouched; e says which step
  * failed (code "store.write"). */
@@ -29,9 +29,17 @@ int fs_write_atomic(const char *path, const void *data, size_t len, struct err *
  * the temp file never stays. */
 int fs_write_cache(const char *path, const void *data, size_t len, unsigned mode);
 
-/* The one temporary name of atomic writers (here and common/outfile.h):
- * "<path>.tmp.<pid>", beside path so the rename stays on one filesystem.
- * Caller frees; NULL when out of memory. */
+/* The one temporary file of atomic writers (here and common/outfile.h):
+ * "<path>.tmp.<16 random hex digits>", beside path so the rename stays on
+ * one filesystem, created with O_CREAT|O_EXCL|O_NOFOLLOW (a name planted
+ * beforehand, a symlink above all, is never opened: another is drawn).
+ * Returns the fd (O_RDWR, O_CLOEXEC) with *tmp (caller frees), or -errno. */
+int fs_tmp_create(const char *path, unsigned mode, char **tmp);
+
+/* fs_tmp_create() for writers that open the file themselves (SQLite,
+ * HDF5): the name of a fresh empty file, reserved (0644), which the caller
+ * reopens and truncates, and unlinks if it fails. Caller frees; NULL on
+ * failure. */
 char *fs_tmp_name(const char *path);
 
 /* Renames tmp over path, then fsyncs path's directory. */

@@ -47,19 +47,23 @@ int outfile__open(struct outfile *o, const char *path, struct err *e)
 		return 0;
 	}
 	o->path = xstrdup(path);
-	o->tmp = outfile_tmp_name(path);
-	if (!o->path || !o->tmp) {
+	if (!o->path) {
 		outfile__abort(o);
 		return err_oom(e);
 	}
-	int fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = fs_tmp_create(path, 0644, &o->tmp);
+	if (fd == -ENOMEM) {
+		outfile__abort(o);
+		return err_oom(e);
+	}
+	if (fd < 0)
+		errno = -fd;
 	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
 		int er = errno;
 		if (fd >= 0)
 			close(fd);
 		err_set(e, -er, ERR_OUTPUT_OPEN, "%s: cannot create: %s", path, strerror(er));
-		zfree(&o->tmp);
-		outfile__abort(o);
+		outfile__abort(o); /* removes the temporary file when made */
 		return -er;
 	}
 	setvbuf(o->f, NULL, _IOFBF, 1 << 20);

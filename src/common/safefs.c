@@ -74,22 +74,44 @@ const char *safefs_strerror(int rc)
 {
 	switch (rc) {
 	case -ELOOP:
-		return "is a symbolic link (refused: it could point anywhere)";
+		return "it is a symbolic link (refused: it could point anywhere)";
 	case -EINVAL:
-		return "is not a regular file (a FIFO, device, socket or directory)";
+		return "it is not a regular file (a FIFO, device, socket or directory)";
 	case -EPERM:
-		return "is owned by another user or writable by others";
+		return "it is owned by another user or writable by others";
 	default:
 		return strerror(rc < 0 ? -rc : rc);
 	}
 }
 
+static int read_fd(int fd, size_t max, char **out, size_t *len);
+
 int safefs_read_owned(const char *path, size_t max, char **out, size_t *len)
 {
 	*out = NULL;
 	int fd = safefs_open_owned(path);
+	return fd < 0 ? fd : read_fd(fd, max, out, len);
+}
+
+int safefs_read_regular(const char *path, size_t max, char **out, size_t *len)
+{
+	*out = NULL;
+	int fd = safefs_open_regular(path);
+	return fd < 0 ? fd : read_fd(fd, max, out, len);
+}
+
+int safefs_check_regular(const char *path)
+{
+	int fd = safefs_open_regular(path);
 	if (fd < 0)
 		return fd;
+	close(fd);
+	return 0;
+}
+
+/* Reads the whole of fd (closed here). */
+static int read_fd(int fd, size_t max, char **out, size_t *len)
+{
 	size_t cap = 4096, n = 0;
 	char *buf = xmalloc(cap);
 	int rc = buf ? 0 : -ENOMEM;

@@ -41,13 +41,21 @@ int safefs_open_regular(const char *path);
  * writable by anybody else. */
 int safefs_open_owned(const char *path);
 
-/* A short phrase for the negative results above ("is a symbolic link",
- * "is not a regular file (FIFO)", ...); falls back to strerror. */
+/* A short phrase for the negative results above ("it is a symbolic link
+ * ...", "it is not a regular file ..."); falls back to strerror. */
 const char *safefs_strerror(int rc);
 
 /* Whole-file read through safefs_open_owned() (at most max bytes, NUL
  * added; *len may be NULL). 0 or a negative errno as above, -EFBIG. */
 int safefs_read_owned(const char *path, size_t max, char **out, size_t *len);
+
+/* The same for a Run's or a trace's files (any owner: Runs are passed
+ * between colleagues): a regular file, not a symlink, never blocking. */
+int safefs_read_regular(const char *path, size_t max, char **out, size_t *len);
+
+/* 0 when path is a regular file that is not a symlink (for readers that
+ * open by name themselves: SQLite, HDF5), else as safefs_open_regular(). */
+int safefs_check_regular(const char *path);
 
 /* Creates dir (and missing parents) private to the user: a directory it
  * creates is 0700; dir itself, when it already exists, must be owned by the

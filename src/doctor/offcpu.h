@@ -18,6 +18,8 @@
 
 #include <stdbool.h>
 
+#include "common/degradation_kinds.h"
+
 struct caps;
 
 enum offcpu_mechanism { OFFCPU_PROCESS = 0, OFFCPU_SWITCHES, OFFCPU_STACKS };
@@ -30,6 +32,6 @@ const char *offcpu_mechanism__describe(enum offcpu_mechanism m);
 const char *offcpu_mechanism__remedy(enum offcpu_mechanism m);
 const char *offcpu_mechanism__name(enum offcpu_mechanism m);
 
-#define OFFCPU_DEGRADATION "offcpu-unattributed"
+#define OFFCPU_DEGRADATION DEG_OFFCPU_UNATTRIBUTED
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/safefs.h"
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/err.h"
@@ -60,6 +61,10 @@ int h5_read_list_ranks(const char *path, int32_t **ranks, size_t *nr, struct err
 	quiet();
 	*ranks = NULL;
 	*nr = 0;
+	int reg = safefs_check_regular(path); /* HDF5 would wait on a FIFO */
+	if (reg)
+		return err_set(e, reg, ERR_TRACE_OPEN, "%s: cannot open: %s", path,
+			       safefs_strerror(reg));
 	if (H5Fis_hdf5(path) <= 0)
 		return err_set(e, -EINVAL, ERR_TRACE_BAD_MAGIC,
 			       "%s: byte 0: not an HDF5 file (expected the HDF5 signature)", path);

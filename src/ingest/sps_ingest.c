@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "attrib/elf.h"
+#include "common/safefs.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/err_codes.h"
@@ -97,9 +98,9 @@ static int add_file(const char *path, struct ingest_agg *a, struct buildid_list 
 {
 	char *buf = NULL;
 	size_t len = 0;
-	int rc = fs_read_file(path, MAX_SPS_BYTES, &buf, &len);
+	int rc = safefs_read_regular(path, MAX_SPS_BYTES, &buf, &len);
 	if (rc < 0)
-		return err_set(e, rc, ERR_TRACE_OPEN, "%s: %s", path, strerror(-rc));
+		return err_set(e, rc, ERR_TRACE_OPEN, "%s: %s", path, safefs_strerror(rc));
 	struct sps_file f;
 	memset(&f, 0, sizeof(f));
 	if ((rc = sps_parse((const unsigned char *)buf, len, path, &f, e)) < 0) {

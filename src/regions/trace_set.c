@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/safefs.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/err_codes.h"
@@ -138,14 +139,16 @@ static int collect(const char *const *inputs, size_t n, struct pathlist *l, stru
 int trace_map_file(const char *path, void **map, size_t *len, struct err *e)
 {
 	static unsigned char empty[1];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* no symlink followed, no FIFO waited on (docs/security.md) */
+	int fd = safefs_open_regular(path);
 	if (fd < 0)
-		return err_set(e, -errno, ERR_TRACE_OPEN, "%s: cannot open: %s", path,
-			       strerror(errno));
+		return err_set(e, fd, ERR_TRACE_OPEN, "%s: cannot open: %s", path,
+			       safefs_strerror(fd));
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) != 0) {
+		int er = errno;
 		close(fd);
-		return err_set(e, -EINVAL, ERR_TRACE_OPEN, "%s: not a regular file", path);
+		return err_set(e, -er, ERR_TRACE_OPEN, "%s: cannot open: %s", path, strerror(er));
 	}
 	*len = (size_t)st.st_size;
 	*map = empty;

@@ -111,10 +111,9 @@ struct run_state {
 	bool sampling_blocked;      /* perf absent or forbidden: no collector */
 	const struct counter_group *group; /* the µarch's counter group, or NULL */
 	struct run_pass pass;
-	char *perf_data;            /* <collect>/perf.data (owned) */
-	char *perf_script_path;     /* <collect>/perf-script.txt (owned) */
-	char *buildid_path;         /* <collect>/perf-buildid-list.txt (owned) */
-	bool script_ok;             /* perf script produced perf-script.txt */
+	struct collector *coll;     /* the collector that ran (collect/collector.h), owned */
+	char *perf_data;            /* pass 0's perf.data, for the regions' meet (owned) */
+	bool script_ok;             /* perf script produced perf-script.txt (single pass) */
 	bool rejected;              /* perf record refused every rung of the ladder */
 	enum collector_kind collector; /* the collector this Run uses (collect/collector.h) */
 	int stacks;                 /* enum stacks_mode (collect/stacks.h) perf records with */
@@ -122,10 +121,8 @@ struct run_state {
 	struct pass_plan *plan;     /* --multi-pass: the passes (owned), or NULL: one pass */
 	struct run_pass passes[4];  /* every pass that ran (passes[0] is also s->pass) */
 	int nr_passes;              /* 0 for a single pass */
-	const char *pass_label;     /* "pass i: label" for the collecting line, or NULL */
 	json_t *multi_pass_json;    /* manifest "multi_pass" (owned), or NULL */
 	char *preload_lib;          /* libscope_profiler.so injected, or NULL (owned) */
-	char *preload_env[2];       /* "LD_PRELOAD=...", "SCOPE_PROFILER_SAMPLE_HZ=..." (owned) */
 	int sps_hz_min, sps_hz_max; /* achieved rates of the preload sampler (0: none) */
 	double sps_cpu_s;           /* CPU time the preload ticks stand for */
 
@@ -141,7 +138,7 @@ struct run_state {
 	/* degradations, outcome (provenance is collected by stage_store) */
 	/* region traces (stage_regions.c): SCOPE_PROFILER_PREFIX for the app */
 	char *regions_env;            /* "SCOPE_PROFILER_PREFIX=<collect>/regions/<name>" (owned) */
-	const char *app_env_set[4];   /* {regions_env, preload env..., NULL}: exec_request.env_set */
+	const char *app_env_set[2];   /* {regions_env, NULL}: the application's extra environment */
 
 	struct degradations degradations;
 	bool launched;              /* the application was started */
@@ -165,6 +162,13 @@ void run_state__release(struct run_state *s);
 /* The application's outcome from its executor result into a pass. */
 struct exec_result;
 void run_pass__take(struct run_pass *p, const struct exec_result *res);
+
+/* The first signal nunatak received while any pass ran, 0: none. */
+int run_interrupted_by(const struct run_state *s);
+
+/* What collectors see of the Run (collect/collector.h), borrowed from s. */
+struct collect_env;
+void run_state__collect_env(struct run_state *s, struct collect_env *env);
 
 /* Adds a degradation and, unless already known (same name and message),
  * announces it on the console at once. Returns 0 or -ENOMEM. */

@@ -33,14 +33,15 @@ static char *join(char *const *v)
 
 static int launch(struct run_state *s, char **argv, struct err *e)
 {
-	struct exec_request rq = {.argv = (const char *const *)argv, .forward_signals = true,
-				  .application = true, .env_set = s->app_env_set};
+	struct collect_env env;
+	run_state__collect_env(s, &env);
+	struct collect_pass p = {0};
 	struct exec_result res = {0};
-	iso_now(s->pass.start);
-	s->launched = true;
-	int rc = executor__run(s->x, &rq, &res, e);
-	iso_now(s->pass.end);
-	s->pass.duration_s = res.duration_s;
+	int rc = collect_run_app(&env, &p, argv, NULL, &res, e);
+	s->launched = p.launched;
+	memcpy(s->pass.start, p.start, sizeof(s->pass.start));
+	memcpy(s->pass.end, p.end, sizeof(s->pass.end));
+	s->pass.duration_s = p.duration_s;
 	if (rc == 0) {
 		run_pass__take(&s->pass, &res);
 		s->exit_code = res.exit_code;

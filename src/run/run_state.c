@@ -26,6 +26,19 @@ int run_state__degrade(struct run_state *s, const char *name, const char *messag
 	return rc < 0 ? rc : 0;
 }
 
+static int degrade(void *run, const char *name, const char *message, const char *remedy)
+{
+	return run_state__degrade(run, name, message, remedy);
+}
+
+void run_state__collect_env(struct run_state *s, struct collect_env *env)
+{
+	*env = (struct collect_env){.x = s->x, .con = s->con, .replay = s->replay,
+				    .recording = s->req->record_entry != NULL, .freq = s->freq,
+				    .app = s->app, .env_set = s->app_env_set,
+				    .collect_dir = s->collect_dir, .degrade = degrade, .run = s};
+}
+
 void run_pass__take(struct run_pass *p, const struct exec_result *res)
 {
 	p->exit_code = res->exit_code;
@@ -34,6 +47,15 @@ void run_pass__take(struct run_pass *p, const struct exec_result *res)
 	p->abandoned = res->abandoned;
 	p->cpu_user_s = res->have_rusage ? res->cpu_user_s : -1;
 	p->cpu_sys_s = res->have_rusage ? res->cpu_sys_s : -1;
+}
+
+/* The first signal nunatak received while any pass ran, 0: none. */
+int run_interrupted_by(const struct run_state *s)
+{
+	for (int i = 0; i < s->nr_passes; i++)
+		if (s->passes[i].interrupted_by)
+			return s->passes[i].interrupted_by;
+	return s->pass.interrupted_by;
 }
 
 void run_state__release(struct run_state *s)
@@ -61,16 +83,13 @@ void run_state__release(struct run_state *s)
 	xfree(s->dir);
 	xfree(s->collect_dir);
 	caps__release(&s->caps);
+	collector__free(s->coll);
 	xfree(s->perf_data);
-	xfree(s->perf_script_path);
-	xfree(s->buildid_path);
 	xfree(s->report_path);
 	xfree(s->regions_env);
 	xfree(s->preload_lib);
 	xfree(s->plan);
 	json_decref(s->multi_pass_json);
-	xfree(s->preload_env[0]);
-	xfree(s->preload_env[1]);
 	pivot__release(&s->pivot);
 	degradations__release(&s->degradations);
 	memset(s, 0, sizeof(*s));

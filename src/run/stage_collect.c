@@ -37,11 +37,6 @@
 #include "common/config.h"
 #include "tools/caps.h"
 
-void iso_now(char out[32])
-{
-	iso8601(time(NULL), ISO8601_UTC, out, 32);
-}
-
 /* First line of perf's complaint, e.g. "event syntax error: 'fp_ret_...'". */
 static void first_line(const char *text, char *out, size_t cap)
 {
@@ -136,230 +131,24 @@ int stage_detect_perf(struct run_state *s, struct err *e)
 	return rc < 0 ? rc : probe_group(s, e); /* only when perf collects */
 }
 
-static int run_app(struct run_state *s, char **argv, const char *output,
-		   struct exec_result *res, struct err *e)
-{
-	struct exec_request rq = {.argv = (const char *const *)argv, .forward_signals = true,
-				  .application = true, .env_set = s->app_env_set,
-				  .output_path = output, .wrapper = output != NULL};
-	iso_now(s->pass.start);
-	s->launched = true;
-	int rc = executor__run(s->x, &rq, res, e);
-	/* perf re-raised the application's signal after finishing perf.data */
-	if (rc == 0 && output)
-		perf_exit_reraised(res, perf_data_finished(output));
-	iso_now(s->pass.end);
-	s->pass.duration_s = res->duration_s;
-	return rc;
-}
-
-static char *join_argv(char *const *argv)
-{
-	size_t len = 1;
-	for (size_t i = 0; argv[i]; i++)
-		len += strlen(argv[i]) + 1;
-	char *s = xmalloc(len);
-	if (!s)
-		return NULL;
-	s[0] = '\0';
-	for (size_t i = 0; argv[i]; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
-/* The ladder's rungs, as the options they keep. perf's refusal does not say
- * which option it refused (its stderr is the application's), so each option
- * is dropped alone first - the counter group, the likeliest (an event this
- * PMU lacks), then the call stacks, -k CLOCK_MONOTONIC, the scheduler
- * tracepoint (doctor/offcpu.h checked tracefs already), the context
- * switches - and the rung perf accepts keeps every other; then the same without the
- * tracepoint, then one option alone, then nothing. A rung already tried (an
- * option that was not asked for) is skipped. */
-#define KEEP_GROUP 1
-#define KEEP_STACKS 2
-#define KEEP_CLOCK 4
-#define KEEP_SWITCH 8
-#define KEEP_OFFSTACKS 16
-#define KEEP_ALL (KEEP_GROUP | KEEP_STACKS | KEEP_CLOCK | KEEP_SWITCH | KEEP_OFFSTACKS)
-#define KEEP_NO_TP (KEEP_ALL & ~KEEP_OFFSTACKS)
-static const int rungs[] = {KEEP_ALL,
-			    KEEP_ALL & ~KEEP_GROUP, KEEP_ALL & ~KEEP_STACKS, KEEP_ALL & ~KEEP_CLOCK,
-			    KEEP_NO_TP, KEEP_ALL & ~KEEP_SWITCH,
-			    KEEP_NO_TP & ~KEEP_GROUP, KEEP_NO_TP & ~KEEP_STACKS,
-			    KEEP_NO_TP & ~KEEP_CLOCK, KEEP_NO_TP & ~KEEP_SWITCH,
-			    KEEP_CLOCK, KEEP_STACKS, KEEP_GROUP, KEEP_SWITCH, 0};
-
-static int keep_mask(const struct perf_record_opts *o)
-{
-	return (o->group ? KEEP_GROUP : 0) | (o->call_graph ? KEEP_STACKS : 0) |
-	       (o->clock_monotonic ? KEEP_CLOCK : 0) | (o->switch_events ? KEEP_SWITCH : 0) |
-	       (o->offcpu_stacks ? KEEP_OFFSTACKS : 0);
-}
-
-/* One rung down after perf rejected its options: the next rung not tried
- * yet (*tried: a bit per option set). Returns false at the bottom. */
-static bool step_down(const struct perf_record_opts *full, struct perf_record_opts *o,
-		      size_t *rung, unsigned *tried)
-{
-	int have = keep_mask(full);
-	*tried |= 1u << keep_mask(o);
-	while (++*rung < sizeof(rungs) / sizeof(rungs[0])) {
-		int m = rungs[*rung] & have;
-		if (*tried & (1u << m))
-			continue;
-		o->group = m & KEEP_GROUP ? full->group : NULL;
-		o->call_graph = m & KEEP_STACKS ? full->call_graph : NULL;
-		o->clock_monotonic = m & KEEP_CLOCK;
-		o->switch_events = m & KEEP_SWITCH;
-		o->offcpu_stacks = m & KEEP_OFFSTACKS;
-		return true;
-	}
-	return false;
-}
-
-/* What the accepted rung lacks, announced once perf started. */
-static void announce_rung(struct run_state *s, const struct perf_record_opts *full,
-			  const struct perf_record_opts *o)
-{
-	if (full->group && !o->group) {
-		run_state__degrade(s, DEG_COUNTER_EVENTS_REJECTED,
-				   "perf rejected the counter group; sampling time only",
-				   "check `perf list` for the events of this CPU");
-		s->group = NULL;
-	}
-	if (full->call_graph && !o->call_graph) {
-		char msg[120];
-		snprintf(msg, sizeof(msg), "perf rejected --call-graph %s: no call stacks",
-			 full->call_graph);
-		run_state__degrade(s, DEG_CALL_STACKS_REJECTED, msg,
-				   DEG_CALL_STACKS_REJECTED_REMEDY);
-		s->stacks = 0;
-	}
-	if (full->switch_events && !o->switch_events)
-		run_state__degrade(s, OFFCPU_DEGRADATION,
-				   "perf rejected --switch-events: no per-thread wall, CPU and "
-				   "off-CPU time (the application's wall time only)",
-				   "check `perf record --switch-events -- true` on this machine");
-	else if (full->offcpu_stacks && !o->offcpu_stacks)
-		run_state__degrade(s, OFFCPU_DEGRADATION,
-				   "perf rejected -e sched:sched_switch: off-CPU time per thread, "
-				   "not attributed to functions",
-				   "check `perf record -e sched:sched_switch -- true` (tracefs "
-				   "mounted, root)");
-	if (full->clock_monotonic && !o->clock_monotonic)
-		run_state__degrade(s, DEG_MONOTONIC_CLOCK_REJECTED,
-				   "perf rejected -k CLOCK_MONOTONIC: samples and region traces do "
-				   "not share one timeline",
-				   DEG_MONOTONIC_CLOCK_REJECTED_REMEDY);
-}
-
-/* perf record, stepping down the ladder when perf rejects its options: it
- * fails fast, before starting the application, so the application still
- * runs once. */
-int collect_record(struct run_state *s, struct exec_result *res, struct err *e)
-{
-	struct perf_record_opts o = {.perf = s->caps.perf.path, .freq = s->freq,
-				     .clock_monotonic = true, .group = s->group,
-				     .call_graph = s->stacks ? stacks_mode__name(s->stacks) : NULL,
-				     .output = s->perf_data,
-				     .no_bpf_event = perf_version__at_least(&s->caps.perf.version, 5, 1),
-				     .switch_events = s->offcpu >= OFFCPU_SWITCHES,
-				     .offcpu_stacks = s->offcpu >= OFFCPU_STACKS};
-	const struct perf_record_opts full = o;
-	size_t rung = 0;
-	unsigned tried = 0;
-	for (;;) {
-		char **argv = perf_argv_record(&o, s->app);
-		char *shown = argv ? argv_join((const char *const *)s->app) : NULL;
-		if (!argv || !shown) {
-			perf_argv__free(argv);
-			xfree(shown);
-			return err_oom(e);
-		}
-		if (s->pass_label)
-			console__info(s->con, "collecting with perf %s [%s]: %s", s->caps.perf.version.text,
-				      s->pass_label, shown);
-		else
-			console__info(s->con, "collecting with perf %s: %s", s->caps.perf.version.text,
-				      shown);
-		xfree(shown);
-		unlink(s->perf_data);
-		memset(res, 0, sizeof(*res));
-		int rc = run_app(s, argv, s->perf_data, res, e);
-		perf_argv__free(argv);
-		if (rc < 0)
-			return rc;
-		/* Whether perf.data was written crosses the execution boundary, so
-		 * a replay steps down the ladder exactly where the recording did. */
-		if (!perf_record_rejected(res->exit_code, res->output_written)) {
-			announce_rung(s, &full, &o);
-			return 0;
-		}
-		int perf_code = res->exit_code;
-		exec_result__release(res);
-		s->launched = false;
-		if (!step_down(&full, &o, &rung, &tried)) {
-			/* perf cannot record at all, and the application has not run
-			 * yet: it runs now - once - under the preload sampler, or bare.
-			 * A minimal record says whether perf itself is refused (a
-			 * permission) rather than one of our options. */
-			char msg[160] = "";
-			if (perf_records_at_all(s, msg, sizeof(msg)))
-				snprintf(msg, sizeof(msg),
-					 "perf record failed before starting the application "
-					 "(exit %d)", perf_code);
-			s->rejected = true;
-			if (collector_fallback_preload(s, msg))
-				return 0;
-			strncat(msg, ": no samples", sizeof(msg) - strlen(msg) - 1);
-			run_state__degrade(s, DEG_CPU_COLLECTION_FAILED, msg,
-					   DEG_CPU_COLLECTION_FAILED_REMEDY);
-			return 0;
-		}
-	}
-}
-
-int collect_extract(struct run_state *s, struct err *e)
-{
-	bool dsoff = perf_version__at_least(&s->caps.perf.version, 6, 4);
-	char **sargv = perf_argv_script(s->caps.perf.path, s->perf_data, dsoff);
-	char **bargv = perf_argv_buildid_list(s->caps.perf.path, s->perf_data);
-	int rc = sargv && bargv ? 0 : err_oom(e);
-	struct exec_result res = {0};
-	if (rc == 0) {
-		struct exec_request rq = {.argv = (const char *const *)sargv,
-					  .stdout_path = s->perf_script_path,
-					  .capture_stderr = true};
-		rc = executor__run(s->x, &rq, &res, e);
-		if (rc == 0 && res.exit_code != 0)
-			run_state__degrade(s, DEG_PERF_SCRIPT_FAILED,
-					   "perf script could not read the recording; no samples",
-					   "rerun with a perf matching this kernel");
-		s->script_ok = rc == 0 && res.exit_code == 0;
-		exec_result__release(&res);
-	}
-	if (rc == 0) {
-		struct exec_request rq = {.argv = (const char *const *)bargv,
-					  .stdout_path = s->buildid_path, .capture_stderr = true};
-		rc = executor__run(s->x, &rq, &res, e);
-		exec_result__release(&res);
-	}
-	perf_argv__free(sargv);
-	perf_argv__free(bargv);
-	return rc;
-}
-
-int collect_after_rejection(struct run_state *s, struct exec_result *res, struct err *e)
+/* The collector the decision chose (stage "perf"): NULL when out of memory. */
+static struct collector *chosen(struct run_state *s)
 {
 	if (s->collector == COLLECTOR_USE_PRELOAD)
-		return collect_preload(s, s->app, res, e);
-	char *shown = join_argv(s->app);
-	console__info(s->con, "launching: %s", shown ? shown : s->app[0]);
-	xfree(shown);
-	return run_app(s, s->app, NULL, res, e);
+		return collector_preload__new(s->preload_lib);
+	if (s->sampling_blocked || !s->caps.perf.present)
+		return collector_bare__new();
+	return collector_perf__new(&s->caps.perf, s->group, s->stacks, s->offcpu);
+}
+
+/* The pass's outcome into the Run's record of it. */
+static void pass_times(struct run_pass *rp, const struct collect_pass *p)
+{
+	memcpy(rp->start, p->start, sizeof(rp->start));
+	memcpy(rp->end, p->end, sizeof(rp->end));
+	rp->duration_s = p->duration_s;
+	rp->sampled = p->sampled;
+	rp->script_ok = p->script_ok;
 }
 
 /* perf died by a signal while the application ran on (exec_result.
@@ -387,38 +176,39 @@ int stage_collect(struct run_state *s, struct err *e)
 				   "run one rank alone for the multi-pass counters");
 	if (s->mpi)
 		return collect_ranks(s, e);
-	struct exec_result res = {0};
 	int rc;
 	if (s->req->multi_pass && (rc = collect_passes(s, e)) != 1)
 		return rc; /* 0: the passes ran; 1: one pass after all (announced) */
-	if (s->collector == COLLECTOR_USE_PRELOAD) {
-		rc = collect_preload(s, s->app, &res, e);
-	} else if (s->sampling_blocked || !s->caps.perf.present) {
-		char *shown = join_argv(s->app);
-		console__info(s->con, "launching: %s", shown ? shown : s->app[0]);
-		xfree(shown);
-		rc = run_app(s, s->app, NULL, &res, e);
-	} else {
-		s->perf_data = xasprintf("%s/perf.data", s->collect_dir);
-		s->perf_script_path = xasprintf("%s/perf-script.txt", s->collect_dir);
-		s->buildid_path = xasprintf("%s/perf-buildid-list.txt", s->collect_dir);
-		if (!s->perf_data || !s->perf_script_path || !s->buildid_path)
-			return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
-		rc = collect_record(s, &res, e);
-		s->pass.sampled = rc == 0 && !s->rejected;
-		if (rc == 0 && s->rejected)
-			rc = collect_after_rejection(s, &res, e);
+	struct exec_result res = {0};
+	struct collect_pass p;
+	rc = collect_pass__init(&p, s->collect_dir, 0, false);
+	if (rc == 0 && !(s->coll = chosen(s)))
+		rc = -ENOMEM;
+	if (rc == 0 && collector_is_perf(s->coll) && !(s->perf_data = xstrdup(p.perf_data)))
+		rc = -ENOMEM;
+	if (rc < 0) {
+		collect_pass__release(&p);
+		return err_set(e, rc, ERR_OOM, "out of memory");
 	}
-	if (rc < 0)
-		return rc;
-	run_pass__take(&s->pass, &res);
-	s->exit_code = res.exit_code;
-	collector_died(s, res.wrapper_signal);
+	rc = collect_one_pass(s, &p, &res, e);
+	if (rc == 0) {
+		run_pass__take(&s->pass, &res);
+		s->exit_code = res.exit_code;
+		collector_died(s, res.wrapper_signal);
+		run_announce_outcome(s);
+	}
 	exec_result__release(&res);
-	run_announce_outcome(s);
 	/* Replayed and recorded Runs go through perf script, the only output a
 	 * corpus entry can serve; a live Run reads perf.data directly (faster) and
 	 * falls back to perf script in the ingest stage. */
-	bool perf_ran = s->pass.sampled && s->collector == COLLECTOR_USE_PERF;
-	return perf_ran && (s->replay || s->req->record_entry) ? collect_extract(s, e) : 0;
+	bool perf_ran = p.sampled && s->collector == COLLECTOR_USE_PERF;
+	if (rc == 0 && perf_ran && (s->replay || s->req->record_entry)) {
+		struct collect_env env;
+		run_state__collect_env(s, &env);
+		rc = collector__extract(s->coll, &env, &p, e);
+	}
+	pass_times(&s->pass, &p);
+	s->script_ok = p.script_ok;
+	collect_pass__release(&p);
+	return rc;
 }

@@ -32,49 +32,6 @@
 #include "store/pivot_db.h"
 #include "tools/git.h"
 
-/* perf script text of a long run can be large; it is read whole for now. */
-#define MAX_SCRIPT_BYTES ((size_t)16 << 30)
-
-static int read_buildids(struct run_state *s, struct buildid_list *l, struct err *e)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	if (!s->buildid_path || fs_read_file(s->buildid_path, 64 << 20, &buf, &len) < 0)
-		return 0; /* no build-ids: Hotspots keep no physical identity */
-	int rc = buildid_list__parse(l, buf, len, e);
-	xfree(buf);
-	return rc;
-}
-
-static void take_stats(struct run_state *s, struct ingest_stats *st)
-{
-	s->nr_samples += (int64_t)st->nr_samples; /* summed over passes */
-	ingest_stats__degrade(st);
-	for (size_t i = 0; i < st->degradations.n; i++)
-		run_state__degrade(s, st->degradations.v[i].name, st->degradations.v[i].message,
-				   st->degradations.v[i].remedy);
-}
-
-static int ingest_script(struct run_state *s, const struct ingest_opts *o, struct err *e)
-{
-	struct buildid_list ids;
-	buildid_list__init(&ids);
-	char *buf = NULL;
-	size_t len = 0;
-	int rc = read_buildids(s, &ids, e);
-	if (rc == 0 && (rc = fs_read_file(s->perf_script_path, MAX_SCRIPT_BYTES, &buf, &len)) < 0)
-		err_set(e, rc, ERR_INGEST_READ, "%s: %s", s->perf_script_path, strerror(-rc));
-	struct ingest_opts o2 = *o;
-	o2.build_ids = &ids;
-	struct ingest_stats st = {0};
-	if (rc == 0 && (rc = ingest_perf_script(buf, len, &o2, &s->pivot, &st, e)) == 0)
-		take_stats(s, &st);
-	ingest_stats__release(&st);
-	xfree(buf);
-	buildid_list__release(&ids);
-	return rc;
-}
-
 /* HOOK(mpi): <collect>/rank-<N>/ written by the ranks themselves. */
 static int ingest_rank_dirs(struct run_state *s, struct err *e)
 {
@@ -96,29 +53,7 @@ static int ingest_rank_dirs(struct run_state *s, struct err *e)
 	return rc;
 }
 
-static int ingest_pass(struct run_state *s, int pass, struct err *e);
-
-int stage_ingest(struct run_state *s, struct err *e)
-{
-	if (s->mpi && s->launched)
-		return ingest_rank_dirs(s, e);
-	if (s->nr_passes < 2)
-		return s->pass.sampled ? ingest_pass(s, 0, e) : 0;
-	int rc = 0;
-	for (int i = 0; rc == 0 && i < s->nr_passes; i++) {
-		if (!s->passes[i].sampled)
-			continue;
-		if ((rc = passes_use_dir(s, i)) < 0)
-			return err_set(e, rc, ERR_RUN_CREATE, "pass %d: %s", i, strerror(-rc));
-		s->script_ok = s->passes[i].script_ok;
-		rc = ingest_pass(s, i, e);
-	}
-	if (rc == 0 && passes_use_dir(s, 0) < 0) /* regions meet pass 0's samples */
-		rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
-	return rc;
-}
-
-/* One pass's samples (s->perf_data and its siblings point at them). */
+/* One pass's samples, through the collector that took them. */
 static int ingest_pass(struct run_state *s, int pass, struct err *e)
 {
 	char host[256] = "localhost";
@@ -127,28 +62,44 @@ static int ingest_pass(struct run_state *s, int pass, struct err *e)
 	else if (!s->replay)
 		gethostname(host, sizeof(host) - 1);
 	struct ingest_opts o = {.sz = sizeof(o), .node = host, .rank = -1, .pass_index = pass};
-	if (s->collector == COLLECTOR_USE_PRELOAD)
-		return ingest_preload(s, &o, e);
-	/* DWARF stacks are unwound by perf script (the perf.data reader keeps
-	 * callchains, not copies of the user stack). */
-	if (!s->replay && !s->req->record_entry && s->stacks != STACKS_DWARF) {
-		struct ingest_stats st = {0};
-		struct err de = {0};
-		int rc = ingest_perf_data_file(s->perf_data, &o, &s->pivot, &st, &de);
-		if (rc == 0)
-			take_stats(s, &st);
-		ingest_stats__release(&st);
-		if (rc == 0 || rc == -ENOMEM)
-			return rc == 0 ? 0 : err_set(e, rc, ERR_OOM, "out of memory");
-		console__debug(s->con, 1, "perf.data reader: %s; falling back to perf script", de.msg);
-		if ((rc = collect_extract(s, e)) < 0)
-			return rc;
-	} else if (!s->replay && !s->req->record_entry) {
-		int rc = collect_extract(s, e);
-		if (rc < 0)
-			return rc;
+	bool multi = s->nr_passes >= 2;
+	struct collect_pass p;
+	int rc = collect_pass__init(&p, s->collect_dir, pass, multi);
+	if (rc < 0) {
+		collect_pass__release(&p);
+		return err_set(e, rc, ERR_RUN_CREATE, "pass %d: %s", pass, strerror(-rc));
 	}
-	return s->script_ok ? ingest_script(s, &o, e) : 0;
+	p.sampled = true;
+	p.script_ok = multi ? s->passes[pass].script_ok : s->script_ok;
+	struct collect_env env;
+	run_state__collect_env(s, &env);
+	struct collect_counts n = {0};
+	rc = collector__ingest(s->coll, &env, &p, &o, &s->pivot, &n, e);
+	s->nr_samples += n.nr_samples; /* summed over passes */
+	if (n.hz_min) {
+		s->sps_hz_min = n.hz_min;
+		s->sps_hz_max = n.hz_max;
+		s->sps_cpu_s = n.cpu_s;
+	}
+	if (!multi)
+		s->script_ok = p.script_ok; /* the perf script fallback extracted it */
+	collect_pass__release(&p);
+	return rc;
+}
+
+int stage_ingest(struct run_state *s, struct err *e)
+{
+	if (s->mpi && s->launched)
+		return ingest_rank_dirs(s, e);
+	if (!s->coll)
+		return 0;
+	if (s->nr_passes < 2)
+		return s->pass.sampled ? ingest_pass(s, 0, e) : 0;
+	int rc = 0;
+	for (int i = 0; rc == 0 && i < s->nr_passes; i++)
+		if (s->passes[i].sampled)
+			rc = ingest_pass(s, i, e);
+	return rc;
 }
 
 /* [source_map] entries, then --source-map flags (later entries win ties). */
@@ -201,15 +152,6 @@ int stage_attribute(struct run_state *s, struct err *e)
 	xfree(flag_copies);
 	xfree(sm);
 	return rc;
-}
-
-/* The first signal nunatak received while any pass ran, 0: none. */
-int run_interrupted_by(const struct run_state *s)
-{
-	for (int i = 0; i < s->nr_passes; i++)
-		if (s->passes[i].interrupted_by)
-			return s->passes[i].interrupted_by;
-	return s->pass.interrupted_by;
 }
 
 /* The manifest of the Run as it stands. A provisional one (written when the

@@ -18,26 +18,6 @@
 #include "common/err_codes.h"
 #include "exec/exec.h"
 
-/* Points s->perf_data and its siblings at collect/pass-<i>/ (created). */
-int passes_use_dir(struct run_state *s, int i)
-{
-	char *dir = xasprintf("%s/pass-%d", s->collect_dir, i);
-	if (!dir)
-		return -ENOMEM;
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-		xfree(dir);
-		return -errno;
-	}
-	xfree(s->perf_data);
-	xfree(s->perf_script_path);
-	xfree(s->buildid_path);
-	s->perf_data = xasprintf("%s/perf.data", dir);
-	s->perf_script_path = xasprintf("%s/perf-script.txt", dir);
-	s->buildid_path = xasprintf("%s/perf-buildid-list.txt", dir);
-	xfree(dir);
-	return s->perf_data && s->perf_script_path && s->buildid_path ? 0 : -ENOMEM;
-}
-
 /* Why multi-pass cannot run here, or NULL. */
 static const char *unavailable(const struct run_state *s)
 {
@@ -60,26 +40,39 @@ static void announce(struct run_state *s)
 		      s->plan->nr, labels);
 }
 
-/* One pass; returns the application's run result in res. */
+/* One pass, into collect/pass-<i>/, through a perf collector asking for
+ * the pass's counter group; returns the application's run result in res. */
 static int one_pass(struct run_state *s, int i, struct exec_result *res, struct err *e)
 {
 	char label[48];
 	snprintf(label, sizeof(label), "pass %d: %s", i, s->plan->labels[i]);
-	int rc = passes_use_dir(s, i);
-	if (rc < 0)
+	struct collect_pass p;
+	int rc = collect_pass__init(&p, s->collect_dir, i, true);
+	if (rc < 0) {
+		collect_pass__release(&p);
 		return err_set(e, rc, ERR_RUN_CREATE, "cannot create %s/pass-%d", s->collect_dir, i);
+	}
+	p.label = label;
 	memset(&s->pass, 0, sizeof(s->pass));
 	s->pass.index = i;
-	s->group = &s->plan->groups[i];
-	s->pass_label = label;
-	rc = collect_record(s, res, e);
-	s->pass_label = NULL;
+	collector__free(s->coll);
+	s->coll = collector_perf__new(&s->caps.perf, &s->plan->groups[i], s->stacks,
+				      s->offcpu);
+	rc = s->coll ? collect_one_pass(s, &p, res, e) : err_oom(e);
 	s->pass.counters = s->group != NULL; /* the ladder drops a refused group */
-	s->pass.sampled = rc == 0 && !s->rejected;
-	s->script_ok = false;
-	if (rc == 0 && s->pass.sampled && (s->replay || s->req->record_entry))
-		rc = collect_extract(s, e);
-	s->pass.script_ok = s->script_ok;
+	if (rc == 0 && p.sampled && collector_is_perf(s->coll) && (s->replay || s->req->record_entry)) {
+		struct collect_env env;
+		run_state__collect_env(s, &env);
+		rc = collector__extract(s->coll, &env, &p, e);
+	}
+	memcpy(s->pass.start, p.start, sizeof(s->pass.start));
+	memcpy(s->pass.end, p.end, sizeof(s->pass.end));
+	s->pass.duration_s = p.duration_s;
+	s->pass.sampled = p.sampled;
+	s->pass.script_ok = p.script_ok;
+	if (i == 0 && !s->perf_data && !(s->perf_data = xstrdup(p.perf_data)) && rc == 0)
+		rc = err_oom(e); /* the regions meet pass 0's samples */
+	collect_pass__release(&p);
 	return rc;
 }
 
@@ -118,10 +111,8 @@ int collect_passes(struct run_state *s, struct err *e)
 	struct exec_result res = {0};
 	for (int i = 0; i < s->plan->nr; i++) {
 		int rc = one_pass(s, i, &res, e);
-		if (rc == 0 && i == 0 && s->rejected) { /* perf refused to start at all */
-			rc = collect_after_rejection(s, &res, e);
+		if (rc == 0 && i == 0 && s->rejected) /* perf refused to start at all */
 			i = s->plan->nr; /* one bare (or preload) run, no pass beyond */
-		}
 		if (rc < 0) {
 			exec_result__release(&res);
 			return rc;
@@ -139,7 +130,7 @@ int collect_passes(struct run_state *s, struct err *e)
 	}
 	s->pass = s->passes[0]; /* the Run's exit code is pass 0's */
 	s->exit_code = s->pass.exit_code;
-	return passes_use_dir(s, 0) < 0 ? err_set(e, -ENOMEM, ERR_OOM, "out of memory") : 0;
+	return 0;
 }
 
 /* Per-pass totals of the witness counter (all Hotspots and Loci). */

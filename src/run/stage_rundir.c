@@ -20,6 +20,7 @@
 #include "common/err_codes.h"
 #include "exec/exec.h"
 #include "common/fsutil.h"
+#include "common/timefmt.h"
 #include "tools/git.h"
 #include "store/rundir.h"
 
@@ -60,7 +61,7 @@ int stage_rundir(struct run_state *s, struct err *e)
 		s->dir = xstrdup(abs);
 		free(abs); /* realpath's buffer comes from libc's malloc */
 	}
-	iso_now(s->created);
+	iso8601(time(NULL), ISO8601_UTC, s->created, sizeof(s->created));
 	s->collect_dir = fs_join(s->dir, "collect");
 	if (!s->collect_dir || (rc = fs_mkdir_p(s->collect_dir)) < 0)
 		return err_set(e, rc ? rc : -ENOMEM, ERR_STORE_MKDIR, "cannot create %s/collect",

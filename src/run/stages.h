@@ -30,41 +30,29 @@ int stage_rundir(struct run_state *s, struct err *e);
 int stage_regions_env(struct run_state *s, struct err *e);
 /* The call-stack ladder or --call-graph (collect/stacks.h): s->stacks. */
 int stage_stacks(struct run_state *s, struct err *e);
-/* The launch itself. */
+/* The launch itself: the application once, through the Run's collector
+ * (s->coll, collect/collector.h). */
 int stage_collect(struct run_state *s, struct err *e);
-/* perf script -> collect/perf-script.txt, perf buildid-list ->
- * collect/perf-buildid-list.txt (sets s->script_ok). */
-int collect_extract(struct run_state *s, struct err *e);
+/* One pass through s->coll (set by the caller): when perf refuses to start,
+ * the preload sampler (announced) or the bare collector takes over and the
+ * application runs once all the same (s->rejected). Syncs s->group,
+ * s->stacks and s->launched. Returns collector__launch()'s < 0 or 0. */
+struct collect_pass;
+int collect_one_pass(struct run_state *s, struct collect_pass *p, struct exec_result *res,
+		     struct err *e);
 /* The collector (collect/collector.h), decided once perf was probed: sets
  * s->collector and announces a stand-in or a missing collector. */
 int collector_decide(struct run_state *s, bool perf_can_sample, const char *why_not);
 /* perf refused to record before starting the application: under `auto`,
  * the preload sampler stands in (announced). False when it cannot. */
 bool collector_fallback_preload(struct run_state *s, const char *why);
-/* After perf record refused: whether `perf record -- true` works at all;
- * when not, why (into why[cap]). */
-bool perf_records_at_all(struct run_state *s, char *why, size_t cap);
-/* perf record around the application (the ladder of rungs inside), with
- * s->group, s->stacks, s->perf_data. */
-int collect_record(struct run_state *s, struct exec_result *res, struct err *e);
-/* perf refused to start at all (s->rejected): the application runs now,
- * once, under the preload sampler or bare. */
-int collect_after_rejection(struct run_state *s, struct exec_result *res, struct err *e);
 /* --multi-pass (collect/passes.h): every pass into collect/pass-<i>/.
  * Returns 0 when the passes ran, 1 when multi-pass is unavailable here
  * (announced: the caller runs one pass), or a negative error. */
 int collect_passes(struct run_state *s, struct err *e);
-/* Points s->perf_data, s->perf_script_path, s->buildid_path at
- * collect/pass-<i>/ (created). 0 or -errno. */
-int passes_use_dir(struct run_state *s, int i);
 /* After attribution of every pass: witness spread, recompiled modules, a
  * DRAM bound (stage "passes"; nothing for a single pass). */
 int stage_passes(struct run_state *s, struct err *e);
-/* The launch under the preload sampler (the application runs once). */
-int collect_preload(struct run_state *s, char *const *argv, struct exec_result *res,
-		    struct err *e);
-/* The .sps files under <collect>/regions/ -> the pivot (task-clock, estimated). */
-int ingest_preload(struct run_state *s, const struct ingest_opts *o, struct err *e);
 
 /* After launch: each runs even when an earlier one failed. */
 int stage_ingest(struct run_state *s, struct err *e);
@@ -77,8 +65,6 @@ int stage_store(struct run_state *s, struct err *e);
  * (stage_finish.c; enum run_status of store/manifest.h); with incomplete,
  * the abandoned variant beside it as RUN_ABANDONED_MANIFEST. */
 int run_write_provisional(struct run_state *s, int status, struct err *e);
-/* The first signal nunatak received while a pass ran, 0: none. */
-int run_interrupted_by(const struct run_state *s);
 int stage_report(struct run_state *s, struct err *e);
 
 /* After the stages: counts, overhead, summary, degradations again, the
@@ -96,7 +82,5 @@ void run_outcome_json(const struct run_state *s, json_t *doc, const char *status
 /* Sets s->overhead (estimated seconds of nunatak's sampling cost). */
 void run_overhead(struct run_state *s);
 
-/* Current UTC time as ISO-8601 ("2026-11-29T14:02:03+00:00"). */
-void iso_now(char out[32]);
 
 #endif

@@ -150,7 +150,7 @@ int manifest__add_collector(struct manifest *m, const char *tool, const char *ve
 	if (!m->nr_passes)
 		return -EINVAL;
 	struct pass *p = &m->passes[m->nr_passes - 1];
-	struct collector *c = xrealloc(p->collectors, (p->nr_collectors + 1) * sizeof(*c));
+	struct manifest_collector *c = xrealloc(p->collectors, (p->nr_collectors + 1) * sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	p->collectors = c;

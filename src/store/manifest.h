@@ -44,7 +44,7 @@ typedef struct json_t json_t;
 #define MANIFEST_FILE "manifest.json"
 #define MANIFEST_MAX_BYTES (64u << 20)
 
-struct collector {
+struct manifest_collector { /* a pass's collectors[]: tool and version */
 	char *tool;
 	char *version; /* NULL when the tool gave none */
 };
@@ -60,7 +60,7 @@ struct pass {
 	bool cpu_includes_collector;
 	int term_signal;   /* the signal that ended it, 0: none */
 	int interrupted_by; /* the signal nunatak received while it ran, 0: none */
-	struct collector *collectors;
+	struct manifest_collector *collectors;
 	size_t nr_collectors;
 };
 

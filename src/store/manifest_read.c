@@ -10,6 +10,7 @@
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "common/fsutil.h"
+#include "common/safefs.h"
 #include "common/signame.h"
 #include "store/manifest.h"
 
@@ -302,7 +303,9 @@ int manifest__read(struct manifest *m, const char *run_dir, struct err *e)
 	size_t len = 0;
 	if (!path)
 		return oom(e);
-	int rc = fs_read_file(path, MANIFEST_MAX_BYTES, &text, &len);
+	/* never through a symlink or from a FIFO (docs/security.md): a Run may
+	 * come from someone else */
+	int rc = safefs_read_regular(path, MANIFEST_MAX_BYTES, &text, &len);
 	if ((rc == -ENOENT || rc == -ENOTDIR) && !fs_exists(run_dir))
 		rc = err_set(e, rc, ERR_RUN_NOT_A_RUN,
 			     "not a nunatak Run: %s does not exist; give a Run directory (Runs "
@@ -319,7 +322,8 @@ int manifest__read(struct manifest *m, const char *run_dir, struct err *e)
 			     run_dir);
 	else if (rc)
 		rc = err_set(e, rc, rc == -ENOMEM ? ERR_OOM : ERR_RUN_UNREADABLE,
-			     "cannot read %s: %s", path, strerror(-rc));
+			     "cannot read %s: %s; a Run's files are read only when they are "
+			     "regular files", path, safefs_strerror(rc));
 	else
 		rc = manifest__parse(m, text, len, path, e);
 	xfree(text);

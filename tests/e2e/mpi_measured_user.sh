@@ -12,33 +12,37 @@ fi
 # What the other user runs is copied into a directory this test makes, with
 # modes that let that user in: the clone may sit under a private (0700)
 # parent, which `nobody` cannot enter (nunatak finds lib/ beside itself).
+# The user works in a home of its own (its cache must sit in directories no
+# other user can write: nunatak refuses a cache under a world-writable one).
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-chmod 777 "$tmp"
-if [ ${#as[@]} -gt 0 ] && ! "${as[@]}" test -w "$tmp"; then
+chmod 755 "$tmp"
+if [ ${#as[@]} -gt 0 ] && ! "${as[@]}" test -x "$tmp"; then
 	rm -rf "$tmp"
 	tmp=$(mktemp -d -p /tmp)
-	chmod 777 "$tmp"
-	"${as[@]}" test -w "$tmp" || { echo "skip: nobody cannot enter $tmp (nor TMPDIR)"; exit 2; }
+	chmod 755 "$tmp"
+	"${as[@]}" test -x "$tmp" || { echo "skip: nobody cannot enter $tmp (nor TMPDIR)"; exit 2; }
 fi
 mkdir -m 755 "$tmp/nunatak" "$tmp/nunatak/lib"
 cp "$NUNATAK" "$tmp/nunatak/"
 cp -P "$NUNATAK_BUILD_DIR"/lib/libscope_profiler.so* "$tmp/nunatak/lib/"
 chmod -R a+rX "$tmp/nunatak"
 NUNATAK=$tmp/nunatak/$(basename "$NUNATAK")
-cp "$NUNATAK_SOURCE_DIR/tests/e2e/mpi_wait.c" "$tmp/"
-chmod 644 "$tmp/mpi_wait.c"
-cat >"$tmp/job.sh" <<SH
+home=$tmp/home
+mkdir -m 700 "$home"
+cp "$NUNATAK_SOURCE_DIR/tests/e2e/mpi_wait.c" "$home/"
+[ ${#as[@]} -eq 0 ] || chown -R nobody "$home"
+cat >"$home/job.sh" <<SH
 set -eu
-export HOME="$tmp" XDG_CACHE_HOME="$tmp/cache"
-cd "$tmp"
+export HOME="$home" XDG_CACHE_HOME="$home/cache"
+cd "$home"
 mpicc -g -O1 -o mpi_wait mpi_wait.c
-"$NUNATAK" run -o "$tmp/run" -- mpirun --oversubscribe -n 2 ./mpi_wait 200 >out 2>err
-"$NUNATAK" report --json "$tmp/run" >payload.json
+"$NUNATAK" run -o "$home/run" -- mpirun --oversubscribe -n 2 ./mpi_wait 200 >out 2>err
+"$NUNATAK" report --json "$home/run" >payload.json
 SH
-"${as[@]}" bash "$tmp/job.sh" || { echo "the run as $("${as[@]}" id -un) failed"; cat "$tmp/err" 2>/dev/null; exit 1; }
-grep -q "rank 1 waits [0-9]*% of its time in \`MPI_Barrier\`" "$tmp/err" || { cat "$tmp/err"; exit 1; }
-python3 - "$tmp/payload.json" "$tmp/out" <<'PY'
+"${as[@]}" bash "$home/job.sh" || { echo "the run as $("${as[@]}" id -un) failed"; cat "$home/err" 2>/dev/null; exit 1; }
+grep -q "rank 1 waits [0-9]*% of its time in \`MPI_Barrier\`" "$home/err" || { cat "$home/err"; exit 1; }
+python3 - "$home/payload.json" "$home/out" <<'PY'
 import json, re, sys
 own = {int(r): int(ns) for r, ns in re.findall(r"^rank (\d+) barrier_ns (\d+)$", open(sys.argv[2]).read(), re.M)}
 rows = {r["rank"]: r for r in json.load(open(sys.argv[1]))["ranks"]["rows"]}

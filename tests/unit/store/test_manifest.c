@@ -7,6 +7,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "common/alloc.h"
@@ -276,16 +278,21 @@ static void t_atomic_blocked_temp(void)
 	CHECK_INT(manifest__write(&m, dir, &e), 0);
 	free(m.name);
 	m.name = strdup("second");
-	char tmp[600];
-	snprintf(tmp, sizeof(tmp), "%s/manifest.json.tmp.%ld", dir, (long)getpid());
-	CHECK(mkdir(tmp, 0755) == 0);
-	CHECK(manifest__write(&m, dir, &e) < 0);
+	/* the temporary name is random (and root ignores modes): a file size
+	 * limit makes the write fail */
+	struct rlimit old, small = {16, 16};
+	CHECK_INT(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small.rlim_max = old.rlim_max;
+	signal(SIGXFSZ, SIG_IGN);
+	CHECK_INT(setrlimit(RLIMIT_FSIZE, &small), 0);
+	int rc = manifest__write(&m, dir, &e);
+	CHECK_INT(setrlimit(RLIMIT_FSIZE, &old), 0);
+	CHECK(rc < 0);
 	CHECK_STR(e.code, "store.write");
 	struct manifest r;
 	manifest__init(&r);
 	CHECK_INT(manifest__read(&r, dir, &e), 0);
 	CHECK_STR(r.name, "first");
-	rmdir(tmp);
 	done();
 }
 
