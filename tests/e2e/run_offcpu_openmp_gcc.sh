@@ -37,10 +37,12 @@ print("nunatak: work %.0f / %.0f ms, wait %.0f / %.0f ms; the threads' own: work
 if root:
     assert th[1]["wait_ns"]["quality"] == "measured", th[1]
     assert abs(w0 - work0) <= 0.30 * work0, ("thread 0's work %.0f ms, it timed %.0f ms" % (w0 / 1e6, work0 / 1e6))
-    assert abs(q1 - wait1) <= 0.30 * wait1, ("thread 1's wait %.0f ms, it timed %.0f ms" % (q1 / 1e6, wait1 / 1e6))
-    # thread 0 hardly waits: what it has is libgomp starting and ending the
-    # team (preempted there under load), never a barrier wait
-    assert q0 <= 0.25 * w0 and q0 < q1 / 3, ("thread 0 hardly waits", q0, w0, q1)
+    # (+50 ms: libgomp starting and ending the team, preempted there under
+    # load, is wait the threads' own clocks do not see)
+    assert abs(q1 - wait1) <= 0.30 * wait1 + 0.05e9, ("thread 1's wait %.0f ms, it timed %.0f ms" % (q1 / 1e6, wait1 / 1e6))
+    # thread 0 hardly waits (unless the load delayed thread 1's start so much
+    # that thread 0 did wait: its own clock says so)
+    assert q0 <= wait0 + 0.25 * w0, ("thread 0 hardly waits", q0, wait0, w0)
     if abs(wait1 - 2 / 3 * work0) <= 0.10 * 2 / 3 * work0:  # equal CPU shares: the 2/3 of the issue
         want = 2 / 3 * w0
         assert abs(q1 - want) <= 0.30 * want, ("thread 1 waits %.0f ms, 2/3 of thread 0's work is %.0f ms" % (q1 / 1e6, want / 1e6))
