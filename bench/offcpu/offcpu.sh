@@ -3,8 +3,8 @@
 # The cost of the off-CPU collection (issue 23) on a program that blocks about
 # 1000 times a second (blocker.c: 0.5 ms of work, 0.5 ms asleep, in turn):
 # nunatak's perf record options without and with the context-switch records
-# (--switch-events) and, as root, the scheduler tracepoint with call stacks
-# (-e sched:sched_switch/call-graph=fp/ --sample-cpu), in interleaved pairs
+# (--switch-events) and, as root, a sample with its call stack at every
+# switch (-e context-switches/period=1,call-graph=fp/), in interleaved pairs
 # so that a shared machine's drifts hit both sides. Prints per variant the
 # median over PAIRS of the wall-time ratio and of the CPU-time ratio (the
 # application's and perf's, RUSAGE_CHILDREN) against the base options
@@ -21,10 +21,10 @@ BASE = ["perf", "record", "--freq", "997", "-e", "task-clock", "--call-graph", "
         "-k", "CLOCK_MONOTONIC", "--no-bpf-event", "--no-buildid-cache", "--quiet",
         "--output", "perf.data"]
 SWITCH = BASE + ["--switch-events"]
-STACKS = BASE + ["-e", "sched:sched_switch/call-graph=fp/", "--sample-cpu", "--switch-events"]
+STACKS = BASE + ["-e", "context-switches/period=1,call-graph=fp/", "--switch-events"]
 variants = [("switch events", SWITCH)]
 if os.geteuid() == 0:
-    variants.append(("switch events + sched_switch stacks", STACKS))
+    variants.append(("switch events + their stacks", STACKS))
 
 def timed(cmd):
     r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()

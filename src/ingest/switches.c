@@ -69,8 +69,14 @@ bool switch_log__enabled(const struct switch_log *l)
 
 bool switch_log__is_switch_event(const char *event, size_t len)
 {
-	static const char name[] = "sched:sched_switch";
-	return event && len >= sizeof(name) - 1 && memcmp(event, name, sizeof(name) - 1) == 0;
+	static const char *const names[] = {"context-switches", "cs", "sched:sched_switch"};
+	for (size_t i = 0; event && i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t n = strlen(names[i]);
+		if (len >= n && !memcmp(event, names[i], n) &&
+		    (len == n || event[n] == '/' || event[n] == ':'))
+			return true;
+	}
+	return false;
 }
 
 static int64_t thread_of(struct switch_log *l, int64_t pid, int64_t tid)
