@@ -128,10 +128,11 @@ static double ratio_over(const struct rank_imbalance *ri, bool app, int *busiest
 	return mx / (sum / n);
 }
 
-static void set_reason(struct rank_imbalance *ri, const char *fmt, int a, int b)
+static void set_reason(struct rank_imbalance *ri, enum imbalance_reason r, int n, int of)
 {
-	xfree(ri->reason);
-	ri->reason = xasprintf(fmt, a, b);
+	ri->reason = r;
+	ri->reason_n = n;
+	ri->reason_of = of;
 }
 
 static void verdict(struct rank_imbalance *ri)
@@ -143,25 +144,20 @@ static void verdict(struct rank_imbalance *ri)
 		       ri->mpi_fraction + ri->sys_fraction > IMBALANCE_MPI_SIGNIFICANT;
 	ri->imbalance = use_app ? ri->app_imbalance : ri->total_imbalance;
 	ri->busiest_rank = use_app ? ri->app_busiest : ri->total_busiest;
-	ri->basis = use_app ? "application time (user code outside the MPI runtime and the kernel)"
-			    : "total time";
+	ri->app_basis = use_app;
 	int n = use_app ? n_app : n_total;
 	int all = (int)ri->nr_rows;
 	ri->quality = QUALITY_MEASURED;
 	if (isnan(ri->imbalance)) {
 		ri->quality = QUALITY_UNAVAILABLE;
-		set_reason(ri, "%d of %d ranks have a time: imbalance needs two", n, all);
+		set_reason(ri, IMBALANCE_REASON_TOO_FEW, n, all);
 	} else if (n < all) {
 		ri->quality = QUALITY_ESTIMATED;
-		set_reason(ri, use_app ? "over the %d sampled ranks of %d: the others were "
-					 "only counted or left nothing"
-				       : "over the %d ranks of %d that have a time: the others "
-					 "left nothing",
+		set_reason(ri, use_app ? IMBALANCE_REASON_SAMPLED_SUBSET : IMBALANCE_REASON_TIMED_SUBSET,
 			   n, all);
 	} else if (!use_app && ri->nr_counted > 0 && ri->nr_counted < all) {
 		ri->quality = QUALITY_ESTIMATED;
-		set_reason(ri, "counted task-clock on %d of %d ranks, sampled time on the others",
-			   ri->nr_counted, all);
+		set_reason(ri, IMBALANCE_REASON_MIXED_CLOCKS, ri->nr_counted, all);
 	}
 }
 
@@ -208,7 +204,6 @@ int imbalance_ranks(const struct pivot *p, int world_size, struct rank_imbalance
 	ri->mpi_fraction = ri->sys_fraction = ri->mpi_measured = ri->helper_fraction = NAN;
 	ri->mpi.dom_rank = -1;
 	ri->quality = QUALITY_UNAVAILABLE;
-	ri->basis = "total time";
 	if (alloc_rows(p, world_size, ri) < 0)
 		return -ENOMEM;
 	if (!ri->nr_rows)
@@ -268,7 +263,6 @@ void rank_imbalance__release(struct rank_imbalance *ri)
 	if (!ri)
 		return;
 	zfree(&ri->rows);
-	zfree(&ri->reason);
 	mpi_view__release(&ri->mpi);
 	ri->nr_rows = 0;
 }

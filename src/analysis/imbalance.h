@@ -54,6 +54,14 @@ struct rank_row {
 	int nr_helpers;       /* MPI runtime helper threads with samples (analysis/threads.h) */
 };
 
+enum imbalance_reason {
+	IMBALANCE_REASON_NONE = 0,
+	IMBALANCE_REASON_TOO_FEW,      /* fewer than two ranks have a time: unavailable */
+	IMBALANCE_REASON_SAMPLED_SUBSET, /* application time over the sampled ranks only */
+	IMBALANCE_REASON_TIMED_SUBSET, /* total time over the ranks that have one */
+	IMBALANCE_REASON_MIXED_CLOCKS, /* counted task-clock on reason_n ranks, sampled on the others */
+};
+
 struct rank_imbalance {
 	struct rank_row *rows; /* by rank; includes ranks the world size announced */
 	size_t nr_rows;
@@ -78,9 +86,13 @@ struct rank_imbalance {
 
 	double imbalance;       /* the verdict's value (one of the two above); NaN */
 	int busiest_rank;       /* -1 when unavailable */
-	const char *basis;      /* "application time (outside the MPI runtime)" or "total time" */
+	bool app_basis;         /* measured on application time (outside the MPI runtime
+				   and the kernel), else on total time */
 	enum quality quality;
-	char *reason;           /* owned; NULL when measured */
+	/* Why the verdict is downgraded (report/ranks_view.c words it): over
+	 * reason_n of reason_of ranks. IMBALANCE_REASON_NONE when measured. */
+	enum imbalance_reason reason;
+	int reason_n, reason_of;
 };
 
 /*

@@ -84,7 +84,7 @@ static void t_app_time_decides(void)
 	CHECK_NEAR(ri.app_imbalance, 2.0, 1e-9);
 	CHECK_NEAR(ri.imbalance, 2.0, 1e-9);
 	CHECK_INT(ri.busiest_rank, 0);
-	CHECK(strstr(ri.basis, "application") != NULL);
+	CHECK(ri.app_basis);
 	CHECK_NEAR(ri.mpi_fraction, 1500.0 / 3600.0, 1e-9);
 	CHECK_NEAR(ri.sys_fraction, 300.0 / 3600.0, 1e-9);
 	CHECK_NEAR(ri.rows[1].sys_ns, 100e6, 1);
@@ -124,8 +124,15 @@ static void t_counted_and_missing(void)
 	CHECK_STR(ri.rows[3].time_source, "counted task-clock");
 	CHECK(isnan(ri.rows[4].time_ns));
 	CHECK_INT(ri.quality, QUALITY_ESTIMATED);
-	CHECK(ri.reason && strstr(ri.reason, "3 sampled ranks of 6"));
+	CHECK_INT(ri.reason, IMBALANCE_REASON_SAMPLED_SUBSET);
+	CHECK_INT(ri.reason_n, 3);
+	CHECK_INT(ri.reason_of, 6);
 	json_t *j = ranks_view_payload(&ri);
+	const char *why = json_string_value(
+		json_object_get(json_object_get(j, "imbalance"), "reason"));
+	CHECK(why && strstr(why, "3 sampled ranks of 6"));
+	CHECK(strstr(json_string_value(json_object_get(json_object_get(j, "imbalance"), "basis")),
+		     "application") != NULL);
 	CHECK_INT(json_array_size(json_object_get(j, "unsampled")), 1);
 	CHECK_INT(json_array_size(json_object_get(j, "missing")), 2);
 	json_decref(j);
