@@ -46,6 +46,9 @@ struct rank_row {
 	double time_ns;       /* counted task-clock, else Σ samples; NaN unavailable */
 	const char *time_source; /* "counted task-clock", "samples", or NULL */
 	double app_ns;        /* Σ samples in user code outside MPI; NaN when not sampled */
+	double app_interposed_ns; /* time_ns x the share of wall clock outside MPI calls
+				     (interposition), set only when some ranks were
+				     only counted; else NaN */
 	double mpi_ns;        /* Σ samples in the MPI runtime; NaN when not sampled */
 	double sys_ns;        /* Σ samples in the kernel and pseudo-modules ([vdso],
 				 [unknown]); NaN when not sampled */
@@ -60,6 +63,14 @@ enum imbalance_reason {
 	IMBALANCE_REASON_SAMPLED_SUBSET, /* application time over the sampled ranks only */
 	IMBALANCE_REASON_TIMED_SUBSET, /* total time over the ranks that have one */
 	IMBALANCE_REASON_MIXED_CLOCKS, /* counted task-clock on reason_n ranks, sampled on the others */
+	IMBALANCE_REASON_INTERPOSED,   /* reason_n of reason_of ranks only counted: CPU time x
+					  the share of wall clock outside MPI calls */
+};
+
+enum imbalance_basis {
+	IMBALANCE_BASIS_TOTAL = 0,       /* total time */
+	IMBALANCE_BASIS_APP,             /* user code outside the MPI runtime and the kernel */
+	IMBALANCE_BASIS_APP_INTERPOSED,  /* CPU time outside the MPI calls measured by interposition */
 };
 
 struct rank_imbalance {
@@ -84,10 +95,12 @@ struct rank_imbalance {
 	const struct pivot *pivot; /* borrowed: what the rows were computed from */
 	double sys_fraction;    /* Σ sys / Σ all samples, over sampled ranks; NaN */
 
+	bool periods_exact;     /* ranks counted and ranks sampled mix, and the sampled
+				   ones' time is their task-clock samples' periods:
+				   the same count, short of one period a thread */
 	double imbalance;       /* the verdict's value (one of the two above); NaN */
 	int busiest_rank;       /* -1 when unavailable */
-	bool app_basis;         /* measured on application time (outside the MPI runtime
-				   and the kernel), else on total time */
+	enum imbalance_basis basis; /* what the verdict was measured on */
 	enum quality quality;
 	/* Why the verdict is downgraded (report/ranks_view.c words it): over
 	 * reason_n of reason_of ranks. IMBALANCE_REASON_NONE when measured. */

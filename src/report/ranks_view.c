@@ -16,8 +16,15 @@
 /* What the verdict was measured on. */
 static const char *basis(const struct rank_imbalance *ri)
 {
-	return ri->app_basis ? "application time (user code outside the MPI runtime and the kernel)"
-			     : "total time";
+	switch (ri->basis) {
+	case IMBALANCE_BASIS_APP:
+		return "application time (user code outside the MPI runtime and the kernel)";
+	case IMBALANCE_BASIS_APP_INTERPOSED:
+		return "application time (CPU time outside the MPI calls measured by interposition)";
+	case IMBALANCE_BASIS_TOTAL:
+	default:
+		return "total time";
+	}
 }
 
 /* Why the verdict is downgraded, into buf; NULL when it is measured. */
@@ -39,6 +46,11 @@ static const char *reason(const struct rank_imbalance *ri, char *buf, size_t cap
 	case IMBALANCE_REASON_MIXED_CLOCKS:
 		snprintf(buf, cap, "counted task-clock on %d of %d ranks, sampled time on the others",
 			 n, of);
+		return buf;
+	case IMBALANCE_REASON_INTERPOSED:
+		snprintf(buf, cap, "each rank's CPU time times its share of wall clock outside MPI "
+				   "calls: %d of %d ranks were only counted, so the MPI runtime's share "
+				   "cannot be split off their samples", n, of);
 		return buf;
 	case IMBALANCE_REASON_NONE:
 	default:
@@ -85,7 +97,7 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 					   "sampled CPU time",
 			 100 * ri->mpi_fraction);
 	const char *ranks = ri->nr_rows == 1 ? "rank" : "ranks";
-	char why_buf[200];
+	char why_buf[256];
 	const char *why = reason(ri, why_buf, sizeof(why_buf));
 	int rc;
 	if (isnan(ri->imbalance))
@@ -96,22 +108,36 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 		rc = text_lines__add(out, "%zu %s (%d sampled%s); busiest rank %d at %.2fx the mean%s",
 				     ri->nr_rows, ranks, ri->nr_sampled, extra, ri->busiest_rank,
 				     ri->imbalance, mpi);
-	if (rc == 0 && ri->mpi.dom_rank >= 0 && ri->mpi.dom_call)
-		rc = text_lines__add(out, "  rank %d waits %.0f%% of its time in `%s`%s%s%s (wall clock)",
-				     ri->mpi.dom_rank, 100 * ri->mpi.dom_fraction, ri->mpi.dom_call,
-				     ri->mpi.dom_site[0] ? " at `" : "", ri->mpi.dom_site,
-				     ri->mpi.dom_site[0] ? "`" : "");
+	/* the share quoted is the named site's, never all of the call's */
+	char all[80] = "";
+	if (ri->mpi.dom_fraction - ri->mpi.dom_site_fraction >= 0.005)
+		snprintf(all, sizeof(all), "; %.0f%% at all its sites", 100 * ri->mpi.dom_fraction);
+	if (rc == 0 && ri->mpi.dom_rank >= 0 && ri->mpi.dom_call && ri->mpi.dom_site[0])
+		rc = text_lines__add(out, "  rank %d waits %.0f%% of its time in `%s` at `%s`%s "
+				     "(wall clock)", ri->mpi.dom_rank,
+				     100 * ri->mpi.dom_site_fraction, ri->mpi.dom_call,
+				     ri->mpi.dom_site, all);
+	else if (rc == 0 && ri->mpi.dom_rank >= 0 && ri->mpi.dom_call)
+		rc = text_lines__add(out, "  rank %d waits %.0f%% of its time in `%s` (wall clock)",
+				     ri->mpi.dom_rank, 100 * ri->mpi.dom_fraction, ri->mpi.dom_call);
+	if (rc == 0 && ri->periods_exact)
+		rc = text_lines__add(out, "  rank times: counted task-clock on %d ranks, the sum of "
+				     "their task-clock samples' periods on the %d sampled (the same "
+				     "count, short of one period a thread)",
+				     ri->nr_counted, (int)ri->nr_rows - ri->nr_counted);
 	if (rc == 0)
 		rc = render_threads(ri, out);
 	if (rc < 0 || isnan(ri->imbalance))
 		return rc;
+	const char *clock = ri->basis == IMBALANCE_BASIS_APP_INTERPOSED ? "CPU time x wall-clock share"
+							       : "sampled CPU time";
 	if (!isnan(ri->app_imbalance) && !isnan(ri->total_imbalance) &&
 	    ri->imbalance == ri->app_imbalance)
-		rc = text_lines__add(out, "  measured on %s, sampled CPU time; on total time, waiting included: "
-					  "rank %d at %.2fx; the kernel holds %.1f%%", basis(ri),
+		rc = text_lines__add(out, "  measured on %s, %s; on total time, waiting included: "
+					  "rank %d at %.2fx; the kernel holds %.1f%%", basis(ri), clock,
 				     ri->total_busiest, ri->total_imbalance, 100 * ri->sys_fraction);
 	else
-		rc = text_lines__add(out, "  measured on %s, sampled CPU time", basis(ri));
+		rc = text_lines__add(out, "  measured on %s, %s", basis(ri), clock);
 	if (rc == 0 && ri->quality == QUALITY_ESTIMATED && why)
 		rc = text_lines__add(out, "  busiest rank's %.2fx downgraded to estimated: %s",
 				     ri->imbalance, why);
@@ -219,7 +245,7 @@ static json_t *dominant_json(const struct rank_imbalance *ri)
 {
 	if (ri->mpi.dom_rank < 0 || !ri->mpi.dom_call)
 		return json_null();
-	return json_pack("{s:i, s:s, s:o, s:o}", "rank", ri->mpi.dom_rank, "call",
+	return json_pack("{s:i, s:s, s:o, s:o, s:o}", "rank", ri->mpi.dom_rank, "call",
 			 ri->mpi.dom_call, "fraction",
 			 quality__json_clock(ri->mpi.dom_fraction, "ratio",
 					     (size_t)ri->mpi.dom_rank < ri->mpi.nr
@@ -231,7 +257,9 @@ static json_t *dominant_json(const struct rank_imbalance *ri)
 						     : "the rank's MPI time is unknown",
 					     CLOCK_WALL),
 			 "site",
-			 ri->mpi.dom_site[0] ? json_string(ri->mpi.dom_site) : json_null());
+			 ri->mpi.dom_site[0] ? json_string(ri->mpi.dom_site) : json_null(),
+			 "site_fraction",
+			 ri->mpi.dom_site[0] ? json_real(ri->mpi.dom_site_fraction) : json_null());
 }
 
 json_t *ranks_view_payload(const struct rank_imbalance *ri)
@@ -247,7 +275,7 @@ json_t *ranks_view_payload(const struct rank_imbalance *ri)
 		else if (!row->sampled)
 			json_array_append_new(unsampled, json_integer(row->rank));
 	}
-	char why_buf[200];
+	char why_buf[256];
 	const char *why = reason(ri, why_buf, sizeof(why_buf));
 	json_t *imb = json_pack(
 		"{s:o, s:s, s:s, s:o, s:s, s:s}", "value", num_or_null(ri->imbalance), "unit",

@@ -84,7 +84,7 @@ static void t_app_time_decides(void)
 	CHECK_NEAR(ri.app_imbalance, 2.0, 1e-9);
 	CHECK_NEAR(ri.imbalance, 2.0, 1e-9);
 	CHECK_INT(ri.busiest_rank, 0);
-	CHECK(ri.app_basis);
+	CHECK_INT(ri.basis, IMBALANCE_BASIS_APP);
 	CHECK_NEAR(ri.mpi_fraction, 1500.0 / 3600.0, 1e-9);
 	CHECK_NEAR(ri.sys_fraction, 300.0 / 3600.0, 1e-9);
 	CHECK_NEAR(ri.rows[1].sys_ns, 100e6, 1);
@@ -326,7 +326,82 @@ static void t_helper_threads(void)
 	pivot__release(&p);
 }
 
+/* Rank 3 only counted, every rank interposed: application time is each
+ * rank's CPU time times its wall-clock share outside MPI, for all ranks alike,
+ * and the ranks busy-waiting in MPI_Barrier are never the busiest. */
+static void t_interposed_counted(void)
+{
+	struct pivot p;
+	build_mpi_run(&p, false);
+	interposed(&p, "n1", 0, 1000, 10, NULL);
+	for (int r = 1; r < 4; r++)
+		interposed(&p, r < 2 ? "n1" : "n2", r, 1000, 2000.0 / 3, NULL);
+	struct rank_imbalance ri;
+	CHECK_INT(imbalance_ranks(&p, 4, &ri), 0);
+	CHECK_INT(ri.nr_sampled, 3);
+	CHECK_INT(ri.busiest_rank, 0);
+	double light = 900 * (1 - 2.0 / 3), heavy = 900 * 0.99;
+	CHECK_NEAR(ri.imbalance, heavy / ((heavy + 3 * light) / 4), 1e-6);
+	CHECK_NEAR(ri.rows[3].app_interposed_ns, light * 1e6, 1);
+	CHECK_INT(ri.basis, IMBALANCE_BASIS_APP_INTERPOSED);
+	CHECK_INT(ri.quality, QUALITY_ESTIMATED);
+	CHECK_INT(ri.reason, IMBALANCE_REASON_INTERPOSED);
+	CHECK_INT(ri.reason_n, 1);
+	CHECK_INT(ri.reason_of, 4);
+	/* counted and sampled rank times mix: said, not downgraded */
+	CHECK(ri.periods_exact);
+	struct text_lines t = {0};
+	CHECK_INT(ranks_view_lines(&ri, &t), 0);
+	bool said = false;
+	for (size_t i = 0; i < t.n; i++)
+		said |= strstr(t.v[i], "rank times: counted task-clock on 1 ranks, the sum of their "
+				       "task-clock samples' periods on the 3 sampled") != NULL;
+	CHECK(said);
+	bool why = false, on = false; /* the words of the downgrade and the basis */
+	for (size_t i = 0; i < t.n; i++) {
+		why |= strstr(t.v[i], "1 of 4 ranks were only counted") != NULL;
+		on |= strstr(t.v[i], "measured on application time (CPU time outside the MPI calls "
+				     "measured by interposition)") != NULL;
+	}
+	CHECK(why && on);
+	text_lines__release(&t);
+	rank_imbalance__release(&ri);
+	pivot__release(&p);
+}
+
+/* The headline quotes the share of the site it names: MPI_Barrier holds 41%
+ * of rank 1, 30% at solver.c:212 and 11% elsewhere. */
+static void t_site_share(void)
+{
+	struct pivot p;
+	build_mpi_run(&p, true);
+	interposed(&p, "n1", 1, 1000, 410, NULL);
+	int64_t l = pivot__intern_locus(&p, "n1", 1, -1);
+	for (size_t i = 0; i < p.nr_mpi_sites; i++)
+		p.mpi_sites[i].time_ns = 300000000;
+	struct mpi_site other = {.locus = l, .name = (char *)"MPI_Barrier",
+				 .module = (char *)"/a/solver", .address = 0x5678,
+				 .function = (char *)"finish", .file = (char *)"/src/solver.c",
+				 .line = 400, .calls = 1, .time_ns = 110000000};
+	CHECK(pivot__add_mpi_site(&p, &other) >= 0);
+	struct rank_imbalance ri;
+	CHECK_INT(imbalance_ranks(&p, 4, &ri), 0);
+	struct text_lines t = {0};
+	CHECK_INT(ranks_view_lines(&ri, &t), 0);
+	CHECK_STR(t.v[1], "  rank 1 waits 30% of its time in `MPI_Barrier` at `solver.c:212`; 41% at "
+			  "all its sites (wall clock)");
+	json_t *j = ranks_view_payload(&ri);
+	json_t *dom = json_object_get(j, "mpi_dominant");
+	CHECK_NEAR(json_real_value(json_object_get(dom, "site_fraction")), 0.30, 1e-9);
+	json_decref(j);
+	text_lines__release(&t);
+	rank_imbalance__release(&ri);
+	pivot__release(&p);
+}
+
 static const struct test_case cases[] = {
+	{"interposed_counted", "counted ranks: application time from interposition, the waiting ranks never busiest", t_interposed_counted},
+	{"site_share", "the MPI headline quotes the share of the site it names", t_site_share},
 	{"measured_mpi", "interposed MPI time: measured share, dominant call and site",
 	 t_measured_mpi},
 	{"mpi_modules", "MPI runtime modules are recognised", t_mpi_modules},
