@@ -29,7 +29,7 @@ function mpiCell(row, name) {
   const site = c.sites && c.sites.length ? c.sites[0] : null;
   const title = `${c.calls} calls, ${formatNumber(c.bytes, "B")}` + (site ? `; heaviest site ${siteText(site)}` + (site.function ? ` in ${site.function}` : "") : "");
   return el("td", {class: "num mpi-cell", title},
-    nsText(c.time_ns), wall && num(c.time_ns) !== null ? el("span", {class: "muted"}, " (" + pct(num(c.time_ns) / wall) + ")") : null,
+    el("span", {class: "t"}, nsText(c.time_ns)), wall && num(c.time_ns) !== null ? el("span", {class: "muted t"}, " (" + pct(num(c.time_ns) / wall) + ")") : null,
     site ? el("div", {class: "mpi-site"}, siteText(site)) : null);
 }
 
@@ -47,10 +47,12 @@ function mpiMatrix(r) {
     cols.map(n => mpiCell(x, n))));
   return el("div", {class: "mpi-matrix"},
     el("h3", {}, "MPI calls by rank"),
-    el("p", {class: "muted"}, "Measured by interposition (PMPI) in every rank: time inside each MPI call, its share of the rank's time from MPI_Init to MPI_Finalize, and its heaviest call site."),
+    el("p", {class: "muted"}, "Measured by interposition (PMPI) in every rank: wall-clock time inside each MPI call on that rank (per rank, never summed over ranks), its share of the rank's wall time from MPI_Init to MPI_Finalize, and its heaviest call site."),
     head,
     el("table", {class: "grid-table mpi-calls"},
-      el("thead", {}, el("tr", {}, ["Rank", "In MPI"].concat(cols).map(t => el("th", {scope: "col"}, t)))),
+      el("thead", {}, el("tr", {}, el("th", {scope: "col", class: "rank-col"}, "Rank"),
+        el("th", {scope: "col", class: "in-mpi-col", title: "wall clock inside MPI calls, over the rank's time from MPI_Init to MPI_Finalize"}, "In MPI ", el("span", {class: "clock"}, "wall clock")),
+        cols.map(t => el("th", {scope: "col", class: "num", title: t + ": wall clock inside the calls, per rank (not summed)"}, t)))),
       el("tbody", {}, body)));
 }
 

@@ -16,8 +16,8 @@ function runDuration(payload) {
     if (Number.isFinite(a) && Number.isFinite(b) && b >= a) { total += b - a; known = coarse = true; }
   }
   if (!known) return "duration unavailable";
-  if (coarse) return total < 1000 ? "under 1 s (wall clock, whole seconds)" : "about " + formatNumber(total / 1000, "s");
-  return formatNumber(total / 1000, "s");
+  if (coarse) return total < 1000 ? "under 1 s (wall clock, whole seconds)" : "about " + formatNumber(total / 1000, "s") + " wall clock";
+  return formatNumber(total / 1000, "s") + " wall clock";
 }
 
 // A replayed Run's Machine is the recording's (machine.recorded): said as
@@ -315,6 +315,14 @@ function clocksNote(cols, rows) {
     [...byClock].map(([k, t]) => `${listText([...t])} from ${k}`).join("; ") + ".");
 }
 
+// The clock of a time column, for its header: "wall clock", "sampled CPU
+// time" (schema 6 "clock"), one name when every row agrees.
+function columnClock(c, rows) {
+  if (!c.key) return null;
+  const clocks = new Set(rows.map(x => x[c.key]).filter(v => available(v) && v.clock).map(v => v.clock));
+  return clocks.size === 1 ? [...clocks][0] : clocks.size > 1 ? "mixed clocks" : null;
+}
+
 function ranksSection(r) {
   if (!r || !Array.isArray(r.rows) || !r.rows.length) return null;
   const {head, imb, threads} = ranksHead(r);
@@ -330,7 +338,11 @@ function ranksSection(r) {
         ? el("span", {class: "val q-estimated"}, ` \u2014 the busiest rank's ${imb.value.toFixed(2)}x is downgraded to estimated: ${imb.reason}`) : null),
     threads,
     el("div", {class: "table-wrap"}, el("table", {class: "grid-table"},
-      el("thead", {}, el("tr", {}, shown.map(c => el("th", {scope: "col", class: c.num ? "num" : null}, c.title)))),
+      el("thead", {}, el("tr", {}, shown.map(c => {
+        const clock = columnClock(c, shownRows);
+        return el("th", {scope: "col", class: c.num ? "num" : null}, c.title,
+          clock ? [el("br"), el("span", {class: "clock"}, clock + (c.pct ? "" : ", per rank"))] : null);
+      }))),
       el("tbody", {}, rows))),
     goneColumnsNote(gone, r.rows, "rank"), clocksNote(shown, shownRows),
     r.rows.length > MAX_RANK_ROWS ? el("p", {class: "muted"}, `\u2026 and ${r.rows.length - MAX_RANK_ROWS} more ranks not shown`) : null);

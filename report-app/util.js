@@ -3,7 +3,7 @@
 // from the payload goes through textContent (never innerHTML), so a hotspot
 // or file name can hold any character.
 //
-// Honesty rules (REFERENCE.md §7 "Visual rules"): a Quality is shown by
+// Honesty rules (report.css, docs/cli/report.md): a Quality is shown by
 // colour AND shape (measured plain, estimated hatched, unavailable dotted),
 // and an absent value reads "unavailable", never 0.
 

@@ -79,6 +79,7 @@ static int alloc_rows(const struct pivot *p, int world_size, struct rank_imbalan
 		struct rank_row *row = &ri->rows[r];
 		row->rank = (int)r;
 		row->time_ns = row->app_ns = row->mpi_ns = row->sys_ns = NAN;
+		row->app_interposed_ns = NAN;
 	}
 	for (size_t i = 0; i < p->nr_loci; i++) {
 		int r = p->loci[i].rank;
@@ -126,14 +127,22 @@ static void accumulate(const struct pivot *p, struct rank_imbalance *ri, double 
 	}
 }
 
-/* busiest / mean of the value picked by `app`, over rows that have one. */
-static double ratio_over(const struct rank_imbalance *ri, bool app, int *busiest, int *n_out)
+enum rank_value { RV_TOTAL, RV_APP, RV_APP_INTERPOSED };
+
+static double value_of(const struct rank_row *row, enum rank_value which)
+{
+	return which == RV_TOTAL ? row->time_ns : which == RV_APP ? row->app_ns : row->app_interposed_ns;
+}
+
+/* busiest / mean of the value picked by `which`, over rows that have one. */
+static double ratio_over(const struct rank_imbalance *ri, enum rank_value which, int *busiest,
+			 int *n_out)
 {
 	double sum = 0, mx = -1;
 	int n = 0;
 	*busiest = -1;
 	for (size_t r = 0; r < ri->nr_rows; r++) {
-		double v = app ? ri->rows[r].app_ns : ri->rows[r].time_ns;
+		double v = value_of(&ri->rows[r], which);
 		if (isnan(v))
 			continue;
 		sum += v;
@@ -149,17 +158,81 @@ static double ratio_over(const struct rank_imbalance *ri, bool app, int *busiest
 	return mx / (sum / n);
 }
 
+/* Every rank with a time has its MPI time measured by interposition, and
+ * some were only counted (no samples to split the MPI runtime off): each
+ * rank's application time is its CPU time times its share of wall clock
+ * outside MPI calls, one source for all, so a rank waiting (busy-polling)
+ * in MPI is never the busiest. Returns how many ranks got one, 0 when the
+ * rule does not apply. */
+static int interposed_app(struct rank_imbalance *ri)
+{
+	int unsampled = 0, n = 0;
+	for (size_t r = 0; r < ri->nr_rows; r++) {
+		const struct rank_row *row = &ri->rows[r];
+		if (isnan(row->time_ns))
+			continue;
+		if (r >= ri->mpi.nr || !ri->mpi.ranks[r].measured ||
+		    !(ri->mpi.ranks[r].wall_ns > 0) ||
+		    ri->mpi.ranks[r].mpi_ns > ri->mpi.ranks[r].wall_ns)
+			return 0;
+		unsampled += !row->sampled;
+	}
+	if (!unsampled)
+		return 0;
+	for (size_t r = 0; r < ri->nr_rows; r++) {
+		struct rank_row *row = &ri->rows[r];
+		if (isnan(row->time_ns))
+			continue;
+		const struct mpi_rank_time *t = &ri->mpi.ranks[r];
+		row->app_interposed_ns = row->time_ns * (1.0 - t->mpi_ns / t->wall_ns);
+		n++;
+	}
+	return n;
+}
+
 static void set_reason(struct rank_imbalance *ri, const char *fmt, int a, int b)
 {
 	xfree(ri->reason);
 	ri->reason = xasprintf(fmt, a, b);
 }
 
+/* Counted task-clock on some ranks, sampled on others: a sum of task-clock
+ * samples' periods is the same count, short of one period a thread. */
+static bool periods_exact(const struct rank_imbalance *ri)
+{
+	return ri->time_base &&
+	       (strcmp(ri->time_base, "task-clock") == 0 || strcmp(ri->time_base, "cpu-clock") == 0);
+}
+
+/* The verdict on application time from interposition (interposed_app). */
+static bool verdict_interposed(struct rank_imbalance *ri)
+{
+	int n = interposed_app(ri), busiest = -1, k = 0;
+	double v = n >= 2 ? ratio_over(ri, RV_APP_INTERPOSED, &busiest, &k) : NAN;
+	if (isnan(v))
+		return false;
+	ri->app_imbalance = v;
+	ri->app_busiest = busiest;
+	ri->imbalance = v;
+	ri->busiest_rank = busiest;
+	ri->basis = "application time (CPU time outside the MPI calls measured by interposition)";
+	ri->quality = QUALITY_ESTIMATED;
+	set_reason(ri, "each rank's CPU time times its share of wall clock outside MPI calls: "
+		       "%d of %d ranks were only counted, so the MPI runtime's share cannot be "
+		       "split off their samples",
+		   ri->nr_rows > 0 ? (int)ri->nr_rows - ri->nr_sampled : 0, (int)ri->nr_rows);
+	return true;
+}
+
 static void verdict(struct rank_imbalance *ri)
 {
 	int n_total = 0, n_app = 0;
-	ri->total_imbalance = ratio_over(ri, false, &ri->total_busiest, &n_total);
-	ri->app_imbalance = ratio_over(ri, true, &ri->app_busiest, &n_app);
+	ri->periods_exact = periods_exact(ri) && ri->nr_counted > 0 &&
+			    ri->nr_counted < (int)ri->nr_rows;
+	ri->total_imbalance = ratio_over(ri, RV_TOTAL, &ri->total_busiest, &n_total);
+	ri->app_imbalance = ratio_over(ri, RV_APP, &ri->app_busiest, &n_app);
+	if (verdict_interposed(ri))
+		return;
 	bool use_app = !isnan(ri->app_imbalance) && !isnan(ri->mpi_fraction) &&
 		       ri->mpi_fraction + ri->sys_fraction > IMBALANCE_MPI_SIGNIFICANT;
 	ri->imbalance = use_app ? ri->app_imbalance : ri->total_imbalance;
@@ -179,7 +252,7 @@ static void verdict(struct rank_imbalance *ri)
 				       : "over the %d ranks of %d that have a time: the others "
 					 "left nothing",
 			   n, all);
-	} else if (!use_app && ri->nr_counted > 0 && ri->nr_counted < all) {
+	} else if (!use_app && ri->nr_counted > 0 && ri->nr_counted < all && !ri->periods_exact) {
 		ri->quality = QUALITY_ESTIMATED;
 		set_reason(ri, "counted task-clock on %d of %d ranks, sampled time on the others",
 			   ri->nr_counted, all);
@@ -270,10 +343,10 @@ int imbalance_ranks(const struct pivot *p, int world_size, struct rank_imbalance
 		ri->mpi_fraction = mpi / (mpi + app + sys);
 		ri->sys_fraction = sys / (mpi + app + sys);
 	}
-	verdict(ri);
 	ri->pivot = p;
 	if (mpi_view_build(p, ri->nr_rows, &ri->mpi) < 0)
 		return -ENOMEM;
+	verdict(ri);
 	double in_mpi = 0, wall = 0;
 	for (size_t r = 0; r < ri->mpi.nr; r++)
 		if (ri->mpi.ranks[r].measured && ri->mpi.ranks[r].wall_ns > 0) {

@@ -46,6 +46,9 @@ struct rank_row {
 	double time_ns;       /* counted task-clock, else Σ samples; NaN unavailable */
 	const char *time_source; /* "counted task-clock", "samples", or NULL */
 	double app_ns;        /* Σ samples in user code outside MPI; NaN when not sampled */
+	double app_interposed_ns; /* time_ns x the share of wall clock outside MPI calls
+				     (interposition), set only when some ranks were
+				     only counted; else NaN */
 	double mpi_ns;        /* Σ samples in the MPI runtime; NaN when not sampled */
 	double sys_ns;        /* Σ samples in the kernel and pseudo-modules ([vdso],
 				 [unknown]); NaN when not sampled */
@@ -76,6 +79,9 @@ struct rank_imbalance {
 	const struct pivot *pivot; /* borrowed: what the rows were computed from */
 	double sys_fraction;    /* Σ sys / Σ all samples, over sampled ranks; NaN */
 
+	bool periods_exact;     /* ranks counted and ranks sampled mix, and the sampled
+				   ones' time is their task-clock samples' periods:
+				   the same count, short of one period a thread */
 	double imbalance;       /* the verdict's value (one of the two above); NaN */
 	int busiest_rank;       /* -1 when unavailable */
 	const char *basis;      /* "application time (outside the MPI runtime)" or "total time" */

@@ -20,8 +20,10 @@ static const char *base(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* The heaviest site of (rank, call), described for the summary. */
-static void site_text(const struct pivot *p, int rank, const char *call, char *out, size_t cap)
+/* The heaviest site of (rank, call), described for the summary; returns
+ * its time (ns), 0 when the call has no site. */
+static int64_t site_text(const struct pivot *p, int rank, const char *call, char *out,
+			 size_t cap)
 {
 	const struct mpi_site *best = NULL;
 	for (size_t i = 0; i < p->nr_mpi_sites; i++) {
@@ -32,7 +34,7 @@ static void site_text(const struct pivot *p, int rank, const char *call, char *o
 	}
 	out[0] = '\0';
 	if (!best)
-		return;
+		return 0;
 	if (best->file && best->line > 0)
 		snprintf(out, cap, "%s:%d", base(best->file), best->line);
 	else if (best->function)
@@ -40,6 +42,7 @@ static void site_text(const struct pivot *p, int rank, const char *call, char *o
 	else
 		snprintf(out, cap, "%s+0x%llx", base(best->module),
 			 (unsigned long long)best->address);
+	return best->time_ns;
 }
 
 static void read_measurements(const struct pivot *p, struct mpi_view *v)
@@ -86,8 +89,11 @@ int mpi_view_build(const struct pivot *p, size_t nr_ranks, struct mpi_view *v)
 			v->dom_call = c->name;
 		}
 	}
-	if (v->dom_rank >= 0)
-		site_text(p, v->dom_rank, v->dom_call, v->dom_site, sizeof(v->dom_site));
+	if (v->dom_rank >= 0) {
+		int64_t site_ns = site_text(p, v->dom_rank, v->dom_call, v->dom_site,
+					    sizeof(v->dom_site));
+		v->dom_site_fraction = (double)site_ns / v->ranks[v->dom_rank].wall_ns;
+	}
 	return 0;
 }
 

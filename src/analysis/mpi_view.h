@@ -41,6 +41,8 @@ struct mpi_view {
 	const char *dom_call;  /* borrowed */
 	double dom_fraction;   /* of the rank's wall time */
 	char dom_site[160];    /* "file.c:212", "function", "module+0x1a2b" or "" */
+	double dom_site_fraction; /* that site's share of the rank's wall time (the
+				     call's other sites excluded); 0 without a site */
 };
 
 /* Builds the view over ranks [0, nr_ranks). Returns 0 or -ENOMEM. */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "build_config.h"
+#include "cli/docs_path.h"
 #include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "common/exit_codes.h"
@@ -126,6 +127,7 @@ static void usage(FILE *f, const char *prog)
 	for (int i = 0; i < NR_SUB; i++)
 		fprintf(f, "  %-8s %s\n", subs[i].name, subs[i].summary);
 	fprintf(f, "\n`%s <verb> --help` for a verb's options.\n", prog);
+	cli_print_docs_line(f, "docs/cli/regions.md");
 }
 
 /* Prints e (console, or JSON on stdout under --json) and maps it to an exit code. */

@@ -54,7 +54,7 @@ static const struct opt_spec run_options[] = {
 	 false},
 	{"call-graph", 0, OPT_STRING, offsetof(struct run_opts, call_graph), "lbr|fp|dwarf|none",
 	 "call stacks to record (default: lbr on Intel, fp when the binaries keep frame "
-	 "pointers, else none; dwarf samples at most 97 Hz)",
+	 "pointers, else none; dwarf copies 4096 bytes of user stack per sample)",
 	 false},
 	{"multi-pass", 0, OPT_BOOL, offsetof(struct run_opts, multi_pass), NULL,
 	 "measure the microarchitecture's FLOP and memory counters in separate passes (the "

@@ -6,6 +6,7 @@
 
 #include "build_config.h"
 #include "cli/commands.h"
+#include "cli/docs_path.h"
 #include "common/exit_codes.h"
 #include "common/alloc.h"
 
@@ -62,6 +63,7 @@ static void usage(FILE *f)
 		if (!verbs[i].hidden)
 			fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
 	fprintf(f, "\n`nunatak <verb> --help` or `nunatak help <verb>` for a verb's options.\n");
+	cli_print_docs_line(f, "README.md");
 }
 
 int cmd_help(int argc, char **argv)

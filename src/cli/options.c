@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/docs_path.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/err_codes.h"
@@ -345,6 +346,12 @@ void opts_print_help(const struct verb_spec *spec, FILE *f)
 		fputc('\n', f);
 		print_wrapped(f, spec->epilog, 0, 0);
 	}
+	/* The verb's page: docs/cli/<verb>.md (a sub-verb's is its group's). */
+	char page[64];
+	size_t word = strcspn(spec->name, " ");
+	snprintf(page, sizeof(page), "docs/cli/%.*s.md", (int)(word < 40 ? word : 40), spec->name);
+	fputc('\n', f);
+	cli_print_docs_line(f, page);
 }
 
 void opts__release(const struct verb_spec *spec, void *opts)

@@ -173,7 +173,8 @@ static int perf_launch(struct collector *c, const struct collect_env *env, struc
 	struct perf_collector *pc = of(c);
 	struct perf_record_opts o = {.perf = pc->perf->path, .freq = env->freq,
 				     .clock_monotonic = true, .group = pc->group,
-				     .call_graph = pc->stacks ? stacks_mode__name(pc->stacks) : NULL,
+				     .call_graph = pc->stacks == STACKS_DWARF ? STACKS_DWARF_CALL_GRAPH
+						   : pc->stacks ? stacks_mode__name(pc->stacks) : NULL,
 				     .output = p->perf_data,
 				     .no_bpf_event = perf_version__at_least(&pc->perf->version, 5, 1),
 				     .switch_events = pc->offcpu >= OFFCPU_SWITCHES,

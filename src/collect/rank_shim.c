@@ -286,7 +286,7 @@ static int try_sample(struct shim *s, struct err *e)
 	char *data = xasprintf("%s/perf.data", s->dir);
 	if (!data)
 		return err_oom(e);
-	if (s->o->perf_script)
+	if (s->o->perf_script && !s->have_pv)
 		detect_perf_version(s, e); /* perf script's fields depend on it */
 	char *cpuinfo = read_small_file("/proc/cpuinfo");
 	/* No core PMU on this node (a VM without a virtual PMU): the group's
@@ -543,6 +543,9 @@ static int collect(struct shim *s, struct err *e)
 			stand_in ? "was sampled by the preload sampler instead" : "ran uncounted");
 		return stand_in ? try_preload(s, e) : run_bare(s, e);
 	}
+	/* provenance: the perf version of every rank's node (rank.json) */
+	if (!s->have_pv)
+		detect_perf_version(s, e);
 	int rc = 1;
 	if (samples)
 		rc = try_sample(s, e);

@@ -71,24 +71,47 @@ void stacks_decide(struct stacks_decision *d, const char *cpu_model, bool objdum
 			 "frame pointers (stripped?)");
 		return;
 	}
-	d->rate = sum / counted;
+	/* Samples land mostly in the target's own code: its rate decides, when
+	 * it could be checked (a -fno-omit-frame-pointer build is not refused
+	 * for Debian's libc, issue 24); the libraries below the threshold are
+	 * named as the modules that break the chain (after the Run, samples in
+	 * their frameless code get an unknown caller, attrib/frameless.h). */
+	const struct stacks_module *t = d->nr_modules ? &d->modules[0] : NULL;
+	bool by_target = t && t->sampled > 0;
+	d->rate = by_target ? (double)t->with_fp / t->sampled : sum / counted;
 	double wr = (double)worst->with_fp / worst->sampled;
+	char breaking[200] = "";
+	size_t bl = 0;
+	for (size_t i = by_target ? 1 : 0; i < d->nr_modules && bl < sizeof(breaking) - 1; i++) {
+		const struct stacks_module *m = &d->modules[i];
+		if (!m->sampled || (double)m->with_fp / m->sampled >= threshold)
+			continue;
+		const char *base = strrchr(m->path, '/');
+		int w = snprintf(breaking + bl, sizeof(breaking) - bl, "%s%s %.0f%%", bl ? ", " : "",
+				 base ? base + 1 : m->path, 100.0 * m->with_fp / m->sampled);
+		bl = w > 0 ? bl + (size_t)w : bl;
+	}
+	if (bl >= sizeof(breaking))
+		bl = sizeof(breaking) - 1;
 	if (d->rate >= threshold) {
 		d->mode = STACKS_FP;
 		snprintf(d->detail, sizeof(d->detail),
-			 "fp: frame pointers in %.0f%% of the checked functions over %d module%s "
-			 "(threshold %.0f%%)", d->rate * 100, counted, counted > 1 ? "s" : "",
-			 threshold * 100);
+			 "fp: frame pointers in %.0f%% of the checked functions %s (threshold "
+			 "%.0f%%)%s%s", d->rate * 100, by_target ? "of the target" : "over its modules",
+			 threshold * 100, bl ? "; modules that break the chain: " : "", breaking);
 		return;
 	}
 	d->mode = STACKS_NONE;
 	snprintf(d->detail, sizeof(d->detail), "none: frame pointers in %.0f%% of the checked "
-		 "functions, below the %.0f%% threshold; worst offender: %.200s (%.0f%%)",
-		 d->rate * 100, threshold * 100, worst->path, wr * 100);
+		 "functions %s, below the %.0f%% threshold; worst offender: %.200s (%.0f%%)",
+		 d->rate * 100, by_target ? "of the target" : "over its modules", threshold * 100,
+		 by_target ? t->path : worst->path,
+		 by_target ? d->rate * 100 : wr * 100);
 	snprintf(d->reason, sizeof(d->reason),
-		 "no call stacks: frame pointers in %.0f%% of the checked functions, below the "
+		 "no call stacks: frame pointers in %.0f%% of the checked functions %s, below the "
 		 "%.0f%% threshold; worst offender: %.200s (%.0f%%)", d->rate * 100,
-		 threshold * 100, worst->path, wr * 100);
+		 by_target ? "of the target" : "over its modules", threshold * 100,
+		 by_target ? t->path : worst->path, by_target ? d->rate * 100 : wr * 100);
 }
 
 void stacks_decision__release(struct stacks_decision *d)

@@ -10,7 +10,10 @@
  *      `stp x29, x30` (AArch64) within the first 4 instructions; the rate is
  *      the mean of the per-module rates, against stacks.fp_threshold (0.75);
  *   3. otherwise none, naming the worst offender.
- * `--call-graph lbr|fp|dwarf|none` forces a mode (dwarf at min(F, 97) Hz).
+ * `--call-graph lbr|fp|dwarf|none` forces a mode. dwarf keeps the asked
+ * frequency and bounds its cost by the size of the user-stack copy each
+ * sample carries (STACKS_DWARF_COPY_BYTES: deeper stacks are cut short,
+ * which the callers' Quality says).
  * llvm-objdump is refused (it reads zeroed separate-debug sections). Stacks
  * never enter Hotspot identity.
  *
@@ -32,7 +35,8 @@ struct err;
 #define STACKS_SYMBOLS_PER_MODULE 8
 #define STACKS_PROLOGUE_BYTES 0x20
 #define STACKS_PROLOGUE_INSNS 4
-#define STACKS_DWARF_MAX_HZ 97
+#define STACKS_DWARF_COPY_BYTES 4096
+#define STACKS_DWARF_CALL_GRAPH "dwarf,4096" /* perf's --call-graph value */
 
 enum stacks_mode { STACKS_NONE = 0, STACKS_FP, STACKS_LBR, STACKS_DWARF };
 const char *stacks_mode__name(enum stacks_mode m); /* "none", "fp", "lbr", "dwarf" */

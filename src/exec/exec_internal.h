@@ -17,6 +17,10 @@ void exec_kill_tree(pid_t root);
 /* A child of this process other than `except` (an orphan reparented to
  * us), or -1 (exec/tree.c). */
 pid_t exec_find_child(pid_t except);
+
+/* The earliest-started zombie child of ours whose command name is `comm`
+ * (at most 15 characters, as the kernel keeps it), or -1. */
+pid_t exec_find_zombie(const char *comm);
 /* sig to root's descendants, deepest first, then to root (exec/tree.c). */
 void exec_signal_tree(pid_t root, int sig);
 

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -214,6 +215,7 @@ struct waiter {
 	bool abandoned;
 	struct rusage ru; /* wait4's, of the reaped child */
 	bool have_ru;
+	char app_comm[16]; /* wrapper: the kernel's name of the command after "--" */
 };
 
 static int poll_timeout_ms(const struct waiter *w)
@@ -261,6 +263,49 @@ static bool adopt_orphan(struct waiter *w, int status)
 	return true;
 }
 
+static void add_rusage(struct rusage *to, const struct rusage *from)
+{
+	timeradd(&to->ru_utime, &from->ru_utime, &to->ru_utime);
+	timeradd(&to->ru_stime, &from->ru_stime, &to->ru_stime);
+}
+
+/* perf stat 6.1 loses its application's exit status when the application
+ * ends before perf reaches its wait4 (its SIGCHLD handler clears the child's
+ * pid, so perf never waits and exits 0): the application's zombie is then
+ * reparented to us, the subreaper, and its status is still there to read.
+ * Seen on a loaded machine with a short application (exit 5 read as 0). */
+static void recover_lost_status(struct waiter *w, int *status)
+{
+	if (!w->wrapper || w->abandoned || !w->app_comm[0] || !WIFEXITED(*status) ||
+	    WEXITSTATUS(*status) != 0)
+		return;
+	pid_t z = exec_find_zombie(w->app_comm);
+	struct rusage ru;
+	int st = 0;
+	if (z > 0 && wait4(z, &st, 0, &ru) == z) {
+		*status = st;
+		add_rusage(&w->ru, &ru);
+	}
+}
+
+/* The kernel's name (15 characters at most) of the program a wrapper runs:
+ * the word after "--" in its argv, its last path component. */
+static void wrapped_comm(const struct exec_request *req, char comm[16])
+{
+	comm[0] = '\0';
+	const char *const *a = req->argv;
+	while (*a && strcmp(*a, "--") != 0)
+		a++;
+	if (!*a || !a[1])
+		return;
+	const char *base = strrchr(a[1], '/');
+	base = base ? base + 1 : a[1];
+	size_t n = strlen(base);
+	n = n > 15 ? 15 : n;
+	memcpy(comm, base, n);
+	comm[n] = '\0';
+}
+
 /* Pumps the pipes until the child exits; *status is its wait status. */
 static int pump(struct waiter *w, struct proc_io *io, int *status)
 {
@@ -269,6 +314,8 @@ static int pump(struct waiter *w, struct proc_io *io, int *status)
 		if (r == w->pid && adopt_orphan(w, *status))
 			continue;
 		w->have_ru = r == w->pid;
+		if (r == w->pid)
+			recover_lost_status(w, status);
 		if (r == w->pid || (r < 0 && errno != EINTR)) {
 			fwd_pid = 0; /* reaped: its pid may be reused, forward nothing more */
 			break;
@@ -464,6 +511,8 @@ static int wait_child(const struct exec_request *req, pid_t pid, double t0, stru
 		kill(pid, fwd_pending);
 	struct waiter w = {.pid = pid, .pidfd = pidfd_for(pid), .forwarding = req->forward_signals,
 			   .wake = wake[0], .wrapper = req->forward_signals && req->wrapper};
+	if (w.wrapper)
+		wrapped_comm(req, w.app_comm);
 	if (req->timeout_s > 0)
 		w.deadline = t0 + req->timeout_s;
 	int rc = pump(&w, io, &status);

@@ -129,6 +129,54 @@ void exec_signal_children(int sig)
 		kill(pid, sig);
 }
 
+/* The state letter and start time (clock ticks since boot) of `pid` from
+ * /proc/<pid>/stat, its command name into comm[16]; false when gone. */
+static bool stat_of(pid_t pid, char *state, unsigned long long *start, char comm[16])
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	char *lp = strchr(buf, '('), *rp = strrchr(buf, ')');
+	if (!lp || !rp || rp < lp)
+		return false;
+	size_t len = (size_t)(rp - lp - 1);
+	len = len > 15 ? 15 : len;
+	memcpy(comm, lp + 1, len);
+	comm[len] = '\0';
+	/* after ")": state ppid pgrp session tty tpgid flags minflt cminflt
+	 * majflt cmajflt utime stime cutime cstime priority nice threads
+	 * itrealvalue starttime (field 22) */
+	return sscanf(rp + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			      "%*d %*d %*d %*d %llu",
+		      state, start) == 2;
+}
+
+pid_t exec_find_zombie(const char *comm)
+{
+	pid_t self = getpid(), found = -1;
+	unsigned long long first = 0;
+	DIR *d = opendir("/proc");
+	for (struct dirent *de; d && (de = readdir(d));) {
+		pid_t pid = (pid_t)atoi(de->d_name);
+		char state = 0, name[16];
+		unsigned long long start = 0;
+		if (pid <= 0 || parent_of(pid) != self || !stat_of(pid, &state, &start, name))
+			continue;
+		if (state == 'Z' && strcmp(name, comm) == 0 && (found < 0 || start < first))
+			found = pid, first = start;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 pid_t exec_find_child(pid_t except)
 {
 	pid_t self = getpid(), found = -1;

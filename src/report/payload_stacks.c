@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,8 +87,27 @@ static void add_share(json_t *acc, const char *name, double v)
 	json_object_set_new(acc, name, json_real((cur ? json_real_value(cur) : 0) + v));
 }
 
-static json_t *sorted_callers(json_t *acc, double total)
+/* A stack unwound to the program's entry (or a thread's) is whole; one
+ * that ends elsewhere was cut short (a DWARF stack copy too small, a frame
+ * chain broken by code without frame pointers). */
+static bool whole(const struct stack_frame *outer)
 {
+	static const char *const roots[] = {"_start", "__libc_start_main",
+					    "__libc_start_call_main", "start_thread", "clone",
+					    "clone3", "__clone", "__clone3", "thread_start"};
+	for (size_t i = 0; outer->function && i < sizeof(roots) / sizeof(roots[0]); i++)
+		if (!strcmp(outer->function, roots[i]))
+			return true;
+	return false;
+}
+
+static json_t *sorted_callers(json_t *acc, double total, double cut)
+{
+	char why[200] = "";
+	if (cut > 0)
+		snprintf(why, sizeof(why), "%.0f%% of this Hotspot's sampled stacks were cut short "
+			 "before the program's entry: a caller may be missing from them",
+			 100 * cut / total);
 	json_t *arr = json_array();
 	for (size_t k = 0; k < CALLERS_MAX && json_object_size(acc); k++) {
 		const char *key, *best = NULL;
@@ -99,7 +120,9 @@ static json_t *sorted_callers(json_t *acc, double total)
 			}
 		json_array_append_new(arr, json_pack("{s:s, s:o}", "name", best, "share",
 						     quality__json(bv / total, "ratio",
-								   QUALITY_MEASURED, NULL)));
+								   cut > 0 ? QUALITY_ESTIMATED
+									   : QUALITY_MEASURED,
+								   cut > 0 ? why : NULL)));
 		json_object_del(acc, best);
 	}
 	return arr;
@@ -111,7 +134,7 @@ void payload_stack_views(const struct pivot *p, const struct stack_index *si,
 {
 	const struct hotspot *h = &p->hotspots[hotspot];
 	json_t *acc = json_object();
-	double all = 0, leaf = 0, incl = 0;
+	double all = 0, leaf = 0, incl = 0, cut = 0;
 	int pass = stacks_lowest_pass(p, time_base);
 	for (size_t s = 0; time_base && s < p->nr_stacks; s++) {
 		const struct stack *st = &p->stacks[s];
@@ -131,12 +154,13 @@ void payload_stack_views(const struct pivot *p, const struct stack_index *si,
 		if (!is_hotspot(f[0], h))
 			continue;
 		leaf += st->value;
+		cut += whole(f[depth - 1]) ? 0 : st->value;
 		char *name = depth > 1 ? frame_name(f[1]) : xstrdup("(root)");
 		if (name)
 			add_share(acc, name, st->value);
 		xfree(name);
 	}
-	*callers = leaf > 0 ? sorted_callers(acc, leaf) : json_array();
+	*callers = leaf > 0 ? sorted_callers(acc, leaf, cut) : json_array();
 	json_decref(acc);
 	*inclusive = all > 0 ? json_pack("{s:f, s:s, s:s, s:n, s:[s], s:s}", "value", incl / all,
 					 "unit", "ratio", "quality", "measured", "reason",

@@ -60,22 +60,36 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 		rc = text_lines__add(out, "%zu %s (%d sampled%s); busiest rank %d at %.2fx the mean%s",
 				     ri->nr_rows, ranks, ri->nr_sampled, extra, ri->busiest_rank,
 				     ri->imbalance, mpi);
-	if (rc == 0 && ri->mpi.dom_rank >= 0 && ri->mpi.dom_call)
-		rc = text_lines__add(out, "  rank %d waits %.0f%% of its time in `%s`%s%s%s (wall clock)",
-				     ri->mpi.dom_rank, 100 * ri->mpi.dom_fraction, ri->mpi.dom_call,
-				     ri->mpi.dom_site[0] ? " at `" : "", ri->mpi.dom_site,
-				     ri->mpi.dom_site[0] ? "`" : "");
+	/* the share quoted is the named site's, never all of the call's */
+	char all[80] = "";
+	if (ri->mpi.dom_fraction - ri->mpi.dom_site_fraction >= 0.005)
+		snprintf(all, sizeof(all), "; %.0f%% at all its sites", 100 * ri->mpi.dom_fraction);
+	if (rc == 0 && ri->mpi.dom_rank >= 0 && ri->mpi.dom_call && ri->mpi.dom_site[0])
+		rc = text_lines__add(out, "  rank %d waits %.0f%% of its time in `%s` at `%s`%s "
+				     "(wall clock)", ri->mpi.dom_rank,
+				     100 * ri->mpi.dom_site_fraction, ri->mpi.dom_call,
+				     ri->mpi.dom_site, all);
+	else if (rc == 0 && ri->mpi.dom_rank >= 0 && ri->mpi.dom_call)
+		rc = text_lines__add(out, "  rank %d waits %.0f%% of its time in `%s` (wall clock)",
+				     ri->mpi.dom_rank, 100 * ri->mpi.dom_fraction, ri->mpi.dom_call);
+	if (rc == 0 && ri->periods_exact)
+		rc = text_lines__add(out, "  rank times: counted task-clock on %d ranks, the sum of "
+				     "their task-clock samples' periods on the %d sampled (the same "
+				     "count, short of one period a thread)",
+				     ri->nr_counted, (int)ri->nr_rows - ri->nr_counted);
 	if (rc == 0)
 		rc = render_threads(ri, out);
 	if (rc < 0 || isnan(ri->imbalance))
 		return rc;
+	const char *clock = strstr(ri->basis, "interposition") ? "CPU time x wall-clock share"
+							       : "sampled CPU time";
 	if (!isnan(ri->app_imbalance) && !isnan(ri->total_imbalance) &&
 	    ri->imbalance == ri->app_imbalance)
-		rc = text_lines__add(out, "  measured on %s, sampled CPU time; on total time, waiting included: "
-					  "rank %d at %.2fx; the kernel holds %.1f%%", ri->basis,
+		rc = text_lines__add(out, "  measured on %s, %s; on total time, waiting included: "
+					  "rank %d at %.2fx; the kernel holds %.1f%%", ri->basis, clock,
 				     ri->total_busiest, ri->total_imbalance, 100 * ri->sys_fraction);
 	else
-		rc = text_lines__add(out, "  measured on %s, sampled CPU time", ri->basis);
+		rc = text_lines__add(out, "  measured on %s, %s", ri->basis, clock);
 	if (rc == 0 && ri->quality == QUALITY_ESTIMATED && ri->reason)
 		rc = text_lines__add(out, "  busiest rank's %.2fx downgraded to estimated: %s",
 				     ri->imbalance, ri->reason);
@@ -183,7 +197,7 @@ static json_t *dominant_json(const struct rank_imbalance *ri)
 {
 	if (ri->mpi.dom_rank < 0 || !ri->mpi.dom_call)
 		return json_null();
-	return json_pack("{s:i, s:s, s:o, s:o}", "rank", ri->mpi.dom_rank, "call",
+	return json_pack("{s:i, s:s, s:o, s:o, s:o}", "rank", ri->mpi.dom_rank, "call",
 			 ri->mpi.dom_call, "fraction",
 			 quality__json_clock(ri->mpi.dom_fraction, "ratio",
 					     (size_t)ri->mpi.dom_rank < ri->mpi.nr
@@ -195,7 +209,9 @@ static json_t *dominant_json(const struct rank_imbalance *ri)
 						     : "the rank's MPI time is unknown",
 					     CLOCK_WALL),
 			 "site",
-			 ri->mpi.dom_site[0] ? json_string(ri->mpi.dom_site) : json_null());
+			 ri->mpi.dom_site[0] ? json_string(ri->mpi.dom_site) : json_null(),
+			 "site_fraction",
+			 ri->mpi.dom_site[0] ? json_real(ri->mpi.dom_site_fraction) : json_null());
 }
 
 json_t *ranks_view_payload(const struct rank_imbalance *ri)

@@ -86,6 +86,9 @@ struct run_state {
 	struct config *cfg;          /* effective configuration (common/config.h) */
 	int freq;                    /* sampling frequency actually used */
 	json_t *effective_config;    /* flat dict recorded in provenance (owned) */
+	json_t *dependencies;        /* provenance {name: version} (owned), or NULL */
+	char *mpi_probe;             /* the MPI interposition library's description when
+					injected into the ranks ("v1 for libmpi.so.40"), owned */
 
 	/* launch split (stage "launch"; HOOK(mpi) fills prefix/world_size) */
 	char **prefix;     /* launcher prefix, NULL-terminated; the array is owned,

@@ -2,6 +2,9 @@
 #include "run/ranks_mpi.h"
 
 #include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "run/pipeline.h"
@@ -20,6 +23,21 @@
 #include "tools/version.h"
 
 #define UNAVAILABLE DEG_MPI_ANALYSIS_UNAVAILABLE
+
+/* provenance.dependencies[name] = the formatted version text. */
+__attribute__((format(printf, 3, 4))) static void depend(struct run_state *s, const char *name,
+							 const char *fmt, ...)
+{
+	char buf[700];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (!s->dependencies)
+		s->dependencies = json_object();
+	if (s->dependencies)
+		json_object_set_new(s->dependencies, name, json_string(buf));
+}
 
 static void stack_of(struct run_state *s, const char *launcher, struct mpi_stack *st)
 {
@@ -69,7 +87,7 @@ static void network_probe(struct run_state *s, const struct mpi_stack *st, const
 	else if (strcmp(np.impl, st->impl) != 0 && strcmp(st->impl, "unknown") != 0)
 		snprintf(why, sizeof(why), "mpicc built for %s, the launcher is %s", np.impl,
 			 st->impl);
-	else if (netprobe_ceilings(&np, s->machine) <= 0)
+	else if (depend(s, "mpi", "%s %s", np.impl, np.version), netprobe_ceilings(&np, s->machine) <= 0)
 		snprintf(why, sizeof(why), "the ping-pong probe measured nothing");
 	if (why[0])
 		run_state__degrade(s, DEG_NETWORK_CEILINGS_UNAVAILABLE, why,
@@ -218,6 +236,10 @@ char *collect_mpi_prepare(struct run_state *s, struct err *e)
 	snprintf(pst.impl, sizeof(pst.impl), "%s", mpi_family_name(abi.family));
 	snprintf(pst.version, sizeof(pst.version), "%s", abi.soname);
 	mpi_stack_key(&pst, keyed);
+	depend(s, "mpi_library", "%s (%s) %s", abi.soname, mpi_family_name(abi.family), abi.path);
+	char *cc_path = NULL;
+	depend(s, "mpicc", "%s", exec_which(mpicc, &cc_path) == 0 ? cc_path : mpicc);
+	xfree(cc_path);
 	struct mpi_probes pr;
 	char *lib = NULL;
 	if (mpi_build(s->x, &pst, mpicc, &pr, e) < 0)
@@ -234,6 +256,8 @@ char *collect_mpi_prepare(struct run_state *s, struct err *e)
 	if (pr.lib && probe_matches(s, pr.lib, &abi, mpicc, why, sizeof(why))) {
 		lib = pr.lib;
 		pr.lib = NULL;
+		xfree(s->mpi_probe);
+		s->mpi_probe = xasprintf("v%d for %s", MPI_PROBES_VERSION, abi.soname);
 	} else {
 		if (!why[0])
 			snprintf(why, sizeof(why), "the MPI interposition library could not be "

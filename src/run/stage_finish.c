@@ -10,6 +10,7 @@
 
 #include "run/pipeline.h"
 #include "attrib/attrib.h"
+#include "attrib/frameless.h"
 #include "build_config.h"
 #include "common/alloc.h"
 #include "common/config.h"
@@ -141,6 +142,16 @@ int stage_attribute(struct run_state *s, struct err *e)
 	struct degradations d = {0};
 	int rc = sm && flag_copies ? attrib_run(&s->pivot, s->x, s->tools, &o, &d, e)
 				   : err_oom(e);
+	/* fp stacks: a leaf without a frame hides its caller, said unknown. */
+	if (rc == 0 && s->stacks == STACKS_FP && !s->replay) {
+		struct frameless_report fr;
+		rc = frameless_mark(&s->pivot, &fr) < 0 ? err_oom(e) : 0;
+		if (rc == 0 && fr.unknown > 0)
+			console__info(s->con, "call stacks: %.0f%% of the stacked time is in code "
+				      "that sets up no frame pointer (%s): its caller is unknown, "
+				      "shown as %s (--call-graph dwarf recovers it)",
+				      100 * fr.unknown / fr.stacked, fr.modules, FRAMELESS_CALLER);
+	}
 	/* MPI call sites are named by the same symbolizer, after the samples. */
 	if (rc == 0 && s->pivot.nr_mpi_sites)
 		rc = mpi_sites_symbolize(&s->pivot, s->x, s->tools, &d, e);
@@ -177,6 +188,14 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 	}
 	m->generated_by = xstrdup("nunatak " NUNATAK_VERSION);
 	m->provenance.effective_configuration = json_incref(s->effective_config);
+	if (s->caps.perf.present && s->caps.perf.version.text[0]) {
+		if (!s->dependencies)
+			s->dependencies = json_object();
+		if (s->dependencies)
+			json_object_set_new(s->dependencies, "perf",
+					    json_string(s->caps.perf.version.text));
+	}
+	m->provenance.dependencies = s->dependencies ? json_incref(s->dependencies) : NULL;
 	m->overhead = s->overhead ? json_incref(s->overhead) : NULL;
 	/* After the application, as the recordings order git's calls. */
 	char cwd[4096];
@@ -206,6 +225,12 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 			rc |= manifest__add_collector(m, "scope_profiler-preload", NUNATAK_VERSION);
 		else if (ps->sampled)
 			rc |= manifest__add_collector(m, "perf", s->caps.perf.version.text);
+		/* an MPI pass: perf in every rank (each rank.json says its own
+		 * node's perf version), nunatak's MPI interposition when injected */
+		if (s->mpi && !ps->sampled && s->caps.perf.present)
+			rc |= manifest__add_collector(m, "perf", s->caps.perf.version.text);
+		if (s->mpi && s->mpi_probe)
+			rc |= manifest__add_collector(m, "nunatak-mpi", s->mpi_probe);
 		if (s->nr_passes > 1 && ps->sampled && !s->replay) {
 			char key[32], path[48];
 			snprintf(key, sizeof(key), "perf.data.pass-%d", i);

@@ -21,15 +21,10 @@ static int forced(struct run_state *s, enum stacks_mode m)
 {
 	s->stacks = m;
 	if (m == STACKS_DWARF) {
-		if (s->freq > STACKS_DWARF_MAX_HZ) {
-			console__info(s->con, "--call-graph dwarf: stacks unwound from copies of the "
-					      "user stack; frequency lowered to %d Hz",
-				      STACKS_DWARF_MAX_HZ);
-			s->freq = STACKS_DWARF_MAX_HZ;
-		} else {
-			console__info(s->con, "--call-graph dwarf: stacks unwound from copies of the "
-					      "user stack at %d Hz", s->freq);
-		}
+		/* The asked rate is kept: the stack copy's size bounds the cost. */
+		console__info(s->con, "--call-graph dwarf: stacks unwound from %d-byte copies of "
+				      "the user stack at %d Hz (deeper stacks are cut short)",
+			      STACKS_DWARF_COPY_BYTES, s->freq);
 		return 0;
 	}
 	console__info(s->con, "call stacks: %s (--call-graph)", stacks_mode__name(m));

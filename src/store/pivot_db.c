@@ -64,7 +64,10 @@ static int write_meta(sqlite3 *db, const char *path, const char *generated_by, s
 static int write_table(sqlite3 *db, const struct pivot_table *t, const struct pivot *p,
 		       const char *path, struct err *e)
 {
-	char *sql = xasprintf("CREATE TABLE %s (id INTEGER PRIMARY KEY, %s)", t->name, t->ddl);
+	char *ddl = pivot_table__ddl(t);
+	char *sql = ddl ? xasprintf("CREATE TABLE %s (id INTEGER PRIMARY KEY, %s)", t->name, ddl)
+			: NULL;
+	xfree(ddl);
 	if (!sql)
 		return err_oom(e);
 	int rc = exec_sql(db, sql, path, e);
@@ -78,10 +81,10 @@ static int write_table(sqlite3 *db, const struct pivot_table *t, const struct pi
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		rc = sql_err(e, db, path, sql);
 	xfree(sql);
-	size_t n = t->count(p);
+	size_t n = pivot_table__count(t, p);
 	for (size_t i = 0; i < n && !rc; i++) {
 		sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
-		t->bind(st, p, i);
+		pivot_table__bind(t, st, p, i);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			rc = sql_err(e, db, path, t->name);
 		sqlite3_reset(st);
@@ -225,17 +228,16 @@ static int check_meta(sqlite3 *db, const char *path, struct err *e)
  * file (columns are added without a schema bump) reads as NULL. */
 static char *select_sql(sqlite3 *db, const struct pivot_table *t)
 {
-	char *cols = xstrdup(t->cols), *sql = xasprintf("SELECT id"), *save = NULL;
-	for (char *c = cols ? strtok_r(cols, ", ", &save) : NULL; c && sql;
-	     c = strtok_r(NULL, ", ", &save)) {
+	char *sql = xasprintf("SELECT id");
+	for (int i = 0; sql && i < t->nr_cols; i++) {
+		const char *c = t->cols[i].name;
 		int present = sqlite3_table_column_metadata(db, NULL, t->name, c, NULL, NULL,
 							    NULL, NULL, NULL) == SQLITE_OK;
 		char *next = xasprintf("%s, %s", sql, present ? c : "NULL");
 		xfree(sql);
 		sql = next;
 	}
-	char *full = cols && sql ? xasprintf("%s FROM %s ORDER BY id", sql, t->name) : NULL;
-	xfree(cols);
+	char *full = sql ? xasprintf("%s FROM %s ORDER BY id", sql, t->name) : NULL;
 	xfree(sql);
 	return full;
 }
@@ -272,7 +274,7 @@ static int read_table(sqlite3 *db, const struct pivot_table *t, struct pivot *p,
 				     t->name, (long long)id, expect);
 			break;
 		}
-		if ((rc = t->load(st, p, e)))
+		if ((rc = pivot_table__load(t, st, p, e)))
 			err_prefix(e, "%s: table %s, id %lld", path, t->name, (long long)id);
 	}
 	if (!rc && step != SQLITE_DONE)

@@ -125,28 +125,50 @@ size_t objdump__parse_symbols(const char *text, uint64_t min_size, size_t max, u
 	return k;
 }
 
+/* The instruction text of an objdump -d line ("  10c4:\t55 \tpush   %rbp"),
+ * into ins; false for any other line. */
+static bool insn_text(const char *l, size_t len, char *ins, size_t cap)
+{
+	const char *t1 = memchr(l, '\t', len);
+	const char *t2 = t1 ? memchr(t1 + 1, '\t', len - (size_t)(t1 + 1 - l)) : NULL;
+	if (!t1 || !t2 || t1 == l || t1[-1] != ':')
+		return false;
+	size_t il = len - (size_t)(t2 + 1 - l);
+	if (il >= cap)
+		il = cap - 1;
+	memcpy(ins, t2 + 1, il);
+	ins[il] = '\0';
+	return true;
+}
+
+/* A frame is set up, not a register saved: `push %rbp` and then `mov
+ * %rsp,%rbp` (x86-64; GCC may schedule an instruction or two between them),
+ * `stp x29, x30, ...` and then `mov x29, sp` (AArch64). A push %rbp without
+ * the mov is how -O2 code without frame pointers saves rbp as a
+ * callee-saved register (issue 24: such a build passed the check at 88 %).
+ * The save is looked for within the first max_insns instructions, the mov
+ * within max_insns more. */
 bool objdump__fp_prologue(const char *dis, int max_insns)
 {
-	int insns = 0;
+	int insns = 0, saved_at = 0;
+	bool x86 = false;
 	const char *p = dis ? dis : "";
-	while (*p && insns < max_insns) {
+	while (*p && insns < (saved_at ? saved_at + max_insns : max_insns)) {
 		const char *l;
 		size_t len = text_next_line(&p, &l);
-		/* an instruction line: "  10c4:\t55 \tpush   %rbp" (two tabs) */
-		const char *t1 = memchr(l, '\t', len);
-		const char *t2 = t1 ? memchr(t1 + 1, '\t', len - (size_t)(t1 + 1 - l)) : NULL;
-		if (!t1 || !t2 || t1 == l || t1[-1] != ':')
+		char ins[128];
+		if (!insn_text(l, len, ins, sizeof(ins)))
 			continue;
 		insns++;
-		char ins[128];
-		size_t il = len - (size_t)(t2 + 1 - l);
-		if (il >= sizeof(ins))
-			il = sizeof(ins) - 1;
-		memcpy(ins, t2 + 1, il);
-		ins[il] = '\0';
-		if ((strncmp(ins, "push", 4) == 0 && strstr(ins, "%rbp")) ||
-		    (strncmp(ins, "stp", 3) == 0 && strstr(ins, "x29, x30")))
+		bool mov = strncmp(ins, "mov", 3) == 0;
+		if (saved_at && mov && strstr(ins, x86 ? "%rsp,%rbp" : "x29, sp"))
 			return true;
+		if (!saved_at && strncmp(ins, "push", 4) == 0 && strstr(ins, "%rbp")) {
+			saved_at = insns;
+			x86 = true;
+		} else if (!saved_at && strncmp(ins, "stp", 3) == 0 && strstr(ins, "x29, x30")) {
+			saved_at = insns;
+		}
 	}
 	return false;
 }

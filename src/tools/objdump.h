@@ -37,9 +37,10 @@ void objdump__disassemble_argv(struct objdump_range_argv *a, const char *path,
  * into out[max]. Returns how many. */
 size_t objdump__parse_symbols(const char *text, uint64_t min_size, size_t max, uint64_t *out);
 
-/* Whether a disassembly of a function's first bytes shows a frame-pointer
- * prologue (push %rbp; stp x29, x30) within its first max_insns
- * instructions. */
+/* Whether a disassembly of a function's first bytes shows a frame being set
+ * up within its first max_insns instructions: `push %rbp` immediately
+ * followed by `mov %rsp,%rbp` (x86-64), `stp x29, x30, ...` by `mov x29, sp`
+ * (AArch64). A lone push %rbp is a register save, not a frame. */
 bool objdump__fp_prologue(const char *disassembly, int max_insns);
 
 #endif

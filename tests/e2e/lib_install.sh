@@ -40,6 +40,18 @@ if readelf -d "$libdir/libscope_profiler.so" | grep NEEDED | grep -v -E "libc\.s
   echo "unexpected run-time dependency"; exit 1
 fi
 
+echo "== the documentation installed, and --help points into the (moved) prefix"
+for f in README.md docs/cli/run.md docs/cli/report.md docs/run-format.md; do
+  [ -f "$P/share/doc/nunatak/$f" ] || { echo "not installed: $P/share/doc/nunatak/$f"; exit 1; }
+done
+"$P/bin/nunatak" --help | grep -qx "documentation: $P/share/doc/nunatak/README.md" ||
+  { echo "nunatak --help does not point to the installed README:"; "$P/bin/nunatak" --help | tail -3; exit 1; }
+for verb in run report compare calibrate doctor regions; do
+  line=$("$P/bin/nunatak" "$verb" --help | grep "^documentation: ")
+  [ "$line" = "documentation: $P/share/doc/nunatak/docs/cli/$verb.md" ] && [ -f "${line#documentation: }" ] ||
+    { echo "nunatak $verb --help: '$line'"; exit 1; }
+done
+
 echo "== pkg-config"
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
 # shellcheck disable=SC2046

@@ -52,6 +52,24 @@ for launcher in mpirun.openmpi mpirun.mpich; do
 		grep -q "perf was killed" "$case.err" && { echo "FAIL: $case: perf blamed"; fail=1; }
 	done
 done
+# Provenance of an MPI Run: the MPI library the program links, the mpicc that
+# built the probe, perf; the pass's collectors; every rank's perf version.
+python3 - "$tmp/run-mpirun.openmpi-openmpi" "$(command -v perf || true)" <<'PY' || fail=1
+import glob, json, sys
+run, perf = sys.argv[1], sys.argv[2]
+m = json.load(open(run + "/manifest.json"))
+deps = m["provenance"]["dependencies"]
+print("dependencies:", deps)
+assert deps["mpi_library"].startswith("libmpi.so.40 (Open MPI) /"), deps
+assert deps["mpicc"].endswith("mpicc.openmpi"), deps
+assert deps["mpi"].startswith("Open MPI "), deps
+tools = [c["tool"] for p in m["passes"] for c in p["collectors"]]
+assert "nunatak-mpi" in tools, m["passes"]
+if perf:
+    assert deps.get("perf") and "perf" in tools, (deps, m["passes"])
+    for f in glob.glob(run + "/collect/rank-*/rank.json"):
+        assert json.load(open(f))["perf_version"], f
+PY
 # A program that links no MPI under mpirun: nothing injected, the reason said.
 set +e
 timeout 300 "$NUNATAK" run -o "$tmp/run-sh" -- mpirun.openmpi -n 2 sh -c 'echo plain; exit 4' \

@@ -59,8 +59,18 @@ for i, h in enumerate(p["hotspots"]):
 p["inline_view"] = [{"function": names[2], "file": src, "line": 2000, "share": 0.3, "sites": 3}]
 for d in p["degradations"]:
     d["message"] = (d.get("message") or "") + " " + lib
+# The MPI-by-rank table at its widest: 8 MPI functions (the most it shows),
+# long names, long call-site files, large times.
+mpi_names = ["MPI_Allreduce", "MPI_Waitall", "MPI_Isend", "MPI_Irecv", "MPI_Barrier", "MPI_Reduce_scatter_block",
+             "MPI_Alltoallv", "MPI_Neighbor_alltoallw", "MPI_Sendrecv_replace"]
+wall = lambda ns: {"value": ns, "unit": "ns", "quality": "measured", "reason": None, "clock": "wall clock"}
 for r in p["ranks"]["rows"]:
     r["node"] = "compute-node-with-a-long-hostname-0042.cluster.example.org"
+    r["mpi"] = {"source": "interposition", "quality": "measured", "reason": None, "wall_ns": wall(36.2e9)}
+    r["mpi_calls"] = [{"name": n, "calls": 1234567, "bytes": 98765432100, "time_ns": wall(12.3e9 / (k + 1)),
+                       "sites": [{"file": src.replace(".cpp", "_%d.cpp" % k), "line": 12345, "function": names[0],
+                                  "calls": 1234567, "time_ns": wall(12.3e9 / (k + 1))}]}
+                      for k, n in enumerate(mpi_names)]
 os.makedirs(os.path.dirname(sys.argv[2]), exist_ok=True)
 json.dump(p, open(sys.argv[2], "w", encoding="utf-8"))
 PY

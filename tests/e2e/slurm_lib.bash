@@ -3,8 +3,8 @@
 # of this test's own (tests/slurm/cluster.sh), stopped by the EXIT trap
 # whatever happens; a skip (exit 2, with the reason) when it cannot come up
 # here. Sets tmp (the test's directory), cluster_dir, SLURM_CONF, and builds
-# tests/e2e/$1.c with mpicc.openmpi and mpicc.mpich into $tmp/prog_openmpi,
-# $tmp/prog_mpich.
+# $1 (a C file, relative to the source tree) with mpicc.openmpi and
+# mpicc.mpich into $tmp/prog_openmpi, $tmp/prog_mpich.
 set -eu
 [ "${NUNATAK_SANITIZE:-0}" = 1 ] && { echo "skip: the Slurm tests run in the gcc pass (the cluster's daemons are started once per test; ASan adds nothing here)"; exit 2; }
 for t in mpicc.openmpi mpicc.mpich python3; do
@@ -22,8 +22,9 @@ bash "$cluster" start "$cluster_dir" </dev/null || rc=$?
 # shellcheck disable=SC1091
 . "$cluster_dir/env"
 cd "$tmp"
-mpicc.openmpi -g -O1 -o "$tmp/prog_openmpi" "$NUNATAK_SOURCE_DIR/tests/e2e/$1.c"
-mpicc.mpich -g -O1 -o "$tmp/prog_mpich" "$NUNATAK_SOURCE_DIR/tests/e2e/$1.c"
+for mpi in openmpi mpich; do
+	"mpicc.$mpi" -g -O1 -I "$NUNATAK_SOURCE_DIR/include" -o "$tmp/prog_$mpi" "$NUNATAK_SOURCE_DIR/$1"
+done
 
 # rank_rows RUN: "rank world_size node role sampled counted" a line per rank.json
 rank_rows() {

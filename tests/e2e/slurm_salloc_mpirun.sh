@@ -1,6 +1,6 @@
 #!/bin/bash
 # A real two-node Slurm cluster (tests/slurm/cluster.sh): `salloc -N 2 -n 4 nunatak run -- mpirun -n 4` with Open MPI's mpirun and MPICH's (Hydra), each launching its ranks through Slurm: output and exit status as bare, every rank sampled with its world size and its node (n1 n1 n2 n2)
-. "$NUNATAK_SOURCE_DIR/tests/e2e/slurm_lib.bash" mpi_exit
+. "$NUNATAK_SOURCE_DIR/tests/e2e/slurm_lib.bash" tests/e2e/mpi_exit.c
 fail=0
 for mpi in openmpi mpich; do
 	set +e

@@ -1,6 +1,6 @@
 #!/bin/bash
 # A real two-node Slurm cluster (tests/slurm/cluster.sh): `sbatch` of a job script whose step is `nunatak run -- srun --mpi=pmix` (Open MPI): the job's output holds the application's and names the Run directory, the job's exit status is the application's (sbatch --wait), every rank of the 2x2 allocation is in the Run with its world size and node
-. "$NUNATAK_SOURCE_DIR/tests/e2e/slurm_lib.bash" mpi_exit
+. "$NUNATAK_SOURCE_DIR/tests/e2e/slurm_lib.bash" tests/e2e/mpi_exit.c
 cat >"$tmp/job.sh" <<JOB
 #!/bin/bash
 #SBATCH -N 2 -n 4

@@ -1,6 +1,6 @@
 #!/bin/bash
 # A real two-node Slurm cluster (tests/slurm/cluster.sh): `nunatak run -- srun -N 2 -n 4` of an Open MPI program (--mpi=pmix) and an MPICH one (--mpi=pmi2) keeps the application's output and exit status as bare srun; every rank knows the world size (4) and its node (n1 n1 n2 n2), every rank is sampled, and the probe links the program's own MPI
-. "$NUNATAK_SOURCE_DIR/tests/e2e/slurm_lib.bash" mpi_exit
+. "$NUNATAK_SOURCE_DIR/tests/e2e/slurm_lib.bash" tests/e2e/mpi_exit.c
 fail=0
 for pair in "openmpi pmix libmpi.so.40" "mpich pmi2 libmpich.so.12"; do
 	read -r mpi plugin soname <<<"$pair"

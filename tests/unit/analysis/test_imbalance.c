@@ -319,7 +319,73 @@ static void t_helper_threads(void)
 	pivot__release(&p);
 }
 
+/* Rank 3 only counted, every rank interposed: application time is each
+ * rank's CPU time times its wall-clock share outside MPI, for all ranks alike,
+ * and the ranks busy-waiting in MPI_Barrier are never the busiest. */
+static void t_interposed_counted(void)
+{
+	struct pivot p;
+	build_mpi_run(&p, false);
+	interposed(&p, "n1", 0, 1000, 10, NULL);
+	for (int r = 1; r < 4; r++)
+		interposed(&p, r < 2 ? "n1" : "n2", r, 1000, 2000.0 / 3, NULL);
+	struct rank_imbalance ri;
+	CHECK_INT(imbalance_ranks(&p, 4, &ri), 0);
+	CHECK_INT(ri.nr_sampled, 3);
+	CHECK_INT(ri.busiest_rank, 0);
+	double light = 900 * (1 - 2.0 / 3), heavy = 900 * 0.99;
+	CHECK_NEAR(ri.imbalance, heavy / ((heavy + 3 * light) / 4), 1e-6);
+	CHECK_NEAR(ri.rows[3].app_interposed_ns, light * 1e6, 1);
+	CHECK(strstr(ri.basis, "interposition") != NULL);
+	CHECK_INT(ri.quality, QUALITY_ESTIMATED);
+	CHECK(ri.reason && strstr(ri.reason, "1 of 4 ranks were only counted"));
+	/* counted and sampled rank times mix: said, not downgraded */
+	CHECK(ri.periods_exact);
+	struct text_lines t = {0};
+	CHECK_INT(ranks_view_lines(&ri, &t), 0);
+	bool said = false;
+	for (size_t i = 0; i < t.n; i++)
+		said |= strstr(t.v[i], "rank times: counted task-clock on 1 ranks, the sum of their "
+				       "task-clock samples' periods on the 3 sampled") != NULL;
+	CHECK(said);
+	text_lines__release(&t);
+	rank_imbalance__release(&ri);
+	pivot__release(&p);
+}
+
+/* The headline quotes the share of the site it names: MPI_Barrier holds 41%
+ * of rank 1, 30% at solver.c:212 and 11% elsewhere. */
+static void t_site_share(void)
+{
+	struct pivot p;
+	build_mpi_run(&p, true);
+	interposed(&p, "n1", 1, 1000, 410, NULL);
+	int64_t l = pivot__intern_locus(&p, "n1", 1, -1);
+	for (size_t i = 0; i < p.nr_mpi_sites; i++)
+		p.mpi_sites[i].time_ns = 300000000;
+	struct mpi_site other = {.locus = l, .name = (char *)"MPI_Barrier",
+				 .module = (char *)"/a/solver", .address = 0x5678,
+				 .function = (char *)"finish", .file = (char *)"/src/solver.c",
+				 .line = 400, .calls = 1, .time_ns = 110000000};
+	CHECK(pivot__add_mpi_site(&p, &other) >= 0);
+	struct rank_imbalance ri;
+	CHECK_INT(imbalance_ranks(&p, 4, &ri), 0);
+	struct text_lines t = {0};
+	CHECK_INT(ranks_view_lines(&ri, &t), 0);
+	CHECK_STR(t.v[1], "  rank 1 waits 30% of its time in `MPI_Barrier` at `solver.c:212`; 41% at "
+			  "all its sites (wall clock)");
+	json_t *j = ranks_view_payload(&ri);
+	json_t *dom = json_object_get(j, "mpi_dominant");
+	CHECK_NEAR(json_real_value(json_object_get(dom, "site_fraction")), 0.30, 1e-9);
+	json_decref(j);
+	text_lines__release(&t);
+	rank_imbalance__release(&ri);
+	pivot__release(&p);
+}
+
 static const struct test_case cases[] = {
+	{"interposed_counted", "counted ranks: application time from interposition, the waiting ranks never busiest", t_interposed_counted},
+	{"site_share", "the MPI headline quotes the share of the site it names", t_site_share},
 	{"measured_mpi", "interposed MPI time: measured share, dominant call and site",
 	 t_measured_mpi},
 	{"mpi_modules", "MPI runtime modules are recognised", t_mpi_modules},

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* cli/ sources live in the executable, not nunatak_core: compile the parser in. */
 #include "cli/options.c"
+#include "cli/docs_path.c"
 
 #include <fcntl.h>
 

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Frame-pointer call stacks and the functions that set up no frame (issue
+ * 24). With `--call-graph fp` the kernel walks the %rbp chain: a sample in a
+ * function that has not (yet) executed `push %rbp; mov %rsp,%rbp` reads the
+ * return address of its *caller's* frame, so the caller is skipped and the
+ * caller's caller is reported in its place (GCC gives a leaf no frame even
+ * under -fno-omit-frame-pointer). Such a stack's caller is unknown: a frame
+ * "(caller unknown)" is put at depth 1 (deeper frames move down one), so no
+ * wrong caller is ever shown as measured. The check reads the function's
+ * first bytes from the module itself (x86-64 only; other ISAs, a module
+ * that cannot be read or an address outside every symbol are left as they
+ * are).
+ */
+#ifndef NUNATAK_ATTRIB_FRAMELESS_H
+#define NUNATAK_ATTRIB_FRAMELESS_H
+
+#include <stddef.h>
+
+struct pivot;
+
+#define FRAMELESS_CALLER "(caller unknown)"
+
+/* Pure: the length in bytes of an x86-64 frame setup at the start of code
+ * ([endbr64] push %rbp; mov %rsp,%rbp), 0 when the function does not begin
+ * with one (no frame, or a push %rbp that only saves a register). */
+size_t frame_setup_len(const unsigned char *code, size_t n);
+
+struct frameless_report {
+	double stacked;          /* stacked time (or count) over every stack */
+	double unknown;          /* of it, in stacks whose caller became unknown */
+	char modules[256];       /* "libc.so.6 9%, app 2%": where, most first */
+};
+
+/* Marks the fp stacks of p whose leaf sets up no frame (above). Returns 0 or
+ * -ENOMEM; *r says how much. */
+int frameless_mark(struct pivot *p, struct frameless_report *r);
+
+#endif

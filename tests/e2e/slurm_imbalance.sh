@@ -1,0 +1,54 @@
+#!/bin/bash
+# A real two-node Slurm cluster (tests/slurm/cluster.sh): the 3x-imbalanced program (examples/mpi/mpi_imbalance.c, rank 0 does 3x) under `nunatak run -- srun -N 2 -n 4`, Open MPI over PMIx and MPICH over PMI-2: work_units' imbalance 3 +- 15%, rank 0 named busiest on application time (never a rank busy-waiting in MPI_Barrier); with the counting layer (rank_threshold 1: two ranks only counted) rank 0 is still the busiest, on the application time interposition measures, and rank times are said, not mixed
+. "$NUNATAK_SOURCE_DIR/tests/e2e/slurm_lib.bash" examples/mpi/mpi_imbalance.c
+command -v perf >/dev/null || { echo "skip: perf is not installed"; exit 2; }
+perf record -q -o /dev/null -- true 2>/dev/null || {
+	echo "skip: perf cannot sample here (kernel.perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid))"
+	exit 2
+}
+printf '[sampling]\nrank_threshold = 1\n' >"$tmp/site.toml"
+fail=0
+for pair in "openmpi pmix" "mpich pmi2"; do
+	read -r mpi plugin <<<"$pair"
+	for mode in all counted; do
+		run="$tmp/run-$mpi-$mode"
+		site=/dev/null
+		[ "$mode" = counted ] && site="$tmp/site.toml"
+		set +e
+		NUNATAK_SITE_CONFIG="$site" timeout 900 "$NUNATAK" run -o "$run" -- \
+			srun -N 2 -n 4 --mpi="$plugin" "$tmp/prog_$mpi" 100 >"$mpi-$mode.out" 2>"$mpi-$mode.err" </dev/null
+		rc=$?
+		set -e
+		[ "$rc" = 0 ] || { echo "FAIL: $mpi ($mode): nunatak run exited $rc"; cat "$mpi-$mode.err"; fail=1; continue; }
+		grep -q "^mpi_imbalance: 4 ranks, rank 0 did 3x100 units" "$mpi-$mode.out" || {
+			echo "FAIL: $mpi ($mode): the application's output is lost"; fail=1; }
+		grep -E "ranks \(|busiest|rank times|waits|measured on" "$mpi-$mode.err" || true
+		"$NUNATAK" report --json "$run" >"$mpi-$mode.json"
+		python3 - "$mpi-$mode.json" "$mode" <<'PY' || { echo "FAIL: $mpi ($mode)"; cat "$mpi-$mode.err"; fail=1; }
+import json, sys
+p = json.load(open(sys.argv[1]))
+mode = sys.argv[2]
+ranks = p["ranks"]
+rows = ranks["rows"]
+assert len(rows) == 4 and [r["node"] for r in rows] == ["n1", "n1", "n2", "n2"], rows
+imb = ranks["imbalance"]
+print(f"busiest rank {ranks['busiest_rank']} at {imb['value']:.2f}x on {imb['basis']} ({imb['quality']})")
+assert ranks["busiest_rank"] == 0, ranks["busiest_rank"]
+assert "application time" in imb["basis"], imb
+if mode == "all":
+    assert all(r["sampled"] for r in rows), rows
+    work = [h for h in p["hotspots"] if h["name"] == "work_units"]
+    assert work, [h["name"] for h in p["hotspots"]]
+    w = work[0]["imbalance"]["value"]
+    print(f"work_units imbalance over ranks: {w:.2f} (expected 3 +- 15%)")
+    assert abs(w - 3.0) <= 0.45, w
+else:
+    assert [r["sampled"] for r in rows] == [True, False, True, False], rows
+    assert "interposition" in imb["basis"] and imb["quality"] == "estimated", imb
+    # 3,1,1,1 units: busiest / mean = 2 (CPU time x wall share is an estimate: +-25%)
+    assert 1.5 <= imb["value"] <= 2.5, imb
+PY
+	done
+done
+[ "$fail" = 0 ] || exit 1
+echo "ok: 3x program under srun (Open MPI, MPICH): rank 0 busiest on application time, work_units at 3x, counted ranks included"
