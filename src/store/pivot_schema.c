@@ -24,21 +24,31 @@ void pivot_schema_harden(struct sqlite3 *db)
 	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 64 << 20);
 }
 
-/* The declared type of `col` in a ddl ("name TYPE ..., name TYPE ..."), as
- * 'T', 'I' or 'R'; 0 when the ddl has no such column. */
-static char ddl_kind(const char *ddl, const char *col)
+/* The storage class a column kind is written as: 'T', 'I' or 'R'. */
+static char kind_of(enum pivot_col_kind k)
 {
-	size_t cl = strlen(col);
-	for (const char *p = ddl; p && *p;) {
-		while (*p == ' ' || *p == ',')
-			p++;
-		const char *sp = strchr(p, ' ');
-		if (!sp)
-			break;
-		if ((size_t)(sp - p) == cl && strncmp(p, col, cl) == 0)
-			return sp[1] == 'T' ? 'T' : sp[1] == 'I' ? 'I' : 'R';
-		p = strchr(sp, ',');
+	switch (k) {
+	case PCOL_TEXT:
+	case PCOL_QUALITY:
+	case PCOL_RESOLUTION:
+		return 'T';
+	case PCOL_REAL:
+		return 'R';
+	default:
+		return 'I';
 	}
+}
+
+/* The kind of column `col` of t (meta when t is NULL): 0 when unknown. */
+static char col_kind(const struct pivot_table *t, const char *col)
+{
+	if (strcmp(col, "id") == 0)
+		return t ? 'I' : 0;
+	if (!t)
+		return strcmp(col, "key") == 0 || strcmp(col, "value") == 0 ? 'T' : 0;
+	for (int i = 0; i < t->nr_cols; i++)
+		if (strcmp(t->cols[i].name, col) == 0)
+			return kind_of(t->cols[i].kind);
 	return 0;
 }
 
@@ -59,7 +69,6 @@ static const char *kind_type(char k)
 static int check_columns(sqlite3 *db, const char *name, const char *path, struct err *e)
 {
 	const struct pivot_table *t = table_named(name);
-	const char *ddl = t ? t->ddl : "key TEXT, value TEXT";
 	char *sql = xasprintf("PRAGMA table_xinfo(\"%s\")", name);
 	sqlite3_stmt *st = NULL;
 	if (!sql)
@@ -73,7 +82,7 @@ static int check_columns(sqlite3 *db, const char *name, const char *path, struct
 		const char *col = (const char *)sqlite3_column_text(st, 1);
 		const char *type = (const char *)sqlite3_column_text(st, 2);
 		int hidden = sqlite3_column_int(st, 6);
-		char want = !col ? 0 : strcmp(col, "id") == 0 && t ? 'I' : ddl_kind(ddl, col);
+		char want = col ? col_kind(t, col) : 0;
 		if (hidden || !want || !type || strncmp(type, kind_type(want), strlen(kind_type(want))))
 			rc = err_set(e, -EINVAL, ERR_RUN_CORRUPT,
 				     "%s: table %s: column %s%s%s is not one nunatak writes%s; "
@@ -123,28 +132,17 @@ int pivot_schema_check(struct sqlite3 *db, const char *path, struct err *e)
 
 void pivot_schema_kinds(const struct pivot_table *t, char *kinds)
 {
-	char *cols = xstrdup(t->cols), *save = NULL;
 	int n = 0;
 	kinds[n++] = 'I';
-	for (char *c = cols ? strtok_r(cols, ", ", &save) : NULL;
-	     c && n < PIVOT_SCHEMA_MAX_COLS - 1; c = strtok_r(NULL, ", ", &save))
-		kinds[n++] = ddl_kind(t->ddl, c);
+	for (int i = 0; i < t->nr_cols && n < PIVOT_SCHEMA_MAX_COLS - 1; i++)
+		kinds[n++] = kind_of(t->cols[i].kind);
 	kinds[n] = '\0';
-	xfree(cols);
 }
 
-/* The name of selected column i of t (0 is id), into buf. */
-static const char *col_name(const struct pivot_table *t, int i, char *buf, size_t n)
+/* The name of selected column i of t (0 is id). */
+static const char *col_name(const struct pivot_table *t, int i)
 {
-	const char *p = t->cols;
-	snprintf(buf, n, "id");
-	for (int k = 1; k <= i && p; k++) {
-		size_t len = strcspn(p, ", ");
-		snprintf(buf, n, "%.*s", (int)len, p);
-		p = strchr(p, ',');
-		p = p ? p + 2 : NULL;
-	}
-	return buf;
+	return i == 0 ? "id" : t->cols[i - 1].name;
 }
 
 int pivot_schema_check_row(struct sqlite3_stmt *st, const struct pivot_table *t,
@@ -154,20 +152,20 @@ int pivot_schema_check_row(struct sqlite3_stmt *st, const struct pivot_table *t,
 		int type = sqlite3_column_type(st, i);
 		if (type == SQLITE_NULL)
 			continue;
-		char k = kinds[i], name[64];
+		char k = kinds[i];
+		const char *name = col_name(t, i);
 		bool ok = k == 'T' ? type == SQLITE_TEXT
 			  : k == 'I' ? type == SQLITE_INTEGER
 				     : type == SQLITE_FLOAT || type == SQLITE_INTEGER;
 		if (ok && k != 'T') {
 			double v = sqlite3_column_double(st, i);
-			col_name(t, i, name, sizeof(name));
 			bool counts = strcmp(name, "coverage") == 0 || strcmp(name, "sample_count") == 0;
 			ok = isfinite(v) && fabs(v) <= 1e30 && !(counts && v < 0);
 		}
 		if (!ok)
 			return err_set(e, -EINVAL, ERR_RUN_CORRUPT,
 				       "column %s holds %s where nunatak writes %s%s",
-				       col_name(t, i, name, sizeof(name)),
+				       name,
 				       type == SQLITE_TEXT ? "text" : type == SQLITE_BLOB ? "a blob"
 				       : "a number out of range",
 				       k == 'T' ? "text" : k == 'I' ? "an integer" : "a finite number",
