@@ -30,6 +30,7 @@ struct rank_shim_cli {
 	bool preload_only;
 	bool clock_monotonic;
 	bool perf_script;
+	char *status_file;
 };
 
 static const struct opt_spec shim_options[] = {
@@ -59,6 +60,9 @@ static const struct opt_spec shim_options[] = {
 	 "timestamp samples with CLOCK_MONOTONIC (shared with region traces)", false},
 	{"perf-script", 0, OPT_BOOL, offsetof(struct rank_shim_cli, perf_script), NULL,
 	 "also extract perf-script.txt and perf-buildid-list.txt in the rank", false},
+	{"status-file", 0, OPT_STRING, offsetof(struct rank_shim_cli, status_file), "FILE",
+	 "relay only (what a counting rank runs under perf stat): run the command, write "
+	 "how it ended to FILE", false},
 };
 
 static const struct verb_spec shim_spec = {
@@ -83,7 +87,7 @@ int cmd_rank_shim(int argc, char **argv)
 	int rc = opts_parse(&shim_spec, argc, argv, &c, &rest, &e);
 	if (rc == 1)
 		goto out_ok;
-	if (rc == 0 && (!rest.cmd_argc || !c.directory))
+	if (rc == 0 && (!rest.cmd_argc || (!c.directory && !c.status_file)))
 		rc = err_set(&e, -EINVAL, ERR_USAGE,
 			     "rank-shim needs --directory DIR and a command after `--`");
 	if (rc < 0) {
@@ -98,7 +102,7 @@ int cmd_rank_shim(int argc, char **argv)
 				   .regions_name = c.regions_name,
 				   .sampler_lib = c.sampler_lib, .preload_only = c.preload_only,
 				   .clock_monotonic = c.clock_monotonic,
-				   .perf_script = c.perf_script};
+				   .perf_script = c.perf_script, .status_file = c.status_file};
 	struct executor *x = executor__new_real();
 	struct rank_shim_result res;
 	rc = x ? rank_shim_run(x, &o, rest.cmd_argv, NULL, NULL, &res, &e)

@@ -19,6 +19,7 @@
 #include "common/text.h"
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "common/fsutil.h"
 #include "exec/exec.h"
 #include "model/model.h"
 #include "rank_env.h"
@@ -386,22 +387,71 @@ static bool csv_has_counts(const char *text)
 	return false;
 }
 
+/* The application under the shim's relay mode (o->status_file): perf stat
+ * exits 0 for an application killed by a signal, the relay says how it
+ * ended. NULL-terminated, borrowing app; NULL without /proc/self/exe. */
+static char **relayed(struct shim *s, const char *status, char **self)
+{
+	size_t n = 0;
+	while (s->app[n])
+		n++;
+	*self = rank_shim_self_exe();
+	char **v = *self ? xcalloc(n + 6, sizeof(char *)) : NULL;
+	if (!v)
+		return NULL;
+	v[0] = *self;
+	v[1] = (char *)"rank-shim";
+	v[2] = (char *)"--status-file";
+	v[3] = (char *)status;
+	v[4] = (char *)"--";
+	memcpy(v + 5, s->app, n * sizeof(char *));
+	return v;
+}
+
+/* What the relay wrote: the application died by a signal. */
+static void read_relay(struct shim *s, const char *status)
+{
+	char *text = read_small_file(status);
+	int n = 0;
+	if (text && sscanf(text, "signal %d", &n) == 1 && n > 0 && n < 128) {
+		s->res.term_signal = n;
+		s->res.exit_code = 128 + n;
+	}
+	xfree(text);
+	unlink(status);
+}
+
 /* Returns 0 when the application ran under perf stat, 1 when perf refused. */
 static int try_count(struct shim *s, struct err *e)
 {
 	char *csv = xasprintf("%s/perf-stat.csv", s->dir);
-	if (!csv)
+	char *status = xasprintf("%s/.app-status", s->dir);
+	if (!csv || !status) {
+		xfree(csv);
+		xfree(status);
 		return err_oom(e);
+	}
 	snprintf(s->events, sizeof(s->events), "%s",
 		 node_has_pmu() ? "task-clock,cycles,instructions" : "task-clock");
-	char **full = perf_argv_stat(s->perf, s->events, csv, s->app);
+	char *self = NULL;
+	char **relay = relayed(s, status, &self);
+	char **full = perf_argv_stat(s->perf, s->events, csv, relay ? relay : s->app);
 	if (!full) {
+		xfree(relay);
+		xfree(self);
 		xfree(csv);
+		xfree(status);
 		return err_oom(e);
 	}
 	unlink(csv);
+	unlink(status);
 	int rc = run_app_argv(s, full, csv, true, e);
 	perf_argv__free(full);
+	if (rc == 0 && relay)
+		read_relay(s, status);
+	xfree(relay);
+	xfree(self);
+	xfree(status);
 	if (rc == 0) {
 		char *text = read_small_file(csv);
 		bool counts = csv_has_counts(text);
@@ -558,6 +608,28 @@ static int collect(struct shim *s, struct err *e)
 	return rc;
 }
 
+/* Relay mode: the application as is, its end written for the shim above
+ * perf stat; a signal becomes exit 128+N (no core of nunatak's own). */
+static int relay_run(struct executor *x, const char *status, char *const *app,
+		     struct rank_shim_result *res, struct err *e)
+{
+	struct exec_request rq = {.argv = (const char *const *)app, .application = true,
+				  .forward_signals = true};
+	struct exec_result r = {0};
+	int rc = executor__run(x, &rq, &r, e);
+	if (rc == 0) {
+		char line[32];
+		int len = r.term_signal ? snprintf(line, sizeof(line), "signal %d\n", r.term_signal)
+					: snprintf(line, sizeof(line), "exit %d\n", r.exit_code);
+		struct err we = {0};
+		fs_write_atomic(status, line, (size_t)len, &we);
+		res->exit_code = r.exit_code;
+		res->role = "relay";
+	}
+	exec_result__release(&r);
+	return rc;
+}
+
 int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *const *app,
 		  rank_shim_getenv getenv_fn, void *ctx, struct rank_shim_result *res,
 		  struct err *e)
@@ -567,6 +639,8 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 	*res = (struct rank_shim_result){.rank = -1, .role = "outside"};
 	if (!app || !app[0])
 		return err_set(e, -EINVAL, ERR_USAGE, "rank-shim needs a command after `--`");
+	if (o->status_file)
+		return relay_run(x, o->status_file, app, res, e);
 	sp_rank_env__detect(getenv_fn ? getenv_fn : env_lookup, ctx, &s.id);
 	int rc;
 	if (s.id.runtime == SP_RANK_NONE || !o->directory) {

@@ -59,6 +59,12 @@ struct rank_shim_opts {
 				    for perf in a sampling rank where perf is missing or
 				    refuses to record, or NULL: no stand-in */
 	bool preload_only;      /* --collector preload: sample with sampler_lib, no perf */
+	const char *status_file; /* relay mode (no rank, no collection): run the
+				    application, write how it ended ("exit N" or
+				    "signal N") to this file, exit 128+N for a
+				    signal. perf stat runs the shim so in a counting
+				    rank: it would exit 0 for an application killed
+				    by a signal */
 	bool perf_script;       /* also write perf-script.txt + perf-buildid-list.txt
 				   in the rank (ingestion reads perf.data directly;
 				   this is for formats its reader refuses) */

@@ -19,6 +19,8 @@
 #include "report/ranks_view.h"
 #include "report/regions_view.h"
 #include "report/time_view.h"
+#include "report/openmp_view.h"
+#include "analysis/openmp.h"
 #include "analysis/time_budget.h"
 
 #define R_NO_SOURCE "source text withheld by --no-source"
@@ -268,6 +270,10 @@ json_t *payload_build(const json_t *manifest, const struct pivot *p, const struc
 	flame_release(&fl);
 	json_object_set_new(out, "flame", fj ? fj : json_null());
 	time_json(out, manifest, p);
+	struct omp_view ov;
+	json_t *omp = omp_view_build(p, a->time_base, &ov) == 0 ? openmp_view_payload(&ov, p) : NULL;
+	omp_view__release(&ov);
+	json_object_set_new(out, "openmp", omp ? omp : json_null());
 	json_t *iv = attrib_views__inline_view_json(p, a->time_base); /* attrib: transverse view */
 	json_object_set_new(out, "inline_view", iv ? iv : json_array());
 	return out;

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // An MPI program whose output and exit status a launch must keep: each rank
-// prints its rank and the world size; rank 0 exits with argv[1] after
-// MPI_Finalize (tests/e2e/mpi_pairings.sh).
+// prints its rank and the world size; rank 0 of a world of several ranks
+// exits with argv[1] after MPI_Finalize (tests/e2e/mpi_pairings.sh). Under a
+// launcher of another MPI each process is a world of its own: all exit 0, as
+// a non-zero one would make the launcher kill the others, maybe before
+// they printed.
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,5 +19,5 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Finalize();
-	return rank == 0 && argc > 1 ? atoi(argv[1]) : 0;
+	return rank == 0 && size > 1 && argc > 1 ? atoi(argv[1]) : 0;
 }
