@@ -42,12 +42,33 @@ static int rank_of(const struct pivot *p, int64_t locus)
 	return p->loci[locus].rank;
 }
 
+/* Rows are by rank, so a rank number (or an announced world size) sets the
+ * memory the view takes: a tampered Run (world_size 16777216, one Locus of
+ * rank 20000000) must not make it gigabytes. The rows may exceed the Loci
+ * the Run holds by at most this many ranks that left nothing. */
+#define IMBALANCE_ABSENT_MAX 65536
+
 static int alloc_rows(const struct pivot *p, int world_size, struct rank_imbalance *ri)
 {
+	size_t bound = p->nr_loci + IMBALANCE_ABSENT_MAX;
+	if (world_size > 0 && (size_t)world_size > bound) {
+		ri->reason = xasprintf("the manifest announces %d ranks for a Run holding %zu "
+				       "Loci: not a Run nunatak wrote (the announced size is "
+				       "ignored)", world_size, p->nr_loci);
+		ri->world_size = world_size = -1;
+		if (!ri->reason)
+			return -ENOMEM;
+	}
 	int max_rank = world_size - 1;
 	for (size_t i = 0; i < p->nr_loci; i++)
 		if (p->loci[i].rank > max_rank)
 			max_rank = p->loci[i].rank;
+	if (max_rank >= 0 && (size_t)max_rank >= bound) {
+		xfree(ri->reason);
+		ri->reason = xasprintf("a Locus of rank %d in a Run holding %zu Loci: not a Run "
+				       "nunatak wrote (no rank view)", max_rank, p->nr_loci);
+		return ri->reason ? 0 : -ENOMEM;
+	}
 	if (max_rank < 0)
 		return 0;
 	ri->rows = xcalloc((size_t)max_rank + 1, sizeof(*ri->rows));
@@ -279,7 +300,8 @@ int imbalance_ranks(const struct pivot *p, int world_size, struct rank_imbalance
 	if (alloc_rows(p, world_size, ri) < 0)
 		return -ENOMEM;
 	if (!ri->nr_rows)
-		return 0;
+		return 0; /* ri->reason says why when the Run's ranks were not believable */
+	zfree(&ri->reason); /* the Loci's ranks stand: the verdict sets its own reason */
 	ri->time_base = pivot__time_base(p);
 	double *counted = xcalloc(ri->nr_rows, sizeof(double));
 	if (!counted)

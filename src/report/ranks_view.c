@@ -81,8 +81,8 @@ static int render_threads(const struct rank_imbalance *ri, struct text_lines *ou
 
 int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 {
-	if (!ri->nr_rows)
-		return 0;
+	if (!ri->nr_rows) /* a reason here: the Run's ranks were not believable */
+		return ri->reason ? text_lines__add(out, "ranks: unavailable: %s", ri->reason) : 0;
 	int missing = (int)ri->nr_rows - ri->nr_present;
 	char extra[64] = "";
 	if (missing > 0)
