@@ -40,6 +40,24 @@ function offcpuTable(hs, total) {
       el("td", {class: "num"}, h.attributed ? h.intervals : "\u2013")))));
 }
 
+// OpenMP regions: per thread, work and wait at the barrier (of the thread's
+// time in the region).
+function openmpTable(o) {
+  if (!o || !o.regions || !o.regions.length) return null;
+  const where = r => r.file && r.line ? basename(r.file) + ":" + r.line : r.name;
+  return el("div", {class: "tb-openmp"}, el("h3", {}, "OpenMP regions (" + o.runtime + ")"),
+    el("p", {class: "muted"}, o.method || ""),
+    o.regions.map(r => el("table", {},
+      el("thead", {}, el("tr", {}, el("th", {}, el("code", {}, where(r)), " ", el("span", {class: "muted"}, r.name)),
+        el("th", {class: "num"}, "work"), el("th", {class: "num"}, "wait"), el("th", {class: "num"}, "wait (of the thread's time in the region)"))),
+      el("tbody", {}, (r.threads || []).map(t => {
+        const w = num(t.work_ns) || 0, q = num(t.wait_ns) || 0;
+        return el("tr", {}, el("td", {}, "thread " + t.thread, el("span", {class: "muted"}, " (tid " + t.tid + ")")),
+          el("td", {class: "num"}, nsText(t.work_ns)), el("td", {class: "num"}, nsText(t.wait_ns), " ", qualityBadge(qualityOf(t.wait_ns), t.wait_ns.reason || "")),
+          el("td", {class: "num"}, w + q > 0 ? pct(q / (w + q)) : "unavailable"));
+      })))));
+}
+
 function timeSection(payload) {
   const tb = payload.time_budget;
   if (!tb) return null;
@@ -59,5 +77,5 @@ function timeSection(payload) {
     timeBar(cpu, off - pre, pre, base),
     el("p", {class: "tb-legend muted"}, el("span", {class: "tb-key tb-cpu"}), " on CPU ",
       el("span", {class: "tb-key tb-blocked"}), " blocked ", el("span", {class: "tb-key tb-preempted"}), " preempted"),
-    offcpuTable(payload.offcpu_hotspots, off), timeThreads(tb));
+    offcpuTable(payload.offcpu_hotspots, off), openmpTable(payload.openmp), timeThreads(tb));
 }

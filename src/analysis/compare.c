@@ -220,6 +220,113 @@ static int check_build_ids(const struct compare_obs *o, size_t n, struct compare
 	return 0;
 }
 
+/* ---- renamed modules ------------------------------------------------------ */
+
+static const char *base_of(const char *f)
+{
+	const char *b = f ? strrchr(f, '/') : NULL;
+	return b ? b + 1 : f;
+}
+
+/* A function of module mb (side B) has a twin in module ma (side A): same
+ * name, and the same source file basename when both know it. */
+static const struct compare_obs *twin(const struct compare_obs_set *s, size_t na,
+				      const char *ma, const struct compare_obs *o)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct compare_obs *x = &s->v[i];
+		if (x->run >= na || x->kind != COMPARE_HOTSPOT || !x->function ||
+		    strcmp(x->module, ma) || strcmp(x->function, o->function))
+			continue;
+		if (x->file && o->file && strcmp(base_of(x->file), base_of(o->file)))
+			continue;
+		return x;
+	}
+	return NULL;
+}
+
+static bool side_has(const struct compare_obs_set *s, size_t na, bool side_b, const char *m)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].kind == COMPARE_HOTSPOT && (s->v[i].run >= na) == side_b &&
+		    !strcmp(s->v[i].module, m))
+			return true;
+	return false;
+}
+
+/* Functions of B's module mb with a twin in A's ma, and without. */
+static void count_twins(const struct compare_obs_set *s, size_t na, const char *ma,
+			const char *mb, size_t *hit, size_t *miss)
+{
+	*hit = *miss = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct compare_obs *o = &s->v[i];
+		if (o->run < na || o->kind != COMPARE_HOTSPOT || strcmp(o->module, mb))
+			continue;
+		if (o->function && twin(s, na, ma, o))
+			(*hit)++;
+		else
+			(*miss)++;
+	}
+}
+
+/* A module of B absent from A (`./solver` run as `./solver-new`): paired with
+ * the A-only module sharing most functions, its functions re-keyed to it. */
+static int match_renamed(struct compare_obs_set *s, size_t na, struct compare_result *r)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct compare_obs *o = &s->v[i];
+		if (o->run < na || o->kind != COMPARE_HOTSPOT || side_has(s, na, false, o->module))
+			continue;
+		const char *mb = o->module, *best = NULL;
+		size_t best_hit = 0, best_miss = 0;
+		for (size_t k = 0; k < s->n; k++) {
+			const struct compare_obs *x = &s->v[k];
+			size_t hit, miss;
+			if (x->run >= na || x->kind != COMPARE_HOTSPOT ||
+			    side_has(s, na, true, x->module) || (best && !strcmp(best, x->module)))
+				continue;
+			count_twins(s, na, x->module, mb, &hit, &miss);
+			if (hit > best_hit) {
+				best = x->module;
+				best_hit = hit;
+				best_miss = miss;
+			}
+		}
+		if (!best)
+			continue;
+		char *ma = xstrdup(best), *mbc = xstrdup(mb);
+		for (size_t k = 0; ma && mbc && k < s->n; k++) {
+			struct compare_obs *y = &s->v[k];
+			if (y->run < na || y->kind != COMPARE_HOTSPOT || strcmp(y->module, mbc) ||
+			    !y->function || !twin(s, na, ma, y))
+				continue;
+			char *key = xasprintf("%s\x1f%s", ma, y->function);
+			char *mod = xstrdup(ma);
+			if (!key || !mod) {
+				xfree(key);
+				xfree(mod);
+				continue;
+			}
+			xfree(y->key);
+			xfree(y->module);
+			y->key = key;
+			y->module = mod;
+		}
+		int rc = ma && mbc ? add_note(r, COMPARE_NOTE_RENAMED, false, 0, na,
+					      xasprintf("%s -> %s", ma, mbc),
+					      xasprintf("%zu function%s matched by name and source "
+							"file, %zu not", best_hit,
+							best_hit == 1 ? "" : "s", best_miss))
+				   : -ENOMEM;
+		xfree(ma);
+		xfree(mbc);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* ---- items --------------------------------------------------------------- */
 
 struct group_acc {
@@ -398,6 +505,8 @@ int compare_runs(const struct compare_run *a, size_t na, const struct compare_ru
 	double scale = compare_is_clock(out->time_base) ? 1e-9 : 1.0;
 	for (size_t i = 0; rc == 0 && i < na + nb; i++)
 		rc = compare_gather_run(&s, run_at(a, na, b, i), i, out->time_base, scale);
+	if (rc == 0)
+		rc = match_renamed(&s, na, out);
 	if (rc == 0) {
 		compare_obs_set__sort(&s);
 		rc = check_build_ids(s.v, s.n, out);

@@ -3,7 +3,12 @@
  * `nunatak compare`'s statistics, pure numbers (no text): two sides of Runs,
  * A (before) and B (after), one Run or several per side. Items are matched
  * by logical identity, stable across recompilation:
- *   - Hotspots by (module basename, function name); an unresolved address by
+ *   - Hotspots by (module basename, function name); a module present on one
+ *     side only (a renamed or copied binary) is paired with the module of
+ *     the other side that shares the most of its functions, a function
+ *     matching by name and, when both know it, source file basename (a
+ *     COMPARE_NOTE_RENAMED says so and counts what could not match); an
+ *     unresolved address by
  *     (module basename, offset, build-id), so it matches only the same build;
  *   - regions by call path (region_stats, inclusive time summed over Loci);
  *   - ranks by number (counted task-clock, else the rank's samples);
@@ -93,6 +98,9 @@ enum compare_note_kind {
 	COMPARE_NOTE_BUILD_ID,   /* flag: a module's build-id differs, lines not compared
 				    (a_value: the module basename; b_value: both build-ids,
 				    12 digits each) */
+	COMPARE_NOTE_RENAMED,    /* flag: a module of B matched to another-named module
+				    of A by its functions (a_value: "A's -> B's";
+				    b_value: how many functions matched and not) */
 };
 
 /* A comparability finding; the two values are what differs (borrowed from

@@ -70,7 +70,7 @@ static int push_hotspot(struct compare_obs_set *s, const struct hotspot *h, size
 		    : h->name ? xasprintf("%s\x1f%s", mod, h->name)
 			      : xasprintf("%s\x1f%s@%s", mod, name, h->build_id ? h->build_id : "");
 	struct compare_obs o = {COMPARE_HOTSPOT, key, name, xstrdup(mod), -1, run, value,
-				samples, q, h->build_id};
+				samples, q, h->build_id, h->source_file, h->name};
 	if (!o.module) {
 		xfree(o.key);
 		o.key = NULL;
@@ -121,7 +121,7 @@ static int gather_hotspots(struct compare_obs_set *s, const struct compare_run *
 	}
 	if (rc == 0)
 		rc = push(s, (struct compare_obs){COMPARE_TOTAL, xstrdup(""), NULL, NULL, -1, run,
-						  total, total_n, total_q, NULL});
+						  total, total_n, total_q, NULL, NULL, NULL});
 	xfree(val);
 	xfree(cnt);
 	xfree(q);
@@ -171,7 +171,7 @@ static int gather_lines(struct compare_obs_set *s, const struct pivot *p, size_t
 		struct compare_obs o = {COMPARE_LINE, name ? xasprintf("%s\x1f%s", mod, name) : NULL,
 					name, xstrdup(mod), -1, run, a->value * scale,
 					a->sample_count > 0 ? a->sample_count : 0, QUALITY_MEASURED,
-					h->build_id};
+					h->build_id, NULL, NULL};
 		if (!o.module) {
 			xfree(o.key);
 			o.key = NULL;
@@ -191,7 +191,7 @@ static int gather_regions(struct compare_obs_set *s, const struct pivot *p, size
 			continue;
 		struct compare_obs o = {COMPARE_REGION, xstrdup(rs->path), xstrdup(rs->path), NULL,
 					-1, run, (double)rs->inclusive_ns * 1e-9, -1,
-					QUALITY_MEASURED, NULL};
+					QUALITY_MEASURED, NULL, NULL, NULL};
 		if (!o.name) {
 			xfree(o.key);
 			o.key = NULL;
@@ -219,7 +219,8 @@ static int gather_ranks(struct compare_obs_set *s, const struct compare_run *r, 
 		struct compare_obs o = {COMPARE_RANK, xasprintf("%08d", row->rank),
 					xasprintf("rank %d", row->rank), NULL, row->rank, run,
 					row->time_ns * (sampled ? scale : 1e-9),
-					sampled ? row->samples : -1, QUALITY_MEASURED, NULL};
+					sampled ? row->samples : -1, QUALITY_MEASURED, NULL, NULL,
+					NULL};
 		if (!o.name) {
 			xfree(o.key);
 			o.key = NULL;

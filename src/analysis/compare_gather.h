@@ -22,6 +22,8 @@ struct compare_obs {
 	int64_t samples;      /* -1 when not sampled */
 	enum quality quality; /* worst Quality of the Measurements behind value */
 	const char *build_id; /* borrowed from the pivot, or NULL */
+	const char *file;     /* Hotspots: the function's source file (borrowed), or NULL */
+	const char *function; /* Hotspots: the function's name (borrowed), or NULL */
 };
 
 struct compare_obs_set {

@@ -42,12 +42,31 @@ static int rank_of(const struct pivot *p, int64_t locus)
 	return p->loci[locus].rank;
 }
 
+/* Rows are by rank, so a rank number (or an announced world size) sets the
+ * memory the view takes: a tampered Run (world_size 16777216, one Locus of
+ * rank 20000000) must not make it gigabytes. The rows may exceed the Loci
+ * the Run holds by at most this many ranks that left nothing. */
+#define IMBALANCE_ABSENT_MAX 65536
+
 static int alloc_rows(const struct pivot *p, int world_size, struct rank_imbalance *ri)
 {
+	size_t bound = p->nr_loci + IMBALANCE_ABSENT_MAX;
+	if (world_size > 0 && (size_t)world_size > bound) {
+		ri->reason = IMBALANCE_REASON_WORLD_UNBELIEVABLE;
+		ri->reason_n = world_size;
+		ri->reason_of = p->nr_loci > INT32_MAX ? INT32_MAX : (int)p->nr_loci;
+		ri->world_size = world_size = -1;
+	}
 	int max_rank = world_size - 1;
 	for (size_t i = 0; i < p->nr_loci; i++)
 		if (p->loci[i].rank > max_rank)
 			max_rank = p->loci[i].rank;
+	if (max_rank >= 0 && (size_t)max_rank >= bound) {
+		ri->reason = IMBALANCE_REASON_RANK_UNBELIEVABLE;
+		ri->reason_n = max_rank;
+		ri->reason_of = p->nr_loci > INT32_MAX ? INT32_MAX : (int)p->nr_loci;
+		return 0;
+	}
 	if (max_rank < 0)
 		return 0;
 	ri->rows = xcalloc((size_t)max_rank + 1, sizeof(*ri->rows));
@@ -106,7 +125,12 @@ static void accumulate(const struct pivot *p, struct rank_imbalance *ri, double 
 	}
 }
 
-enum rank_value { RV_TOTAL, RV_APP, RV_APP_INTERPOSED };
+/* in the order of enum imbalance_basis: a verdict's basis picks its value */
+enum rank_value {
+	RV_TOTAL = IMBALANCE_BASIS_TOTAL,
+	RV_APP = IMBALANCE_BASIS_APP,
+	RV_APP_INTERPOSED = IMBALANCE_BASIS_APP_INTERPOSED
+};
 
 static double value_of(const struct rank_row *row, enum rank_value which)
 {
@@ -169,10 +193,11 @@ static int interposed_app(struct rank_imbalance *ri)
 	return n;
 }
 
-static void set_reason(struct rank_imbalance *ri, const char *fmt, int a, int b)
+static void set_reason(struct rank_imbalance *ri, enum imbalance_reason r, int n, int of)
 {
-	xfree(ri->reason);
-	ri->reason = xasprintf(fmt, a, b);
+	ri->reason = r;
+	ri->reason_n = n;
+	ri->reason_of = of;
 }
 
 /* Counted task-clock on some ranks, sampled on others: a sum of task-clock
@@ -194,12 +219,9 @@ static bool verdict_interposed(struct rank_imbalance *ri)
 	ri->app_busiest = busiest;
 	ri->imbalance = v;
 	ri->busiest_rank = busiest;
-	ri->basis = "application time (CPU time outside the MPI calls measured by interposition)";
-	ri->basis_kind = RV_APP_INTERPOSED;
+	ri->basis = IMBALANCE_BASIS_APP_INTERPOSED;
 	ri->quality = QUALITY_ESTIMATED;
-	set_reason(ri, "each rank's CPU time times its share of wall clock outside MPI calls: "
-		       "%d of %d ranks were only counted, so the MPI runtime's share cannot be "
-		       "split off their samples",
+	set_reason(ri, IMBALANCE_REASON_INTERPOSED,
 		   ri->nr_rows > 0 ? (int)ri->nr_rows - ri->nr_sampled : 0, (int)ri->nr_rows);
 	return true;
 }
@@ -217,26 +239,20 @@ static void verdict(struct rank_imbalance *ri)
 		       ri->mpi_fraction + ri->sys_fraction > IMBALANCE_MPI_SIGNIFICANT;
 	ri->imbalance = use_app ? ri->app_imbalance : ri->total_imbalance;
 	ri->busiest_rank = use_app ? ri->app_busiest : ri->total_busiest;
-	ri->basis_kind = use_app ? RV_APP : RV_TOTAL;
-	ri->basis = use_app ? "application time (user code outside the MPI runtime and the kernel)"
-			    : "total time";
+	ri->basis = use_app ? IMBALANCE_BASIS_APP : IMBALANCE_BASIS_TOTAL;
 	int n = use_app ? n_app : n_total;
 	int all = (int)ri->nr_rows;
 	ri->quality = QUALITY_MEASURED;
 	if (isnan(ri->imbalance)) {
 		ri->quality = QUALITY_UNAVAILABLE;
-		set_reason(ri, "%d of %d ranks have a time: imbalance needs two", n, all);
+		set_reason(ri, IMBALANCE_REASON_TOO_FEW, n, all);
 	} else if (n < all) {
 		ri->quality = QUALITY_ESTIMATED;
-		set_reason(ri, use_app ? "over the %d sampled ranks of %d: the others were "
-					 "only counted or left nothing"
-				       : "over the %d ranks of %d that have a time: the others "
-					 "left nothing",
+		set_reason(ri, use_app ? IMBALANCE_REASON_SAMPLED_SUBSET : IMBALANCE_REASON_TIMED_SUBSET,
 			   n, all);
 	} else if (!use_app && ri->nr_counted > 0 && ri->nr_counted < all && !ri->periods_exact) {
 		ri->quality = QUALITY_ESTIMATED;
-		set_reason(ri, "counted task-clock on %d of %d ranks, sampled time on the others",
-			   ri->nr_counted, all);
+		set_reason(ri, IMBALANCE_REASON_MIXED_CLOCKS, ri->nr_counted, all);
 	}
 }
 
@@ -303,7 +319,7 @@ static int nodes_of(struct rank_imbalance *ri)
 		}
 		n->nr_ranks++;
 		node_add(&n->time_ns, row->time_ns);
-		double v = value_of(row, (enum rank_value)ri->basis_kind);
+		double v = value_of(row, (enum rank_value)ri->basis);
 		n->nr_valued += !isnan(v);
 		node_add(&n->value_ns, v);
 	}
@@ -336,11 +352,12 @@ int imbalance_ranks(const struct pivot *p, int world_size, struct rank_imbalance
 	ri->mpi_fraction = ri->sys_fraction = ri->mpi_measured = ri->helper_fraction = NAN;
 	ri->mpi.dom_rank = -1;
 	ri->quality = QUALITY_UNAVAILABLE;
-	ri->basis = "total time";
+	ri->basis = IMBALANCE_BASIS_TOTAL;
 	if (alloc_rows(p, world_size, ri) < 0)
 		return -ENOMEM;
 	if (!ri->nr_rows)
-		return 0;
+		return 0; /* ri->reason says why when the Run's ranks were not believable */
+	ri->reason = IMBALANCE_REASON_NONE; /* the Loci's ranks stand: the verdict sets its own reason */
 	ri->time_base = pivot__time_base(p);
 	double *counted = xcalloc(ri->nr_rows, sizeof(double));
 	if (!counted)
@@ -400,7 +417,6 @@ void rank_imbalance__release(struct rank_imbalance *ri)
 	zfree(&ri->rows);
 	zfree(&ri->nodes);
 	ri->nr_nodes = 0;
-	zfree(&ri->reason);
 	mpi_view__release(&ri->mpi);
 	ri->nr_rows = 0;
 }

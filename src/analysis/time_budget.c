@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/imbalance.h"
+#include "analysis/openmp.h"
 #include "analysis/threads.h"
 #include "common/alloc.h"
 #include "ingest/switches.h"
@@ -31,6 +32,9 @@ const char *offcpu_cause(const char *const *functions, const char *const *module
 	for (size_t i = 0; i < n; i++)
 		if (modules[i] && imbalance_is_mpi_module(modules[i]))
 			return "MPI";
+	for (size_t i = 0; i < n; i++)
+		if (omp_is_runtime_module(modules[i]))
+			return "OpenMP";
 	for (size_t i = 0; i < n; i++) {
 		const char *f = functions[i];
 		if (has(f, "nanosleep") || has(f, "sys_pause") || has(f, "do_sys_sleep") ||
@@ -100,6 +104,13 @@ static int read_loci(const struct pivot *p, struct time_budget *tb)
 	return 0;
 }
 
+static bool is_libc(const char *module)
+{
+	const char *b = strrchr(module, '/');
+	b = b ? b + 1 : module;
+	return !strncmp(b, "libc.so", 7) || !strncmp(b, "libc-", 5) || !strncmp(b, "libpthread", 10);
+}
+
 static int add_hot(struct time_budget *tb, size_t *cap, const char *name, const char *cause,
 		   double ns, int64_t n, bool attributed)
 {
@@ -135,15 +146,20 @@ static int name_stack(const struct pivot *p, const struct stack *st, const size_
 		if (!name && f->function && f->module && !threads_is_runtime_module(f->module))
 			name = f->function;
 	}
-	if (!name && k) { /* only runtime frames: the outermost named one */
-		for (size_t i = k; i-- > 0 && !name;)
-			name = fn[i];
-		if (!name) {
-			const char *m = mod[0] ? strrchr(mod[0], '/') : NULL;
-			snprintf(fallback, sizeof(fallback), "%s", m ? m + 1 : mod[0] ? mod[0] : "?");
-			name = fallback;
-		}
+	size_t deeper = k; /* the innermost user frame outside libc (a runtime's) */
+	for (size_t i = 0; i < k && deeper == k; i++)
+		if (mod[i] && mod[i][0] != '[' && !is_libc(mod[i]))
+			deeper = i;
+	for (size_t i = deeper < k ? deeper : 0; !name && i < k; i++) { /* else the innermost user frame */
+		if (!mod[i] || mod[i][0] == '[')
+			continue;
+		const char *m = strrchr(mod[i], '/');
+		snprintf(fallback, sizeof(fallback), "%s%s%s", fn[i] ? fn[i] : "",
+			 fn[i] ? " in " : "", m ? m + 1 : mod[i]);
+		name = fallback;
 	}
+	for (size_t i = 0; !name && i < k; i++) /* kernel only (a kernel thread's) */
+		name = fn[i];
 	return add_hot(tb, cap, name ? name : "[unknown]", offcpu_cause(fn, mod, k), st->value,
 		       st->sample_count, true);
 }

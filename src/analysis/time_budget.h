@@ -17,7 +17,9 @@
  * threads_is_runtime_module), the blocking function; the cause comes from
  * the kernel and runtime frames below it (sleep: nanosleep; lock: futex,
  * pthread; I/O: read, write, fsync, poll, io_schedule...; MPI: an MPI
- * runtime module; else other). Time preempted (runnable, waiting for a CPU)
+ * runtime module; OpenMP: libgomp; else other). A stack with no frame of
+ * the application is named by its innermost user-space frame ("function in
+ * module", or the module alone when unnamed). Time preempted (runnable, waiting for a CPU)
  * and off-CPU time without a stack are rows of their own.
  */
 #ifndef NUNATAK_ANALYSIS_TIME_BUDGET_H

@@ -164,7 +164,7 @@ struct collector *collector_bare__new(void);
  * perf.data or perf script into the pivot (ingest). perf (borrowed) is the
  * probed tool; group (borrowed, may be NULL), stacks (enum stacks_mode,
  * 0: none) and offcpu (enum offcpu_mechanism, doctor/offcpu.h: context
- * switches, the scheduler tracepoint's stacks) what to ask for. NULL when
+ * switches, their call stacks) what to ask for. NULL when
  * out of memory. */
 struct collector *collector_perf__new(const struct perf_tool *perf,
 				      const struct counter_group *group, int stacks, int offcpu);

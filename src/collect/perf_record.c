@@ -50,10 +50,10 @@ static struct perf_collector *of(const struct collector *c)
 /* The ladder's rungs, as the options they keep. perf's refusal does not say
  * which option it refused (its stderr is the application's), so each option
  * is dropped alone first - the counter group, the likeliest (an event this
- * PMU lacks), then the call stacks, -k CLOCK_MONOTONIC, the scheduler
- * tracepoint (doctor/offcpu.h checked tracefs already), the context
- * switches - and the rung perf accepts keeps every other; then the same without the
- * tracepoint, then one option alone, then nothing. A rung already tried (an
+ * PMU lacks), then the call stacks, -k CLOCK_MONOTONIC, the context
+ * switches' stacks, the context switches - and the rung perf accepts keeps
+ * every other; then the same without the switches' stacks, then one option
+ * alone, then nothing. A rung already tried (an
  * option that was not asked for) is skipped. */
 #define KEEP_GROUP 1
 #define KEEP_STACKS 2
@@ -121,10 +121,10 @@ static void announce_rung(struct perf_collector *pc, const struct collect_env *e
 			     "check `perf record --switch-events -- true` on this machine");
 	else if (full->offcpu_stacks && !o->offcpu_stacks)
 		env->degrade(env->run, DEG_OFFCPU_UNATTRIBUTED,
-			     "perf rejected -e sched:sched_switch: off-CPU time per thread, "
-			     "not attributed to functions",
-			     "check `perf record -e sched:sched_switch -- true` (tracefs "
-			     "mounted, root)");
+			     "perf rejected -e " OFFCPU_STACK_EVENT ": off-CPU time per "
+			     "thread, not attributed to functions",
+			     "check `perf record -e " OFFCPU_STACK_EVENT " -- true` on this "
+			     "machine");
 	if (full->clock_monotonic && !o->clock_monotonic)
 		env->degrade(env->run, DEG_MONOTONIC_CLOCK_REJECTED,
 			     "perf rejected -k CLOCK_MONOTONIC: samples and region traces do "

@@ -80,8 +80,7 @@
 	X(DEG_NETWORK_CEILINGS_UNAVAILABLE, "network-ceilings-unavailable", true, \
 	  "check `nunatak doctor` and the MPI compiler (tools.mpicc)") \
 	X(DEG_OFFCPU_UNATTRIBUTED, "offcpu-unattributed", true, \
-	  "run as root (or sudo sysctl kernel.perf_event_paranoid=-1), with " \
-	  "tracefs mounted (mount -t tracefs nodev /sys/kernel/tracing), for " \
+	  "run as root, or sudo sysctl kernel.perf_event_paranoid=1, for " \
 	  "off-CPU call stacks") \
 	X(DEG_PASSES_INCONSISTENT, "passes-inconsistent", true, \
 	  "make the run deterministic (fixed input, threads, seed), or raise " \

@@ -3,13 +3,13 @@
  * Which off-CPU mechanism this machine gets (issue 23), decided from the one
  * capability probe (tools/caps.h), said by doctor and used by `nunatak run`:
  *
- *  - OFFCPU_STACKS: perf records context switches (--switch-events) and the
- *    scheduler tracepoint with call stacks (-e sched:sched_switch); the
- *    tracepoint needs root (or CAP_PERFMON with perf_event_paranoid -1):
+ *  - OFFCPU_STACKS: perf records context switches (--switch-events) and a
+ *    sample with the call stack at each (-e context-switches/period=1/),
+ *    which needs kernel profiling (root, or perf_event_paranoid <= 1):
  *    per-thread wall / CPU / off-CPU time, off-CPU time by call path;
- *  - OFFCPU_SWITCHES: perf samples but may not open the tracepoint: context
- *    switches only (allowed to an ordinary user for their own processes):
- *    the per-thread budget, the off-CPU time unattributed;
+ *  - OFFCPU_SWITCHES: perf samples the user's own code only (paranoid 2):
+ *    context switches only (allowed to an ordinary user for their own
+ *    processes): the per-thread budget, the off-CPU time unattributed;
  *  - OFFCPU_PROCESS: no perf (preload sampler or bare): the application's
  *    wall time and its CPU time from wait4's rusage, per process only.
  */

@@ -21,7 +21,7 @@
  *     adds_features, in bit order. We read HEADER_BUILD_ID (bit 2) and
  *     HEADER_EVENT_DESC (bit 12) and skip the rest.
  *
- * Records used (SWITCH, EXIT and sched:sched_switch samples only with a
+ * Records used (SWITCH, EXIT and context-switch samples only with a
  * switch log, ingest/switches.h): MMAP (1), MMAP2 (10) -> per-pid maps (exec maps only);
  * FORK (7) -> the child inherits the maps; COMM (3) -> comm per tid; SAMPLE
  * (9) -> ip, pid/tid, time, period, callchain. Every other type is skipped by
@@ -67,7 +67,7 @@ int perf_data__read(const void *buf, size_t len, perf_sample_fn fn, void *ctx,
 		    struct buildid_list *ids, struct ingest_stats *st, struct err *e);
 
 /* The same, with context switches, thread starts and exits and the
- * sched:sched_switch samples (not handed to fn) fed into sw (ingest/
+ * context-switch samples (not handed to fn) fed into sw (ingest/
  * switches.h) when it is non-NULL. */
 struct switch_log;
 int perf_data__read_switches(const void *buf, size_t len, perf_sample_fn fn, void *ctx,

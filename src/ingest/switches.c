@@ -69,8 +69,14 @@ bool switch_log__enabled(const struct switch_log *l)
 
 bool switch_log__is_switch_event(const char *event, size_t len)
 {
-	static const char name[] = "sched:sched_switch";
-	return event && len >= sizeof(name) - 1 && memcmp(event, name, sizeof(name) - 1) == 0;
+	static const char *const names[] = {"context-switches", "cs", "sched:sched_switch"};
+	for (size_t i = 0; event && i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t n = strlen(names[i]);
+		if (len >= n && !memcmp(event, names[i], n) &&
+		    (len == n || event[n] == '/' || event[n] == ':'))
+			return true;
+	}
+	return false;
 }
 
 static int64_t thread_of(struct switch_log *l, int64_t pid, int64_t tid)
@@ -158,6 +164,7 @@ static int cmp_ev(const void *a, const void *b)
 /* Off-CPU time per (thread, stack) before it becomes pivot stacks. */
 struct offcpu_part {
 	uint32_t thread;
+	bool preempted;
 	int64_t stack;
 	uint64_t ns;
 	int64_t n;
@@ -173,10 +180,10 @@ struct walk {
 	size_t nr_parts, cap_parts;
 };
 
-static int attribute(struct walk *w, uint32_t thread, int64_t stack, uint64_t ns)
+static int attribute(struct walk *w, uint32_t thread, int64_t stack, bool preempted, uint64_t ns)
 {
 	for (size_t i = w->nr_parts; i-- > 0 && w->parts[i].thread == thread;)
-		if (w->parts[i].stack == stack) {
+		if (w->parts[i].stack == stack && w->parts[i].preempted == preempted) {
 			w->parts[i].ns += ns;
 			w->parts[i].n++;
 			return 0;
@@ -184,7 +191,7 @@ static int attribute(struct walk *w, uint32_t thread, int64_t stack, uint64_t ns
 	if (xgrow((void **)&w->parts, &w->cap_parts, w->nr_parts + 1, sizeof(*w->parts)))
 		return -ENOMEM;
 	w->parts[w->nr_parts++] = (struct offcpu_part){.thread = thread, .stack = stack, .ns = ns,
-						       .n = 1};
+						       .n = 1, .preempted = preempted};
 	return 0;
 }
 
@@ -230,7 +237,7 @@ static int walk_thread(struct walk *w, const struct sw_ev *ev, size_t n, struct 
 			b->off += t - since;
 			if (preempt)
 				b->preempted += t - since;
-			else if (attribute(w, ev[i].thread, off_stack, t - since))
+			if (attribute(w, ev[i].thread, off_stack, preempt, t - since))
 				return -ENOMEM;
 			cand = -1;
 			break;
@@ -260,7 +267,8 @@ static int emit_stack(const struct switch_log *l, const struct offcpu_part *q, i
 {
 	if (q->stack < 0)
 		return 0; /* unattributed: in the thread's off-CPU time only */
-	struct stack s = {.locus = locus, .pass_index = pass, .counter = (char *)OFFCPU_COUNTER,
+	struct stack s = {.locus = locus, .pass_index = pass,
+			  .counter = (char *)(q->preempted ? OFFCPU_PREEMPTED_COUNTER : OFFCPU_COUNTER),
 			  .value = (double)q->ns, .unit = (char *)"ns", .sample_count = q->n};
 	int64_t sid = pivot__add_stack(p, &s);
 	if (sid < 0)

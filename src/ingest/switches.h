@@ -16,12 +16,15 @@
  * runnable but descheduled (another task had the CPU): off-CPU too, counted
  * apart as "preempted".
  *
- * As root, `-e sched:sched_switch` with call stacks adds, at each switch out,
- * the blocking thread's kernel + user stack (the tracepoint fires in the
- * context of the thread leaving the CPU). The off interval that follows is
+ * As root, `-e context-switches/period=1,call-graph=fp/` adds, at each
+ * switch out, the blocking thread's kernel + user stack (the software event
+ * fires in the context of the thread leaving the CPU; period 1, where the
+ * sched:sched_switch tracepoint, also read, would follow --freq and skip
+ * switches under load). The off interval that follows is
  * attributed to the latest such stack of the thread taken since it last came
  * in: pivot stacks of counter OFFCPU_COUNTER (unit ns, value the off-CPU
- * time), attributed like every other stack. An interval without one stays
+ * time; OFFCPU_PREEMPTED_COUNTER for a preemption), attributed like every
+ * other stack. An interval without one stays
  * unattributed and is still counted in the thread's off-CPU time.
  *
  * Records are sorted by perf only per round, so events are kept per thread
@@ -44,6 +47,10 @@ struct pivot;
 #define TIME_OFFCPU_COUNTER "offcpu_time"
 #define TIME_PREEMPTED_COUNTER "offcpu_preempted"
 #define OFFCPU_COUNTER "offcpu"
+/* Stacks of the intervals a thread spent preempted (runnable, descheduled):
+ * where it was running when it lost the CPU (analysis/openmp.h counts them
+ * with the work or the wait they interrupted). */
+#define OFFCPU_PREEMPTED_COUNTER "offcpu_preempted"
 /* The clock those come from, for every document that shows them. */
 #define CLOCK_SWITCHES "wall clock (kernel context-switch timestamps)"
 
@@ -57,7 +64,7 @@ void switch_log__free(struct switch_log *l);
 /* One record of thread tid (process pid) at time_ns. 0 or -ENOMEM. */
 int switch_log__event(struct switch_log *l, int64_t pid, int64_t tid, uint64_t time_ns,
 		      enum switch_kind k);
-/* A sched:sched_switch sample (borrowed): its callchain becomes the stack of
+/* A context-switch sample (borrowed): its callchain becomes the stack of
  * the off-CPU interval that follows. 0 or -ENOMEM. */
 int switch_log__stack(struct switch_log *l, const struct ingest_sample *s);
 /* The recording held context-switch records (set by the reader from the
@@ -65,7 +72,9 @@ int switch_log__stack(struct switch_log *l, const struct ingest_sample *s);
  * budget (off-CPU 0). */
 void switch_log__enable(struct switch_log *l);
 bool switch_log__enabled(const struct switch_log *l);
-/* True when e names the scheduler tracepoint (sched:sched_switch). */
+/* True when e names the event whose samples are stacks at a switch out:
+ * context-switches (cs), with or without terms/modifiers, or the scheduler
+ * tracepoint sched:sched_switch. */
 bool switch_log__is_switch_event(const char *event, size_t len);
 
 /* Writes, for every thread seen, the Locus-level Measurements TIME_*_COUNTER

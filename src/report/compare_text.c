@@ -50,6 +50,9 @@ char *compare_note_text(const struct compare_note *n, const struct compare_input
 		return xasprintf("%s was rebuilt between %s and %s (build-ids %s): Hotspots "
 				 "matched by module basename + function, lines not compared",
 				 n->a_value, la, lb, n->b_value);
+	case COMPARE_NOTE_RENAMED:
+		return xasprintf("modules renamed between %s and %s (%s): Hotspots matched by "
+				 "function name and source file: %s", la, lb, n->a_value, n->b_value);
 	}
 	return xstrdup("unknown note");
 }
@@ -65,6 +68,7 @@ const char *compare_note_code(enum compare_note_kind k)
 		[COMPARE_NOTE_RATE] = "compare.sampling_rate",
 		[COMPARE_NOTE_COUNTERS] = "compare.counters",
 		[COMPARE_NOTE_BUILD_ID] = "compare.build_id",
+		[COMPARE_NOTE_RENAMED] = "compare.renamed",
 	};
 	return codes[k];
 }

@@ -18,6 +18,8 @@
 #include "report/ranks_view.h"
 #include "report/regions_view.h"
 #include "report/time_view.h"
+#include "report/openmp_view.h"
+#include "analysis/openmp.h"
 #include "analysis/time_budget.h"
 
 /* Below this share, the "others" admission is noise not worth a line. */
@@ -335,6 +337,10 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 	else
 		out->failed = true;
 	time_budget__release(&tb);
+	struct omp_view ov;
+	if (omp_view_build(p, a->time_base, &ov) == 0)
+		openmp_view_lines(&ov, out);
+	omp_view__release(&ov);
 	headline(a, p, out);
 	if (ctx && ctx->ranks && ranks_view_lines(ctx->ranks, out) < 0)
 		out->failed = true;

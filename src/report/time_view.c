@@ -38,7 +38,7 @@ static const char *const L_PRE[] = {TIME_PREEMPTED_COUNTER, NULL};
 static const char *mechanism(const struct time_budget *tb, const struct launch_time *lt)
 {
 	if (tb->available)
-		return tb->have_stacks ? "context switches + sched_switch call stacks"
+		return tb->have_stacks ? "context switches + their call stacks"
 				       : "context switches";
 	return lt && lt->cpu_s >= 0 ? "process rusage" : "none";
 }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* Stage "rundir": the Run's name (cascade of REFERENCE.md §1) and its
+/* Stage "rundir": the Run's name (the cascade of docs/cli/run.md, --name) and its
  * directory <runs_dir>/<name>-YYYYMMDD-HHMMSS (-2, -3 ... on collision). */
 #include "run/stages.h"
 
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "build_config.h"
 #include "run/pipeline.h"
 #include "common/alloc.h"
 #include "common/config.h"
@@ -34,6 +36,17 @@ static char *git_toplevel(struct run_state *s, struct err *e)
 	return top;
 }
 
+/* nunatak's own source tree is the tool's repository, not the program's:
+ * its bundled examples (build/examples/...) are named after themselves. */
+static bool is_nunatak_tree(const char *top)
+{
+	char *a = top ? realpath(top, NULL) : NULL, *b = realpath(NUNATAK_SOURCE_DIR, NULL);
+	bool same = a && b && strcmp(a, b) == 0;
+	free(a);
+	free(b);
+	return same;
+}
+
 int stage_rundir(struct run_state *s, struct err *e)
 {
 	const char *runs_dir = s->cfg->runs_dir ? s->cfg->runs_dir : ".nunatak";
@@ -42,6 +55,8 @@ int stage_rundir(struct run_state *s, struct err *e)
 	const char *cfg_name = s->cfg->name;
 	/* git is asked only when the cascade gets that far, as the recordings did. */
 	char *git = s->req->name || cfg_name ? NULL : git_toplevel(s, e);
+	if (git && !s->replay && is_nunatak_tree(git))
+		zfree(&git);
 	s->name = rundir_pick_name(s->req->name, cfg_name, git, s->target);
 	xfree(git);
 	if (!s->name)

@@ -19,6 +19,7 @@
 #include "common/fsutil.h"
 #include "common/safefs.h"
 #include "store/manifest.h"
+#include "store/pivot_schema.h"
 #include "store/pivot_tables.h"
 
 static int sql_err(struct err *e, sqlite3 *db, const char *path, const char *what)
@@ -258,9 +259,15 @@ static int read_table(sqlite3 *db, const struct pivot_table *t, struct pivot *p,
 		return rc;
 	}
 	xfree(sql);
+	char kinds[PIVOT_SCHEMA_MAX_COLS];
+	pivot_schema_kinds(t, kinds);
 	int step = SQLITE_DONE;
 	for (size_t expect = 0; !rc && (step = sqlite3_step(st)) == SQLITE_ROW; expect++) {
 		sqlite3_int64 id = sqlite3_column_int64(st, 0);
+		if ((rc = pivot_schema_check_row(st, t, kinds, e))) {
+			err_prefix(e, "%s: table %s, id %lld", path, t->name, (long long)id);
+			break;
+		}
 		if (id != (sqlite3_int64)expect) {
 			rc = err_set(e, -EINVAL, ERR_RUN_CORRUPT,
 				     "%s: table %s: id %lld out of sequence (expected %zu)", path,
@@ -291,7 +298,12 @@ int pivot_db_read(struct pivot *p, const char *path, struct err *e)
 		rc = sql_err(e, db, path, "cannot open");
 		goto out;
 	}
-	rc = check_meta(db, path, e);
+	pivot_schema_harden(db); /* the file may come from anyone (docs/security.md) */
+	rc = table_exists(db, "meta", path, e);
+	if (rc == 1) /* without meta, check_meta names the file foreign */
+		rc = pivot_schema_check(db, path, e);
+	if (!rc)
+		rc = check_meta(db, path, e);
 	for (size_t i = 0; i < nr_pivot_tables && !rc; i++)
 		rc = read_table(db, &pivot_tables[i], p, path, e);
 out:

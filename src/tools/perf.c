@@ -198,11 +198,12 @@ char **perf_argv_record(const struct perf_record_opts *o, char *const *cmd)
 				      o->group->events[i].period));
 	}
 	if (o->offcpu_stacks) {
-		/* fp whatever --call-graph says: a dwarf stack copy (8 KiB) at
-		 * every switch would cost more than the switch itself */
+		/* every switch out (period 1: the sched:sched_switch tracepoint
+		 * would follow --freq and skip switches under load), with fp
+		 * stacks whatever --call-graph says: a dwarf stack copy (8 KiB)
+		 * at every switch would cost more than the switch itself */
 		ab_add(&b, "-e");
-		ab_add(&b, "sched:sched_switch/call-graph=fp/");
-		ab_add(&b, "--sample-cpu");
+		ab_add(&b, OFFCPU_STACK_EVENT);
 	}
 	if (o->call_graph) {
 		ab_add(&b, "--call-graph");

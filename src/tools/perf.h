@@ -69,6 +69,10 @@ bool perf_sampling_forbidden(int paranoid, bool root);
  * other CPU: time-only sampling then. */
 const struct counter_group *perf_counter_group(const char *cpuinfo);
 
+/* The software event counting context switches, sampled at every one, with
+ * the kernel and user stack of the thread leaving the CPU. */
+#define OFFCPU_STACK_EVENT "context-switches/period=1,call-graph=fp/"
+
 struct perf_record_opts {
 	const char *perf;       /* tool path */
 	int freq;
@@ -83,9 +87,8 @@ struct perf_record_opts {
 	/* --switch-events: a record per context switch of the application's
 	 * threads (ingest/switches.h), the per-thread time budget. */
 	bool switch_events;
-	/* -e sched:sched_switch/call-graph=fp/ --sample-cpu: the blocking
-	 * thread's stack at each switch out (root only: doctor/offcpu.h).
-	 * --sample-cpu gives task-clock the tracepoint's sample-id layout. */
+	/* -e OFFCPU_STACK_EVENT: the blocking thread's stack at each switch
+	 * out (root, or perf_event_paranoid <= 1: doctor/offcpu.h). */
 	bool offcpu_stacks;
 };
 

@@ -25,7 +25,9 @@ int main(void)
 	return sp_finalize();
 }
 C
-cc -I"$S/include" "$tmp/late.c" -o "$tmp/late" -L"$B/lib" -lscope_profiler -Wl,-rpath,"$B/lib"
+# The sanitizer pass's library needs its runtime in the program (clang's).
+if [ "${NUNATAK_SANITIZE:-0}" = 1 ]; then cc=(clang -fsanitize=address,undefined); else cc=(cc); fi
+"${cc[@]}" -I"$S/include" "$tmp/late.c" -o "$tmp/late" -L"$B/lib" -lscope_profiler -Wl,-rpath,"$B/lib"
 SCOPE_PROFILER_HDF5=0 SCOPE_PROFILER_PREFIX="$tmp/late" "$tmp/late"
 "$N" regions inspect "$tmp/late_rank00000.spt" >"$tmp/inspect.txt"
 grep -qE "startup \(process start to the first region\) [0-9.]+ (ms|s)" "$tmp/inspect.txt" ||

@@ -23,12 +23,20 @@ p["offcpu_hotspots"] = [
      "time_ns": d(1.5e9), "share": {"value": 0.6, "unit": "ratio", "quality": "measured", "reason": None}},
     {"name": "(preempted: runnable, waiting for a CPU)", "cause": "other", "intervals": 0,
      "attributed": False, "time_ns": d(0.5e9), "share": {"value": 0.2, "unit": "ratio", "quality": "measured", "reason": None}}]
+def dd(v):
+    return {"value": v, "unit": "ns", "quality": "measured", "reason": None, "clock": "wall clock",
+            "lineage": [], "formula": "f"}
+p["openmp"] = {"runtime": "libgomp", "method": "m", "regions": [{"name": "main._omp_fn.0",
+    "file": "/src/solver.c", "line": 120, "time_ns": dd(9e8), "threads": [
+        {"thread": 0, "tid": 100, "work_ns": dd(9e8), "wait_ns": dd(0)},
+        {"thread": 1, "tid": 101, "work_ns": dd(3e8), "wait_ns": dd(6e8)}]}]}
 json.dump(p, open(out + "/payload.json", "w"))
 q = copy.deepcopy(p)
 un = {"value": None, "unit": "ns", "quality": "unavailable", "reason": "no context-switch records in this Run", "lineage": [], "formula": None}
 q["time_budget"] = {"mechanism": "none", "wall_ns": {**d(3.0e9), "quality": "estimated", "reason": "the launch's duration"},
                     "cpu_ns": un, "offcpu_ns": un, "preempted_ns": un, "loci": []}
 q["offcpu_hotspots"] = []
+q["openmp"] = None
 json.dump(q, open(out + "/payload-none.json", "w"))
 PY
 "$NUNATAK" report --payload "$tmp/payload.json" --html 2>"$tmp/err.txt"
@@ -36,7 +44,8 @@ dump_dom "file://$tmp/report.html" "$tmp/dom.html"
 expect "$tmp/dom.html" 'Where the wall time went' \
 	'Wall 2.00 s over 2 threads (4.00 s of thread time): on CPU 1.50 s (37.5% of the threads' "'"' wall time), off CPU 2.50 s (62.5%).' \
 	'<code>nap_between_rounds</code>' '<td>sleep</td>' '(preempted: runnable, waiting for a CPU)' \
-	'off-CPU Hotspot' 'off CPU (of the thread'"'"'s wall time)' 'class="tb-part tb-blocked"'
+	'off-CPU Hotspot' 'off CPU (of the thread'"'"'s wall time)' 'class="tb-part tb-blocked"' \
+	'OpenMP regions (libgomp)' '<code>solver.c:120</code>' 'thread 1' '66.7%'
 # the budget comes before the CPU Hotspots' synthesis
 python3 - "$tmp/dom.html" <<'PY'
 import sys

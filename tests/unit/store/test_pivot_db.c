@@ -282,6 +282,47 @@ static void t_dangling(void)
 	done();
 }
 
+/* A tampered pivot (issue 28): a generated column that would build a huge
+ * string, a view or trigger, text where a number belongs, -1e308: each is
+ * refused with the table and column named, before anything is shown. */
+static void tampered(const char *path, const char *stmt, const char *want)
+{
+	struct pivot p, r;
+	struct err e = {0};
+	build(&p);
+	CHECK_INT(pivot_db_write(&p, path, NULL, &e), 0);
+	sql(path, stmt);
+	pivot__init(&r);
+	CHECK(pivot_db_read(&r, path, &e) < 0);
+	if (!strstr(e.msg, want))
+		fprintf(stderr, "for %s: %s\n", stmt, e.msg);
+	CHECK(strstr(e.msg, want) != NULL);
+	CHECK_STR(e.code, "run.corrupt");
+	pivot__release(&r);
+	pivot__release(&p);
+}
+
+static void t_tampered(void)
+{
+	char *path = tmpfile_path();
+	tampered(path, "ALTER TABLE hotspots ADD COLUMN boom TEXT "
+		 "GENERATED ALWAYS AS (printf('%.*c', 900000000, 'x')) VIRTUAL",
+		 "column boom");
+	tampered(path, "CREATE VIEW v AS SELECT * FROM hotspots", "holds view v");
+	tampered(path, "CREATE TRIGGER t AFTER INSERT ON loci BEGIN SELECT 1; END", "holds trigger t");
+	tampered(path, "CREATE INDEX i ON loci(rank)", "holds index i");
+	tampered(path, "UPDATE measurements SET value = 'abc' WHERE id = 0",
+		 "table measurements, id 0: column value holds text");
+	tampered(path, "UPDATE measurements SET value = -1e308 WHERE id = 0",
+		 "column value holds a number out of range");
+	tampered(path, "UPDATE measurements SET coverage = -0.5 WHERE id = 1",
+		 "column coverage holds a number out of range");
+	tampered(path, "UPDATE loci SET rank = 'two' WHERE id = 0", "column rank holds text");
+	tampered(path, "UPDATE hotspots SET name = x'00ff' WHERE id = 0", "column name holds a blob");
+	xfree(path);
+	done();
+}
+
 static void t_atomic(void)
 {
 	/* A failing write (a file size limit: the temporary name is random, and
@@ -377,6 +418,8 @@ static const struct test_case cases[] = {
 	{"absent_tables", "absent tables read back empty, absent columns NULL", t_absent_tables},
 	{"dangling", "a dangling reference or unknown enum is named", t_dangling},
 	{"atomic", "a failed write leaves the previous file, no temp left", t_atomic},
+	{"tampered", "generated columns, views, triggers, mistyped values are refused",
+	 t_tampered},
 	{"bulk", "200k rows round trip (rate printed)", t_bulk},
 };
 TEST_MAIN(cases)

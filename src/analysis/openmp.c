@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "analysis/openmp.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/alloc.h"
+#include "ingest/switches.h"
+
+const char *omp_runtime_of(const char *module)
+{
+	const char *b = module ? strrchr(module, '/') : NULL;
+	b = b ? b + 1 : module;
+	if (b && !strncmp(b, "libgomp.so", 10))
+		return "libgomp";
+	if (b && (!strncmp(b, "libomp.so", 9) || !strncmp(b, "libomp5.so", 10) ||
+		  !strncmp(b, "libiomp5.so", 11)))
+		return "libomp";
+	return NULL;
+}
+
+bool omp_is_runtime_module(const char *module)
+{
+	return omp_runtime_of(module) != NULL;
+}
+
+static bool is_libc(const char *module)
+{
+	const char *b = strrchr(module, '/');
+	b = b ? b + 1 : module;
+	return !strncmp(b, "libc.so", 7) || !strncmp(b, "libc-", 5) ||
+	       !strncmp(b, "libpthread", 10);
+}
+
+static bool is_outlined(const char *name)
+{
+	return name && (strstr(name, "._omp_fn.") || !strncmp(name, ".omp_outlined.", 14));
+}
+
+void omp_view__release(struct omp_view *v)
+{
+	for (size_t i = 0; i < v->nr_regions; i++) {
+		xfree(v->regions[i].name);
+		xfree(v->regions[i].threads);
+	}
+	xfree(v->regions);
+	memset(v, 0, sizeof(*v));
+}
+
+/* The line of the last `#pragma omp parallel` (C) or `!$omp parallel`
+ * (Fortran) in an extract of the outlined function (attrib/source.c widens
+ * those upwards to hold it), or 0. */
+static int pragma_line(const struct extract *x)
+{
+	int found = 0, line = x->start_line;
+	for (const char *s = x->text; s && *s; line++) {
+		const char *e = strchr(s, '\n');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		while (len && (*s == ' ' || *s == '\t'))
+			s++, len--;
+		bool omp = (len >= 20 && !strncmp(s, "#pragma omp parallel", 20)) ||
+			   (len >= 14 && !strncasecmp(s, "!$omp parallel", 14));
+		if (omp)
+			found = line;
+		else if (found && len && s[0] != '{')
+			break; /* the region's code: the pragma above it is the one */
+		if (!e)
+			break;
+		s = e + 1;
+	}
+	return found;
+}
+
+/* The region of outlined function `name`: file and line from its Hotspot
+ * when it was sampled itself. Returns its index or -ENOMEM. */
+static int region_named(struct omp_view *v, size_t *cap, const struct pivot *p, const char *name)
+{
+	for (size_t i = 0; i < v->nr_regions; i++)
+		if (!strcmp(v->regions[i].name, name))
+			return (int)i;
+	if (xgrow((void **)&v->regions, cap, v->nr_regions + 1, sizeof(*v->regions)))
+		return -ENOMEM;
+	struct omp_region *r = &v->regions[v->nr_regions];
+	memset(r, 0, sizeof(*r));
+	if (!(r->name = xstrdup(name)))
+		return -ENOMEM;
+	int64_t h = -1;
+	for (size_t i = 0; i < p->nr_hotspots && h < 0; i++)
+		if (p->hotspots[i].name && !strcmp(p->hotspots[i].name, name))
+			h = (int64_t)i;
+	if (h < 0)
+		return (int)v->nr_regions++;
+	r->file = p->hotspots[h].source_file;
+	for (size_t i = 0; i < p->nr_extracts && !r->line; i++)
+		if (p->extracts[i].hotspot == h)
+			r->line = pragma_line(&p->extracts[i]);
+	r->pragma = r->line > 0;
+	for (size_t i = 0; !r->pragma && i < p->nr_frames; i++) /* else its lowest sampled line */
+		if (p->frames[i].hotspot == h && p->frames[i].depth == 0 && p->frames[i].line > 0 &&
+		    (!r->line || p->frames[i].line < r->line))
+			r->line = p->frames[i].line;
+	return (int)v->nr_regions++;
+}
+
+/* Per Locus sums: work by region (index), wait. */
+struct acc {
+	double *work; /* nr_loci x max_regions */
+	double *wait; /* nr_loci */
+	bool *seen;
+	size_t max_regions;
+};
+
+static int add_work(struct omp_view *v, size_t *cap, const struct pivot *p, struct acc *a,
+		    int64_t locus, const char *outlined, double ns)
+{
+	int r = region_named(v, cap, p, outlined);
+	if (r < 0)
+		return r;
+	if ((size_t)r < a->max_regions) /* regions beyond: listed, not measured */
+		a->work[(size_t)locus * a->max_regions + (size_t)r] += ns;
+	a->seen[locus] = true;
+	return 0;
+}
+
+/* One stack (frames by depth, innermost first): a wait when the innermost
+ * frame outside the kernel and libc is the OpenMP runtime's (libgomp as an
+ * outer caller, GOMP_parallel under the master's outlined function, is not
+ * a wait), work when an outlined function is on it, else neither. */
+struct frame_index {
+	size_t *start; /* nr_stacks + 1: frames of stack s are order[start[s]..start[s+1]) */
+	size_t *order;
+};
+
+static int frame_index(const struct pivot *p, struct frame_index *fx)
+{
+	fx->start = xcalloc(p->nr_stacks + 2, sizeof(size_t));
+	fx->order = xcalloc(p->nr_stack_frames + 1, sizeof(size_t));
+	size_t *fill = xcalloc(p->nr_stacks + 1, sizeof(size_t));
+	if (!fx->start || !fx->order || !fill) {
+		xfree(fill);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->nr_stack_frames; i++)
+		if (p->stack_frames[i].stack >= 0 && (size_t)p->stack_frames[i].stack < p->nr_stacks)
+			fx->start[p->stack_frames[i].stack + 1]++;
+	for (size_t s = 0; s < p->nr_stacks; s++)
+		fx->start[s + 1] += fx->start[s];
+	for (size_t i = 0; i < p->nr_stack_frames; i++) {
+		int64_t s = p->stack_frames[i].stack;
+		if (s >= 0 && (size_t)s < p->nr_stacks)
+			fx->order[fx->start[s] + fill[s]++] = i;
+	}
+	xfree(fill);
+	return 0;
+}
+
+/* libomp, built without frame pointers, waits in libc (sched_yield while
+ * it spins, futex through pthread_cond_wait when it sleeps): frame-pointer
+ * unwinding then skips its own frames and the libc frame's caller reads as
+ * the outlined function. Under libomp such a libc frame is its wait. */
+static bool libomp_wait_in_libc(const char *function)
+{
+	static const char *const names[] = {"sched_yield", "futex", "pthread_cond", "syscall"};
+	for (size_t i = 0; function && i < sizeof(names) / sizeof(names[0]); i++)
+		if (strstr(function, names[i]))
+			return true;
+	return false;
+}
+
+static int classify_stack(const struct pivot *p, const struct frame_index *fx, size_t s,
+			  bool libomp, const char **outlined)
+{
+	const struct stack_frame *in = NULL, *out = NULL, *user = NULL;
+	for (size_t k = fx->start[s]; k < fx->start[s + 1]; k++) {
+		const struct stack_frame *f = &p->stack_frames[fx->order[k]];
+		if (!f->module)
+			continue;
+		if (is_outlined(f->function) && (!out || f->depth < out->depth))
+			out = f;
+		if (f->module[0] != '[' && !is_libc(f->module) && (!in || f->depth < in->depth))
+			in = f;
+		if (f->module[0] != '[' && (!user || f->depth < user->depth))
+			user = f;
+	}
+	if (in && omp_is_runtime_module(in->module))
+		return 1;
+	if (libomp && user && is_libc(user->module) && libomp_wait_in_libc(user->function))
+		return 1;
+	*outlined = out ? out->function : NULL;
+	return out ? 2 : 0;
+}
+
+/* Time-base samples: by their stacks when the Run has them (a callee of the
+ * outlined function is work too), else by Hotspot. Off-CPU stacks: blocked
+ * or preempted in the runtime is a wait, preempted in a region is work. */
+static int accumulate(const struct pivot *p, const char *tb, struct omp_view *v, size_t *cap,
+		      struct acc *a)
+{
+	bool tb_stacks = false;
+	for (size_t s = 0; s < p->nr_stacks && !tb_stacks; s++)
+		tb_stacks = p->stacks[s].counter && !strcmp(p->stacks[s].counter, tb);
+	for (size_t i = 0; !tb_stacks && i < p->nr_measurements; i++) {
+		const struct measurement *m = &p->measurements[i];
+		if (m->hotspot < 0 || !m->counter || strcmp(m->counter, tb) || m->locus < 0 ||
+		    (size_t)m->locus >= p->nr_loci || m->quality == QUALITY_UNAVAILABLE)
+			continue;
+		const struct hotspot *h = &p->hotspots[m->hotspot];
+		bool libomp_libc = !strcmp(v->runtime, "libomp") && h->module && is_libc(h->module) &&
+				   libomp_wait_in_libc(h->name);
+		if (omp_is_runtime_module(h->module) || libomp_libc) {
+			a->wait[m->locus] += m->value;
+			a->seen[m->locus] = true;
+		} else if (is_outlined(h->name) && add_work(v, cap, p, a, m->locus, h->name, m->value)) {
+			return -ENOMEM;
+		}
+	}
+	struct frame_index fx = {0};
+	int rc = frame_index(p, &fx);
+	for (size_t s = 0; !rc && s < p->nr_stacks; s++) {
+		const struct stack *st = &p->stacks[s];
+		bool base = tb_stacks && st->counter && !strcmp(st->counter, tb);
+		bool off = st->counter && !strcmp(st->counter, OFFCPU_COUNTER);
+		bool pre = st->counter && !strcmp(st->counter, OFFCPU_PREEMPTED_COUNTER);
+		if ((!base && !off && !pre) || st->locus < 0 || (size_t)st->locus >= p->nr_loci)
+			continue;
+		v->wait_measured = v->wait_measured || off || pre;
+		const char *outlined = NULL;
+		int k = classify_stack(p, &fx, s, !strcmp(v->runtime, "libomp"), &outlined);
+		if (k == 1) {
+			a->wait[st->locus] += st->value;
+			a->seen[st->locus] = true;
+		} else if (k == 2 && (base || pre)) {
+			rc = add_work(v, cap, p, a, st->locus, outlined, st->value);
+		}
+	}
+	xfree(fx.start);
+	xfree(fx.order);
+	return rc;
+}
+
+static int fill_threads(const struct pivot *p, struct omp_view *v, const struct acc *a)
+{
+	size_t max_regions = a->max_regions;
+	/* OpenMP numbers: main thread (tid == pid) 0, then by tid */
+	for (size_t r = 0; r < v->nr_regions && r < max_regions; r++) {
+		struct omp_region *rg = &v->regions[r];
+		rg->threads = xcalloc(p->nr_loci + 1, sizeof(*rg->threads));
+		if (!rg->threads)
+			return -ENOMEM;
+		for (size_t l = 0; l < p->nr_loci; l++) {
+			if (!a->seen[l])
+				continue;
+			/* the wait goes with the region where the thread worked most */
+			size_t best = 0;
+			for (size_t k = 1; k < v->nr_regions && k < max_regions; k++)
+				if (a->work[l * max_regions + k] > a->work[l * max_regions + best])
+					best = k;
+			double work = a->work[l * max_regions + r];
+			double wait = best == r ? a->wait[l] : 0;
+			if (work <= 0 && wait <= 0)
+				continue;
+			const struct locus *lc = &p->loci[l];
+			int num = 0;
+			for (size_t k = 0; k < p->nr_loci; k++) /* threads of this process before it */
+				if (k != l && a->seen[k] && p->loci[k].pid == lc->pid &&
+				    p->loci[k].rank == lc->rank && lc->thread != lc->pid &&
+				    (p->loci[k].thread == p->loci[k].pid || p->loci[k].thread < lc->thread))
+					num++;
+			rg->threads[rg->nr_threads++] = (struct omp_thread){
+				.thread = num, .locus = (int64_t)l, .work_ns = work, .wait_ns = wait};
+			if (work + wait > rg->time_ns)
+				rg->time_ns = work + wait;
+		}
+	}
+	return 0;
+}
+
+static int cmp_thread(const void *x, const void *y)
+{
+	const struct omp_thread *a = x, *b = y;
+	return a->thread - b->thread;
+}
+
+int omp_view_build(const struct pivot *p, const char *time_base, struct omp_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	const char *rt = NULL;
+	for (size_t i = 0; i < p->nr_hotspots && !rt; i++)
+		rt = omp_runtime_of(p->hotspots[i].module);
+	for (size_t i = 0; i < p->nr_stack_frames && !rt; i++)
+		rt = omp_runtime_of(p->stack_frames[i].module);
+	if (!rt || !time_base)
+		return 0;
+	v->runtime = rt;
+	size_t cap = 0, maxr = 16; /* regions beyond the 16th: listed, not measured */
+	struct acc a = {.work = xcalloc(p->nr_loci * maxr + 1, sizeof(double)),
+			.wait = xcalloc(p->nr_loci + 1, sizeof(double)),
+			.seen = xcalloc(p->nr_loci + 1, sizeof(bool)), .max_regions = maxr};
+	int rc = a.work && a.wait && a.seen ? 0 : -ENOMEM;
+	if (!rc)
+		rc = accumulate(p, time_base, v, &cap, &a);
+	if (!rc)
+		rc = fill_threads(p, v, &a);
+	for (size_t r = 0; !rc && r < v->nr_regions; r++)
+		if (v->regions[r].nr_threads)
+			qsort(v->regions[r].threads, v->regions[r].nr_threads,
+			      sizeof(struct omp_thread), cmp_thread);
+	xfree(a.work);
+	xfree(a.wait);
+	xfree(a.seen);
+	return rc;
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "report/openmp_view.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+#include "analysis/openmp.h"
+#include "common/text.h"
+#include "model/model.h"
+
+#define CLOCK_OMP "wall clock (time-base samples + kernel context switches)"
+#define R_SPIN_ONLY                                                                     \
+	"spinning in the OpenMP runtime only (time-base samples): the time blocked in its " \
+	"futex wait needs the context switches' call stacks (root; `nunatak doctor`)"
+#define R_WORK_CPU                                                                       \
+	"time-base samples in the outlined function only: the time preempted while working " \
+	"needs the scheduler's call stacks (root)"
+
+static json_t *time_json(double ns, enum quality q, const char *reason, const char *formula)
+{
+	json_t *o = quality__json_clock(ns, "ns", q, reason, CLOCK_OMP);
+	if (!o)
+		return NULL;
+	json_t *lin = json_array();
+	json_array_append_new(lin, json_string("task-clock"));
+	json_array_append_new(lin, json_string("offcpu"));
+	json_object_set_new(o, "lineage", lin);
+	json_object_set_new(o, "formula", json_string(formula));
+	return o;
+}
+
+static const char *base(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+	return b ? b + 1 : path;
+}
+
+json_t *openmp_view_payload(const struct omp_view *v, const struct pivot *p)
+{
+	if (!v->runtime)
+		return json_null();
+	enum quality q = v->wait_measured ? QUALITY_MEASURED : QUALITY_ESTIMATED;
+	json_t *o = json_pack(
+		"{s:s, s:s}", "runtime", v->runtime, "method",
+		!strcmp(v->runtime, "libgomp")
+			? "libgomp has no OMPT: regions are its outlined functions "
+			  "(<parent>._omp_fn.N); work is time in them, wait is time in libgomp "
+			  "(spinning, or blocked or preempted while running it); OpenMP thread 0 is "
+			  "the process's main thread, the others by thread id"
+			: "libomp without an OMPT tool: regions are clang's outlined functions "
+			  "(.omp_outlined.); work is time in them, wait is time in libomp "
+			  "(spinning, or blocked or preempted while running it); OpenMP thread 0 "
+			  "is the process's main thread, the others by thread id");
+	json_t *regions = json_array();
+	for (size_t r = 0; o && regions && r < v->nr_regions; r++) {
+		const struct omp_region *rg = &v->regions[r];
+		json_t *threads = json_array();
+		for (size_t t = 0; threads && t < rg->nr_threads; t++) {
+			const struct omp_thread *th = &rg->threads[t];
+			json_t *row = json_pack("{s:i, s:I}", "thread", th->thread, "tid",
+						(json_int_t)p->loci[th->locus].thread);
+			json_object_set_new(row, "work_ns",
+					    time_json(th->work_ns, q, v->wait_measured ? NULL : R_WORK_CPU,
+						      "samples in the outlined function + preempted there"));
+			json_object_set_new(row, "wait_ns",
+					    time_json(th->wait_ns, q, v->wait_measured ? NULL : R_SPIN_ONLY,
+						      "samples in libgomp + off-CPU time in a libgomp stack"));
+			json_array_append_new(threads, row);
+		}
+		json_t *row = json_pack("{s:s, s:s?, s:o, s:b, s:o}", "name", rg->name, "file",
+					rg->file, "line",
+					rg->line > 0 ? json_integer(rg->line) : json_null(),
+					"line_is_pragma", rg->pragma, "threads",
+					threads ? threads : json_array());
+		json_object_set_new(row, "time_ns", time_json(rg->time_ns, q,
+							      v->wait_measured ? NULL : R_SPIN_ONLY,
+							      "max over threads of work_ns + wait_ns"));
+		json_array_append_new(regions, row);
+	}
+	json_object_set_new(o, "regions", regions ? regions : json_array());
+	return o;
+}
+
+int openmp_view_lines(const struct omp_view *v, struct text_lines *out)
+{
+	if (!v->runtime || !v->nr_regions)
+		return 0;
+	const struct omp_region *big = &v->regions[0];
+	for (size_t r = 1; r < v->nr_regions; r++)
+		if (v->regions[r].time_ns > big->time_ns)
+			big = &v->regions[r];
+	const struct omp_thread *worst = NULL;
+	double wf = 0;
+	for (size_t t = 0; t < big->nr_threads; t++) {
+		const struct omp_thread *th = &big->threads[t];
+		double f = th->work_ns + th->wait_ns > 0 ? th->wait_ns / (th->work_ns + th->wait_ns) : 0;
+		if (!worst || f > wf) {
+			worst = th;
+			wf = f;
+		}
+	}
+	char where[300];
+	if (big->file && big->line > 0)
+		snprintf(where, sizeof(where), "%s:%d", base(big->file), big->line);
+	else
+		snprintf(where, sizeof(where), "%s", big->name);
+	if (!worst)
+		return 0;
+	text_lines__add(out, "OpenMP (%s): thread %d waits %.1f%% of region `%s` at its barrier "
+			     "(of its time in the region, wall clock; %zu region%s, %zu thread%s; %s)",
+			v->runtime, worst->thread, 100.0 * wf, where, v->nr_regions,
+			v->nr_regions == 1 ? "" : "s", big->nr_threads, big->nr_threads == 1 ? "" : "s",
+			v->wait_measured ? "measured" : "estimated: " R_SPIN_ONLY);
+	return out->failed ? -1 : 0;
+}
