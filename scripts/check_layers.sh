@@ -3,7 +3,8 @@
 # The include layers of src/ (docs/architecture.md): an #include "<area>/..."
 # may only point to the same layer or a lower one, no two folders may include
 # each other (no cycle between folders at all), every folder of src/ must have
-# a layer, and src/ shares with lib/ only the headers named in LIB_SHARED.
+# a layer, src/ shares with lib/ only the headers named in LIB_SHARED, and
+# analysis/ includes no JSON library.
 # Usage: scripts/check_layers.sh [SRC_DIR [LIB_DIR]]; prints each violation
 # as "file:line: what" and exits 1 when there is one, 0 otherwise.
 set -eu
@@ -93,6 +94,14 @@ if [ -n "$cycles" ]; then
 	echo "$cycles"
 	fail=1
 fi
+
+# analysis/ is numbers in, numbers out: no JSON library (report/ owns every
+# JSON document and every text).
+while IFS=: read -r file line _; do
+	echo "src/${file#"$src"/}:$line: analysis/ includes <jansson.h> (JSON belongs in report/)"
+	fail=1
+done < <(grep -rn --include='*.c' --include='*.h' '^[[:space:]]*#[[:space:]]*include[[:space:]]*<jansson\.h>' \
+	"$src/analysis" 2>/dev/null || true)
 
 # lib/ stands apart: it includes nothing of src/.
 if [ -d "$lib" ]; then

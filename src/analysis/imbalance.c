@@ -52,22 +52,20 @@ static int alloc_rows(const struct pivot *p, int world_size, struct rank_imbalan
 {
 	size_t bound = p->nr_loci + IMBALANCE_ABSENT_MAX;
 	if (world_size > 0 && (size_t)world_size > bound) {
-		ri->reason = xasprintf("the manifest announces %d ranks for a Run holding %zu "
-				       "Loci: not a Run nunatak wrote (the announced size is "
-				       "ignored)", world_size, p->nr_loci);
+		ri->reason = IMBALANCE_REASON_WORLD_UNBELIEVABLE;
+		ri->reason_n = world_size;
+		ri->reason_of = p->nr_loci > INT32_MAX ? INT32_MAX : (int)p->nr_loci;
 		ri->world_size = world_size = -1;
-		if (!ri->reason)
-			return -ENOMEM;
 	}
 	int max_rank = world_size - 1;
 	for (size_t i = 0; i < p->nr_loci; i++)
 		if (p->loci[i].rank > max_rank)
 			max_rank = p->loci[i].rank;
 	if (max_rank >= 0 && (size_t)max_rank >= bound) {
-		xfree(ri->reason);
-		ri->reason = xasprintf("a Locus of rank %d in a Run holding %zu Loci: not a Run "
-				       "nunatak wrote (no rank view)", max_rank, p->nr_loci);
-		return ri->reason ? 0 : -ENOMEM;
+		ri->reason = IMBALANCE_REASON_RANK_UNBELIEVABLE;
+		ri->reason_n = max_rank;
+		ri->reason_of = p->nr_loci > INT32_MAX ? INT32_MAX : (int)p->nr_loci;
+		return 0;
 	}
 	if (max_rank < 0)
 		return 0;
@@ -190,10 +188,11 @@ static int interposed_app(struct rank_imbalance *ri)
 	return n;
 }
 
-static void set_reason(struct rank_imbalance *ri, const char *fmt, int a, int b)
+static void set_reason(struct rank_imbalance *ri, enum imbalance_reason r, int n, int of)
 {
-	xfree(ri->reason);
-	ri->reason = xasprintf(fmt, a, b);
+	ri->reason = r;
+	ri->reason_n = n;
+	ri->reason_of = of;
 }
 
 /* Counted task-clock on some ranks, sampled on others: a sum of task-clock
@@ -215,11 +214,9 @@ static bool verdict_interposed(struct rank_imbalance *ri)
 	ri->app_busiest = busiest;
 	ri->imbalance = v;
 	ri->busiest_rank = busiest;
-	ri->basis = "application time (CPU time outside the MPI calls measured by interposition)";
+	ri->basis = IMBALANCE_BASIS_APP_INTERPOSED;
 	ri->quality = QUALITY_ESTIMATED;
-	set_reason(ri, "each rank's CPU time times its share of wall clock outside MPI calls: "
-		       "%d of %d ranks were only counted, so the MPI runtime's share cannot be "
-		       "split off their samples",
+	set_reason(ri, IMBALANCE_REASON_INTERPOSED,
 		   ri->nr_rows > 0 ? (int)ri->nr_rows - ri->nr_sampled : 0, (int)ri->nr_rows);
 	return true;
 }
@@ -237,25 +234,20 @@ static void verdict(struct rank_imbalance *ri)
 		       ri->mpi_fraction + ri->sys_fraction > IMBALANCE_MPI_SIGNIFICANT;
 	ri->imbalance = use_app ? ri->app_imbalance : ri->total_imbalance;
 	ri->busiest_rank = use_app ? ri->app_busiest : ri->total_busiest;
-	ri->basis = use_app ? "application time (user code outside the MPI runtime and the kernel)"
-			    : "total time";
+	ri->basis = use_app ? IMBALANCE_BASIS_APP : IMBALANCE_BASIS_TOTAL;
 	int n = use_app ? n_app : n_total;
 	int all = (int)ri->nr_rows;
 	ri->quality = QUALITY_MEASURED;
 	if (isnan(ri->imbalance)) {
 		ri->quality = QUALITY_UNAVAILABLE;
-		set_reason(ri, "%d of %d ranks have a time: imbalance needs two", n, all);
+		set_reason(ri, IMBALANCE_REASON_TOO_FEW, n, all);
 	} else if (n < all) {
 		ri->quality = QUALITY_ESTIMATED;
-		set_reason(ri, use_app ? "over the %d sampled ranks of %d: the others were "
-					 "only counted or left nothing"
-				       : "over the %d ranks of %d that have a time: the others "
-					 "left nothing",
+		set_reason(ri, use_app ? IMBALANCE_REASON_SAMPLED_SUBSET : IMBALANCE_REASON_TIMED_SUBSET,
 			   n, all);
 	} else if (!use_app && ri->nr_counted > 0 && ri->nr_counted < all && !ri->periods_exact) {
 		ri->quality = QUALITY_ESTIMATED;
-		set_reason(ri, "counted task-clock on %d of %d ranks, sampled time on the others",
-			   ri->nr_counted, all);
+		set_reason(ri, IMBALANCE_REASON_MIXED_CLOCKS, ri->nr_counted, all);
 	}
 }
 
@@ -302,12 +294,12 @@ int imbalance_ranks(const struct pivot *p, int world_size, struct rank_imbalance
 	ri->mpi_fraction = ri->sys_fraction = ri->mpi_measured = ri->helper_fraction = NAN;
 	ri->mpi.dom_rank = -1;
 	ri->quality = QUALITY_UNAVAILABLE;
-	ri->basis = "total time";
+	ri->basis = IMBALANCE_BASIS_TOTAL;
 	if (alloc_rows(p, world_size, ri) < 0)
 		return -ENOMEM;
 	if (!ri->nr_rows)
 		return 0; /* ri->reason says why when the Run's ranks were not believable */
-	zfree(&ri->reason); /* the Loci's ranks stand: the verdict sets its own reason */
+	ri->reason = IMBALANCE_REASON_NONE; /* the Loci's ranks stand: the verdict sets its own reason */
 	ri->time_base = pivot__time_base(p);
 	double *counted = xcalloc(ri->nr_rows, sizeof(double));
 	if (!counted)
@@ -363,7 +355,6 @@ void rank_imbalance__release(struct rank_imbalance *ri)
 	if (!ri)
 		return;
 	zfree(&ri->rows);
-	zfree(&ri->reason);
 	mpi_view__release(&ri->mpi);
 	ri->nr_rows = 0;
 }

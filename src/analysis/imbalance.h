@@ -57,6 +57,26 @@ struct rank_row {
 	int nr_helpers;       /* MPI runtime helper threads with samples (analysis/threads.h) */
 };
 
+enum imbalance_reason {
+	IMBALANCE_REASON_NONE = 0,
+	IMBALANCE_REASON_TOO_FEW,      /* fewer than two ranks have a time: unavailable */
+	IMBALANCE_REASON_SAMPLED_SUBSET, /* application time over the sampled ranks only */
+	IMBALANCE_REASON_TIMED_SUBSET, /* total time over the ranks that have one */
+	IMBALANCE_REASON_MIXED_CLOCKS, /* counted task-clock on reason_n ranks, sampled on the others */
+	IMBALANCE_REASON_INTERPOSED,   /* reason_n of reason_of ranks only counted: CPU time x
+					  the share of wall clock outside MPI calls */
+	IMBALANCE_REASON_WORLD_UNBELIEVABLE, /* the manifest announces reason_n ranks for
+						 reason_of Loci: the size is ignored */
+	IMBALANCE_REASON_RANK_UNBELIEVABLE,  /* a Locus of rank reason_n among reason_of
+						 Loci: no rank view */
+};
+
+enum imbalance_basis {
+	IMBALANCE_BASIS_TOTAL = 0,       /* total time */
+	IMBALANCE_BASIS_APP,             /* user code outside the MPI runtime and the kernel */
+	IMBALANCE_BASIS_APP_INTERPOSED,  /* CPU time outside the MPI calls measured by interposition */
+};
+
 struct rank_imbalance {
 	struct rank_row *rows; /* by rank; includes ranks the world size announced */
 	size_t nr_rows;
@@ -84,9 +104,12 @@ struct rank_imbalance {
 				   the same count, short of one period a thread */
 	double imbalance;       /* the verdict's value (one of the two above); NaN */
 	int busiest_rank;       /* -1 when unavailable */
-	const char *basis;      /* "application time (outside the MPI runtime)" or "total time" */
+	enum imbalance_basis basis; /* what the verdict was measured on */
 	enum quality quality;
-	char *reason;           /* owned; NULL when measured */
+	/* Why the verdict is downgraded (report/ranks_view.c words it): over
+	 * reason_n of reason_of ranks. IMBALANCE_REASON_NONE when measured. */
+	enum imbalance_reason reason;
+	int reason_n, reason_of;
 };
 
 /*

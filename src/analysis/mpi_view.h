@@ -19,9 +19,7 @@
 
 #include "model/model.h"
 
-typedef struct json_t json_t;
-
-#define MPI_VIEW_MAX_SITES 5       /* sites listed per (rank, call) in the payload */
+#define MPI_VIEW_MAX_SITES 5       /* sites listed per (rank, call) */
 #define MPI_VIEW_MAX_EVENTS 20000  /* MPI Events in the payload's timeline (longest kept) */
 #define MPI_VIEW_MAX_REGION_EVENTS 5000 /* region Events beside them (longest kept) */
 
@@ -49,17 +47,25 @@ struct mpi_view {
 int mpi_view_build(const struct pivot *p, size_t nr_ranks, struct mpi_view *v);
 void mpi_view__release(struct mpi_view *v);
 
-/* rank's mpi_calls [{name, calls, time_ns, bytes, sites: [{file, line,
- * function, time_ns}]}], heaviest first; an empty array for a rank without
- * a profile. New reference, NULL on ENOMEM. */
-json_t *mpi_view_calls_json(const struct pivot *p, int rank);
+/* The rank of a Locus, -1 when it has none (or locus is not a row). */
+int mpi_view_rank_of(const struct pivot *p, int64_t locus);
 
-/* The timeline: {t0_ns, names[], items: [[rank, name index, start_ns - t0_ns,
- * duration_ns, bytes, peer, kind (0 MPI call, 1 region call)]], total, shown,
- * limit, regions_total, regions_shown}: the Run's MPI Events, at most
- * MPI_VIEW_MAX_EVENTS (the longest), then its region Events (regions/
- * region_events.h), at most MPI_VIEW_MAX_REGION_EVENTS, each in start order.
- * json null without MPI Events. New reference, NULL on ENOMEM. */
-json_t *mpi_view_timeline_json(const struct pivot *p);
+/* rank's mpi_calls, heaviest first, into *out (the array is the caller's
+ * to free, its rows borrowed from p). Returns how many, or -ENOMEM. */
+int mpi_view_calls(const struct pivot *p, int rank, const struct mpi_call ***out);
+
+/* The call sites of (rank, call), heaviest first, at most
+ * MPI_VIEW_MAX_SITES, into *out (caller frees the array; rows borrowed).
+ * Returns how many, or -ENOMEM. */
+int mpi_view_sites(const struct pivot *p, int rank, const char *call,
+		   const struct mpi_site ***out);
+
+/* The Events of one kind ("mpi", "region") on ranked Loci, at most cap (the
+ * longest), in start order; *total gets how many there were. The array is
+ * the caller's to free (rows borrowed from p); NULL on ENOMEM. The payload's
+ * timeline (report/mpi_json.h) takes at most MPI_VIEW_MAX_EVENTS MPI Events
+ * and MPI_VIEW_MAX_REGION_EVENTS region Events. */
+const struct event **mpi_view_events(const struct pivot *p, const char *kind, size_t cap,
+				     size_t *n, size_t *total);
 
 #endif

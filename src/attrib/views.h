@@ -25,7 +25,6 @@
 #include <stdint.h>
 
 struct pivot;
-typedef struct json_t json_t;
 
 struct attrib_share {
 	const char *function; /* NULL in line views */
@@ -51,13 +50,6 @@ int attrib_inline_view(const struct pivot *p, const char *counter, struct attrib
 int attrib_hottest_line(const struct pivot *p, int64_t hotspot, const char *counter,
 			struct attrib_share *out);
 
-/* Payload fragments (new references, NULL on allocation failure):
- * {"lines":[{file,line,share}], "inline_frames":[{function,file,line,share}]}
- * and [{function,file,line,share,sites}]; every share is a Quality value
- * (attrib_share__json: {value, unit "ratio", quality, reason}, null and
- * unavailable when the Hotspot's samples carry no value, never 0). */
-json_t *attrib_share__json(double share);
-json_t *attrib_views__hotspot_json(const struct pivot *p, int64_t hotspot, const char *counter);
-json_t *attrib_views__inline_view_json(const struct pivot *p, const char *counter);
+/* Their payload fragments are report/attrib_json.h. */
 
 #endif

@@ -9,10 +9,8 @@
 #ifndef NUNATAK_REGIONS_RANK_NOTES_H
 #define NUNATAK_REGIONS_RANK_NOTES_H
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "ingest/spt_reader.h"
 
@@ -47,9 +45,12 @@ struct rank_notes {
  * (cut, extension). 0 or -ENOMEM. */
 int rank_notes__add(struct rank_notes *n, const struct spt_trace *t, int32_t rank);
 void rank_notes__release(struct rank_notes *n);
-/* Text lines after the summary table (nothing when there is nothing). */
-void rank_notes__print(const struct rank_notes *n, FILE *out);
-/* JSON array of per-rank notes (empty array when none). */
-json_t *rank_notes__json(const struct rank_notes *n);
+/* a - b of untrusted stamps, saturated. */
+int64_t rank_notes_diff_ns(int64_t a, int64_t b);
+/* The seed's startup_time: from the start of the run (the process start
+ * when the trace knows it, else sp_init) to the first region's start, the
+ * time the instrumentation never saw; -1 without a region. Its text and
+ * JSON are report/rank_notes_view.h. */
+int64_t rank_note__startup_ns(const struct rank_note *r);
 
 #endif

@@ -12,6 +12,7 @@
 #include "analysis/rank_placement.h"
 #include "analysis/imbalance.h"
 #include "attrib/views.h"
+#include "report/attrib_json.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "launch/split.h"
@@ -77,7 +78,7 @@ static json_t *hottest_json(const struct pivot *p, int64_t hotspot, const char *
 		return json_null();
 	return json_pack("{s:o, s:o, s:o}", "file", str_or_null(sh.file), "line",
 			 sh.line > 0 ? json_integer(sh.line) : json_null(), "share",
-			 attrib_share__json(sh.share));
+			 attrib_share_json(sh.share));
 }
 
 static json_t *hotspot_json(const struct pivot *p, const struct stack_index *si, const struct analysis *a,
@@ -109,7 +110,7 @@ static json_t *hotspot_json(const struct pivot *p, const struct stack_index *si,
 	json_object_set_new(o, "source", extracts_json(p, g->hotspot, no_source));
 	/* attrib: lines and ventilation by innermost inline frame, the same
 	 * attrib_lines() the summary's hottest line comes from (docs/attribution.md) */
-	json_t *views = attrib_views__hotspot_json(p, g->hotspot, a->time_base);
+	json_t *views = attrib_hotspot_json(p, g->hotspot, a->time_base);
 	json_t *lines = views ? json_object_get(views, "lines") : NULL;
 	json_t *inl = views ? json_object_get(views, "inline_frames") : NULL;
 	json_object_set_new(o, "lines", lines ? json_incref(lines) : json_array());
@@ -274,7 +275,7 @@ json_t *payload_build(const json_t *manifest, const struct pivot *p, const struc
 	json_t *omp = omp_view_build(p, a->time_base, &ov) == 0 ? openmp_view_payload(&ov, p) : NULL;
 	omp_view__release(&ov);
 	json_object_set_new(out, "openmp", omp ? omp : json_null());
-	json_t *iv = attrib_views__inline_view_json(p, a->time_base); /* attrib: transverse view */
+	json_t *iv = attrib_inline_view_json(p, a->time_base); /* attrib: transverse view */
 	json_object_set_new(out, "inline_view", iv ? iv : json_array());
 	return out;
 }

@@ -8,10 +8,64 @@
 
 #include "analysis/imbalance.h"
 #include "analysis/threads.h"
+#include "report/mpi_json.h"
 #include "report/summary.h"
 
 /* "  threads: 8 application threads over 4 ranks; 4 MPI runtime helper
  * threads ...": said when the Run holds more thread Loci than ranks. */
+/* What the verdict was measured on. */
+static const char *basis(const struct rank_imbalance *ri)
+{
+	switch (ri->basis) {
+	case IMBALANCE_BASIS_APP:
+		return "application time (user code outside the MPI runtime and the kernel)";
+	case IMBALANCE_BASIS_APP_INTERPOSED:
+		return "application time (CPU time outside the MPI calls measured by interposition)";
+	case IMBALANCE_BASIS_TOTAL:
+	default:
+		return "total time";
+	}
+}
+
+/* Why the verdict is downgraded, into buf; NULL when it is measured. */
+static const char *reason(const struct rank_imbalance *ri, char *buf, size_t cap)
+{
+	int n = ri->reason_n, of = ri->reason_of;
+	switch (ri->reason) {
+	case IMBALANCE_REASON_TOO_FEW:
+		snprintf(buf, cap, "%d of %d ranks have a time: imbalance needs two", n, of);
+		return buf;
+	case IMBALANCE_REASON_SAMPLED_SUBSET:
+		snprintf(buf, cap, "over the %d sampled ranks of %d: the others were only counted or "
+				   "left nothing", n, of);
+		return buf;
+	case IMBALANCE_REASON_TIMED_SUBSET:
+		snprintf(buf, cap, "over the %d ranks of %d that have a time: the others left nothing",
+			 n, of);
+		return buf;
+	case IMBALANCE_REASON_MIXED_CLOCKS:
+		snprintf(buf, cap, "counted task-clock on %d of %d ranks, sampled time on the others",
+			 n, of);
+		return buf;
+	case IMBALANCE_REASON_INTERPOSED:
+		snprintf(buf, cap, "each rank's CPU time times its share of wall clock outside MPI "
+				   "calls: %d of %d ranks were only counted, so the MPI runtime's share "
+				   "cannot be split off their samples", n, of);
+		return buf;
+	case IMBALANCE_REASON_WORLD_UNBELIEVABLE:
+		snprintf(buf, cap, "the manifest announces %d ranks for a Run holding %d Loci: not a "
+				   "Run nunatak wrote (the announced size is ignored)", n, of);
+		return buf;
+	case IMBALANCE_REASON_RANK_UNBELIEVABLE:
+		snprintf(buf, cap, "a Locus of rank %d in a Run holding %d Loci: not a Run nunatak "
+				   "wrote (no rank view)", n, of);
+		return buf;
+	case IMBALANCE_REASON_NONE:
+	default:
+		return NULL;
+	}
+}
+
 static int render_threads(const struct rank_imbalance *ri, struct text_lines *out)
 {
 	if (ri->nr_threads + ri->nr_helpers <= ri->nr_sampled)
@@ -35,8 +89,10 @@ static int render_threads(const struct rank_imbalance *ri, struct text_lines *ou
 
 int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 {
+	char why_buf[256];
+	const char *why = reason(ri, why_buf, sizeof(why_buf));
 	if (!ri->nr_rows) /* a reason here: the Run's ranks were not believable */
-		return ri->reason ? text_lines__add(out, "ranks: unavailable: %s", ri->reason) : 0;
+		return why ? text_lines__add(out, "ranks: unavailable: %s", why) : 0;
 	int missing = (int)ri->nr_rows - ri->nr_present;
 	char extra[64] = "";
 	if (missing > 0)
@@ -55,7 +111,7 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 	if (isnan(ri->imbalance))
 		rc = text_lines__add(out, "%zu %s (%d sampled%s); imbalance unavailable: %s%s",
 				     ri->nr_rows, ranks, ri->nr_sampled, extra,
-				     ri->reason ? ri->reason : "no rank time", mpi);
+				     why ? why : "no rank time", mpi);
 	else
 		rc = text_lines__add(out, "%zu %s (%d sampled%s); busiest rank %d at %.2fx the mean%s",
 				     ri->nr_rows, ranks, ri->nr_sampled, extra, ri->busiest_rank,
@@ -81,18 +137,18 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 		rc = render_threads(ri, out);
 	if (rc < 0 || isnan(ri->imbalance))
 		return rc;
-	const char *clock = strstr(ri->basis, "interposition") ? "CPU time x wall-clock share"
+	const char *clock = ri->basis == IMBALANCE_BASIS_APP_INTERPOSED ? "CPU time x wall-clock share"
 							       : "sampled CPU time";
 	if (!isnan(ri->app_imbalance) && !isnan(ri->total_imbalance) &&
 	    ri->imbalance == ri->app_imbalance)
 		rc = text_lines__add(out, "  measured on %s, %s; on total time, waiting included: "
-					  "rank %d at %.2fx; the kernel holds %.1f%%", ri->basis, clock,
+					  "rank %d at %.2fx; the kernel holds %.1f%%", basis(ri), clock,
 				     ri->total_busiest, ri->total_imbalance, 100 * ri->sys_fraction);
 	else
-		rc = text_lines__add(out, "  measured on %s, %s", ri->basis, clock);
-	if (rc == 0 && ri->quality == QUALITY_ESTIMATED && ri->reason)
+		rc = text_lines__add(out, "  measured on %s, %s", basis(ri), clock);
+	if (rc == 0 && ri->quality == QUALITY_ESTIMATED && why)
 		rc = text_lines__add(out, "  busiest rank's %.2fx downgraded to estimated: %s",
-				     ri->imbalance, ri->reason);
+				     ri->imbalance, why);
 	return rc;
 }
 
@@ -152,7 +208,7 @@ static json_t *row_json(const struct rank_imbalance *ri, const struct rank_row *
 {
 	json_t *mpi_ns, *frac;
 	json_t *mpi = row_mpi(ri, row, &mpi_ns, &frac);
-	json_t *calls = ri->pivot ? mpi_view_calls_json(ri->pivot, row->rank) : json_array();
+	json_t *calls = ri->pivot ? mpi_calls_json(ri->pivot, row->rank) : json_array();
 	bool counted = row->time_source && strcmp(row->time_source, "samples") != 0;
 	json_t *time = quality__json_clock(row->time_ns, "ns", QUALITY_MEASURED,
 					   "this rank was neither sampled nor counted",
@@ -227,11 +283,13 @@ json_t *ranks_view_payload(const struct rank_imbalance *ri)
 		else if (!row->sampled)
 			json_array_append_new(unsampled, json_integer(row->rank));
 	}
+	char why_buf[256];
+	const char *why = reason(ri, why_buf, sizeof(why_buf));
 	json_t *imb = json_pack(
 		"{s:o, s:s, s:s, s:o, s:s, s:s}", "value", num_or_null(ri->imbalance), "unit",
 		"ratio", "quality", quality__name(ri->quality), "reason",
-		ri->reason ? json_string(ri->reason) : json_null(), "formula",
-		"busiest rank's time / mean rank time", "basis", ri->basis);
+		why ? json_string(why) : json_null(), "formula",
+		"busiest rank's time / mean rank time", "basis", basis(ri));
 	json_t *mpi = mpi_share(ri);
 	json_t *helpers = json_pack("{s:i, s:o, s:s}", "count", ri->nr_helpers, "fraction",
 				    quality__json_clock(ri->helper_fraction, "ratio",
@@ -241,7 +299,7 @@ json_t *ranks_view_payload(const struct rank_imbalance *ri)
 	static const char no_split[] = "no rank was sampled: no split of its time";
 	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o}",
 			 "mpi_dominant", dominant_json(ri), "mpi_timeline",
-			 ri->pivot ? mpi_view_timeline_json(ri->pivot) : json_null(), "imbalance", imb,
+			 ri->pivot ? mpi_timeline_json(ri->pivot) : json_null(), "imbalance", imb,
 			 "mpi_fraction", mpi, "sys_fraction",
 			 quality__json_clock(ri->sys_fraction, "ratio", QUALITY_MEASURED, no_split,
 					     CLOCK_SAMPLED),
@@ -249,10 +307,10 @@ json_t *ranks_view_payload(const struct rank_imbalance *ri)
 			 ri->world_size >= 0 ? json_integer(ri->world_size) : json_null(),
 			 "unsampled", unsampled, "missing", missing, "total_imbalance",
 			 quality__json_clock(ri->total_imbalance, "ratio", ri->quality,
-					     ri->reason ? ri->reason : no_split, CLOCK_SAMPLED),
+					     why ? why : no_split, CLOCK_SAMPLED),
 			 "app_imbalance",
 			 quality__json_clock(ri->app_imbalance, "ratio", ri->quality,
-					     ri->reason ? ri->reason : no_split, CLOCK_SAMPLED),
+					     why ? why : no_split, CLOCK_SAMPLED),
 			 "rows", rows, "threads", ri->nr_threads,
 			 "helper_threads", helpers);
 }

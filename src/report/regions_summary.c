@@ -11,6 +11,7 @@
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "regions/regions_inspect.h"
+#include "report/rank_notes_view.h"
 #include "report/regions_export.h"
 #include "report/regions_summary.h"
 #include "regions/summary.h"
@@ -125,7 +126,7 @@ int summary__print_table(const struct summary *s, const struct trace_set *ts,
 	}
 	if (nr == 0)
 		fprintf(out, "(no region matches)\n");
-	rank_notes__print(&ts->notes, out);
+	rank_notes_print(&ts->notes, out);
 	xfree(cells);
 	xfree(ids);
 	return 0;
@@ -184,7 +185,7 @@ int summary__print_json(const struct summary *s, const struct trace_set *ts,
 				"session_total_ns", (json_int_t)summary__session_total(s),
 				"percentage", v->pct == PCT_EXCLUSIVE ? "exclusive" : "coverage",
 				"ranks", ranks, "regions", rows, "rank_notes",
-				rank_notes__json(&ts->notes));
+				rank_notes_json(&ts->notes));
 	xfree(ids);
 	if (!doc || json_dumpf(doc, out, JSON_INDENT(2)) != 0) {
 		json_decref(doc);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# src/ includes point only down the layers of docs/architecture.md and no two folders include each other
+# src/ includes point only down the layers of docs/architecture.md, no two folders include each other, analysis/ includes no JSON library
 set -eu
 root=${NUNATAK_SOURCE_DIR:?}
 check=$root/scripts/check_layers.sh
@@ -34,6 +34,11 @@ rmdir "$tmp/src/newarea"
 mk src/model/bare.c m.h
 expect_fail "an include without its folder" "without its folder"
 rm "$tmp/src/model/bare.c"
+
+mkdir -p "$tmp/src/analysis"
+printf '#include <jansson.h>\n' >"$tmp/src/analysis/j.c"
+expect_fail "JSON in analysis/" "analysis/ includes <jansson.h>"
+rm -r "$tmp/src/analysis"
 
 mk lib/w.c common/a.h
 expect_fail "the library including src/" "the library includes common/a.h"

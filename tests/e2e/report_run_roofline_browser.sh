@@ -144,4 +144,38 @@ assert abs(r["reduce_sq"] / r["dgemm_tile"] - (0.512 / 0.301) ** 0.5) < 1e-3, ("
 note = re.findall(r'<p class="muted unplaced">([^<]+)</p>', dom)
 assert note == ["2 Hotspots (12.1% of the sampled time) not placed: no flops_dp raw counter in this Run."], note
 PY
+# 4. Per rank on demand, and regions carrying counters: the replayed
+# payload's main given three ranks (rank 1 at half the rate and twice the
+# intensity), and a region with its own figures.
+mkdir ranks
+python3 - "$tmp/roof.json" ranks/payload.json <<'PY'
+import copy, json, sys
+pl = json.load(open(sys.argv[1]))
+h = pl["hotspots"][0]
+rows = []
+for r, fx, fy in ((0, 1.0, 1.0), (1, 2.0, 0.5), (2, 1.0, 1.0)):
+    row = {k: copy.deepcopy(h[k]) for k in ("share", "dram_intensity", "achieved", "attainable", "envelope_fraction")}
+    row["dram_intensity"]["value"] *= fx
+    row["achieved"]["value"] *= fy
+    row.update(rank=r, samples=10)
+    rows.append(row)
+h["ranks"] = rows
+reg = {k: copy.deepcopy(h[k]) for k in ("share", "dram_intensity", "achieved")}
+reg["achieved"]["value"] *= 3
+reg.update(path="timestep > solve", calls=10)
+pl["regions"] = [reg]
+json.dump(pl, open(sys.argv[2], "w"))
+PY
+"$NUNATAK" report --payload ranks/payload.json --html 2>/dev/null
+python3 "$NUNATAK_SOURCE_DIR/tests/fixtures/report/inject.py" ranks/report.html \
+	"$NUNATAK_SOURCE_DIR/tests/fixtures/report/first_view.js" ranks/fv.html
+chromium_run --window-size=1400,900 --virtual-time-budget=5000 --dump-dom "file://$tmp/ranks/fv.html" >"$tmp/ranks.dom"
+python3 - "$tmp/ranks.dom" <<'PY'
+import re, sys
+dom = re.sub(r"(?is)<script\b.*?</script>", "", open(sys.argv[1], encoding="utf-8").read())
+fv = re.search(r'<pre id="first-view">(.*?)</pre>', dom, re.S).group(1).split("\n")
+assert "ranges before 0" in fv and "ranges after 2" in fv, ("the toggle draws one range per axis on main", fv)
+assert re.search(r'<g class="mark region q-\w+" data-name="timestep &gt; solve"', dom), "the region is a mark, told apart"
+assert "diamonds are regions" in dom
+PY
 echo "ok: the Run's roofline in the first view, placed by the payload's numbers"

@@ -4,6 +4,7 @@
 // as rank data, reconstruct the call stacks, summarize. Any input must give
 // either a result or a clean error.
 #include <errno.h>
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "common/err.h"
 #include "ingest/spt_reader.h"
 #include "regions/callstack.h"
+#include "report/rank_notes_view.h"
 #include "regions/summary.h"
 #include "regions/trace_set.h"
 
@@ -44,10 +46,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rank_notes__add(&ts.notes, &t, t.rank) == 0) {
 		FILE *null = fopen("/dev/null", "w");
 		if (null) {
-			rank_notes__print(&ts.notes, null);
+			rank_notes_print(&ts.notes, null);
 			fclose(null);
 		}
-		json_decref(rank_notes__json(&ts.notes));
+		json_decref(rank_notes_json(&ts.notes));
 	}
 	if (trace_set__from_spt(&ts, &t, &rd, &e) == 0) {
 		/* The generic merge (every call materialised) and inspect's own

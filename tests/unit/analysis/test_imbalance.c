@@ -84,7 +84,7 @@ static void t_app_time_decides(void)
 	CHECK_NEAR(ri.app_imbalance, 2.0, 1e-9);
 	CHECK_NEAR(ri.imbalance, 2.0, 1e-9);
 	CHECK_INT(ri.busiest_rank, 0);
-	CHECK(strstr(ri.basis, "application") != NULL);
+	CHECK_INT(ri.basis, IMBALANCE_BASIS_APP);
 	CHECK_NEAR(ri.mpi_fraction, 1500.0 / 3600.0, 1e-9);
 	CHECK_NEAR(ri.sys_fraction, 300.0 / 3600.0, 1e-9);
 	CHECK_NEAR(ri.rows[1].sys_ns, 100e6, 1);
@@ -124,8 +124,15 @@ static void t_counted_and_missing(void)
 	CHECK_STR(ri.rows[3].time_source, "counted task-clock");
 	CHECK(isnan(ri.rows[4].time_ns));
 	CHECK_INT(ri.quality, QUALITY_ESTIMATED);
-	CHECK(ri.reason && strstr(ri.reason, "3 sampled ranks of 6"));
+	CHECK_INT(ri.reason, IMBALANCE_REASON_SAMPLED_SUBSET);
+	CHECK_INT(ri.reason_n, 3);
+	CHECK_INT(ri.reason_of, 6);
 	json_t *j = ranks_view_payload(&ri);
+	const char *why = json_string_value(
+		json_object_get(json_object_get(j, "imbalance"), "reason"));
+	CHECK(why && strstr(why, "3 sampled ranks of 6"));
+	CHECK(strstr(json_string_value(json_object_get(json_object_get(j, "imbalance"), "basis")),
+		     "application") != NULL);
 	CHECK_INT(json_array_size(json_object_get(j, "unsampled")), 1);
 	CHECK_INT(json_array_size(json_object_get(j, "missing")), 2);
 	json_decref(j);
@@ -336,9 +343,11 @@ static void t_interposed_counted(void)
 	double light = 900 * (1 - 2.0 / 3), heavy = 900 * 0.99;
 	CHECK_NEAR(ri.imbalance, heavy / ((heavy + 3 * light) / 4), 1e-6);
 	CHECK_NEAR(ri.rows[3].app_interposed_ns, light * 1e6, 1);
-	CHECK(strstr(ri.basis, "interposition") != NULL);
+	CHECK_INT(ri.basis, IMBALANCE_BASIS_APP_INTERPOSED);
 	CHECK_INT(ri.quality, QUALITY_ESTIMATED);
-	CHECK(ri.reason && strstr(ri.reason, "1 of 4 ranks were only counted"));
+	CHECK_INT(ri.reason, IMBALANCE_REASON_INTERPOSED);
+	CHECK_INT(ri.reason_n, 1);
+	CHECK_INT(ri.reason_of, 4);
 	/* counted and sampled rank times mix: said, not downgraded */
 	CHECK(ri.periods_exact);
 	struct text_lines t = {0};
@@ -348,6 +357,13 @@ static void t_interposed_counted(void)
 		said |= strstr(t.v[i], "rank times: counted task-clock on 1 ranks, the sum of their "
 				       "task-clock samples' periods on the 3 sampled") != NULL;
 	CHECK(said);
+	bool why = false, on = false; /* the words of the downgrade and the basis */
+	for (size_t i = 0; i < t.n; i++) {
+		why |= strstr(t.v[i], "1 of 4 ranks were only counted") != NULL;
+		on |= strstr(t.v[i], "measured on application time (CPU time outside the MPI calls "
+				     "measured by interposition)") != NULL;
+	}
+	CHECK(why && on);
 	text_lines__release(&t);
 	rank_imbalance__release(&ri);
 	pivot__release(&p);

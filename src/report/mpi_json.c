@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "report/mpi_json.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/mpi_view.h"
+#include "common/alloc.h"
+#include "model/model.h"
+
+static const char *base(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+	return s ? s + 1 : path;
+}
+
+/* Time inside MPI calls, measured by interposition on the wall clock. */
+static json_t *interposed_ns(int64_t ns)
+{
+	return quality__json_clock((double)ns, "ns", QUALITY_MEASURED, NULL, CLOCK_WALL);
+}
+
+static json_t *sites_json(const struct pivot *p, int rank, const char *call)
+{
+	const struct mpi_site **v = NULL;
+	int n = mpi_view_sites(p, rank, call, &v);
+	json_t *a = n >= 0 ? json_array() : NULL;
+	for (int i = 0; a && i < n; i++) {
+		char where[96];
+		snprintf(where, sizeof(where), "%s+0x%llx", base(v[i]->module),
+			 (unsigned long long)v[i]->address);
+		json_array_append_new(
+			a, json_pack("{s:o, s:o, s:o, s:o, s:I, s:s}", "file",
+				     v[i]->file ? json_string(v[i]->file) : json_null(), "line",
+				     v[i]->line > 0 ? json_integer(v[i]->line) : json_null(),
+				     "function",
+				     v[i]->function ? json_string(v[i]->function) : json_null(),
+				     "time_ns", interposed_ns(v[i]->time_ns), "calls",
+				     (json_int_t)v[i]->calls, "address", where));
+	}
+	xfree(v);
+	return a;
+}
+
+json_t *mpi_calls_json(const struct pivot *p, int rank)
+{
+	const struct mpi_call **v = NULL;
+	int n = mpi_view_calls(p, rank, &v);
+	json_t *a = n >= 0 ? json_array() : NULL;
+	for (int i = 0; a && i < n; i++) {
+		json_t *sites = sites_json(p, rank, v[i]->name);
+		json_t *o = sites ? json_pack("{s:s, s:I, s:o, s:I, s:o}", "name", v[i]->name,
+					      "calls", (json_int_t)v[i]->calls, "time_ns",
+					      interposed_ns(v[i]->time_ns), "bytes",
+					      (json_int_t)v[i]->bytes, "sites", sites)
+				  : NULL;
+		if (!o || json_array_append_new(a, o) < 0) {
+			json_decref(a);
+			a = NULL;
+		}
+	}
+	xfree(v);
+	return a;
+}
+
+/* The index of name in names (appended when new), or -1 on ENOMEM. */
+static int name_index(json_t *names, const char *name)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(names, i, v) if (strcmp(json_string_value(v), name) == 0) return (int)i;
+	return json_array_append_new(names, json_string(name)) == 0
+		       ? (int)json_array_size(names) - 1 : -1;
+}
+
+/* {"bytes": n, "peer": r} as the ingestion wrote it; absent keys -1. */
+static void attrs_of(const char *text, json_int_t *bytes, json_int_t *peer)
+{
+	*bytes = *peer = -1;
+	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+	if (json_is_integer(json_object_get(j, "bytes")))
+		*bytes = json_integer_value(json_object_get(j, "bytes"));
+	if (json_is_integer(json_object_get(j, "peer")))
+		*peer = json_integer_value(json_object_get(j, "peer"));
+	json_decref(j);
+}
+
+static int add_items(json_t *items, json_t *names, const struct pivot *p,
+		     const struct event **v, size_t n, int64_t t0, int kind)
+{
+	for (size_t i = 0; i < n; i++) {
+		json_int_t bytes, peer;
+		attrs_of(kind == 0 ? v[i]->attributes : NULL, &bytes, &peer);
+		int k = name_index(names, v[i]->name);
+		json_t *it = k >= 0 ? json_pack("[i, i, I, I, I, I, i]",
+						mpi_view_rank_of(p, v[i]->locus), k,
+						(json_int_t)(v[i]->start_ns - t0),
+						(json_int_t)v[i]->duration_ns, bytes, peer, kind)
+				    : NULL;
+		if (!it || json_array_append_new(items, it) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+json_t *mpi_timeline_json(const struct pivot *p)
+{
+	size_t nm = 0, nr = 0, total = 0, total_regions = 0;
+	const struct event **m = mpi_view_events(p, "mpi", MPI_VIEW_MAX_EVENTS, &nm, &total);
+	const struct event **r = m ? mpi_view_events(p, "region", MPI_VIEW_MAX_REGION_EVENTS, &nr,
+						     &total_regions)
+				   : NULL;
+	json_t *out = NULL;
+	if (!m || !r)
+		goto done;
+	if (!nm) {
+		out = json_null();
+		goto done;
+	}
+	int64_t t0 = m[0]->start_ns;
+	if (nr && r[0]->start_ns < t0)
+		t0 = r[0]->start_ns;
+	json_t *names = json_array(), *items = json_array();
+	if (names && items && add_items(items, names, p, m, nm, t0, 0) == 0 &&
+	    add_items(items, names, p, r, nr, t0, 1) == 0)
+		out = json_pack("{s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:I}", "t0_ns", (json_int_t)t0,
+				"names", names, "items", items, "total", (json_int_t)total, "shown",
+				(json_int_t)nm, "limit", (json_int_t)MPI_VIEW_MAX_EVENTS,
+				"regions_total", (json_int_t)total_regions, "regions_shown",
+				(json_int_t)nr);
+	else {
+		json_decref(names);
+		json_decref(items);
+	}
+done:
+	xfree(m);
+	xfree(r);
+	return out;
+}

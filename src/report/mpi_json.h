@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The payload's measured MPI time (docs/mpi.md), from the selections of
+ * analysis/mpi_view.h.
+ */
+#ifndef NUNATAK_REPORT_MPI_JSON_H
+#define NUNATAK_REPORT_MPI_JSON_H
+
+struct pivot;
+typedef struct json_t json_t;
+
+/* rank's mpi_calls [{name, calls, time_ns, bytes, sites: [{file, line,
+ * function, time_ns}]}], heaviest first; an empty array for a rank without
+ * a profile. New reference, NULL on ENOMEM. */
+json_t *mpi_calls_json(const struct pivot *p, int rank);
+
+/* The timeline: {t0_ns, names[], items: [[rank, name index, start_ns - t0_ns,
+ * duration_ns, bytes, peer, kind (0 MPI call, 1 region call)]], total, shown,
+ * limit, regions_total, regions_shown}: the Run's MPI Events, at most
+ * MPI_VIEW_MAX_EVENTS (the longest), then its region Events (regions/
+ * region_events.h), at most MPI_VIEW_MAX_REGION_EVENTS, each in start order.
+ * json null without MPI Events. New reference, NULL on ENOMEM. */
+json_t *mpi_timeline_json(const struct pivot *p);
+
+#endif
