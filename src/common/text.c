@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/alloc.h"
+#include <stdbool.h>
 
 char *text_vformat(const char *fmt, va_list ap)
 {
@@ -139,4 +140,33 @@ size_t text_next_line(const char **p, const char **line)
 	size_t len = nl ? (size_t)(nl - *p) : strlen(*p);
 	*p = nl ? nl + 1 : *p + len;
 	return len;
+}
+
+/* A decimal number at the start of [s, s + n) (leading blanks skipped),
+ * never reading past n: the texts parsed here are not NUL-terminated. */
+long text_long_in(const char *s, size_t n)
+{
+	size_t i = 0;
+	long v = 0;
+	while (i < n && s[i] == ' ')
+		i++;
+	bool neg = i < n && s[i] == '-';
+	i += neg;
+	for (; i < n && s[i] >= '0' && s[i] <= '9' && v < 100000000; i++)
+		v = v * 10 + (s[i] - '0');
+	return neg ? -v : v;
+}
+
+/* Next line of text as [*s, *s + *n), advancing *pos. */
+bool text_next_line_in(const char *text, size_t len, size_t *pos, const char **s, size_t *n)
+{
+	if (*pos >= len)
+		return false;
+	const char *p = text + *pos, *nl = memchr(p, '\n', len - *pos);
+	*s = p;
+	*n = nl ? (size_t)(nl - p) : len - *pos;
+	*pos += *n + (nl ? 1 : 0);
+	if (*n && p[*n - 1] == '\r')
+		(*n)--;
+	return true;
 }

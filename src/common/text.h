@@ -41,4 +41,12 @@ size_t text_next_line(const char **p, const char **line);
 
 const char *format_si(char *buf, size_t len, double v, const char *unit);
 
+/* For text that is not NUL-terminated (a tool's output): the next line of
+ * [text, text + len) as [*s, *s + *n) without its "\n" or "\r\n",
+ * advancing *pos; false at the end. */
+bool text_next_line_in(const char *text, size_t len, size_t *pos, const char **s, size_t *n);
+/* A decimal number at the start of [s, s + n) (leading blanks skipped),
+ * never reading past n; 0 when there is none. */
+long text_long_in(const char *s, size_t n);
+
 #endif
