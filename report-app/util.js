@@ -9,14 +9,34 @@
 
 const QUALITIES = ["measured", "estimated", "unavailable"];
 
+// Bidi controls in a name (RLO U+202E and kin) would reorder the text
+// beside it ("emit delpmas eht fo %6.64"): they are shown as visible marks
+// (‹U+202E›), and a text that held one is isolated in a <bdi>
+// (docs/security.md).
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+function showBidi(s) {
+  return String(s).replace(BIDI_CONTROLS, (c) =>
+    "\u2039U+" + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0") + "\u203a");
+}
+
+function textNode(s) {
+  const t = String(s), shown = showBidi(t);
+  if (shown === t) return document.createTextNode(t);
+  const b = document.createElement("bdi");
+  b.className = "bidi-shown";
+  b.textContent = shown;
+  return b;
+}
+
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === null || v === undefined || v === false) continue;
     if (k === "class") node.className = v;
-    else if (k === "text") node.textContent = v;
+    else if (k === "text") node.append(textNode(v));
     else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? "" : String(v));
+    else node.setAttribute(k, v === true ? "" : showBidi(v));
   }
   append(node, children);
   return node;
@@ -26,7 +46,7 @@ function append(node, children) {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
     if (Array.isArray(c)) append(node, c);
-    else node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    else node.append(c instanceof Node ? c : textNode(c));
   }
   return node;
 }
@@ -42,8 +62,8 @@ function svg(tag, attrs, ...children) {
   const node = document.createElementNS(SVG_NS, tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === null || v === undefined) continue;
-    if (k === "text") node.textContent = v;
-    else node.setAttribute(k, String(v));
+    if (k === "text") node.textContent = showBidi(v);
+    else node.setAttribute(k, showBidi(v));
   }
   append(node, children);
   return node;

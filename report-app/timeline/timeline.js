@@ -7,6 +7,16 @@
   const ROW = 16, GAP = 10, LABEL = 130;
   const cv = document.getElementById("chart"), tip = document.getElementById("tip");
   const ctx = cv.getContext("2d");
+  // Bidi controls in a name would reorder it on the canvas: shown as marks
+  // (docs/security.md), like util.js showBidi() on the report page.
+  const bidi = function (t) {
+    return String(t).replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, function (c) {
+      return "\u2039U+" + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0") + "\u203a";
+    });
+  };
+  DATA.names = DATA.names.map(bidi);
+  DATA.run = bidi(DATA.run);
+  DATA.lanes.forEach(function (l) { l.label = bidi(l.label); });
   document.getElementById("title").textContent = "Timeline of " + DATA.run;
   let tmax = 1, top = 22;
   const bands = DATA.lanes.map(function (l) {

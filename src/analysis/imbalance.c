@@ -52,22 +52,20 @@ static int alloc_rows(const struct pivot *p, int world_size, struct rank_imbalan
 {
 	size_t bound = p->nr_loci + IMBALANCE_ABSENT_MAX;
 	if (world_size > 0 && (size_t)world_size > bound) {
-		ri->reason = xasprintf("the manifest announces %d ranks for a Run holding %zu "
-				       "Loci: not a Run nunatak wrote (the announced size is "
-				       "ignored)", world_size, p->nr_loci);
+		ri->reason = IMBALANCE_REASON_WORLD_UNBELIEVABLE;
+		ri->reason_n = world_size;
+		ri->reason_of = p->nr_loci > INT32_MAX ? INT32_MAX : (int)p->nr_loci;
 		ri->world_size = world_size = -1;
-		if (!ri->reason)
-			return -ENOMEM;
 	}
 	int max_rank = world_size - 1;
 	for (size_t i = 0; i < p->nr_loci; i++)
 		if (p->loci[i].rank > max_rank)
 			max_rank = p->loci[i].rank;
 	if (max_rank >= 0 && (size_t)max_rank >= bound) {
-		xfree(ri->reason);
-		ri->reason = xasprintf("a Locus of rank %d in a Run holding %zu Loci: not a Run "
-				       "nunatak wrote (no rank view)", max_rank, p->nr_loci);
-		return ri->reason ? 0 : -ENOMEM;
+		ri->reason = IMBALANCE_REASON_RANK_UNBELIEVABLE;
+		ri->reason_n = max_rank;
+		ri->reason_of = p->nr_loci > INT32_MAX ? INT32_MAX : (int)p->nr_loci;
+		return 0;
 	}
 	if (max_rank < 0)
 		return 0;
@@ -301,7 +299,7 @@ int imbalance_ranks(const struct pivot *p, int world_size, struct rank_imbalance
 		return -ENOMEM;
 	if (!ri->nr_rows)
 		return 0; /* ri->reason says why when the Run's ranks were not believable */
-	zfree(&ri->reason); /* the Loci's ranks stand: the verdict sets its own reason */
+	ri->reason = IMBALANCE_REASON_NONE; /* the Loci's ranks stand: the verdict sets its own reason */
 	ri->time_base = pivot__time_base(p);
 	double *counted = xcalloc(ri->nr_rows, sizeof(double));
 	if (!counted)

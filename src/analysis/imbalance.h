@@ -65,6 +65,10 @@ enum imbalance_reason {
 	IMBALANCE_REASON_MIXED_CLOCKS, /* counted task-clock on reason_n ranks, sampled on the others */
 	IMBALANCE_REASON_INTERPOSED,   /* reason_n of reason_of ranks only counted: CPU time x
 					  the share of wall clock outside MPI calls */
+	IMBALANCE_REASON_WORLD_UNBELIEVABLE, /* the manifest announces reason_n ranks for
+						 reason_of Loci: the size is ignored */
+	IMBALANCE_REASON_RANK_UNBELIEVABLE,  /* a Locus of rank reason_n among reason_of
+						 Loci: no rank view */
 };
 
 enum imbalance_basis {

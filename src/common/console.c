@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/alloc.h"
+#include "common/text.h"
 #include "common/timefmt.h"
 
 #define COLOR_RED "\033[31m"
@@ -52,9 +54,21 @@ static void emit(struct console *c, const char *color, const char *prefix, const
 		else
 			fputs(prefix, c->out);
 	}
-	vfprintf(c->out, fmt, ap);
+	char *raw = text_vformat(fmt, ap);
+	char *safe = raw ? text_escape_controls(raw) : NULL;
+	fputs(safe ? safe : "(out of memory formatting a message)", c->out);
+	xfree(raw);
+	xfree(safe);
 	fputc('\n', c->out);
 	fflush(c->out);
+}
+
+/* fputs of text that may come from a Run, a trace or argv. */
+static void put_safe(struct console *c, const char *s)
+{
+	char *safe = text_escape_controls(s);
+	fputs(safe ? safe : "?", c->out);
+	xfree(safe);
 }
 
 void console__error(struct console *c, const char *fmt, ...)
@@ -100,12 +114,14 @@ void console__degraded(struct console *c, const char *name, const char *message,
 {
 	end_progress_line(c);
 	stamp(c);
-	if (c->color)
-		fprintf(c->out, "%sdegraded [%s]%s: %s", COLOR_YELLOW, name, COLOR_RESET, message);
-	else
-		fprintf(c->out, "degraded [%s]: %s", name, message);
-	if (remedy && remedy[0])
-		fprintf(c->out, " - %s", remedy);
+	fprintf(c->out, "%sdegraded [", c->color ? COLOR_YELLOW : "");
+	put_safe(c, name);
+	fprintf(c->out, "]%s: ", c->color ? COLOR_RESET : "");
+	put_safe(c, message);
+	if (remedy && remedy[0]) {
+		fputs(" - ", c->out);
+		put_safe(c, remedy);
+	}
 	fputc('\n', c->out);
 	fflush(c->out);
 }
@@ -115,11 +131,12 @@ void console__progress(struct console *c, const char *label, unsigned long done,
 {
 	if (!c->terminal || c->verbosity < CONSOLE_INFO)
 		return;
+	fputs("\r\033[K", c->out);
+	put_safe(c, label);
 	if (total)
-		fprintf(c->out, "\r\033[K%s: %lu/%lu (%lu%%)", label, done, total,
-			done * 100 / total);
+		fprintf(c->out, ": %lu/%lu (%lu%%)", done, total, done * 100 / total);
 	else
-		fprintf(c->out, "\r\033[K%s: %lu", label, done);
+		fprintf(c->out, ": %lu", done);
 	c->progress_open = true;
 	fflush(c->out);
 }
@@ -130,6 +147,7 @@ void console__progress_end(struct console *c, const char *label)
 		return;
 	end_progress_line(c);
 	stamp(c);
-	fprintf(c->out, "%s: done\n", label);
+	put_safe(c, label);
+	fputs(": done\n", c->out);
 	fflush(c->out);
 }

@@ -52,6 +52,14 @@ static const char *reason(const struct rank_imbalance *ri, char *buf, size_t cap
 				   "calls: %d of %d ranks were only counted, so the MPI runtime's share "
 				   "cannot be split off their samples", n, of);
 		return buf;
+	case IMBALANCE_REASON_WORLD_UNBELIEVABLE:
+		snprintf(buf, cap, "the manifest announces %d ranks for a Run holding %d Loci: not a "
+				   "Run nunatak wrote (the announced size is ignored)", n, of);
+		return buf;
+	case IMBALANCE_REASON_RANK_UNBELIEVABLE:
+		snprintf(buf, cap, "a Locus of rank %d in a Run holding %d Loci: not a Run nunatak "
+				   "wrote (no rank view)", n, of);
+		return buf;
 	case IMBALANCE_REASON_NONE:
 	default:
 		return NULL;
@@ -81,8 +89,10 @@ static int render_threads(const struct rank_imbalance *ri, struct text_lines *ou
 
 int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 {
+	char why_buf[256];
+	const char *why = reason(ri, why_buf, sizeof(why_buf));
 	if (!ri->nr_rows) /* a reason here: the Run's ranks were not believable */
-		return ri->reason ? text_lines__add(out, "ranks: unavailable: %s", ri->reason) : 0;
+		return why ? text_lines__add(out, "ranks: unavailable: %s", why) : 0;
 	int missing = (int)ri->nr_rows - ri->nr_present;
 	char extra[64] = "";
 	if (missing > 0)
@@ -97,8 +107,6 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 					   "sampled CPU time",
 			 100 * ri->mpi_fraction);
 	const char *ranks = ri->nr_rows == 1 ? "rank" : "ranks";
-	char why_buf[256];
-	const char *why = reason(ri, why_buf, sizeof(why_buf));
 	int rc;
 	if (isnan(ri->imbalance))
 		rc = text_lines__add(out, "%zu %s (%d sampled%s); imbalance unavailable: %s%s",

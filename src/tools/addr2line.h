@@ -4,7 +4,7 @@
  * `addr2line -e MODULE -a -f -C -i [0xADDR…]` (addresses on stdin for a
  * large batch): the address echoed, then function and file:line pairs,
  * inlined frames first. Its output is parsed by addr2line__parse
- * (tools/symbolizer_parse.h, fuzzed).
+ * (in this program's .c, declared in tools/symbolizer_parse.h, fuzzed).
  */
 #ifndef NUNATAK_TOOLS_ADDR2LINE_H
 #define NUNATAK_TOOLS_ADDR2LINE_H

@@ -2,7 +2,7 @@
 /*
  * The llvm-dwarfdump adapter: `llvm-dwarfdump --debug-line MODULE`, whose
  * line-table prologues carry DWARF 5 MD5s of the source files. Parsed by
- * dwarfdump_checksums__parse (tools/symbolizer_parse.h, fuzzed).
+ * dwarfdump_checksums__parse (in this program's .c, declared in tools/symbolizer_parse.h, fuzzed).
  */
 #ifndef NUNATAK_TOOLS_LLVM_DWARFDUMP_H
 #define NUNATAK_TOOLS_LLVM_DWARFDUMP_H

@@ -2,7 +2,7 @@
 /*
  * The llvm-readelf adapter: `llvm-readelf -S MODULE`, the section table that
  * tells a function from a bare symbol (a .dynsym-only module). Parsed by
- * readelf_sections__parse (tools/symbolizer_parse.h, fuzzed).
+ * readelf_sections__parse (in this program's .c, declared in tools/symbolizer_parse.h, fuzzed).
  */
 #ifndef NUNATAK_TOOLS_LLVM_READELF_H
 #define NUNATAK_TOOLS_LLVM_READELF_H

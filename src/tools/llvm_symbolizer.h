@@ -2,7 +2,7 @@
 /*
  * The llvm-symbolizer adapter: `llvm-symbolizer --output-style=JSON
  * --obj=MODULE [0xADDR…]` (addresses on stdin for a large batch). Its output
- * is parsed by symbolizer_json__parse (tools/symbolizer_parse.h, fuzzed).
+ * is parsed by symbolizer_json__parse (in this program's .c, declared in tools/symbolizer_parse.h, fuzzed).
  * Demangling is llvm-symbolizer's default.
  */
 #ifndef NUNATAK_TOOLS_LLVM_SYMBOLIZER_H

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Pure parsers for the tools attribution drives (bytes in, structs out; no
- * I/O, fuzzed): llvm-symbolizer --output-style=JSON, GNU addr2line -a -f -C -i,
- * llvm-readelf -S (also GNU readelf -S --wide) and llvm-dwarfdump --debug-line.
+ * What the tools attribution drives give back, and their pure parsers (bytes
+ * in, structs out; no I/O, fuzzed), each in the file of its program beside
+ * its argv: llvm-symbolizer --output-style=JSON (tools/llvm_symbolizer.c),
+ * GNU addr2line -a -f -C -i (tools/addr2line.c), llvm-readelf -S, also GNU
+ * readelf -S --wide (tools/llvm_readelf.c), and llvm-dwarfdump --debug-line
+ * (tools/llvm_dwarfdump.c); the chains' helpers are tools/symbolizer.c.
  *
  * An attribution chain is what symbolization established for one address:
  * frames innermost first, the last one the physical function (the thing with
@@ -40,6 +43,10 @@ struct attrib_chains {
 };
 
 void attrib_chain__release(struct attrib_chain *c);
+/* For the parsers of tools/: a new empty chain at the end of cs, or NULL on
+ * ENOMEM; a frame appended to c (strings taken), 0 or -ENOMEM. */
+struct attrib_chain *attrib_chains__push(struct attrib_chains *cs);
+int attrib_chain__push_frame(struct attrib_chain *c, const struct attrib_frame *f);
 void attrib_chains__release(struct attrib_chains *cs);
 /* The physical function of a chain (its last frame), or NULL when empty. */
 const struct attrib_frame *attrib_chain__physical(const struct attrib_chain *c);
