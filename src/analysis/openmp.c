@@ -9,11 +9,21 @@
 #include "common/alloc.h"
 #include "ingest/switches.h"
 
-bool omp_is_runtime_module(const char *module)
+const char *omp_runtime_of(const char *module)
 {
 	const char *b = module ? strrchr(module, '/') : NULL;
 	b = b ? b + 1 : module;
-	return b && !strncmp(b, "libgomp.so", 10);
+	if (b && !strncmp(b, "libgomp.so", 10))
+		return "libgomp";
+	if (b && (!strncmp(b, "libomp.so", 9) || !strncmp(b, "libomp5.so", 10) ||
+		  !strncmp(b, "libiomp5.so", 11)))
+		return "libomp";
+	return NULL;
+}
+
+bool omp_is_runtime_module(const char *module)
+{
+	return omp_runtime_of(module) != NULL;
 }
 
 static bool is_libc(const char *module)
@@ -26,7 +36,7 @@ static bool is_libc(const char *module)
 
 static bool is_outlined(const char *name)
 {
-	return name && strstr(name, "._omp_fn.") != NULL;
+	return name && (strstr(name, "._omp_fn.") || !strncmp(name, ".omp_outlined.", 14));
 }
 
 void omp_view__release(struct omp_view *v)
@@ -63,9 +73,10 @@ static int pragma_line(const struct extract *x)
 	return found;
 }
 
-static int region_of(struct omp_view *v, size_t *cap, const struct pivot *p, int64_t h)
+/* The region of outlined function `name`: file and line from its Hotspot
+ * when it was sampled itself. Returns its index or -ENOMEM. */
+static int region_named(struct omp_view *v, size_t *cap, const struct pivot *p, const char *name)
 {
-	const char *name = p->hotspots[h].name;
 	for (size_t i = 0; i < v->nr_regions; i++)
 		if (!strcmp(v->regions[i].name, name))
 			return (int)i;
@@ -75,6 +86,12 @@ static int region_of(struct omp_view *v, size_t *cap, const struct pivot *p, int
 	memset(r, 0, sizeof(*r));
 	if (!(r->name = xstrdup(name)))
 		return -ENOMEM;
+	int64_t h = -1;
+	for (size_t i = 0; i < p->nr_hotspots && h < 0; i++)
+		if (p->hotspots[i].name && !strcmp(p->hotspots[i].name, name))
+			h = (int64_t)i;
+	if (h < 0)
+		return (int)v->nr_regions++;
 	r->file = p->hotspots[h].source_file;
 	for (size_t i = 0; i < p->nr_extracts && !r->line; i++)
 		if (p->extracts[i].hotspot == h)
@@ -89,79 +106,143 @@ static int region_of(struct omp_view *v, size_t *cap, const struct pivot *p, int
 
 /* Per Locus sums: work by region (index), wait. */
 struct acc {
-	double *work; /* nr_loci x nr_regions */
+	double *work; /* nr_loci x max_regions */
 	double *wait; /* nr_loci */
 	bool *seen;
+	size_t max_regions;
 };
 
-static int from_samples(const struct pivot *p, const char *tb, struct omp_view *v, size_t *cap,
-			struct acc *a, size_t max_regions)
+static int add_work(struct omp_view *v, size_t *cap, const struct pivot *p, struct acc *a,
+		    int64_t locus, const char *outlined, double ns)
 {
-	for (size_t i = 0; i < p->nr_measurements; i++) {
+	int r = region_named(v, cap, p, outlined);
+	if (r < 0)
+		return r;
+	if ((size_t)r < a->max_regions) /* regions beyond: listed, not measured */
+		a->work[(size_t)locus * a->max_regions + (size_t)r] += ns;
+	a->seen[locus] = true;
+	return 0;
+}
+
+/* One stack (frames by depth, innermost first): a wait when the innermost
+ * frame outside the kernel and libc is the OpenMP runtime's (libgomp as an
+ * outer caller, GOMP_parallel under the master's outlined function, is not
+ * a wait), work when an outlined function is on it, else neither. */
+struct frame_index {
+	size_t *start; /* nr_stacks + 1: frames of stack s are order[start[s]..start[s+1]) */
+	size_t *order;
+};
+
+static int frame_index(const struct pivot *p, struct frame_index *fx)
+{
+	fx->start = xcalloc(p->nr_stacks + 2, sizeof(size_t));
+	fx->order = xcalloc(p->nr_stack_frames + 1, sizeof(size_t));
+	size_t *fill = xcalloc(p->nr_stacks + 1, sizeof(size_t));
+	if (!fx->start || !fx->order || !fill) {
+		xfree(fill);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->nr_stack_frames; i++)
+		if (p->stack_frames[i].stack >= 0 && (size_t)p->stack_frames[i].stack < p->nr_stacks)
+			fx->start[p->stack_frames[i].stack + 1]++;
+	for (size_t s = 0; s < p->nr_stacks; s++)
+		fx->start[s + 1] += fx->start[s];
+	for (size_t i = 0; i < p->nr_stack_frames; i++) {
+		int64_t s = p->stack_frames[i].stack;
+		if (s >= 0 && (size_t)s < p->nr_stacks)
+			fx->order[fx->start[s] + fill[s]++] = i;
+	}
+	xfree(fill);
+	return 0;
+}
+
+/* libomp, built without frame pointers, waits in libc (sched_yield while
+ * it spins, futex through pthread_cond_wait when it sleeps): frame-pointer
+ * unwinding then skips its own frames and the libc frame's caller reads as
+ * the outlined function. Under libomp such a libc frame is its wait. */
+static bool libomp_wait_in_libc(const char *function)
+{
+	static const char *const names[] = {"sched_yield", "futex", "pthread_cond", "syscall"};
+	for (size_t i = 0; function && i < sizeof(names) / sizeof(names[0]); i++)
+		if (strstr(function, names[i]))
+			return true;
+	return false;
+}
+
+static int classify_stack(const struct pivot *p, const struct frame_index *fx, size_t s,
+			  bool libomp, const char **outlined)
+{
+	const struct stack_frame *in = NULL, *out = NULL, *user = NULL;
+	for (size_t k = fx->start[s]; k < fx->start[s + 1]; k++) {
+		const struct stack_frame *f = &p->stack_frames[fx->order[k]];
+		if (!f->module)
+			continue;
+		if (is_outlined(f->function) && (!out || f->depth < out->depth))
+			out = f;
+		if (f->module[0] != '[' && !is_libc(f->module) && (!in || f->depth < in->depth))
+			in = f;
+		if (f->module[0] != '[' && (!user || f->depth < user->depth))
+			user = f;
+	}
+	if (in && omp_is_runtime_module(in->module))
+		return 1;
+	if (libomp && user && is_libc(user->module) && libomp_wait_in_libc(user->function))
+		return 1;
+	*outlined = out ? out->function : NULL;
+	return out ? 2 : 0;
+}
+
+/* Time-base samples: by their stacks when the Run has them (a callee of the
+ * outlined function is work too), else by Hotspot. Off-CPU stacks: blocked
+ * or preempted in the runtime is a wait, preempted in a region is work. */
+static int accumulate(const struct pivot *p, const char *tb, struct omp_view *v, size_t *cap,
+		      struct acc *a)
+{
+	bool tb_stacks = false;
+	for (size_t s = 0; s < p->nr_stacks && !tb_stacks; s++)
+		tb_stacks = p->stacks[s].counter && !strcmp(p->stacks[s].counter, tb);
+	for (size_t i = 0; !tb_stacks && i < p->nr_measurements; i++) {
 		const struct measurement *m = &p->measurements[i];
 		if (m->hotspot < 0 || !m->counter || strcmp(m->counter, tb) || m->locus < 0 ||
 		    (size_t)m->locus >= p->nr_loci || m->quality == QUALITY_UNAVAILABLE)
 			continue;
 		const struct hotspot *h = &p->hotspots[m->hotspot];
-		if (omp_is_runtime_module(h->module)) {
+		bool libomp_libc = !strcmp(v->runtime, "libomp") && h->module && is_libc(h->module) &&
+				   libomp_wait_in_libc(h->name);
+		if (omp_is_runtime_module(h->module) || libomp_libc) {
 			a->wait[m->locus] += m->value;
 			a->seen[m->locus] = true;
-		} else if (is_outlined(h->name)) {
-			int r = region_of(v, cap, p, m->hotspot);
-			if (r < 0)
-				return r;
-			if ((size_t)r >= max_regions)
-				continue;
-			a->work[(size_t)m->locus * max_regions + (size_t)r] += m->value;
-			a->seen[m->locus] = true;
+		} else if (is_outlined(h->name) && add_work(v, cap, p, a, m->locus, h->name, m->value)) {
+			return -ENOMEM;
 		}
 	}
-	return 0;
-}
-
-/* Off-CPU stacks: libgomp in the stack is a wait; preempted in an outlined
- * function (its innermost user frame) is work. */
-static void from_stacks(const struct pivot *p, struct omp_view *v, struct acc *a,
-			size_t max_regions)
-{
-	for (size_t s = 0; s < p->nr_stacks; s++) {
+	struct frame_index fx = {0};
+	int rc = frame_index(p, &fx);
+	for (size_t s = 0; !rc && s < p->nr_stacks; s++) {
 		const struct stack *st = &p->stacks[s];
+		bool base = tb_stacks && st->counter && !strcmp(st->counter, tb);
 		bool off = st->counter && !strcmp(st->counter, OFFCPU_COUNTER);
 		bool pre = st->counter && !strcmp(st->counter, OFFCPU_PREEMPTED_COUNTER);
-		if ((!off && !pre) || st->locus < 0 || (size_t)st->locus >= p->nr_loci)
+		if ((!base && !off && !pre) || st->locus < 0 || (size_t)st->locus >= p->nr_loci)
 			continue;
-		v->wait_measured = true;
-		/* the innermost frame outside the kernel and libc: the code the
-		 * thread was running (libgomp as an outer caller, GOMP_parallel
-		 * under the master's outlined function, is not a wait) */
-		const struct stack_frame *in = NULL;
-		for (size_t i = 0; i < p->nr_stack_frames; i++) {
-			const struct stack_frame *f = &p->stack_frames[i];
-			if (f->stack != (int64_t)s || !f->module || f->module[0] == '[' ||
-			    is_libc(f->module))
-				continue;
-			if (!in || f->depth < in->depth)
-				in = f;
-		}
-		bool gomp = in && omp_is_runtime_module(in->module);
-		const char *user = in ? in->function : NULL;
-		if (gomp) {
+		v->wait_measured = v->wait_measured || off || pre;
+		const char *outlined = NULL;
+		int k = classify_stack(p, &fx, s, !strcmp(v->runtime, "libomp"), &outlined);
+		if (k == 1) {
 			a->wait[st->locus] += st->value;
 			a->seen[st->locus] = true;
-			continue;
+		} else if (k == 2 && (base || pre)) {
+			rc = add_work(v, cap, p, a, st->locus, outlined, st->value);
 		}
-		for (size_t r = 0; pre && user && r < v->nr_regions && r < max_regions; r++)
-			if (!strcmp(v->regions[r].name, user)) {
-				a->work[(size_t)st->locus * max_regions + r] += st->value;
-				a->seen[st->locus] = true;
-			}
 	}
+	xfree(fx.start);
+	xfree(fx.order);
+	return rc;
 }
 
-
-static int fill_threads(const struct pivot *p, struct omp_view *v, const struct acc *a,
-			size_t max_regions)
+static int fill_threads(const struct pivot *p, struct omp_view *v, const struct acc *a)
 {
+	size_t max_regions = a->max_regions;
 	/* OpenMP numbers: main thread (tid == pid) 0, then by tid */
 	for (size_t r = 0; r < v->nr_regions && r < max_regions; r++) {
 		struct omp_region *rg = &v->regions[r];
@@ -205,25 +286,23 @@ static int cmp_thread(const void *x, const void *y)
 int omp_view_build(const struct pivot *p, const char *time_base, struct omp_view *v)
 {
 	memset(v, 0, sizeof(*v));
-	bool any = false;
-	for (size_t i = 0; i < p->nr_hotspots && !any; i++)
-		any = omp_is_runtime_module(p->hotspots[i].module);
-	for (size_t i = 0; i < p->nr_stack_frames && !any; i++)
-		any = omp_is_runtime_module(p->stack_frames[i].module);
-	if (!any || !time_base)
+	const char *rt = NULL;
+	for (size_t i = 0; i < p->nr_hotspots && !rt; i++)
+		rt = omp_runtime_of(p->hotspots[i].module);
+	for (size_t i = 0; i < p->nr_stack_frames && !rt; i++)
+		rt = omp_runtime_of(p->stack_frames[i].module);
+	if (!rt || !time_base)
 		return 0;
-	v->runtime = "libgomp";
+	v->runtime = rt;
 	size_t cap = 0, maxr = 16; /* regions beyond the 16th: listed, not measured */
 	struct acc a = {.work = xcalloc(p->nr_loci * maxr + 1, sizeof(double)),
 			.wait = xcalloc(p->nr_loci + 1, sizeof(double)),
-			.seen = xcalloc(p->nr_loci + 1, sizeof(bool))};
+			.seen = xcalloc(p->nr_loci + 1, sizeof(bool)), .max_regions = maxr};
 	int rc = a.work && a.wait && a.seen ? 0 : -ENOMEM;
 	if (!rc)
-		rc = from_samples(p, time_base, v, &cap, &a, maxr);
+		rc = accumulate(p, time_base, v, &cap, &a);
 	if (!rc)
-		from_stacks(p, v, &a, maxr);
-	if (!rc)
-		rc = fill_threads(p, v, &a, maxr);
+		rc = fill_threads(p, v, &a);
 	for (size_t r = 0; !rc && r < v->nr_regions; r++)
 		if (v->regions[r].nr_threads)
 			qsort(v->regions[r].threads, v->regions[r].nr_threads,

@@ -2,9 +2,11 @@
 /*
  * OpenMP parallel regions and their threads' work and wait (issue 23), a
  * pure function of the pivot, for GCC's libgomp, which has no tool
- * interface (OMPT): its code is recognised by module, like MPI runtime code.
+ * interface (OMPT), and LLVM's libomp without an OMPT tool: the runtime's
+ * code is recognised by module, like MPI runtime code.
  *
- *  - a region is an outlined function GCC names `<parent>._omp_fn.<N>`; its
+ *  - a region is an outlined function GCC names `<parent>._omp_fn.<N>`
+ *    (clang: `.omp_outlined.`, `.omp_outlined..<N>`); its
  *    file is the Hotspot's source file and its line that of the `#pragma omp
  *    parallel` read in the source extract (attrib/source.c widens an
  *    outlined function's extract upwards to hold it); without the source,
@@ -20,6 +22,10 @@
  *    then estimated, with that reason. With several regions the wait is not
  *    split between them (libgomp's frames do not say which region they
  *    serve): each thread's wait goes with the region where it worked most.
+ *  - libomp is built without frame pointers and waits in libc (sched_yield
+ *    while it spins, a futex through pthread_cond_wait when it sleeps):
+ *    under libomp, time whose innermost user frame is such a libc function
+ *    is its wait (frame-pointer unwinding skips libomp's own frames);
  *  - OpenMP thread numbers: the process's main thread is 0 (the master of
  *    every region), the others by increasing OS thread id (libgomp starts
  *    its workers in order).
@@ -50,7 +56,7 @@ struct omp_region {
 };
 
 struct omp_view {
-	const char *runtime; /* "libgomp", or NULL: no OpenMP runtime seen */
+	const char *runtime; /* "libgomp", "libomp", or NULL: no OpenMP runtime seen */
 	bool wait_measured;  /* the scheduler's stacks were there (blocked waits seen) */
 	struct omp_region *regions;
 	size_t nr_regions;
@@ -60,5 +66,7 @@ struct omp_view {
 int omp_view_build(const struct pivot *p, const char *time_base, struct omp_view *v);
 void omp_view__release(struct omp_view *v);
 bool omp_is_runtime_module(const char *module);
+/* "libgomp", "libomp" (LLVM's, also as libomp5/libiomp5), or NULL. */
+const char *omp_runtime_of(const char *module);
 
 #endif

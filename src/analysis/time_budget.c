@@ -104,6 +104,13 @@ static int read_loci(const struct pivot *p, struct time_budget *tb)
 	return 0;
 }
 
+static bool is_libc(const char *module)
+{
+	const char *b = strrchr(module, '/');
+	b = b ? b + 1 : module;
+	return !strncmp(b, "libc.so", 7) || !strncmp(b, "libc-", 5) || !strncmp(b, "libpthread", 10);
+}
+
 static int add_hot(struct time_budget *tb, size_t *cap, const char *name, const char *cause,
 		   double ns, int64_t n, bool attributed)
 {
@@ -139,7 +146,11 @@ static int name_stack(const struct pivot *p, const struct stack *st, const size_
 		if (!name && f->function && f->module && !threads_is_runtime_module(f->module))
 			name = f->function;
 	}
-	for (size_t i = 0; !name && i < k; i++) { /* runtime only: the innermost user frame */
+	size_t deeper = k; /* the innermost user frame outside libc (a runtime's) */
+	for (size_t i = 0; i < k && deeper == k; i++)
+		if (mod[i] && mod[i][0] != '[' && !is_libc(mod[i]))
+			deeper = i;
+	for (size_t i = deeper < k ? deeper : 0; !name && i < k; i++) { /* else the innermost user frame */
 		if (!mod[i] || mod[i][0] == '[')
 			continue;
 		const char *m = strrchr(mod[i], '/');

@@ -307,12 +307,13 @@ static int collect_groups(const struct pivot *p, struct group **out, size_t *nr)
 		}
 		g[n++] = (struct group){.hotspot = f->hotspot, .file = f->file, .first = lo, .last = hi};
 	}
-	/* An OpenMP region's outlined function (GCC's <parent>._omp_fn.N) starts
+	/* An OpenMP region's outlined function (GCC's <parent>._omp_fn.N, clang's
+	 * .omp_outlined.) starts
 	 * below its `#pragma omp parallel`: a few lines more above its code, so
 	 * the extract holds the pragma (analysis/openmp.h reads its line). */
 	for (size_t i = 0; i < n; i++) {
 		const char *name = p->hotspots[g[i].hotspot].name;
-		if (name && strstr(name, "._omp_fn."))
+		if (name && (strstr(name, "._omp_fn.") || !strncmp(name, ".omp_outlined.", 14)))
 			g[i].first = g[i].first > OMP_PRAGMA_LINES ? g[i].first - OMP_PRAGMA_LINES : 1;
 	}
 	if (n)

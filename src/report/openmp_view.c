@@ -11,8 +11,8 @@
 
 #define CLOCK_OMP "wall clock (time-base samples + kernel context switches)"
 #define R_SPIN_ONLY                                                                     \
-	"spinning in libgomp only (time-base samples): the time blocked in its futex wait " \
-	"needs the scheduler's call stacks (root; `nunatak doctor`)"
+	"spinning in the OpenMP runtime only (time-base samples): the time blocked in its " \
+	"futex wait needs the context switches' call stacks (root; `nunatak doctor`)"
 #define R_WORK_CPU                                                                       \
 	"time-base samples in the outlined function only: the time preempted while working " \
 	"needs the scheduler's call stacks (root)"
@@ -43,9 +43,15 @@ json_t *openmp_view_payload(const struct omp_view *v, const struct pivot *p)
 	enum quality q = v->wait_measured ? QUALITY_MEASURED : QUALITY_ESTIMATED;
 	json_t *o = json_pack(
 		"{s:s, s:s}", "runtime", v->runtime, "method",
-		"libgomp has no OMPT: regions are its outlined functions (<parent>._omp_fn.N); "
-		"work is time in them, wait is time in libgomp (spinning, or blocked in a stack "
-		"holding it); OpenMP thread 0 is the process's main thread, the others by thread id");
+		!strcmp(v->runtime, "libgomp")
+			? "libgomp has no OMPT: regions are its outlined functions "
+			  "(<parent>._omp_fn.N); work is time in them, wait is time in libgomp "
+			  "(spinning, or blocked or preempted while running it); OpenMP thread 0 is "
+			  "the process's main thread, the others by thread id"
+			: "libomp without an OMPT tool: regions are clang's outlined functions "
+			  "(.omp_outlined.); work is time in them, wait is time in libomp "
+			  "(spinning, or blocked or preempted while running it); OpenMP thread 0 "
+			  "is the process's main thread, the others by thread id");
 	json_t *regions = json_array();
 	for (size_t r = 0; o && regions && r < v->nr_regions; r++) {
 		const struct omp_region *rg = &v->regions[r];

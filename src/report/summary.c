@@ -18,6 +18,7 @@
 #include "report/ranks_view.h"
 #include "report/regions_view.h"
 #include "report/time_view.h"
+#include "report/unresolved_view.h"
 #include "report/openmp_view.h"
 #include "analysis/openmp.h"
 #include "analysis/time_budget.h"
@@ -266,6 +267,77 @@ static void finding(const struct diagnostic *g, const struct pivot *p, const cha
 		out->failed = true;
 }
 
+/* Unresolved time said by module, the runtimes named, with the remedy. */
+static void unresolved_line(const struct analysis *a, const struct pivot *p,
+			    struct text_lines *out)
+{
+	struct unresolved_module v[4];
+	size_t n = unresolved_by_module(p, a->time_base, a->time_value, v, 4);
+	char mods[400] = "";
+	size_t l = 0;
+	bool runtime = false;
+	for (size_t i = 0; i < n && i < 3 && l < sizeof(mods); i++) {
+		const char *b = strrchr(v[i].module, '/');
+		int w = snprintf(mods + l, sizeof(mods) - l, "%s%s %.1f%% (%zu address%s%s%s)",
+				 i ? ", " : "", b ? b + 1 : v[i].module, 100 * v[i].share,
+				 v[i].nr_addresses, v[i].nr_addresses == 1 ? "" : "es",
+				 v[i].runtime ? ", " : "", v[i].runtime ? v[i].runtime : "");
+		l = w > 0 ? l + (size_t)w : l;
+		runtime |= v[i].runtime != NULL;
+	}
+	text_lines__add(out,
+			"  - %.1f%% of the sampled time is in code left unresolved (module+offset, "
+			"no function name)%s%s; %s", 100.0 * a->unresolved_share, n ? ": " : "", mods,
+			runtime ? "runtime time, not the application's: install the runtime's debug "
+				  "symbols (the distribution's -dbgsym or -dbg packages, or debuginfod) "
+				  "to name it"
+				: "install the modules' debug symbols (-dbgsym / -dbg packages, or "
+				  "debuginfod), or rebuild with -g, to name it");
+}
+
+/* Several unresolved addresses of one module are one finding (issue 24):
+ * the first stands for the module, the others are not listed again. */
+static bool module_shown_before(const struct analysis *a, const struct pivot *p, size_t i)
+{
+	const struct hotspot *h = &p->hotspots[a->diags[i].hotspot];
+	if (h->level != RESOLUTION_UNRESOLVED || !h->module)
+		return false;
+	for (size_t k = 0; k < i; k++) {
+		const struct hotspot *o = &p->hotspots[a->diags[k].hotspot];
+		if (o->level == RESOLUTION_UNRESOLVED && o->module && !strcmp(o->module, h->module))
+			return true;
+	}
+	return false;
+}
+
+/* Under an unresolved finding: the rest of its module's addresses above
+ * the floor, and whose code it is. */
+static void module_group_line(const struct analysis *a, const struct pivot *p, size_t i,
+			      struct text_lines *out)
+{
+	const struct hotspot *h = &p->hotspots[a->diags[i].hotspot];
+	if (h->level != RESOLUTION_UNRESOLVED || !h->module)
+		return;
+	size_t more = 0;
+	double share = a->diags[i].share.value;
+	for (size_t k = i + 1; k < a->nr_diags; k++) {
+		const struct hotspot *o = &p->hotspots[a->diags[k].hotspot];
+		if (o->level == RESOLUTION_UNRESOLVED && o->module && !strcmp(o->module, h->module)) {
+			more++;
+			share += a->diags[k].share.value;
+		}
+	}
+	const char *rt = runtime_of_module(h->module);
+	char sb[24];
+	if (more)
+		text_lines__add(out, "    with %zu more unresolved address%s of this module above "
+				"the floor: %s of the sampled time in all%s%s", more,
+				more == 1 ? "" : "es", pct(sb, sizeof(sb), share), rt ? ", in " : "",
+				rt ? rt : "");
+	else if (rt)
+		text_lines__add(out, "    code of %s", rt);
+}
+
 static bool has_counter(const struct pivot *p, const char *a, const char *b)
 {
 	for (size_t i = 0; i < p->nr_measurements; i++) {
@@ -289,10 +361,7 @@ static void admissions(const struct analysis *a, const struct pivot *p,
 				a->others_count == 1 ? "s" : "",
 				100.0 * a->others_share);
 	if (a->nr_unresolved && a->unresolved_share > 0)
-		text_lines__add(out,
-				"  - %.1f%% of the sampled time is in code left unresolved "
-				"(module+offset, no function name)",
-				100.0 * a->unresolved_share);
+		unresolved_line(a, p, out);
 	bool flops = has_counter(p, "flops_dp", "flops"), dram = has_counter(p, "dram_bytes", NULL);
 	if (a->nr_diags && (!flops || !dram))
 		text_lines__add(out,
@@ -357,10 +426,15 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 		out->failed = true;
 	for (size_t i = 0; i < a->nr_diags; i++) {
 		const struct diagnostic *g = &a->diags[i];
+		if (module_shown_before(a, p, i)) {
+			covered += isfinite(g->share.value) ? g->share.value : 0;
+			continue; /* in its module's line */
+		}
 		if (shown < SUMMARY_MAX_FINDINGS && is_finding(g, covered, shown)) {
 			finding(g, p, a->time_base, reason != NULL,
 				have_rp && i < RANK_PLACEMENT_TOP ? &rp : NULL, have_si ? &si : NULL,
 				out);
+			module_group_line(a, p, i, out);
 			shown++;
 		} else {
 			rest += g->share.value;

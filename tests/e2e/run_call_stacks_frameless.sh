@@ -7,7 +7,8 @@ SRC="$NUNATAK_SOURCE_DIR/tests/fixtures/collect/callers_frameless.c"
 cc -O1 -g -fno-omit-frame-pointer -o "$WORK/fp" "$SRC"
 cc -O2 -g -o "$WORK/o2" "$SRC"
 cd "$WORK"
-n=100000000
+# ~1000 samples of leaf per Run (1.5 s of CPU): 5 points are >3 sigma of sampling noise
+n=1500000000
 check() { # build mode: run, report, assert
 	local bin=$1 mode=$2 opt=()
 	[ "$mode" = ladder ] || opt=(--call-graph "$mode")

@@ -263,7 +263,49 @@ static void t_downgrade_shown(void)
 	pivot__release(&p);
 }
 
+/* Issue 24: Open MPI's polling, three unnamed addresses of mca_btl_vader.so
+ * and one of libmpi, is one finding per module, said as the MPI runtime's
+ * time, with the remedy (debug symbols). */
+static void t_runtime_grouped(void)
+{
+	struct pivot p;
+	pivot__init(&p);
+	pivot__intern_locus(&p, "n", -1, 7);
+	struct hotspot app = {.module = (char *)"/x/lmp", .name = (char *)"pair_compute",
+			      .level = RESOLUTION_FUNCTION, .has_offset = true};
+	meas(&p, pivot__add_hotspot(&p, &app), "task-clock", 300e6, 300, QUALITY_MEASURED, NULL);
+	for (int i = 0; i < 3; i++) {
+		struct hotspot u = {.module = (char *)"/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/"
+						     "mca_btl_vader.so",
+				    .level = RESOLUTION_UNRESOLVED, .offset = 0x4f94 + 16 * (uint64_t)i,
+				    .has_offset = true};
+		meas(&p, pivot__add_hotspot(&p, &u), "task-clock", (100.0 - i) * 1e6, 100 - i,
+		     QUALITY_MEASURED, NULL);
+	}
+	struct hotspot m = {.module = (char *)"/usr/lib/x86_64-linux-gnu/libmpi.so.40",
+			    .level = RESOLUTION_UNRESOLVED, .offset = 0x77, .has_offset = true};
+	meas(&p, pivot__add_hotspot(&p, &m), "task-clock", 50e6, 50, QUALITY_MEASURED, NULL);
+	struct analysis a;
+	CHECK_INT(analysis_run(&p, NULL, 0, 30, &a), 0);
+	struct text_lines t = {0};
+	CHECK_INT(summary_render(&a, &p, NULL, &t), 0);
+	size_t vader = 0;
+	for (size_t i = 0; i < t.n; i++)
+		vader += strstr(t.v[i], "  mca_btl_vader.so+0x") == t.v[i];
+	CHECK_INT(vader, 1); /* one finding for the module, not one per address */
+	CHECK(has_line(&t, "    with 2 more unresolved addresses of this module above the floor: "
+			   "45.9% of the sampled time in all, in the MPI runtime"));
+	CHECK(has_line(&t, "no function name): mca_btl_vader.so 45.9% (3 addresses, the MPI "
+			   "runtime), libmpi.so.40 7.7% (1 address, the MPI runtime); runtime time, "
+			   "not the application's: install the runtime's debug symbols"));
+	text_lines__release(&t);
+	analysis__release(&a);
+	pivot__release(&p);
+}
+
 static const struct test_case cases[] = {
+	{"runtime_grouped", "unresolved addresses grouped by module, the MPI runtime named",
+	 t_runtime_grouped},
 	{"counters", "a missing FLOP or DRAM counter is said, with where to look", t_counters},
 	{"render", "summary and payload on a hand-built pivot", t_render},
 	{"empty", "an empty Run still says what it lacks", t_empty},

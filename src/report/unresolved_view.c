@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "report/unresolved_view.h"
+
+#include <string.h>
+
+#include "common/alloc.h"
+#include "model/model.h"
+
+static const char *base_of(const char *m)
+{
+	const char *b = m ? strrchr(m, '/') : NULL;
+	return b ? b + 1 : m ? m : "";
+}
+
+const char *runtime_of_module(const char *module)
+{
+	static const char *const mpi[] = {"libmpi", "mca_", "libopen-pal", "libopen-rte",
+					  "libpmix", "libprrte", "libucp", "libuct", "libucs",
+					  "libucm", "libfabric", "libpsm", "libhcoll", "libmlx",
+					  "libmpich", "libmpl", "libhwloc"};
+	static const char *const omp[] = {"libgomp", "libiomp", "libomp"};
+	const char *b = base_of(module);
+	for (size_t i = 0; i < sizeof(mpi) / sizeof(mpi[0]); i++)
+		if (!strncmp(b, mpi[i], strlen(mpi[i])))
+			return "the MPI runtime";
+	for (size_t i = 0; i < sizeof(omp) / sizeof(omp[0]); i++)
+		if (!strncmp(b, omp[i], strlen(omp[i])))
+			return "the OpenMP runtime";
+	return NULL;
+}
+
+static int lowest_pass(const struct pivot *p, const char *tb)
+{
+	int lo = -1;
+	for (size_t i = 0; i < p->nr_measurements; i++) {
+		const struct measurement *m = &p->measurements[i];
+		if (m->hotspot != PIVOT_NONE && m->counter && !strcmp(m->counter, tb) &&
+		    (lo < 0 || m->pass_index < lo))
+			lo = m->pass_index;
+	}
+	return lo;
+}
+
+size_t unresolved_by_module(const struct pivot *p, const char *time_base, double total,
+			    struct unresolved_module *v, size_t cap)
+{
+	size_t n = 0;
+	if (!time_base || !(total > 0))
+		return 0;
+	int pass = lowest_pass(p, time_base);
+	double *t = xcalloc(p->nr_hotspots + 1, sizeof(*t));
+	if (!t)
+		return 0;
+	for (size_t i = 0; i < p->nr_measurements; i++) { /* one pass: linear */
+		const struct measurement *m = &p->measurements[i];
+		if (m->hotspot >= 0 && (size_t)m->hotspot < p->nr_hotspots && m->counter &&
+		    !strcmp(m->counter, time_base) && m->pass_index == pass &&
+		    m->quality != QUALITY_UNAVAILABLE && m->value > 0)
+			t[m->hotspot] += m->value;
+	}
+	for (size_t h = 0; h < p->nr_hotspots; h++) {
+		const struct hotspot *hs = &p->hotspots[h];
+		if (hs->level != RESOLUTION_UNRESOLVED || !(t[h] > 0))
+			continue;
+		size_t k = 0;
+		while (k < n && strcmp(base_of(v[k].module), base_of(hs->module)))
+			k++;
+		if (k == n) {
+			if (n == cap)
+				continue;
+			v[n++] = (struct unresolved_module){hs->module, 0, 0,
+							    runtime_of_module(hs->module)};
+		}
+		v[k].share += t[h] / total;
+		v[k].nr_addresses++;
+	}
+	xfree(t);
+	for (size_t i = 1; i < n; i++) /* largest first: n is a handful */
+		for (size_t j = i; j > 0 && v[j].share > v[j - 1].share; j--) {
+			struct unresolved_module x = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+	return n;
+}
