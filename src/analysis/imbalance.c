@@ -125,7 +125,12 @@ static void accumulate(const struct pivot *p, struct rank_imbalance *ri, double 
 	}
 }
 
-enum rank_value { RV_TOTAL, RV_APP, RV_APP_INTERPOSED };
+/* in the order of enum imbalance_basis: a verdict's basis picks its value */
+enum rank_value {
+	RV_TOTAL = IMBALANCE_BASIS_TOTAL,
+	RV_APP = IMBALANCE_BASIS_APP,
+	RV_APP_INTERPOSED = IMBALANCE_BASIS_APP_INTERPOSED
+};
 
 static double value_of(const struct rank_row *row, enum rank_value which)
 {
@@ -285,12 +290,65 @@ static int count_threads(const struct pivot *p, struct rank_imbalance *ri)
 	return 0;
 }
 
+static void node_add(double *sum, double v)
+{
+	if (!isnan(v))
+		*sum = isnan(*sum) ? v : *sum + v;
+}
+
+/* node > rank: each node's ranks summed on the verdict's basis, and the
+ * busiest node against the mean node (two nodes at least). */
+static int nodes_of(struct rank_imbalance *ri)
+{
+	ri->busiest_node = -1;
+	ri->node_imbalance = NAN;
+	ri->nodes = xcalloc(ri->nr_rows ? ri->nr_rows : 1, sizeof(*ri->nodes));
+	if (!ri->nodes)
+		return -ENOMEM;
+	for (size_t r = 0; r < ri->nr_rows; r++) {
+		const struct rank_row *row = &ri->rows[r];
+		if (!row->node)
+			continue;
+		size_t k = 0;
+		while (k < ri->nr_nodes && strcmp(ri->nodes[k].node, row->node) != 0)
+			k++;
+		struct node_row *n = &ri->nodes[k];
+		if (k == ri->nr_nodes) {
+			*n = (struct node_row){.node = row->node, .time_ns = NAN, .value_ns = NAN};
+			ri->nr_nodes++;
+		}
+		n->nr_ranks++;
+		node_add(&n->time_ns, row->time_ns);
+		double v = value_of(row, (enum rank_value)ri->basis);
+		n->nr_valued += !isnan(v);
+		node_add(&n->value_ns, v);
+	}
+	double sum = 0, mx = -1;
+	int valued = 0;
+	for (size_t k = 0; k < ri->nr_nodes; k++) {
+		double v = ri->nodes[k].value_ns;
+		if (isnan(v))
+			continue;
+		sum += v;
+		valued++;
+		if (v > mx) {
+			mx = v;
+			ri->busiest_node = (int)k;
+		}
+	}
+	if (valued >= 2 && sum > 0)
+		ri->node_imbalance = mx / (sum / valued);
+	else
+		ri->busiest_node = -1;
+	return 0;
+}
+
 int imbalance_ranks(const struct pivot *p, int world_size, struct rank_imbalance *ri)
 {
 	memset(ri, 0, sizeof(*ri));
 	ri->world_size = world_size;
-	ri->busiest_rank = ri->total_busiest = ri->app_busiest = -1;
-	ri->imbalance = ri->total_imbalance = ri->app_imbalance = NAN;
+	ri->busiest_rank = ri->total_busiest = ri->app_busiest = ri->busiest_node = -1;
+	ri->imbalance = ri->total_imbalance = ri->app_imbalance = ri->node_imbalance = NAN;
 	ri->mpi_fraction = ri->sys_fraction = ri->mpi_measured = ri->helper_fraction = NAN;
 	ri->mpi.dom_rank = -1;
 	ri->quality = QUALITY_UNAVAILABLE;
@@ -339,6 +397,8 @@ int imbalance_ranks(const struct pivot *p, int world_size, struct rank_imbalance
 	if (mpi_view_build(p, ri->nr_rows, &ri->mpi) < 0)
 		return -ENOMEM;
 	verdict(ri);
+	if (nodes_of(ri) < 0)
+		return -ENOMEM;
 	double in_mpi = 0, wall = 0;
 	for (size_t r = 0; r < ri->mpi.nr; r++)
 		if (ri->mpi.ranks[r].measured && ri->mpi.ranks[r].wall_ns > 0) {
@@ -355,6 +415,8 @@ void rank_imbalance__release(struct rank_imbalance *ri)
 	if (!ri)
 		return;
 	zfree(&ri->rows);
+	zfree(&ri->nodes);
+	ri->nr_nodes = 0;
 	mpi_view__release(&ri->mpi);
 	ri->nr_rows = 0;
 }

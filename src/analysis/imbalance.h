@@ -57,6 +57,15 @@ struct rank_row {
 	int nr_helpers;       /* MPI runtime helper threads with samples (analysis/threads.h) */
 };
 
+/* A node (Slurm's name, else the host's) and its ranks: node > rank > thread. */
+struct node_row {
+	const char *node;  /* borrowed from the pivot */
+	int nr_ranks;      /* ranks on it that left something */
+	int nr_valued;     /* of those, ranks with a value on the verdict's basis */
+	double time_ns;    /* Σ rank time (total), NaN when no rank has one */
+	double value_ns;   /* Σ rank value on the verdict's basis, NaN when none */
+};
+
 enum imbalance_reason {
 	IMBALANCE_REASON_NONE = 0,
 	IMBALANCE_REASON_TOO_FEW,      /* fewer than two ranks have a time: unavailable */
@@ -102,6 +111,11 @@ struct rank_imbalance {
 	bool periods_exact;     /* ranks counted and ranks sampled mix, and the sampled
 				   ones' time is their task-clock samples' periods:
 				   the same count, short of one period a thread */
+	struct node_row *nodes; /* in order of their lowest rank (owned) */
+	size_t nr_nodes;
+	double node_imbalance;  /* busiest node's value / mean node value, on the
+				   verdict's basis; NaN below two nodes with a value */
+	int busiest_node;       /* index in nodes, -1 unavailable */
 	double imbalance;       /* the verdict's value (one of the two above); NaN */
 	int busiest_rank;       /* -1 when unavailable */
 	enum imbalance_basis basis; /* what the verdict was measured on */

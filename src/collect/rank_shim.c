@@ -408,7 +408,8 @@ static char **relayed(struct shim *s, const char *status, char **self)
 	return v;
 }
 
-/* What the relay wrote: the application died by a signal. */
+/* What the relay wrote is how the application ended (perf stat's own exit
+ * status can lose both a signal and, in a race of perf 6.1, the code). */
 static void read_relay(struct shim *s, const char *status)
 {
 	char *text = read_small_file(status);
@@ -416,6 +417,9 @@ static void read_relay(struct shim *s, const char *status)
 	if (text && sscanf(text, "signal %d", &n) == 1 && n > 0 && n < 128) {
 		s->res.term_signal = n;
 		s->res.exit_code = 128 + n;
+	} else if (text && sscanf(text, "exit %d", &n) == 1 && n >= 0 && n < 256 &&
+		   !s->res.term_signal && !s->res.wrapper_signal) {
+		s->res.exit_code = n;
 	}
 	xfree(text);
 	unlink(status);

@@ -146,6 +146,12 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 				     ri->total_busiest, ri->total_imbalance, 100 * ri->sys_fraction);
 	else
 		rc = text_lines__add(out, "  measured on %s, %s", basis(ri), clock);
+	if (rc == 0 && ri->busiest_node >= 0)
+		rc = text_lines__add(out, "  %zu nodes; busiest node %s (%d ranks) at %.2fx the mean "
+				     "node, on the ranks' %s", ri->nr_nodes,
+				     ri->nodes[ri->busiest_node].node,
+				     ri->nodes[ri->busiest_node].nr_ranks, ri->node_imbalance,
+				     ri->basis != IMBALANCE_BASIS_TOTAL ? "application time" : "total time");
 	if (rc == 0 && ri->quality == QUALITY_ESTIMATED && why)
 		rc = text_lines__add(out, "  busiest rank's %.2fx downgraded to estimated: %s",
 				     ri->imbalance, why);
@@ -270,6 +276,35 @@ static json_t *dominant_json(const struct rank_imbalance *ri)
 			 ri->mpi.dom_site[0] ? json_real(ri->mpi.dom_site_fraction) : json_null());
 }
 
+/* node > rank: [{node, ranks, time_ns, value_ns}] and the node imbalance. */
+static json_t *nodes_json(const struct rank_imbalance *ri)
+{
+	json_t *a = json_array();
+	for (size_t k = 0; a && k < ri->nr_nodes; k++) {
+		const struct node_row *n = &ri->nodes[k];
+		json_t *ranks = json_array();
+		for (size_t r = 0; ranks && r < ri->nr_rows; r++)
+			if (ri->rows[r].node && strcmp(ri->rows[r].node, n->node) == 0)
+				json_array_append_new(ranks, json_integer((json_int_t)r));
+		json_array_append_new(
+			a, json_pack("{s:s, s:o, s:o, s:o}", "node", n->node, "ranks",
+				     ranks ? ranks : json_array(), "time_ns", num_or_null(n->time_ns),
+				     "value_ns", num_or_null(n->value_ns)));
+	}
+	char why_buf[320];
+	const char *why = reason(ri, why_buf, sizeof(why_buf));
+	bool have = ri->busiest_node >= 0;
+	json_t *imb = json_pack(
+		"{s:o, s:o, s:s, s:s, s:o}", "value", num_or_null(ri->node_imbalance), "busiest_node",
+		have ? json_string(ri->nodes[ri->busiest_node].node) : json_null(), "basis",
+		basis(ri), "quality", quality__name(have ? ri->quality : QUALITY_UNAVAILABLE),
+		"reason",
+		have ? (why ? json_string(why) : json_null())
+		     : json_string("fewer than two nodes have a time"));
+	return json_pack("{s:o, s:o}", "rows", a ? a : json_array(), "imbalance",
+			 imb ? imb : json_null());
+}
+
 json_t *ranks_view_payload(const struct rank_imbalance *ri)
 {
 	if (!ri->nr_rows)
@@ -297,8 +332,8 @@ json_t *ranks_view_payload(const struct rank_imbalance *ri)
 							CLOCK_SAMPLED),
 				    "rule", THREADS_HELPER_RULE);
 	static const char no_split[] = "no rank was sampled: no split of its time";
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o}",
-			 "mpi_dominant", dominant_json(ri), "mpi_timeline",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o}",
+			 "nodes", nodes_json(ri), "mpi_dominant", dominant_json(ri), "mpi_timeline",
 			 ri->pivot ? mpi_timeline_json(ri->pivot) : json_null(), "imbalance", imb,
 			 "mpi_fraction", mpi, "sys_fraction",
 			 quality__json_clock(ri->sys_fraction, "ratio", QUALITY_MEASURED, no_split,

@@ -72,12 +72,13 @@ if perf:
 PY
 # A program that links no MPI under mpirun: nothing injected, the reason said.
 set +e
-timeout 300 "$NUNATAK" run -o "$tmp/run-sh" -- mpirun.openmpi -n 2 sh -c 'echo plain; exit 4' \
+# (one rank: a rank exiting 4 makes mpirun kill the others, maybe before they print)
+timeout 300 "$NUNATAK" run -o "$tmp/run-sh" -- mpirun.openmpi -n 1 sh -c 'echo plain; exit 4' \
 	>sh.out 2>sh.err </dev/null
 rc=$?
 set -e
 [ "$rc" = 4 ] || { echo "FAIL: a plain program's exit 4 became $rc"; cat sh.err; fail=1; }
-[ "$(grep -c plain sh.out)" = 2 ] || { echo "FAIL: a plain program's output changed"; cat sh.out; fail=1; }
+[ "$(grep -c plain sh.out)" = 1 ] || { echo "FAIL: a plain program's output changed"; cat sh.out; fail=1; }
 grep -q -- "--mpi-profile" sh.err && { echo "FAIL: a probe was injected into a program that links no MPI"; fail=1; }
 grep -q "mpi-analysis-unavailable.*nunatak injects nothing into the ranks.*tools.mpicc" sh.err || {
 	echo "FAIL: no reason and remedy for injecting nothing"; cat sh.err; fail=1; }

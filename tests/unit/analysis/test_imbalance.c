@@ -399,7 +399,45 @@ static void t_site_share(void)
 	pivot__release(&p);
 }
 
+/* node > rank: n1 holds ranks 0 and 1 (900 + 300 of application time), n2
+ * ranks 2 and 3 (300 + 300): n1 at 1200 / 900 of the mean node. */
+static void t_nodes(void)
+{
+	struct pivot p;
+	build_mpi_run(&p, true);
+	struct rank_imbalance ri;
+	CHECK_INT(imbalance_ranks(&p, 4, &ri), 0);
+	CHECK_INT(ri.nr_nodes, 2);
+	CHECK_STR(ri.nodes[0].node, "n1");
+	CHECK_INT(ri.nodes[0].nr_ranks, 2);
+	CHECK_NEAR(ri.nodes[0].value_ns, 1200e6, 1);
+	CHECK_NEAR(ri.nodes[1].time_ns, 1800e6, 1);
+	CHECK_INT(ri.busiest_node, 0);
+	CHECK_NEAR(ri.node_imbalance, 1200.0 / 900.0, 1e-9);
+	struct text_lines t = {0};
+	CHECK_INT(ranks_view_lines(&ri, &t), 0);
+	bool said = false;
+	for (size_t i = 0; i < t.n; i++)
+		said |= strcmp(t.v[i], "  2 nodes; busiest node n1 (2 ranks) at 1.33x the mean node, "
+				       "on the ranks' application time") == 0;
+	CHECK(said);
+	text_lines__release(&t);
+	json_t *j = ranks_view_payload(&ri);
+	json_t *nodes = json_object_get(j, "nodes");
+	CHECK_INT(json_array_size(json_object_get(nodes, "rows")), 2);
+	json_t *n2 = json_array_get(json_object_get(nodes, "rows"), 1);
+	CHECK_STR(json_string_value(json_object_get(n2, "node")), "n2");
+	CHECK_INT(json_integer_value(json_array_get(json_object_get(n2, "ranks"), 1)), 3);
+	json_t *ni = json_object_get(nodes, "imbalance");
+	CHECK_STR(json_string_value(json_object_get(ni, "busiest_node")), "n1");
+	CHECK_NEAR(json_real_value(json_object_get(ni, "value")), 1200.0 / 900.0, 1e-9);
+	json_decref(j);
+	rank_imbalance__release(&ri);
+	pivot__release(&p);
+}
+
 static const struct test_case cases[] = {
+	{"nodes", "node > rank: per-node totals and the busiest node", t_nodes},
 	{"interposed_counted", "counted ranks: application time from interposition, the waiting ranks never busiest", t_interposed_counted},
 	{"site_share", "the MPI headline quotes the share of the site it names", t_site_share},
 	{"measured_mpi", "interposed MPI time: measured share, dominant call and site",
