@@ -9,32 +9,6 @@
 #include "analysis/threads.h"
 #include "common/alloc.h"
 
-/*
- * Modules of MPI runtimes and their transports, by basename prefix. Open MPI
- * (libmpi, libopen-pal/-rte, libpmix, libprrte, mca_* components), MPICH and
- * derivatives (libmpich, libmpl, libpmi), UCX (libucp/ucs/uct/ucm), OFI
- * (libfabric), PSM/PSM2, verbs providers, HPE/Cray (libmpi_cray, libcxi),
- * shared-memory helpers (libxpmem, libknem) and collectives (libhcoll).
- */
-static const char *const mpi_prefixes[] = {
-	"libmpi",  "libopen-pal", "libopen-rte", "libpmix", "libprrte", "libpmi",
-	"libmpich", "libmpl",     "libucp",      "libucs",  "libuct",   "libucm",
-	"libfabric", "libpsm",    "libibverbs",  "libmlx",  "libcxi",   "libxpmem",
-	"libknem",  "libhcoll",   "libevent",    "libhwloc", "mca_",    "libmca_",
-};
-
-bool imbalance_is_mpi_module(const char *module)
-{
-	if (!module)
-		return false;
-	const char *base = strrchr(module, '/');
-	base = base ? base + 1 : module;
-	for (size_t i = 0; i < sizeof(mpi_prefixes) / sizeof(mpi_prefixes[0]); i++)
-		if (strncmp(base, mpi_prefixes[i], strlen(mpi_prefixes[i])) == 0)
-			return true;
-	return false;
-}
-
 static int rank_of(const struct pivot *p, int64_t locus)
 {
 	if (locus < 0 || (size_t)locus >= p->nr_loci)
@@ -114,7 +88,7 @@ static void accumulate(const struct pivot *p, struct rank_imbalance *ri, double 
 		const struct hotspot *h = &p->hotspots[m->hotspot];
 		if (isnan(row->app_ns))
 			row->app_ns = row->mpi_ns = row->sys_ns = 0;
-		if (imbalance_is_mpi_module(h->module))
+		if (threads_is_mpi_module(h->module))
 			row->mpi_ns += m->value;
 		else if (!h->module || h->module[0] == '[')
 			row->sys_ns += m->value;

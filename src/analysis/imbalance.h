@@ -34,9 +34,6 @@
 #define IMBALANCE_RATIO 2.0            /* classification `imbalance` at or above */
 #define IMBALANCE_MPI_SIGNIFICANT 0.05 /* MPI share above which app time decides */
 
-/* True when `module` (a path or basename) belongs to an MPI runtime. */
-bool imbalance_is_mpi_module(const char *module);
-
 struct rank_row {
 	int rank;
 	const char *node;     /* borrowed from the pivot; NULL when the rank left nothing */

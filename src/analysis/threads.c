@@ -4,8 +4,33 @@
 #include <errno.h>
 #include <string.h>
 
-#include "analysis/imbalance.h"
 #include "common/alloc.h"
+
+/*
+ * Modules of MPI runtimes and their transports, by basename prefix. Open MPI
+ * (libmpi, libopen-pal/-rte, libpmix, libprrte, mca_* components), MPICH and
+ * derivatives (libmpich, libmpl, libpmi), UCX (libucp/ucs/uct/ucm), OFI
+ * (libfabric), PSM/PSM2, verbs providers, HPE/Cray (libmpi_cray, libcxi),
+ * shared-memory helpers (libxpmem, libknem) and collectives (libhcoll).
+ */
+static const char *const mpi_prefixes[] = {
+	"libmpi",  "libopen-pal", "libopen-rte", "libpmix", "libprrte", "libpmi",
+	"libmpich", "libmpl",     "libucp",      "libucs",  "libuct",   "libucm",
+	"libfabric", "libpsm",    "libibverbs",  "libmlx",  "libcxi",   "libxpmem",
+	"libknem",  "libhcoll",   "libevent",    "libhwloc", "mca_",    "libmca_",
+};
+
+bool threads_is_mpi_module(const char *module)
+{
+	if (!module)
+		return false;
+	const char *base = strrchr(module, '/');
+	base = base ? base + 1 : module;
+	for (size_t i = 0; i < sizeof(mpi_prefixes) / sizeof(mpi_prefixes[0]); i++)
+		if (strncmp(base, mpi_prefixes[i], strlen(mpi_prefixes[i])) == 0)
+			return true;
+	return false;
+}
 
 /* The C runtime, by basename prefix: a progress thread's poll()/epoll_wait()
  * wrappers and its locks live there. libm is not in the list: it is the
@@ -17,7 +42,7 @@ bool threads_is_runtime_module(const char *module)
 {
 	if (!module || module[0] == '[')
 		return true;
-	if (imbalance_is_mpi_module(module))
+	if (threads_is_mpi_module(module))
 		return true;
 	const char *base = strrchr(module, '/');
 	base = base ? base + 1 : module;

@@ -15,7 +15,7 @@
  *     main(), MPI_Init and the application's MPI calls is never set aside,
  *     however much of its time it spends waiting inside the runtime;
  *   - at least THREADS_HELPER_SHARE of its time-base samples fall in MPI
- *     runtime modules (imbalance_is_mpi_module), the kernel or pseudo-modules
+ *     runtime modules (threads_is_mpi_module), the kernel or pseudo-modules
  *     ([kernel.kallsyms], [vdso], [unknown]) or the C runtime (libc,
  *     libpthread, the dynamic loader): code that is not the application's.
  * The thread's name (perf's comm) is not used: the runtimes seen here leave
@@ -52,6 +52,8 @@ struct locus_roles {
 /* True when module is not the application's code: an MPI runtime, the
  * kernel or a pseudo-module, or the C runtime. */
 bool threads_is_runtime_module(const char *module);
+/* True when `module` (a path or basename) belongs to an MPI runtime. */
+bool threads_is_mpi_module(const char *module);
 
 /* Classifies every Locus of p on the time base (NULL: nothing is a helper).
  * Returns 0 or -ENOMEM; release with locus_roles__release(). */

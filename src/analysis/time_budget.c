@@ -30,7 +30,7 @@ static bool has(const char *s, const char *needle)
 const char *offcpu_cause(const char *const *functions, const char *const *modules, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (modules[i] && imbalance_is_mpi_module(modules[i]))
+		if (modules[i] && threads_is_mpi_module(modules[i]))
 			return "MPI";
 	for (size_t i = 0; i < n; i++)
 		if (omp_is_runtime_module(modules[i]))

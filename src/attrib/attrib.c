@@ -19,14 +19,6 @@
 #include "exec/exec.h"
 #include "model/model.h"
 
-/* Only files can be symbolized: kernel, [vdso], [unknown], //anon and
- * /proc/… maps stay unresolved. */
-static bool symbolizable(const char *module)
-{
-	return module && module[0] == '/' && strncmp(module, "/proc/", 6) != 0 &&
-	       strncmp(module, "//anon", 6) != 0;
-}
-
 static struct mod *mod_get(struct ctx *c, const char *path)
 {
 	for (size_t i = 0; i < c->nr_mods; i++)
@@ -52,12 +44,6 @@ static int mod_add_offset(struct mod *m, uint64_t off)
 		return -ENOMEM;
 	m->offs[m->nr_offs++] = off;
 	return 0;
-}
-
-int attrib_u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
 }
 
 static int mod_order(const void *a, const void *b)
@@ -88,7 +74,7 @@ static int collect(struct ctx *c)
 	int rc = 0;
 	for (size_t h = 0; !rc && h < p->nr_hotspots; h++) {
 		const struct hotspot *hs = &p->hotspots[h];
-		if (hs->level != RESOLUTION_UNRESOLVED || !hs->has_offset || !symbolizable(hs->module))
+		if (hs->level != RESOLUTION_UNRESOLVED || !hs->has_offset || !attrib_symbolizable(hs->module))
 			continue;
 		struct mod *m = mod_get(c, hs->module);
 		if (!m || mod_add_offset(m, hs->offset)) {
@@ -104,7 +90,7 @@ static int collect(struct ctx *c)
 	xfree(hw);
 	for (size_t i = 0; !rc && i < p->nr_stack_frames; i++) {
 		const struct stack_frame *sf = &p->stack_frames[i];
-		if (sf->function || !symbolizable(sf->module))
+		if (sf->function || !attrib_symbolizable(sf->module))
 			continue;
 		struct mod *m = mod_get(c, sf->module);
 		if (!m || mod_add_offset(m, sf->offset)) {
@@ -128,15 +114,6 @@ static int collect(struct ctx *c)
 	if (!rc && c->nr_mods)
 		qsort(c->mods, c->nr_mods, sizeof(*c->mods), mod_order);
 	return rc;
-}
-
-void attrib_mod_unreadable(struct ctx *c, struct mod *m, const char *why)
-{
-	m->failed = true;
-	attrib_degrade(c, DEG_MODULE_UNREADABLE,
-		DEG_MODULE_UNREADABLE_REMEDY,
-		"%s cannot be read (%s): its Hotspots stay unresolved, shown as module+0x…",
-		m->path, why);
 }
 
 static void chain_clear(struct attrib_chain *ch)
@@ -231,25 +208,6 @@ static enum resolution chain_level(const struct mod *m, const struct attrib_chai
 	return RESOLUTION_FUNCTION;
 }
 
-const struct attrib_chain *attrib_chain_for(struct ctx *c, const char *module, uint64_t off,
-					    struct mod **mod_out)
-{
-	*mod_out = NULL;
-	if (!symbolizable(module))
-		return NULL;
-	for (size_t i = 0; i < c->nr_mods; i++) {
-		struct mod *m = &c->mods[i];
-		if (strcmp(m->path, module) != 0)
-			continue;
-		*mod_out = m;
-		if (m->failed || !m->chain)
-			return NULL;
-		uint64_t *hit = bsearch(&off, m->offs, m->nr_offs, sizeof(off), attrib_u64_cmp);
-		return hit ? m->chain[hit - m->offs] : NULL;
-	}
-	return NULL;
-}
-
 static int name_stack_frames(struct ctx *c)
 {
 	for (size_t i = 0; i < c->p->nr_stack_frames; i++) {
@@ -264,14 +222,6 @@ static int name_stack_frames(struct ctx *c)
 			return -ENOMEM;
 	}
 	return 0;
-}
-
-bool attrib_chain_has_file(const struct attrib_chain *ch)
-{
-	for (size_t i = 0; ch && i < ch->nr_frames; i++)
-		if (ch->frames[i].file)
-			return true;
-	return false;
 }
 
 static int build_attr(struct ctx *c, struct hotspot_attr **out)

@@ -65,6 +65,8 @@ void attrib_degrade(struct ctx *c, const char *name, const char *remedy, const c
 const char *attrib_stderr_tail(const struct exec_result *r, char *buf, size_t n);
 void attrib_mod_unreadable(struct ctx *c, struct mod *m, const char *why);
 int attrib_u64_cmp(const void *a, const void *b);
+/* A module a symbolizer can read: an absolute path, not /proc or anonymous. */
+bool attrib_symbolizable(const char *module);
 const struct attrib_chain *attrib_chain_for(struct ctx *c, const char *module, uint64_t off,
 					    struct mod **mod_out);
 bool attrib_chain_has_file(const struct attrib_chain *ch);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "common/alloc.h"
+#include "common/degradation_kinds.h"
 #include "common/text.h"
 #include "exec/exec.h"
 #include "model/model.h"
@@ -34,4 +35,13 @@ const char *attrib_stderr_tail(const struct exec_result *r, char *buf, size_t n)
 		start--;
 	snprintf(buf, n, "%.*s", (int)(end - start), r->err + start);
 	return buf;
+}
+
+void attrib_mod_unreadable(struct ctx *c, struct mod *m, const char *why)
+{
+	m->failed = true;
+	attrib_degrade(c, DEG_MODULE_UNREADABLE,
+		DEG_MODULE_UNREADABLE_REMEDY,
+		"%s cannot be read (%s): its Hotspots stay unresolved, shown as module+0x…",
+		m->path, why);
 }

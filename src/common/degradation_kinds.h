@@ -23,6 +23,12 @@
 #define DEGRADATION_KINDS(X) \
 	X(DEG_BUILDID_LIST_FAILED, "buildid-list-failed", true, \
 	  "rerun with a perf matching this node's kernel") \
+	X(DEG_KERNEL_TIME_UNSAMPLED, "kernel-time-unsampled", true, \
+	  "run as root, or lower kernel.perf_event_paranoid to 1 (sysctl) to sample the " \
+	  "kernel's time too") \
+	X(DEG_PERF_VERSION_UNTESTED, "perf-version-untested", true, \
+	  "use perf 5.x or 6.x (the versions nunatak reads), or report this perf's version " \
+	  "to nunatak") \
 	X(DEG_CALL_STACKS_REJECTED, "call-stacks-rejected", true, \
 	  "check `perf record --call-graph fp -- true` on this machine") \
 	X(DEG_CALL_STACKS_UNAVAILABLE, "call-stacks-unavailable", true, \

@@ -93,6 +93,15 @@ static int add_line(struct stat_run *r, const char *l, size_t n, int64_t lineno)
 				.quality = unavailable ? QUALITY_UNAVAILABLE : ci.quality,
 				.reason = (char *)(unavailable ? UNSUPPORTED_REASON : ci.reason),
 				.sample_count = -1, .coverage = unavailable ? -1 : cov};
+	/* Multiplexed (the counter ran for part of the run, perf scaled it up):
+	 * an estimate, never silently measured (issue 24). */
+	char mux[320];
+	if (!unavailable && cov >= 0 && cov < 0.9995) {
+		snprintf(mux, sizeof(mux), "%s%smultiplexed: counted %.1f%% of the run, scaled up "
+			 "by perf", ci.reason ? ci.reason : "", ci.reason ? "; " : "", 100 * cov);
+		m.quality = quality__worst(m.quality, QUALITY_ESTIMATED);
+		m.reason = mux;
+	}
 	if (pivot__add_measurement(r->p, &m) < 0)
 		return -ENOMEM;
 	if (unavailable) {

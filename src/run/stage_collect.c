@@ -108,6 +108,32 @@ static int offcpu_decide(struct run_state *s)
 				  offcpu_mechanism__remedy(s->offcpu));
 }
 
+/* Silent losses said (issue 24): a perf older or newer than any nunatak
+ * reads (5.x, 6.x), whose output may be misread; an ordinary user under
+ * perf_event_paranoid >= 2, whose samples leave out the kernel's time. */
+static int untested_or_user_only(struct run_state *s)
+{
+	const struct perf_version *v = &s->caps.perf.version;
+	int rc = 0;
+	if (s->caps.perf.present &&
+	    (!perf_version__at_least(v, 5, 0) || perf_version__at_least(v, 7, 0))) {
+		char msg[200];
+		snprintf(msg, sizeof(msg), "perf %s is not a version nunatak was tested with (5.x, "
+			 "6.x): its output may be misread", v->text[0] ? v->text : "(unknown)");
+		rc = run_state__degrade(s, DEG_PERF_VERSION_UNTESTED, msg,
+					DEG_PERF_VERSION_UNTESTED_REMEDY);
+	}
+	if (rc == 0 && !s->replay && !s->caps.root && s->caps.paranoid >= 2) {
+		char msg[200];
+		snprintf(msg, sizeof(msg), "kernel.perf_event_paranoid=%d: as an ordinary user, perf "
+			 "samples user space only; time in the kernel (system calls, page faults) "
+			 "is not in this Run", s->caps.paranoid);
+		rc = run_state__degrade(s, DEG_KERNEL_TIME_UNSAMPLED, msg,
+					DEG_KERNEL_TIME_UNSAMPLED_REMEDY);
+	}
+	return rc;
+}
+
 /* `perf --version` and the permission, through the one capability probe
  * doctor reads too (under replay: the recorded answers). */
 int stage_detect_perf(struct run_state *s, struct err *e)
@@ -125,7 +151,9 @@ int stage_detect_perf(struct run_state *s, struct err *e)
 	if (!perf_version__at_least(&s->caps.perf.version, 6, 4))
 		console__debug(s->con, 1, "perf %s has no dsoff: offsets computed from mmap events",
 			       s->caps.perf.version.text);
-	rc = collector_decide(s, true, NULL);
+	rc = untested_or_user_only(s);
+	if (rc == 0)
+		rc = collector_decide(s, true, NULL);
 	if (rc == 0)
 		rc = offcpu_decide(s);
 	return rc < 0 ? rc : probe_group(s, e); /* only when perf collects */

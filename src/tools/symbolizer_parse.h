@@ -5,7 +5,7 @@
  * its argv: llvm-symbolizer --output-style=JSON (tools/llvm_symbolizer.c),
  * GNU addr2line -a -f -C -i (tools/addr2line.c), llvm-readelf -S, also GNU
  * readelf -S --wide (tools/llvm_readelf.c), and llvm-dwarfdump --debug-line
- * (tools/llvm_dwarfdump.c); the chains' helpers are tools/symbolizer.c.
+ * (tools/llvm_dwarfdump.c); the chains' helpers are tools/attrib_chain.c.
  *
  * An attribution chain is what symbolization established for one address:
  * frames innermost first, the last one the physical function (the thing with

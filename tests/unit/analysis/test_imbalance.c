@@ -7,6 +7,7 @@
 #include "harness.h"
 
 #include "analysis/imbalance.h"
+#include "analysis/threads.h"
 #include "common/alloc.h"
 #include "report/ranks_view.h"
 #include "report/summary.h"
@@ -61,13 +62,13 @@ static void build_mpi_run(struct pivot *p, bool sample_all)
 
 static void t_mpi_modules(void)
 {
-	CHECK(imbalance_is_mpi_module("/usr/lib/x86_64-linux-gnu/libmpi.so.40"));
-	CHECK(imbalance_is_mpi_module("libucp.so.0"));
-	CHECK(imbalance_is_mpi_module("/opt/ompi/lib/openmpi/mca_pml_ob1.so"));
-	CHECK(imbalance_is_mpi_module("libfabric.so.1"));
-	CHECK(!imbalance_is_mpi_module("/home/u/solver"));
-	CHECK(!imbalance_is_mpi_module("/usr/lib/x86_64-linux-gnu/libm.so.6"));
-	CHECK(!imbalance_is_mpi_module(NULL));
+	CHECK(threads_is_mpi_module("/usr/lib/x86_64-linux-gnu/libmpi.so.40"));
+	CHECK(threads_is_mpi_module("libucp.so.0"));
+	CHECK(threads_is_mpi_module("/opt/ompi/lib/openmpi/mca_pml_ob1.so"));
+	CHECK(threads_is_mpi_module("libfabric.so.1"));
+	CHECK(!threads_is_mpi_module("/home/u/solver"));
+	CHECK(!threads_is_mpi_module("/usr/lib/x86_64-linux-gnu/libm.so.6"));
+	CHECK(!threads_is_mpi_module(NULL));
 }
 
 static void t_app_time_decides(void)

@@ -122,6 +122,10 @@ static void t_variants(void)
 	CHECK_NEAR(c->value, 1234567, 0);
 	CHECK_STR(c->unit, "cycles");
 	CHECK_NEAR(c->coverage, 0.5, 1e-12);
+	/* multiplexed: half the run, scaled by perf: estimated, said (issue 24) */
+	CHECK(c->quality == QUALITY_ESTIMATED);
+	CHECK_STR(c->reason, "multiplexed: counted 50.0% of the run, scaled up by perf");
+	CHECK(find(&p, "flops")->quality == QUALITY_MEASURED);
 	CHECK(find(&p, "instructions")->quality == QUALITY_UNAVAILABLE);
 	CHECK_STR(find(&p, "flops")->unit, "flop");
 	CHECK_INT(st.nr_unparsed, 2);
