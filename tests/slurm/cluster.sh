@@ -38,7 +38,7 @@ say_skip() {
 # A recorded process id is still ours (not reused): it carries this
 # cluster's SLURM_CONF, exported before any daemon started.
 ours() {
-	tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | grep -qxF "SLURM_CONF=$dir/slurm.conf"
+	{ tr '\0' '\n' <"/proc/$1/environ"; } 2>/dev/null | grep -qxF "SLURM_CONF=$dir/slurm.conf"
 }
 
 # Kills the processes start recorded, by id (each checked to still be ours).
