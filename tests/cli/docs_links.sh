@@ -38,6 +38,9 @@ for rel in sources():
         for ref in NAME.findall(line) + LINK.findall(line):
             if not exists(ref, rel):
                 bad.append(f"{rel}:{n}: cites {ref}, which is not in the repository")
+# --help names pages by their absolute path in the source tree, which may
+# hold spaces: cite them relative to it, as the scan below reads them.
+helptext = helptext.replace(os.path.realpath(root) + "/", "").replace(root.rstrip("/") + "/", "")
 for ref in NAME.findall(helptext):
     if not exists(ref, "README.md"):
         bad.append(f"--help cites {ref}, which is not in the repository")

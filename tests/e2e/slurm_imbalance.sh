@@ -1,5 +1,5 @@
 #!/bin/bash
-# A real two-node Slurm cluster (tests/slurm/cluster.sh): the 3x-imbalanced program (examples/mpi/mpi_imbalance.c, rank 0 does 3x) under `nunatak run -- srun -N 2 -n 4`, Open MPI over PMIx and MPICH over PMI-2: work_units' imbalance 3 +- 15%, rank 0 named busiest on application time (never a rank busy-waiting in MPI_Barrier); with the counting layer (rank_threshold 1: two ranks only counted) rank 0 is still the busiest, on the application time interposition measures, and rank times are said, not mixed
+# A real two-node Slurm cluster (tests/slurm/cluster.sh): the 3x-imbalanced program (examples/mpi/mpi_imbalance.c, rank 0 does 3x) under `nunatak run -- srun -N 2 -n 4`, Open MPI over PMIx and MPICH over PMI-2: work_units' imbalance 3 +- 15%, rank 0 named busiest on application time (never a rank busy-waiting in MPI_Barrier); with the counting layer (rank_threshold 1: two ranks only counted) rank 0 is still the busiest, on the application time interposition measures, and rank times are said, not mixed; node > rank: n1 (ranks 0, 1) is the busiest node
 . "$NUNATAK_SOURCE_DIR/tests/e2e/slurm_lib.bash" examples/mpi/mpi_imbalance.c
 command -v perf >/dev/null || { echo "skip: perf is not installed"; exit 2; }
 perf record -q -o /dev/null -- true 2>/dev/null || {
@@ -35,6 +35,11 @@ imb = ranks["imbalance"]
 print(f"busiest rank {ranks['busiest_rank']} at {imb['value']:.2f}x on {imb['basis']} ({imb['quality']})")
 assert ranks["busiest_rank"] == 0, ranks["busiest_rank"]
 assert "application time" in imb["basis"], imb
+# node > rank: n1 holds ranks 0 and 1 (3 + 1 units), n2 ranks 2 and 3 (1 + 1)
+nodes = ranks["nodes"]
+assert [(n["node"], n["ranks"]) for n in nodes["rows"]] == [("n1", [0, 1]), ("n2", [2, 3])], nodes
+assert nodes["imbalance"]["busiest_node"] == "n1", nodes["imbalance"]
+print(f"busiest node n1 at {nodes['imbalance']['value']:.2f}x the mean node (4/3 expected)")
 if mode == "all":
     assert all(r["sampled"] for r in rows), rows
     work = [h for h in p["hotspots"] if h["name"] == "work_units"]
@@ -51,4 +56,4 @@ PY
 	done
 done
 [ "$fail" = 0 ] || exit 1
-echo "ok: 3x program under srun (Open MPI, MPICH): rank 0 busiest on application time, work_units at 3x, counted ranks included"
+echo "ok: 3x program under srun (Open MPI, MPICH): rank 0 busiest on application time, work_units at 3x, counted ranks included, n1 the busiest node"
