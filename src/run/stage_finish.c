@@ -32,6 +32,7 @@
 #include "store/manifest.h"
 #include "store/pivot_db.h"
 #include "tools/git.h"
+#include "tools/locate.h"
 
 /* HOOK(mpi): <collect>/rank-<N>/ written by the ranks themselves. */
 static int ingest_rank_dirs(struct run_state *s, struct err *e)
@@ -195,6 +196,11 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 			json_object_set_new(s->dependencies, "perf",
 					    json_string(s->caps.perf.version.text));
 	}
+	/* the symbolizer attribution used: LLVM's (with its major) or addr2line */
+	if (s->tools && s->tools->version && (s->dependencies || (s->dependencies = json_object())))
+		json_object_set_new(s->dependencies,
+				    s->tools->major > 0 ? "llvm-symbolizer" : "symbolizer",
+				    json_string(s->tools->version));
 	m->provenance.dependencies = s->dependencies ? json_incref(s->dependencies) : NULL;
 	m->overhead = s->overhead ? json_incref(s->overhead) : NULL;
 	/* After the application, as the recordings order git's calls. */

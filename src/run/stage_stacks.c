@@ -4,6 +4,7 @@
 #include "run/stages.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,6 +17,8 @@
 #include "common/err.h"
 #include "exec/exec.h"
 #include "machine/snapshot.h"
+
+static int stage_stacks_decide(struct run_state *s, struct err *e);
 
 static int forced(struct run_state *s, enum stacks_mode m)
 {
@@ -44,7 +47,29 @@ static char *target_path(const struct run_state *s)
 	return path;
 }
 
+/* The Run records what perf was asked (issue 24): the stack mode, the
+ * rate it sampled at, and for dwarf the size of each user-stack copy. */
+static void record_stacks(struct run_state *s)
+{
+	json_t *c = s->effective_config;
+	if (!c || !s->stacks)
+		return;
+	json_object_set_new(c, "stacks.call_graph", json_string(stacks_mode__name(s->stacks)));
+	json_object_set_new(c, "stacks.sampling_frequency", json_integer(s->freq));
+	if (s->stacks == STACKS_DWARF)
+		json_object_set_new(c, "stacks.dwarf_stack_copy_bytes",
+				    json_integer(STACKS_DWARF_COPY_BYTES));
+}
+
 int stage_stacks(struct run_state *s, struct err *e)
+{
+	int rc = stage_stacks_decide(s, e);
+	if (rc == 0)
+		record_stacks(s);
+	return rc;
+}
+
+static int stage_stacks_decide(struct run_state *s, struct err *e)
 {
 	/* Only perf records stacks; the preload sampler's degradation says so. */
 	if (s->collector != COLLECTOR_USE_PERF)

@@ -67,6 +67,7 @@ tools = [c["tool"] for p in m["passes"] for c in p["collectors"]]
 assert "nunatak-mpi" in tools, m["passes"]
 if perf:
     assert deps.get("perf") and "perf" in tools, (deps, m["passes"])
+    assert deps.get("llvm-symbolizer") or deps.get("symbolizer"), deps
     for f in glob.glob(run + "/collect/rank-*/rank.json"):
         assert json.load(open(f))["perf_version"], f
 PY

@@ -25,6 +25,11 @@ for name, want in (("caller_a", 0.70), ("caller_b", 0.30)):
     got = callers.get(name, 0)
     assert abs(got - want) <= 0.05, (mode, name, got, callers)
 assert leaf[0]["inclusive"]["value"] > 0.9, leaf[0]["inclusive"]
+# the Run states the stack mode, its rate and (dwarf) the stack copy's size
+cfg = json.load(open(f"{w}/run-{mode}/manifest.json"))["provenance"]["effective_configuration"]
+assert cfg["stacks.call_graph"] == ("fp" if mode == "ladder" else mode), cfg
+assert cfg["stacks.sampling_frequency"] == 997, cfg
+assert cfg.get("stacks.dwarf_stack_copy_bytes") == (4096 if mode == "dwarf" else None), cfg
 # the collapsed export: leaf's time under each caller keeps the ratio
 per = {"caller_a": 0, "caller_b": 0}
 for line in open(f"{w}/{mode}.collapsed"):
