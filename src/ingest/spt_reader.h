@@ -40,6 +40,7 @@
 
 struct err;
 
+#include "ingest/trace_cursor.h" /* spt_load_i32/i64 */
 #include "sp_format.h"
 
 #define SPT_MAGIC SP_SPT_MAGIC
@@ -137,24 +138,6 @@ int spt_stream_recover(const unsigned char *buf, size_t len, const char *path, b
 /* Parses the extension block at `off` (SP_EXT_MAGIC). 0 or -errno. */
 int spt_parse_ext(const unsigned char *buf, size_t len, size_t off, const char *path, bool swap,
 		  struct spt_ext *x, struct err *e);
-
-static inline int64_t spt_load_i64(const unsigned char *p, bool swap)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	if (swap)
-		v = __builtin_bswap64(v);
-	return (int64_t)v;
-}
-
-static inline int32_t spt_load_i32(const unsigned char *p, bool swap)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	if (swap)
-		v = __builtin_bswap32(v);
-	return (int32_t)v;
-}
 
 /* Detects the byte order from a version field that must be small and
  * positive. Sets *swap and returns the version in our order, or -1 when

@@ -6,7 +6,6 @@
 
 #include "common/err.h"
 #include "common/err_codes.h"
-#include "ingest/spt_reader.h"
 
 int trace_cursor__truncated(struct trace_cursor *c, size_t need, const char *what)
 {

@@ -12,8 +12,29 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct err;
+
+/* An integer of the file at p in its byte order (swap: the other one). */
+static inline int64_t spt_load_i64(const unsigned char *p, bool swap)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	if (swap)
+		v = __builtin_bswap64(v);
+	return (int64_t)v;
+}
+
+static inline int32_t spt_load_i32(const unsigned char *p, bool swap)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	if (swap)
+		v = __builtin_bswap32(v);
+	return (int32_t)v;
+}
+
 
 struct trace_cursor {
 	const unsigned char *buf;
