@@ -7,6 +7,7 @@
  * (task-clock, estimated).
  */
 #include "collect/collector.h"
+#include "collect/preload_path.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +29,7 @@
 struct preload_collector {
 	struct collector base;
 	const char *lib;
+	struct preload_path pp;       /* lib as LD_PRELOAD can name it */
 	char *vars[2];                /* "LD_PRELOAD=...", "SCOPE_PROFILER_SAMPLE_HZ=..." */
 	const char *env_set[MAX_ENV]; /* the Run's, then vars */
 };
@@ -44,7 +46,10 @@ static int preload_env(struct preload_collector *pc, const struct collect_env *e
 {
 	xfree(pc->vars[0]);
 	xfree(pc->vars[1]);
-	pc->vars[0] = collector_ld_preload(pc->lib, getenv("LD_PRELOAD"));
+	if (!pc->pp.path)
+		preload_path__make(&pc->pp, pc->lib); /* on failure: lib as it is */
+	pc->vars[0] = collector_ld_preload(pc->pp.path ? pc->pp.path : pc->lib,
+					   getenv("LD_PRELOAD"));
 	pc->vars[1] = xasprintf(SAMPLE_HZ_VAR "=%d", env->freq);
 	if (!pc->vars[0] || !pc->vars[1])
 		return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
@@ -147,6 +152,7 @@ static void preload_free(struct collector *c)
 	struct preload_collector *pc = of(c);
 	xfree(pc->vars[0]);
 	xfree(pc->vars[1]);
+	preload_path__release(&pc->pp);
 	xfree(pc);
 }
 

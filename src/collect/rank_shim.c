@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "collect/rank_shim.h"
 #include "collect/perf_exit.h"
+#include "collect/preload_path.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -41,6 +42,8 @@ struct shim {
 	bool sampled, counted;
 	char events[160];
 	char *preload_env;    /* "LD_PRELOAD=..." or NULL */
+	/* the MPI probe, --preload and the sampler as LD_PRELOAD can name them */
+	struct preload_path pp_mpi, pp_pre, pp_sampler;
 	char *mpi_env;        /* "NUNATAK_MPI_PROFILE=<rank dir>/mpi-profile.txt" or NULL */
 	char **app_env;       /* `env LD_PRELOAD=... [NUNATAK_MPI_PROFILE=...] app...`
 				 (borrowed words), or NULL */
@@ -345,8 +348,11 @@ static int try_preload(struct shim *s, struct err *e)
 	char *const *app = s->app_env ? s->app_env + s->app_words : s->app;
 	const char *old = s->preload_env ? s->preload_env + strlen("LD_PRELOAD=")
 					 : getenv("LD_PRELOAD");
-	char *ld = old && *old ? xasprintf("LD_PRELOAD=%s:%s", s->o->sampler_lib, old)
-			       : xasprintf("LD_PRELOAD=%s", s->o->sampler_lib);
+	if (!s->pp_sampler.path)
+		preload_path__make(&s->pp_sampler, s->o->sampler_lib); /* failed: lib as it is */
+	const char *lib = s->pp_sampler.path ? s->pp_sampler.path : s->o->sampler_lib;
+	char *ld = old && *old ? xasprintf("LD_PRELOAD=%s:%s", lib, old)
+			       : xasprintf("LD_PRELOAD=%s", lib);
 	char *hz = xasprintf("SCOPE_PROFILER_SAMPLE_HZ=%d",
 			     s->o->freq > 0 ? s->o->freq : PERF_DEFAULT_FREQ);
 	char *prefix = s->regions_env ? NULL
@@ -525,15 +531,18 @@ static int make_rank_dir(struct shim *s)
 
 static void set_preload(struct shim *s)
 {
-	const char *mpi = s->o->mpi_profile;
-	if (!s->o->preload && !mpi)
+	if (!s->o->preload && !s->o->mpi_profile)
 		return;
+	preload_path__make(&s->pp_mpi, s->o->mpi_profile); /* failed: the path as it is */
+	preload_path__make(&s->pp_pre, s->o->preload);
+	const char *mpi = s->pp_mpi.path ? s->pp_mpi.path : s->o->mpi_profile;
+	const char *pre = s->pp_pre.path ? s->pp_pre.path : s->o->preload;
 	/* nunatak's MPI wrappers first: they must see the application's MPI
 	 * calls before any other preloaded library; the user's LD_PRELOAD last. */
 	const char *old = getenv("LD_PRELOAD");
 	s->preload_env = xasprintf("LD_PRELOAD=%s%s%s%s%s", mpi ? mpi : "",
-				   mpi && s->o->preload ? ":" : "",
-				   s->o->preload ? s->o->preload : "", old && *old ? ":" : "",
+				   mpi && pre ? ":" : "",
+				   pre ? pre : "", old && *old ? ":" : "",
 				   old && *old ? old : "");
 	if (mpi)
 		s->mpi_env = xasprintf("NUNATAK_MPI_PROFILE=%s/rank-%d/%s", s->o->directory,
@@ -680,6 +689,9 @@ out:
 	xfree(s.dir);
 	xfree(s.perf);
 	xfree(s.preload_env);
+	preload_path__release(&s.pp_mpi);
+	preload_path__release(&s.pp_pre);
+	preload_path__release(&s.pp_sampler);
 	xfree(s.mpi_env);
 	xfree(s.app_env);
 	xfree(s.regions_env);
