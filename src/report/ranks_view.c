@@ -259,31 +259,21 @@ static json_t *dominant_json(const struct rank_imbalance *ri)
 {
 	if (ri->mpi.dom_rank < 0 || !ri->mpi.dom_call)
 		return json_null();
+	bool known = (size_t)ri->mpi.dom_rank < ri->mpi.nr;
+	enum quality q = known ? ri->mpi.ranks[ri->mpi.dom_rank].quality : QUALITY_UNAVAILABLE;
+	const char *why = known && ri->mpi.ranks[ri->mpi.dom_rank].reason
+				  ? ri->mpi.ranks[ri->mpi.dom_rank].reason
+				  : "the rank's MPI time is unknown";
+	/* The site's share carries the same Quality as the call's (one clock). */
 	return json_pack("{s:i, s:s, s:o, s:o, s:o}", "rank", ri->mpi.dom_rank, "call",
 			 ri->mpi.dom_call, "fraction",
-			 quality__json_clock(ri->mpi.dom_fraction, "ratio",
-					     (size_t)ri->mpi.dom_rank < ri->mpi.nr
-						     ? ri->mpi.ranks[ri->mpi.dom_rank].quality
-						     : QUALITY_UNAVAILABLE,
-					     (size_t)ri->mpi.dom_rank < ri->mpi.nr &&
-							     ri->mpi.ranks[ri->mpi.dom_rank].reason
-						     ? ri->mpi.ranks[ri->mpi.dom_rank].reason
-						     : "the rank's MPI time is unknown",
-					     CLOCK_WALL),
+			 quality__json_clock(ri->mpi.dom_fraction, "ratio", q, why, CLOCK_WALL),
 			 "site",
 			 ri->mpi.dom_site[0] ? json_string(ri->mpi.dom_site) : json_null(),
 			 "site_fraction",
-			 quality__json_clock(ri->mpi.dom_site[0] ? ri->mpi.dom_site_fraction : NAN,
-					     "ratio",
-					     ri->mpi.dom_site[0] && (size_t)ri->mpi.dom_rank < ri->mpi.nr
-						     ? ri->mpi.ranks[ri->mpi.dom_rank].quality
-						     : QUALITY_UNAVAILABLE,
-					     ri->mpi.dom_site[0]
-						     ? ((size_t)ri->mpi.dom_rank < ri->mpi.nr
-								? ri->mpi.ranks[ri->mpi.dom_rank].reason
-								: NULL)
-						     : "the call has no site",
-					     CLOCK_WALL));
+			 ri->mpi.dom_site[0]
+				 ? quality__json_clock(ri->mpi.dom_site_fraction, "ratio", q, why, CLOCK_WALL)
+				 : json_null());
 }
 
 /* node > rank: [{node, ranks, time_ns, value_ns}] and the node imbalance;
