@@ -259,37 +259,56 @@ static json_t *dominant_json(const struct rank_imbalance *ri)
 {
 	if (ri->mpi.dom_rank < 0 || !ri->mpi.dom_call)
 		return json_null();
+	bool known = (size_t)ri->mpi.dom_rank < ri->mpi.nr;
+	enum quality q = known ? ri->mpi.ranks[ri->mpi.dom_rank].quality : QUALITY_UNAVAILABLE;
+	const char *why = known && ri->mpi.ranks[ri->mpi.dom_rank].reason
+				  ? ri->mpi.ranks[ri->mpi.dom_rank].reason
+				  : "the rank's MPI time is unknown";
+	/* The site's share carries the same Quality as the call's (one clock). */
 	return json_pack("{s:i, s:s, s:o, s:o, s:o}", "rank", ri->mpi.dom_rank, "call",
 			 ri->mpi.dom_call, "fraction",
-			 quality__json_clock(ri->mpi.dom_fraction, "ratio",
-					     (size_t)ri->mpi.dom_rank < ri->mpi.nr
-						     ? ri->mpi.ranks[ri->mpi.dom_rank].quality
-						     : QUALITY_UNAVAILABLE,
-					     (size_t)ri->mpi.dom_rank < ri->mpi.nr &&
-							     ri->mpi.ranks[ri->mpi.dom_rank].reason
-						     ? ri->mpi.ranks[ri->mpi.dom_rank].reason
-						     : "the rank's MPI time is unknown",
-					     CLOCK_WALL),
+			 quality__json_clock(ri->mpi.dom_fraction, "ratio", q, why, CLOCK_WALL),
 			 "site",
 			 ri->mpi.dom_site[0] ? json_string(ri->mpi.dom_site) : json_null(),
 			 "site_fraction",
-			 ri->mpi.dom_site[0] ? json_real(ri->mpi.dom_site_fraction) : json_null());
+			 ri->mpi.dom_site[0]
+				 ? quality__json_clock(ri->mpi.dom_site_fraction, "ratio", q, why, CLOCK_WALL)
+				 : json_null());
 }
 
-/* node > rank: [{node, ranks, time_ns, value_ns}] and the node imbalance. */
+/* node > rank: [{node, ranks, time_ns, value_ns}] and the node imbalance;
+ * the times are Quality values (a node's sum is estimated when some of its
+ * ranks have no value, unavailable when none has). */
+static json_t *node_time(double v, int valued, int ranks, const char *clock)
+{
+	if (isnan(v))
+		return quality__json_clock(NAN, "ns", QUALITY_UNAVAILABLE,
+					   "no rank on this node has a time", clock);
+	return quality__json_clock(v, "ns", valued < ranks ? QUALITY_ESTIMATED : QUALITY_MEASURED,
+				   valued < ranks ? "summed over the node's ranks that have a time"
+						  : NULL,
+				   clock);
+}
+
 static json_t *nodes_json(const struct rank_imbalance *ri)
 {
+	const char *clock = ri->basis == IMBALANCE_BASIS_APP_INTERPOSED ? "CPU time x wall-clock share"
+									: CLOCK_SAMPLED;
 	json_t *a = json_array();
 	for (size_t k = 0; a && k < ri->nr_nodes; k++) {
 		const struct node_row *n = &ri->nodes[k];
 		json_t *ranks = json_array();
+		int timed = 0;
 		for (size_t r = 0; ranks && r < ri->nr_rows; r++)
-			if (ri->rows[r].node && strcmp(ri->rows[r].node, n->node) == 0)
+			if (ri->rows[r].node && strcmp(ri->rows[r].node, n->node) == 0) {
 				json_array_append_new(ranks, json_integer((json_int_t)r));
+				timed += !isnan(ri->rows[r].time_ns);
+			}
 		json_array_append_new(
 			a, json_pack("{s:s, s:o, s:o, s:o}", "node", n->node, "ranks",
-				     ranks ? ranks : json_array(), "time_ns", num_or_null(n->time_ns),
-				     "value_ns", num_or_null(n->value_ns)));
+				     ranks ? ranks : json_array(), "time_ns",
+				     node_time(n->time_ns, timed, n->nr_ranks, CLOCK_SAMPLED),
+				     "value_ns", node_time(n->value_ns, n->nr_valued, n->nr_ranks, clock)));
 	}
 	char why_buf[320];
 	const char *why = reason(ri, why_buf, sizeof(why_buf));

@@ -393,7 +393,9 @@ static void t_site_share(void)
 			  "all its sites (wall clock)");
 	json_t *j = ranks_view_payload(&ri);
 	json_t *dom = json_object_get(j, "mpi_dominant");
-	CHECK_NEAR(json_real_value(json_object_get(dom, "site_fraction")), 0.30, 1e-9);
+	json_t *sf = json_object_get(dom, "site_fraction");
+	CHECK_NEAR(json_real_value(json_object_get(sf, "value")), 0.30, 1e-9);
+	CHECK_STR(json_string_value(json_object_get(sf, "quality")), "measured");
 	json_decref(j);
 	text_lines__release(&t);
 	rank_imbalance__release(&ri);
@@ -429,6 +431,9 @@ static void t_nodes(void)
 	json_t *n2 = json_array_get(json_object_get(nodes, "rows"), 1);
 	CHECK_STR(json_string_value(json_object_get(n2, "node")), "n2");
 	CHECK_INT(json_integer_value(json_array_get(json_object_get(n2, "ranks"), 1)), 3);
+	json_t *v2 = json_object_get(n2, "value_ns");
+	CHECK_NEAR(json_real_value(json_object_get(v2, "value")), 600e6, 1);
+	CHECK_STR(json_string_value(json_object_get(v2, "quality")), "measured");
 	json_t *ni = json_object_get(nodes, "imbalance");
 	CHECK_STR(json_string_value(json_object_get(ni, "busiest_node")), "n1");
 	CHECK_NEAR(json_real_value(json_object_get(ni, "value")), 1200.0 / 900.0, 1e-9);
