@@ -193,7 +193,10 @@ static void nk_event_add(int fn, uint64_t t0, uint64_t dt, uint64_t bytes, int p
 	}
 	e->start = t0;
 	e->bytes = bytes;
-	e->peer = peer;
+	/* MPI_ANY_SOURCE, MPI_PROC_NULL and MPI_ROOT are negative and differ
+	 * between MPIs (-2 is MPICH's MPI_ANY_SOURCE, Open MPI's MPI_PROC_NULL):
+	 * none names a rank, so all are "no peer" (-1), as the format says. */
+	e->peer = peer >= 0 ? peer : -1;
 	e->fn = (uint32_t)fn;
 	__atomic_store_n(&e->duration, dt ? dt : 1, __ATOMIC_RELEASE); /* 0: being written */
 }
