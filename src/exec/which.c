@@ -6,6 +6,7 @@
 #include "exec/exec.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +16,14 @@
 #include "common/alloc.h"
 
 /* 0 executable regular file, -EACCES present but not executable (or a
- * directory), -ENOENT absent. */
-static int check_file(const char *path)
+ * directory), -ENOENT absent. A path that cannot be looked at (a directory
+ * on the way we may not search) is -EACCES when named, but absent when tried
+ * from PATH: the shells search on (another user's PATH entry, a 0700 home). */
+static int check_file(const char *path, bool named)
 {
 	struct stat st;
 	if (stat(path, &st) != 0)
-		return errno == EACCES ? -EACCES : -ENOENT;
+		return named && errno == EACCES ? -EACCES : -ENOENT;
 	if (S_ISDIR(st.st_mode))
 		return -EACCES;
 	return access(path, X_OK) == 0 ? 0 : -EACCES;
@@ -45,7 +48,7 @@ int exec_which_in(const char *name, const char *path_env, char **path_out)
 	if (!name || !name[0])
 		return -ENOENT;
 	if (strchr(name, '/')) {
-		int rc = check_file(name);
+		int rc = check_file(name, true);
 		if (rc == 0 && !(*path_out = absolute(name)))
 			return -ENOMEM;
 		return rc;
@@ -67,7 +70,7 @@ int exec_which_in(const char *name, const char *path_env, char **path_out)
 		char *cand = len ? xasprintf("%.*s/%s", (int)len, p, name) : xasprintf("./%s", name);
 		if (!cand)
 			return -ENOMEM;
-		int rc = check_file(cand);
+		int rc = check_file(cand, false);
 		if (rc == 0) {
 			*path_out = absolute(cand);
 			xfree(cand);

@@ -2,7 +2,10 @@
 /* The real executor: capture, exit codes, signals, timeout, env, launch failures. */
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -273,6 +276,34 @@ static void t_which(void)
 	CHECK_STR(exec_basename("perf"), "perf");
 }
 
+/* A PATH entry we may not search (another user's 0700 home) is skipped,
+ * as the shells do, not taken for "present but not executable" (126): the
+ * lookup goes on to /bin, and a program found nowhere is absent (127). Checked as an ordinary user (nobody when root:
+ * root searches every directory). */
+static void t_which_unsearchable(void)
+{
+	char dir[] = "/tmp/nunatak-which-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_INT(chmod(dir, 0), 0);
+	char *path = xasprintf("%s:/bin:/usr/bin", dir);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (getuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+			_exit(3);
+		char *p = NULL;
+		int rc = exec_which_in("sh", path, &p);
+		if (rc != 0 || !p || strcmp(p + strlen(p) - 3, "/sh") != 0)
+			_exit(1);
+		/* found nowhere: absent (127), not "not executable" (126) */
+		_exit(exec_which_in("nunatak-no-such-program-xyz", path, &p) == -ENOENT ? 0 : 2);
+	}
+	int st = 0;
+	CHECK(waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	xfree(path);
+	rmdir(dir);
+}
+
 /* executor__run_batch on the real executor: every result in its own slot
  * (large outputs, stdin, exit codes, a missing program, a timeout), and the
  * children really overlap: two that each wait on a FIFO the other opens only
@@ -344,6 +375,7 @@ static const struct test_case cases[] = {
 	{"sigchld_ignored", "an inherited SIGCHLD=SIG_IGN does not lose exit codes",
 	 t_sigchld_ignored},
 	{"which", "PATH lookup", t_which},
+	{"which_unsearchable", "a PATH entry we may not search is skipped", t_which_unsearchable},
 	{"batch", "a batch runs concurrently, each result in its slot", t_batch},
 };
 
