@@ -75,6 +75,17 @@ char *text_escape_controls(const char *s)
 	return out;
 }
 
+static int lines_push(struct text_lines *t, char *s)
+{
+	if (!s || xgrow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v))) {
+		xfree(s);
+		t->failed = true;
+		return -ENOMEM;
+	}
+	t->v[t->n++] = s;
+	return 0;
+}
+
 int text_lines__add(struct text_lines *t, const char *fmt, ...)
 {
 	va_list ap;
@@ -84,13 +95,16 @@ int text_lines__add(struct text_lines *t, const char *fmt, ...)
 	/* names from a Run, a trace or argv reach a terminal through here */
 	char *s = raw ? text_escape_controls(raw) : NULL;
 	xfree(raw);
-	if (!s || xgrow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v))) {
-		xfree(s);
-		t->failed = true;
-		return -ENOMEM;
-	}
-	t->v[t->n++] = s;
-	return 0;
+	return lines_push(t, s);
+}
+
+int text_lines__add_escaped(struct text_lines *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = text_vformat(fmt, ap);
+	va_end(ap);
+	return lines_push(t, s);
 }
 
 char *text_lines__join(const struct text_lines *t)

@@ -20,6 +20,11 @@ struct text_lines {
  * (text_escape_controls). Returns 0 or -ENOMEM. */
 int text_lines__add(struct text_lines *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The same without escaping, for a line that carries nunatak's own colour
+ * codes: every text in it from a Run, a trace or argv must already have
+ * gone through text_escape_controls. */
+int text_lines__add_escaped(struct text_lines *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Joins the lines with '\n' (each line terminated); caller frees. */
 char *text_lines__join(const struct text_lines *t);
 void text_lines__release(struct text_lines *t);

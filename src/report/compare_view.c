@@ -60,7 +60,10 @@ static char *item_label(const struct compare_item *it)
 static void row(struct text_lines *out, const struct compare_item *it, bool color, size_t w)
 {
 	char a[32], b[32], ratio[32], iv[48];
-	char *label = item_label(it);
+	char *name = item_label(it);
+	/* escaped here: the line itself carries our colour codes */
+	char *label = name ? text_escape_controls(name) : NULL;
+	xfree(name);
 	if (!label) {
 		out->failed = true;
 		return;
@@ -77,7 +80,7 @@ static void row(struct text_lines *out, const struct compare_item *it, bool colo
 		snprintf(ratio, sizeof(ratio), "%.2fx", it->ratio);
 	else
 		snprintf(ratio, sizeof(ratio), "-");
-	text_lines__add(out, "  %-*s %10s %10s %7s  %-14s %s%s%s", (int)w, label,
+	text_lines__add_escaped(out, "  %-*s %10s %10s %7s  %-14s %s%s%s", (int)w, label,
 			fmt_value(a, sizeof(a), it->a, it->unit), fmt_value(b, sizeof(b), it->b, it->unit),
 			ratio, fmt_interval(iv, sizeof(iv), it), on, v, off);
 	xfree(label);
