@@ -74,8 +74,12 @@ static int frameless_at(const struct module_view *v, uint64_t off)
 		return 0;
 	uint64_t va = elf_info__symbolizer_address(&v->info, off);
 	const struct elf_func *f = elf_info__func_at(&v->info, va);
+	/* A function the module's symbols do not cover (a local symbol of a
+	 * stripped library: libc's __memcpy_avx512_unaligned_erms, which sets up
+	 * no frame) cannot be shown to set up its frame: its caller is unknown,
+	 * never the caller's caller taken as measured. */
 	if (!f)
-		return 0;
+		return 1;
 	for (size_t i = 0; i < v->info.nr_loads; i++) {
 		const struct elf_segment *s = &v->info.loads[i];
 		if (f->start < s->vaddr || f->start >= s->vaddr + s->filesz)
