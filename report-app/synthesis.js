@@ -17,7 +17,9 @@ function runDuration(payload) {
   }
   if (!known) return "duration unavailable";
   if (coarse) return total < 1000 ? "under 1 s (wall clock, whole seconds)" : "about " + formatNumber(total / 1000, "s") + " wall clock";
-  return formatNumber(total / 1000, "s") + " wall clock";
+  // nunatak's start and end of collection around the application: longer
+  // than the application's own wall time ("Where the wall time went").
+  return formatNumber(total / 1000, "s") + " wall clock (with collection)";
 }
 
 // A replayed Run's Machine is the recording's (machine.recorded): said as
