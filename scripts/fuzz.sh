@@ -25,7 +25,7 @@ fi
 # files through the HDF5 API unless FUZZ_H5_NO_RAW=0 (then the raw bytes too).
 export FUZZ_H5_NO_RAW=${FUZZ_H5_NO_RAW:-1}
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0
+export LSAN_OPTIONS="suppressions='$PWD/tests/fuzz/lsan.supp':print_suppressions=0" # quoted: the path may hold spaces
 run_one() {
   local t=$1 work=build-fuzz/fuzz-work/$1 rc
   mkdir -p "$work" "$work.found"
