@@ -10,6 +10,7 @@
 
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "report/regions_export.h"
 
 static const char HEADER[] =
 	"kind,name,rank,module,source_file,share,share_quality,"
@@ -17,22 +18,10 @@ static const char HEADER[] =
 	"attainable_flop_per_s,attainable_quality,envelope_fraction,envelope_fraction_quality,roof,"
 	"flops_dp_flop_per_s,flops_dp_quality,dram_bandwidth_byte_per_s,dram_bandwidth_quality\n";
 
-/* A text field, quoted when it holds a comma, a quote or a line break. */
+/* A text field, quoted as RFC 4180 asks (csv_put_field); NULL is empty. */
 static void text(FILE *out, const char *s)
 {
-	if (!s)
-		s = "";
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	csv_put_field(out, s ? s : "");
 }
 
 /* The number of a payload Value {value, quality}, or NAN when unavailable. */
