@@ -147,10 +147,11 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 	else
 		rc = text_lines__add(out, "  measured on %s, %s", basis(ri), clock);
 	if (rc == 0 && ri->busiest_node >= 0)
-		rc = text_lines__add(out, "  %zu nodes; busiest node %s (%d ranks) at %.2fx the mean "
+		rc = text_lines__add(out, "  %zu nodes; busiest node %s (%d rank%s) at %.2fx the mean "
 				     "node, on the ranks' %s", ri->nr_nodes,
 				     ri->nodes[ri->busiest_node].node,
-				     ri->nodes[ri->busiest_node].nr_ranks, ri->node_imbalance,
+				     ri->nodes[ri->busiest_node].nr_ranks,
+				     ri->nodes[ri->busiest_node].nr_ranks == 1 ? "" : "s", ri->node_imbalance,
 				     ri->basis != IMBALANCE_BASIS_TOTAL ? "application time" : "total time");
 	if (rc == 0 && ri->quality == QUALITY_ESTIMATED && why)
 		rc = text_lines__add(out, "  busiest rank's %.2fx downgraded to estimated: %s",
