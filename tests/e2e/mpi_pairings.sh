@@ -27,6 +27,17 @@ for launcher in mpirun.openmpi mpirun.mpich; do
 		got=$?
 		set -e
 		echo "$case: bare exit $bare, under nunatak $got"
+		# A program launched by the other MPI's launcher is a world of one
+		# per process, and its bare status varies from run to run (an Open
+		# MPI singleton under mpirun.mpich exited 0, once 1): when nunatak's
+		# differs, nunatak's must still be one that bare gives.
+		if [ "$bare" != "$got" ] && [ "${launcher#mpirun.}" != "$mpi" ]; then
+			set +e
+			timeout 300 "$launcher" -n 2 "$tmp/prog_$mpi" 3 >"$case.bare.out" 2>"$case.bare.err" </dev/null
+			bare=$?
+			set -e
+			echo "$case: bare again: exit $bare"
+		fi
 		if [ "$bare" != "$got" ]; then
 			echo "FAIL: $case: exit status $got under nunatak, $bare bare"; cat "$case.err"; fail=1
 		fi
