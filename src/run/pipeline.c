@@ -293,12 +293,18 @@ static void hold_handler(int sig)
 	_exit(128 + sig);
 }
 
-/* Before post-processing: the provisional manifest, and the handler's paths. */
-static void prepare_abandon(struct run_state *s)
+static void hold_signals(struct sigaction old[NR_HELD]);
+
+/* Before post-processing: the handler, then the provisional manifest and the
+ * handler's paths. The handler comes first: whoever sees the provisional
+ * manifest (a user, a script, the test) may interrupt at once, and that
+ * interrupt must be held, not end nunatak with the default action. */
+static void prepare_abandon(struct run_state *s, struct sigaction old[])
 {
 	struct err e = {0};
 	abandon_ready = 0;
 	held_count = s->pass.interrupted_by || run_interrupted_by(s) ? 1 : 0;
+	hold_signals(old);
 	if (!s->dir)
 		return;
 	if (run_write_provisional(s, RUN_STATUS_INCOMPLETE, &e) < 0) {
@@ -393,8 +399,7 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 		rc = abandon_now(&s, json_out);
 	} else if (rc == 0) {
 		struct sigaction old[NR_HELD];
-		prepare_abandon(&s);
-		hold_signals(old);
+		prepare_abandon(&s, old);
 		run_after(&s, drop_abandon);
 		double t0 = now_s();
 		rc = run_finish(&s, json_out);
