@@ -536,11 +536,12 @@ int sp_set_events_n(const char *list, size_t len)
 	pthread_mutex_lock(&api_lock);
 	int rc = sp_counters__configure(l, "sp_set_events");
 	pthread_mutex_unlock(&api_lock);
-	if (rc == -EALREADY)
-		sp_log(SP_LOG_WARN, "sp_set_events(\"%s\") ignored: events were already set "
+	/* Said at the default level: counts the caller asked for are missing. */
+	if (rc == -EALREADY && sp_log__enabled(SP_LOG_ERROR))
+		sp_log__emit(SP_LOG_WARN, "sp_set_events(\"%s\") ignored: events were already set "
 		       "(SCOPE_PROFILER_EVENTS or an earlier call)", l);
-	else if (rc == -EBUSY)
-		sp_log(SP_LOG_WARN, "sp_set_events(\"%s\") ignored: a region was already "
+	else if (rc == -EBUSY && sp_log__enabled(SP_LOG_ERROR))
+		sp_log__emit(SP_LOG_WARN, "sp_set_events(\"%s\") ignored: a region was already "
 		       "entered; call it before the first region", l);
 	free(l);
 	return rc;
