@@ -143,10 +143,19 @@ int stage_attribute(struct run_state *s, struct err *e)
 	struct degradations d = {0};
 	int rc = sm && flag_copies ? attrib_run(&s->pivot, s->x, s->tools, &o, &d, e)
 				   : err_oom(e);
-	/* fp stacks: a leaf without a frame hides its caller, said unknown. */
+	/* fp stacks: a leaf without a frame hides its caller: recovered where
+	 * the code proves it, else said unknown. */
 	if (rc == 0 && s->stacks == STACKS_FP && !s->replay) {
 		struct frameless_report fr;
-		rc = frameless_mark(&s->pivot, &fr) < 0 ? err_oom(e) : 0;
+		rc = frameless_mark(&s->pivot, s->x, config__tool(s->cfg, "objdump"), &fr) < 0
+			     ? err_oom(e)
+			     : 0;
+		if (rc == 0 && fr.recovered > 0)
+			console__info(s->con, "call stacks: the caller of a function that sets up "
+				      "no frame pointer was recovered from the code for %.0f%% of "
+				      "the stacked time (a direct call to it from the only "
+				      "function that can have made it)",
+				      100 * fr.recovered / fr.stacked);
 		if (rc == 0 && fr.unknown > 0)
 			console__info(s->con, "call stacks: %.0f%% of the stacked time is in code "
 				      "that sets up no frame pointer (%s): its caller is unknown, "
