@@ -13,12 +13,23 @@ cd "$WORK"
 OMP_NUM_THREADS=2 "$NUNATAK" run -o "$WORK/run" -- ./omp_imbalance 60000000 "$WORK/truth.txt" > out.txt 2> err.txt </dev/null ||
 	fail "nunatak run"
 grep -q "omp_imbalance done" out.txt || fail "the application's output"
-grep -q "OpenMP ($OMP_RUNTIME): thread 1 waits [0-9.]*% of region \`omp_imbalance.c:$LINE\` at its barrier" err.txt ||
-	fail "the summary's OpenMP line is missing or names another region"
+ROOT=$([ "$(id -u)" = 0 ] && echo 1 || echo 0)
+# As root the wait is measured (the switches' call stacks) and thread 1 waits.
+# As an ordinary user it is estimated from the runtime's spinning alone,
+# which the runtime yields away on an oversubscribed machine (the waiting
+# thread then shows hardly any): which thread heads the line is not the
+# program's to decide there (issue 31: 1 run in 3 under load named thread
+# 0), only that the line is there, estimated, and says why.
+if [ "$ROOT" = 1 ] && ! grep -q "degraded \[offcpu-unattributed\]" err.txt; then
+	grep -q "OpenMP ($OMP_RUNTIME): thread 1 waits [0-9.]*% of region \`omp_imbalance.c:$LINE\` at its barrier" err.txt ||
+		fail "the summary's OpenMP line is missing or names another region"
+else
+	grep -q "OpenMP ($OMP_RUNTIME): thread [01] waits [0-9.]*% of region \`omp_imbalance.c:$LINE\` at its barrier (.*estimated: spinning" err.txt ||
+		fail "the summary's OpenMP line is missing, names another region or is not said estimated"
+fi
 "$NUNATAK" report --json "$WORK/run" > rep.json 2> rep_err.txt || fail "nunatak report --json"
 python3 "$NUNATAK_SOURCE_DIR/tests/fixtures/run/quality_walk.py" rep.json > walk.txt 2>&1 ||
 	fail "a number of the payload without its Quality: $(cat walk.txt)"
-ROOT=$([ "$(id -u)" = 0 ] && echo 1 || echo 0)
 python3 - "$LINE" "$ROOT" "$OMP_RUNTIME" "$OMP_OUTLINED" <<'PY' || fail "openmp payload"
 import json, sys
 line, root = int(sys.argv[1]), sys.argv[2] == "1"
