@@ -15,7 +15,7 @@ struct cur {
 static uint64_t fixed(struct cur *c, size_t n)
 {
 	uint64_t v = 0;
-	if (c->bad || n > c->len - c->at) {
+	if (c->bad || c->at > c->len || n > c->len - c->at) {
 		c->bad = true;
 		return 0;
 	}

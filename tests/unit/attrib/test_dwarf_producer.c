@@ -53,6 +53,8 @@ static void t_v5(void)
 	CHECK_STR(buf, "Debian clang 14");
 	d.str_offsets_len = 12; /* index 1 past the offsets */
 	CHECK_INT(dwarf_producer(&d, buf, sizeof(buf)), 0);
+	d.str_offsets_len = 4; /* shorter than its header (found by fuzzing) */
+	CHECK_INT(dwarf_producer(&d, buf, sizeof(buf)), 0);
 	d.info = NULL; /* no .debug_info */
 	CHECK_INT(dwarf_producer(&d, buf, sizeof(buf)), 0);
 }
