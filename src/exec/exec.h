@@ -45,6 +45,10 @@ struct exec_request {
 	bool wrapper;                /* with forward_signals: argv[0] runs the application as
 					its child (perf record): if it dies by a signal, the
 					orphaned application is waited for instead */
+	bool own_pgrp;               /* with wrapper: the command starts in a process group
+					of its own (SIGTTOU ignored), out of the terminal's
+					foreground group, so a Ctrl-C does not reach it; the
+					application rejoins ours (collect_fg_argv) */
 	const char *output_path;     /* a file the command is expected to write (perf
 					record's perf.data): the result says whether it
 					did, and recording/replay keep that answer */
