@@ -192,6 +192,20 @@ struct mpi_site {
 	int64_t bytes;
 };
 
+/* A rank's point-to-point totals with one partner, measured by interposition
+ * (the probe's `peer` records): the send calls naming it (direction "send",
+ * bytes sent) or the receives from it ("recv"; bytes received, or posted for
+ * MPI_Irecv). peer: the partner's rank in MPI_COMM_WORLD, -1 for the calls
+ * whose partner could not be placed (see src/mpi/probe/nunatak_mpi.c). */
+struct mpi_peer {
+	int64_t locus;
+	int peer;
+	char *direction;
+	int64_t calls;
+	int64_t time_ns;
+	int64_t bytes;
+};
+
 /* A timestamped fact with a duration (REFERENCE.md §2 `events`): an MPI call
  * (kind "mpi"), start on CLOCK_MONOTONIC. attributes: a JSON object text
  * ({"bytes": n, "peer": r}), or NULL. */
@@ -223,6 +237,7 @@ struct pivot {
 	PIVOT_ARRAY(mpi_call, mpi_calls);
 	PIVOT_ARRAY(mpi_site, mpi_sites);
 	PIVOT_ARRAY(event, events);
+	PIVOT_ARRAY(mpi_peer, mpi_peers);
 };
 
 void pivot__init(struct pivot *p);
@@ -247,6 +262,7 @@ int64_t pivot__add_region_sample(struct pivot *p, const struct region_sample *sr
 int64_t pivot__add_mpi_call(struct pivot *p, const struct mpi_call *src);
 int64_t pivot__add_mpi_site(struct pivot *p, const struct mpi_site *src);
 int64_t pivot__add_event(struct pivot *p, const struct event *src);
+int64_t pivot__add_mpi_peer(struct pivot *p, const struct mpi_peer *src);
 
 /* Display name of a Hotspot: its name, or "module-basename+0x<offset>". Caller frees. */
 char *hotspot__display_name(const struct hotspot *h);

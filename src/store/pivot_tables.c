@@ -233,6 +233,15 @@ static const struct pivot_column event_cols[] = {
 	TEXT(event, attributes),
 };
 
+static const struct pivot_column mpi_peer_cols[] = {
+	REF(mpi_peer, locus, "loci"),
+	COL(mpi_peer, peer, "peer", PCOL_INT, PRESENT_NONNEG),
+	TEXT_NN(mpi_peer, direction),
+	COL_NN(mpi_peer, calls, "calls", PCOL_I64, PRESENT_ALWAYS),
+	COL_NN(mpi_peer, time_ns, "time_ns", PCOL_I64, PRESENT_ALWAYS),
+	COL_NN(mpi_peer, bytes, "bytes", PCOL_I64, PRESENT_ALWAYS),
+};
+
 /* A value without a number is unavailable, whatever the row claims. */
 static int check_measurement(void *row, struct err *e)
 {
@@ -264,6 +273,7 @@ ADDER(region_sample)
 ADDER(mpi_call)
 ADDER(mpi_site)
 ADDER(event)
+ADDER(mpi_peer)
 
 #define TABLE(name_, type, array, check_)                                           \
 	{#name_, type##_cols, (int)(sizeof(type##_cols) / sizeof(type##_cols[0])),   \
@@ -284,6 +294,7 @@ const struct pivot_table pivot_tables[] = {
 	TABLE(mpi_calls, mpi_call, mpi_calls, NULL),
 	TABLE(mpi_sites, mpi_site, mpi_sites, NULL),
 	TABLE(events, event, events, NULL),
+	TABLE(mpi_peers, mpi_peer, mpi_peers, NULL),
 };
 const size_t nr_pivot_tables = sizeof(pivot_tables) / sizeof(pivot_tables[0]);
 

@@ -391,7 +391,7 @@ static void t_bulk(void)
  * Runs depends on stays what it was, word for word. */
 static void t_schema(void)
 {
-	CHECK_INT(nr_pivot_tables, 13);
+	CHECK_INT(nr_pivot_tables, 14);
 	CHECK_STR(pivot_tables[0].name, "hotspots");
 	char *ddl = pivot_table__ddl(&pivot_tables[0]);
 	CHECK_STR(ddl, "module TEXT, build_id TEXT, name TEXT, source_file TEXT, resolution_level "
@@ -407,6 +407,12 @@ static void t_schema(void)
 	char *ins = pivot_table__insert_sql(&pivot_tables[1]);
 	CHECK_STR(ins, "INSERT INTO loci (id, node, rank, thread, pid) VALUES (?, ?, ?, ?, ?)");
 	xfree(ins);
+	CHECK_STR(pivot_tables[13].name, "mpi_peers");
+	ddl = pivot_table__ddl(&pivot_tables[13]);
+	CHECK_STR(ddl, "locus INTEGER NOT NULL REFERENCES loci(id), peer INTEGER, direction TEXT "
+		       "NOT NULL, calls INTEGER NOT NULL, time_ns INTEGER NOT NULL, bytes INTEGER "
+		       "NOT NULL");
+	xfree(ddl);
 }
 
 static const struct test_case cases[] = {
