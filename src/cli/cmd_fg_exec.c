@@ -8,11 +8,9 @@
  * application (exec, same pid): the application gets the signals it would get
  * bare, and perf ends when it ends, with its status. */
 #include <errno.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -66,16 +64,8 @@ int cmd_fg_exec(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	/* A group that is gone (nunatak killed meanwhile) leaves us in perf's:
-	 * the application still runs, as it would have before. */
-	if (setpgid(0, (pid_t)c.pgid) != 0 && errno != EPERM && errno != ESRCH)
-		console__debug(&con, 1, "fg-exec: cannot join process group %d: %s", c.pgid,
-			       strerror(errno));
-	if (c.ttou_default)
-		signal(SIGTTOU, SIG_DFL);
-	execvp(rest.cmd_argv[0], rest.cmd_argv);
+	rc = exec_become((pid_t)c.pgid, c.ttou_default, rest.cmd_argv);
 	/* As a shell says it, with its codes (perf would have said the same). */
-	rc = errno == ENOENT ? EXEC_NOT_FOUND : EXEC_NOT_EXECUTABLE;
 	console__error(&con, "%s: %s", rest.cmd_argv[0], strerror(errno));
 out:
 	opts__release(&fg_spec, &c);

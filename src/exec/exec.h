@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct err;
 typedef struct json_t json_t;
@@ -110,6 +111,12 @@ struct executor {
 	const struct executor_ops *ops;
 	void *priv;
 };
+
+/* `nunatak fg-exec`: joins process group pgid (nunatak's, the terminal's
+ * foreground group; perf runs in one of its own), gives SIGTTOU its default
+ * action back when asked, and replaces this process with argv (PATH looked
+ * up). Returns only on failure: 127 (not found) or 126, errno set. */
+int exec_become(pid_t pgid, bool ttou_default, char *const *argv);
 
 struct executor *executor__new_real(void);
 /* Records every invocation made through `inner` into `entry_dir` (created;

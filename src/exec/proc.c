@@ -760,3 +760,16 @@ struct executor *executor__new_real(void)
 		x->ops = &real_ops;
 	return x;
 }
+
+int exec_become(pid_t pgid, bool ttou_default, char *const *argv)
+{
+	/* A group that is gone (nunatak killed meanwhile) leaves us in the
+	 * collector's: the application still runs, as it did before fg-exec. */
+	if (pgid > 0)
+		setpgid(0, pgid);
+	if (ttou_default)
+		signal(SIGTTOU, SIG_DFL);
+	execvp(argv[0], argv);
+	return errno == ENOENT ? EXEC_NOT_FOUND : EXEC_NOT_EXECUTABLE;
+}
+
