@@ -2,6 +2,7 @@
 #include "analysis/openmp.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -280,12 +281,82 @@ static int fill_threads(const struct pivot *p, struct omp_view *v, const struct 
 static int cmp_thread(const void *x, const void *y)
 {
 	const struct omp_thread *a = x, *b = y;
-	return a->thread - b->thread;
+	if (a->thread != b->thread)
+		return a->thread - b->thread;
+	return (a->locus > b->locus) - (a->locus < b->locus);
 }
+
+/* The region of OMPT site row o: same function, file and line (or, unnamed,
+ * same module and address) as an earlier one. Returns its index or -ENOMEM. */
+static int ompt_region(struct omp_view *v, size_t *cap, const struct omp_site *o)
+{
+	char name[64];
+	for (size_t i = 0; i < v->nr_regions; i++) {
+		const struct omp_region *r = &v->regions[i];
+		const struct omp_site *f = r->first;
+		bool same = o->function ? f->function && !strcmp(f->function, o->function) &&
+						  f->line == o->line &&
+						  (f->file == o->file ||
+						   (f->file && o->file && !strcmp(f->file, o->file)))
+					: !f->function && f->address == o->address && f->module &&
+						  o->module && !strcmp(f->module, o->module);
+		if (same)
+			return (int)i;
+	}
+	if (xgrow((void **)&v->regions, cap, v->nr_regions + 1, sizeof(*v->regions)))
+		return -ENOMEM;
+	struct omp_region *r = &v->regions[v->nr_regions];
+	memset(r, 0, sizeof(*r));
+	snprintf(name, sizeof(name), "+0x%llx", (unsigned long long)o->address);
+	const char *b = o->module ? strrchr(o->module, '/') : NULL;
+	r->name = o->function ? xstrdup(o->function) : xasprintf("%s%s", b ? b + 1 : "?", name);
+	if (!r->name)
+		return -ENOMEM;
+	r->file = o->file;
+	r->line = o->line;
+	r->pragma = o->line > 0;
+	r->first = o;
+	return (int)v->nr_regions++;
+}
+
+static int build_from_ompt(const struct pivot *p, struct omp_view *v)
+{
+	v->runtime = "libomp";
+	v->ompt = v->wait_measured = true;
+	size_t cap = 0;
+	for (size_t i = 0; i < p->nr_omp_sites; i++) {
+		const struct omp_site *o = &p->omp_sites[i];
+		if (o->locus < 0 || (size_t)o->locus >= p->nr_loci || o->calls <= 0)
+			continue;
+		int k = ompt_region(v, &cap, o);
+		if (k < 0)
+			return k;
+		struct omp_region *r = &v->regions[k];
+		if (xgrow((void **)&r->threads, &r->cap_threads, r->nr_threads + 1,
+			  sizeof(*r->threads)))
+			return -ENOMEM;
+		double wait = (double)o->wait_ns, task = (double)o->task_ns;
+		r->threads[r->nr_threads++] = (struct omp_thread){
+			.thread = o->thread_num, .locus = o->locus, .work_ns = task - wait,
+			.wait_ns = wait};
+		if (task > r->time_ns)
+			r->time_ns = task;
+	}
+	return 0;
+}
+
+static int cmp_thread(const void *x, const void *y);
 
 int omp_view_build(const struct pivot *p, const char *time_base, struct omp_view *v)
 {
 	memset(v, 0, sizeof(*v));
+	if (p->nr_omp_sites) {
+		int rc = build_from_ompt(p, v);
+		for (size_t r = 0; !rc && r < v->nr_regions; r++)
+			qsort(v->regions[r].threads, v->regions[r].nr_threads,
+			      sizeof(struct omp_thread), cmp_thread);
+		return rc;
+	}
 	const char *rt = NULL;
 	for (size_t i = 0; i < p->nr_hotspots && !rt; i++)
 		rt = omp_runtime_of(p->hotspots[i].module);

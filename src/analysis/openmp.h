@@ -52,17 +52,24 @@ struct omp_region {
 	bool pragma;       /* line is the `#pragma omp parallel`'s (else its code's lowest sampled line) */
 	double time_ns;    /* max over threads of work + wait */
 	struct omp_thread *threads;
-	size_t nr_threads;
+	size_t nr_threads, cap_threads;
+	const struct omp_site *first; /* OMPT: the region's first row (borrowed) */
 };
 
 struct omp_view {
 	const char *runtime; /* "libgomp", "libomp", or NULL: no OpenMP runtime seen */
+	bool ompt;           /* measured by nunatak's OMPT tool (the pivot's omp_sites): a
+			      * region is its fork's call site, name its forking function,
+			      * line that of the call (the pragma's); thread its OpenMP
+			      * number in the team; work = implicit task - wait, exact */
 	bool wait_measured;  /* the scheduler's stacks were there (blocked waits seen) */
 	struct omp_region *regions;
 	size_t nr_regions;
 };
 
-/* 0 or -ENOMEM; release with omp_view__release() (also on failure). */
+/* With omp_sites in the pivot (the OMPT tool's), the view is theirs and
+ * time_base is not needed; else the frames' as above.
+ * 0 or -ENOMEM; release with omp_view__release() (also on failure). */
 int omp_view_build(const struct pivot *p, const char *time_base, struct omp_view *v);
 void omp_view__release(struct omp_view *v);
 bool omp_is_runtime_module(const char *module);

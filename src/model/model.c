@@ -172,6 +172,13 @@ static void mpi_site__release(struct mpi_site *c)
 	xfree(c->file);
 }
 
+static void omp_site__release(struct omp_site *c)
+{
+	xfree(c->module);
+	xfree(c->function);
+	xfree(c->file);
+}
+
 static void event__release(struct event *v)
 {
 	xfree(v->kind);
@@ -312,6 +319,16 @@ int64_t pivot__add_event(struct pivot *p, const struct event *src)
 	});
 }
 
+int64_t pivot__add_omp_site(struct pivot *p, const struct omp_site *src)
+{
+	APPEND(omp_sites, omp_site__release, {
+		dst->module = dst->function = dst->file = NULL;
+		DUP(module);
+		DUP(function);
+		DUP(file);
+	});
+}
+
 #define RELEASE_ALL(arr, fn)                            \
 	do {                                            \
 		for (size_t i = 0; i < p->nr_##arr; i++) \
@@ -334,6 +351,7 @@ void pivot__release(struct pivot *p)
 	RELEASE_ALL(mpi_calls, mpi_call__release);
 	RELEASE_ALL(mpi_sites, mpi_site__release);
 	RELEASE_ALL(events, event__release);
+	RELEASE_ALL(omp_sites, omp_site__release);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -17,14 +17,18 @@
 	"time-base samples in the outlined function only: the time preempted while working " \
 	"needs the scheduler's call stacks (root)"
 
-static json_t *time_json(double ns, enum quality q, const char *reason, const char *formula)
+#define CLOCK_OMPT "CLOCK_MONOTONIC (OMPT callbacks of libomp)"
+
+static json_t *time_json(const struct omp_view *v, double ns, enum quality q, const char *reason,
+			 const char *formula)
 {
-	json_t *o = quality__json_clock(ns, "ns", q, reason, CLOCK_OMP);
+	json_t *o = quality__json_clock(ns, "ns", q, reason, v->ompt ? CLOCK_OMPT : CLOCK_OMP);
 	if (!o)
 		return NULL;
 	json_t *lin = json_array();
-	json_array_append_new(lin, json_string("task-clock"));
-	json_array_append_new(lin, json_string("offcpu"));
+	json_array_append_new(lin, json_string(v->ompt ? "ompt" : "task-clock"));
+	if (!v->ompt)
+		json_array_append_new(lin, json_string("offcpu"));
 	json_object_set_new(o, "lineage", lin);
 	json_object_set_new(o, "formula", json_string(formula));
 	return o;
@@ -43,7 +47,11 @@ json_t *openmp_view_payload(const struct omp_view *v, const struct pivot *p)
 	enum quality q = v->wait_measured ? QUALITY_MEASURED : QUALITY_ESTIMATED;
 	json_t *o = json_pack(
 		"{s:s, s:s}", "runtime", v->runtime, "method",
-		!strcmp(v->runtime, "libgomp")
+		v->ompt ? "nunatak's OMPT tool in libomp (OMP_TOOL_LIBRARIES): a region is the "
+			  "call site of its fork (file:line of the pragma); a thread's time in it "
+			  "is its implicit task, wait the part in barriers, taskwaits and "
+			  "taskgroups, work the rest; thread is the OpenMP thread number in the team"
+		: !strcmp(v->runtime, "libgomp")
 			? "libgomp has no OMPT: regions are its outlined functions "
 			  "(<parent>._omp_fn.N); work is time in them, wait is time in libgomp "
 			  "(spinning, or blocked or preempted while running it); OpenMP thread 0 is "
@@ -58,14 +66,19 @@ json_t *openmp_view_payload(const struct omp_view *v, const struct pivot *p)
 		json_t *threads = json_array();
 		for (size_t t = 0; threads && t < rg->nr_threads; t++) {
 			const struct omp_thread *th = &rg->threads[t];
+			const struct locus *lc = &p->loci[th->locus];
 			json_t *row = json_pack("{s:i, s:I}", "thread", th->thread, "tid",
-						(json_int_t)p->loci[th->locus].thread);
+						(json_int_t)lc->thread);
+			if (lc->rank >= 0)
+				json_object_set_new(row, "rank", json_integer(lc->rank));
 			json_object_set_new(row, "work_ns",
-					    time_json(th->work_ns, q, v->wait_measured ? NULL : R_WORK_CPU,
-						      "samples in the outlined function + preempted there"));
+					    time_json(v, th->work_ns, q, v->wait_measured ? NULL : R_WORK_CPU,
+						      v->ompt ? "implicit task - wait (OMPT)"
+							      : "samples in the outlined function + preempted there"));
 			json_object_set_new(row, "wait_ns",
-					    time_json(th->wait_ns, q, v->wait_measured ? NULL : R_SPIN_ONLY,
-						      "samples in libgomp + off-CPU time in a libgomp stack"));
+					    time_json(v, th->wait_ns, q, v->wait_measured ? NULL : R_SPIN_ONLY,
+						      v->ompt ? "sync_region_wait: barriers, taskwait, taskgroup (OMPT)"
+							      : "samples in the runtime + off-CPU time in a runtime stack"));
 			json_array_append_new(threads, row);
 		}
 		json_t *row = json_pack("{s:s, s:s?, s:o, s:b, s:o}", "name", rg->name, "file",
@@ -73,9 +86,10 @@ json_t *openmp_view_payload(const struct omp_view *v, const struct pivot *p)
 					rg->line > 0 ? json_integer(rg->line) : json_null(),
 					"line_is_pragma", rg->pragma, "threads",
 					threads ? threads : json_array());
-		json_object_set_new(row, "time_ns", time_json(rg->time_ns, q,
+		json_object_set_new(row, "time_ns", time_json(v, rg->time_ns, q,
 							      v->wait_measured ? NULL : R_SPIN_ONLY,
 							      "max over threads of work_ns + wait_ns"));
+		json_object_set_new(row, "measured_by", json_string(v->ompt ? "ompt" : "frames"));
 		json_array_append_new(regions, row);
 	}
 	json_object_set_new(o, "regions", regions ? regions : json_array());
@@ -107,9 +121,9 @@ int openmp_view_lines(const struct omp_view *v, struct text_lines *out)
 		snprintf(where, sizeof(where), "%s", big->name);
 	if (!worst)
 		return 0;
-	text_lines__add(out, "OpenMP (%s): thread %d waits %.1f%% of region `%s` at its barrier "
+	text_lines__add(out, "OpenMP (%s%s): thread %d waits %.1f%% of region `%s` at its barrier "
 			     "(of its time in the region, wall clock; %zu region%s, %zu thread%s; %s)",
-			v->runtime, worst->thread, 100.0 * wf, where, v->nr_regions,
+			v->runtime, v->ompt ? ", OMPT" : "", worst->thread, 100.0 * wf, where, v->nr_regions,
 			v->nr_regions == 1 ? "" : "s", big->nr_threads, big->nr_threads == 1 ? "" : "s",
 			v->wait_measured ? "measured" : "estimated: " R_SPIN_ONLY);
 	return out->failed ? -1 : 0;
