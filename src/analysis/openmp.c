@@ -47,6 +47,7 @@ void omp_view__release(struct omp_view *v)
 		xfree(v->regions[i].threads);
 	}
 	xfree(v->regions);
+	xfree(v->ranks);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -345,7 +346,87 @@ static int build_from_ompt(const struct pivot *p, struct omp_view *v)
 	return 0;
 }
 
+static struct omp_rank *rank_of(struct omp_view *v, size_t *cap, int rank)
+{
+	for (size_t i = 0; i < v->nr_ranks; i++)
+		if (v->ranks[i].rank == rank)
+			return &v->ranks[i];
+	if (xgrow((void **)&v->ranks, cap, v->nr_ranks + 1, sizeof(*v->ranks)))
+		return NULL;
+	struct omp_rank *r = &v->ranks[v->nr_ranks++];
+	memset(r, 0, sizeof(*r));
+	r->rank = rank;
+	r->worst_thread = -1;
+	return r;
+}
+
+static int cmp_rank(const void *x, const void *y)
+{
+	const struct omp_rank *a = x, *b = y;
+	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* The rank's MPI time and wall time (Locus-level, thread -1). */
+static void rank_mpi(const struct pivot *p, struct omp_rank *r)
+{
+	for (size_t i = 0; i < p->nr_measurements; i++) {
+		const struct measurement *m = &p->measurements[i];
+		if (m->hotspot != PIVOT_NONE || m->locus < 0 || (size_t)m->locus >= p->nr_loci ||
+		    p->loci[m->locus].rank != r->rank || p->loci[m->locus].thread != -1 ||
+		    !m->counter || m->quality == QUALITY_UNAVAILABLE)
+			continue;
+		if (!strcmp(m->counter, "mpi_time")) {
+			r->mpi_time_ns = m->value;
+			r->mpi_known = true;
+		} else if (!strcmp(m->counter, "mpi_wall_time")) {
+			r->mpi_wall_ns = m->value;
+		} else {
+			continue;
+		}
+		r->mpi_estimated |= m->quality != QUALITY_MEASURED;
+	}
+}
+
+/* Per rank sums over every region's threads (under MPI only). */
+static int build_ranks(const struct pivot *p, struct omp_view *v)
+{
+	size_t cap = 0;
+	for (size_t g = 0; g < v->nr_regions; g++)
+		for (size_t t = 0; t < v->regions[g].nr_threads; t++) {
+			const struct omp_thread *th = &v->regions[g].threads[t];
+			int rank = p->loci[th->locus].rank;
+			if (rank < 0)
+				continue;
+			struct omp_rank *r = rank_of(v, &cap, rank);
+			if (!r)
+				return -ENOMEM;
+			double time = th->work_ns + th->wait_ns;
+			r->nr_threads++;
+			r->threads_time_ns += time;
+			r->threads_wait_ns += th->wait_ns;
+			double share = time > 0 ? th->wait_ns / time : 0;
+			if (r->worst_thread < 0 || share > r->worst_share) {
+				r->worst_thread = th->thread;
+				r->worst_share = share;
+			}
+		}
+	for (size_t i = 0; i < v->nr_ranks; i++)
+		rank_mpi(p, &v->ranks[i]);
+	if (v->nr_ranks)
+		qsort(v->ranks, v->nr_ranks, sizeof(*v->ranks), cmp_rank);
+	return 0;
+}
+
 static int cmp_thread(const void *x, const void *y);
+
+/* OMPT rows: by rank, then OpenMP number (rank x thread under MPI). */
+static int cmp_rank_thread(const void *x, const void *y, void *arg)
+{
+	const struct pivot *p = arg;
+	const struct omp_thread *a = x, *b = y;
+	int ra = p->loci[a->locus].rank, rb = p->loci[b->locus].rank;
+	return ra != rb ? (ra > rb) - (ra < rb) : cmp_thread(x, y);
+}
 
 int omp_view_build(const struct pivot *p, const char *time_base, struct omp_view *v)
 {
@@ -353,9 +434,9 @@ int omp_view_build(const struct pivot *p, const char *time_base, struct omp_view
 	if (p->nr_omp_sites) {
 		int rc = build_from_ompt(p, v);
 		for (size_t r = 0; !rc && r < v->nr_regions; r++)
-			qsort(v->regions[r].threads, v->regions[r].nr_threads,
-			      sizeof(struct omp_thread), cmp_thread);
-		return rc;
+			qsort_r(v->regions[r].threads, v->regions[r].nr_threads,
+				sizeof(struct omp_thread), cmp_rank_thread, (void *)p);
+		return rc ? rc : build_ranks(p, v);
 	}
 	const char *rt = NULL;
 	for (size_t i = 0; i < p->nr_hotspots && !rt; i++)
@@ -381,5 +462,5 @@ int omp_view_build(const struct pivot *p, const char *time_base, struct omp_view
 	xfree(a.work);
 	xfree(a.wait);
 	xfree(a.seen);
-	return rc;
+	return rc ? rc : build_ranks(p, v);
 }
