@@ -20,6 +20,7 @@
 #include "report/ranks_view.h"
 #include "report/regions_view.h"
 #include "report/time_view.h"
+#include "report/unresolved_view.h"
 #include "report/openmp_view.h"
 #include "analysis/openmp.h"
 #include "analysis/time_budget.h"
@@ -260,8 +261,10 @@ json_t *payload_build(const json_t *manifest, const struct pivot *p, const struc
 		json_pack("{s:I, s:o}", "count", (json_int_t)a->others_count, "share",
 			  number(a->others_share, "ratio", tbq, tb_reason)));
 	json_object_set_new(out, "unresolved",
-			    json_pack("{s:I, s:o}", "count", (json_int_t)a->nr_unresolved, "share",
-				      number(a->unresolved_share, "ratio", tbq, tb_reason)));
+			    json_pack("{s:I, s:o, s:o}", "count", (json_int_t)a->nr_unresolved, "share",
+				      number(a->unresolved_share, "ratio", tbq, tb_reason),
+				      "modules",
+				      unresolved_modules_json(p, a->time_base, a->time_value)));
 	json_t *rk = ranks ? ranks_view_payload(ranks) : NULL;
 	json_object_set_new(out, "ranks", rk ? rk : json_null());
 	json_t *rg = regions_json(p);

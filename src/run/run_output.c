@@ -78,8 +78,9 @@ static void overhead(struct run_state *s)
 		      json_real_value(json_object_get(o, "cost_per_sample_s")) * 1e6);
 }
 
-static void summary(struct run_state *s, struct analysis *a)
+static void summary(struct run_state *s)
 {
+	const struct analysis *a = &s->out.analysis;
 	struct summary_ctx ctx = {.ceilings_reason = NULL,
 				  .nr_ranks = s->mpi ? s->nr_ranks : -1,
 				  .nr_sampled_ranks = s->nr_sampled_ranks,
@@ -92,14 +93,10 @@ static void summary(struct run_state *s, struct analysis *a)
 	for (size_t i = 0; !a->have_ceilings && i < s->degradations.n; i++)
 		if (!strcmp(s->degradations.v[i].name, DEG_CEILINGS_UNAVAILABLE))
 			ctx.ceilings_reason = s->degradations.v[i].message;
-	struct rank_imbalance ri;
-	memset(&ri, 0, sizeof(ri));
-	bool have_ri = s->mpi && imbalance_ranks(&s->pivot, s->world_size, &ri) == 0;
-	ctx.ranks = have_ri ? &ri : NULL;
+	/* the rank view (stage_analyse) is the summary's under MPI only */
+	ctx.ranks = s->mpi && s->out.have_ranks ? &s->out.ranks : NULL;
 	struct text_lines lines = {0};
 	summary_render(a, &s->pivot, &ctx, &lines);
-	if (have_ri)
-		rank_imbalance__release(&ri);
 	for (size_t i = 0; i < lines.n; i++)
 		console__info(s->con, "%s", lines.v[i]);
 	text_lines__release(&lines);
@@ -145,16 +142,8 @@ int run_finish(struct run_state *s, json_t **json_out)
 	console__info(s->con, "%zu measurements across %zu hotspots (%zu resolved)",
 		      s->pivot.nr_measurements, s->pivot.nr_hotspots, resolved);
 	overhead(s);
-	struct analysis a;
-	const struct ceiling *c = s->machine ? s->machine->ceilings : NULL;
-	size_t nc = s->machine ? s->machine->nr_ceilings : 0;
-	const json_t *below = json_object_get(json_object_get(s->multi_pass_json, "dram_bound"),
-					      "dram_bytes_below");
-	if (analysis_run_bounded(&s->pivot, c, nc, ANALYSIS_FLOOR_SAMPLES,
-				 json_is_number(below) ? json_number_value(below) : NAN, &a) == 0) {
-		summary(s, &a);
-		analysis__release(&a);
-	}
+	if (s->out.have_analysis)
+		summary(s);
 	for (size_t i = 0; i < s->degradations.n; i++)
 		console__degraded(s->con, s->degradations.v[i].name, s->degradations.v[i].message,
 				  s->degradations.v[i].remedy);
@@ -172,15 +161,15 @@ int run_finish(struct run_state *s, json_t **json_out)
 			      sig_name(s->pass.term_signal, sa, sizeof(sa)), s->pass.exit_code);
 	if (s->dir)
 		console__info(s->con, "Run: %s", s->dir);
-	if (s->report_path)
-		console__info(s->con, "Report: %s", s->report_path);
+	if (s->out.report_path)
+		console__info(s->con, "Report: %s", s->out.report_path);
 	if (s->req->json) {
 		*json_out = json_pack(
 			"{s:s?, s:s?, s:i, s:I, s:I, s:I, s:o, s:o}", "run", s->dir, "name", s->name,
 			"exit_code", s->exit_code, "measurements",
 			(json_int_t)s->pivot.nr_measurements, "hotspots",
 			(json_int_t)s->pivot.nr_hotspots, "resolved_hotspots", (json_int_t)resolved,
-			"report", s->report_path ? json_string(s->report_path) : json_null(),
+			"report", s->out.report_path ? json_string(s->out.report_path) : json_null(),
 			"degradations", degradations__to_json(&s->degradations));
 		/* Which collector sampled: "perf", "preload" (the stand-in), "none". */
 		const char *col = s->pass.sampled ? collector_kind__name(s->collector) : "none";

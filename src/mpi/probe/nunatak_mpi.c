@@ -21,6 +21,11 @@
  * (MPI_Bcast: the buffer at every rank), the origin buffer for one-sided calls.
  * Wait/test calls carry no bytes: the request's were counted when posted.
  *
+ * The polling family (MPI_Test*, MPI_Iprobe, MPI_Improbe,
+ * MPI_Request_get_status) takes a cheaper path: per-thread counters only,
+ * 1 call in 64 timed and the others' time estimated from them
+ * (nunatak_mpi_poll.inc).
+ *
  * Cost: two clock reads, one hash probe and a few adds per call; nothing
  * allocates on that path. The clock is the TSC when the kernel itself keeps
  * time with it (clocksource tsc, constant_tsc and nonstop_tsc: synchronised
@@ -41,6 +46,9 @@
  *   nunatak-mpi 1 | rank R | world N | node HOST | pid P | state S | library TEXT
  *   init_ns T (monotonic at MPI_Init's return) | wall_ns W (init to write)
  *   function NAME CALLS TIME_NS BYTES
+ *   polled NAME CALLS TIMED_CALLS COMPLETED (a polling function: only
+ *     TIMED_CALLS of its CALLS were timed, its TIME_NS and its sites' are
+ *     estimated; COMPLETED: calls that found something complete)
  *   site NAME MODULE 0xVADDR CALLS TIME_NS BYTES
  *   event NAME START_NS DURATION_NS BYTES PEER
  *   dropped SITES EVENTS | end
@@ -79,7 +87,7 @@
 	X(Ibarrier) X(Ibcast) X(Ireduce) X(Iallreduce) X(Put) X(Get) X(Accumulate)           \
 	X(Get_accumulate) X(Fetch_and_op) X(Compare_and_swap) X(Win_fence) X(Win_lock)      \
 	X(Win_unlock) X(Win_lock_all) X(Win_unlock_all) X(Win_flush) X(Win_flush_all)        \
-	X(Win_start) X(Win_complete) X(Win_post) X(Win_wait)
+	X(Win_start) X(Win_complete) X(Win_post) X(Win_wait) X(Improbe) X(Request_get_status)
 
 #define NK_ENUM(n) F_##n,
 #define NK_NAME(n) "MPI_" #n,
@@ -265,6 +273,7 @@ static uint64_t nk_recvd(const MPI_Status *st, int count, MPI_Datatype dt)
 		nk_depth--;                                         \
 	} while (0)
 
+#include "nunatak_mpi_poll.inc"
 #include "nunatak_mpi_write.inc"
 #include "nunatak_mpi_wrappers.inc"
 #include "nunatak_mpi_fortran.inc"
