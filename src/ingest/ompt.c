@@ -122,8 +122,9 @@ static int one_line(struct parse *ps, const char *s, struct err *e)
 		return ok ? 0 : bad(ps, e, "`rank <n>`");
 	}
 	if (!strncmp(s, "node ", 5)) {
-		xfree(ps->node);
-		return *(s + 5) && (ps->node = xstrdup(s + 5)) ? 0 : *(s + 5) ? -ENOMEM : bad(ps, e, "`node <name>`");
+		if (!s[5] || ps->node)
+			return bad(ps, e, "one `node <name>`");
+		return (ps->node = xstrdup(s + 5)) ? 0 : -ENOMEM;
 	}
 	if (!strncmp(s, "runtime ", 8))
 		return 0;

@@ -96,6 +96,8 @@ static void t_malformed(void)
 	refused("nunatak-ompt 1\npid 1\nsite 0 zz /a\nend\n", ":3: expected `site");
 	refused("nunatak-ompt 1\npid 1\nrow 2 4 0 1 5 1\nend\n", "names site 4");
 	refused("nunatak-ompt 1\nend\n", "a `pid` line");
+	refused("nunatak-ompt 1\npid 1\nnode \nend\n", ":3: expected one `node <name>`");
+	refused("nunatak-ompt 1\npid 1\nnode a\nnode b\nend\n", ":4: expected one `node <name>`");
 	refused("nunatak-ompt 1\npid 1\nbogus\nend\n", ":3: expected one of");
 	refused("nunatak-ompt 1\npid 1\nend\nrow 2 0 0 1 5 1\n", ":4: expected nothing after");
 	static const char nul[] = "nunatak-ompt 1\npid 1\0\nend\n";
