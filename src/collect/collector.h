@@ -41,12 +41,6 @@ enum collector_kind collector_choose(enum collector_request req, bool perf_can_s
  * NULL when out of memory. */
 char *collector_ld_preload(const char *lib, const char *existing);
 
-/* Cost of one preload sample in seconds of the application's CPU time: the
- * value bench/run measured on this machine ($XDG_CACHE_HOME/nunatak/
- * preload-sample-cost, *measured = true) or a documented default. */
-double preload_sample_cost_s(bool *measured);
-
-
 /*
  * The Collector interface: one implementation per way of measuring the
  * application (perf record, the preload sampler, bare; the MPI ranks, off-CPU

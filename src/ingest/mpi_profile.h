@@ -37,6 +37,14 @@ struct mpi_prof_event {
 	int peer;                             /* -1 when none */
 };
 
+/* Point-to-point totals with one partner (rank in MPI_COMM_WORLD, -1: the
+ * calls whose partner could not be placed), sent or received. */
+struct mpi_prof_peer {
+	int rank;
+	bool recv;
+	int64_t calls, time_ns, bytes;
+};
+
 struct mpi_profile {
 	int version;
 	int rank, world;       /* -1 when absent */
@@ -51,6 +59,8 @@ struct mpi_profile {
 	size_t nr_sites, cap_sites;
 	struct mpi_prof_event *events;
 	size_t nr_events, cap_events;
+	struct mpi_prof_peer *peers;
+	size_t nr_peers, cap_peers;
 	int64_t dropped_sites, dropped_events;
 	bool complete;         /* the `end` record was read */
 };

@@ -172,6 +172,11 @@ static void mpi_site__release(struct mpi_site *c)
 	xfree(c->file);
 }
 
+static void mpi_peer__release(struct mpi_peer *c)
+{
+	xfree(c->direction);
+}
+
 static void omp_site__release(struct omp_site *c)
 {
 	xfree(c->module);
@@ -319,6 +324,14 @@ int64_t pivot__add_event(struct pivot *p, const struct event *src)
 	});
 }
 
+int64_t pivot__add_mpi_peer(struct pivot *p, const struct mpi_peer *src)
+{
+	APPEND(mpi_peers, mpi_peer__release, {
+		dst->direction = NULL;
+		DUP(direction);
+	});
+}
+
 int64_t pivot__add_omp_site(struct pivot *p, const struct omp_site *src)
 {
 	APPEND(omp_sites, omp_site__release, {
@@ -351,6 +364,7 @@ void pivot__release(struct pivot *p)
 	RELEASE_ALL(mpi_calls, mpi_call__release);
 	RELEASE_ALL(mpi_sites, mpi_site__release);
 	RELEASE_ALL(events, event__release);
+	RELEASE_ALL(mpi_peers, mpi_peer__release);
 	RELEASE_ALL(omp_sites, omp_site__release);
 	memset(p, 0, sizeof(*p));
 }

@@ -192,6 +192,20 @@ struct mpi_site {
 	int64_t bytes;
 };
 
+/* A rank's point-to-point totals with one partner, measured by interposition
+ * (the probe's `peer` records): the send calls naming it (direction "send",
+ * bytes sent) or the receives from it ("recv"; bytes received, or posted for
+ * MPI_Irecv). peer: the partner's rank in MPI_COMM_WORLD, -1 for the calls
+ * whose partner could not be placed (see src/mpi/probe/nunatak_mpi.c). */
+struct mpi_peer {
+	int64_t locus;
+	int peer;
+	char *direction;
+	int64_t calls;
+	int64_t time_ns;
+	int64_t bytes;
+};
+
 /* One OpenMP parallel region on one thread, measured by nunatak's OMPT tool
  * (lib/ompt/nunatak_ompt.c) in LLVM's libomp: the region is the call site
  * of its fork (module and ELF virtual address of the call, named by
@@ -241,6 +255,7 @@ struct pivot {
 	PIVOT_ARRAY(mpi_call, mpi_calls);
 	PIVOT_ARRAY(mpi_site, mpi_sites);
 	PIVOT_ARRAY(event, events);
+	PIVOT_ARRAY(mpi_peer, mpi_peers);
 	PIVOT_ARRAY(omp_site, omp_sites);
 };
 
@@ -266,6 +281,7 @@ int64_t pivot__add_region_sample(struct pivot *p, const struct region_sample *sr
 int64_t pivot__add_mpi_call(struct pivot *p, const struct mpi_call *src);
 int64_t pivot__add_mpi_site(struct pivot *p, const struct mpi_site *src);
 int64_t pivot__add_event(struct pivot *p, const struct event *src);
+int64_t pivot__add_mpi_peer(struct pivot *p, const struct mpi_peer *src);
 int64_t pivot__add_omp_site(struct pivot *p, const struct omp_site *src);
 
 /* Display name of a Hotspot: its name, or "module-basename+0x<offset>". Caller frees. */

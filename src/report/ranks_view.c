@@ -128,6 +128,11 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 	else if (rc == 0 && ri->mpi.dom_rank >= 0 && ri->mpi.dom_call)
 		rc = text_lines__add(out, "  rank %d waits %.0f%% of its time in `%s` (wall clock)",
 				     ri->mpi.dom_rank, 100 * ri->mpi.dom_fraction, ri->mpi.dom_call);
+	char comm[200];
+	if (rc == 0 && ri->pivot)
+		mpi_comm_matrix_line(ri->pivot, (int)ri->nr_rows, comm, sizeof(comm));
+	if (rc == 0 && ri->pivot && comm[0])
+		rc = text_lines__add(out, "  %s", comm);
 	if (rc == 0 && ri->periods_exact)
 		rc = text_lines__add(out, "  rank times: counted task-clock on %d ranks, the sum of "
 				     "their task-clock samples' periods on the %d sampled (the same "
@@ -352,9 +357,12 @@ json_t *ranks_view_payload(const struct rank_imbalance *ri)
 							CLOCK_SAMPLED),
 				    "rule", THREADS_HELPER_RULE);
 	static const char no_split[] = "no rank was sampled: no split of its time";
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, "
+			 "s:o}",
 			 "nodes", nodes_json(ri), "mpi_dominant", dominant_json(ri), "mpi_timeline",
-			 ri->pivot ? mpi_timeline_json(ri->pivot) : json_null(), "imbalance", imb,
+			 ri->pivot ? mpi_timeline_json(ri->pivot) : json_null(), "comm_matrix",
+			 ri->pivot ? mpi_comm_matrix_json(ri->pivot, (int)ri->nr_rows) : json_null(),
+			 "imbalance", imb,
 			 "mpi_fraction", mpi, "sys_fraction",
 			 quality__json_clock(ri->sys_fraction, "ratio", QUALITY_MEASURED, no_split,
 					     CLOCK_SAMPLED),

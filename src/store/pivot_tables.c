@@ -233,6 +233,15 @@ static const struct pivot_column event_cols[] = {
 	TEXT(event, attributes),
 };
 
+static const struct pivot_column mpi_peer_cols[] = {
+	REF(mpi_peer, locus, "loci"),
+	COL(mpi_peer, peer, "peer", PCOL_INT, PRESENT_NONNEG),
+	TEXT_NN(mpi_peer, direction),
+	COL_NN(mpi_peer, calls, "calls", PCOL_I64, PRESENT_ALWAYS),
+	COL_NN(mpi_peer, time_ns, "time_ns", PCOL_I64, PRESENT_ALWAYS),
+	COL_NN(mpi_peer, bytes, "bytes", PCOL_I64, PRESENT_ALWAYS),
+};
+
 static const struct pivot_column omp_site_cols[] = {
 	REF(omp_site, locus, "loci"),
 	TEXT(omp_site, module),
@@ -277,6 +286,7 @@ ADDER(region_sample)
 ADDER(mpi_call)
 ADDER(mpi_site)
 ADDER(event)
+ADDER(mpi_peer)
 ADDER(omp_site)
 
 #define TABLE(name_, type, array, check_)                                           \
@@ -298,6 +308,7 @@ const struct pivot_table pivot_tables[] = {
 	TABLE(mpi_calls, mpi_call, mpi_calls, NULL),
 	TABLE(mpi_sites, mpi_site, mpi_sites, NULL),
 	TABLE(events, event, events, NULL),
+	TABLE(mpi_peers, mpi_peer, mpi_peers, NULL),
 	TABLE(omp_sites, omp_site, omp_sites, NULL),
 };
 const size_t nr_pivot_tables = sizeof(pivot_tables) / sizeof(pivot_tables[0]);

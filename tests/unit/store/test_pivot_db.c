@@ -424,9 +424,9 @@ static void t_omp_sites(void)
  * Runs depends on stays what it was, word for word. */
 static void t_schema(void)
 {
-	CHECK_INT(nr_pivot_tables, 14);
-	CHECK_STR(pivot_tables[13].name, "omp_sites");
-	char *omp = pivot_table__ddl(&pivot_tables[13]);
+	CHECK_INT(nr_pivot_tables, 15);
+	CHECK_STR(pivot_tables[14].name, "omp_sites");
+	char *omp = pivot_table__ddl(&pivot_tables[14]);
 	CHECK_STR(omp, "locus INTEGER NOT NULL REFERENCES loci(id), module TEXT, address INTEGER "
 		       "NOT NULL, function TEXT, file TEXT, line INTEGER, thread_num INTEGER NOT "
 		       "NULL, calls INTEGER NOT NULL, task_ns INTEGER NOT NULL, wait_ns INTEGER NOT "
@@ -447,6 +447,12 @@ static void t_schema(void)
 	char *ins = pivot_table__insert_sql(&pivot_tables[1]);
 	CHECK_STR(ins, "INSERT INTO loci (id, node, rank, thread, pid) VALUES (?, ?, ?, ?, ?)");
 	xfree(ins);
+	CHECK_STR(pivot_tables[13].name, "mpi_peers");
+	ddl = pivot_table__ddl(&pivot_tables[13]);
+	CHECK_STR(ddl, "locus INTEGER NOT NULL REFERENCES loci(id), peer INTEGER, direction TEXT "
+		       "NOT NULL, calls INTEGER NOT NULL, time_ns INTEGER NOT NULL, bytes INTEGER "
+		       "NOT NULL");
+	xfree(ddl);
 }
 
 static const struct test_case cases[] = {
