@@ -24,8 +24,6 @@
 #include "ingest/buildid.h"
 #include "ingest/perf_data.h"
 #include "ingest/perf_script.h"
-#include "ingest/mpi.h"
-#include "ingest/ranks.h"
 #include "model/machine.h"
 #include "mpi/sites.h"
 #include "report/html.h"
@@ -35,27 +33,6 @@
 #include "store/pivot_db.h"
 #include "tools/git.h"
 #include "tools/locate.h"
-
-/* HOOK(mpi): <collect>/rank-<N>/ written by the ranks themselves. */
-static int ingest_rank_dirs(struct run_state *s, struct err *e)
-{
-	struct degradations d = {0};
-	struct ranks_summary sum;
-	memset(&sum, 0, sizeof(sum));
-	int rc = ingest_ranks(s->collect_dir, s->world_size, &s->pivot, &d, &sum, e);
-	struct mpi_ingest_summary ms;
-	if (rc == 0)
-		rc = ingest_mpi(s->collect_dir, s->world_size, &s->pivot, &d, &ms, e);
-	for (size_t i = 0; i < d.n; i++)
-		run_state__degrade(s, d.v[i].name, d.v[i].message, d.v[i].remedy);
-	degradations__release(&d);
-	if (rc == 0) {
-		s->nr_samples = sum.nr_samples;
-		s->nr_ranks = sum.world_size > 0 ? sum.world_size : sum.nr_ranks;
-		s->nr_sampled_ranks = sum.nr_sampled;
-	}
-	return rc;
-}
 
 /* One pass's samples, through the collector that took them. */
 static int ingest_pass(struct run_state *s, int pass, struct err *e)
@@ -85,6 +62,10 @@ static int ingest_pass(struct run_state *s, int pass, struct err *e)
 		s->sps_hz_max = n.hz_max;
 		s->sps_cpu_s = n.cpu_s;
 	}
+	if (rc == 0 && s->mpi) { /* HOOK(mpi): the ranks' own directories */
+		s->nr_ranks = n.nr_ranks;
+		s->nr_sampled_ranks = n.nr_sampled_ranks;
+	}
 	if (!multi)
 		s->script_ok = p.script_ok; /* the perf script fallback extracted it */
 	collect_pass__release(&p);
@@ -93,10 +74,10 @@ static int ingest_pass(struct run_state *s, int pass, struct err *e)
 
 static int ingest_samples(struct run_state *s, struct err *e)
 {
-	if (s->mpi && s->launched)
-		return ingest_rank_dirs(s, e);
 	if (!s->coll)
 		return 0;
+	if (s->mpi) /* the ranks sampled themselves: nothing is sampled around them */
+		return s->launched ? ingest_pass(s, 0, e) : 0;
 	if (s->nr_passes < 2)
 		return s->pass.sampled ? ingest_pass(s, 0, e) : 0;
 	int rc = 0;
@@ -161,12 +142,12 @@ int stage_attribute(struct run_state *s, struct err *e)
 			     : 0;
 		if (rc == 0 && fr.recovered > 0)
 			console__info(s->con, "call stacks: the caller of a function that sets up "
-				      "no frame pointer was recovered from the code for %.0f%% of "
+				      "no frame pointer was recovered from the code for %.1f%% of "
 				      "the stacked time (a direct call to it from the only "
 				      "function that can have made it)",
 				      100 * fr.recovered / fr.stacked);
 		if (rc == 0 && fr.unknown > 0)
-			console__info(s->con, "call stacks: %.0f%% of the stacked time is in code "
+			console__info(s->con, "call stacks: %.1f%% of the stacked time is in code "
 				      "that sets up no frame pointer (%s): its caller is unknown, "
 				      "shown as %s (--call-graph dwarf recovers it)",
 				      100 * fr.unknown / fr.stacked, fr.modules, FRAMELESS_CALLER);
