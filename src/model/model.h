@@ -153,6 +153,11 @@ struct region_stat {
 	int64_t calls;
 	int64_t inclusive_ns;
 	int64_t exclusive_ns;
+	/* Counted by scope_profiler (SCOPE_PROFILER_EVENTS, kinds flop and
+	 * bytes), inclusive: present only when the region ran on this one
+	 * call path of its thread (counts are kept per region, not per path). */
+	bool has_flop, has_dram_bytes;
+	double flop, dram_bytes;
 };
 
 /* Samples that fell inside a region call (perf -k CLOCK_MONOTONIC and region

@@ -115,8 +115,8 @@ static int add_rows(struct region_counters *rc, struct trace_set *ts, const stru
 	return 0;
 }
 
-static int read_one(struct region_counters *rc, struct trace_set *ts, const char *path,
-		    struct err *e)
+int region_counters__read_path(struct region_counters *rc, struct trace_set *ts,
+			       const char *path, struct err *e)
 {
 	void *map = NULL;
 	size_t len = 0;
@@ -162,7 +162,7 @@ int region_counters__read(struct region_counters *rc, struct trace_set *ts,
 			rc->ranks_without++; /* .h5 profiles carry no counters yet */
 			continue;
 		}
-		int r = read_one(rc, ts, ts->src[i].path, e);
+		int r = region_counters__read_path(rc, ts, ts->src[i].path, e);
 		if (r) {
 			region_counters__release(rc);
 			return r;
@@ -202,4 +202,12 @@ bool region_counters__sum(const struct region_counters *rc, uint32_t id, size_t 
 		*calls += r->calls;
 	}
 	return any;
+}
+
+int region_counters__event_of_kind(const struct region_counters *rc, int32_t kind)
+{
+	for (size_t i = 0; i < rc->nr_events; i++)
+		if (rc->events[i].kind == kind && rc->events[i].ranks_counted)
+			return (int)i;
+	return -1;
 }

@@ -55,7 +55,14 @@ struct region_counters {
  * a row naming a region or lane the trace lacks). */
 int region_counters__read(struct region_counters *rc, struct trace_set *ts,
 			  const struct rank_filter *rf, struct err *e);
+/* Reads the counter section of one .spt trace into @p rc (zeroed before
+ * the first call; rows accumulate). 0 or -errno (e filled). */
+int region_counters__read_path(struct region_counters *rc, struct trace_set *ts,
+			       const char *path, struct err *e);
 void region_counters__release(struct region_counters *rc);
+
+/* The first event of @p kind (SP_CTR_KIND_*) counted somewhere, or -1. */
+int region_counters__event_of_kind(const struct region_counters *rc, int32_t kind);
 
 /* Sums over rows of region @p id for event @p ev: false when no row of the
  * region counted it (unavailable). *ranks_missing: rows of the region on

@@ -453,7 +453,7 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 				a->others_count, a->others_count == 1 ? "" : "s",
 				pct(ob, sizeof(ob), a->others_share));
 	}
-	if (regions_render(p, out) < 0)
+	if (regions_render(p, a, out) < 0)
 		out->failed = true;
 	admissions(a, p, ctx, out);
 	return out->failed ? -ENOMEM : 0;

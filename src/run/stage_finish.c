@@ -130,12 +130,12 @@ int stage_attribute(struct run_state *s, struct err *e)
 			     : 0;
 		if (rc == 0 && fr.recovered > 0)
 			console__info(s->con, "call stacks: the caller of a function that sets up "
-				      "no frame pointer was recovered from the code for %.0f%% of "
+				      "no frame pointer was recovered from the code for %.1f%% of "
 				      "the stacked time (a direct call to it from the only "
 				      "function that can have made it)",
 				      100 * fr.recovered / fr.stacked);
 		if (rc == 0 && fr.unknown > 0)
-			console__info(s->con, "call stacks: %.0f%% of the stacked time is in code "
+			console__info(s->con, "call stacks: %.1f%% of the stacked time is in code "
 				      "that sets up no frame pointer (%s): its caller is unknown, "
 				      "shown as %s (--call-graph dwarf recovers it)",
 				      100 * fr.unknown / fr.stacked, fr.modules, FRAMELESS_CALLER);

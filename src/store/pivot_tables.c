@@ -191,6 +191,11 @@ static const struct pivot_column region_stat_cols[] = {
 	COL_NN(region_stat, calls, "calls", PCOL_I64, PRESENT_ALWAYS),
 	COL_NN(region_stat, inclusive_ns, "inclusive_ns", PCOL_I64, PRESENT_ALWAYS),
 	COL_NN(region_stat, exclusive_ns, "exclusive_ns", PCOL_I64, PRESENT_ALWAYS),
+	{.name = "flop", .member = offsetof(struct region_stat, flop), .kind = PCOL_REAL,
+	 .present = PRESENT_FLAG, .flag = offsetof(struct region_stat, has_flop)},
+	{.name = "dram_bytes", .member = offsetof(struct region_stat, dram_bytes),
+	 .kind = PCOL_REAL, .present = PRESENT_FLAG,
+	 .flag = offsetof(struct region_stat, has_dram_bytes)},
 };
 
 static const struct pivot_column region_sample_cols[] = {
@@ -458,6 +463,8 @@ static int load_col(sqlite3_stmt *st, int k, const struct pivot_column *c, char 
 		*(uint64_t *)m = (uint64_t)c_int(st, k, 0);
 		return 0;
 	case PCOL_REAL:
+		if (c->present == PRESENT_FLAG)
+			*(bool *)(row + c->flag) = !c_null(st, k);
 		*(double *)m = c->present == PRESENT_NONNEG && c_null(st, k) ? -1 : c_real(st, k);
 		return 0;
 	case PCOL_REF:

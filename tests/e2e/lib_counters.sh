@@ -2,6 +2,7 @@
 # libscope_profiler counters per region (perf_event software events): 4096 fresh pages are 4096 page faults (+-1 %), 0.3 s of CPU is that task-clock (+-5 % of the region's own CPU time), nested inclusive = exclusive + children, threads keep their own counts, an unknown event is named at start and unavailable in the trace while the program runs
 set -eu
 B=${NUNATAK_BUILD_DIR:?}
+S=${NUNATAK_SOURCE_DIR:?}
 SP=${SCOPE_PROFILER_BIN:?}
 P="$B/tests/programs/counters_prog"
 tmp=$(mktemp -d)
@@ -28,9 +29,15 @@ SCOPE_PROFILER_PREFIX="$tmp/f/f" SCOPE_PROFILER_EVENTS=perf::PAGE-FAULTS "$P" fa
 inspect "$tmp/f"
 "$SP" inspect "$tmp/f" </dev/null | tee "$tmp/f.txt"
 grep -q "^touch .*perf::PAGE-FAULTS .*measured" "$tmp/f.txt"
-python3 - "$tmp/f.json" <<'PY'
+python3 - "$tmp/f.json" "$S/tests/e2e" "$tmp/f/f_rank00000.spt" <<'PY'
 import json, sys
+sys.path.insert(0, sys.argv[2])
+from lib_reader import read_spt  # the independent reader of docs/formats.md
 c = json.load(open(sys.argv[1]))["counters"]
+raw = read_spt(sys.argv[3])["ext"]["counters"]
+assert raw["backend"] == "perf_event" and raw["events"][0]["counted"], raw
+assert raw["rows"][0]["sums"]["perf::PAGE-FAULTS"]["inclusive"] == \
+    c["regions"][0]["events"]["perf::PAGE-FAULTS"]["inclusive"]["value"], (raw, c)
 assert c["backend"] == "perf_event" and not c["test_backend"], c
 ev = c["regions"][0]["events"]["perf::PAGE-FAULTS"]
 v = ev["inclusive"]["value"]

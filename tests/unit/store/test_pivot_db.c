@@ -71,8 +71,13 @@ static void build(struct pivot *p)
 	CHECK_INT(pivot__add_stack_frame(p, &sf), 0);
 	struct stack_frame sf2 = {0, 1, (char *)"/lib/libc.so.6", 0x29d90, NULL};
 	CHECK_INT(pivot__add_stack_frame(p, &sf2), 1);
-	struct region_stat r = {0, (char *)"main > solve", (char *)"solve", 10, 5000, 4000};
+	struct region_stat r = {0, (char *)"main > solve", (char *)"solve", 10, 5000, 4000,
+				false, false, 0, 0};
 	CHECK_INT(pivot__add_region_stat(p, &r), 0);
+	/* counted by scope_profiler: flop and bytes round-trip, 0 is a value */
+	struct region_stat rc = {0, (char *)"main > dot", (char *)"dot", 3, 900, 900,
+				 true, true, 2.5e9, 0};
+	CHECK_INT(pivot__add_region_stat(p, &rc), 1);
 }
 
 static void streq(const char *a, const char *b)
@@ -146,6 +151,14 @@ static void compare(const struct pivot *a, const struct pivot *b)
 	CHECK_INT(b->nr_region_stats, a->nr_region_stats);
 	streq(b->region_stats[0].path, a->region_stats[0].path);
 	CHECK_INT(b->region_stats[0].exclusive_ns, a->region_stats[0].exclusive_ns);
+	for (size_t i = 0; i < a->nr_region_stats; i++) {
+		CHECK_INT(b->region_stats[i].has_flop, a->region_stats[i].has_flop);
+		CHECK_INT(b->region_stats[i].has_dram_bytes, a->region_stats[i].has_dram_bytes);
+		if (a->region_stats[i].has_flop)
+			CHECK(b->region_stats[i].flop == a->region_stats[i].flop);
+		if (a->region_stats[i].has_dram_bytes)
+			CHECK(b->region_stats[i].dram_bytes == a->region_stats[i].dram_bytes);
+	}
 }
 
 static void sql(const char *path, const char *stmt)
