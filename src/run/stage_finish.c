@@ -183,6 +183,7 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 			json_object_set_new(s->dependencies, "perf",
 					    json_string(s->caps.perf.version.text));
 	}
+	run_note_compiler(s);
 	/* the symbolizer attribution used: LLVM's (with its major) or addr2line */
 	if (s->tools && s->tools->version && (s->dependencies || (s->dependencies = json_object())))
 		json_object_set_new(s->dependencies,
