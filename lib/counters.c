@@ -260,15 +260,11 @@ static void probe(struct sp_ctr_event *ev, const char *name)
 	ev->counted = true;
 }
 
-int sp_counters__configure(const char *list, const char *source)
+int sp_counters__configure(const char *list, const char *source, bool threads_started)
 {
 	if (cfg.nr_events)
 		return -EALREADY;
-	size_t threads = 0;
-	struct sp_thread **t = NULL;
-	threads = sp_registry__threads(&t);
-	free(t);
-	if (threads)
+	if (threads_started)
 		return -EBUSY;
 	const char *p = list;
 	while (p && *p && cfg.nr_events <= SP_CTR_MAX) {
