@@ -40,6 +40,9 @@ struct sp_thread;
 
 /* Events per group: more are named unavailable ("at most 8 events"). */
 #define SP_CTR_MAX 8
+/* Names kept (counted or unavailable, each in the trace); more are ignored
+ * and said so at start. */
+#define SP_CTR_NAMES 16
 /* Regions per thread with counts: further regions are counted as dropped. */
 #define SP_CTR_SLOTS 4096u
 
