@@ -248,7 +248,7 @@ static void describe(struct module_view *vs, size_t nr, struct frameless_report 
 		if (!best)
 			break;
 		const char *base = best->path ? strrchr(best->path, '/') : NULL;
-		int w = snprintf(r->modules + len, sizeof(r->modules) - len, "%s%s %.0f%%",
+		int w = snprintf(r->modules + len, sizeof(r->modules) - len, "%s%s %.1f%%",
 				 len ? ", " : "", base ? base + 1 : best->path ? best->path : "?",
 				 100 * best->unknown / r->stacked);
 		if (w < 0 || (size_t)w >= sizeof(r->modules) - len)
@@ -274,16 +274,31 @@ static struct proof *proof_of(struct proof **ps, size_t *nr, size_t *cap,
 	return pr;
 }
 
-/* Frame indices (+1, 0 for none) at depth 0 and 1 of every stack. */
-static void index_frames(const struct pivot *p, size_t *leaf, size_t *second)
+/* A frame of user code: not "[kernel.kallsyms]", "[module]", "[vdso]"... */
+static bool user_frame(const struct stack_frame *f)
+{
+	return f->module && f->module[0] != '[';
+}
+
+/* Per stack, the user leaf (the shallowest user frame: the interrupted
+ * user IP, under the kernel's frames when a sample or a context switch
+ * came from the kernel) and the frame just above it, as indices + 1 (0:
+ * none), and the user leaf's depth. */
+static void index_frames(const struct pivot *p, size_t *leaf, size_t *second, int *udepth)
 {
 	for (size_t i = 0; i < p->nr_stack_frames; i++) {
 		const struct stack_frame *f = &p->stack_frames[i];
-		if (f->stack < 0 || (size_t)f->stack >= p->nr_stacks)
+		if (f->stack < 0 || (size_t)f->stack >= p->nr_stacks || !user_frame(f))
 			continue;
-		if (f->depth == 0)
+		if (!leaf[f->stack] || f->depth < udepth[f->stack]) {
 			leaf[f->stack] = i + 1;
-		else if (f->depth == 1)
+			udepth[f->stack] = f->depth;
+		}
+	}
+	for (size_t i = 0; i < p->nr_stack_frames; i++) {
+		const struct stack_frame *f = &p->stack_frames[i];
+		if (f->stack >= 0 && (size_t)f->stack < p->nr_stacks && leaf[f->stack] &&
+		    f->depth == udepth[f->stack] + 1)
 			second[f->stack] = i + 1;
 	}
 }
@@ -291,6 +306,7 @@ static void index_frames(const struct pivot *p, size_t *leaf, size_t *second)
 struct marks {
 	size_t *leaf, *second; /* indices, never pointers: adding frames moves the array */
 	size_t *proof;         /* +1 into the proofs; 0: unknown */
+	int *udepth;           /* depth of the user leaf */
 	bool *mark;
 };
 
@@ -341,20 +357,22 @@ int frameless_mark(struct pivot *p, struct executor *x, const char *objdump,
 	struct marks m = {.leaf = xcalloc(p->nr_stacks + 1, sizeof(size_t)),
 			  .second = xcalloc(p->nr_stacks + 1, sizeof(size_t)),
 			  .proof = xcalloc(p->nr_stacks + 1, sizeof(size_t)),
+			  .udepth = xcalloc(p->nr_stacks + 1, sizeof(int)),
 			  .mark = xcalloc(p->nr_stacks + 1, sizeof(bool))};
-	int rc = m.leaf && m.second && m.proof && m.mark ? 0 : -ENOMEM;
+	int rc = m.leaf && m.second && m.proof && m.udepth && m.mark ? 0 : -ENOMEM;
 	if (!rc)
-		index_frames(p, m.leaf, m.second);
+		index_frames(p, m.leaf, m.second, m.udepth);
 	if (!rc)
 		rc = mark_stacks(p, x, objdump, &m, &vs, &nr, &ps, &nr_ps, r);
 	if (!rc && r->unknown > 0)
 		describe(vs, nr, r);
-	/* Deeper frames move down one, then the caller takes depth 1. */
+	/* Frames above the user leaf move up one, then the caller takes the
+	 * depth just above the leaf. */
 	size_t nr_frames = p->nr_stack_frames;
 	for (size_t i = 0; !rc && i < nr_frames; i++) {
 		struct stack_frame *f = &p->stack_frames[i];
-		if (f->depth >= 1 && f->stack >= 0 && (size_t)f->stack < p->nr_stacks &&
-		    m.mark[f->stack])
+		if (f->stack >= 0 && (size_t)f->stack < p->nr_stacks && m.mark[f->stack] &&
+		    f->depth > m.udepth[f->stack])
 			f->depth++;
 	}
 	for (size_t s = 0; !rc && s < p->nr_stacks; s++) {
@@ -363,7 +381,7 @@ int frameless_mark(struct pivot *p, struct executor *x, const char *objdump,
 		/* the leaf's strings are their own allocations: a copy of the
 		 * struct stays valid while the array grows */
 		struct stack_frame u = p->stack_frames[m.leaf[s] - 1];
-		u.depth = 1;
+		u.depth = m.udepth[s] + 1;
 		u.function = (char *)FRAMELESS_CALLER;
 		if (m.proof[s]) {
 			u.function = (char *)ps[m.proof[s] - 1].name; /* copied by the pivot */
@@ -379,6 +397,7 @@ int frameless_mark(struct pivot *p, struct executor *x, const char *objdump,
 	xfree(m.leaf);
 	xfree(m.second);
 	xfree(m.proof);
+	xfree(m.udepth);
 	xfree(m.mark);
 	return rc;
 }

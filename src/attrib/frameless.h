@@ -5,13 +5,15 @@
  * function that has not (yet) executed `push %rbp; mov %rsp,%rbp` reads the
  * return address of its *caller's* frame, so the caller is skipped and the
  * caller's caller is reported in its place (GCC gives a leaf no frame even
- * under -fno-omit-frame-pointer). Such a stack gets a frame at depth 1
- * (deeper frames move down one): the skipped caller when the code proves
- * which function it is, else "(caller unknown)", so no wrong caller is ever
- * shown as measured. The check reads the function's
- * first bytes from the module itself (x86-64 only; other ISAs, a module
- * that cannot be read or an address outside every symbol are left as they
- * are).
+ * under -fno-omit-frame-pointer). The same holds for the user part of a
+ * stack under kernel frames (a context switch, a sample in a system call):
+ * its shallowest user frame is the interrupted IP. Such a stack gets a frame
+ * just above that user leaf (the frames above move up one): the skipped
+ * caller when the code proves which function it is, else "(caller
+ * unknown)", so no wrong caller is ever shown as measured. The check reads
+ * the function's first bytes from the module itself (x86-64 only; other
+ * ISAs, a module that cannot be read or an address outside every symbol are
+ * left as they are).
  */
 #ifndef NUNATAK_ATTRIB_FRAMELESS_H
 #define NUNATAK_ATTRIB_FRAMELESS_H

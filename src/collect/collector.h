@@ -148,6 +148,13 @@ void collector__free(struct collector *c); /* accepts NULL */
  * wrapping collector (perf record) writes, which tells perf's re-raise of
  * the application's signal from perf being killed; NULL when unwrapped.
  * Returns executor__run()'s result. The one launch every collector uses. */
+/* argv (`perf ... -- app args`) with `nunatak fg-exec --pgid <ours> --` put
+ * before the application: run with exec_request.own_pgrp, perf stays out of
+ * the terminal's foreground group and the application comes back into it.
+ * NULL when argv has no command after `--` or on allocation failure (run argv
+ * as it is). Freed with collect_fg_argv__free. */
+char **collect_fg_argv(char *const *argv);
+void collect_fg_argv__free(char **v);
 int collect_run_app(const struct collect_env *env, struct collect_pass *p, char *const *argv,
 		    const char *wrapper_output, struct exec_result *res, struct err *e);
 

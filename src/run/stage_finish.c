@@ -135,12 +135,12 @@ int stage_attribute(struct run_state *s, struct err *e)
 			     : 0;
 		if (rc == 0 && fr.recovered > 0)
 			console__info(s->con, "call stacks: the caller of a function that sets up "
-				      "no frame pointer was recovered from the code for %.0f%% of "
+				      "no frame pointer was recovered from the code for %.1f%% of "
 				      "the stacked time (a direct call to it from the only "
 				      "function that can have made it)",
 				      100 * fr.recovered / fr.stacked);
 		if (rc == 0 && fr.unknown > 0)
-			console__info(s->con, "call stacks: %.0f%% of the stacked time is in code "
+			console__info(s->con, "call stacks: %.1f%% of the stacked time is in code "
 				      "that sets up no frame pointer (%s): its caller is unknown, "
 				      "shown as %s (--call-graph dwarf recovers it)",
 				      100 * fr.unknown / fr.stacked, fr.modules, FRAMELESS_CALLER);
@@ -188,6 +188,7 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 			json_object_set_new(s->dependencies, "perf",
 					    json_string(s->caps.perf.version.text));
 	}
+	run_note_compiler(s);
 	/* the symbolizer attribution used: LLVM's (with its major) or addr2line */
 	if (s->tools && s->tools->version && (s->dependencies || (s->dependencies = json_object())))
 		json_object_set_new(s->dependencies,

@@ -30,6 +30,13 @@ int stage_rundir(struct run_state *s, struct err *e);
 int stage_regions_env(struct run_state *s, struct err *e);
 /* The call-stack ladder or --call-graph (collect/stacks.h): s->stacks. */
 int stage_stacks(struct run_state *s, struct err *e);
+/* The target as objdump and ldd need it: a path, or the PATH lookup of a
+ * bare name (the name itself under replay). Caller frees; NULL without one. */
+char *run_target_path(const struct run_state *s);
+/* The Run's provenance.dependencies.compiler: what built the target, from
+ * its ELF .comment section (not under replay: the file read now need not be
+ * the one recorded). Once; nothing when the target is no ELF or says nothing. */
+void run_note_compiler(struct run_state *s);
 /* The launch itself: the application once, through the Run's collector
  * (s->coll, collect/collector.h). */
 int stage_collect(struct run_state *s, struct err *e);

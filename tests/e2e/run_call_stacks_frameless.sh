@@ -33,7 +33,16 @@ if mode == "dwarf" or (known and "(caller unknown)" not in callers):
     assert abs(known.get("caller_a", 0) - 0.70) <= 0.05 and abs(known.get("caller_b", 0) - 0.30) <= 0.05, (b, mode, names)
 elif callers:
     assert callers.get("(caller unknown)", {}).get("value", 0) > 0.9, (b, mode, names)
-print(b, mode, names)
+# every stack, off-CPU ones (kernel frames above the user leaf) included:
+# never leaf directly under main
+import sqlite3
+db = sqlite3.connect(f"{w}/run-{b}-{mode}/pivot.sqlite")
+chains = {}
+for st, fn in db.execute("select stack, function from stack_frames order by stack, depth"):
+    chains.setdefault(st, []).append(fn)
+bad = [c for c in chains.values() if any(c[i] == "leaf" and c[i + 1] == "main" for i in range(len(c) - 1))]
+assert not bad, (b, mode, bad[:3])
+print(b, mode, names, len(chains), "stacks")
 PY
 }
 check fp fp
