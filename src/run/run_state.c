@@ -72,9 +72,9 @@ void run_state__release(struct run_state *s)
 {
 	if (s->x)
 		executor__free(s->x);
-	json_decref(s->effective_config);
-	json_decref(s->dependencies);
-	xfree(s->mpi_probe);
+	json_decref(s->prov.effective_config);
+	json_decref(s->prov.dependencies);
+	xfree(s->prov.mpi_probe);
 	json_decref(s->overhead);
 	xfree(s->prefix);
 	xfree(s->app);

@@ -56,15 +56,10 @@ static int ingest_pass(struct run_state *s, struct err *e)
 	run_state__collect_env(s, &env);
 	struct collect_counts n = {0};
 	rc = collector__ingest(s->coll, &env, &p, &o, &s->pivot, &n, e);
-	s->nr_samples += n.nr_samples; /* summed over passes */
-	if (n.hz_min) {
-		s->sps_hz_min = n.hz_min;
-		s->sps_hz_max = n.hz_max;
-		s->sps_cpu_s = n.cpu_s;
-	}
+	s->counts.nr_samples += n.nr_samples; /* summed over passes */
 	if (rc == 0 && s->mpi) { /* HOOK(mpi): the ranks' own directories */
-		s->nr_ranks = n.nr_ranks;
-		s->nr_sampled_ranks = n.nr_sampled_ranks;
+		s->counts.nr_ranks = n.nr_ranks;
+		s->counts.nr_sampled_ranks = n.nr_sampled_ranks;
 	}
 	s->script_ok = p.script_ok; /* the perf script fallback extracted it */
 	collect_pass__release(&p);
@@ -175,21 +170,21 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 		rc |= machine__copy(&m->machine, s->machine);
 	}
 	m->generated_by = xstrdup("nunatak " NUNATAK_VERSION);
-	m->provenance.effective_configuration = json_incref(s->effective_config);
+	m->provenance.effective_configuration = json_incref(s->prov.effective_config);
 	if (s->caps.perf.present && s->caps.perf.version.text[0]) {
-		if (!s->dependencies)
-			s->dependencies = json_object();
-		if (s->dependencies)
-			json_object_set_new(s->dependencies, "perf",
+		if (!s->prov.dependencies)
+			s->prov.dependencies = json_object();
+		if (s->prov.dependencies)
+			json_object_set_new(s->prov.dependencies, "perf",
 					    json_string(s->caps.perf.version.text));
 	}
 	run_note_compiler(s);
 	/* the symbolizer attribution used: LLVM's (with its major) or addr2line */
-	if (s->tools && s->tools->version && (s->dependencies || (s->dependencies = json_object())))
-		json_object_set_new(s->dependencies,
+	if (s->tools && s->tools->version && (s->prov.dependencies || (s->prov.dependencies = json_object())))
+		json_object_set_new(s->prov.dependencies,
 				    s->tools->major > 0 ? "llvm-symbolizer" : "symbolizer",
 				    json_string(s->tools->version));
-	m->provenance.dependencies = s->dependencies ? json_incref(s->dependencies) : NULL;
+	m->provenance.dependencies = s->prov.dependencies ? json_incref(s->prov.dependencies) : NULL;
 	m->overhead = s->overhead ? json_incref(s->overhead) : NULL;
 	/* After the application, as the recordings order git's calls. */
 	char cwd[4096];
@@ -223,8 +218,8 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 		 * node's perf version), nunatak's MPI interposition when injected */
 		if (s->mpi && !ps->sampled && s->caps.perf.present)
 			rc |= manifest__add_collector(m, "perf", s->caps.perf.version.text);
-		if (s->mpi && s->mpi_probe)
-			rc |= manifest__add_collector(m, "nunatak-mpi", s->mpi_probe);
+		if (s->mpi && s->prov.mpi_probe)
+			rc |= manifest__add_collector(m, "nunatak-mpi", s->prov.mpi_probe);
 		if (s->nr_passes > 1 && ps->sampled && !s->replay) {
 			char key[32], path[48];
 			snprintf(key, sizeof(key), "perf.data.pass-%d", i);
