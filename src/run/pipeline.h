@@ -58,7 +58,7 @@ struct run_request {
 };
 
 /* One pass of collection (an entry of the manifest's passes[]): s->pass for
- * a single-pass Run, s->passes[i] under --multi-pass. */
+ * a single-pass Run, s->mp.passes[i] under --multi-pass. */
 struct run_pass {
 	int index;
 	bool skipped;         /* never ran: an earlier pass failed */
@@ -140,10 +140,12 @@ struct run_state {
 	enum collector_kind collector; /* the collector this Run uses (collect/collector.h) */
 	int stacks;                 /* enum stacks_mode (collect/stacks.h) perf records with */
 	int offcpu;                 /* enum offcpu_mechanism (doctor/offcpu.h) */
-	struct pass_plan *plan;     /* --multi-pass: the passes (owned), or NULL: one pass */
-	struct run_pass passes[4];  /* every pass that ran (passes[0] is also s->pass) */
-	int nr_passes;              /* 0 for a single pass */
-	json_t *multi_pass_json;    /* manifest "multi_pass" (owned), or NULL */
+	struct run_multi_pass {     /* --multi-pass (stage_passes.c) */
+		struct pass_plan *plan; /* the passes (owned), or NULL: one pass */
+		struct run_pass passes[4]; /* every pass that ran (passes[0] is also s->pass) */
+		int nr;                 /* 0 for a single pass */
+		json_t *json;           /* manifest "multi_pass" (owned), or NULL */
+	} mp;
 	char *preload_lib;          /* libscope_profiler.so injected, or NULL (owned) */
 
 	/* ingestion + attribution (stages "ingest", "attribute") */
@@ -156,8 +158,10 @@ struct run_state {
 
 	/* degradations, outcome (provenance is collected by stage_store) */
 	/* region traces (stage_regions.c): SCOPE_PROFILER_PREFIX for the app */
-	char *regions_env;            /* "SCOPE_PROFILER_PREFIX=<collect>/regions/<name>" (owned) */
-	const char *app_env_set[2];   /* {regions_env, NULL}: the application's extra environment */
+	struct run_regions {
+		char *env;                /* "SCOPE_PROFILER_PREFIX=<collect>/regions/<name>" (owned) */
+		const char *env_set[2];   /* {env, NULL}: the application's extra environment */
+	} regions;
 
 	struct degradations degradations;
 	bool launched;              /* the application was started */

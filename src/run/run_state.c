@@ -35,7 +35,7 @@ void run_state__collect_env(struct run_state *s, struct collect_env *env)
 {
 	*env = (struct collect_env){.x = s->x, .con = s->con, .replay = s->replay,
 				    .recording = s->req->record_entry != NULL, .freq = s->freq,
-				    .app = s->app, .env_set = s->app_env_set,
+				    .app = s->app, .env_set = s->regions.env_set,
 				    .collect_dir = s->collect_dir, .degrade = degrade, .run = s};
 }
 
@@ -52,9 +52,9 @@ void run_pass__take(struct run_pass *p, const struct exec_result *res)
 /* The first signal nunatak received while any pass ran, 0: none. */
 int run_interrupted_by(const struct run_state *s)
 {
-	for (int i = 0; i < s->nr_passes; i++)
-		if (s->passes[i].interrupted_by)
-			return s->passes[i].interrupted_by;
+	for (int i = 0; i < s->mp.nr; i++)
+		if (s->mp.passes[i].interrupted_by)
+			return s->mp.passes[i].interrupted_by;
 	return s->pass.interrupted_by;
 }
 
@@ -98,10 +98,10 @@ void run_state__release(struct run_state *s)
 	collector__free(s->coll);
 	xfree(s->perf_data);
 	run_result__release(&s->out);
-	xfree(s->regions_env);
+	xfree(s->regions.env);
 	xfree(s->preload_lib);
-	xfree(s->plan);
-	json_decref(s->multi_pass_json);
+	xfree(s->mp.plan);
+	json_decref(s->mp.json);
 	pivot__release(&s->pivot);
 	degradations__release(&s->degradations);
 	memset(s, 0, sizeof(*s));

@@ -192,9 +192,9 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 	    (rc = provenance_collect_git(&m->provenance, s->x,
 							     config__tool(s->cfg, "git"), cwd, e)) < 0)
 		return rc;
-	int nr = s->nr_passes > 1 ? s->nr_passes : 1;
+	int nr = s->mp.nr > 1 ? s->mp.nr : 1;
 	for (int i = 0; s->launched && i < nr; i++) {
-		const struct run_pass *ps = s->nr_passes > 1 ? &s->passes[i] : &s->pass;
+		const struct run_pass *ps = s->mp.nr > 1 ? &s->mp.passes[i] : &s->pass;
 		if (ps->skipped)
 			continue; /* passes-skipped says why */
 		rc |= manifest__add_pass(m, i, ps->exit_code, ps->start, ps->end);
@@ -220,22 +220,22 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 			rc |= manifest__add_collector(m, "perf", s->caps.perf.version.text);
 		if (s->mpi && s->prov.mpi_probe)
 			rc |= manifest__add_collector(m, "nunatak-mpi", s->prov.mpi_probe);
-		if (s->nr_passes > 1 && ps->sampled && !s->replay) {
+		if (s->mp.nr > 1 && ps->sampled && !s->replay) {
 			char key[32], path[48];
 			snprintf(key, sizeof(key), "perf.data.pass-%d", i);
 			snprintf(path, sizeof(path), "collect/pass-%d/perf.data", i);
 			rc |= manifest__set_file(m, key, path);
 		}
 	}
-	if (s->multi_pass_json)
-		m->multi_pass = json_incref(s->multi_pass_json);
+	if (s->mp.json)
+		m->multi_pass = json_incref(s->mp.json);
 	for (size_t i = 0; i < s->degradations.n; i++)
 		rc |= degradations__add(&m->degradations, s->degradations.v[i].name,
 					s->degradations.v[i].message,
 					s->degradations.v[i].remedy) < 0;
-	if (s->pass.sampled && !s->replay && s->collector == COLLECTOR_USE_PERF && s->nr_passes < 2)
+	if (s->pass.sampled && !s->replay && s->collector == COLLECTOR_USE_PERF && s->mp.nr < 2)
 		rc |= manifest__set_file(m, "perf.data", "collect/perf.data");
-	if (s->script_ok && s->nr_passes < 2) {
+	if (s->script_ok && s->mp.nr < 2) {
 		rc |= manifest__set_file(m, "perf-script", "collect/perf-script.txt");
 		rc |= manifest__set_file(m, "perf-buildid-list", "collect/perf-buildid-list.txt");
 	}
@@ -249,7 +249,7 @@ int stage_analyse(struct run_state *s, struct err *e)
 	struct run_result *o = &s->out;
 	const struct ceiling *c = s->machine ? s->machine->ceilings : NULL;
 	size_t nc = s->machine ? s->machine->nr_ceilings : 0;
-	const json_t *below = json_object_get(json_object_get(s->multi_pass_json, "dram_bound"),
+	const json_t *below = json_object_get(json_object_get(s->mp.json, "dram_bound"),
 					      "dram_bytes_below");
 	o->have_analysis = analysis_run_bounded(&s->pivot, c, nc, ANALYSIS_FLOOR_SAMPLES,
 						json_is_number(below) ? json_number_value(below)
