@@ -46,7 +46,7 @@ struct collector *collector_for_ranks(struct run_state *s, struct err *e)
 				   .perf = s->caps.perf.present ? s->caps.perf.path : NULL,
 				   /* set in every rank: mpirun forwards its environment
 				    * to its own node's ranks only */
-				   .regions_name = s->regions.env ? s->name : NULL,
+				   .regions_name = s->regions_env ? s->name : NULL,
 				   /* samples and region traces on one timeline */
 				   .clock_monotonic = true, .sampler_lib = lib,
 				   .call_graph = s->stacks ? stacks_mode__name(s->stacks) : NULL,

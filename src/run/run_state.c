@@ -35,7 +35,7 @@ void run_state__collect_env(struct run_state *s, struct collect_env *env)
 {
 	*env = (struct collect_env){.x = s->x, .con = s->con, .replay = s->replay,
 				    .recording = s->req->record_entry != NULL, .freq = s->freq,
-				    .app = s->app, .env_set = s->regions.env_set,
+				    .app = s->app, .env_set = s->app_env_set,
 				    .collect_dir = s->collect_dir, .degrade = degrade, .run = s};
 }
 
@@ -98,7 +98,10 @@ void run_state__release(struct run_state *s)
 	collector__free(s->coll);
 	xfree(s->perf_data);
 	run_result__release(&s->out);
-	xfree(s->regions.env);
+	xfree(s->regions_env);
+	xfree(s->ompt_dir);
+	xfree(s->ompt_env[0]);
+	xfree(s->ompt_env[1]);
 	xfree(s->preload_lib);
 	xfree(s->mp.plan);
 	json_decref(s->mp.json);

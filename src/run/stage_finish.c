@@ -66,7 +66,7 @@ static int ingest_pass(struct run_state *s, struct err *e)
 	return rc;
 }
 
-int stage_ingest(struct run_state *s, struct err *e)
+static int ingest_samples(struct run_state *s, struct err *e)
 {
 	if (!s->coll)
 		return 0;
@@ -75,6 +75,12 @@ int stage_ingest(struct run_state *s, struct err *e)
 	if (collector_is_passes(s->coll))
 		return ingest_pass(s, e);
 	return s->pass.sampled ? ingest_pass(s, e) : 0;
+}
+
+int stage_ingest(struct run_state *s, struct err *e)
+{
+	int rc = ingest_samples(s, e);
+	return rc ? rc : run_ompt_ingest(s, e);
 }
 
 /* [source_map] entries, then --source-map flags (later entries win ties). */
@@ -92,8 +98,9 @@ static struct attrib_source_map *source_maps(const struct run_state *s, size_t *
 
 int stage_attribute(struct run_state *s, struct err *e)
 {
-	if (!s->tools || s->pivot.nr_hotspots == 0)
-		return 0;
+	int orc = run_ompt_symbolize(s, e); /* the OpenMP regions' sites, samples or not */
+	if (orc || !s->tools || s->pivot.nr_hotspots == 0)
+		return orc;
 	size_t n = 0;
 	struct attrib_source_map *sm = source_maps(s, &n);
 	/* Flag entries "OLD=NEW": split into copies that live as long as sm. */

@@ -24,10 +24,10 @@ int stage_regions_env(struct run_state *s, struct err *e)
 {
 	if (!s->collect_dir || !s->name)
 		return 0;
-	s->regions.env = xasprintf(PREFIX_VAR "=%s/regions/%s", s->collect_dir, s->name);
-	if (!s->regions.env)
+	s->regions_env = xasprintf(PREFIX_VAR "=%s/regions/%s", s->collect_dir, s->name);
+	if (!s->regions_env)
 		return err_oom(e);
-	s->regions.env_set[0] = s->regions.env;
+	s->app_env_set[0] = s->regions_env;
 	/* Ours wins, so the Run holds the traces; the user's value is kept in
 	 * the manifest's effective configuration. */
 	const char *user = getenv(PREFIX_VAR);
@@ -38,7 +38,7 @@ int stage_regions_env(struct run_state *s, struct err *e)
 			json_object_set_new(s->prov.effective_config, "env." PREFIX_VAR ".user",
 					    json_string(user));
 	}
-	return 0;
+	return run_ompt_env(s, e);
 }
 
 int stage_regions(struct run_state *s, struct err *e)

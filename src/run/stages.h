@@ -28,6 +28,13 @@ int stage_calibrate(struct run_state *s, struct err *e);
 int stage_rundir(struct run_state *s, struct err *e);
 /* SCOPE_PROFILER_PREFIX=<collect>/regions/<name> for the application. */
 int stage_regions_env(struct run_state *s, struct err *e);
+/* nunatak's OMPT tool for the application (stage_ompt.c): run_ompt_env adds
+ * OMP_TOOL_LIBRARIES and NUNATAK_OMPT_DIR to app_env_set (from
+ * stage_regions_env), run_ompt_ingest reads its profiles (from stage_ingest). */
+int run_ompt_env(struct run_state *s, struct err *e);
+int run_ompt_ingest(struct run_state *s, struct err *e);
+/* Names the OMPT region sites (file:line of the fork), from stage_attribute. */
+int run_ompt_symbolize(struct run_state *s, struct err *e);
 /* The call-stack ladder or --call-graph (collect/stacks.h): s->stacks. */
 int stage_stacks(struct run_state *s, struct err *e);
 /* The target as objdump and ldd need it: a path, or the PATH lookup of a
