@@ -105,6 +105,9 @@ void run_outcome_json(const struct run_state *s, json_t *doc, const char *status
 
 /* Sets s->overhead (estimated seconds of nunatak's sampling cost). */
 void run_overhead(struct run_state *s);
+/* The manifest's "cost": nunatak's own cost by part, each a Value with its
+ * Quality, measured up to `now` (just before the manifest is written). */
+void run_cost(struct run_state *s, double now);
 
 
 #endif
