@@ -211,6 +211,8 @@ static json_t *lanes_json(const struct region_counters *rc, uint32_t id)
 /* Regions with at least one row, in region id order. */
 static bool has_rows(const struct region_counters *rc, uint32_t id)
 {
+	if (rc->selected && (id >= rc->nr_selected || !rc->selected[id]))
+		return false;
 	for (size_t i = 0; i < rc->nr_rows; i++)
 		if (rc->rows[i].region == id)
 			return true;
