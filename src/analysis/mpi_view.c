@@ -180,3 +180,15 @@ const struct event **mpi_view_events(const struct pivot *p, const char *kind, si
 	*n_out = n;
 	return v;
 }
+
+int64_t mpi_view_polled_timed(const struct pivot *p, int rank, const char *call)
+{
+	for (size_t i = 0; i < p->nr_measurements; i++) {
+		const struct measurement *m = &p->measurements[i];
+		if (m->hotspot == PIVOT_NONE && m->counter &&
+		    strncmp(m->counter, "mpi_polled:", 11) == 0 &&
+		    strcmp(m->counter + 11, call) == 0 && mpi_view_rank_of(p, m->locus) == rank)
+			return (int64_t)m->value;
+	}
+	return -1;
+}

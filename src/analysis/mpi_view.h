@@ -60,6 +60,11 @@ int mpi_view_calls(const struct pivot *p, int rank, const struct mpi_call ***out
 int mpi_view_sites(const struct pivot *p, int rank, const char *call,
 		   const struct mpi_site ***out);
 
+/* How many of rank's calls of call (a polling function) the probe timed,
+ * when it timed only some and estimated the others' time (the Measurement
+ * `mpi_polled:<call>`, ingest/mpi.h); -1 when every call was timed. */
+int64_t mpi_view_polled_timed(const struct pivot *p, int rank, const char *call);
+
 /* The Events of one kind ("mpi", "region") on ranked Loci, at most cap (the
  * longest), in start order; *total gets how many there were. The array is
  * the caller's to free (rows borrowed from p); NULL on ENOMEM. The payload's

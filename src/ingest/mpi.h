@@ -8,7 +8,11 @@
  *  - Locus-level Measurements `mpi_time` (ns, Σ time in MPI calls) and
  *    `mpi_wall_time` (ns, MPI_Init's return to the profile's last write),
  *    `measured`, or `estimated` with the reason when the rank never reached
- *    MPI_Finalize (its figures stop at its last flush);
+ *    MPI_Finalize (its figures stop at its last flush), or when polling
+ *    calls were timed 1 in N and the others' time estimated;
+ *  - per polling function (MPI_Test*, MPI_Iprobe...) not every call of
+ *    which was timed, a Locus-level Measurement `mpi_polled:<function>`
+ *    (the calls timed, unit "calls"): its time and its sites' are estimated;
  *  - Events (kind "mpi", attributes {"bytes", "peer"}), at most
  *    MPI_EVENTS_PER_RANK per rank and MPI_EVENTS_PER_RUN per Run (each rank
  *    then keeps its longest calls up to MPI_EVENTS_PER_RUN / ranks, never

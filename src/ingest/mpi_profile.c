@@ -140,6 +140,21 @@ static int add_event(struct mpi_profile *p, const struct rec *r)
 	return 0;
 }
 
+static int add_polled(struct mpi_profile *p, const struct rec *r)
+{
+	int64_t v[3];
+	if (r->n != 5 || !*r->f[1] || !nums(r, 2, v, 3) || v[1] > v[0] || v[2] > v[0])
+		return -EINVAL;
+	if (xgrow((void **)&p->polled, &p->cap_polled, p->nr_polled + 1, sizeof(*p->polled)) < 0)
+		return -ENOMEM;
+	struct mpi_prof_polled *q = &p->polled[p->nr_polled];
+	if (!(q->name = xstrdup(r->f[1])))
+		return -ENOMEM;
+	q->calls = v[0], q->timed = v[1], q->completed = v[2];
+	p->nr_polled++;
+	return 0;
+}
+
 /* The header and scalar records. Returns 1 when the record is not one. */
 static int scalar(struct mpi_profile *p, const struct rec *r)
 {
@@ -177,6 +192,8 @@ static int record(struct mpi_profile *p, const struct rec *r)
 		return add_site(p, r);
 	if (strcmp(k, "event") == 0)
 		return add_event(p, r);
+	if (strcmp(k, "polled") == 0)
+		return add_polled(p, r);
 	if (strcmp(k, "dropped") == 0) {
 		int64_t v[2];
 		if (r->n != 3 || !nums(r, 1, v, 2))
@@ -247,6 +264,9 @@ void mpi_profile__release(struct mpi_profile *p)
 	}
 	for (size_t i = 0; i < p->nr_events; i++)
 		xfree(p->events[i].name);
+	for (size_t i = 0; i < p->nr_polled; i++)
+		xfree(p->polled[i].name);
+	xfree(p->polled);
 	xfree(p->fns);
 	xfree(p->sites);
 	xfree(p->events);

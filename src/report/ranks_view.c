@@ -87,6 +87,16 @@ static int render_threads(const struct rank_imbalance *ri, struct text_lines *ou
 			       app, ri->nr_helpers, ri->nr_helpers == 1 ? "" : "s", share);
 }
 
+/* The reason of the first interposed rank whose MPI time is estimated
+ * (it never finalized, its polling calls were timed 1 in N), or NULL. */
+static const char *mpi_estimated_reason(const struct rank_imbalance *ri)
+{
+	for (size_t r = 0; r < ri->mpi.nr; r++)
+		if (ri->mpi.ranks[r].measured && ri->mpi.ranks[r].quality == QUALITY_ESTIMATED)
+			return ri->mpi.ranks[r].reason ? ri->mpi.ranks[r].reason : "estimated";
+	return NULL;
+}
+
 int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 {
 	char why_buf[256];
@@ -99,9 +109,11 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 		snprintf(extra, sizeof(extra), ", %d left nothing", missing);
 	char mpi[96] = "";
 	if (!isnan(ri->mpi_measured))
-		snprintf(mpi, sizeof(mpi), "; MPI holds %.1f%% of the time (measured in MPI calls), "
+		snprintf(mpi, sizeof(mpi), "; MPI holds %.1f%% of the time (%s in MPI calls), "
 					   "wall clock",
-			 100 * ri->mpi_measured);
+			 100 * ri->mpi_measured,
+			 ri->mpi.nr_measured < (int)ri->nr_rows || mpi_estimated_reason(ri)
+				 ? "estimated" : "measured");
 	else if (!isnan(ri->mpi_fraction))
 		snprintf(mpi, sizeof(mpi), "; MPI holds %.1f%% of the time (estimated from samples), "
 					   "sampled CPU time",
@@ -231,18 +243,23 @@ static json_t *row_json(const struct rank_imbalance *ri, const struct rank_row *
 			 "helper_threads", row->nr_helpers);
 }
 
-/* The Run's MPI share: measured when ranks were interposed, else the
- * sampled estimate, downgraded with its reason. */
+/* The Run's MPI share: measured when ranks were interposed (estimated when
+ * a rank's is), else the sampled estimate, downgraded with its reason. */
 static json_t *mpi_share(const struct rank_imbalance *ri)
 {
 	if (!isnan(ri->mpi_measured)) {
 		int all = (int)ri->nr_rows, n = ri->mpi.nr_measured;
-		char reason[160];
-		snprintf(reason, sizeof(reason), "measured on %d of %d ranks: the others left no "
-			 "MPI profile", n, all);
+		const char *est = mpi_estimated_reason(ri);
+		char reason[400];
+		if (n < all)
+			snprintf(reason, sizeof(reason), "measured on %d of %d ranks: the others left "
+				 "no MPI profile", n, all);
+		else if (est)
+			snprintf(reason, sizeof(reason), "%s", est);
+		bool estimated = n < all || est;
 		return json_pack("{s:f, s:s, s:s, s:o, s:s, s:s}", "value", ri->mpi_measured,
-				 "unit", "ratio", "quality", n < all ? "estimated" : "measured",
-				 "reason", n < all ? json_string(reason) : json_null(), "formula",
+				 "unit", "ratio", "quality", estimated ? "estimated" : "measured",
+				 "reason", estimated ? json_string(reason) : json_null(), "formula",
 				 "time inside MPI calls / time from MPI_Init to MPI_Finalize, summed "
 				 "over ranks (interposition)", "source", "interposition");
 	}

@@ -116,7 +116,7 @@ static struct {
 	int use_tsc, multiple;
 	uint64_t tsc0, ns0;     /* anchors taken at MPI_Init */
 	double ns_per_tick;     /* calibrated at MPI_Init; 1 without the TSC */
-	uint64_t event_ticks, flush_period_ticks;
+	uint64_t event_ticks, flush_period_ticks, poll_long_ticks;
 	int rank, world;
 	uint64_t init_ns, next_flush_ticks;
 	char path[4096];
