@@ -1,0 +1,59 @@
+#!/bin/bash
+# A polling MPI program under nunatak (Open MPI, 2 ranks): the MPI_Test count exact, its time stated as estimated (timed 1 in N), samples in the PMPI probe shown as MPI_Test, and no Hotspot, frame, stack frame, flame node, inline frame or MPI site naming the probe library, the preload sampler or their internals
+set -eu
+command -v mpirun >/dev/null || { echo "skip: mpirun is not installed"; exit 2; }
+command -v mpicc >/dev/null || { echo "skip: mpicc is not installed"; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export XDG_CACHE_HOME="$tmp/cache"
+cd "$tmp"
+src="$NUNATAK_SOURCE_DIR/tests/e2e/mpi_poll.c"
+# frame pointers: call stacks are recorded, so stack frames and the flame
+# graph are checked too
+mpicc -g -O1 -fno-omit-frame-pointer -o "$tmp/mpi_poll" "$src"
+line=$(grep -n 'TEST_LINE' "$src" | cut -d: -f1)
+flags=(--oversubscribe)
+[ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
+# 20 M polls: ~0.3-1 s of rank 1's CPU, of which the probe's share gives
+# tens of samples at 997 Hz whatever the load (CPU time, not wall time).
+"$NUNATAK" run -o "$tmp/run" -- mpirun "${flags[@]}" -n 2 "$tmp/mpi_poll" 20000000 \
+	>"$tmp/out" 2>"$tmp/err" </dev/null || { echo "nunatak run failed ($?)"; cat "$tmp/err"; exit 1; }
+tests=$(sed -n 's/^rank 1 tests \([0-9]*\) data 42$/\1/p' "$tmp/out")
+[ -n "$tests" ] || { echo "application output lost"; cat "$tmp/out"; exit 1; }
+grep -q "MPI holds .* of the time (estimated in MPI calls)" "$tmp/err" || {
+	echo "the summary does not say the MPI time is estimated"; cat "$tmp/err"; exit 1; }
+"$NUNATAK" report --json "$tmp/run" >"$tmp/payload.json"
+python3 - "$tmp/payload.json" "$tmp/run/pivot.sqlite" "$tests" "$line" <<'PY'
+import json, re, sqlite3, sys
+p = json.load(open(sys.argv[1]))
+tests, line = int(sys.argv[3]), int(sys.argv[4])
+rows = {r["rank"]: r for r in p["ranks"]["rows"]}
+test = [c for c in rows[1]["mpi_calls"] if c["name"] == "MPI_Test"]
+assert test and test[0]["calls"] == tests, (tests, rows[1]["mpi_calls"])
+t = test[0]["time_ns"]
+assert t["quality"] == "estimated" and "calls timed" in t["reason"] and t["value"] > 0, t
+site = test[0]["sites"][0]
+assert site["calls"] == tests and site["line"] == line and site["file"].endswith("mpi_poll.c"), site
+assert rows[1]["mpi"]["quality"] == "estimated" and "polling calls are timed 1 in" in rows[1]["mpi"]["reason"], rows[1]["mpi"]
+assert p["ranks"]["mpi_fraction"]["quality"] == "estimated", p["ranks"]["mpi_fraction"]
+# nothing of ours, by library or internal name, anywhere the user looks
+ours = re.compile(r"libnunatak|libscope_profiler|nunatak_mpi|\bnk_[a-z_]+|\bsp__")
+for key in ("hotspots", "others", "unresolved", "flame", "inline_view", "offcpu_hotspots", "ranks"):
+    text = json.dumps(p.get(key))
+    m = ours.search(text)
+    assert not m, (key, text[max(0, m.start() - 200):m.end() + 100])
+db = sqlite3.connect(sys.argv[2])
+for table, cols in (("hotspots", ("name", "module")), ("frames", ("function", "file")),
+                    ("stack_frames", ("module", "function")), ("mpi_sites", ("module", "function"))):
+    for c in cols:
+        for (v,) in db.execute(f"SELECT {c} FROM {table} WHERE {c} IS NOT NULL"):
+            assert not ours.search(v), (table, c, v)
+# the probe's own samples show as the MPI function it wraps
+probe = db.execute("SELECT COUNT(*) FROM hotspots WHERE module = '[mpi:MPI_Test]' AND name = 'MPI_Test'").fetchone()[0]
+assert probe == 1, probe
+n = db.execute("SELECT SUM(m.sample_count) FROM measurements m JOIN hotspots h ON h.id = m.hotspot "
+               "WHERE h.module LIKE '[mpi:%' AND m.counter = 'task-clock'").fetchone()[0]
+assert n and n > 0, n
+print(f"MPI_Test: {tests} calls, {t['value'] / 1e6:.1f} ms (estimated); {n} samples in the probe, shown as MPI")
+PY
+echo ok
