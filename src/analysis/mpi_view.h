@@ -23,9 +23,13 @@
 #define MPI_VIEW_MAX_EVENTS 20000  /* MPI Events in the payload's timeline (longest kept) */
 #define MPI_VIEW_MAX_REGION_EVENTS 5000 /* region Events beside them (longest kept) */
 
+#define MPI_VIEW_PROBE_SHARE 0.01 /* the probe's share of a rank's time worth saying */
+#define MPI_VIEW_PROBE_CALLS 3     /* functions named as its cause */
+
 struct mpi_rank_time {
 	bool measured;         /* the rank left an MPI profile */
 	double mpi_ns, wall_ns;
+	double probe_ns;       /* the probe's own cost (estimated), NaN when unknown */
 	enum quality quality;  /* of mpi_time (estimated when the rank never finalized) */
 	const char *reason;    /* borrowed from the pivot, NULL when measured */
 };
@@ -41,6 +45,18 @@ struct mpi_view {
 	char dom_site[160];    /* "file.c:212", "function", "module+0x1a2b" or "" */
 	double dom_site_fraction; /* that site's share of the rank's wall time (the
 				     call's other sites excluded); 0 without a site */
+	/* The rank where nunatak's probe costs the largest share of the wall
+	 * time (Measurements mpi_probe_overhead*, estimated), -1 when none is
+	 * known; the functions whose calls cost most there (each at least a
+	 * tenth of the rank's probe cost), heaviest first. */
+	int probe_rank;
+	double probe_fraction;
+	int nr_probe_calls;
+	struct {
+		const char *name; /* borrowed */
+		double ns;
+		int64_t calls;
+	} probe_calls[MPI_VIEW_PROBE_CALLS];
 };
 
 /* Builds the view over ranks [0, nr_ranks). Returns 0 or -ENOMEM. */

@@ -122,6 +122,36 @@ static int add_polled(struct walk *w, int64_t locus, const struct mpi_profile *m
 	return 0;
 }
 
+/* The probe's own cost on this rank: its per-call cost measured at
+ * MPI_Init times the calls of each path (a polling call untimed, any other
+ * call timed), per function (`mpi_probe_overhead:<function>`) and in all
+ * (`mpi_probe_overhead`), ns, estimated. */
+static int add_overhead(struct walk *w, int64_t locus, const struct mpi_profile *mp)
+{
+	static const char *const why = "the probe's cost per call, measured on the rank at "
+				       "MPI_Init, times its calls";
+	if (mp->cost_fast_ps < 0 || mp->cost_full_ps < 0)
+		return 0;
+	double total = 0;
+	for (size_t i = 0; i < mp->nr_fns; i++) {
+		const struct mpi_prof_fn *f = &mp->fns[i];
+		int64_t fast = 0, full = f->calls;
+		for (size_t k = 0; k < mp->nr_polled; k++)
+			if (strcmp(mp->polled[k].name, f->name) == 0) {
+				full = mp->polled[k].timed;
+				fast = f->calls > full ? f->calls - full : 0;
+			}
+		double ns = ((double)fast * (double)mp->cost_fast_ps +
+			     (double)full * (double)mp->cost_full_ps) / 1000;
+		char counter[96];
+		snprintf(counter, sizeof(counter), "mpi_probe_overhead:%s", f->name);
+		if (ns > 0 && measure(w, locus, counter, ns, why) < 0)
+			return -ENOMEM;
+		total += ns;
+	}
+	return measure(w, locus, "mpi_probe_overhead", total, why);
+}
+
 static int add_profile(struct walk *w, int rank, const char *node, int term_signal,
 		       struct mpi_profile *mp)
 {
@@ -155,12 +185,18 @@ static int add_profile(struct walk *w, int rank, const char *node, int term_sign
 		w->sum->nr_unfinished++;
 		rc = rc ? rc : push(&w->unfinished, rank);
 	}
-	char polled[200], both[400];
+	char polled[200], both[600];
 	if (rc == 0)
 		rc = add_polled(w, locus, mp, polled, sizeof(polled));
-	if (rc == 0 && polled[0]) {
-		snprintf(both, sizeof(both), "%s%s%s", reason ? reason : "", reason ? "; " : "",
-			 polled);
+	if (rc == 0)
+		rc = add_overhead(w, locus, mp);
+	if (rc == 0 && (polled[0] || mp->nr_skipped)) {
+		snprintf(both, sizeof(both), "%s%s%s%s%s%s", reason ? reason : "",
+			 reason && polled[0] ? "; " : "", polled,
+			 (reason || polled[0]) && mp->nr_skipped ? "; " : "",
+			 mp->nr_skipped ? mp->skipped[0] : "",
+			 mp->nr_skipped ? " and the other calls left out of interposition "
+					  "(mpi skip) are not counted" : "");
 		rc = measure(w, locus, "mpi_time", (double)total, both);
 	} else if (rc == 0) {
 		rc = measure(w, locus, "mpi_time", (double)total, reason);

@@ -194,6 +194,22 @@ static int record(struct mpi_profile *p, const struct rec *r)
 		return add_event(p, r);
 	if (strcmp(k, "polled") == 0)
 		return add_polled(p, r);
+	if (strcmp(k, "probe_cost_ps") == 0) {
+		int64_t v[2];
+		if (r->n != 3 || !nums(r, 1, v, 2))
+			return -EINVAL;
+		p->cost_fast_ps = v[0], p->cost_full_ps = v[1];
+		return 0;
+	}
+	if (strcmp(k, "skipped") == 0) {
+		if (r->n != 2 || !*r->f[1])
+			return -EINVAL;
+		if (xgrow((void **)&p->skipped, &p->cap_skipped, p->nr_skipped + 1, sizeof(char *)) < 0 ||
+		    !(p->skipped[p->nr_skipped] = xstrdup(r->f[1])))
+			return -ENOMEM;
+		p->nr_skipped++;
+		return 0;
+	}
 	if (strcmp(k, "dropped") == 0) {
 		int64_t v[2];
 		if (r->n != 3 || !nums(r, 1, v, 2))
@@ -225,7 +241,8 @@ static int header(struct mpi_profile *p, const struct rec *r, struct err *e)
 
 int mpi_profile_parse(const char *text, size_t len, struct mpi_profile *out, struct err *e)
 {
-	*out = (struct mpi_profile){.rank = -1, .world = -1, .pid = -1};
+	*out = (struct mpi_profile){.rank = -1, .world = -1, .pid = -1, .cost_fast_ps = -1,
+				    .cost_full_ps = -1};
 	struct rec *r = xmalloc(sizeof(*r));
 	if (!r)
 		return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
@@ -267,6 +284,9 @@ void mpi_profile__release(struct mpi_profile *p)
 	for (size_t i = 0; i < p->nr_polled; i++)
 		xfree(p->polled[i].name);
 	xfree(p->polled);
+	for (size_t i = 0; i < p->nr_skipped; i++)
+		xfree(p->skipped[i]);
+	xfree(p->skipped);
 	xfree(p->fns);
 	xfree(p->sites);
 	xfree(p->events);

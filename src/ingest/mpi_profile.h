@@ -61,6 +61,11 @@ struct mpi_profile {
 	size_t nr_events, cap_events;
 	struct mpi_prof_polled *polled;
 	size_t nr_polled, cap_polled;
+	/* the probe's own cost per call, measured at MPI_Init (picoseconds): a
+	 * polling call's untimed path, any other (timed) call's; -1: absent */
+	int64_t cost_fast_ps, cost_full_ps;
+	char **skipped; /* MPI functions left out by NUNATAK_MPI_SKIP */
+	size_t nr_skipped, cap_skipped;
 	int64_t dropped_sites, dropped_events;
 	bool complete;         /* the `end` record was read */
 };

@@ -97,6 +97,39 @@ static const char *mpi_estimated_reason(const struct rank_imbalance *ri)
 	return NULL;
 }
 
+static void calls_text(int64_t n, char *out, size_t cap)
+{
+	if (n >= 1000000)
+		snprintf(out, cap, "%.1f M", (double)n / 1e6);
+	else if (n >= 1000)
+		snprintf(out, cap, "%.1f k", (double)n / 1e3);
+	else
+		snprintf(out, cap, "%lld", (long long)n);
+}
+
+/* When nunatak's PMPI probe costs a rank more than MPI_VIEW_PROBE_SHARE of
+ * its time: how much, the calls that cost it, and the option leaving them
+ * out of interposition. */
+static int probe_line(const struct mpi_view *v, struct text_lines *out)
+{
+	if (v->probe_rank < 0 || !(v->probe_fraction > MPI_VIEW_PROBE_SHARE) || !v->nr_probe_calls)
+		return 0;
+	char calls[256] = "", names[200] = "";
+	for (int k = 0; k < v->nr_probe_calls; k++) {
+		char n[32];
+		size_t a = strlen(calls), b = strlen(names);
+		calls_text(v->probe_calls[k].calls, n, sizeof(n));
+		snprintf(calls + a, sizeof(calls) - a, "%s%s call%s of %s", k ? ", " : "", n,
+			 v->probe_calls[k].calls == 1 ? "" : "s", v->probe_calls[k].name);
+		snprintf(names + b, sizeof(names) - b, "%s%s", k ? "," : "", v->probe_calls[k].name);
+	}
+	return text_lines__add(out, "  nunatak's MPI probe took %.1f%% of rank %d's time (estimated: "
+			       "its cost per call, measured at MPI_Init, times %s); to leave "
+			       "those calls out of the measurement: nunatak run --mpi-skip %s "
+			       "(docs/mpi.md)", 100 * v->probe_fraction, v->probe_rank, calls,
+			       names);
+}
+
 int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 {
 	char why_buf[256];
@@ -140,6 +173,8 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 	else if (rc == 0 && ri->mpi.dom_rank >= 0 && ri->mpi.dom_call)
 		rc = text_lines__add(out, "  rank %d waits %.0f%% of its time in `%s` (wall clock)",
 				     ri->mpi.dom_rank, 100 * ri->mpi.dom_fraction, ri->mpi.dom_call);
+	if (rc == 0)
+		rc = probe_line(&ri->mpi, out);
 	if (rc == 0 && ri->periods_exact)
 		rc = text_lines__add(out, "  rank times: counted task-clock on %d ranks, the sum of "
 				     "their task-clock samples' periods on the %d sampled (the same "
@@ -273,6 +308,32 @@ static json_t *mpi_share(const struct rank_imbalance *ri)
 			 "source", "samples");
 }
 
+/* {rank, fraction, calls[{name, calls, ns}], option} or null: where the
+ * probe costs the largest share of a rank's time. */
+static json_t *probe_json(const struct mpi_view *v)
+{
+	if (v->probe_rank < 0 || !v->nr_probe_calls)
+		return json_null();
+	json_t *calls = json_array();
+	char names[200] = "";
+	for (int k = 0; calls && k < v->nr_probe_calls; k++) {
+		size_t b = strlen(names);
+		snprintf(names + b, sizeof(names) - b, "%s%s", k ? "," : "", v->probe_calls[k].name);
+		json_array_append_new(calls, json_pack("{s:s, s:I, s:f}", "name",
+						       v->probe_calls[k].name, "calls",
+						       (json_int_t)v->probe_calls[k].calls, "ns",
+						       v->probe_calls[k].ns));
+	}
+	char option[240];
+	snprintf(option, sizeof(option), "--mpi-skip %s", names);
+	return json_pack("{s:i, s:o, s:b, s:o, s:s}", "rank", v->probe_rank, "fraction",
+			 quality__json_clock(v->probe_fraction, "ratio", QUALITY_ESTIMATED,
+					     "the probe's cost per call, measured on the rank at "
+					     "MPI_Init, times its calls", CLOCK_WALL),
+			 "stated", v->probe_fraction > MPI_VIEW_PROBE_SHARE, "calls",
+			 calls ? calls : json_null(), "option", option);
+}
+
 static json_t *dominant_json(const struct rank_imbalance *ri)
 {
 	if (ri->mpi.dom_rank < 0 || !ri->mpi.dom_call)
@@ -369,8 +430,10 @@ json_t *ranks_view_payload(const struct rank_imbalance *ri)
 							CLOCK_SAMPLED),
 				    "rule", THREADS_HELPER_RULE);
 	static const char no_split[] = "no rank was sampled: no split of its time";
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o}",
-			 "nodes", nodes_json(ri), "mpi_dominant", dominant_json(ri), "mpi_timeline",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, "
+			 "s:o}",
+			 "nodes", nodes_json(ri), "mpi_dominant", dominant_json(ri), "mpi_probe",
+			 probe_json(&ri->mpi), "mpi_timeline",
 			 ri->pivot ? mpi_timeline_json(ri->pivot) : json_null(), "imbalance", imb,
 			 "mpi_fraction", mpi, "sys_fraction",
 			 quality__json_clock(ri->sys_fraction, "ratio", QUALITY_MEASURED, no_split,

@@ -54,6 +54,39 @@ assert probe == 1, probe
 n = db.execute("SELECT SUM(m.sample_count) FROM measurements m JOIN hotspots h ON h.id = m.hotspot "
                "WHERE h.module LIKE '[mpi:%' AND m.counter = 'task-clock'").fetchone()[0]
 assert n and n > 0, n
-print(f"MPI_Test: {tests} calls, {t['value'] / 1e6:.1f} ms (estimated); {n} samples in the probe, shown as MPI")
+# the probe's own cost: per rank, with the calls that cost it and the option
+probe = p["ranks"]["mpi_probe"]
+assert probe and probe["rank"] == 1 and probe["fraction"]["quality"] == "estimated", probe
+assert probe["calls"][0]["name"] == "MPI_Test" and probe["calls"][0]["calls"] == tests, probe
+assert probe["option"] == "--mpi-skip MPI_Test", probe
+assert probe["stated"] == (probe["fraction"]["value"] > 0.01), probe
+print(f"MPI_Test: {tests} calls, {t['value'] / 1e6:.1f} ms (estimated); {n} samples in the probe, "
+      f"shown as MPI; the probe's cost {100 * probe['fraction']['value']:.2f}% of rank 1's time")
+open(sys.argv[1] + ".stated", "w").write("1" if probe["stated"] else "0")
 PY
+# said in the summary exactly when above 1% (the share itself varies with the load)
+if [ "$(cat "$tmp/payload.json.stated")" = 1 ]; then
+	grep -q "nunatak's MPI probe took .* of rank 1's time (estimated: .* calls of MPI_Test); to leave those calls out of the measurement: nunatak run --mpi-skip MPI_Test" "$tmp/err" || {
+		echo "the probe's cost is not stated"; cat "$tmp/err"; exit 1; }
+elif grep -q "nunatak's MPI probe took" "$tmp/err"; then
+	echo "the probe's cost is stated below 1%"; cat "$tmp/err"; exit 1
+fi
+
+# 2. --mpi-skip MPI_Test: forwarded, not measured, and the rank's MPI time says so.
+"$NUNATAK" run -o "$tmp/run2" --mpi-skip MPI_Test -- mpirun "${flags[@]}" -n 2 "$tmp/mpi_poll" 100000 \
+	>"$tmp/out2" 2>"$tmp/err2" </dev/null || { echo "nunatak run --mpi-skip failed ($?)"; cat "$tmp/err2"; exit 1; }
+grep -q "^rank 1 tests [0-9]* data 42$" "$tmp/out2" || { echo "application output lost"; cat "$tmp/out2"; exit 1; }
+grep -qx "skipped	MPI_Test" "$tmp/run2/collect/rank-1/mpi-profile.txt" || {
+	echo "the probe did not leave MPI_Test out"; cat "$tmp/run2/collect/rank-1/mpi-profile.txt"; exit 1; }
+"$NUNATAK" report --json "$tmp/run2" >"$tmp/payload2.json"
+python3 - "$tmp/payload2.json" <<'PY'
+import json, sys
+rows = {r["rank"]: r for r in json.load(open(sys.argv[1]))["ranks"]["rows"]}
+assert not [c for c in rows[1]["mpi_calls"] if c["name"] == "MPI_Test"], rows[1]["mpi_calls"]
+assert [c for c in rows[1]["mpi_calls"] if c["name"] == "MPI_Send"], rows[1]["mpi_calls"]
+m = rows[1]["mpi"]
+assert m["quality"] == "estimated" and "MPI_Test and the other calls left out of interposition" in m["reason"], m
+PY
+"$NUNATAK" run --mpi-skip Test -- true >/dev/null 2>"$tmp/err3" && { echo "a bad --mpi-skip was accepted"; exit 1; }
+grep -q "mpi-skip expects MPI function names" "$tmp/err3" || { echo "no usage error"; cat "$tmp/err3"; exit 1; }
 echo ok
