@@ -26,7 +26,7 @@ module scope_profiler
   end type sp_handle
 
   public :: sp_init, sp_region, sp_region_at, sp_begin, sp_end
-  public :: sp_start_sampling, sp_stop_sampling, sp_finalize
+  public :: sp_start_sampling, sp_stop_sampling, sp_finalize, sp_set_events
 
   interface
     function c_init_n(prefix, prefix_len, label, label_len) bind(c, name='sp_init_n') result(rc)
@@ -59,6 +59,12 @@ module scope_profiler
       import :: c_int
       integer(c_int) :: rc
     end function c_stop_sampling
+    function c_set_events_n(list, list_len) bind(c, name='sp_set_events_n') result(rc)
+      import :: c_char, c_size_t, c_int
+      character(kind=c_char), dimension(*), intent(in) :: list
+      integer(c_size_t), value :: list_len
+      integer(c_int) :: rc
+    end function c_set_events_n
     function c_finalize() bind(c, name='sp_finalize') result(rc)
       import :: c_int
       integer(c_int) :: rc
@@ -122,6 +128,18 @@ contains
     rc = c_stop_sampling()
     if (present(ierr)) ierr = int(rc)
   end subroutine sp_stop_sampling
+
+  !> Counts events per region ('page-faults,task-clock'), as
+  !> SCOPE_PROFILER_EVENTS (which wins); call before the first region.
+  !> ierr = 0 (unavailable events included, named in the log and trace),
+  !> -EBUSY after the first region, -EALREADY if events were set.
+  subroutine sp_set_events(list, ierr)
+    character(len=*), intent(in) :: list
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: rc
+    rc = c_set_events_n(list, int(len(list), c_size_t))
+    if (present(ierr)) ierr = int(rc)
+  end subroutine sp_set_events
 
   !> Writes <prefix>_rank<NNNNN>.spt (and .sps); ierr = 0 or -errno.
   subroutine sp_finalize(ierr)

@@ -24,7 +24,9 @@
  * (every call is a no-op), SP_LOG_LEVEL (off|error|warn|info|debug or
  * 0-4; default: errors and misuse, to stderr),
  * SCOPE_PROFILER_HDF5=0 (no .h5 from an HDF5-enabled build),
- * SCOPE_PROFILER_CLOCK=monotonic (stamp with clock_gettime, not the TSC).
+ * SCOPE_PROFILER_CLOCK=monotonic (stamp with clock_gettime, not the TSC),
+ * SCOPE_PROFILER_EVENTS=page-faults,task-clock (counters per region, see
+ * sp_set_events()).
  * Preload sampler, no rebuild: LD_PRELOAD=libscope_profiler.so
  * SCOPE_PROFILER_SAMPLE_HZ=200 SCOPE_PROFILER_PREFIX=out/app ./app
  *
@@ -202,6 +204,27 @@ SP_API int sp_start_sampling(int hz);
  * @return 0, or -EINVAL if sampling was not running
  */
 SP_API int sp_stop_sampling(void);
+
+/**
+ * @brief Counts events per region: every sp_begin/sp_end of a thread reads
+ * that thread's counters, and each region keeps, per thread, the inclusive
+ * and exclusive sums (written to the trace; `scope-profiler inspect` shows
+ * them). The same as SCOPE_PROFILER_EVENTS, which wins when set.
+ *
+ * Names as perf's or PAPI's (perf::PAGE-FAULTS, page-faults, task-clock,
+ * context-switches, cycles, instructions, PAPI_TOT_CYC, r<hex> raw), at
+ * most 8. An event the machine cannot count (no PMU, permissions, unknown
+ * name) is logged with its reason and written unavailable in the trace;
+ * the others are counted and the program runs on. Each read is a system
+ * call: about 0.1-1 us per sp_begin and sp_end (docs/regions.md).
+ * @param list comma-separated event names
+ * @return 0 (unavailable events included), -EBUSY after the first region
+ * was entered, -EALREADY if events were set already, -EINVAL for NULL
+ */
+SP_API int sp_set_events(const char *list);
+
+/** @brief sp_set_events() with an explicit length (Fortran). */
+SP_API int sp_set_events_n(const char *list, size_t len);
 
 /**
  * @brief Writes the output files and turns every later call into a no-op.

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "counters.h"
 #include "log.h"
 #include "rank_env.h"
 #include "registry.h"
@@ -123,6 +124,9 @@ static void init_locked(void)
 	sp_log(SP_LOG_DEBUG, "rank %d (%s), prefix %s, clock %s", rank_info.rank,
 	       sp_rank_env__runtime_name(rank_info.runtime), prefix,
 	       sp_clock_tsc ? "tsc" : "monotonic");
+	const char *events = getenv("SCOPE_PROFILER_EVENTS");
+	if (events && *events)
+		sp_counters__configure(events, "SCOPE_PROFILER_EVENTS");
 	const char *hz = getenv("SCOPE_PROFILER_SAMPLE_HZ");
 	if (hz && *hz && strcmp(hz, "0") != 0) {
 		char *end;
@@ -180,6 +184,8 @@ static void end_mismatch(struct sp_thread *t, const struct sp_site *h, uint64_t 
 static void record_slow(struct sp_thread *t, const struct sp_site *h, uint64_t start,
 			uint64_t end) __attribute__((noinline, cold));
 static void anchor_slow(struct sp_thread *t) __attribute__((noinline, cold));
+static void end_counted(struct sp_thread *t, const struct sp_site *h, bool tsc)
+	__attribute__((noinline));
 
 /* A stamp on the hot path: @p tsc is a constant at each call site, so the
  * fast functions contain a bare rdtsc and no call (hence no frame). */
@@ -205,6 +211,10 @@ static inline void begin_body(struct sp_thread *t, const struct sp_site *h, bool
 	/* The sampler's handler reads stack[depth - 1] of this thread. */
 	atomic_signal_fence(memory_order_release);
 	t->depth = d + 1;
+	/* Counters are read after the stamp: the region's counts include as
+	 * little of the library's own work as its time does. */
+	if (unlikely(t->ctr != NULL))
+		sp_counters__begin(t, d);
 }
 
 SP_HOT void sp_begin(const struct sp_site *h)
@@ -330,6 +340,8 @@ static void end_mismatch(struct sp_thread *t, const struct sp_site *h, uint64_t 
 			sp_registry__misuse_at(t, SP_MISUSE_DISCARDED, t->stack[k].site);
 		uint64_t start = t->stack[i].start;
 		t->depth = i;
+		if (t->ctr)
+			sp_counters__end(t, h, i);
 		record(t, h, start, now);
 		return;
 	}
@@ -351,6 +363,10 @@ static void end_slow(const struct sp_site *h)
 
 static inline void end_body(struct sp_thread *t, const struct sp_site *h, bool tsc)
 {
+	if (unlikely(t->ctr != NULL)) {
+		end_counted(t, h, tsc);
+		return;
+	}
 	uint64_t now = stamp(tsc);
 	uint32_t d = t->depth;
 	/* The stack never holds NULL, so a NULL h takes the mismatch path. */
@@ -362,6 +378,22 @@ static inline void end_body(struct sp_thread *t, const struct sp_site *h, bool t
 	uint64_t start = t->stack[d].start;
 	t->depth = d;
 	record(t, h, start, now);
+}
+
+/* sp_end with counters: they are read before the stamp (see begin_body). */
+static void end_counted(struct sp_thread *t, const struct sp_site *h, bool tsc)
+{
+	uint32_t d = t->depth;
+	bool inner = d - 1 < SP_STACK_MAX && t->stack[d - 1].site == h;
+	if (inner)
+		sp_counters__end(t, h, d - 1);
+	uint64_t now = stamp(tsc);
+	if (!inner) {
+		end_mismatch(t, h, now);
+		return;
+	}
+	t->depth = d - 1;
+	record(t, h, t->stack[d - 1].start, now);
 }
 
 SP_HOT void sp_end(const struct sp_site *h)
@@ -490,6 +522,34 @@ int sp_stop_sampling(void)
 	if (!usable())
 		return atomic_load(&sp_state) == SP_STATE_DISABLED ? 0 : -EINVAL;
 	return sp_sampler__stop();
+}
+
+int sp_set_events_n(const char *list, size_t len)
+{
+	if (!list)
+		return -EINVAL;
+	if (!usable())
+		return atomic_load(&sp_state) == SP_STATE_DISABLED ? 0 : -EINVAL;
+	char *l = dup_trimmed(list, len);
+	if (!l)
+		return -ENOMEM;
+	pthread_mutex_lock(&api_lock);
+	int rc = sp_counters__configure(l, "sp_set_events");
+	pthread_mutex_unlock(&api_lock);
+	/* Said at the default level: counts the caller asked for are missing. */
+	if (rc == -EALREADY && sp_log__enabled(SP_LOG_ERROR))
+		sp_log__emit(SP_LOG_WARN, "sp_set_events(\"%s\") ignored: events were already set "
+		       "(SCOPE_PROFILER_EVENTS or an earlier call)", l);
+	else if (rc == -EBUSY && sp_log__enabled(SP_LOG_ERROR))
+		sp_log__emit(SP_LOG_WARN, "sp_set_events(\"%s\") ignored: a region was already "
+		       "entered; call it before the first region", l);
+	free(l);
+	return rc;
+}
+
+int sp_set_events(const char *list)
+{
+	return sp_set_events_n(list, list ? strlen(list) : 0);
 }
 
 const char *sp_version(void)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "counters.h"
 #include "log.h"
 #include "registry.h"
 #include "sampler.h"
@@ -319,6 +320,7 @@ int sp_finalize__locked(const struct sp_config *cfg)
 		bool want_spt = cfg->explicit_init || nr > 0 || interned.n > 0;
 		rc = write_outputs(cfg, &tr, want_spt, &spt_written);
 		report_misuse(&tr);
+		sp_counters__report();
 		sp_trace__free(&tr);
 	} else {
 		sp_log(SP_LOG_ERROR, "finalize: %s", strerror(-rc));

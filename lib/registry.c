@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "counters.h"
 #include "sampler.h"
 #include "stream.h"
 #include "scope_profiler.h"
@@ -75,6 +76,7 @@ static void on_thread_exit(void *arg)
 		if (atomic_load(&t->n) == 0)
 			madvise(t->buf, SP_BUF_CALLS * sizeof(struct sp_call), MADV_DONTNEED);
 	}
+	sp_counters__thread_exit(t);
 	atomic_store(&t->exited, true);
 }
 
@@ -99,6 +101,7 @@ struct sp_thread *sp_registry__thread_new(void)
 	prctl(PR_GET_NAME, t->name, 0, 0, 0);
 	t->name[sizeof(t->name) - 1] = 0;
 	t->next_anchor = sp_clock__now() + sp_clock_anchor_interval;
+	sp_counters__thread_start(t);
 	pthread_mutex_lock(&reg_lock);
 	t->order = nr_threads++;
 	t->next = threads;

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 struct sp_site;
+struct sp_ctr_thread;
 
 enum sp_state {
 	SP_STATE_UNINIT = 0, /* first call initialises from the env */
@@ -78,6 +79,7 @@ struct sp_thread {
 	uint32_t depth;      /* open regions, may exceed SP_STACK_MAX */
 	uint32_t pad_;
 	uint64_t next_anchor; /* stamp after which to take an anchor and flush */
+	struct sp_ctr_thread *ctr; /* counters per region (counters.h), NULL: none */
 	/* cold */
 	struct sp_thread *next; /* registry list, newest first */
 	int64_t tid;

@@ -70,6 +70,31 @@
  * int64 count, int32 nnames, per name: string region, int64 count */
 #define SP_EXT_MISUSE 0x5553494du
 
+/* 'CNTR': counters per region and lane (SCOPE_PROFILER_EVENTS):
+ *   string backend ("perf_event", or "test" in test programs only),
+ *   int32 nevents, int32 0, int64 threads that recorded without counts,
+ *   int64 calls whose counts were dropped,
+ *   per event: string name (as asked), int32 kind (SP_CTR_KIND_*: 0 count,
+ *     1 time ns, 2 cycles, 3 instructions, 4 flop, 5 bytes), int32 status
+ *     (0 counted, 1 unavailable), string reason (empty when counted),
+ *   int64 nrows, per row: int32 region (index in the trace's region
+ *     order), int32 lane (as in the thread table; 0 in a v2 trace),
+ *     int64 calls, then per counted event (in event order): int64
+ *     inclusive sum, int64 exclusive sum (inclusive minus the inclusive
+ *     sums of the regions closed inside it on that lane).
+ * Unavailable events have no values: never zero. */
+#define SP_EXT_COUNTERS 0x52544e43u
+
+/* What an event measures: lets readers derive rates (sp_format.h). */
+enum sp_ctr_kind {
+	SP_CTR_KIND_COUNT = 0,
+	SP_CTR_KIND_TIME_NS = 1,
+	SP_CTR_KIND_CYCLES = 2,
+	SP_CTR_KIND_INSTRUCTIONS = 3,
+	SP_CTR_KIND_FLOP = 4,
+	SP_CTR_KIND_BYTES = 5,
+};
+
 /* Misuse kinds as written in the extension (stable numbers). */
 enum sp_misuse_kind {
 	SP_MISUSE_KIND_NULL_HANDLE = 0,

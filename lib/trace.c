@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "counters.h"
 #include "modules.h"
 #include "registry.h"
 #include "scope_profiler.h"
@@ -473,6 +474,11 @@ static int build_samples(struct builder *b, const struct sp_trace_input *in)
 	return b->oom ? -ENOMEM : 0;
 }
 
+static int32_t region_of_site(void *ctx, const struct sp_site *site)
+{
+	return resolve(ctx, site);
+}
+
 int sp_trace__build(struct sp_trace *tr, const struct sp_trace_input *in,
 		    struct sp_clock_map *map)
 {
@@ -488,6 +494,9 @@ int sp_trace__build(struct sp_trace *tr, const struct sp_trace_input *in,
 	rc = count_calls(&b, in, per_thread);
 	if (rc == 0)
 		rc = build_lanes(tr, in, per_thread, lane_of, map);
+	if (rc == 0)
+		rc = sp_counters__collect(tr, in->threads, in->nr_threads, lane_of,
+					  region_of_site, &b);
 	/* More calls than one chunk: the .spt writer reads them back itself
 	 * (writer_stream.c); tr->calls stays NULL. */
 	bool streamed = tr->nr_calls > sp_spill__chunk() && in->scratch_near;
@@ -538,6 +547,7 @@ void sp_trace__free(struct sp_trace *tr)
 	free(tr->calls);
 	src_free(tr->src);
 	free(tr->lanes);
+	free(tr->ctr_rows);
 	free(tr->modules);
 	free(tr->sample_region);
 	free(tr->sample_module);

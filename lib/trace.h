@@ -14,6 +14,7 @@
 #include "sampler.h"
 
 struct sp_clock_map;
+struct sp_ctr_event;
 struct sp_thread;
 struct sp_trace_src;
 
@@ -54,6 +55,13 @@ struct sp_misuse_out {
 	uint64_t others;     /* counted beyond the named regions */
 };
 
+/* Counts of one region on one lane (counters.h), per counted event. */
+struct sp_ctr_row_out {
+	int32_t region, lane;
+	uint64_t calls;
+	uint64_t incl[8], excl[8]; /* SP_CTR_MAX */
+};
+
 struct sp_module_out {
 	char *path;
 	uint64_t base; /* load bias (dl_iterate_phdr dlpi_addr) */
@@ -89,6 +97,13 @@ struct sp_trace {
 	bool extension; /* write the .spt extension block (timing, misuse) */
 	int32_t mpi_size;    /* ranks of the job, -1 unknown */
 	int32_t omp_threads; /* OpenMP threads a parallel region would use */
+	/* counters per region (counters.h); nr_ctr_events 0: none asked */
+	const char *ctr_backend;
+	int nr_ctr_events, nr_ctr_counted;
+	const struct sp_ctr_event *ctr_events; /* borrowed from the configuration */
+	size_t nr_ctr_rows;
+	struct sp_ctr_row_out *ctr_rows;
+	uint64_t ctr_threads_without, ctr_dropped;
 	/* misuse, indexed by enum sp_misuse_kind (sp_format.h) */
 	struct sp_misuse_out misuse[10];
 };

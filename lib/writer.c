@@ -10,6 +10,7 @@
 
 #include "sp_format.h"
 #include "tmpname.h"
+#include "counters.h"
 #include "trace.h"
 
 int sp_out__open(struct sp_out *o, const char *final_path)
@@ -211,17 +212,58 @@ static void put_misuse(struct sp_out *o, const struct sp_trace *tr)
 	}
 }
 
+static size_t counters_len(const struct sp_trace *tr)
+{
+	size_t len = str_len(tr->ctr_backend) + 4 + 4 + 8 + 8 + 8;
+	for (int e = 0; e < tr->nr_ctr_events; e++)
+		len += str_len(tr->ctr_events[e].name) + 8 +
+		       str_len(tr->ctr_events[e].counted ? NULL : tr->ctr_events[e].reason);
+	return len + tr->nr_ctr_rows * (16 + (size_t)tr->nr_ctr_counted * 16);
+}
+
+static void put_counters(struct sp_out *o, const struct sp_trace *tr)
+{
+	sp_out__i32(o, (int32_t)SP_EXT_COUNTERS);
+	sp_out__i32(o, (int32_t)counters_len(tr));
+	put_str(o, tr->ctr_backend);
+	sp_out__i32(o, tr->nr_ctr_events);
+	sp_out__i32(o, 0);
+	sp_out__i64(o, (int64_t)tr->ctr_threads_without);
+	sp_out__i64(o, (int64_t)tr->ctr_dropped);
+	for (int e = 0; e < tr->nr_ctr_events; e++) {
+		const struct sp_ctr_event *ev = &tr->ctr_events[e];
+		put_str(o, ev->name);
+		sp_out__i32(o, ev->kind);
+		sp_out__i32(o, ev->counted ? 0 : 1);
+		put_str(o, ev->counted ? NULL : ev->reason);
+	}
+	sp_out__i64(o, (int64_t)tr->nr_ctr_rows);
+	for (size_t i = 0; i < tr->nr_ctr_rows; i++) {
+		const struct sp_ctr_row_out *r = &tr->ctr_rows[i];
+		sp_out__i32(o, r->region);
+		sp_out__i32(o, r->lane);
+		sp_out__u64(o, r->calls);
+		for (int k = 0; k < tr->nr_ctr_counted; k++) {
+			sp_out__u64(o, r->incl[k]);
+			sp_out__u64(o, r->excl[k]);
+		}
+	}
+}
+
 /* After the seed's last field: readers of the seed's layout stop before it. */
 static void put_extension(struct sp_out *o, const struct sp_trace *tr)
 {
 	int kinds;
 	size_t mlen = misuse_len(tr, &kinds);
-	size_t total = 8 + timing_len(tr) + (kinds ? 8 + mlen : 0);
+	size_t total = 8 + timing_len(tr) + (kinds ? 8 + mlen : 0) +
+		       (tr->nr_ctr_events ? 8 + counters_len(tr) : 0);
 	sp_out__put(o, SP_EXT_MAGIC, 8);
 	sp_out__i64(o, (int64_t)total);
 	put_timing(o, tr);
 	if (kinds)
 		put_misuse(o, tr);
+	if (tr->nr_ctr_events)
+		put_counters(o, tr);
 }
 
 int sp_writer__spt(const struct sp_trace *tr, const char *path)

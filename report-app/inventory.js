@@ -134,5 +134,27 @@ function inventory(payload, state, rerender) {
     goneColumnsNote(gone, hs, "Hotspot"),
     unres && unres.count ? el("p", {class: "muted"}, `Unresolved code (module+offset only): ${plural(unres.count, "Hotspot")}, `,
       valueSpan(unres.share, true), " of the sampled time, included above (as a row, or in \u201cothers\u201d below the floor).") : null,
+    unresolvedModules(unres),
     inlineTable(payload));
+}
+
+const MAX_UNRESOLVED_MODULES = 10;
+
+// Unresolved code by module (issue 24): one row per module, the runtimes
+// named, and what would name the code.
+function unresolvedModules(unres) {
+  const mods = unres && Array.isArray(unres.modules) ? unres.modules : [];
+  if (!mods.length) return null;
+  const rows = mods.slice(0, MAX_UNRESOLVED_MODULES).map(m => el("tr", {},
+    el("td", {title: m.path}, m.module),
+    el("td", {class: "num"}, String(m.addresses)),
+    el("td", {class: "num"}, valueSpan(m.share, true)),
+    el("td", {}, m.runtime || "\u2014"),
+    el("td", {class: "muted"}, m.remedy)));
+  return el("div", {class: "table-wrap unresolved-modules"},
+    el("table", {class: "grid-table"},
+      el("caption", {}, "Unresolved code by module"),
+      el("thead", {}, el("tr", {}, ["Module", "Addresses", "Share", "Runtime", "To name it"].map(t => el("th", {scope: "col"}, t)))),
+      el("tbody", {}, rows)),
+    mods.length > MAX_UNRESOLVED_MODULES ? el("p", {class: "muted"}, `\u2026 and ${plural(mods.length - MAX_UNRESOLVED_MODULES, "more module")}`) : null);
 }

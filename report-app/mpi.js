@@ -90,9 +90,51 @@ function mpiTimeline(t) {
     el("div", {class: "legend"}, legend));
 }
 
+function rankSpan(bin, b, n) {
+  const lo = bin * b, hi = Math.min(n, lo + b) - 1;
+  return lo === hi ? `rank ${lo}` : `ranks ${lo}\u2013${hi}`;
+}
+
+// Who talks to whom: a heat map of the point-to-point bytes sent (rows:
+// senders, columns: receivers), at most 64 x 64 cells of `bin` ranks each,
+// shaded on a log scale, and the heaviest pairs by name.
+function commMatrix(c) {
+  if (!c || !Array.isArray(c.cells) || !c.cells.length) return null;
+  const n = c.bins, b = c.bin, S = Math.max(4, Math.min(24, Math.floor(480 / n))), L = 70, T = 16;
+  const max = Math.max(...c.cells.map(x => x[2]), 1);
+  const shade = v => v > 0 ? (0.15 + 0.85 * Math.log1p(v) / Math.log1p(max)).toFixed(3) : "0.06";
+  const shapes = [
+    svg("text", {x: L, y: 11, class: "lane", text: "to \u2192 (rank)"}),
+    svg("text", {x: 2, y: T + 11, class: "lane", text: "from \u2193"})];
+  const every = Math.ceil(n / 8);
+  for (let i = 0; i < n; i += every) {
+    shapes.push(svg("text", {x: 2, y: T + 14 + i * S + Math.min(S, 12) - 1, class: "lane", text: String(i * b)}));
+    shapes.push(svg("text", {x: L + i * S, y: T + 11, class: "lane", text: String(i * b)}));
+  }
+  for (const [from, to, bytes, messages, time] of c.cells) {
+    const tip = `${rankSpan(from, b, c.ranks)} \u2192 ${rankSpan(to, b, c.ranks)}: ${formatNumber(bytes, "B")} in ${messages} messages, ${nsText(time)} wall clock`;
+    shapes.push(svg("rect", {x: L + to * S, y: T + 14 + from * S, width: S - 1, height: S - 1, fill: "#4e79a7", "fill-opacity": shade(bytes),
+      class: "comm-cell", "data-from": from, "data-to": to}, svg("title", {text: tip})));
+  }
+  const scale = b > 1 ? ` Each cell holds ${b} consecutive ranks.` : "";
+  const unplaced = c.unplaced && c.unplaced.messages ? ` ${c.unplaced.messages} messages (${formatNumber(c.unplaced.bytes, "B")}) went to partners that could not be placed in MPI_COMM_WORLD and are not drawn.` : "";
+  const top = (c.top_pairs || []).map(t => el("tr", {},
+    el("td", {class: "num"}, t.from), el("td", {class: "num"}, t.to),
+    el("td", {class: "num"}, formatNumber(t.bytes, "B")), el("td", {class: "num"}, t.messages),
+    el("td", {class: "num"}, nsText(t.time_ns))));
+  return el("div", {class: "comm-matrix"},
+    el("h3", {}, "Who talks to whom"),
+    el("p", {class: "muted"}, `Point-to-point traffic measured by interposition in ${c.ranks_reporting} of ${c.ranks} ranks: ${formatNumber(c.bytes, "B")} in ${c.messages} messages. Rows send, columns receive; darker is more bytes (log scale).` + scale + unplaced + " " + c.basis + "."),
+    svg("svg", {class: "comm-heat", viewBox: `0 0 ${L + n * S + 4} ${T + 14 + n * S + 4}`, width: L + n * S + 4, height: T + 14 + n * S + 4}, shapes),
+    top.length ? el("table", {class: "grid-table comm-top"},
+      el("thead", {}, el("tr", {}, ["From", "To", "Bytes", "Messages"].map(h => el("th", {scope: "col"}, h)),
+        el("th", {scope: "col"}, "Time ", el("span", {class: "clock"}, "wall clock")))),
+      el("tbody", {}, top)) : null);
+}
+
 function mpiSection(r) {
   if (!r || !Array.isArray(r.rows)) return null;
-  const m = mpiMatrix(r), t = mpiTimeline(r.mpi_timeline);
-  if (!m && !t) return null;
-  return el("section", {class: "mpi"}, m, t);
+  const m = mpiMatrix(r), t = mpiTimeline(r.mpi_timeline), c = commMatrix(r.comm_matrix);
+  if (!m && !t && !c) return null;
+  return el("section", {class: "mpi"}, m, c, t);
 }

@@ -375,7 +375,10 @@ function doesNotSay(payload) {
   if (others && available(others.share) && others.share.value > 0.005)
     items.push(`${pct(others.share.value)} of the sampled time is in ${plural(others.count, "Hotspot")} below the floor of ${floorText(payload)}, aggregated as "others".`);
   if (unres && available(unres.share) && unres.share.value > 0)
-    items.push(`${pct(unres.share.value)} of the sampled time is in code left unresolved (module+offset, no function name).`);
+    items.push(`${pct(unres.share.value)} of the sampled time is in code left unresolved (module+offset, no function name)` +
+      (Array.isArray(unres.modules) && unres.modules.length ? ": " + unres.modules.slice(0, 3).map(m =>
+        `${m.module} ${pct(m.share.value)}${m.runtime ? " (" + m.runtime + ")" : ""}`).join(", ") +
+        `; ${unres.modules[0].remedy}` : "") + ".");
   const hs = payload.hotspots || [];
   const lacks = (what) => hs.some((h) => h.dram_intensity && (h.dram_intensity.reason || "").includes(`no ${what} raw counter`));
   const noFlops = lacks("flops_dp"), noDram = lacks("dram_bytes");

@@ -12,10 +12,10 @@
 #                attribution's symbolizers, store, report, summary).
 # (Medians of per-pair differences: they need not add up exactly.)
 # Then the cost per sample on this machine, (cpu_perf - cpu_bare - cpu_fixed)
-# / samples over the pairs of the longest duration (CPU time of the children:
-# robust to other processes' load, unlike wall time), written to
-# $XDG_CACHE_HOME/nunatak/perf-sample-cost: later Runs state their sampling
-# overhead as samples x that measured cost (docs/cli/run.md "Overhead").
+# / samples over the pairs of the longest duration (CPU time of the children,
+# perf's own process included: robust to other processes' load, unlike wall
+# time), beside the one the calibration measured for the Runs' overhead line
+# (docs/cli/run.md "Overhead"; the application's share only).
 # Env: NUNATAK (binary), APP (CPU-bound program; default the bundled heat
 # example, whose iterations are scaled to DURATIONS), DURATIONS (s, default
 # "1 5 15"), PAIRS (>= 5), FALLBACK_SRC (two_hot.c, built when APP is absent).
@@ -110,13 +110,11 @@ if costs:
           f"(min {min(costs) * 1e6:.1f}, max {max(costs) * 1e6:.1f}); wall median "
           f"{med(walls) * 1e6:.1f} us; sampling at 997 Hz costs {c * 997 * 100:.1f}% of the "
           f"sampled CPU time")
-    if 0 < c < 1e-2:
-        d = os.path.join(cache, "nunatak")
-        os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, "perf-sample-cost"), "w") as fh:
-            fh.write(f"{c:.9f}\n")
-        print(f"  written to {d}/perf-sample-cost: later Runs here say "
-              f"'a cost per sample measured on this machine'")
-    else:
-        print("  not written: not positive (below the noise of this machine)")
+    m = json.loads(subprocess.run([nunatak, "calibrate", "--json"], capture_output=True,
+                                  text=True).stdout or "{}")
+    for x in m.get("machine", {}).get("costs", []):
+        v = x["value"]
+        print(f"  the calibration's {x['name']}: "
+              f"{'%.1f us' % (v * 1e6) if v is not None else 'unavailable'} ({x['quality']}"
+              f"{': ' + x['reason'] if x['reason'] else ''})")
 PY

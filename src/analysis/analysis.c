@@ -549,16 +549,64 @@ int analysis_run_bounded(const struct pivot *p, const struct ceiling *ceilings,
 	return rc;
 }
 
+void diagnostic__release(struct diagnostic *g)
+{
+	struct derived *all[] = {&g->share,	 &g->dram_intensity,    &g->achieved,
+				 &g->attainable, &g->envelope_fraction, &g->imbalance};
+	for (size_t k = 0; k < 6; k++)
+		xfree(all[k]->reason);
+	xfree(g->classification_reason);
+	memset(g, 0, sizeof(*g));
+}
+
+#define R_REGION_NO_FLOP "no floating-point operation count for this region (scope_profiler's " \
+			 "SCOPE_PROFILER_EVENTS named no flop event, or the region ran on several " \
+			 "call paths of a thread)"
+#define R_REGION_NO_BYTES "no memory-traffic (bytes) count for this region (scope_profiler's " \
+			  "SCOPE_PROFILER_EVENTS named no bytes event, or the region ran on several " \
+			  "call paths of a thread)"
+
+void analysis_place_region(const struct analysis *a, const struct region_counts *rc,
+			   struct diagnostic *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->hotspot = -1;
+	derived_set(&g->share, "share", "ratio", NULL);
+	derived_unavailable(&g->share, "a region is timed, not sampled: it has no share of the "
+				       "sampled time");
+	derived_set(&g->imbalance, "imbalance", "ratio", NULL);
+	derived_unavailable(&g->imbalance, "not computed for regions");
+	struct derived *I = &g->dram_intensity, *A = &g->achieved;
+	derived_set(I, "dram_intensity", "flop/byte", "region flop / region dram_bytes");
+	lineage(I, "region flop", "region dram_bytes", NULL);
+	derived_set(A, "achieved", "flop/s",
+		    "region flop / (max over Loci of the region's inclusive ns / 1e9)");
+	lineage(A, "region flop", "region inclusive_ns", NULL);
+	if (!rc->have_flop) {
+		derived_unavailable(I, R_REGION_NO_FLOP);
+		derived_unavailable(A, R_REGION_NO_FLOP);
+	} else {
+		if (!rc->have_bytes)
+			derived_unavailable(I, R_REGION_NO_BYTES);
+		else if (!(rc->dram_bytes > 0))
+			derived_unavailable(I, "the region moved no counted byte: its intensity "
+					       "is unbounded");
+		else
+			derived_value(I, rc->flop / rc->dram_bytes, rc->quality, rc->reason, NULL);
+		if (!(rc->max_locus_ns > 0))
+			derived_unavailable(A, "the region has no measured time");
+		else
+			derived_value(A, rc->flop / (rc->max_locus_ns / 1e9), rc->quality,
+				      rc->reason, NULL);
+	}
+	derive_envelope(g, a);
+	classify(g, a);
+}
+
 void analysis__release(struct analysis *a)
 {
-	for (size_t i = 0; a && i < a->nr_diags; i++) {
-		struct diagnostic *g = &a->diags[i];
-		struct derived *all[] = {&g->share, &g->dram_intensity, &g->achieved,
-					 &g->attainable, &g->envelope_fraction, &g->imbalance};
-		for (size_t k = 0; k < 6; k++)
-			xfree(all[k]->reason);
-		xfree(g->classification_reason);
-	}
+	for (size_t i = 0; a && i < a->nr_diags; i++)
+		diagnostic__release(&a->diags[i]);
 	if (a) {
 		xfree(a->diags);
 		memset(a, 0, sizeof(*a));

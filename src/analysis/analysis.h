@@ -87,6 +87,26 @@ int analysis_run_bounded(const struct pivot *p, const struct ceiling *ceilings,
 			 struct analysis *a);
 void analysis__release(struct analysis *a);
 
+/* What places a scope_profiler region on the roofline: its counted FLOP
+ * and DRAM bytes (inclusive, summed over its Loci) and the longest of its
+ * Loci's inclusive times (Loci run concurrently, as for a Hotspot's
+ * achieved rate). */
+struct region_counts {
+	bool have_flop, have_bytes;
+	double flop, dram_bytes;
+	double max_locus_ns;
+	enum quality quality; /* of the counts */
+	const char *reason;   /* when not measured */
+};
+
+/* Places a region as a Hotspot is placed: DRAM intensity, achieved,
+ * attainable, envelope fraction and classification against the same
+ * Ceilings (share and imbalance are unavailable: a region is timed, not
+ * sampled). Release g with diagnostic__release. */
+void analysis_place_region(const struct analysis *a, const struct region_counts *rc,
+			   struct diagnostic *g);
+void diagnostic__release(struct diagnostic *g);
+
 /* Joins and deduplicates reasons with "; " into a fresh string (NULL when
  * both are NULL). Exposed for tests. */
 char *analysis_join_reasons(const char *a, const char *b);

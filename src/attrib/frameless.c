@@ -13,7 +13,9 @@
 #include "attrib/elf.h"
 #include "common/alloc.h"
 #include "common/err.h"
+#include "exec/exec.h"
 #include "model/model.h"
+#include "tools/objdump.h"
 
 #define EM_X86_64 62
 
@@ -67,9 +69,39 @@ static void view_close(struct module_view *v)
 		munmap((void *)v->image, v->len);
 }
 
-/* 1 when a sample at module offset off has not set up its function's frame. */
-static int frameless_at(const struct module_view *v, uint64_t off)
+/* The bytes [va, va + n) of the module's file image, or NULL. */
+static const unsigned char *image_at(const struct module_view *v, uint64_t va, size_t n,
+				     uint64_t *file_off)
 {
+	for (size_t i = 0; v->ok && i < v->info.nr_loads; i++) {
+		const struct elf_segment *s = &v->info.loads[i];
+		if (va < s->vaddr || va - s->vaddr + n > s->filesz)
+			continue;
+		uint64_t at = va - s->vaddr + s->offset;
+		if (at + n > v->len)
+			return NULL;
+		if (file_off)
+			*file_off = at;
+		return v->image + at;
+	}
+	return NULL;
+}
+
+/* The length of f's frame setup at its start, 0 when it sets up none. */
+static size_t framed_len(const struct module_view *v, const struct elf_func *f)
+{
+	size_t n = f->size < 16 ? (size_t)f->size : 16;
+	const unsigned char *c = image_at(v, f->start, n, NULL);
+	return c ? frame_setup_len(c, n) : 0;
+}
+
+/* 1 when a sample at module offset off runs where its function's frame is
+ * not (yet, or no longer) set up: no frame at all, inside the setup, or at
+ * a `ret` (after the `pop %rbp` or `leave`). *fn: the function, NULL when
+ * the symbols cover no function there. */
+static int frameless_at(const struct module_view *v, uint64_t off, const struct elf_func **fn)
+{
+	*fn = NULL;
 	if (!v->ok)
 		return 0;
 	uint64_t va = elf_info__symbolizer_address(&v->info, off);
@@ -80,18 +112,113 @@ static int frameless_at(const struct module_view *v, uint64_t off)
 	 * never the caller's caller taken as measured. */
 	if (!f)
 		return 1;
-	for (size_t i = 0; i < v->info.nr_loads; i++) {
-		const struct elf_segment *s = &v->info.loads[i];
-		if (f->start < s->vaddr || f->start >= s->vaddr + s->filesz)
-			continue;
-		uint64_t at = f->start - s->vaddr + s->offset;
-		if (at >= v->len)
-			return 0;
-		size_t n = v->len - at < 16 ? v->len - at : 16;
-		size_t len = frame_setup_len(v->image + at, n);
-		return len == 0 || va - f->start < len;
+	*fn = f;
+	size_t len = framed_len(v, f);
+	const unsigned char *at = image_at(v, va, 2, NULL);
+	bool ret = at && (at[0] == 0xc3 || (at[0] == 0xf3 && at[1] == 0xc3));
+	return len == 0 || va - f->start < len || ret;
+}
+
+/*
+ * Recovering the skipped caller from the code (x86-64). A sample in leaf L
+ * whose frame is not set up reads, as its first return address R1, the one
+ * of the innermost function that has a frame. The caller is proven when:
+ *  - the instruction before R1 is a direct call (e8 rel32) to T, the start
+ *    of a function that sets up a frame (so the frame read is T's);
+ *  - T's disassembly (GNU objdump) holds at least one direct call to L and
+ *    no other way to reach L with a frame left unset: every other call goes
+ *    directly to a function that sets up a frame, and no jump leaves T
+ *    (a tail call) and no call or jump is indirect;
+ *  - L itself never names %rbp/%ebp unless it sets up a frame (a leaf
+ *    that uses rbp as a register would make the frame read garbage).
+ * Then T is L's caller: the frame is T's and only T can have called L.
+ * Anything else keeps the caller unknown.
+ */
+struct proof {
+	size_t view;
+	uint64_t r1, leaf;     /* the return address read, the leaf's start */
+	bool ok;
+	const char *name;      /* T's symbol (borrowed from the view) */
+	uint64_t ret_off;      /* file offset of the return address in T */
+};
+
+struct scan {
+	const struct module_view *v;
+	uint64_t leaf, ret_va;
+	int calls;
+	bool ok;
+};
+
+static bool on_branch(enum objdump_branch kind, uint64_t at, uint64_t target, void *ctx)
+{
+	struct scan *sc = ctx;
+	if (kind != OBJDUMP_CALL)
+		return sc->ok = false;
+	if (target == sc->leaf) {
+		const unsigned char *c = image_at(sc->v, at, 5, NULL);
+		if (!c || c[0] != 0xe8)
+			return sc->ok = false;
+		if (sc->calls++ == 0)
+			sc->ret_va = at + 5;
+		return true;
 	}
-	return 0;
+	const struct elf_func *g = elf_info__func_at(&sc->v->info, target);
+	if (!g || g->start != target || framed_len(sc->v, g) == 0)
+		return sc->ok = false;
+	return true;
+}
+
+static char *disassemble(struct executor *x, const char *objdump, const char *module,
+			 const struct elf_func *f)
+{
+	struct objdump_range_argv a;
+	objdump__disassemble_argv(&a, objdump, module, f->start, f->size);
+	struct exec_request rq = {.argv = a.argv, .capture_stdout = true, .capture_stderr = true,
+				  .timeout_s = 60, .cacheable = true};
+	struct exec_result res = {0};
+	struct err e = {0};
+	char *out = NULL;
+	if (executor__run(x, &rq, &res, &e) == 0 && res.exit_code == 0 && res.out)
+		out = xstrdup(res.out);
+	exec_result__release(&res);
+	return out;
+}
+
+/* The leaf never touches rbp (when it sets up no frame). */
+static bool leaf_clean(const struct module_view *v, struct executor *x, const char *objdump,
+		       const struct elf_func *l)
+{
+	if (framed_len(v, l) > 0)
+		return true;
+	char *dis = disassemble(x, objdump, v->path, l);
+	bool ok = dis && objdump__branches(dis, l->start, l->start + l->size, NULL, NULL) > 0 &&
+		  !strstr(dis, "%rbp") && !strstr(dis, "%ebp") && !strstr(dis, "%bpl");
+	xfree(dis);
+	return ok;
+}
+
+static void prove(const struct module_view *v, struct executor *x, const char *objdump,
+		  const struct elf_func *l, struct proof *pr)
+{
+	uint64_t ra = elf_info__symbolizer_address(&v->info, pr->r1);
+	const unsigned char *c = ra > 5 ? image_at(v, ra - 5, 5, NULL) : NULL;
+	if (!c || c[0] != 0xe8)
+		return;
+	int32_t rel;
+	memcpy(&rel, c + 1, sizeof(rel));
+	uint64_t t = ra + (uint64_t)(int64_t)rel;
+	const struct elf_func *ft = elf_info__func_at(&v->info, t);
+	if (!ft || ft->start != t || ft == l || framed_len(v, ft) == 0 ||
+	    !leaf_clean(v, x, objdump, l))
+		return;
+	char *dis = disassemble(x, objdump, v->path, ft);
+	struct scan sc = {.v = v, .leaf = l->start, .ok = true};
+	long n = dis ? objdump__branches(dis, ft->start, ft->start + ft->size, on_branch, &sc) : -1;
+	xfree(dis);
+	if (n <= 0 || !sc.ok || sc.calls == 0 || !image_at(v, sc.ret_va, 1, &pr->ret_off))
+		return;
+	pr->ok = true;
+	pr->name = ft->name;
 }
 
 static struct module_view *view_of(struct module_view **vs, size_t *nr, size_t *cap,
@@ -121,7 +248,7 @@ static void describe(struct module_view *vs, size_t nr, struct frameless_report 
 		if (!best)
 			break;
 		const char *base = best->path ? strrchr(best->path, '/') : NULL;
-		int w = snprintf(r->modules + len, sizeof(r->modules) - len, "%s%s %.0f%%",
+		int w = snprintf(r->modules + len, sizeof(r->modules) - len, "%s%s %.1f%%",
 				 len ? ", " : "", base ? base + 1 : best->path ? best->path : "?",
 				 100 * best->unknown / r->stacked);
 		if (w < 0 || (size_t)w >= sizeof(r->modules) - len)
@@ -131,59 +258,146 @@ static void describe(struct module_view *vs, size_t nr, struct frameless_report 
 	}
 }
 
-int frameless_mark(struct pivot *p, struct frameless_report *r)
+/* The proof for (view, r1, leaf), computed once. NULL only without memory. */
+static struct proof *proof_of(struct proof **ps, size_t *nr, size_t *cap,
+			      const struct module_view *vs, size_t view, uint64_t r1,
+			      const struct elf_func *l, struct executor *x, const char *objdump)
+{
+	for (size_t i = 0; i < *nr; i++)
+		if ((*ps)[i].view == view && (*ps)[i].r1 == r1 && (*ps)[i].leaf == l->start)
+			return &(*ps)[i];
+	if (xgrow((void **)ps, cap, *nr + 1, sizeof(**ps)))
+		return NULL;
+	struct proof *pr = &(*ps)[(*nr)++];
+	*pr = (struct proof){.view = view, .r1 = r1, .leaf = l->start};
+	prove(&vs[view], x, objdump, l, pr);
+	return pr;
+}
+
+/* A frame of user code: not "[kernel.kallsyms]", "[module]", "[vdso]"... */
+static bool user_frame(const struct stack_frame *f)
+{
+	return f->module && f->module[0] != '[';
+}
+
+/* Per stack, the user leaf (the shallowest user frame: the interrupted
+ * user IP, under the kernel's frames when a sample or a context switch
+ * came from the kernel) and the frame just above it, as indices + 1 (0:
+ * none), and the user leaf's depth. */
+static void index_frames(const struct pivot *p, size_t *leaf, size_t *second, int *udepth)
+{
+	for (size_t i = 0; i < p->nr_stack_frames; i++) {
+		const struct stack_frame *f = &p->stack_frames[i];
+		if (f->stack < 0 || (size_t)f->stack >= p->nr_stacks || !user_frame(f))
+			continue;
+		if (!leaf[f->stack] || f->depth < udepth[f->stack]) {
+			leaf[f->stack] = i + 1;
+			udepth[f->stack] = f->depth;
+		}
+	}
+	for (size_t i = 0; i < p->nr_stack_frames; i++) {
+		const struct stack_frame *f = &p->stack_frames[i];
+		if (f->stack >= 0 && (size_t)f->stack < p->nr_stacks && leaf[f->stack] &&
+		    f->depth == udepth[f->stack] + 1)
+			second[f->stack] = i + 1;
+	}
+}
+
+struct marks {
+	size_t *leaf, *second; /* indices, never pointers: adding frames moves the array */
+	size_t *proof;         /* +1 into the proofs; 0: unknown */
+	int *udepth;           /* depth of the user leaf */
+	bool *mark;
+};
+
+/* Marks the stacks whose leaf has no frame set up, and proves their callers. */
+static int mark_stacks(struct pivot *p, struct executor *x, const char *objdump,
+		       struct marks *m, struct module_view **vs, size_t *nr,
+		       struct proof **ps, size_t *nr_ps, struct frameless_report *r)
+{
+	size_t cap = 0, cap_ps = 0;
+	for (size_t s = 0; s < p->nr_stacks; s++) {
+		if (!m->leaf[s])
+			continue;
+		const struct stack_frame *f0 = &p->stack_frames[m->leaf[s] - 1];
+		struct module_view *v = view_of(vs, nr, &cap, f0->module);
+		if (!v)
+			return -ENOMEM;
+		const struct elf_func *l;
+		double val = p->stacks[s].value;
+		r->stacked += val;
+		if (!(m->mark[s] = frameless_at(v, f0->offset, &l)))
+			continue;
+		const struct stack_frame *f1 = m->second[s] ? &p->stack_frames[m->second[s] - 1]
+							    : NULL;
+		struct proof *pr = NULL;
+		if (x && objdump && l && f1 && f1->module && f0->module &&
+		    !strcmp(f1->module, f0->module) &&
+		    !(pr = proof_of(ps, nr_ps, &cap_ps, *vs, (size_t)(v - *vs), f1->offset, l, x,
+				    objdump)))
+			return -ENOMEM;
+		if (pr && pr->ok) {
+			m->proof[s] = (size_t)(pr - *ps) + 1;
+			r->recovered += val;
+		} else {
+			r->unknown += val;
+			v->unknown += val;
+		}
+	}
+	return 0;
+}
+
+int frameless_mark(struct pivot *p, struct executor *x, const char *objdump,
+		   struct frameless_report *r)
 {
 	memset(r, 0, sizeof(*r));
 	struct module_view *vs = NULL;
-	size_t nr = 0, cap = 0;
-	bool *mark = xcalloc(p->nr_stacks + 1, sizeof(*mark));
-	/* indices, never pointers: adding frames moves the array */
-	size_t *leaf = xcalloc(p->nr_stacks + 1, sizeof(*leaf));
-	int rc = mark && leaf ? 0 : -ENOMEM;
-	for (size_t i = 0; !rc && i < p->nr_stack_frames; i++) {
-		const struct stack_frame *f = &p->stack_frames[i];
-		if (f->depth == 0 && f->stack >= 0 && (size_t)f->stack < p->nr_stacks)
-			leaf[f->stack] = i + 1;
-	}
-	for (size_t s = 0; !rc && s < p->nr_stacks; s++) {
-		if (!leaf[s])
-			continue;
-		const struct stack_frame *f0 = &p->stack_frames[leaf[s] - 1];
-		struct module_view *v = view_of(&vs, &nr, &cap, f0->module);
-		if (!v) {
-			rc = -ENOMEM;
-			break;
-		}
-		r->stacked += p->stacks[s].value;
-		if ((mark[s] = frameless_at(v, f0->offset))) {
-			r->unknown += p->stacks[s].value;
-			v->unknown += p->stacks[s].value;
-		}
-	}
+	struct proof *ps = NULL;
+	size_t nr = 0, nr_ps = 0;
+	struct marks m = {.leaf = xcalloc(p->nr_stacks + 1, sizeof(size_t)),
+			  .second = xcalloc(p->nr_stacks + 1, sizeof(size_t)),
+			  .proof = xcalloc(p->nr_stacks + 1, sizeof(size_t)),
+			  .udepth = xcalloc(p->nr_stacks + 1, sizeof(int)),
+			  .mark = xcalloc(p->nr_stacks + 1, sizeof(bool))};
+	int rc = m.leaf && m.second && m.proof && m.udepth && m.mark ? 0 : -ENOMEM;
+	if (!rc)
+		index_frames(p, m.leaf, m.second, m.udepth);
+	if (!rc)
+		rc = mark_stacks(p, x, objdump, &m, &vs, &nr, &ps, &nr_ps, r);
 	if (!rc && r->unknown > 0)
 		describe(vs, nr, r);
-	/* Deeper frames move down one, then the unknown caller takes depth 1. */
+	/* Frames above the user leaf move up one, then the caller takes the
+	 * depth just above the leaf. */
 	size_t nr_frames = p->nr_stack_frames;
 	for (size_t i = 0; !rc && i < nr_frames; i++) {
 		struct stack_frame *f = &p->stack_frames[i];
-		if (f->depth >= 1 && f->stack >= 0 && (size_t)f->stack < p->nr_stacks && mark[f->stack])
+		if (f->stack >= 0 && (size_t)f->stack < p->nr_stacks && m.mark[f->stack] &&
+		    f->depth > m.udepth[f->stack])
 			f->depth++;
 	}
 	for (size_t s = 0; !rc && s < p->nr_stacks; s++) {
-		if (!mark[s])
+		if (!m.mark[s])
 			continue;
 		/* the leaf's strings are their own allocations: a copy of the
 		 * struct stays valid while the array grows */
-		struct stack_frame u = p->stack_frames[leaf[s] - 1];
-		u.depth = 1;
+		struct stack_frame u = p->stack_frames[m.leaf[s] - 1];
+		u.depth = m.udepth[s] + 1;
 		u.function = (char *)FRAMELESS_CALLER;
+		if (m.proof[s]) {
+			u.function = (char *)ps[m.proof[s] - 1].name; /* copied by the pivot */
+			u.offset = ps[m.proof[s] - 1].ret_off;
+		}
 		if (pivot__add_stack_frame(p, &u) < 0)
 			rc = -ENOMEM;
 	}
 	for (size_t i = 0; i < nr; i++)
 		view_close(&vs[i]);
 	xfree(vs);
-	xfree(mark);
-	xfree(leaf);
+	xfree(ps);
+	xfree(m.leaf);
+	xfree(m.second);
+	xfree(m.proof);
+	xfree(m.udepth);
+	xfree(m.mark);
 	return rc;
 }

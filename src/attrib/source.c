@@ -7,7 +7,16 @@
  * or resolves ambiguously, or changed since the build, yields an extract
  * without text and with the reason: a wrong file shown confidently would be
  * worse than none.
+ *
+ * A file found by its name alone (the recorded path is absent and no source
+ * map covers it) may be another file of that name (issue 24): it is embedded
+ * only when something in the binary vouches for it, the line table's MD5
+ * when the compiler wrote one (clang; GCC 12 writes none), else the
+ * declaration line of a function of the Hotspot, which must name that
+ * function in the file found. Otherwise the reason says why it was not
+ * embedded and how to point at the right directory (--source-map).
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -37,7 +46,12 @@ struct group {
 	int64_t hotspot;
 	const char *file; /* borrowed from the pivot's frames */
 	int first, last;
+	const char *function; /* a function declared in file (borrowed), or NULL */
+	int declaration_line;
 };
+
+/* How resolve() found a file. */
+enum found { FOUND_RECORDED, FOUND_MAPPED, FOUND_BY_NAME };
 
 struct basename_hit {
 	char *name;
@@ -153,16 +167,19 @@ static void index__release(struct index *ix)
 
 /* Where the text of `file` is on this machine; *reason set when nowhere. */
 static int resolve(struct index *ix, const struct attrib_opts *o, const char *file, char **path,
-		   char **reason)
+		   char **reason, enum found *how)
 {
 	*path = *reason = NULL;
+	*how = FOUND_RECORDED;
 	if (is_file(file))
 		return (*path = xstrdup(file)) ? 0 : -ENOMEM;
 	char *mapped = attrib_source_map_apply(o, file);
+	*how = FOUND_MAPPED;
 	if (mapped && is_file(mapped)) {
 		*path = mapped;
 		return 0;
 	}
+	*how = FOUND_BY_NAME;
 	xfree(mapped);
 	if (!ix->built) {
 		int rc = index__build(ix);
@@ -228,9 +245,64 @@ static const char *module_md5(const struct pivot *p, int64_t hotspot,
 	return NULL;
 }
 
+/* Whether `line` names the function: its identifier (C++ scopes, arguments
+ * and templates stripped) as a whole word; an OpenMP outlined function is
+ * declared at its pragma. */
+static bool line_names(const char *line, const char *function)
+{
+	if (strstr(function, "._omp_fn.") || !strncmp(function, ".omp_outlined.", 14))
+		return strstr(line, "omp") != NULL;
+	char id[256];
+	size_t n = strcspn(function, "(<");
+	const char *b = function;
+	for (const char *q = function; q + 1 < function + n; q++)
+		if (q[0] == ':' && q[1] == ':')
+			b = q + 2;
+	n -= (size_t)(b - function);
+	if (n == 0 || n >= sizeof(id))
+		return false;
+	memcpy(id, b, n);
+	id[n] = '\0';
+	for (const char *q = line; (q = strstr(q, id)); q += n) {
+		bool before = q > line && (isalnum((unsigned char)q[-1]) || q[-1] == '_');
+		bool after = isalnum((unsigned char)q[n]) || q[n] == '_';
+		if (!before && !after)
+			return true;
+	}
+	return false;
+}
+
+/* A file found by name alone: embedded when the line table's MD5 vouched
+ * (checked by the caller: want) or its declaration line names the function;
+ * else the reason why not. */
+static char *unproven(const struct group *g, const char *path, bool md5)
+{
+	if (md5)
+		return NULL;
+	if (!g->function || g->declaration_line <= 0)
+		return xasprintf("not embedded: %s has the name of the binary's %s but nothing proves "
+				 "it is that file (no line-table MD5, no declaration line to "
+				 "check); point at the right directory with --source-map OLD=NEW",
+				 path, g->file);
+	int end = 0;
+	char *decl = NULL;
+	if (read_lines(path, g->declaration_line, g->declaration_line, &end, &decl) == 0 &&
+	    end == g->declaration_line && line_names(decl, g->function)) {
+		xfree(decl);
+		return NULL;
+	}
+	xfree(decl);
+	return xasprintf("not embedded: %s has the name of the binary's %s but its line %d does "
+			 "not declare %s as the binary's line table says: another file of that "
+			 "name, or one changed since the build; point at the right directory with "
+			 "--source-map OLD=NEW",
+			 path, g->file, g->declaration_line, g->function);
+}
+
 static int extract_one(struct pivot *p, struct index *ix, const struct attrib_opts *o,
 		       const struct group *g, const struct attrib_module_sums *ms, size_t nr_ms)
 {
+	enum found how;
 	struct extract x = {.hotspot = g->hotspot, .file = (char *)g->file};
 	x.start_line = g->first - CONTEXT_LINES > 1 ? g->first - CONTEXT_LINES : 1;
 	x.end_line = g->last + CONTEXT_LINES;
@@ -238,13 +310,16 @@ static int extract_one(struct pivot *p, struct index *ix, const struct attrib_op
 		x.end_line = x.start_line + MAX_EXTRACT_LINES - 1;
 		x.truncated = true;
 	}
-	int rc = resolve(ix, o, g->file, &x.resolved_path, &x.reason);
+	int rc = resolve(ix, o, g->file, &x.resolved_path, &x.reason, &how);
 	if (rc)
 		return rc;
 	const char *want = x.resolved_path ? module_md5(p, g->hotspot, ms, nr_ms, g->file) : NULL;
 	char have[MD5_HEX_SIZE];
 	if (want && md5_file_hex(x.resolved_path, have) == 0 && strcmp(want, have) != 0) {
 		x.reason = xstrdup(REASON_STALE);
+	} else if (x.resolved_path && how == FOUND_BY_NAME &&
+		   (x.reason = unproven(g, x.resolved_path, want != NULL))) {
+		/* withheld: the reason says why */
 	} else if (x.resolved_path) {
 		int end = 0;
 		rc = read_lines(x.resolved_path, x.start_line, x.end_line, &end, &x.text);
@@ -296,17 +371,24 @@ static int collect_groups(const struct pivot *p, struct group **out, size_t *nr)
 		for (k = n; k > 0; k--) /* frames of one Hotspot are contiguous */
 			if (g[k - 1].hotspot == f->hotspot && strcmp(g[k - 1].file, f->file) == 0)
 				break;
-		if (k > 0) {
-			g[k - 1].first = lo < g[k - 1].first ? lo : g[k - 1].first;
-			g[k - 1].last = hi > g[k - 1].last ? hi : g[k - 1].last;
-			continue;
+		if (k == 0) {
+			if (xgrow((void **)&g, &cap, n + 1, sizeof(*g))) {
+				xfree(g);
+				return -ENOMEM;
+			}
+			g[n++] = (struct group){.hotspot = f->hotspot, .file = f->file,
+						.first = lo, .last = hi};
+			k = n;
 		}
-		if (xgrow((void **)&g, &cap, n + 1, sizeof(*g))) {
-			xfree(g);
-			return -ENOMEM;
+		g[k - 1].first = lo < g[k - 1].first ? lo : g[k - 1].first;
+		g[k - 1].last = hi > g[k - 1].last ? hi : g[k - 1].last;
+		/* a function whose declaration can vouch for a file found by name */
+		if (!g[k - 1].function && f->function && f->declaration_line > 0) {
+			g[k - 1].function = f->function;
+			g[k - 1].declaration_line = f->declaration_line;
 		}
-		g[n++] = (struct group){.hotspot = f->hotspot, .file = f->file, .first = lo, .last = hi};
 	}
+
 	/* An OpenMP region's outlined function (GCC's <parent>._omp_fn.N, clang's
 	 * .omp_outlined.) starts
 	 * below its `#pragma omp parallel`: a few lines more above its code, so

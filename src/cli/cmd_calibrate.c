@@ -51,7 +51,9 @@ static const struct verb_spec calibrate_spec = {
 		   "($XDG_CACHE_HOME/nunatak/machines/<identity>.json) when this Machine was "
 		   "calibrated before. Each Ceiling is the maximum of its repetitions, with its "
 		   "Quality: measured, or estimated with the reason (dispersion, concurrent load, "
-		   "a scalar build, above the theoretical peak, or the theoretical table itself).",
+		   "a scalar build, above the theoretical peak, or the theoretical table itself). "
+		   "It also measures what one perf sample costs the application here (fp and "
+		   "dwarf stacks), which each Run's overhead line multiplies by its samples.",
 	.opts = calibrate_options,
 	.nr_opts = OPTS_NR(calibrate_options),
 	.max_pos = 0,
@@ -82,14 +84,16 @@ static json_t *calibration_json(const struct profile_outcome *po)
 		return json_null();
 	const struct calibrate_report *r = &po->cal;
 	return json_pack("{s:s?, s:s?, s:s?, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:b, s:b, s:i, s:i, "
-			 "s:i}",
+			 "s:i, s:o, s:o}",
 			 "compiler", r->compiler, "isa", r->isa, "problem", r->problem, "seconds",
 			 json_real(r->total_s), "build_seconds", json_real(r->build_s),
 			 "page_fault_seconds", num_or_null(r->init_s), "kernel_seconds", "triad",
 			 json_real(r->kernel_s[0]), "fma_dp", json_real(r->kernel_s[1]), "fma_sp",
 			 json_real(r->kernel_s[2]), "reused_binary", r->reused_binary, "budget_cut",
 			 r->budget_cut, "measured", r->nr_measured, "estimated", r->nr_estimated,
-			 "threads", r->threads);
+			 "threads", r->threads, "cost_seconds", json_real(r->cost_s),
+			 "cost_frequency", r->cost_freq > 0 ? json_integer(r->cost_freq)
+							    : json_null());
 }
 
 static int print_json(const struct machine *m, const struct profile_outcome *po)
@@ -122,6 +126,16 @@ static void print_text(const struct machine *m, const struct profile_outcome *po
 		printf("  %-16s %11.4g %-7s %s%s%s\n", c->name, c->value, c->unit,
 		       quality__name(c->quality), c->reason ? ": " : "", c->reason ? c->reason : "");
 	}
+	for (size_t i = 0; i < m->nr_costs; i++) {
+		const struct ceiling *c = &m->costs[i];
+		if (c->quality == QUALITY_UNAVAILABLE)
+			printf("  %-16s %11s %-7s unavailable: %s\n", c->name, "-", "s/sample",
+			       c->reason ? c->reason : "?");
+		else
+			printf("  %-16s %11.4g %-7s %s%s%s\n", c->name, c->value, "s/sample",
+			       quality__name(c->quality), c->reason ? ": " : "",
+			       c->reason ? c->reason : "");
+	}
 	if (po->source == PROFILE_CACHED)
 		printf("from the cached profile %s (nunatak calibrate --force measures again)\n",
 		       po->cache_path);
@@ -131,8 +145,11 @@ static void print_text(const struct machine *m, const struct profile_outcome *po
 		       r->reused_binary ? ", cached kernel" : "");
 		if (isfinite(r->init_s))
 			printf(", page faulting the triad arrays %.1f s", r->init_s);
-		printf("; triad %.1f s, fma_dp %.1f s, fma_sp %.1f s)%s%s\n", r->kernel_s[0],
-		       r->kernel_s[1], r->kernel_s[2], r->isa ? " with " : "", r->isa ? r->isa : "");
+		printf("; triad %.1f s, fma_dp %.1f s, fma_sp %.1f s", r->kernel_s[0], r->kernel_s[1],
+		       r->kernel_s[2]);
+		if (r->cost_freq > 0)
+			printf(", cost per sample %.1f s at %d Hz", r->cost_s, r->cost_freq);
+		printf(")%s%s\n", r->isa ? " with " : "", r->isa ? r->isa : "");
 		if (r->problem)
 			printf("calibration incomplete: %s\n", r->problem);
 	}

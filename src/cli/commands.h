@@ -11,5 +11,6 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_regions(int argc, char **argv);
 int cmd_rank_shim(int argc, char **argv);
+int cmd_fg_exec(int argc, char **argv);
 
 #endif

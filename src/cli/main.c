@@ -27,6 +27,7 @@ static const struct verb verbs[] = {
 	{"compare", cmd_compare, "did B get faster or slower than A, beyond noise", false},
 	{"regions", cmd_regions, "region traces: inspect, tree, export, convert, lines, plot", false},
 	{"rank-shim", cmd_rank_shim, "collect inside one MPI rank (run rewrites launches to it)", true},
+	{"fg-exec", cmd_fg_exec, "run the application in nunatak's process group (under perf)", true},
 };
 
 static const struct verb *find_verb(const char *name)

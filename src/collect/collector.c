@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "common/alloc.h"
-#include "common/cache_home.h"
 
 int collector_request__parse(const char *s, enum collector_request *out)
 {
@@ -48,15 +47,4 @@ char *collector_ld_preload(const char *lib, const char *existing)
 {
 	return existing && *existing ? xasprintf("LD_PRELOAD=%s:%s", lib, existing)
 				     : xasprintf("LD_PRELOAD=%s", lib);
-}
-
-/* Not measured on the build VM (a CPU-time timer is checked at the scheduler
- * tick that happens anyway; what a sample adds is the signal's delivery and
- * the handler, a few microseconds): an estimate until bench/run measures
- * this machine's (bench/run/run.sh writes preload-sample-cost). */
-#define PRELOAD_DEFAULT_SAMPLE_COST_S 5e-6
-
-double preload_sample_cost_s(bool *measured)
-{
-	return cache_home_read_cost("preload-sample-cost", PRELOAD_DEFAULT_SAMPLE_COST_S, measured);
 }

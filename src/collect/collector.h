@@ -41,15 +41,9 @@ enum collector_kind collector_choose(enum collector_request req, bool perf_can_s
  * NULL when out of memory. */
 char *collector_ld_preload(const char *lib, const char *existing);
 
-/* Cost of one preload sample in seconds of the application's CPU time: the
- * value bench/run measured on this machine ($XDG_CACHE_HOME/nunatak/
- * preload-sample-cost, *measured = true) or a documented default. */
-double preload_sample_cost_s(bool *measured);
-
-
 /*
  * The Collector interface: one implementation per way of measuring the
- * application (perf record, the preload sampler, bare; the MPI ranks, off-CPU
+ * application (perf record, the preload sampler, bare, the MPI ranks; off-CPU
  * and OpenMP collectors plug in the same way), driven by run/ in this order:
  *
  *   prepare  before launch: the pass's files, probes; may be NULL
@@ -110,6 +104,8 @@ struct collect_counts {
 	int64_t nr_samples;   /* samples ingested (all counters) */
 	int hz_min, hz_max;   /* the preload sampler's achieved rates (0: none) */
 	double cpu_s;         /* the CPU time the preload ticks stand for */
+	int nr_ranks;         /* MPI: ranks announced or seen (0 outside MPI) */
+	int nr_sampled_ranks; /* MPI: ranks whose samples were ingested */
 };
 
 struct collector;
@@ -152,6 +148,13 @@ void collector__free(struct collector *c); /* accepts NULL */
  * wrapping collector (perf record) writes, which tells perf's re-raise of
  * the application's signal from perf being killed; NULL when unwrapped.
  * Returns executor__run()'s result. The one launch every collector uses. */
+/* argv (`perf ... -- app args`) with `nunatak fg-exec --pgid <ours> --` put
+ * before the application: run with exec_request.own_pgrp, perf stays out of
+ * the terminal's foreground group and the application comes back into it.
+ * NULL when argv has no command after `--` or on allocation failure (run argv
+ * as it is). Freed with collect_fg_argv__free. */
+char **collect_fg_argv(char *const *argv);
+void collect_fg_argv__free(char **v);
 int collect_run_app(const struct collect_env *env, struct collect_pass *p, char *const *argv,
 		    const char *wrapper_output, struct exec_result *res, struct err *e);
 
@@ -181,5 +184,18 @@ bool collector_is_perf(const struct collector *c);
  * region traces (SCOPE_PROFILER_PREFIX in env->env_set), under
  * collect/regions/ ingested. NULL when out of memory. */
 struct collector *collector_preload__new(const char *lib);
+
+/* An MPI launch (launch/split.h): the launcher runs `nunatak rank-shim`
+ * (options o, borrowed until this returns) before the application, once;
+ * the ranks collect themselves into collect/rank-<N>/, ingested with the MPI
+ * calls the interposition recorded (ingest/ranks.h, ingest/mpi.h). prefix
+ * and app (the split) and cmd (the whole command) are borrowed for the
+ * collector's life. o NULL: no application could be told apart from the
+ * launcher's options, and cmd runs uncollected (the rank directories are
+ * still read: none). NULL with e filled when the launch cannot be built. */
+struct rank_shim_opts;
+struct collector *collector_mpi_ranks__new(const struct rank_shim_opts *o, char *const *prefix,
+					   char *const *app, char *const *cmd, int world_size,
+					   struct err *e);
 
 #endif

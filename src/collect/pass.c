@@ -4,12 +4,15 @@
 #include "collect/collector.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "collect/perf_exit.h"
+#include "collect/rank_shim.h"
 #include "common/alloc.h"
 #include "common/argv.h"
 #include "common/console.h"
@@ -84,15 +87,65 @@ static void iso_now(char out[32])
 	iso8601(time(NULL), ISO8601_UTC, out, 32);
 }
 
+char **collect_fg_argv(char *const *argv)
+{
+	size_t n = 0, dd = 0;
+	while (argv[n])
+		n++;
+	while (dd < n && strcmp(argv[dd], "--") != 0)
+		dd++;
+	char *self = dd + 1 < n ? rank_shim_self_exe() : NULL;
+	char **v = self ? xcalloc(n + 8, sizeof(char *)) : NULL;
+	char *pgid = v ? xasprintf("%d", (int)getpgrp()) : NULL;
+	struct sigaction ttou;
+	if (!pgid || sigaction(SIGTTOU, NULL, &ttou) != 0) {
+		xfree(self);
+		xfree(v);
+		xfree(pgid);
+		return NULL;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i <= dd; i++)
+		v[k++] = argv[i];
+	v[k++] = self;
+	v[k++] = (char *)"fg-exec";
+	v[k++] = (char *)"--pgid";
+	v[k++] = pgid;
+	if (ttou.sa_handler != SIG_IGN)
+		v[k++] = (char *)"--ttou-default";
+	v[k++] = (char *)"--";
+	for (size_t i = dd + 1; i < n; i++)
+		v[k++] = argv[i];
+	v[k] = NULL;
+	return v;
+}
+
+void collect_fg_argv__free(char **v)
+{
+	if (!v)
+		return;
+	size_t dd = 0;
+	while (strcmp(v[dd], "--") != 0)
+		dd++;
+	xfree(v[dd + 1]); /* self */
+	xfree(v[dd + 4]); /* the pgid */
+	xfree(v);
+}
+
 int collect_run_app(const struct collect_env *env, struct collect_pass *p, char *const *argv,
 		    const char *wrapper_output, struct exec_result *res, struct err *e)
 {
-	struct exec_request rq = {.argv = (const char *const *)argv, .forward_signals = true,
-				  .application = true, .env_set = env->env_set,
-				  .output_path = wrapper_output, .wrapper = wrapper_output != NULL};
+	/* perf in a group of its own, the application back in ours: a Ctrl-C
+	 * reaches the application alone (collect_fg_argv) */
+	char **fg = wrapper_output ? collect_fg_argv(argv) : NULL;
+	struct exec_request rq = {.argv = (const char *const *)(fg ? fg : argv),
+				  .forward_signals = true, .application = true,
+				  .env_set = env->env_set, .output_path = wrapper_output,
+				  .wrapper = wrapper_output != NULL, .own_pgrp = fg != NULL};
 	iso_now(p->start);
 	p->launched = true;
 	int rc = executor__run(env->x, &rq, res, e);
+	collect_fg_argv__free(fg);
 	/* perf re-raised the application's signal after finishing its output */
 	if (rc == 0 && wrapper_output)
 		perf_exit_reraised(res, perf_data_finished(wrapper_output));

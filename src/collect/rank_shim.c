@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "collect/rank_shim.h"
+#include "collect/collector.h"
 #include "collect/perf_exit.h"
 #include "collect/preload_path.h"
 
@@ -134,11 +135,17 @@ static int run_app_argv(struct shim *s, char *const *argv, const char *perf_out,
 	/* perf wrapping the application: killed, its orphan is waited for and
 	 * keeps its own status (exec_request.wrapper). */
 	bool perf = perf_out != NULL;
-	struct exec_request rq = {.argv = (const char *const *)argv, .application = true,
-				  .forward_signals = true, .wrapper = perf,
+	/* perf record out of the rank's process group, the application in it
+	 * (collect_fg_argv): a launcher's signal to the rank's group reaches the
+	 * application, not perf. perf stat keeps its relay (its own status). */
+	char **fg = perf && !csv ? collect_fg_argv(argv) : NULL;
+	struct exec_request rq = {.argv = (const char *const *)(fg ? fg : argv),
+				  .application = true, .forward_signals = true, .wrapper = perf,
+				  .own_pgrp = fg != NULL,
 				  .env_set = s->env_set[0] ? s->env_set : NULL};
 	exec_result__release(&s->res);
 	int rc = executor__run(s->x, &rq, &s->res, e);
+	collect_fg_argv__free(fg);
 	char b[16];
 	/* perf re-raised the application's signal: not perf's death */
 	if (rc == 0 && perf)

@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tools/perf.h"
+
 struct executor;
 struct err;
 
@@ -36,7 +38,7 @@ struct err;
 #define STACKS_PROLOGUE_BYTES 0x20
 #define STACKS_PROLOGUE_INSNS 4
 #define STACKS_DWARF_COPY_BYTES 4096
-#define STACKS_DWARF_CALL_GRAPH "dwarf,4096" /* perf's --call-graph value */
+#define STACKS_DWARF_CALL_GRAPH PERF_DWARF_CALL_GRAPH /* perf's --call-graph value */
 
 enum stacks_mode { STACKS_NONE = 0, STACKS_FP, STACKS_LBR, STACKS_DWARF };
 const char *stacks_mode__name(enum stacks_mode m); /* "none", "fp", "lbr", "dwarf" */

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct err;
 typedef struct json_t json_t;
@@ -45,6 +46,10 @@ struct exec_request {
 	bool wrapper;                /* with forward_signals: argv[0] runs the application as
 					its child (perf record): if it dies by a signal, the
 					orphaned application is waited for instead */
+	bool own_pgrp;               /* with wrapper: the command starts in a process group
+					of its own (SIGTTOU ignored), out of the terminal's
+					foreground group, so a Ctrl-C does not reach it; the
+					application rejoins ours (collect_fg_argv) */
 	const char *output_path;     /* a file the command is expected to write (perf
 					record's perf.data): the result says whether it
 					did, and recording/replay keep that answer */
@@ -106,6 +111,12 @@ struct executor {
 	const struct executor_ops *ops;
 	void *priv;
 };
+
+/* `nunatak fg-exec`: joins process group pgid (nunatak's, the terminal's
+ * foreground group; perf runs in one of its own), gives SIGTTOU its default
+ * action back when asked, and replaces this process with argv (PATH looked
+ * up). Returns only on failure: 127 (not found) or 126, errno set. */
+int exec_become(pid_t pgid, bool ttou_default, char *const *argv);
 
 struct executor *executor__new_real(void);
 /* Records every invocation made through `inner` into `entry_dir` (created;

@@ -3,6 +3,7 @@
 #ifndef NUNATAK_EXEC_EXEC_INTERNAL_H
 #define NUNATAK_EXEC_EXEC_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -22,6 +23,7 @@ pid_t exec_find_child(pid_t except);
  * (at most 15 characters, as the kernel keeps it), or -1. */
 pid_t exec_find_zombie(const char *comm);
 /* sig to root's descendants, deepest first, then to root (exec/tree.c). */
-void exec_signal_tree(pid_t root, int sig);
+void exec_signal_tree(pid_t root, int sig, bool outside_only);
+bool exec_is_nunatak(pid_t pid);
 
 #endif

@@ -64,6 +64,7 @@ static volatile sig_atomic_t fwd_first;  /* the first signal received, 0: none *
 static volatile sig_atomic_t fwd_count;  /* how many were received */
 static volatile sig_atomic_t fwd_send;   /* to forward from the wait loop, 0: none */
 static volatile sig_atomic_t fwd_wake = -1; /* write end of the loop's self-pipe */
+static volatile sig_atomic_t fwd_sender; /* who sent fwd_send (kill, sigqueue), 0: unknown */
 static const int fwd_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 #define NR_FWD (sizeof(fwd_signals) / sizeof(fwd_signals[0]))
 
@@ -78,14 +79,19 @@ static void forward_handler(int sig, siginfo_t *si, void *uc)
 	 * went to the whole foreground process group, child included; sending it
 	 * again would make the application see two SIGINTs. */
 	pid_t pid = (pid_t)fwd_pid;
-	if (si && si->si_code == SI_KERNEL)
+	bool terminal = si && si->si_code == SI_KERNEL;
+	if (terminal && fwd_wake < 0)
 		sig = 0;
-	else if (pid <= 0)
+	else if (pid <= 0 && !terminal)
 		fwd_pending = sig;
 	else if (fwd_wake < 0)
 		kill(pid, sig);
-	else
-		fwd_send = sig;
+	else {
+		/* from the terminal: only to those outside our group */
+		fwd_send = terminal ? -sig : sig;
+		fwd_sender = si && (si->si_code == SI_USER || si->si_code == SI_QUEUE) ? si->si_pid
+										    : 0;
+	}
 	/* The wait loop forwards to the whole tree (/proc is no place for a
 	 * handler) and sees a second interrupt: wake it. */
 	if (fwd_wake >= 0) {
@@ -296,6 +302,11 @@ static void wrapped_comm(const struct exec_request *req, char comm[16])
 	const char *const *a = req->argv;
 	while (*a && strcmp(*a, "--") != 0)
 		a++;
+	/* `-- nunatak fg-exec --pgid N [...] -- app`: the application is after
+	 * fg-exec's own `--` (collect_fg_argv) */
+	if (*a && a[1] && a[2] && strcmp(a[2], "fg-exec") == 0)
+		for (a += 3; *a && strcmp(*a, "--") != 0;)
+			a++;
 	if (!*a || !a[1])
 		return;
 	const char *base = strrchr(a[1], '/');
@@ -339,7 +350,10 @@ static int pump(struct waiter *w, struct proc_io *io, int *status)
 		int sig = fwd_send;
 		if (sig) {
 			fwd_send = 0;
-			exec_signal_tree(w->pid, sig);
+			/* A `nunatak run` above us (we are a rank's shim) signals
+			 * its whole tree, the application included: once is enough. */
+			if (!exec_is_nunatak((pid_t)fwd_sender))
+				exec_signal_tree(w->pid, sig < 0 ? -sig : sig, sig < 0);
 		}
 		if (n > 0) {
 			if (iin >= 0 && pf[iin].revents)
@@ -507,7 +521,10 @@ static int wait_child(const struct exec_request *req, pid_t pid, double t0, stru
 	if (req->forward_signals && pipe2(wake, O_CLOEXEC | O_NONBLOCK) == 0)
 		fwd_wake = wake[1];
 	fwd_pid = pid;
-	if (fwd_pending)
+	/* To the application, not to a collector that has yet to start it. */
+	if (fwd_pending && req->wrapper && wake[1] >= 0)
+		fwd_sender = 0, fwd_send = fwd_pending;
+	else if (fwd_pending)
 		kill(pid, fwd_pending);
 	struct waiter w = {.pid = pid, .pidfd = pidfd_for(pid), .forwarding = req->forward_signals,
 			   .wake = wake[0], .wrapper = req->forward_signals && req->wrapper};
@@ -550,7 +567,12 @@ static int spawn_io(const struct exec_request *req, const char *path, char **env
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setsigmask(&attr, mask);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+	short flags = POSIX_SPAWN_SETSIGMASK;
+	if (req->own_pgrp) {
+		posix_spawnattr_setpgroup(&attr, 0);
+		flags |= POSIX_SPAWN_SETPGROUP;
+	}
+	posix_spawnattr_setflags(&attr, flags);
 	*pid = 0;
 	int rc = setup_io(req, &fa, io, &cf, e);
 	if (rc == 0) {
@@ -648,7 +670,15 @@ static int spawn_and_wait(const struct exec_request *req, const char *path, char
 		      prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
 	pid_t pid = 0;
 	double t0 = now_s();
+	/* A collector out of the foreground group writing to a terminal set to
+	 * `stty tostop` would be stopped: it inherits SIGTTOU ignored, and the
+	 * application gets the default back (collect_fg_argv). */
+	struct sigaction old_ttou;
+	if (req->own_pgrp)
+		sigaction(SIGTTOU, &(struct sigaction){.sa_handler = SIG_IGN}, &old_ttou);
 	int rc = spawn_io(req, path, env, &g.old_mask, &io, &pid, res, e);
+	if (req->own_pgrp)
+		sigaction(SIGTTOU, &old_ttou, NULL);
 	if (rc == 0 && pid > 0)
 		rc = wait_child(req, pid, t0, &io, res, e);
 	if (reaper)
@@ -730,3 +760,16 @@ struct executor *executor__new_real(void)
 		x->ops = &real_ops;
 	return x;
 }
+
+int exec_become(pid_t pgid, bool ttou_default, char *const *argv)
+{
+	/* A group that is gone (nunatak killed meanwhile) leaves us in the
+	 * collector's: the application still runs, as it did before fg-exec. */
+	if (pgid > 0)
+		setpgid(0, pgid);
+	if (ttou_default)
+		signal(SIGTTOU, SIG_DFL);
+	execvp(argv[0], argv);
+	return errno == ENOENT ? EXEC_NOT_FOUND : EXEC_NOT_EXECUTABLE;
+}
+

@@ -85,19 +85,70 @@ void exec_kill_tree(pid_t root)
 	xfree(tree);
 }
 
-/* `sig` to every descendant of root, the deepest first, then to root, as a
- * terminal's Ctrl-C reaches the whole foreground group: the application
- * under perf gets the very signal (perf alone would turn it into a SIGTERM
- * of its own), the ranks under a local mpirun too (mpirun, signalled
- * first, would SIGKILL ranks it had not yet told). */
-void exec_signal_tree(pid_t root, int sig)
+/* Whether `pid` is a collector running the application through `nunatak
+ * fg-exec` (collect_fg_argv): its argv holds our executable followed by
+ * "fg-exec". `self` is /proc/self/exe's target. */
+static bool is_collector(pid_t pid, const char *self)
+{
+	char path[64], buf[16384];
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	for (const char *a = buf, *end = buf + n; a < end; a += strlen(a) + 1) {
+		const char *next = a + strlen(a) + 1;
+		if (next < end && strcmp(a, self) == 0 && strcmp(next, "fg-exec") == 0)
+			return a != buf; /* argv[0]: fg-exec itself, not its collector */
+	}
+	return false;
+}
+
+/* `sig` to root and its descendants, the deepest first, as a terminal's
+ * Ctrl-C reaches its foreground group: the application under perf and the
+ * ranks under a local mpirun get the very signal (mpirun, signalled first,
+ * would SIGKILL ranks it had not yet told). Collectors are left out: perf,
+ * signalled, would SIGTERM the application and end by the signal itself,
+ * hiding the application's own status; it ends when the application does.
+ * With outside_only (the terminal's Ctrl-C already reached our process
+ * group), only the processes outside our group get it: ranks that Open MPI
+ * puts in groups of their own, the application should `fg-exec` have failed
+ * to join ours; never another session's (a daemon that detached itself). */
+void exec_signal_tree(pid_t root, int sig, bool outside_only)
 {
 	pid_t *tree = xcalloc(MAX_TREE, sizeof(*tree));
 	size_t n = tree ? find_tree(root, tree, false) : 0;
-	for (size_t i = n; i-- > 1;)
-		kill(tree[i], sig);
-	kill(root, sig);
-	xfree(tree);
+	char self[4096];
+	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[sl > 0 ? sl : 0] = '\0';
+	pid_t group = getpgrp(), session = getsid(0);
+	if (!tree)
+		tree = &root, n = 1;
+	for (size_t i = n; i-- > 0;) {
+		pid_t p = tree[i];
+		if (sl > 0 && is_collector(p, self))
+			continue;
+		if (outside_only && (getpgid(p) == group || getsid(p) != session))
+			continue;
+		kill(p, sig);
+	}
+	if (tree != &root)
+		xfree(tree);
+}
+
+/* Whether `pid` runs the same program as this process: another nunatak (the
+ * `nunatak run` above a rank's shim), which signals its whole tree itself. */
+bool exec_is_nunatak(pid_t pid)
+{
+	char path[64], mine[4096], theirs[4096];
+	ssize_t a = readlink("/proc/self/exe", mine, sizeof(mine) - 1);
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	ssize_t b = pid > 0 ? readlink(path, theirs, sizeof(theirs) - 1) : -1;
+	return a > 0 && a == b && memcmp(mine, theirs, (size_t)a) == 0;
 }
 
 void exec_signal_children(int sig)

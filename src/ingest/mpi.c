@@ -174,6 +174,13 @@ static int add_profile(struct walk *w, int rank, const char *node, int term_sign
 				     .time_ns = s->time_ns, .bytes = s->bytes};
 		rc = pivot__add_mpi_site(w->p, &c) < 0 ? -ENOMEM : 0;
 	}
+	for (size_t i = 0; rc == 0 && i < mp->nr_peers; i++) {
+		const struct mpi_prof_peer *q = &mp->peers[i];
+		struct mpi_peer c = {.locus = locus, .peer = q->rank >= 0 ? q->rank : -1,
+				     .direction = (char *)(q->recv ? "recv" : "send"),
+				     .calls = q->calls, .time_ns = q->time_ns, .bytes = q->bytes};
+		rc = pivot__add_mpi_peer(w->p, &c) < 0 ? -ENOMEM : 0;
+	}
 	const char *reason = NULL;
 	bool finished = strcmp(mp->state, "finalized") == 0;
 	if (!finished) {

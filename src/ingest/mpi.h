@@ -4,7 +4,8 @@
  * (ingest/mpi_profile.h) into the pivot, on the rank's Locus (node from its
  * rank.json, thread -1):
  *  - mpi_calls rows per MPI function, mpi_sites rows per call site (module +
- *    ELF virtual address, named later by attribution: mpi/sites.h);
+ *    ELF virtual address, named later by attribution: mpi/sites.h), mpi_peers
+ *    rows per point-to-point partner and direction;
  *  - Locus-level Measurements `mpi_time` (ns, Σ time in MPI calls) and
  *    `mpi_wall_time` (ns, MPI_Init's return to the profile's last write),
  *    `measured`, or `estimated` with the reason when the rank never reached

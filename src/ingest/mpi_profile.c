@@ -155,6 +155,20 @@ static int add_polled(struct mpi_profile *p, const struct rec *r)
 	return 0;
 }
 
+static int add_peer(struct mpi_profile *p, const struct rec *r)
+{
+	int64_t v[3];
+	int rank = -1;
+	bool send = strcmp(r->f[1], "send") == 0, recv = strcmp(r->f[1], "recv") == 0;
+	if (r->n != 6 || !(send || recv) || !small_int(r->f[2], &rank) || !nums(r, 3, v, 3))
+		return -EINVAL;
+	if (xgrow((void **)&p->peers, &p->cap_peers, p->nr_peers + 1, sizeof(*p->peers)) < 0)
+		return -ENOMEM;
+	p->peers[p->nr_peers++] = (struct mpi_prof_peer){.rank = rank, .recv = recv, .calls = v[0],
+							 .time_ns = v[1], .bytes = v[2]};
+	return 0;
+}
+
 /* The header and scalar records. Returns 1 when the record is not one. */
 static int scalar(struct mpi_profile *p, const struct rec *r)
 {
@@ -210,6 +224,8 @@ static int record(struct mpi_profile *p, const struct rec *r)
 		p->nr_skipped++;
 		return 0;
 	}
+	if (strcmp(k, "peer") == 0)
+		return add_peer(p, r);
 	if (strcmp(k, "dropped") == 0) {
 		int64_t v[2];
 		if (r->n != 3 || !nums(r, 1, v, 2))
@@ -290,5 +306,6 @@ void mpi_profile__release(struct mpi_profile *p)
 	xfree(p->fns);
 	xfree(p->sites);
 	xfree(p->events);
+	xfree(p->peers);
 	*p = (struct mpi_profile){0};
 }

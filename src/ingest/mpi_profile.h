@@ -45,6 +45,14 @@ struct mpi_prof_event {
 	int peer;                             /* -1 when none */
 };
 
+/* Point-to-point totals with one partner (rank in MPI_COMM_WORLD, -1: the
+ * calls whose partner could not be placed), sent or received. */
+struct mpi_prof_peer {
+	int rank;
+	bool recv;
+	int64_t calls, time_ns, bytes;
+};
+
 struct mpi_profile {
 	int version;
 	int rank, world;       /* -1 when absent */
@@ -66,6 +74,8 @@ struct mpi_profile {
 	int64_t cost_fast_ps, cost_full_ps;
 	char **skipped; /* MPI functions left out by NUNATAK_MPI_SKIP */
 	size_t nr_skipped, cap_skipped;
+	struct mpi_prof_peer *peers;
+	size_t nr_peers, cap_peers;
 	int64_t dropped_sites, dropped_events;
 	bool complete;         /* the `end` record was read */
 };

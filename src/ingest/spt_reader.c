@@ -195,6 +195,8 @@ void spt_trace__release(struct spt_trace *t)
 		zfree(&t->ext.misuse[i].names);
 	zfree(&t->ext.misuse);
 	t->ext.nr_misuse = 0;
+	zfree(&t->ext.counters.events);
+	t->ext.counters.nr_events = 0;
 	zfree(&t->image);
 	t->nr_regions = 0;
 	t->nr_threads = 0;
@@ -272,6 +274,58 @@ static int parse_misuse(struct trace_cursor *c, struct spt_ext *x)
 	return 0;
 }
 
+static int parse_ctr_event(struct trace_cursor *c, struct spt_ctr_event *ev)
+{
+	int32_t status;
+	int rc;
+	if ((rc = trace_cursor__string(c, "event name", &ev->name, &ev->name_len)) ||
+	    (rc = trace_cursor__i32(c, "event kind", &ev->kind)) ||
+	    (rc = trace_cursor__i32(c, "event status", &status)) ||
+	    (rc = trace_cursor__string(c, "event reason", &ev->reason, &ev->reason_len)))
+		return rc;
+	if (status != 0 && status != 1)
+		return err_set(c->e, -EINVAL, ERR_TRACE_CORRUPT,
+			       "%s: byte %zu: expected an event status (0 counted, 1 unavailable), "
+			       "found %" PRId32, c->path, c->off - 8 - ev->reason_len, status);
+	ev->counted = status == 0;
+	return 0;
+}
+
+static int parse_counters(struct trace_cursor *c, struct spt_counters *x)
+{
+	int32_t pad;
+	int rc;
+	if ((rc = trace_cursor__string(c, "counter backend", &x->backend, &x->backend_len)) ||
+	    (rc = trace_cursor__i32(c, "event count", &x->nr_events)) ||
+	    (rc = trace_cursor__i32(c, "padding", &pad)) ||
+	    (rc = trace_cursor__i64(c, "threads without counters", &x->threads_without)) ||
+	    (rc = trace_cursor__i64(c, "dropped counts", &x->dropped)))
+		return rc;
+	if (x->nr_events < 0 || (size_t)x->nr_events > (c->len - c->off) / 16)
+		return err_set(c->e, -EINVAL, ERR_TRACE_CORRUPT,
+			       "%s: byte %zu: expected an event count that fits the section, "
+			       "found %" PRId32, c->path, c->off - 20, x->nr_events);
+	x->events = xcalloc((size_t)x->nr_events + 1, sizeof(*x->events));
+	if (!x->events)
+		return err_set(c->e, -ENOMEM, ERR_OOM, "%s: out of memory", c->path);
+	for (int32_t i = 0; i < x->nr_events; i++) {
+		if ((rc = parse_ctr_event(c, &x->events[i])))
+			return rc;
+		x->nr_counted += x->events[i].counted;
+	}
+	if ((rc = trace_cursor__i64(c, "counter row count", &x->nr_rows)))
+		return rc;
+	size_t row = SPT_CTR_ROW_LEN(x->nr_counted);
+	if (x->nr_rows < 0 || (uint64_t)x->nr_rows > (c->len - c->off) / row)
+		return err_set(c->e, -EINVAL, ERR_TRACE_TRUNCATED,
+			       "%s: byte %zu: truncated: expected %" PRId64 " counter rows of %zu "
+			       "bytes, found %zu bytes", c->path, c->off - 8, x->nr_rows, row,
+			       c->len - c->off);
+	x->rows_offset = c->off;
+	x->present = true;
+	return trace_cursor__take(c, (size_t)x->nr_rows * row, "counter rows", &x->rows);
+}
+
 int spt_parse_ext(const unsigned char *buf, size_t len, size_t off, const char *path, bool swap,
 		  struct spt_ext *x, struct err *e)
 {
@@ -302,6 +356,8 @@ int spt_parse_ext(const unsigned char *buf, size_t len, size_t off, const char *
 			rc = parse_timing(&s, x);
 		else if ((uint32_t)tag == SP_EXT_MISUSE && !x->misuse)
 			rc = parse_misuse(&s, x);
+		else if ((uint32_t)tag == SP_EXT_COUNTERS && !x->counters.events)
+			rc = parse_counters(&s, &x->counters);
 		if (rc)
 			return rc;
 		c.off += (size_t)n; /* unknown sections are skipped */

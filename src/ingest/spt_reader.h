@@ -79,6 +79,47 @@ struct spt_misuse {
 	struct spt_misuse_name *names; /* owned */
 };
 
+/* An event of the counter section (sp_format.h 'CNTR'). */
+struct spt_ctr_event {
+	const char *name; /* borrowed */
+	uint32_t name_len;
+	int32_t kind;     /* SP_CTR_KIND_* (lib/counters.h), other values: a count */
+	bool counted;     /* false: no values, reason says why */
+	const char *reason; /* borrowed; empty when counted */
+	uint32_t reason_len;
+};
+
+/* The counter section: rows of (region, lane, calls, then per counted
+ * event an inclusive and an exclusive sum), views into the bytes. */
+struct spt_counters {
+	bool present;
+	const char *backend; /* borrowed */
+	uint32_t backend_len;
+	int32_t nr_events, nr_counted;
+	struct spt_ctr_event *events; /* owned */
+	int64_t threads_without, dropped;
+	int64_t nr_rows;
+	const unsigned char *rows; /* nr_rows x (16 + 16 x nr_counted) bytes */
+	size_t rows_offset;        /* in the file, for messages */
+};
+#define SPT_CTR_ROW_LEN(counted) (16 + 16 * (size_t)(counted))
+
+/* Row @p i of @p c: its fields in our byte order; values[k] inclusive,
+ * values[SP_CTR_MAX + k] exclusive, for the k-th counted event. */
+static inline void spt_counters__row(const struct spt_counters *c, bool swap, int64_t i,
+				     int32_t *region, int32_t *lane, int64_t *calls,
+				     int64_t *incl, int64_t *excl)
+{
+	const unsigned char *p = c->rows + (size_t)i * SPT_CTR_ROW_LEN(c->nr_counted);
+	*region = spt_load_i32(p, swap);
+	*lane = spt_load_i32(p + 4, swap);
+	*calls = spt_load_i64(p + 8, swap);
+	for (int32_t k = 0; k < c->nr_counted; k++) {
+		incl[k] = spt_load_i64(p + 16 + 16 * (size_t)k, swap);
+		excl[k] = spt_load_i64(p + 24 + 16 * (size_t)k, swap);
+	}
+}
+
 /* The extension block of a finished trace (has_timing false without it). */
 struct spt_ext {
 	bool present;
@@ -88,6 +129,7 @@ struct spt_ext {
 	const unsigned char *lanes; /* nr_lanes x (int64 first, last, cpu ns), borrowed */
 	int32_t nr_misuse;
 	struct spt_misuse *misuse; /* owned */
+	struct spt_counters counters;
 };
 
 /* What an unfinished trace held. */

@@ -223,12 +223,31 @@ int machine_cache_load_ceilings(struct machine *m, const char *dir, struct err *
 	int rc = load_profile(m, dir, &cached, e);
 	if (rc == 1) {
 		machine__clear_ceilings(m);
+		machine__clear_costs(m);
 		for (size_t i = 0; i < cached.nr_ceilings && rc == 1; i++)
 			if (machine__add_ceiling(m, &cached.ceilings[i]))
+				rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
+		for (size_t i = 0; i < cached.nr_costs && rc == 1; i++)
+			if (machine__put_cost(m, &cached.costs[i]))
 				rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	}
 	machine__release(&cached);
 	return rc;
+}
+
+/* A cost is no maximum: this calibration's replaces the cached one, unless
+ * the cached one is of a better Quality (measured over estimated over
+ * unavailable: a calibration on a busy Machine does not undo a clean one). */
+static int keep_costs(struct machine *m, const struct machine *cached)
+{
+	for (size_t k = 0; k < cached->nr_costs; k++) {
+		const struct ceiling *c = &cached->costs[k], *now = machine__cost(m, c->name);
+		if (now && now->quality <= c->quality)
+			continue;
+		if (machine__put_cost(m, c))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 /* m's Ceiling i becomes a copy of c. */
@@ -288,6 +307,8 @@ int machine_cache_keep_best(struct machine *m, const char *dir, char **note, str
 		if (i < m->nr_ceilings ? replace_ceiling(m, i, c) : machine__add_ceiling(m, c))
 			rc = -ENOMEM;
 	}
+	if (rc == 1 && keep_costs(m, &cached))
+		rc = -ENOMEM;
 	machine__release(&cached);
 	if (rc == -ENOMEM)
 		return err_set(e, -ENOMEM, ERR_OOM, "out of memory");

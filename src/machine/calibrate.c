@@ -17,6 +17,7 @@
 #include "common/err_codes.h"
 #include "exec/exec.h"
 #include "tools/cc.h"
+#include "machine/sample_cost.h"
 #include "machine/snapshot.h"
 #include "machine/theory.h"
 #include "common/fsutil.h"
@@ -257,6 +258,27 @@ static int one_kernel(struct machine *m, struct executor *x, const struct calibr
 	return rc;
 }
 
+/* The cost per sample after the kernels (the replay of a reference
+ * recording would serve the application's perf record to it otherwise). */
+static int costs(struct machine *m, struct executor *x, const struct calibrate_opts *o,
+		 const char *bin, bool out_of_budget, struct calibrate_report *r, struct err *e)
+{
+	char *no_kernel = r->problem && !r->nr_measured && !r->nr_estimated
+				  ? xasprintf("not measured: %s", r->problem) : NULL;
+	const char *why = no_kernel ? no_kernel
+			  : out_of_budget ? "not measured: the calibration budget ran out" : NULL;
+	if (!why) {
+		if (o->progress)
+			o->progress(o->progress_ctx, "calibrating: cost per sample", 4, 5);
+		return machine_sample_costs(m, x, o, bin, r, e);
+	}
+	int rc = sample_cost_unavailable(m, COST_PERF_FP, why) ||
+		 sample_cost_unavailable(m, COST_PERF_DWARF, why)
+			 ? err_set(e, -ENOMEM, ERR_OOM, "out of memory") : 0;
+	xfree(no_kernel);
+	return rc;
+}
+
 int machine_calibrate(struct machine *m, struct executor *x, const struct calibrate_opts *o,
 		      struct calibrate_report *r, struct err *e)
 {
@@ -282,7 +304,7 @@ int machine_calibrate(struct machine *m, struct executor *x, const struct calibr
 	if (rc == 0 && (rc = fs_mkdir_p(o->work_dir)) < 0)
 		err_set(e, rc, ERR_CALIBRATION_IO, "cannot create %s: %s", o->work_dir, strerror(-rc));
 	if (o->progress)
-		o->progress(o->progress_ctx, "calibrating: building the kernel", 0, 4);
+		o->progress(o->progress_ctx, "calibrating: building the kernel", 0, 5);
 	if (rc == 0)
 		rc = build(x, o, src, bin, r, e);
 	for (int k = 0; rc == 0 && k < 3; k++) {
@@ -296,9 +318,11 @@ int machine_calibrate(struct machine *m, struct executor *x, const struct calibr
 		char label[64];
 		snprintf(label, sizeof(label), "calibrating: %s", kernels[k]);
 		if (o->progress)
-			o->progress(o->progress_ctx, label, (unsigned long)k + 1, 4);
+			o->progress(o->progress_ctx, label, (unsigned long)k + 1, 5);
 		rc = one_kernel(m, x, o, bin, k, &plan, t0 + budget, r, e);
 	}
+	if (rc >= 0 && !o->replay)
+		rc = costs(m, x, o, bin, now_s() - t0 >= budget, r, e);
 	if (rc >= 0 && theory_add_ceilings(m, o->max_freq_khz, o->cpuinfo) < 0)
 		rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	r->total_s = now_s() - t0;

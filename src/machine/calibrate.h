@@ -51,7 +51,9 @@ extern const size_t calibration_kernel_c_len;
 
 /* One kernel's stdout: "kernel NAME", "isa ISA", "threads N", "load L",
  * "bytes B" (triad), "rep I RATE" ..., and from our own kernel "init_s S"
- * and "cpu_share F". Unknown keys are skipped (a newer kernel may add some). */
+ * and "cpu_share F"; the sample_* kernels add "work W" (flop per
+ * repetition) and "sampled I RATE SAMPLES" (the sampled half of pair I).
+ * Unknown keys are skipped (a newer kernel may add some). */
 struct kernel_output {
 	char kernel[16];
 	char isa[16];
@@ -62,6 +64,9 @@ struct kernel_output {
 	int nr_reps;
 	double init_s;      /* NaN: not reported */
 	double cpu_share;   /* NaN: not reported */
+	double work;        /* NaN: not reported */
+	double sampled[KERNEL_MAX_REPS], samples[KERNEL_MAX_REPS]; /* samples -1: unknown */
+	int nr_sampled;
 };
 
 /* Pure: parses a kernel's output. Returns 0, or -EINVAL with e naming the
@@ -118,10 +123,13 @@ struct calibrate_report {
 	bool budget_cut;         /* a kernel was skipped for the budget */
 	int threads;             /* threads the kernels ran (fewer than the
 				    allocated cores on a loaded Machine) */
+	double cost_s;           /* measuring the cost per sample (0: not done) */
+	int cost_freq;           /* the sampling frequency it used (0: not done) */
 };
 void calibrate_report__release(struct calibrate_report *r);
 
-/* Builds (or reuses) the kernel and runs triad, fma_dp, fma_sp with
+/* Builds (or reuses) the kernel and runs triad, fma_dp, fma_sp, then
+ * measures the cost per sample (sample_cost.h; not under replay), with
  * max(1, floor(allocated cores)) threads, or on o->free_cpus only when
  * fewer are free (FLOP rates then scaled to the allocation, the triad kept
  * as a lower bound, both estimated with the reason); replaces m's Ceilings of those

@@ -39,6 +39,26 @@ static void word(char *dst, size_t cap, const char *src)
 	snprintf(dst, cap, "%.*s", (int)(n < cap ? n : cap - 1), src);
 }
 
+/* "sampled <i> <rate> <samples>" (v is what follows the key). */
+static int sampled_line(struct kernel_output *k, const char *v, int lineno, struct err *e)
+{
+	size_t ll = strlen(v);
+	const char *r = strchr(v, ' ');
+	const char *n = r ? strchr(r + 1, ' ') : NULL;
+	char rate[64];
+	double x, y;
+	if (!r || !n || (size_t)(n - r - 1) >= sizeof(rate))
+		return bad(e, lineno, "sampled <i> <rate> <samples>", v, ll);
+	snprintf(rate, sizeof(rate), "%.*s", (int)(n - r - 1), r + 1);
+	if (!number(rate, &x) || x < 0 || !number(n + 1, &y) || y < -1)
+		return bad(e, lineno, "sampled <i> <rate> <samples>", v, ll);
+	if (k->nr_sampled >= KERNEL_MAX_REPS)
+		return bad(e, lineno, "at most 64 repetitions", v, ll);
+	k->sampled[k->nr_sampled] = x;
+	k->samples[k->nr_sampled++] = y;
+	return 0;
+}
+
 /* One "key value..." line (NUL-terminated copy). */
 static int line_of(struct kernel_output *k, char *l, int lineno, struct err *e)
 {
@@ -73,6 +93,12 @@ static int line_of(struct kernel_output *k, char *l, int lineno, struct err *e)
 		if (!number(v, &x) || x < 0)
 			return bad(e, lineno, "cpu_share <fraction>", v, ll);
 		k->cpu_share = x;
+	} else if (!strcmp(l, "work")) {
+		if (!number(v, &x) || !(x > 0))
+			return bad(e, lineno, "work <flop>", v, ll);
+		k->work = x;
+	} else if (!strcmp(l, "sampled")) {
+		return sampled_line(k, v, lineno, e);
 	} else if (!strcmp(l, "rep")) {
 		const char *r = strchr(v, ' ');
 		if (!r || !number(r + 1, &x) || x < 0)
@@ -91,6 +117,7 @@ int kernel_output_parse(const char *text, size_t len, struct kernel_output *k, s
 	k->load = -1;
 	k->init_s = NAN;
 	k->cpu_share = NAN;
+	k->work = NAN;
 	int lineno = 0;
 	for (size_t pos = 0; text && pos < len;) {
 		const char *l = text + pos;

@@ -40,8 +40,8 @@ static void announce(const struct profile_opts *o, const struct machine *m, bool
 	char id[MACHINE_ID_SIZE] = "?";
 	machine_identity(m, id);
 	double budget = o->budget_s > 0 ? o->budget_s : CALIBRATION_DEFAULT_BUDGET_S;
-	char *msg = xasprintf("calibrating Machine %s (%s): triad, fma_dp and fma_sp kernels, at "
-			      "most %g s, once per Machine%s",
+	char *msg = xasprintf("calibrating Machine %s (%s): triad, fma_dp and fma_sp kernels and "
+			      "the cost per sample, at most %g s, once per Machine%s",
 			      id, forced ? "--force" : o->occasion ? o->occasion : "first Run on it",
 			      budget, forced || o->occasion ? "" : "; --no-calibrate skips it");
 	if (msg && o->announce)
@@ -111,8 +111,12 @@ static int recorded_ceilings(struct machine *m, struct executor *x, struct err *
 	int rc = machine__from_json(&rec, jm, &ignored) == 0 && rec.nr_ceilings ? 1 : 0;
 	if (rc == 1) {
 		machine__clear_ceilings(m);
+		machine__clear_costs(m);
 		for (size_t i = 0; i < rec.nr_ceilings && rc == 1; i++)
 			if (machine__add_ceiling(m, &rec.ceilings[i]))
+				rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
+		for (size_t i = 0; i < rec.nr_costs && rc == 1; i++)
+			if (machine__put_cost(m, &rec.costs[i]))
 				rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	}
 	machine__release(&rec);

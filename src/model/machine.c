@@ -62,15 +62,16 @@ void machine__release(struct machine *m)
 	allocation__release(&m->alloc);
 	machine__clear_ceilings(m);
 	xfree(m->ceilings);
+	machine__clear_costs(m);
+	xfree(m->costs);
 	machine__init(m);
 }
 
-int machine__add_ceiling(struct machine *m, const struct ceiling *c)
+static int append(struct ceiling **v, size_t *nr, size_t *cap, const struct ceiling *c)
 {
-	if (xgrow((void **)&m->ceilings, &m->cap_ceilings, m->nr_ceilings + 1,
-		  sizeof(*m->ceilings)))
+	if (xgrow((void **)v, cap, *nr + 1, sizeof(**v)))
 		return -ENOMEM;
-	struct ceiling *d = &m->ceilings[m->nr_ceilings];
+	struct ceiling *d = &(*v)[*nr];
 	*d = *c;
 	d->name = xstrdup(c->name ? c->name : "");
 	d->unit = xstrdup(c->unit ? c->unit : "");
@@ -79,7 +80,41 @@ int machine__add_ceiling(struct machine *m, const struct ceiling *c)
 		ceiling__release(d);
 		return -ENOMEM;
 	}
-	m->nr_ceilings++;
+	(*nr)++;
+	return 0;
+}
+
+int machine__add_ceiling(struct machine *m, const struct ceiling *c)
+{
+	return append(&m->ceilings, &m->nr_ceilings, &m->cap_ceilings, c);
+}
+
+void machine__clear_costs(struct machine *m)
+{
+	for (size_t i = 0; i < m->nr_costs; i++)
+		ceiling__release(&m->costs[i]);
+	m->nr_costs = 0;
+}
+
+const struct ceiling *machine__cost(const struct machine *m, const char *name)
+{
+	for (size_t i = 0; name && i < m->nr_costs; i++)
+		if (m->costs[i].name && !strcmp(m->costs[i].name, name))
+			return &m->costs[i];
+	return NULL;
+}
+
+int machine__put_cost(struct machine *m, const struct ceiling *c)
+{
+	size_t i = 0;
+	while (i < m->nr_costs && strcmp(m->costs[i].name, c->name ? c->name : ""))
+		i++;
+	if (append(&m->costs, &m->nr_costs, &m->cap_costs, c))
+		return -ENOMEM;
+	if (i + 1 < m->nr_costs) { /* the same name was there: the copy replaces it */
+		ceiling__release(&m->costs[i]);
+		m->costs[i] = m->costs[--m->nr_costs];
+	}
 	return 0;
 }
 
@@ -146,6 +181,8 @@ int machine__copy(struct machine *dst, const struct machine *src)
 	}
 	for (size_t i = 0; !rc && i < src->nr_ceilings; i++)
 		rc = machine__add_ceiling(dst, &src->ceilings[i]);
+	for (size_t i = 0; !rc && i < src->nr_costs; i++)
+		rc = machine__put_cost(dst, &src->costs[i]);
 	if (rc)
 		machine__release(dst);
 	return rc ? -ENOMEM : 0;

@@ -74,6 +74,13 @@ struct machine {
 	struct allocation alloc;
 	struct ceiling *ceilings;
 	size_t nr_ceilings, cap_ceilings;
+	/* What collecting costs here, measured with the calibration (machine/
+	 * sample_cost.h) and cached with the Ceilings: the application time one
+	 * sample takes, named "perf_sample_fp", "perf_sample_dwarf", ... (unit
+	 * "s"). value NaN with Quality unavailable and the reason when it could
+	 * not be measured. Not a bound: never placed on the roofline. */
+	struct ceiling *costs;
+	size_t nr_costs, cap_costs;
 	char *cpuinfo_text;  /* first processor block of /proc/cpuinfo, for recordings;
 				not written to the manifest */
 	bool replayed;       /* true when built from a recording's meta.json */
@@ -96,6 +103,11 @@ bool machine__allocated_cores(const struct machine *m, double *cores);
 int machine__add_ceiling(struct machine *m, const struct ceiling *c);
 /* Drops every Ceiling (before loading a cached profile's). */
 void machine__clear_ceilings(struct machine *m);
+/* The same for the costs: appends a copy of c (replacing the cost of the
+ * same name), drops them all, finds one by name (NULL when absent). */
+int machine__put_cost(struct machine *m, const struct ceiling *c);
+void machine__clear_costs(struct machine *m);
+const struct ceiling *machine__cost(const struct machine *m, const char *name);
 /* Deep copy into dst (initialised by this call). Returns 0 or -ENOMEM. */
 int machine__copy(struct machine *dst, const struct machine *src);
 
@@ -104,7 +116,8 @@ int machine__copy(struct machine *dst, const struct machine *src);
  * cpu_model, hostname, identity, logical_cores, allocated_cores, cpu{vendor,
  * family, model, stepping, flags[]}, allocation{visible_cores, affinity_mask[],
  * cpu_quota, memory_limit_bytes, cgroup}, ceilings[{name,value,unit,quality,
- * reason}]}; unknowns are null. Returns a new reference (caller
+ * reason}], costs[the same fields; absent when there is none]}; unknowns are
+ * null. Returns a new reference (caller
  * json_decref()s) or NULL on allocation failure. */
 json_t *machine__to_json(const struct machine *m);
 /* Inverse of machine__to_json; unknown keys are ignored, absent ones stay

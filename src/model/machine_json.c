@@ -96,11 +96,11 @@ static json_t *alloc_to_json(const struct allocation *a)
 	return ok ? o : NULL;
 }
 
-static json_t *ceilings_to_json(const struct machine *m)
+static json_t *ceilings_to_json(const struct ceiling *v, size_t n)
 {
 	json_t *arr = json_array();
-	for (size_t i = 0; arr && i < m->nr_ceilings; i++) {
-		const struct ceiling *c = &m->ceilings[i];
+	for (size_t i = 0; arr && i < n; i++) {
+		const struct ceiling *c = &v[i];
 		bool ok = true;
 		json_t *o = json_object();
 		if (!o)
@@ -138,7 +138,9 @@ json_t *machine__to_json(const struct machine *m)
 	put(o, "allocated_cores", real_or_null(has_cores, cores), &ok);
 	put(o, "cpu", cpu_to_json(&m->cpu), &ok);
 	put(o, "allocation", alloc_to_json(&m->alloc), &ok);
-	put(o, "ceilings", ceilings_to_json(m), &ok);
+	put(o, "ceilings", ceilings_to_json(m->ceilings, m->nr_ceilings), &ok);
+	if (m->nr_costs)
+		put(o, "costs", ceilings_to_json(m->costs, m->nr_costs), &ok);
 	/* A replayed Run's Machine is the recording's, not the replaying host's. */
 	put(o, "recorded", json_boolean(m->replayed), &ok);
 	if (ok)
@@ -256,8 +258,9 @@ static int alloc_from_json(struct allocation *a, const json_t *o, struct err *e)
 	return 0;
 }
 
-static int ceilings_from_json(struct machine *m, const json_t *arr, struct err *e)
+static int ceilings_from_json(struct machine *m, const json_t *arr, bool costs, struct err *e)
 {
+	const char *key = costs ? "costs" : "ceilings";
 	size_t i;
 	const json_t *c;
 	json_array_foreach(arr, i, c) {
@@ -268,13 +271,13 @@ static int ceilings_from_json(struct machine *m, const json_t *arr, struct err *
 		cl.reason = (char *)json_string_value(json_object_get(c, "reason"));
 		if (!cl.name || !cl.unit)
 			return err_set(e, -EINVAL, ERR_RUN_CORRUPT,
-				       "machine.ceilings[%zu]: expected name and unit strings", i);
+				       "machine.%s[%zu]: expected name and unit strings", key, i);
 		cl.value = json_is_number(v) ? json_number_value(v) : NAN;
 		if (quality__parse(json_string_value(json_object_get(c, "quality")), &cl.quality))
 			cl.quality = QUALITY_UNAVAILABLE;
 		if (!json_is_number(v))
 			cl.quality = QUALITY_UNAVAILABLE;
-		if (machine__add_ceiling(m, &cl))
+		if (costs ? machine__put_cost(m, &cl) : machine__add_ceiling(m, &cl))
 			return err_oom(e);
 	}
 	return 0;
@@ -301,7 +304,9 @@ int machine__from_json(struct machine *m, const json_t *j, struct err *e)
 	if (!rc)
 		rc = alloc_from_json(&m->alloc, json_object_get(j, "allocation"), e);
 	if (!rc)
-		rc = ceilings_from_json(m, json_object_get(j, "ceilings"), e);
+		rc = ceilings_from_json(m, json_object_get(j, "ceilings"), false, e);
+	if (!rc)
+		rc = ceilings_from_json(m, json_object_get(j, "costs"), true, e);
 	if (rc)
 		machine__release(m);
 	else

@@ -172,6 +172,11 @@ static void mpi_site__release(struct mpi_site *c)
 	xfree(c->file);
 }
 
+static void mpi_peer__release(struct mpi_peer *c)
+{
+	xfree(c->direction);
+}
+
 static void event__release(struct event *v)
 {
 	xfree(v->kind);
@@ -312,6 +317,14 @@ int64_t pivot__add_event(struct pivot *p, const struct event *src)
 	});
 }
 
+int64_t pivot__add_mpi_peer(struct pivot *p, const struct mpi_peer *src)
+{
+	APPEND(mpi_peers, mpi_peer__release, {
+		dst->direction = NULL;
+		DUP(direction);
+	});
+}
+
 #define RELEASE_ALL(arr, fn)                            \
 	do {                                            \
 		for (size_t i = 0; i < p->nr_##arr; i++) \
@@ -334,6 +347,7 @@ void pivot__release(struct pivot *p)
 	RELEASE_ALL(mpi_calls, mpi_call__release);
 	RELEASE_ALL(mpi_sites, mpi_site__release);
 	RELEASE_ALL(events, event__release);
+	RELEASE_ALL(mpi_peers, mpi_peer__release);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -153,6 +153,11 @@ struct region_stat {
 	int64_t calls;
 	int64_t inclusive_ns;
 	int64_t exclusive_ns;
+	/* Counted by scope_profiler (SCOPE_PROFILER_EVENTS, kinds flop and
+	 * bytes), inclusive: present only when the region ran on this one
+	 * call path of its thread (counts are kept per region, not per path). */
+	bool has_flop, has_dram_bytes;
+	double flop, dram_bytes;
 };
 
 /* Samples that fell inside a region call (perf -k CLOCK_MONOTONIC and region
@@ -192,6 +197,20 @@ struct mpi_site {
 	int64_t bytes;
 };
 
+/* A rank's point-to-point totals with one partner, measured by interposition
+ * (the probe's `peer` records): the send calls naming it (direction "send",
+ * bytes sent) or the receives from it ("recv"; bytes received, or posted for
+ * MPI_Irecv). peer: the partner's rank in MPI_COMM_WORLD, -1 for the calls
+ * whose partner could not be placed (see src/mpi/probe/nunatak_mpi.c). */
+struct mpi_peer {
+	int64_t locus;
+	int peer;
+	char *direction;
+	int64_t calls;
+	int64_t time_ns;
+	int64_t bytes;
+};
+
 /* A timestamped fact with a duration (REFERENCE.md §2 `events`): an MPI call
  * (kind "mpi"), start on CLOCK_MONOTONIC. attributes: a JSON object text
  * ({"bytes": n, "peer": r}), or NULL. */
@@ -223,6 +242,7 @@ struct pivot {
 	PIVOT_ARRAY(mpi_call, mpi_calls);
 	PIVOT_ARRAY(mpi_site, mpi_sites);
 	PIVOT_ARRAY(event, events);
+	PIVOT_ARRAY(mpi_peer, mpi_peers);
 };
 
 void pivot__init(struct pivot *p);
@@ -247,6 +267,7 @@ int64_t pivot__add_region_sample(struct pivot *p, const struct region_sample *sr
 int64_t pivot__add_mpi_call(struct pivot *p, const struct mpi_call *src);
 int64_t pivot__add_mpi_site(struct pivot *p, const struct mpi_site *src);
 int64_t pivot__add_event(struct pivot *p, const struct event *src);
+int64_t pivot__add_mpi_peer(struct pivot *p, const struct mpi_peer *src);
 
 /* Display name of a Hotspot: its name, or "module-basename+0x<offset>". Caller frees. */
 char *hotspot__display_name(const struct hotspot *h);

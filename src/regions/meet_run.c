@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "regions/meet_run.h"
+#include "regions/region_counters.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include "regions/meet.h"
 #include "regions/region_events.h"
 #include "regions/trace_set.h"
+#include "sp_format.h" /* SP_CTR_KIND_* */
 
 #define MAX_COUNTERS 16
 #define LOCUS_CACHE 256 /* power of two */
@@ -210,11 +212,35 @@ static int on_sample(void *ctx, const struct ingest_sample *s)
 	return agg_add(c, node, locus, hs, counter, (double)s->period * scale);
 }
 
+/* The region's inclusive count of event @p ev on @p lane of this rank,
+ * when the region ran on no other path node of that lane: counts are kept
+ * per region and thread, so a region on two paths cannot be split. */
+static bool path_count(const struct region_counters *rc, int ev, const int64_t *acc,
+		       const struct path_tree *pt, size_t nn, size_t lane, size_t n, double *out)
+{
+	if (ev < 0)
+		return false;
+	for (size_t m = 0; m < nn; m++)
+		if (m != n && pt->region[m] == pt->region[n] && acc[(lane * nn + m) * 3])
+			return false;
+	for (size_t i = 0; i < rc->nr_rows; i++) {
+		const struct ctr_row *r = &rc->rows[i];
+		if (r->region == (uint32_t)pt->region[n] && r->lane == (int32_t)lane &&
+		    r->have[ev]) {
+			*out = (double)r->incl[ev];
+			return true;
+		}
+	}
+	return false;
+}
+
 /* pivot.region_stats of one rank: per (lane, path node). */
 static int add_stats(struct pivot *p, const struct calls *cl, const struct rank_data *rd,
 		     const struct path_tree *pt, const struct trace_set *ts, const char *node,
-		     int rank, int64_t main_tid)
+		     int rank, int64_t main_tid, const struct region_counters *ctr)
 {
+	int ev_flop = region_counters__event_of_kind(ctr, SP_CTR_KIND_FLOP);
+	int ev_bytes = region_counters__event_of_kind(ctr, SP_CTR_KIND_BYTES);
 	size_t nn = pt->n, nl = (size_t)(cl->nr_lanes > 0 ? cl->nr_lanes : 1);
 	int64_t *acc = xcalloc(nn * nl * 3 + 1, sizeof(*acc));
 	if (!acc)
@@ -240,6 +266,8 @@ static int add_stats(struct pivot *p, const struct calls *cl, const struct rank_
 			struct region_stat r = {.locus = locus, .path = path,
 						.name = ts->regions[pt->region[n]].name,
 						.calls = a[0], .inclusive_ns = a[1], .exclusive_ns = a[2]};
+			r.has_flop = path_count(ctr, ev_flop, acc, pt, nn, l, n, &r.flop);
+			r.has_dram_bytes = path_count(ctr, ev_bytes, acc, pt, nn, l, n, &r.dram_bytes);
 			rc = locus < 0 || !path || pivot__add_region_stat(p, &r) < 0 ? -ENOMEM : 0;
 			xfree(path);
 		}
@@ -355,8 +383,15 @@ static int meet_rank(struct meet_ctx *c, struct trace_set *ts, size_t i, struct 
 		c->tl = NULL;
 		region_timeline__release(&tl);
 	}
+	/* Counters per region (the trace's 'CNTR' section): FLOP and bytes
+	 * place the region on the roofline (report/regions_view.c). */
+	struct region_counters ctr;
+	memset(&ctr, 0, sizeof(ctr));
+	if (rc == 0 && ts->src[i].kind == TRACE_SPT)
+		rc = region_counters__read_path(&ctr, ts, ts->src[i].path, e);
 	if (rc == 0)
-		rc = add_stats(c->p, &cl, &rd, pt, ts, c->node, c->rank, c->main_tid);
+		rc = add_stats(c->p, &cl, &rd, pt, ts, c->node, c->rank, c->main_tid, &ctr);
+	region_counters__release(&ctr);
 	/* MPI ranks: the outer region calls join the MPI calls' timeline. */
 	if (rc == 0 && o->mpi && c->rank >= 0)
 		rc = region_events_add(c->p, &cl, ts, pt, c->node, c->rank) < 0 ? -ENOMEM : 0;

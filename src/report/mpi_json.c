@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/comm_matrix.h"
 #include "analysis/mpi_view.h"
 #include "common/alloc.h"
 #include "model/model.h"
@@ -147,4 +148,104 @@ done:
 	xfree(m);
 	xfree(r);
 	return out;
+}
+
+#define COMM_BASIS                                                                          \
+	"point-to-point calls measured by interposition in every rank, exact totals: a pair "  \
+	"(from, to) holds the messages and bytes `from` sent to `to` and the wall-clock time " \
+	"both spent on them (the sends naming `to`, the blocking receives naming `from`); "    \
+	"time in MPI_Wait/MPI_Test names no partner and is not in it; collectives and "        \
+	"one-sided calls are per rank only (rows[].mpi_calls)"
+
+static json_t *comm_cells(const struct comm_matrix *m)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < m->nr_cells; i++) {
+		const struct comm_pair *c = &m->cells[i];
+		if (json_array_append_new(a, json_pack("[i, i, I, I, I]", c->from, c->to,
+						       (json_int_t)c->bytes, (json_int_t)c->messages,
+						       (json_int_t)c->time_ns)) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static json_t *comm_top(const struct comm_matrix *m)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < m->nr_pairs && i < COMM_MATRIX_TOP_PAIRS; i++) {
+		const struct comm_pair *c = &m->pairs[i];
+		if (json_array_append_new(a, json_pack("{s:i, s:i, s:I, s:I, s:o}", "from", c->from,
+						       "to", c->to, "messages",
+						       (json_int_t)c->messages, "bytes",
+						       (json_int_t)c->bytes, "time_ns",
+						       interposed_ns(c->time_ns, -1, 0))) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+json_t *mpi_comm_matrix_json(const struct pivot *p, int nr_ranks)
+{
+	struct comm_matrix m;
+	if (comm_matrix_build(p, nr_ranks, &m) < 0)
+		return NULL;
+	if (!m.nr_reporting) {
+		comm_matrix__release(&m);
+		return json_null();
+	}
+	json_t *cells = comm_cells(&m), *top = comm_top(&m);
+	json_t *o = cells && top
+			    ? json_pack("{s:i, s:i, s:I, s:I, s:o, s:{s:I, s:I}, s:i, s:i, s:o, s:o, "
+					"s:s}",
+					"ranks", m.nr_ranks, "ranks_reporting", m.nr_reporting,
+					"messages", (json_int_t)m.messages, "bytes",
+					(json_int_t)m.bytes, "time_ns", interposed_ns(m.time_ns, -1, 0),
+					"unplaced", "messages", (json_int_t)m.unplaced_messages,
+					"bytes", (json_int_t)m.unplaced_bytes, "bin", m.bin, "bins",
+					m.nr_bins, "cells", cells, "top_pairs", top, "basis",
+					COMM_BASIS)
+			    : NULL;
+	if (!o) {
+		json_decref(cells);
+		json_decref(top);
+	}
+	comm_matrix__release(&m);
+	return o;
+}
+
+/* "1.2 MB": decimal units, as the page's formatNumber. */
+static void bytes_text(int64_t b, char *buf, size_t cap)
+{
+	static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+	double v = (double)b;
+	int u = 0;
+	while (v >= 1000 && u < 5)
+		v /= 1000, u++;
+	snprintf(buf, cap, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+void mpi_comm_matrix_line(const struct pivot *p, int nr_ranks, char *buf, size_t cap)
+{
+	struct comm_matrix m;
+	buf[0] = '\0';
+	if (comm_matrix_build(p, nr_ranks, &m) < 0 || !m.nr_reporting || !m.nr_pairs) {
+		comm_matrix__release(&m);
+		return;
+	}
+	char all[32], top[32];
+	const struct comm_pair *h = &m.pairs[0];
+	bytes_text(m.bytes, all, sizeof(all));
+	bytes_text(h->bytes, top, sizeof(top));
+	snprintf(buf, cap,
+		 "point-to-point: %s in %lld messages between %zu rank pairs; heaviest rank %d "
+		 "-> rank %d, %s (%.0f%%) in %lld messages",
+		 all, (long long)m.messages, m.nr_pairs, h->from, h->to, top,
+		 m.bytes > 0 ? 100.0 * (double)h->bytes / (double)m.bytes : 0.0,
+		 (long long)h->messages);
+	comm_matrix__release(&m);
 }

@@ -6,6 +6,8 @@
 #ifndef NUNATAK_REPORT_MPI_JSON_H
 #define NUNATAK_REPORT_MPI_JSON_H
 
+#include <stddef.h>
+
 struct pivot;
 typedef struct json_t json_t;
 
@@ -21,5 +23,16 @@ json_t *mpi_calls_json(const struct pivot *p, int rank);
  * region_events.h), at most MPI_VIEW_MAX_REGION_EVENTS, each in start order.
  * json null without MPI Events. New reference, NULL on ENOMEM. */
 json_t *mpi_timeline_json(const struct pivot *p);
+
+/* Who talks to whom (analysis/comm_matrix.h) over ranks [0, nr_ranks):
+ * {ranks, ranks_reporting, messages, bytes, time_ns (Value, wall clock),
+ * unplaced {messages, bytes}, bin, bins, cells: [[from bin, to bin, bytes,
+ * messages, time_ns]], top_pairs: [{from, to, messages, bytes, time_ns
+ * (Value)}], basis}; json null when no rank left peer rows. New reference,
+ * NULL on ENOMEM. */
+json_t *mpi_comm_matrix_json(const struct pivot *p, int nr_ranks);
+
+/* The summary's line on it, into buf ("" when there is none). */
+void mpi_comm_matrix_line(const struct pivot *p, int nr_ranks, char *buf, size_t cap);
 
 #endif

@@ -20,6 +20,7 @@
 #include "report/ranks_view.h"
 #include "report/regions_view.h"
 #include "report/time_view.h"
+#include "report/unresolved_view.h"
 #include "report/openmp_view.h"
 #include "analysis/openmp.h"
 #include "analysis/time_budget.h"
@@ -32,7 +33,7 @@ static json_t *number(double v, const char *unit, enum quality q, const char *re
 	return quality__json(v, unit, q, reason);
 }
 
-static json_t *derived_json(const struct derived *d)
+json_t *derived_json(const struct derived *d)
 {
 	json_t *o = number(d->value, d->unit, d->quality, d->reason);
 	json_t *lin = json_array();
@@ -260,11 +261,13 @@ json_t *payload_build(const json_t *manifest, const struct pivot *p, const struc
 		json_pack("{s:I, s:o}", "count", (json_int_t)a->others_count, "share",
 			  number(a->others_share, "ratio", tbq, tb_reason)));
 	json_object_set_new(out, "unresolved",
-			    json_pack("{s:I, s:o}", "count", (json_int_t)a->nr_unresolved, "share",
-				      number(a->unresolved_share, "ratio", tbq, tb_reason)));
+			    json_pack("{s:I, s:o, s:o}", "count", (json_int_t)a->nr_unresolved, "share",
+				      number(a->unresolved_share, "ratio", tbq, tb_reason),
+				      "modules",
+				      unresolved_modules_json(p, a->time_base, a->time_value)));
 	json_t *rk = ranks ? ranks_view_payload(ranks) : NULL;
 	json_object_set_new(out, "ranks", rk ? rk : json_null());
-	json_t *rg = regions_json(p);
+	json_t *rg = regions_json(p, a);
 	json_object_set_new(out, "regions", rg ? rg : json_array());
 	struct flame fl;
 	json_t *fj = flame_build(&fl, p) == 0 ? flame_payload(&fl) : NULL;

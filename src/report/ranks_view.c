@@ -175,6 +175,11 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 				     ri->mpi.dom_rank, 100 * ri->mpi.dom_fraction, ri->mpi.dom_call);
 	if (rc == 0)
 		rc = probe_line(&ri->mpi, out);
+	char comm[200];
+	if (rc == 0 && ri->pivot)
+		mpi_comm_matrix_line(ri->pivot, (int)ri->nr_rows, comm, sizeof(comm));
+	if (rc == 0 && ri->pivot && comm[0])
+		rc = text_lines__add(out, "  %s", comm);
 	if (rc == 0 && ri->periods_exact)
 		rc = text_lines__add(out, "  rank times: counted task-clock on %d ranks, the sum of "
 				     "their task-clock samples' periods on the %d sampled (the same "
@@ -314,22 +319,25 @@ static json_t *probe_json(const struct mpi_view *v)
 {
 	if (v->probe_rank < 0 || !v->nr_probe_calls)
 		return json_null();
+	static const char why[] = "the probe's cost per call, measured on the rank at MPI_Init, "
+				  "times its calls";
 	json_t *calls = json_array();
 	char names[200] = "";
 	for (int k = 0; calls && k < v->nr_probe_calls; k++) {
 		size_t b = strlen(names);
 		snprintf(names + b, sizeof(names) - b, "%s%s", k ? "," : "", v->probe_calls[k].name);
-		json_array_append_new(calls, json_pack("{s:s, s:I, s:f}", "name",
+		json_array_append_new(calls, json_pack("{s:s, s:I, s:o}", "name",
 						       v->probe_calls[k].name, "calls",
 						       (json_int_t)v->probe_calls[k].calls, "ns",
-						       v->probe_calls[k].ns));
+						       quality__json_clock(v->probe_calls[k].ns, "ns",
+									   QUALITY_ESTIMATED, why,
+									   CLOCK_WALL)));
 	}
 	char option[240];
 	snprintf(option, sizeof(option), "--mpi-skip %s", names);
 	return json_pack("{s:i, s:o, s:b, s:o, s:s}", "rank", v->probe_rank, "fraction",
-			 quality__json_clock(v->probe_fraction, "ratio", QUALITY_ESTIMATED,
-					     "the probe's cost per call, measured on the rank at "
-					     "MPI_Init, times its calls", CLOCK_WALL),
+			 quality__json_clock(v->probe_fraction, "ratio", QUALITY_ESTIMATED, why,
+					     CLOCK_WALL),
 			 "stated", v->probe_fraction > MPI_VIEW_PROBE_SHARE, "calls",
 			 calls ? calls : json_null(), "option", option);
 }
@@ -430,11 +438,13 @@ json_t *ranks_view_payload(const struct rank_imbalance *ri)
 							CLOCK_SAMPLED),
 				    "rule", THREADS_HELPER_RULE);
 	static const char no_split[] = "no rank was sampled: no split of its time";
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, "
-			 "s:o}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, "
+			 "s:o, s:i, s:o}",
 			 "nodes", nodes_json(ri), "mpi_dominant", dominant_json(ri), "mpi_probe",
 			 probe_json(&ri->mpi), "mpi_timeline",
-			 ri->pivot ? mpi_timeline_json(ri->pivot) : json_null(), "imbalance", imb,
+			 ri->pivot ? mpi_timeline_json(ri->pivot) : json_null(), "comm_matrix",
+			 ri->pivot ? mpi_comm_matrix_json(ri->pivot, (int)ri->nr_rows) : json_null(),
+			 "imbalance", imb,
 			 "mpi_fraction", mpi, "sys_fraction",
 			 quality__json_clock(ri->sys_fraction, "ratio", QUALITY_MEASURED, no_split,
 					     CLOCK_SAMPLED),

@@ -14,7 +14,9 @@
 #include "report/rank_notes_view.h"
 #include "report/regions_export.h"
 #include "report/regions_summary.h"
+#include "regions/region_counters.h"
 #include "regions/summary.h"
+#include "report/regions_counters_view.h"
 #include "regions/trace_set.h"
 
 struct derived {
@@ -162,14 +164,14 @@ static json_t *region_json(const struct summary *s, const struct trace_set *ts, 
 	return o;
 }
 
-int summary__print_json(const struct summary *s, const struct trace_set *ts,
-			const struct summary_view *v, FILE *out, struct err *e)
+/* The JSON document of `regions inspect` (NULL on ENOMEM). */
+static json_t *summary_doc(const struct summary *s, const struct trace_set *ts,
+			   const struct summary_view *v, struct err *e)
 {
 	uint32_t *ids = NULL;
 	size_t nr = 0;
-	int rc = summary__rows(s, ts, v, &ids, &nr, e);
-	if (rc)
-		return rc;
+	if (summary__rows(s, ts, v, &ids, &nr, e))
+		return NULL;
 	json_t *ranks = json_array(), *rows = json_array();
 	for (size_t i = 0; i < s->nr_ranks; i++)
 		json_array_append_new(ranks, json_pack("{s:i, s:I, s:I}", "rank",
@@ -187,6 +189,13 @@ int summary__print_json(const struct summary *s, const struct trace_set *ts,
 				"ranks", ranks, "regions", rows, "rank_notes",
 				rank_notes_json(&ts->notes));
 	xfree(ids);
+	if (!doc)
+		err_set(e, -ENOMEM, ERR_OUTPUT_WRITE, "cannot write the JSON summary");
+	return doc;
+}
+
+static int dump_doc(json_t *doc, FILE *out, struct err *e)
+{
 	if (!doc || json_dumpf(doc, out, JSON_INDENT(2)) != 0) {
 		json_decref(doc);
 		return err_set(e, -ENOMEM, ERR_OUTPUT_WRITE, "cannot write the JSON summary");
@@ -194,6 +203,13 @@ int summary__print_json(const struct summary *s, const struct trace_set *ts,
 	fputc('\n', out);
 	json_decref(doc);
 	return 0;
+}
+
+int summary__print_json(const struct summary *s, const struct trace_set *ts,
+			const struct summary_view *v, FILE *out, struct err *e)
+{
+	json_t *doc = summary_doc(s, ts, v, e);
+	return doc ? dump_doc(doc, out, e) : -ENOMEM;
 }
 
 void csv_put_field(FILE *out, const char *s)
@@ -251,10 +267,24 @@ int regions_inspect(struct trace_set *ts, const struct rank_filter *rf,
 		    struct err *e)
 {
 	struct summary s;
+	struct region_counters ctr;
+	memset(&ctr, 0, sizeof(ctr));
 	int rc = regions_summarize(ts, rf, &s, con, e);
+	/* Counters are read after the summary: interning their region names
+	 * then adds none the summary did not size for. */
 	if (rc == 0)
-		rc = json ? summary__print_json(&s, ts, v, out, e)
-			  : summary__print_table(&s, ts, v, out, e);
+		rc = region_counters__read(&ctr, ts, rf, e);
+	if (rc == 0 && json) {
+		json_t *doc = summary_doc(&s, ts, v, e);
+		if (doc)
+			json_object_set_new(doc, "counters", regions_counters_json(&ctr, &s, ts));
+		rc = doc ? dump_doc(doc, out, e) : -ENOMEM;
+	} else if (rc == 0) {
+		rc = summary__print_table(&s, ts, v, out, e);
+		if (rc == 0)
+			regions_counters_print(&ctr, &s, ts, out);
+	}
+	region_counters__release(&ctr);
 	summary__release(&s);
 	return rc;
 }

@@ -11,6 +11,9 @@
 #include "attrib/views.h"
 #include "common/alloc.h"
 #include "model/model.h"
+#include "analysis/analysis.h"
+#include "common/text.h"
+#include "report/payload.h"
 #include "report/summary.h"
 
 /* A region named under a finding must hold at least this share. */
@@ -52,6 +55,13 @@ static void fill_row(const struct pivot *p, const size_t *idx, size_t i, size_t 
 	for (size_t k = i; k < j; k++) {
 		const struct region_stat *s = &p->region_stats[idx[k]];
 		r->calls += s->calls;
+		r->nr_stats++;
+		r->nr_flop += s->has_flop;
+		r->nr_bytes += s->has_dram_bytes;
+		r->flop += s->has_flop ? s->flop : 0;
+		r->dram_bytes += s->has_dram_bytes ? s->dram_bytes : 0;
+		if ((double)s->inclusive_ns > r->max_locus_ns)
+			r->max_locus_ns = (double)s->inclusive_ns;
 		r->inclusive_ns += (double)s->inclusive_ns;
 		r->exclusive_ns += (double)s->exclusive_ns;
 		rank_ns += (double)s->inclusive_ns;
@@ -144,7 +154,55 @@ static const char *fmt_ns(char *buf, size_t len, double ns)
 	return buf;
 }
 
-int regions_render(const struct pivot *p, struct text_lines *out)
+static bool row_counted(const struct region_row *r)
+{
+	return r->nr_flop || r->nr_bytes;
+}
+
+/* The row's place on the roofline (release g with diagnostic__release).
+ * Counts missing on some of the path's Loci make the sums short: the
+ * values derived from them are then estimated, and said so. */
+static void row_place(const struct analysis *a, const struct region_row *r,
+		      struct diagnostic *g, char *why, size_t n)
+{
+	struct region_counts rc = {.have_flop = r->nr_flop > 0, .have_bytes = r->nr_bytes > 0,
+				   .flop = r->flop, .dram_bytes = r->dram_bytes,
+				   .max_locus_ns = r->max_locus_ns, .quality = QUALITY_MEASURED};
+	if (r->nr_flop < r->nr_stats || r->nr_bytes < r->nr_stats) {
+		snprintf(why, n, "counted on %d and %d of the path's %d Loci (flop, bytes): the "
+			 "sums leave the others out", r->nr_flop, r->nr_bytes, r->nr_stats);
+		rc.quality = QUALITY_ESTIMATED;
+		rc.reason = why;
+	}
+	analysis_place_region(a, &rc, g);
+}
+
+static void render_place(const struct analysis *a, const struct region_row *r,
+			 struct text_lines *out)
+{
+	struct diagnostic g;
+	char why[160], x[32], y[32], f[48] = "";
+	row_place(a, r, &g, why, sizeof(why));
+	if (g.achieved.quality != QUALITY_UNAVAILABLE && g.dram_intensity.quality != QUALITY_UNAVAILABLE) {
+		if (g.envelope_fraction.quality != QUALITY_UNAVAILABLE)
+			snprintf(f, sizeof(f), ", %.0f%% of the envelope",
+				 100 * g.envelope_fraction.value);
+		snprintf(y, sizeof(y), "%.3g", g.dram_intensity.value);
+		text_lines__add(out, "      on the roofline: %s at %s flop/byte%s, %s (%s, from "
+				     "scope_profiler counters)",
+				format_si(x, sizeof(x), g.achieved.value, "flop/s"), y, f,
+				g.classification ? g.classification : "not classified",
+				quality__name(quality__worst(g.achieved.quality,
+							     g.dram_intensity.quality)));
+	} else {
+		const char *r2 = g.achieved.quality == QUALITY_UNAVAILABLE ? g.achieved.reason
+									   : g.dram_intensity.reason;
+		text_lines__add(out, "      not on the roofline: %s", r2 ? r2 : "no value");
+	}
+	diagnostic__release(&g);
+}
+
+int regions_render(const struct pivot *p, const struct analysis *an, struct text_lines *out)
 {
 	struct region_row *rows;
 	size_t n;
@@ -167,6 +225,8 @@ int regions_render(const struct pivot *p, struct text_lines *out)
 				fmt_ns(a, sizeof(a), r->inclusive_ns),
 				fmt_ns(b, sizeof(b), r->exclusive_ns), (long long)r->calls,
 				r->calls == 1 ? "" : "s", imb);
+		if (an && row_counted(r))
+			render_place(an, r, out);
 	}
 	if (n > REGIONS_SHOWN)
 		text_lines__add(out, "  ... and %zu more call paths", n - REGIONS_SHOWN);
@@ -205,7 +265,28 @@ static json_t *wall(double ns)
 	return quality__json_clock(ns, "ns", QUALITY_MEASURED, NULL, CLOCK_WALL);
 }
 
-json_t *regions_json(const struct pivot *p)
+static void place_json(json_t *o, const struct analysis *a, const struct region_row *r)
+{
+	struct diagnostic g;
+	char why[160];
+	row_place(a, r, &g, why, sizeof(why));
+	json_object_set_new(o, "share", derived_json(&g.share));
+	json_object_set_new(o, "dram_intensity", derived_json(&g.dram_intensity));
+	json_object_set_new(o, "achieved", derived_json(&g.achieved));
+	json_object_set_new(o, "attainable", derived_json(&g.attainable));
+	json_object_set_new(o, "envelope_fraction", derived_json(&g.envelope_fraction));
+	json_object_set_new(o, "classification",
+			    g.classification ? json_string(g.classification) : json_null());
+	json_object_set_new(o, "classification_reason",
+			    g.classification_reason ? json_string(g.classification_reason)
+						    : json_null());
+	json_object_set_new(o, "counts", json_pack("{s:o, s:o}", "flop",
+			    r->nr_flop ? json_real(r->flop) : json_null(), "dram_bytes",
+			    r->nr_bytes ? json_real(r->dram_bytes) : json_null()));
+	diagnostic__release(&g);
+}
+
+json_t *regions_json(const struct pivot *p, const struct analysis *an)
 {
 	struct region_row *rows;
 	size_t n;
@@ -222,12 +303,14 @@ json_t *regions_json(const struct pivot *p)
 						 quality__json(r->max_rank_ns / r->mean_rank_ns, "ratio",
 							       QUALITY_MEASURED, NULL))
 				     : json_null();
-		json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:o, s:o, s:o}", "path",
-						   r->path ? r->path : "?", "name",
-						   r->name ? r->name : "?", "calls",
-						   (json_int_t)r->calls, "inclusive_ns",
-						   wall(r->inclusive_ns), "exclusive_ns",
-						   wall(r->exclusive_ns), "ranks", rk));
+		json_t *o = json_pack("{s:s, s:s, s:I, s:o, s:o, s:o}", "path",
+				      r->path ? r->path : "?", "name", r->name ? r->name : "?",
+				      "calls", (json_int_t)r->calls, "inclusive_ns",
+				      wall(r->inclusive_ns), "exclusive_ns", wall(r->exclusive_ns),
+				      "ranks", rk);
+		if (o && an && row_counted(r))
+			place_json(o, an, r);
+		json_array_append_new(a, o);
 	}
 	xfree(rows);
 	return a;

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct analysis;
 struct pivot;
 struct text_lines;
 typedef struct json_t json_t;
@@ -30,6 +31,10 @@ struct region_row {
 	int nr_ranks;            /* distinct ranks holding the path */
 	double max_rank_ns;      /* inclusive ns of the busiest rank */
 	double mean_rank_ns;     /* mean over those ranks */
+	/* scope_profiler counters (region_stat.flop, .dram_bytes): how many of
+	 * the path's stats carry each, their sums, and the longest Locus */
+	int nr_stats, nr_flop, nr_bytes;
+	double flop, dram_bytes, max_locus_ns;
 };
 
 struct region_share {
@@ -44,14 +49,19 @@ int region_rows(const struct pivot *p, struct region_row **out, size_t *n);
 int region_shares(const struct pivot *p, int64_t hotspot, const char *counter,
 		  struct region_share **out, size_t *n);
 
-/* "regions:" block of the summary (nothing without region_stats). */
-int regions_render(const struct pivot *p, struct text_lines *out);
+/* "regions:" block of the summary (nothing without region_stats); a region
+ * with FLOP and byte counts gets its place on the roofline against a's
+ * Ceilings (analysis_place_region). */
+int regions_render(const struct pivot *p, const struct analysis *a, struct text_lines *out);
 /* "    in solve > sweep 95%, ..." under a finding (nothing without samples). */
 int regions_render_finding(const struct pivot *p, int64_t hotspot, const char *counter,
 			   struct text_lines *out);
 
-/* Payload fragments: regions[] and a Hotspot's regions[] (new references). */
-json_t *regions_json(const struct pivot *p);
+/* Payload fragments: regions[] and a Hotspot's regions[] (new references).
+ * A region with counts carries the Hotspot's roofline fields
+ * (dram_intensity, achieved, attainable, envelope_fraction, share,
+ * classification), which the page's roofline draws as diamonds. */
+json_t *regions_json(const struct pivot *p, const struct analysis *a);
 json_t *regions_hotspot_json(const struct pivot *p, int64_t hotspot, const char *counter);
 
 #endif

@@ -288,11 +288,7 @@ static void unresolved_line(const struct analysis *a, const struct pivot *p,
 	text_lines__add(out,
 			"  - %.1f%% of the sampled time is in code left unresolved (module+offset, "
 			"no function name)%s%s; %s", 100.0 * a->unresolved_share, n ? ": " : "", mods,
-			runtime ? "runtime time, not the application's: install the runtime's debug "
-				  "symbols (the distribution's -dbgsym or -dbg packages, or debuginfod) "
-				  "to name it"
-				: "install the modules' debug symbols (-dbgsym / -dbg packages, or "
-				  "debuginfod), or rebuild with -g, to name it");
+			unresolved_remedy(runtime));
 }
 
 /* Several unresolved addresses of one module are one finding (issue 24):
@@ -457,7 +453,7 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 				a->others_count, a->others_count == 1 ? "" : "s",
 				pct(ob, sizeof(ob), a->others_share));
 	}
-	if (regions_render(p, out) < 0)
+	if (regions_render(p, a, out) < 0)
 		out->failed = true;
 	admissions(a, p, ctx, out);
 	return out->failed ? -ENOMEM : 0;

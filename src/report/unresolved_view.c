@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "report/unresolved_view.h"
 
+#include <jansson.h>
 #include <string.h>
 
 #include "common/alloc.h"
@@ -82,4 +83,30 @@ size_t unresolved_by_module(const struct pivot *p, const char *time_base, double
 			v[j - 1] = x;
 		}
 	return n;
+}
+
+const char *unresolved_remedy(bool runtime)
+{
+	return runtime ? "runtime time, not the application's: install the runtime's debug "
+			 "symbols (the distribution's -dbgsym or -dbg packages, or debuginfod) "
+			 "to name it"
+		       : "install the modules' debug symbols (-dbgsym / -dbg packages, or "
+			 "debuginfod), or rebuild with -g, to name it";
+}
+
+json_t *unresolved_modules_json(const struct pivot *p, const char *time_base, double total)
+{
+	json_t *arr = json_array();
+	struct unresolved_module *v = xcalloc(p->nr_hotspots + 1, sizeof(*v));
+	size_t n = v ? unresolved_by_module(p, time_base, total, v, p->nr_hotspots) : 0;
+	for (size_t i = 0; arr && i < n; i++)
+		json_array_append_new(
+			arr, json_pack("{s:s, s:s, s:I, s:o, s:s?, s:s}", "module", base_of(v[i].module),
+				       "path", v[i].module ? v[i].module : "",
+				       "addresses", (json_int_t)v[i].nr_addresses, "share",
+				       quality__json(v[i].share, "ratio", QUALITY_MEASURED, NULL),
+				       "runtime", v[i].runtime,
+				       "remedy", unresolved_remedy(v[i].runtime != NULL)));
+	xfree(v);
+	return arr;
 }

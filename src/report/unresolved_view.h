@@ -8,6 +8,7 @@
 #ifndef NUNATAK_REPORT_UNRESOLVED_VIEW_H
 #define NUNATAK_REPORT_UNRESOLVED_VIEW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct pivot;
@@ -26,5 +27,15 @@ struct unresolved_module {
  * cap); total is the time base's sum over every Hotspot. Returns how many. */
 size_t unresolved_by_module(const struct pivot *p, const char *time_base, double total,
 			    struct unresolved_module *v, size_t cap);
+
+/* What names unresolved code: the runtime's debug symbols when a runtime
+ * holds some of it (runtime true), else the modules' own. */
+const char *unresolved_remedy(bool runtime);
+
+/* The payload's unresolved.modules: every module holding unresolved time,
+ * largest first, {module, path, addresses, share (a Value), runtime (or
+ * null), remedy}. An empty array when none (or without a time base). */
+typedef struct json_t json_t;
+json_t *unresolved_modules_json(const struct pivot *p, const char *time_base, double total);
 
 #endif

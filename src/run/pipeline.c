@@ -51,8 +51,10 @@ static const struct stage after[] = {
 	{"attribute", stage_attribute},
 	{"passes", stage_passes},
 	{"regions", stage_regions},
+	{"analyse", stage_analyse},
 	{"store", stage_store},
 	{"report", stage_report},
+	{"manifest", stage_manifest},
 };
 
 static int make_executor(struct run_state *s, struct err *e)
@@ -228,14 +230,14 @@ static int run_before(struct run_state *s)
 	return rc;
 }
 
-static void run_after(struct run_state *s, void (*before_store)(struct run_state *))
+static void run_after(struct run_state *s, void (*before_manifest)(struct run_state *))
 {
 	size_t n = sizeof(after) / sizeof(after[0]);
 	for (size_t i = 0; i < n; i++) {
 		struct err e = {0};
 		double t0 = now_s();
-		if (after[i].fn == stage_store)
-			before_store(s);
+		if (after[i].fn == stage_manifest)
+			before_manifest(s);
 		/* Attribution of a long run can take a while: show the phase on a
 		 * terminal only (a job log gets the summary, not a progress line). */
 		if (s->con->terminal)
@@ -376,6 +378,7 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 	s.world_size = -1;
 	s.pass.exit_code = -1;
 	pivot__init(&s.pivot);
+	manifest__init(&s.out.manifest);
 	int rc = preflight(req, con, &s.error);
 	if (rc == 0)
 		rc = run_before(&s);

@@ -23,8 +23,11 @@
 #include "collect/collector.h"
 #include "tools/caps.h"
 #include "tools/perf.h"
+#include "analysis/analysis.h"
+#include "analysis/imbalance.h"
 #include "common/err.h"
 #include "model/model.h"
+#include "store/manifest.h"
 
 struct console;
 struct executor;
@@ -71,6 +74,20 @@ struct run_pass {
 	double duration_s;
 	bool sampled;         /* a sampling collector ran around it */
 	double cpu_user_s, cpu_sys_s; /* wait4's rusage of the launch, < 0: unknown */
+};
+
+/* The Run computed once, after attribution (stages analyse, store, report,
+ * manifest): the analysis and rank view the page, the terminal summary and
+ * the --json document all read; the manifest built in memory, written once
+ * (after the provisional one) when every file it lists is on disk. */
+struct run_result {
+	struct analysis analysis;
+	bool have_analysis;         /* analysis_run_bounded succeeded */
+	struct rank_imbalance ranks;
+	bool have_ranks;            /* imbalance_ranks succeeded (MPI or not) */
+	struct manifest manifest;
+	bool have_manifest;         /* stage_store filled it */
+	char *report_path;          /* report.html when written, or NULL */
 };
 
 /* The Run in progress, passed to every stage. Owned by run_pipeline(). */
@@ -147,7 +164,7 @@ struct run_state {
 	struct degradations degradations;
 	bool launched;              /* the application was started */
 	int exit_code;              /* what `nunatak run` returns */
-	char *report_path;          /* report.html when written, or NULL */
+	struct run_result out;      /* analysis, rank view, manifest, page (once) */
 	struct err error;           /* why the Run stopped before launch (for --json) */
 };
 

@@ -14,8 +14,10 @@
 struct run_state;
 struct err;
 
-/* Fills s->pass, s->launched, s->exit_code. Returns 0, or a negative error
- * with e filled when nunatak itself failed (out of memory). */
-int collect_ranks(struct run_state *s, struct err *e);
+/* The MPI ranks collector of this Run (collect/collector.h), after the MPI
+ * measurement's preparation (run/ranks_mpi.h). NULL with e filled when
+ * nunatak itself failed (out of memory). */
+struct collector;
+struct collector *collector_for_ranks(struct run_state *s, struct err *e);
 
 #endif

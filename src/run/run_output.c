@@ -16,6 +16,8 @@
 #include "common/console.h"
 #include "common/degradation_kinds.h"
 #include "common/signame.h"
+#include "collect/stacks.h"
+#include "machine/sample_cost.h"
 #include "model/machine.h"
 #include "report/summary.h"
 
@@ -27,35 +29,69 @@ static size_t nr_resolved(const struct pivot *p)
 	return n;
 }
 
-/* samples x measured cost per sample: always an estimate of the overhead,
- * since the run without perf never happened (the application runs once).
- * Without a cost measured on this machine there is no overhead figure: a
- * default cost from another machine would be an invented number (issue 24),
- * so the value is unavailable and says what measures it. */
+/* The Machine's cost per sample for this Run's collector and call-stack
+ * mode (machine/sample_cost.h), *exact false when the closest measured one
+ * stands in (fp for a Run without stacks or with LBR: an upper bound, the
+ * stack walk being the most of what differs). NULL: none in the profile. */
+static const struct ceiling *sample_cost(const struct run_state *s, bool *exact)
+{
+	*exact = true;
+	if (!s->machine || s->collector == COLLECTOR_USE_PRELOAD)
+		return NULL;
+	if (s->stacks == STACKS_DWARF)
+		return machine__cost(s->machine, COST_PERF_DWARF);
+	*exact = s->stacks == STACKS_FP;
+	return machine__cost(s->machine, COST_PERF_FP);
+}
+
+static json_t *unmeasured(const struct run_state *s, const char *coll, const char *why)
+{
+	return json_pack("{s:n, s:s, s:s, s:s, s:I, s:n, s:s, s:s, s:s, s:s}", "value", "unit", "s",
+			 "quality", "unavailable", "reason", why, "samples",
+			 (json_int_t)s->nr_samples, "cost_per_sample_s", "cost_quality",
+			 "unavailable", "formula", "samples x cost_per_sample_s", "collector", coll,
+			 "stacks", stacks_mode__name(s->stacks));
+}
+
+/* samples x the cost per sample measured on this Machine with the
+ * calibration: always an estimate of the overhead, since the run without
+ * sampling never happened (the application runs once). Without a measured
+ * cost there is no overhead figure: a default cost from another machine
+ * would be an invented number (issue 24 item 8). */
 void run_overhead(struct run_state *s)
 {
 	if (!s->pass.sampled || s->nr_samples <= 0 || s->overhead)
 		return;
-	bool measured = false;
-	bool preload = s->collector == COLLECTOR_USE_PRELOAD;
-	double cost = preload ? preload_sample_cost_s(&measured) : perf_sample_cost_s(&measured);
-	const char *coll = preload ? "preload" : "perf";
-	if (!measured) {
-		s->overhead = json_pack("{s:n, s:s, s:s, s:s, s:I, s:n, s:s, s:s, s:s}", "value",
-					"unit", "s", "quality", "unavailable", "reason",
-					"no cost per sample was measured on this machine (bench/run/run.sh "
-					"in the source tree measures it and caches it)",
-					"samples", (json_int_t)s->nr_samples, "cost_per_sample_s",
-					"cost_quality", "unavailable", "formula",
-					"samples x cost_per_sample_s", "collector", coll);
+	bool exact;
+	const char *coll = s->collector == COLLECTOR_USE_PRELOAD ? "preload" : "perf";
+	const struct ceiling *c = sample_cost(s, &exact);
+	if (!c || c->quality == QUALITY_UNAVAILABLE || !(c->value > 0)) {
+		char *why = !c && s->collector == COLLECTOR_USE_PRELOAD
+				    ? xstrdup("the cost of a preload sample is not measured by the "
+					      "calibration")
+			    : !c ? xstrdup("no cost per sample in this Machine's profile (`nunatak "
+					   "calibrate --force` measures it with the Ceilings)")
+				 : xasprintf("the calibration could not measure the cost per sample: "
+					     "%s", c->reason ? c->reason : "?");
+		s->overhead = why ? unmeasured(s, coll, why) : NULL;
+		xfree(why);
 		return;
 	}
-	s->overhead = json_pack("{s:f, s:s, s:s, s:s, s:I, s:f, s:s, s:s, s:s}", "value",
-				(double)s->nr_samples * cost, "unit", "s", "quality", "estimated",
-				"reason", "samples x a cost per sample measured on this machine by "
-				"bench/run", "samples", (json_int_t)s->nr_samples,
-				"cost_per_sample_s", cost, "cost_quality", "measured", "formula",
-				"samples x cost_per_sample_s", "collector", coll);
+	enum quality q = exact ? c->quality : QUALITY_ESTIMATED;
+	char *why = xasprintf("the cost of one sample with %s stacks, measured on this Machine by "
+			      "the calibration%s%s%s",
+			      exact ? stacks_mode__name(s->stacks) : "fp",
+			      exact ? "" : s->stacks == STACKS_NONE ? "; this Run took no stacks: an "
+								      "upper bound"
+								    : "; this Run's stacks are LBR",
+			      c->reason ? "; " : "", c->reason ? c->reason : "");
+	s->overhead = json_pack("{s:f, s:s, s:s, s:s?, s:I, s:f, s:s, s:s, s:s, s:s}", "value",
+				(double)s->nr_samples * c->value, "unit", "s", "quality",
+				"estimated", "reason", why, "samples", (json_int_t)s->nr_samples,
+				"cost_per_sample_s", c->value, "cost_quality", quality__name(q),
+				"formula", "samples x cost_per_sample_s", "collector", coll,
+				"stacks", stacks_mode__name(s->stacks));
+	xfree(why);
 }
 
 static void overhead(struct run_state *s)
@@ -72,14 +108,17 @@ static void overhead(struct run_state *s)
 		return;
 	}
 	console__info(s->con, "overhead: about %.3g s of %s sampling (estimated: %lld samples x "
-		      "%.3g us, a cost per sample measured on this machine by bench/run)",
+		      "%.3g us; cost per sample %s: %s)",
 		      json_real_value(json_object_get(o, "value")),
 		      json_string_value(json_object_get(o, "collector")), (long long)s->nr_samples,
-		      json_real_value(json_object_get(o, "cost_per_sample_s")) * 1e6);
+		      json_real_value(json_object_get(o, "cost_per_sample_s")) * 1e6,
+		      json_string_value(json_object_get(o, "cost_quality")),
+		      json_string_value(json_object_get(o, "reason")));
 }
 
-static void summary(struct run_state *s, struct analysis *a)
+static void summary(struct run_state *s)
 {
+	const struct analysis *a = &s->out.analysis;
 	struct summary_ctx ctx = {.ceilings_reason = NULL,
 				  .nr_ranks = s->mpi ? s->nr_ranks : -1,
 				  .nr_sampled_ranks = s->nr_sampled_ranks,
@@ -92,14 +131,10 @@ static void summary(struct run_state *s, struct analysis *a)
 	for (size_t i = 0; !a->have_ceilings && i < s->degradations.n; i++)
 		if (!strcmp(s->degradations.v[i].name, DEG_CEILINGS_UNAVAILABLE))
 			ctx.ceilings_reason = s->degradations.v[i].message;
-	struct rank_imbalance ri;
-	memset(&ri, 0, sizeof(ri));
-	bool have_ri = s->mpi && imbalance_ranks(&s->pivot, s->world_size, &ri) == 0;
-	ctx.ranks = have_ri ? &ri : NULL;
+	/* the rank view (stage_analyse) is the summary's under MPI only */
+	ctx.ranks = s->mpi && s->out.have_ranks ? &s->out.ranks : NULL;
 	struct text_lines lines = {0};
 	summary_render(a, &s->pivot, &ctx, &lines);
-	if (have_ri)
-		rank_imbalance__release(&ri);
 	for (size_t i = 0; i < lines.n; i++)
 		console__info(s->con, "%s", lines.v[i]);
 	text_lines__release(&lines);
@@ -145,16 +180,8 @@ int run_finish(struct run_state *s, json_t **json_out)
 	console__info(s->con, "%zu measurements across %zu hotspots (%zu resolved)",
 		      s->pivot.nr_measurements, s->pivot.nr_hotspots, resolved);
 	overhead(s);
-	struct analysis a;
-	const struct ceiling *c = s->machine ? s->machine->ceilings : NULL;
-	size_t nc = s->machine ? s->machine->nr_ceilings : 0;
-	const json_t *below = json_object_get(json_object_get(s->multi_pass_json, "dram_bound"),
-					      "dram_bytes_below");
-	if (analysis_run_bounded(&s->pivot, c, nc, ANALYSIS_FLOOR_SAMPLES,
-				 json_is_number(below) ? json_number_value(below) : NAN, &a) == 0) {
-		summary(s, &a);
-		analysis__release(&a);
-	}
+	if (s->out.have_analysis)
+		summary(s);
 	for (size_t i = 0; i < s->degradations.n; i++)
 		console__degraded(s->con, s->degradations.v[i].name, s->degradations.v[i].message,
 				  s->degradations.v[i].remedy);
@@ -172,15 +199,15 @@ int run_finish(struct run_state *s, json_t **json_out)
 			      sig_name(s->pass.term_signal, sa, sizeof(sa)), s->pass.exit_code);
 	if (s->dir)
 		console__info(s->con, "Run: %s", s->dir);
-	if (s->report_path)
-		console__info(s->con, "Report: %s", s->report_path);
+	if (s->out.report_path)
+		console__info(s->con, "Report: %s", s->out.report_path);
 	if (s->req->json) {
 		*json_out = json_pack(
 			"{s:s?, s:s?, s:i, s:I, s:I, s:I, s:o, s:o}", "run", s->dir, "name", s->name,
 			"exit_code", s->exit_code, "measurements",
 			(json_int_t)s->pivot.nr_measurements, "hotspots",
 			(json_int_t)s->pivot.nr_hotspots, "resolved_hotspots", (json_int_t)resolved,
-			"report", s->report_path ? json_string(s->report_path) : json_null(),
+			"report", s->out.report_path ? json_string(s->out.report_path) : json_null(),
 			"degradations", degradations__to_json(&s->degradations));
 		/* Which collector sampled: "perf", "preload" (the stand-in), "none". */
 		const char *col = s->pass.sampled ? collector_kind__name(s->collector) : "none";

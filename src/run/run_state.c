@@ -58,6 +58,16 @@ int run_interrupted_by(const struct run_state *s)
 	return s->pass.interrupted_by;
 }
 
+static void run_result__release(struct run_result *o)
+{
+	if (o->have_analysis)
+		analysis__release(&o->analysis);
+	if (o->have_ranks)
+		rank_imbalance__release(&o->ranks);
+	manifest__release(&o->manifest);
+	xfree(o->report_path);
+}
+
 void run_state__release(struct run_state *s)
 {
 	if (s->x)
@@ -87,7 +97,7 @@ void run_state__release(struct run_state *s)
 	caps__release(&s->caps);
 	collector__free(s->coll);
 	xfree(s->perf_data);
-	xfree(s->report_path);
+	run_result__release(&s->out);
 	xfree(s->regions_env);
 	xfree(s->preload_lib);
 	xfree(s->plan);

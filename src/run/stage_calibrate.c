@@ -83,6 +83,16 @@ static void tell(struct run_state *s, const struct profile_outcome *po)
 			      m->ceilings[i].value, m->ceilings[i].unit,
 			      quality__name(m->ceilings[i].quality), m->ceilings[i].reason ? ": " : "",
 			      m->ceilings[i].reason ? m->ceilings[i].reason : "");
+	for (size_t i = 0; i < m->nr_costs; i++) {
+		const struct ceiling *c = &m->costs[i];
+		if (c->quality == QUALITY_UNAVAILABLE)
+			console__info(s->con, "calibration: %s unavailable: %s", c->name,
+				      c->reason ? c->reason : "?");
+		else
+			console__info(s->con, "calibration: %s %.3g us (%s%s%s)", c->name,
+				      c->value * 1e6, quality__name(c->quality), c->reason ? ": " : "",
+				      c->reason ? c->reason : "");
+	}
 	if (po->kept)
 		console__info(s->con, "calibration: a Ceiling is a maximum: %s", po->kept);
 	if (po->stored)

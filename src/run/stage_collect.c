@@ -196,21 +196,24 @@ static void collector_died(struct run_state *s, int sig)
 
 int stage_collect(struct run_state *s, struct err *e)
 {
-	/* HOOK(mpi): the rewritten launch, ranks collecting themselves. */
+	/* HOOK(mpi): the rewritten launch, ranks collecting themselves
+	 * (collect/mpi_ranks.c): one pass, as any other collector's. */
 	if (s->mpi && s->req->multi_pass)
 		run_state__degrade(s, DEG_MULTI_PASS_UNAVAILABLE,
 				   "--multi-pass does not apply to an MPI launch: one pass, each "
 				   "rank sampling its own group",
 				   "run one rank alone for the multi-pass counters");
-	if (s->mpi)
-		return collect_ranks(s, e);
 	int rc;
-	if (s->req->multi_pass && (rc = collect_passes(s, e)) != 1)
+	if (!s->mpi && s->req->multi_pass && (rc = collect_passes(s, e)) != 1)
 		return rc; /* 0: the passes ran; 1: one pass after all (announced) */
 	struct exec_result res = {0};
 	struct collect_pass p;
 	rc = collect_pass__init(&p, s->collect_dir, 0, false);
-	if (rc == 0 && !(s->coll = chosen(s)))
+	if (rc == 0 && s->mpi && !(s->coll = collector_for_ranks(s, e))) {
+		collect_pass__release(&p);
+		return e->errnum ? e->errnum : -ENOMEM;
+	}
+	if (rc == 0 && !s->coll && !(s->coll = chosen(s)))
 		rc = -ENOMEM;
 	if (rc == 0 && collector_is_perf(s->coll) && !(s->perf_data = xstrdup(p.perf_data)))
 		rc = -ENOMEM;

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,37 +24,15 @@
 #include "ingest/buildid.h"
 #include "ingest/perf_data.h"
 #include "ingest/perf_script.h"
-#include "ingest/mpi.h"
-#include "ingest/ranks.h"
 #include "model/machine.h"
 #include "mpi/sites.h"
 #include "report/html.h"
+#include "report/payload.h"
 #include "common/fsutil.h"
 #include "store/manifest.h"
 #include "store/pivot_db.h"
 #include "tools/git.h"
 #include "tools/locate.h"
-
-/* HOOK(mpi): <collect>/rank-<N>/ written by the ranks themselves. */
-static int ingest_rank_dirs(struct run_state *s, struct err *e)
-{
-	struct degradations d = {0};
-	struct ranks_summary sum;
-	memset(&sum, 0, sizeof(sum));
-	int rc = ingest_ranks(s->collect_dir, s->world_size, &s->pivot, &d, &sum, e);
-	struct mpi_ingest_summary ms;
-	if (rc == 0)
-		rc = ingest_mpi(s->collect_dir, s->world_size, &s->pivot, &d, &ms, e);
-	for (size_t i = 0; i < d.n; i++)
-		run_state__degrade(s, d.v[i].name, d.v[i].message, d.v[i].remedy);
-	degradations__release(&d);
-	if (rc == 0) {
-		s->nr_samples = sum.nr_samples;
-		s->nr_ranks = sum.world_size > 0 ? sum.world_size : sum.nr_ranks;
-		s->nr_sampled_ranks = sum.nr_sampled;
-	}
-	return rc;
-}
 
 /* One pass's samples, through the collector that took them. */
 static int ingest_pass(struct run_state *s, int pass, struct err *e)
@@ -83,6 +62,10 @@ static int ingest_pass(struct run_state *s, int pass, struct err *e)
 		s->sps_hz_max = n.hz_max;
 		s->sps_cpu_s = n.cpu_s;
 	}
+	if (rc == 0 && s->mpi) { /* HOOK(mpi): the ranks' own directories */
+		s->nr_ranks = n.nr_ranks;
+		s->nr_sampled_ranks = n.nr_sampled_ranks;
+	}
 	if (!multi)
 		s->script_ok = p.script_ok; /* the perf script fallback extracted it */
 	collect_pass__release(&p);
@@ -91,10 +74,10 @@ static int ingest_pass(struct run_state *s, int pass, struct err *e)
 
 int stage_ingest(struct run_state *s, struct err *e)
 {
-	if (s->mpi && s->launched)
-		return ingest_rank_dirs(s, e);
 	if (!s->coll)
 		return 0;
+	if (s->mpi) /* the ranks sampled themselves: nothing is sampled around them */
+		return s->launched ? ingest_pass(s, 0, e) : 0;
 	if (s->nr_passes < 2)
 		return s->pass.sampled ? ingest_pass(s, 0, e) : 0;
 	int rc = 0;
@@ -143,12 +126,21 @@ int stage_attribute(struct run_state *s, struct err *e)
 	struct degradations d = {0};
 	int rc = sm && flag_copies ? attrib_run(&s->pivot, s->x, s->tools, &o, &d, e)
 				   : err_oom(e);
-	/* fp stacks: a leaf without a frame hides its caller, said unknown. */
+	/* fp stacks: a leaf without a frame hides its caller: recovered where
+	 * the code proves it, else said unknown. */
 	if (rc == 0 && s->stacks == STACKS_FP && !s->replay) {
 		struct frameless_report fr;
-		rc = frameless_mark(&s->pivot, &fr) < 0 ? err_oom(e) : 0;
+		rc = frameless_mark(&s->pivot, s->x, config__tool(s->cfg, "objdump"), &fr) < 0
+			     ? err_oom(e)
+			     : 0;
+		if (rc == 0 && fr.recovered > 0)
+			console__info(s->con, "call stacks: the caller of a function that sets up "
+				      "no frame pointer was recovered from the code for %.1f%% of "
+				      "the stacked time (a direct call to it from the only "
+				      "function that can have made it)",
+				      100 * fr.recovered / fr.stacked);
 		if (rc == 0 && fr.unknown > 0)
-			console__info(s->con, "call stacks: %.0f%% of the stacked time is in code "
+			console__info(s->con, "call stacks: %.1f%% of the stacked time is in code "
 				      "that sets up no frame pointer (%s): its caller is unknown, "
 				      "shown as %s (--call-graph dwarf recovers it)",
 				      100 * fr.unknown / fr.stacked, fr.modules, FRAMELESS_CALLER);
@@ -259,35 +251,51 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 	return rc ? err_oom(e) : 0;
 }
 
+/* The analysis and the rank view, once, from the pivot in memory: the page,
+ * the terminal summary and the --json document all read them. */
+int stage_analyse(struct run_state *s, struct err *e)
+{
+	struct run_result *o = &s->out;
+	const struct ceiling *c = s->machine ? s->machine->ceilings : NULL;
+	size_t nc = s->machine ? s->machine->nr_ceilings : 0;
+	const json_t *below = json_object_get(json_object_get(s->multi_pass_json, "dram_bound"),
+					      "dram_bytes_below");
+	o->have_analysis = analysis_run_bounded(&s->pivot, c, nc, ANALYSIS_FLOOR_SAMPLES,
+						json_is_number(below) ? json_number_value(below)
+								      : NAN,
+						&o->analysis) == 0;
+	/* the manifest's world size: what `nunatak report` reads back */
+	o->have_ranks = imbalance_ranks(&s->pivot, s->mpi && s->world_size > 0 ? s->world_size : -1,
+					&o->ranks) == 0;
+	return o->have_analysis ? 0 : err_oom(e);
+}
+
+/* pivot.sqlite, and the manifest in memory (written by stage_manifest once
+ * the page is there too). */
 int stage_store(struct run_state *s, struct err *e)
 {
 	if (!s->dir)
 		return 0;
-	struct manifest m;
-	manifest__init(&m);
+	struct manifest *m = &s->out.manifest;
 	run_overhead(s);
-	int rc = fill_manifest(s, &m, RUN_STATUS_COMPLETE, e);
+	int rc = fill_manifest(s, m, RUN_STATUS_COMPLETE, e);
+	s->out.have_manifest = m->name != NULL;
 	char *db = fs_join(s->dir, PIVOT_DB_FILE);
 	if (rc == 0 && !db)
 		rc = err_oom(e);
 	/* The pivot first: a manifest never lists a table that is not there, and
 	 * is written even when the pivot could not be (the Run stays readable). */
 	if (rc == 0 && (rc = pivot_db_write(&s->pivot, db, "nunatak " NUNATAK_VERSION, e)) == 0)
-		rc = manifest__set_file(&m, "pivot", PIVOT_DB_FILE);
-	else if (rc != -ENOMEM && m.name) { /* said now, and in the manifest written below */
+		rc = manifest__set_file(m, "pivot", PIVOT_DB_FILE);
+	else if (rc != -ENOMEM && m->name) { /* said now, and in the manifest */
 		static const char remedy[] = "free space or choose another -o, then run again "
 					     "(collect/ keeps the raw samples of this one)";
 		run_state__degrade(s, DEG_PIVOT_UNWRITABLE, e->msg, remedy);
-		degradations__add(&m.degradations, DEG_PIVOT_UNWRITABLE, e->msg, remedy);
 		/* no pivot: the Run did not get through post-processing */
-		m.status = RUN_STATUS_INCOMPLETE;
+		m->status = RUN_STATUS_INCOMPLETE;
 		s->pivot_unwritten = true;
 	}
-	struct err e2 = {0};
-	int rc2 = m.name ? manifest__write(&m, s->dir, rc ? &e2 : e) : 0;
-	rc = rc ? rc : rc2;
 	xfree(db);
-	manifest__release(&m);
 	return rc;
 }
 
@@ -315,32 +323,65 @@ int run_write_provisional(struct run_state *s, int status, struct err *e)
 	return rc;
 }
 
-/* report.html beside the pivot: regenerable, so a failure is a degradation.
- * The manifest, written before (the page is rendered from the Run on disk),
- * is then updated so its files{} and degradations[] say what happened. */
+/* report.html, rendered from the Run in memory: regenerable, so a failure is
+ * a degradation. The payload's trunk is the manifest as stage_store left it
+ * (what `nunatak report` reads back, less the page itself). */
+static int render_page(struct run_state *s, char **path, struct err *he)
+{
+	struct run_result *o = &s->out;
+	if (s->pivot_unwritten || !o->have_manifest)
+		return err_set(he, -ENOENT, ERR_RUN_NOT_A_RUN,
+			       "%s: this Run is incomplete (post-processing did not finish): it "
+			       "holds no measurements to report; its manifest.json and collect/ "
+			       "keep what was written; run the application again for a Run",
+			       s->dir);
+	if (!o->have_analysis)
+		return err_set(he, -ENOMEM, ERR_OOM, "out of memory");
+	json_t *mj = manifest__to_json(&o->manifest);
+	json_t *payload = mj ? payload_build(mj, &s->pivot, &o->analysis,
+					     o->have_ranks ? &o->ranks : NULL, false)
+			     : NULL;
+	json_decref(mj);
+	*path = fs_join(s->dir, REPORT_HTML_FILE);
+	int rc = payload && *path ? report_html_write(payload, *path, false, he)
+				  : err_set(he, -ENOMEM, ERR_OOM, "out of memory");
+	json_decref(payload);
+	if (rc < 0) {
+		xfree(*path);
+		*path = NULL;
+	}
+	return rc;
+}
+
 int stage_report(struct run_state *s, struct err *e)
 {
+	(void)e;
 	if (!s->dir)
 		return 0;
 	struct err he = {0};
-	bool ok = report_html_write_run(s->dir, false, &s->report_path, &he) == 0;
-	if (!ok) /* regenerable from the pivot, unless the pivot is what could not be written */
+	if (render_page(s, &s->out.report_path, &he) < 0)
+		/* regenerable from the pivot, unless the pivot is what could not be written */
 		run_state__degrade(s, DEG_REPORT_UNAVAILABLE, he.msg[0] ? he.msg : "no report page",
 				   s->pivot_unwritten
 					   ? "free space and run again: this Run has no pivot to "
 					     "render (collect/ keeps its raw samples)"
 					   : "`nunatak report` regenerates it from the Run");
-	struct manifest m;
-	manifest__init(&m);
-	int rc = manifest__read(&m, s->dir, e);
-	if (rc == 0 && ok)
-		rc = manifest__set_file(&m, "report", REPORT_HTML_FILE);
+	return 0;
+}
+
+/* manifest.json, once, replacing the provisional one: its files{} list what
+ * is on disk (pivot, page), its degradations[] every one of the Run. */
+int stage_manifest(struct run_state *s, struct err *e)
+{
+	struct manifest *m = &s->out.manifest;
+	if (!s->dir || !s->out.have_manifest)
+		return 0;
+	int rc = s->out.report_path ? manifest__set_file(m, "report", REPORT_HTML_FILE) : 0;
 	for (size_t i = 0; rc == 0 && i < s->degradations.n; i++)
-		if (degradations__add(&m.degradations, s->degradations.v[i].name,
+		if (degradations__add(&m->degradations, s->degradations.v[i].name,
 				      s->degradations.v[i].message, s->degradations.v[i].remedy) < 0)
-			rc = err_oom(e);
-	if (rc == 0)
-		rc = manifest__write(&m, s->dir, e);
-	manifest__release(&m);
-	return rc;
+			rc = -ENOMEM;
+	if (rc < 0)
+		return err_oom(e);
+	return manifest__write(m, s->dir, e);
 }

@@ -71,7 +71,8 @@ int stage_launch(struct run_state *s, struct err *e)
 	s->launcher = plan.launcher;
 	s->world_size = plan.world_size;
 	s->target = plan.target ? plan.target : s->req->cmd[0];
-	/* HOOK(mpi): an MPI launch is collected by collect_ranks() (run/ranks.h):
+	/* HOOK(mpi): an MPI launch is collected by the MPI ranks collector
+	 * (collect/mpi_ranks.c, chosen by collector_for_ranks(), run/ranks.h):
 	 * the launcher runs without perf, each rank samples or counts itself. */
 	return 0;
 }

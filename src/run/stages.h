@@ -59,13 +59,19 @@ int stage_ingest(struct run_state *s, struct err *e);
 int stage_attribute(struct run_state *s, struct err *e);
 /* Region traces -> pivot.region_stats; samples per region -> region_samples. */
 int stage_regions(struct run_state *s, struct err *e);
+/* The analysis and the rank view, once (s->out), from the pivot in memory. */
+int stage_analyse(struct run_state *s, struct err *e);
+/* pivot.sqlite, and the manifest built in memory (s->out.manifest). */
 int stage_store(struct run_state *s, struct err *e);
 #define RUN_ABANDONED_MANIFEST ".manifest-abandoned.json"
 /* manifest.json before post-processing, status incomplete or abandoned
  * (stage_finish.c; enum run_status of store/manifest.h); with incomplete,
  * the abandoned variant beside it as RUN_ABANDONED_MANIFEST. */
 int run_write_provisional(struct run_state *s, int status, struct err *e);
+/* report.html from the Run in memory (report-unavailable on failure). */
 int stage_report(struct run_state *s, struct err *e);
+/* manifest.json, once, listing the pivot and the page, every degradation. */
+int stage_manifest(struct run_state *s, struct err *e);
 
 /* After the stages: counts, overhead, summary, degradations again, the
  * --json document into *json_out (NULL without --json). */

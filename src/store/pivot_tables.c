@@ -191,6 +191,11 @@ static const struct pivot_column region_stat_cols[] = {
 	COL_NN(region_stat, calls, "calls", PCOL_I64, PRESENT_ALWAYS),
 	COL_NN(region_stat, inclusive_ns, "inclusive_ns", PCOL_I64, PRESENT_ALWAYS),
 	COL_NN(region_stat, exclusive_ns, "exclusive_ns", PCOL_I64, PRESENT_ALWAYS),
+	{.name = "flop", .member = offsetof(struct region_stat, flop), .kind = PCOL_REAL,
+	 .present = PRESENT_FLAG, .flag = offsetof(struct region_stat, has_flop)},
+	{.name = "dram_bytes", .member = offsetof(struct region_stat, dram_bytes),
+	 .kind = PCOL_REAL, .present = PRESENT_FLAG,
+	 .flag = offsetof(struct region_stat, has_dram_bytes)},
 };
 
 static const struct pivot_column region_sample_cols[] = {
@@ -233,6 +238,15 @@ static const struct pivot_column event_cols[] = {
 	TEXT(event, attributes),
 };
 
+static const struct pivot_column mpi_peer_cols[] = {
+	REF(mpi_peer, locus, "loci"),
+	COL(mpi_peer, peer, "peer", PCOL_INT, PRESENT_NONNEG),
+	TEXT_NN(mpi_peer, direction),
+	COL_NN(mpi_peer, calls, "calls", PCOL_I64, PRESENT_ALWAYS),
+	COL_NN(mpi_peer, time_ns, "time_ns", PCOL_I64, PRESENT_ALWAYS),
+	COL_NN(mpi_peer, bytes, "bytes", PCOL_I64, PRESENT_ALWAYS),
+};
+
 /* A value without a number is unavailable, whatever the row claims. */
 static int check_measurement(void *row, struct err *e)
 {
@@ -264,6 +278,7 @@ ADDER(region_sample)
 ADDER(mpi_call)
 ADDER(mpi_site)
 ADDER(event)
+ADDER(mpi_peer)
 
 #define TABLE(name_, type, array, check_)                                           \
 	{#name_, type##_cols, (int)(sizeof(type##_cols) / sizeof(type##_cols[0])),   \
@@ -284,6 +299,7 @@ const struct pivot_table pivot_tables[] = {
 	TABLE(mpi_calls, mpi_call, mpi_calls, NULL),
 	TABLE(mpi_sites, mpi_site, mpi_sites, NULL),
 	TABLE(events, event, events, NULL),
+	TABLE(mpi_peers, mpi_peer, mpi_peers, NULL),
 };
 const size_t nr_pivot_tables = sizeof(pivot_tables) / sizeof(pivot_tables[0]);
 
@@ -447,6 +463,8 @@ static int load_col(sqlite3_stmt *st, int k, const struct pivot_column *c, char 
 		*(uint64_t *)m = (uint64_t)c_int(st, k, 0);
 		return 0;
 	case PCOL_REAL:
+		if (c->present == PRESENT_FLAG)
+			*(bool *)(row + c->flag) = !c_null(st, k);
 		*(double *)m = c->present == PRESENT_NONNEG && c_null(st, k) ? -1 : c_real(st, k);
 		return 0;
 	case PCOL_REF:

@@ -173,3 +173,89 @@ bool objdump__fp_prologue(const char *dis, int max_insns)
 	return false;
 }
 
+
+/* The address of an objdump -d instruction line ("  1178:\t..."). */
+static bool insn_address(const char *l, size_t len, uint64_t *at)
+{
+	char buf[32];
+	size_t i = 0;
+	while (i < len && l[i] == ' ')
+		i++;
+	size_t n = 0;
+	while (i < len && n + 1 < sizeof(buf) && isxdigit((unsigned char)l[i]))
+		buf[n++] = l[i++];
+	buf[n] = '\0';
+	if (n == 0 || i >= len || l[i] != ':')
+		return false;
+	*at = strtoull(buf, NULL, 16);
+	return true;
+}
+
+static bool is_prefix(const char *w, size_t n)
+{
+	static const char *const prefixes[] = {"bnd", "notrack", "ds", "cs", "lock", "rep",
+					       "repz", "repnz", "data16", "addr32"};
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strlen(prefixes[i]) == n && !strncmp(w, prefixes[i], n))
+			return true;
+	return false;
+}
+
+/* The kind of a branch instruction ("call 1139 <leaf>", "jne 114f
+ * <leaf+0x16>", "jmp *%rax"); false for any other instruction. */
+static bool branch_of(const char *ins, uint64_t lo, uint64_t hi, enum objdump_branch *kind,
+		      uint64_t *target)
+{
+	const char *w = ins;
+	size_t n;
+	for (;;) {
+		while (*w == ' ')
+			w++;
+		n = strcspn(w, " \t");
+		if (!is_prefix(w, n))
+			break;
+		w += n;
+	}
+	bool call = (n == 4 || n == 5) && !strncmp(w, "call", 4);
+	bool jump = w[0] == 'j' || (n >= 4 && !strncmp(w, "loop", 4)) ||
+		    (n == 6 && !strncmp(w, "xbegin", 6));
+	if (!call && !jump)
+		return false;
+	const char *op = w + n;
+	while (*op == ' ' || *op == '\t')
+		op++;
+	char *end;
+	*target = strtoull(op, &end, 16);
+	if (*op == '*' || end == op) {
+		*kind = OBJDUMP_INDIRECT;
+		*target = 0;
+		return true;
+	}
+	if (call)
+		*kind = OBJDUMP_CALL;
+	else if (*target >= lo && *target < hi)
+		return false; /* a jump within the function */
+	else
+		*kind = OBJDUMP_JUMP_OUT;
+	return true;
+}
+
+long objdump__branches(const char *dis, uint64_t lo, uint64_t hi, objdump_branch_fn fn,
+		       void *ctx)
+{
+	long insns = 0;
+	const char *p = dis ? dis : "";
+	while (*p) {
+		const char *l;
+		size_t len = text_next_line(&p, &l);
+		char ins[256];
+		uint64_t at, target;
+		enum objdump_branch kind;
+		if (!insn_text(l, len, ins, sizeof(ins)) || !insn_address(l, len, &at))
+			continue;
+		insns++;
+		if (fn && branch_of(ins, lo, hi, &kind, &target) && !fn(kind, at, target, ctx))
+			return -1;
+	}
+	return insns;
+}

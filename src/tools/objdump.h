@@ -43,4 +43,21 @@ size_t objdump__parse_symbols(const char *text, uint64_t min_size, size_t max, u
  * (AArch64). A lone push %rbp is a register save, not a frame. */
 bool objdump__fp_prologue(const char *disassembly, int max_insns);
 
+/* The branches that leave a function, from `objdump --disassemble` of
+ * [lo, hi) (AT&T syntax, x86-64: "  1178:\te8 bc ff ff ff \tcall   1139
+ * <leaf>"; GNU objdump 2.40 prints "call", older ones "callq"; prefixes
+ * such as bnd and notrack are skipped). */
+enum objdump_branch {
+	OBJDUMP_CALL,     /* a direct call: target is its destination */
+	OBJDUMP_JUMP_OUT, /* a direct jump (any jcc too) to outside [lo, hi) */
+	OBJDUMP_INDIRECT, /* a call or a jump through a register or memory */
+};
+/* fn(kind, address of the instruction, target (0 when indirect), ctx); it
+ * returns false to stop; NULL only counts. Returns the number of instructions read, or -1
+ * when fn stopped. */
+typedef bool (*objdump_branch_fn)(enum objdump_branch kind, uint64_t at, uint64_t target,
+				  void *ctx);
+long objdump__branches(const char *disassembly, uint64_t lo, uint64_t hi, objdump_branch_fn fn,
+		       void *ctx);
+
 #endif

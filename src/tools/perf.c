@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "common/alloc.h"
-#include "common/cache_home.h"
 
 /* Zen 2/3/4 only (REFERENCE.md §3): fixed periods, prefetch events excluded
  * because they disturb what they measure (20x observer effect on Zen 2). */
@@ -346,14 +345,3 @@ bool perf_record_rejected(int exit_code, bool perf_data_written)
 	return exit_code != 0 && !perf_data_written;
 }
 
-/* Measured with bench/run on the 2-core build VM (perf 6.1, task-clock at
- * 997 Hz): CPU time (cpu_perf - cpu_bare - cpu_fixed) / samples, median of 5
- * pairs, ~50 us (a VM pays an exit per timer interrupt; bare metal is
- * cheaper). It is a property of the kernel's sampling path, so elsewhere it
- * is an estimate until bench/run measures that machine. */
-#define PERF_DEFAULT_SAMPLE_COST_S 50e-6
-
-double perf_sample_cost_s(bool *measured)
-{
-	return cache_home_read_cost("perf-sample-cost", PERF_DEFAULT_SAMPLE_COST_S, measured);
-}

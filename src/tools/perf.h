@@ -17,6 +17,9 @@
 #include <stdbool.h>
 
 #define PERF_DEFAULT_FREQ 997
+/* --call-graph for DWARF stacks: a 4 KiB user-stack copy per sample bounds
+ * its cost (collect/stacks.h, machine/sample_cost.h measure with it). */
+#define PERF_DWARF_CALL_GRAPH "dwarf,4096"
 /* The fields perf script is asked for, exactly those of the corpus; perf
  * older than 6.4 has no dsoff ("Invalid field requested"), and ingestion then
  * computes the module offset itself from the mmap events. */
@@ -128,12 +131,5 @@ void perf_argv__free(char **argv);
  * readable perf.data, so it never looks like a rejection. */
 bool perf_record_rejected(int exit_code, bool perf_data_written);
 
-/*
- * Measured cost of one task-clock sample on this machine, in seconds of the
- * application's CPU time (see docs/cli/run.md "Overhead"). `measured` tells
- * whether the value came from a cached measurement (bench/run writes it) or
- * is the documented default constant, which is then labelled estimated.
- */
-double perf_sample_cost_s(bool *measured);
 
 #endif

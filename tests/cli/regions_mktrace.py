@@ -5,8 +5,9 @@
 # Usage from a test: python3 regions_mktrace.py KIND OUT [options]; see main().
 import struct, sys
 
-def spt(path, rank, regions, version=2, order="<", threads=None):
-    """regions: list of (name, file, line, [(start, end[, lane]), ...])."""
+def spt(path, rank, regions, version=2, order="<", threads=None, ext=None):
+    """regions: list of (name, file, line, [(start, end[, lane]), ...]);
+    ext: the extension block's sections as (tag, payload bytes)."""
     b = bytearray(b"SCOPEPRF")
     b += struct.pack(order + "iiq", version, rank, len(regions))
     for name, file, line, calls in regions:
@@ -26,7 +27,41 @@ def spt(path, rank, regions, version=2, order="<", threads=None):
         for tid, tname in threads:
             tb = tname.encode()
             b += struct.pack(order + "qi", tid, len(tb)) + tb
+    if ext is not None:
+        body = b"".join(struct.pack(order + "II", tag, len(p)) + p for tag, p in ext)
+        b += b"SPTEXT01" + struct.pack(order + "q", len(body)) + body
     open(path, "wb").write(bytes(b))
+
+def pstr(s, order="<"):
+    sb = s.encode()
+    return struct.pack(order + "i", len(sb)) + sb
+
+def cntr(backend, events, rows, order="<", threads_without=0, dropped=0):
+    """The 'CNTR' section (lib/sp_format.h): events (name, kind, reason or
+    None when counted), rows (region, lane, calls, [(incl, excl) per
+    counted event])."""
+    p = pstr(backend, order) + struct.pack(order + "iiqq", len(events), 0, threads_without, dropped)
+    for name, kind, reason in events:
+        p += pstr(name, order) + struct.pack(order + "ii", kind, 0 if reason is None else 1)
+        p += pstr(reason or "", order)
+    p += struct.pack(order + "q", len(rows))
+    for region, lane, calls, vals in rows:
+        p += struct.pack(order + "iiq", region, lane, calls)
+        p += b"".join(struct.pack(order + "qq", i, e) for i, e in vals)
+    return (0x52544e43, p)
+
+# Known counts of the test backend's kind: "compute" (2 ms) holds "inner"
+# (0.5 ms); FLOP and DRAM bytes per region, cycles unavailable (no PMU).
+def counters_trace(path, order="<"):
+    ev = [("test::FLOP", 4, None), ("cycles", 2, "this machine exposes no counter for it (no PMU)"),
+          ("test::DRAM_BYTES", 5, None)]
+    rows = [(0, 0, 1, [(4000000000, 3000000000), (2000000000, 1500000000)]),
+            (1, 0, 1, [(1000000000, 1000000000), (500000000, 500000000)]),
+            (1, 1, 2, [(600000000, 600000000), (200000000, 200000000)])]
+    spt(path, 0, [("compute", "k.c", 1, [(0, 2000000, 0)]),
+                  ("inner", "k.c", 2, [(500000, 1000000, 0), (0, 300000, 1), (400000, 700000, 1)])],
+        version=3, order=order, threads=[(7, "main"), (8, "worker")],
+        ext=[cntr("test", ev, rows, order)])
 
 def sps(path, rank, hz, ticks, regions, modules, samples, order="<"):
     b = bytearray(b"SCOPESMP") + struct.pack(order + "iiiq", 1, rank, hz, ticks)
@@ -65,6 +100,8 @@ if __name__ == "__main__":
         spt(out, 0, [("work", "w.c", 1, [(0, 50, 0), (10, 80, 1), (20, 30, 0), (40, 60, 1)]),
                      ("inner", "w.c", 2, [(25, 28, 0), (45, 55, 1)])], version=3,
             threads=[(4242, "main"), (4243, "worker")])
+    elif kind == "counters":
+        counters_trace(out, sys.argv[3] if len(sys.argv) > 3 else "<")
     elif kind == "overlap":
         spt(out, 0, [("a", None, -1, [(0, 100)]), ("b", None, -1, [(50, 150)])])
     elif kind == "recursion":

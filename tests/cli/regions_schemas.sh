@@ -22,6 +22,9 @@ import sys; sys.path.insert(0, sys.argv[1]); import regions_mktrace as m
 m.sps("s_rank00000.sps", 0, 100, 10, ["r"], [], [(0, -1, 16), (-1, -1, 32)])
 PY
 "$NUNATAK" regions lines s_rank00000.sps --json >lines.json
+mkdir ctr
+python3 "$mk" counters ctr/c_rank00000.spt
+"$NUNATAK" regions inspect ctr --json >summary-ctr.json
 "$py" - "$schemas" <<'PY'
 import json, sys, jsonschema
 d = sys.argv[1]
@@ -30,7 +33,8 @@ def check(schema, *docs):
     jsonschema.Draft202012Validator.check_schema(s)
     for doc in docs:
         jsonschema.validate(json.load(open(doc)), s, cls=jsonschema.Draft202012Validator)
-check("summary", "summary.json", "summary1.json", "summary2.json")
+check("summary", "summary.json", "summary1.json", "summary2.json", "summary-ctr.json")
+assert json.load(open("summary-ctr.json"))["counters"]["regions"], "counters missing"
 check("tree", "tree.json", "tree-th.json")
 check("events", "events.json")
 check("lines", "lines.json")

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Attribution through `nunatak run --replay`: line-level main, extracts, ld.so sources not found (gcc entry); MD5 staleness withholds edited source (clang entry).
+# Attribution through `nunatak run --replay`: line-level main, extracts, ld.so sources not found (gcc entry); a same-named file found by name is embedded only when its declaration line names the function (gcc records no MD5), else withheld with the reason (issue 24); MD5 staleness withholds edited source (clang entry).
 set -eu
 command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 2; }
 corpus="$NUNATAK_CORPUS_DIR/recordings/perf/6.14.11/linux-x86_64"
@@ -10,6 +10,14 @@ for i in $(seq 1 30); do echo "/* edited line $i */"; done >"$tmp/src/workload.c
 cd "$tmp"
 "$NUNATAK" run -q --replay "$corpus/workload-c-debug" -o "$tmp/debug" -- ./workload >/dev/null 2>&1
 "$NUNATAK" report --json "$tmp/debug" >"$tmp/debug.json"
+# the same file name, line 8 declaring reduce as the binary's line table says
+mkdir -p "$tmp/vouched/src"
+for i in $(seq 1 30); do
+	if [ "$i" = 8 ]; then echo "static double reduce(const double *v, int n)"; else echo "/* line $i */"; fi
+done >"$tmp/vouched/src/workload.c"
+(cd "$tmp/vouched" && "$NUNATAK" run -q --replay "$corpus/workload-c-debug" -o "$tmp/vouched/run" \
+	-- ./workload >/dev/null 2>&1)
+"$NUNATAK" report --json "$tmp/vouched/run" >"$tmp/vouched.json"
 "$NUNATAK" run -q --replay "$corpus/workload-c-clang" -o "$tmp/clang" \
 	--source-map "/tmp/nunatak-capture-clang=$tmp/src" -- ./workload >/dev/null 2>&1
 "$NUNATAK" report --json "$tmp/clang" >"$tmp/clang.json"
@@ -35,8 +43,17 @@ want = periods["main"] / periods["all"]
 assert abs(main["share"]["value"] - want) < 1e-9, (main["share"], want)
 src = main["source"][0] if isinstance(main["source"], list) else main["source"]
 assert src["start_line"] == 5 and src["end_line"] == 23, src
-# found by its unique basename under the cwd; gcc records no MD5: no verdict, text shown
-assert src["resolved_path"] == f"{tmp}/src/workload.c" and src["text"].startswith("/* edited line 5 */"), src
+# found by its unique basename under the cwd; gcc records no MD5 and line 8
+# does not declare reduce (inlined into main) there: another file, withheld
+assert src["resolved_path"] == f"{tmp}/src/workload.c" and src["text"] is None, src
+assert src["reason"] == (f"not embedded: {tmp}/src/workload.c has the name of the binary's "
+                         "/tmp/nunatak-capture-debug/workload.c but its line 8 does not declare "
+                         "reduce as the binary's line table says: another file of that name, or "
+                         "one changed since the build; point at the right directory with "
+                         "--source-map OLD=NEW"), src
+v = {h["name"]: h for h in json.load(open(f"{tmp}/vouched.json"))["hotspots"]}["main"]["source"][0]
+assert v["resolved_path"] == f"{tmp}/vouched/src/workload.c" and v["text"].startswith("/* line 5 */"), v
+assert "static double reduce(" in v["text"], v
 # below the floor, so not in the report: read the pivot itself
 import sqlite3
 db = sqlite3.connect(f"{tmp}/debug/pivot.sqlite")

@@ -80,6 +80,23 @@ if answered:
     assert c2["machine"]["ceilings"] == c1["machine"]["ceilings"]
 else:
     assert c1["not_stored"].startswith("no kernel answered"), c1
+# The cost of one sample (issue 27, issue 24 item 8): measured with the
+# calibration, both stack modes, each with its Quality, cached with the
+# Ceilings, with its frequency and time in the calibration's report.
+costs = {x["name"]: x for x in c1["machine"].get("costs", [])}
+if not cal["budget_cut"]:
+    assert set(costs) == {"perf_sample_fp", "perf_sample_dwarf"}, costs
+    assert cal["cost_frequency"] > 0 and cal["cost_seconds"] > 0, cal
+for x in costs.values():
+    assert x["unit"] == "s" and x["quality"] in ("measured", "estimated", "unavailable"), x
+    if x["quality"] == "unavailable":
+        assert x["value"] is None and x["reason"], x
+    else:
+        # tens of microseconds on a VM; never zero, never a millisecond
+        assert 1e-8 < x["value"] < 1e-3 and (x["quality"] == "measured") == (x["reason"] is None), x
+if answered:
+    assert json.load(open(c1["profile"]))["machine"].get("costs", []) == c1["machine"].get("costs", [])
+    assert c2["machine"].get("costs", []) == c1["machine"].get("costs", [])
 # On a loaded Machine the kernels ran on the free cores only, and said so.
 if cal.get("threads", 0) and cal["threads"] < max(1, int(c1["machine"]["allocated_cores"])):
     for c in ceil.values():
@@ -114,6 +131,21 @@ h = rep["hotspots"][0]
 assert h["attainable"]["value"] is None
 assert h["attainable"]["reason"] == "no flops_dp raw counter in this Run", h["attainable"]
 assert h["classification_reason"] == "no flops_dp raw counter in this Run", h
+# The overhead line uses the cost the calibration cached, for this Run's
+# stack mode (fp standing in, as an upper bound, for a Run without stacks).
+o, costs = m["overhead"], {x["name"]: x for x in m["machine"].get("costs", [])}
+name = "perf_sample_dwarf" if o["stacks"] == "dwarf" else "perf_sample_fp"
+cost = costs.get(name)
+if cost and cost["quality"] != "unavailable":
+    assert o["cost_per_sample_s"] == cost["value"] and o["quality"] == "estimated", (o, cost)
+    assert abs(o["value"] - o["samples"] * cost["value"]) < 1e-9, o
+    assert "measured on this Machine by the calibration" in o["reason"], o
+    exact = o["stacks"] in ("fp", "dwarf")
+    assert o["cost_quality"] == (cost["quality"] if exact else "estimated"), (o, cost)
+    line = [l for l in open("run.txt") if "overhead: about" in l]
+    assert line and ("x %.3g us" % (cost["value"] * 1e6)) in line[0], line
+else:
+    assert o["quality"] == "unavailable" and o["value"] is None, o
 meta = json.load(open("entry/meta.json"))
 assert meta["machine"]["ceilings"] == m["machine"]["ceilings"], meta["machine"]
 r = json.load(open("replayed.json"))

@@ -48,4 +48,15 @@ s = read_sps(sys.argv[2])
 assert s["regions"] == [r["name"] for r in t["regions"]] and s["ticks"] == len(s["samples"])
 print("fortran api ok: %d samples" % s["ticks"])
 PY
+# sp_set_events from Fortran: the trace names the event (counted, or
+# unavailable with its reason where perf_event_open is refused)
+"${SCOPE_PROFILER_BIN:?}" inspect --json "$tmp/fapi_rank00000.spt" </dev/null >"$tmp/fapi.json"
+python3 - "$tmp/fapi.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["counters"]
+ev = c["events"]
+assert [e["name"] for e in ev] == ["page-faults"], ev
+assert ev[0]["quality"] == "measured" or ev[0]["reason"], ev
+print("fortran sp_set_events ok:", ev[0]["quality"])
+PY
 echo "all Fortran example checks passed"

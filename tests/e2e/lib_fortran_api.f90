@@ -11,6 +11,8 @@ program lib_fortran_api
 
   call sp_init('ignored_when_env_sets_prefix', 'fortran api test', ierr)
   call expect(ierr, 0, 'sp_init')
+  call sp_set_events('page-faults  ', ierr)   ! trailing blanks trimmed
+  call expect(ierr, 0, 'sp_set_events')
   a = sp_region('alpha')
   a2 = sp_region('alpha   ')          ! trailing blanks are trimmed: same region
   b = sp_region_at('beta', 'lib_fortran_api.f90', 17)
@@ -30,6 +32,8 @@ program lib_fortran_api
   call expect(ierr, 0, 'sp_stop_sampling')
   call sp_stop_sampling(ierr)
   if (ierr >= 0) call fail('second sp_stop_sampling should fail')
+  call sp_set_events('task-clock', ierr)      ! after the first region: refused
+  if (ierr >= 0) call fail('sp_set_events after a region should fail')
   call sp_finalize(ierr)
   call expect(ierr, 0, 'sp_finalize')
   call sp_finalize(ierr)

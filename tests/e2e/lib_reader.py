@@ -84,6 +84,25 @@ MISUSE_KEYS = ["null_handle", "end_unopened", "end_not_innermost", "discarded_in
                "no_memory"]
 
 
+def read_counters(c):
+    """Section CNTR (docs/formats.md): events, then rows of per-event sums."""
+    out = {"backend": c.string()}
+    nev, _ = c.take("ii")
+    out["threads_without"], out["dropped"] = c.take("qq")
+    out["events"] = []
+    for _ in range(nev):
+        name, (kind, status), reason = c.string(), c.take("ii"), c.string()
+        out["events"].append({"name": name, "kind": kind, "counted": status == 0,
+                              "reason": reason})
+    counted = [e["name"] for e in out["events"] if e["counted"]]
+    out["rows"] = []
+    for _ in range(c.take("q")):
+        region, lane, calls = c.take("i"), c.take("i"), c.take("q")
+        sums = {name: dict(zip(("inclusive", "exclusive"), c.take("qq"))) for name in counted}
+        out["rows"].append({"region": region, "lane": lane, "calls": calls, "sums": sums})
+    return out
+
+
 def read_ext(c, path):
     """The extension block after the seed's fields (docs/formats.md)."""
     if c.data[c.off:c.off + 8] != b"SPTEXT01":
@@ -110,6 +129,10 @@ def read_ext(c, path):
                     name = c.string()
                     regions[name] = c.take("q")
                 ext["misuse"][MISUSE_KEYS[kind]] = {"count": count, "regions": regions}
+        elif tag == 0x52544e43:  # CNTR: counters per region and lane
+            ext["counters"] = read_counters(c)
+        else:  # unknown sections are skipped, as the format says
+            c.off = end
         if c.off != end:
             raise FormatError(f"{path}: section {tag:#x} ends at {c.off}, expected {end}")
     return ext

@@ -9,6 +9,14 @@ export OMPI_MCA_rmaps_base_oversubscribe=1 # mpirun.openmpi on fewer cores than 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export XDG_CACHE_HOME="$tmp/cache"
+# Two Open MPI 4.1 singletons started at once (an Open MPI program under
+# mpirun.mpich) race to create their shared session directory
+# <tmpdir>/ompi.<node>.<uid>: the loser fails MPI_Init with "mkdir ... File
+# exists", bare or not (seen once under load). Open MPI's race, not ours:
+# the directory is made beforehand, in a tmpdir of this test's own.
+export OMPI_MCA_orte_tmpdir_base="$tmp/ompi"
+node=$(python3 -c 'import socket; print(socket.gethostname())')
+mkdir -p -m 0700 "$tmp/ompi/ompi.$node.$(id -u)" "$tmp/ompi/ompi.${node%%.*}.$(id -u)"
 cd "$tmp"
 src="$NUNATAK_SOURCE_DIR/tests/e2e/mpi_exit.c"
 mpicc.openmpi -O1 -o "$tmp/prog_openmpi" "$src"

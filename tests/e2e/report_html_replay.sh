@@ -28,7 +28,8 @@ expect "$tmp/dom.html" \
 	'no flops_dp raw counter in this Run' \
 	'What this report does not say' \
 	'How many FLOPs each Hotspot moves: this Run has no FLOP counter' \
-	'0.3% of the sampled time is in code left unresolved' \
+	'0.3% of the sampled time is in code left unresolved (module+offset, no function name): [unknown] 0.3%' \
+	'Unresolved code by module' '<td title="[unknown]">[unknown]</td>' \
 	'the Machine carries no flops_dp or dram_bandwidth Ceiling' \
 	'<tr class="others">' '3 Hotspots below the floor of 30 samples' \
 	'By inline frame' '<span class="hs-name">reduce</span>' \

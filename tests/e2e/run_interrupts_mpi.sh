@@ -25,6 +25,11 @@ r = m["run"]
 assert r["status"] == "complete" and r["interrupted_by"] == intr, r
 assert r["world_size"] == 2, r
 assert "pivot" in m["files"], m["files"]
+# every rank's data flushed (issue 24 item 16): no rank lost its rank.json
+names = [d.get("name") for d in m.get("degradations", [])]
+assert "ranks-missing" not in names, [d for d in m["degradations"] if d.get("name") == "ranks-missing"]
+for r in range(2):
+    assert os.path.exists(os.path.join(run, "collect", "rank-%d" % r, "rank.json")), r
 PY
 	grep -q "application: interrupted by SIG$sig" "err-mpi-$sig.txt" || fail "no interrupted line"
 done

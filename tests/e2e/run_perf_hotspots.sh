@@ -24,31 +24,23 @@ cp out.json doc.json
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' doc.json || fail "stdout is not one JSON document"
 grep -q "collecting with perf" err.txt || fail "no collecting line"
 
-# Without the app's own output, --json leaves only JSON on stdout. With a
-# cost per sample measured by bench/run in the cache, the overhead says so
-# (still an estimate of this Run's overhead, derived from a measured cost).
+# Without the app's own output, --json leaves only JSON on stdout. A cost
+# per sample left by an older nunatak beside the cache (bench/run wrote one)
+# is no measurement of this Machine's profile: no overhead figure from it.
 mkdir -p "$WORK/cache/nunatak"
 echo 0.000020000 > "$WORK/cache/nunatak/perf-sample-cost"
 XDG_CACHE_HOME="$WORK/cache" "$NUNATAK" run -o "$WORK/run2" --json -- ./two_hot 100000000 \
 	> only.json 2> err2.txt || fail "second run"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["exit_code"] == 0' only.json ||
 	fail "--json stdout is not only JSON"
-grep -q "x 20 us, a cost per sample measured on this machine by bench/run" err2.txt ||
-	fail "the measured cost per sample is not stated: $(grep overhead err2.txt)"
+grep -q "overhead: unmeasured ([0-9]* samples of perf sampling; no cost per sample in this Machine's profile (\`nunatak calibrate --force\` measures it" err2.txt ||
+	fail "the unmeasured cost per sample is not said: $(grep overhead err2.txt)"
 python3 -c '
 import json, sys
 o = json.load(open(sys.argv[1]))["overhead"]
-assert o["quality"] == "estimated" and o["cost_quality"] == "measured", o
-assert abs(o["cost_per_sample_s"] - 2e-5) < 1e-12 and o["value"] > 0, o' "$WORK/run2/manifest.json" ||
-	fail "manifest overhead of run2"
-# Without XDG_CACHE_HOME the cache is $HOME/.cache, for the reader as for
-# bench/run, which writes there.
-mkdir -p "$WORK/home/.cache/nunatak"
-echo 0.000030000 > "$WORK/home/.cache/nunatak/perf-sample-cost"
-env -u XDG_CACHE_HOME HOME="$WORK/home" "$NUNATAK" run -o "$WORK/run3" -- ./two_hot 20000000 \
-	> /dev/null 2> err3.txt || fail "third run"
-grep -q "x 30 us, a cost per sample measured on this machine" err3.txt ||
-	fail "the cost in \$HOME/.cache is not read: $(grep overhead err3.txt)"
+assert o["quality"] == "unavailable" and o["value"] is None and o["cost_per_sample_s"] is None, o
+assert o["cost_quality"] == "unavailable" and o["collector"] == "perf" and o["samples"] > 0, o' \
+	"$WORK/run2/manifest.json" || fail "manifest overhead of run2"
 
 nm -S --defined-only two_hot > nm.txt
 readelf -lW two_hot > phdr.txt
@@ -61,13 +53,15 @@ assert doc["exit_code"] == 3, doc
 m = json.load(open(os.path.join(run, "manifest.json")))
 assert m["run"]["exit_code"] == 3 and m["passes"][0]["exit_code"] == 3
 assert m["passes"][0]["collectors"][0]["tool"] == "perf"
-# No cost per sample measured in this cache: no invented overhead (issue 24)
+# No cost per sample in a profile of this cache (the suite's shared cache
+# may hold a calibrated one): no invented overhead (issue 24)
 o = m["overhead"]
-if o["cost_quality"] == "measured":
-    assert o["quality"] == "estimated" and o["value"] > 0, o
+if o["cost_quality"] in ("measured", "estimated"):
+    assert o["quality"] == "estimated" and o["value"] > 0 and o["cost_per_sample_s"] > 0, o
+    assert "measured on this Machine by the calibration" in o["reason"], o
 else:
     assert o["quality"] == "unavailable" and o["value"] is None and o["cost_per_sample_s"] is None, o
-    assert "no cost per sample was measured on this machine" in o["reason"], o
+    assert "cost per sample" in o["reason"], o
 funcs = {}
 for line in open(nmp):
     p = line.split()

@@ -40,6 +40,12 @@ static void symbols(const char *text)
 	(void)objdump__parse_symbols(text, 0, 1, out);
 }
 
+static bool any_branch(enum objdump_branch kind, uint64_t at, uint64_t target, void *ctx)
+{
+	(void)ctx;
+	return kind != OBJDUMP_INDIRECT || at != target;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
@@ -56,6 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	default:
 		(void)objdump__fp_prologue(text, STACKS_PROLOGUE_INSNS);
+		(void)objdump__branches(text, 0x1000, 0x2000, any_branch, NULL);
 		break;
 	}
 	xfree(text);

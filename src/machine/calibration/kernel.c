@@ -6,10 +6,19 @@
 // process, through its execution boundary.
 //
 // Usage: kernel <triad|fma_dp|fma_sp> <threads> <reps> <ms> [bytes]
+//        kernel <sample_fp|sample_dwarf> 1 <reps> <ms> <freq>
 //   triad   a[i] = b[i] + s * c[i] over `bytes` (three arrays; default 1/8
 //           of RAM clamped to [768 MiB, 6 GiB]), counted 24 B per element;
 //   fma_dp  12 independent FMA chains per thread, double precision;
-//   fma_sp  the same in single precision.
+//   fma_sp  the same in single precision;
+//   sample_fp, sample_dwarf  the cost of one sample (machine/sample_cost.h):
+//           fma_dp on one thread, repetitions in pairs, one bare and one
+//           sampled by a task-clock event at <freq> Hz opened on itself
+//           (perf_event_open, what `perf record -e task-clock --call-graph
+//           fp|dwarf,4096` asks the kernel for), the order alternating;
+//           prints "work <flop per repetition>", "rep <i> <bare rate>" and
+//           "sampled <i> <sampled rate> <samples taken>", the rates over the
+//           thread's CPU time (robust to other processes' load).
 // Each of `reps` repetitions runs for about `ms` milliseconds on `threads`
 // threads, each pinned to one CPU of the inherited affinity mask (the
 // allocation), the CPUs listed in NUNATAK_KERNEL_CPUS first. Output, one
@@ -30,6 +39,12 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#endif
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -47,7 +62,7 @@
 #define CHAINS 12
 #define MIB (1024.0 * 1024.0)
 
-enum kind { TRIAD, FMA_DP, FMA_SP };
+enum kind { TRIAD, FMA_DP, FMA_SP, SAMPLE_FP, SAMPLE_DWARF };
 
 /* The chains' results land here, so the compiler cannot drop them. */
 static volatile double sink_dp;
@@ -248,10 +263,10 @@ static void *work(void *arg)
 			break;
 		if (s->kind == TRIAD)
 			triad(s, w->id, s->iters);
-		else if (s->kind == FMA_DP)
-			w->result = fma_dp(s->iters, 1.0 + w->id);
-		else
+		else if (s->kind == FMA_SP)
 			w->result = fma_sp(s->iters, 1.0f + (float)w->id);
+		else
+			w->result = fma_dp(s->iters, 1.0 + w->id);
 		pthread_barrier_wait(&s->done);
 	}
 	return NULL;
@@ -265,7 +280,7 @@ static double rep(struct shared *s, struct worker *w)
 	if (s->kind == TRIAD)
 		triad(s, 0, s->iters);
 	else
-		w[0].result = s->kind == FMA_DP ? fma_dp(s->iters, 1.0) : fma_sp(s->iters, 1.0f);
+		w[0].result = s->kind == FMA_SP ? fma_sp(s->iters, 1.0f) : fma_dp(s->iters, 1.0);
 	pthread_barrier_wait(&s->done);
 	return now() - t0;
 }
@@ -347,8 +362,135 @@ static double loadavg(void)
 
 static int usage(void)
 {
-	fputs("usage: kernel <triad|fma_dp|fma_sp> <threads> <reps> <ms> [bytes]\n", stderr);
+	fputs("usage: kernel <triad|fma_dp|fma_sp> <threads> <reps> <ms> [bytes]\n"
+	      "       kernel <sample_fp|sample_dwarf> 1 <reps> <ms> <freq>\n", stderr);
 	return 2;
+}
+
+#if defined(__linux__)
+/* The user registers perf's dwarf mode needs to unwind (frame, stack and
+ * instruction pointers; perf asks for all of them, which costs a few more
+ * bytes per sample than these). */
+#if defined(__x86_64__)
+#define UNWIND_REGS ((1ULL << 6) | (1ULL << 7) | (1ULL << 8))
+#elif defined(__aarch64__)
+#define UNWIND_REGS ((1ULL << 29) | (1ULL << 31) | (1ULL << 32))
+#else
+#define UNWIND_REGS 0ULL
+#endif
+
+/* A task-clock sampling event on this thread, disabled, with a read-only
+ * (overwriting) ring buffer nobody drains: the kernel pays the full cost of
+ * each sample, nothing is ever lost or blocked. -1 with errno. */
+static int sampler_open(int dwarf, long freq)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.freq = 1;
+	a.sample_freq = (unsigned long long)freq;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+	if (dwarf && UNWIND_REGS) {
+		a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a.sample_regs_user = UNWIND_REGS;
+		a.sample_stack_user = 4096;
+		a.exclude_callchain_user = 1;
+	}
+	a.disabled = 1;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+		a.exclude_kernel = a.exclude_hv = 1; /* as perf record does unprivileged */
+		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	}
+	if (fd < 0)
+		return -1;
+	long page = sysconf(_SC_PAGESIZE);
+	if (mmap(NULL, (size_t)page * 65, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED) {
+		int err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+static double task_clock_ns(int fd)
+{
+	unsigned long long v = 0;
+	return read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v) ? (double)v : -1;
+}
+
+static double thread_cpu(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One repetition timed on this thread's CPU time: what the kernel charges
+ * it, sampling interrupts included, whatever else the machine runs. */
+static double cpu_rep(struct shared *s, struct worker *w)
+{
+	double c0 = thread_cpu();
+	rep(s, w);
+	return thread_cpu() - c0;
+}
+
+/* Pairs of repetitions, bare and sampled (alternating which goes first). */
+static int sample_pairs(struct shared *s, struct worker *w, int reps, long freq)
+{
+	int fd = sampler_open(s->kind == SAMPLE_DWARF, freq);
+	if (fd < 0) {
+		fprintf(stderr, "kernel: perf_event_open (task-clock sampling at %ld Hz): %s\n",
+			freq, strerror(errno));
+		return 3;
+	}
+	for (int r = 0; r < reps; r++) {
+		double tb = 0, ts = 0, c0 = 0, c1 = 0;
+		for (int half = 0; half < 2; half++) {
+			if ((half + r) % 2 == 0) {
+				tb = cpu_rep(s, w);
+				continue;
+			}
+			c0 = task_clock_ns(fd);
+			ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+			ts = cpu_rep(s, w);
+			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+			c1 = task_clock_ns(fd);
+		}
+		printf("rep %d %.6e\nsampled %d %.6e %.0f\n", r, work_of(s, w) / tb, r,
+		       work_of(s, w) / ts, c0 >= 0 && c1 >= c0 ? (c1 - c0) * 1e-9 * (double)freq : -1);
+		fflush(stdout);
+	}
+	printf("work %.6e\n", work_of(s, w));
+	close(fd);
+	return 0;
+}
+#else
+static int sample_pairs(struct shared *s, struct worker *w, int reps, long freq)
+{
+	(void)s, (void)w, (void)reps, (void)freq;
+	fputs("kernel: task-clock sampling needs Linux's perf_event_open\n", stderr);
+	return 3;
+}
+#endif
+
+/* The sample_* kernels after sizing: pairs, then the CPU share. */
+static int sample_main(struct shared *s, struct worker *w, int reps, long freq)
+{
+	if (s->threads != 1 || freq < 1 || freq > 1000000)
+		return usage();
+	double t0 = now(), cpu0 = cpu_seconds();
+	int rc = sample_pairs(s, w, reps, freq);
+	double share = (cpu_seconds() - cpu0) / (now() - t0);
+	if (rc == 0)
+		printf("cpu_share %.3f\n", share > 1 ? 1.0 : share);
+	return rc;
 }
 
 /* Calibrates s->iters so that one repetition lasts about ms. */
@@ -379,6 +521,10 @@ int main(int argc, char **argv)
 		s.kind = FMA_DP;
 	else if (!strcmp(argv[1], "fma_sp"))
 		s.kind = FMA_SP;
+	else if (!strcmp(argv[1], "sample_fp"))
+		s.kind = SAMPLE_FP;
+	else if (!strcmp(argv[1], "sample_dwarf"))
+		s.kind = SAMPLE_DWARF;
 	else
 		return usage();
 	s.threads = atoi(argv[2]);
@@ -423,6 +569,8 @@ int main(int argc, char **argv)
 	printf("kernel %s\nisa %s\nthreads %d\nload %.2f\n", argv[1], ISA, s.threads, load);
 	if (s.kind == TRIAD)
 		printf("bytes %zu\n", s.n * 24);
+	if (s.kind == SAMPLE_FP || s.kind == SAMPLE_DWARF)
+		return sample_main(&s, w, reps, argc > 5 ? strtol(argv[5], NULL, 10) : 0);
 	double cpu0 = cpu_seconds(), wall = 0;
 	for (int r = 0; r < reps; r++) {
 		double t = rep(&s, w);

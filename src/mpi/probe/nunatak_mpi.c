@@ -54,8 +54,23 @@
  *     estimated; COMPLETED: calls that found something complete)
  *   site NAME MODULE 0xVADDR CALLS TIME_NS BYTES
  *   event NAME START_NS DURATION_NS BYTES PEER
+ *   peer send|recv WORLD_RANK CALLS TIME_NS BYTES
  *   dropped SITES EVENTS | end
  * PEER is the rank in the call's communicator, -1 when none.
+ *
+ * `peer` records are exact point-to-point totals per partner, by rank in
+ * MPI_COMM_WORLD (one line per partner and direction with calls): `send`
+ * for the send calls naming it (bytes sent; MPI_Sendrecv's send half counts
+ * its message and bytes, no time), `recv` for the receives naming it
+ * (MPI_Recv, MPI_Sendrecv and MPI_Sendrecv_replace by the status' actual
+ * source, bytes received; MPI_Irecv by its posted source, bytes posted; time
+ * of the blocking calls). A communicator's ranks are translated to
+ * MPI_COMM_WORLD's once, when first seen (MPI_Comm_compare, else the group
+ * translation), and forgotten at MPI_Comm_free; WORLD_RANK -1 sums the calls
+ * whose partner could not be placed (an intercommunicator, more than
+ * NK_COMM_SLOTS communicators at once, a world larger than NK_PEER_MAX).
+ * Completion calls (MPI_Wait*, MPI_Test*) name no partner and are not in it,
+ * nor are collectives and one-sided calls (their totals are the functions').
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -79,6 +94,8 @@
 #define NK_LONG_CAP 12288
 #define NK_SHORT_CAP 4096
 #define NK_SAMPLE_EVERY 256
+#define NK_COMM_SLOTS 32
+#define NK_PEER_MAX 65536
 #define NK_EXPORT __attribute__((visibility("default")))
 
 #define NK_FUNCTIONS(X)                                                                    \
@@ -106,6 +123,18 @@ struct nk_site {
 	struct nk_totals t;
 };
 
+/* Point-to-point totals with one partner: [0] sent to it, [1] received. */
+struct nk_peer {
+	struct nk_totals dir[2];
+};
+
+/* A communicator's ranks in MPI_COMM_WORLD: map NULL when congruent. */
+struct nk_comm {
+	MPI_Comm comm;
+	int used, unmappable, size;
+	int *map;
+};
+
 struct nk_event {
 	uint64_t start, duration, bytes; /* ticks */
 	int32_t peer;
@@ -131,6 +160,10 @@ static struct {
 	uint64_t nr_longs, nr_shorts, nr_short_calls, dropped_sites, dropped_events;
 	int flushing;
 	uint8_t skip[NK_NR_FUNCTIONS]; /* NUNATAK_MPI_SKIP: forwarded, not recorded */
+	struct nk_peer *peers; /* world entries, calloc'ed at MPI_Init */
+	struct nk_peer unplaced;
+	struct nk_comm comms[NK_COMM_SLOTS];
+	int comm_lock;
 } nk;
 
 static __thread int nk_depth __attribute__((tls_model("initial-exec")));
@@ -216,7 +249,7 @@ static void nk_event_add(int fn, uint64_t t0, uint64_t dt, uint64_t bytes, int p
 
 static void nk_flush(const char *state);
 
-static void nk_leave(int fn, void *ra, uint64_t t0, uint64_t bytes, int peer)
+static uint64_t nk_leave(int fn, void *ra, uint64_t t0, uint64_t bytes, int peer)
 {
 	uint64_t t1 = nk_ticks(), dt = t1 - t0;
 	NK_ADD(&nk.fn[fn].calls, 1);
@@ -226,6 +259,7 @@ static void nk_leave(int fn, void *ra, uint64_t t0, uint64_t bytes, int peer)
 	nk_event_add(fn, t0, dt, bytes, peer);
 	if (t1 >= NK_LOAD(&nk.next_flush_ticks))
 		nk_flush("running");
+	return dt;
 }
 
 /* Outermost, recording, and fn not left out by NUNATAK_MPI_SKIP. */
@@ -280,6 +314,25 @@ static uint64_t nk_recvd(const MPI_Status *st, int count, MPI_Datatype dt)
 	} while (0)
 
 #include "nunatak_mpi_poll.inc"
+#include "nunatak_mpi_peers.inc"
+
+/* A point-to-point call: as NK_LEAVE, and its partner's totals (dir 0 sent,
+ * 1 received) with peer_bytes of the call's bytes. */
+#define NK_LEAVE_PEER_B(f, bytes, peer_bytes, peer, comm, dir)                       \
+	do {                                                                          \
+		if (nk_outer) {                                                       \
+			int nk_p = (peer);                                            \
+			uint64_t nk_dt = nk_leave(F_##f, nk_ra, nk_t0, (bytes), nk_p); \
+			nk_peer_add((dir), (comm), nk_p, 1, nk_dt, (peer_bytes));     \
+		}                                                                     \
+		nk_depth--;                                                           \
+	} while (0)
+#define NK_LEAVE_PEER(f, bytes, peer, comm, dir)                                      \
+	do {                                                                          \
+		uint64_t nk_b = nk_outer ? (bytes) : 0;                               \
+		NK_LEAVE_PEER_B(f, nk_b, nk_b, peer, comm, dir);                      \
+	} while (0)
+
 #include "nunatak_mpi_write.inc"
 #include "nunatak_mpi_wrappers.inc"
 #include "nunatak_mpi_fortran.inc"

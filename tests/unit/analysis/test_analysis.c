@@ -326,7 +326,68 @@ static void t_dram_bound(void)
 	pivot__release(&p);
 }
 
+/* Regions from scope_profiler counters, against Ceilings of 1 Tflop/s and
+ * 100 GB/s (ridge 10 flop/byte); every Derived by hand. */
+static void t_place_region(void)
+{
+	struct pivot p;
+	build(&p);
+	struct ceiling c[] = {
+		{(char *)"flops_dp", 1e12, (char *)"flop/s", QUALITY_MEASURED, NULL},
+		{(char *)"dram_bandwidth", 1e11, (char *)"byte/s", QUALITY_MEASURED, NULL},
+	};
+	struct analysis a;
+	CHECK_INT(analysis_run(&p, c, 2, 30, &a), 0);
+	/* stream: 2e9 flop, 8e9 bytes in 40 ms (longest Locus) */
+	struct region_counts rc = {true, true, 2e9, 8e9, 40e6, QUALITY_MEASURED, NULL};
+	struct diagnostic g;
+	analysis_place_region(&a, &rc, &g);
+	CHECK_NEAR(g.dram_intensity.value, 0.25, 1e-15);              /* 2e9 / 8e9 */
+	CHECK_NEAR(g.achieved.value, 50e9, 1e-3);                     /* 2e9 / 0.04 s */
+	CHECK_NEAR(g.attainable.value, 25e9, 1e-3);                   /* min(1e12, 1e11 x 0.25) */
+	CHECK_NEAR(g.envelope_fraction.value, 2.0, 1e-12);            /* 50e9 / 25e9 */
+	CHECK_INT(g.achieved.quality, QUALITY_MEASURED);
+	CHECK_INT(g.envelope_fraction.quality, QUALITY_MEASURED);
+	CHECK_STR(g.classification, "memory-bound");                  /* 0.25 < ridge 10 */
+	CHECK_INT(g.share.quality, QUALITY_UNAVAILABLE);
+	CHECK(strstr(g.share.reason, "timed, not sampled"));
+	CHECK_STR(g.dram_intensity.lineage[0], "region flop");
+	diagnostic__release(&g);
+	/* dgemm: 6e9 flop, 5e7 bytes in 30 ms: right of the ridge, the roof flat */
+	rc = (struct region_counts){true, true, 6e9, 5e7, 30e6, QUALITY_ESTIMATED, "some Loci"};
+	analysis_place_region(&a, &rc, &g);
+	CHECK_NEAR(g.dram_intensity.value, 120.0, 1e-12);
+	CHECK_NEAR(g.achieved.value, 200e9, 1e-2);
+	CHECK_NEAR(g.attainable.value, 1e12, 1e-3);
+	CHECK_NEAR(g.envelope_fraction.value, 0.2, 1e-12);
+	CHECK_STR(g.classification, "latency-bound");                 /* 0.2 < 0.5 */
+	CHECK_INT(g.achieved.quality, QUALITY_ESTIMATED);
+	CHECK(strstr(g.achieved.reason, "some Loci"));
+	diagnostic__release(&g);
+	/* no bytes counted: no intensity, hence no place; never a zero */
+	rc = (struct region_counts){true, false, 6e9, 0, 30e6, QUALITY_MEASURED, NULL};
+	analysis_place_region(&a, &rc, &g);
+	CHECK_INT(g.dram_intensity.quality, QUALITY_UNAVAILABLE);
+	CHECK(isnan(g.dram_intensity.value));
+	CHECK(strstr(g.dram_intensity.reason, "no memory-traffic (bytes) count"));
+	CHECK_INT(g.attainable.quality, QUALITY_UNAVAILABLE);
+	CHECK(g.classification == NULL && g.classification_reason);
+	diagnostic__release(&g);
+	analysis__release(&a);
+	/* no Ceilings: intensity and achieved stand, the envelope does not */
+	CHECK_INT(analysis_run(&p, NULL, 0, 30, &a), 0);
+	rc = (struct region_counts){true, true, 2e9, 8e9, 40e6, QUALITY_MEASURED, NULL};
+	analysis_place_region(&a, &rc, &g);
+	CHECK_NEAR(g.achieved.value, 50e9, 1e-3);
+	CHECK_INT(g.attainable.quality, QUALITY_UNAVAILABLE);
+	CHECK_INT(g.envelope_fraction.quality, QUALITY_UNAVAILABLE);
+	diagnostic__release(&g);
+	analysis__release(&a);
+	pivot__release(&p);
+}
+
 static const struct test_case cases[] = {
+	{"place_region", "a region's counted flop and bytes placed on the roofline", t_place_region},
 	{"dram_bound", "a memory pass without a DRAM fill gives a lower bound, a value", t_dram_bound},
 	{"shares_floor_others", "shares, the 30-sample floor, others, unresolved", t_shares_floor_others},
 	{"quality", "Quality propagation, lowest pass, imbalance, classification", t_quality_propagation},

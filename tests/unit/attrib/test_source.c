@@ -60,11 +60,17 @@ static void teardown(void)
 	CHECK(nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0);
 }
 
-static void frame(struct pivot *p, int64_t h, const char *file, int line, int decl)
+static void frame_fn(struct pivot *p, int64_t h, const char *fn, const char *file, int line,
+		     int decl)
 {
-	struct frame f = {.hotspot = h, .offset = 0x10, .function = (char *)"f", .file = (char *)file,
+	struct frame f = {.hotspot = h, .offset = 0x10, .function = (char *)fn, .file = (char *)file,
 			  .line = line, .declaration_line = decl};
 	CHECK(pivot__add_frame(p, &f) >= 0);
+}
+
+static void frame(struct pivot *p, int64_t h, const char *file, int line, int decl)
+{
+	frame_fn(p, h, "f", file, line, decl);
 }
 
 static const struct extract *extract_of(const struct pivot *p, const char *file)
@@ -84,7 +90,9 @@ static void t_resolution(void)
 	struct hotspot hs = {.module = (char *)"/m", .name = (char *)"f", .level = RESOLUTION_LINE};
 	int64_t h = pivot__add_hotspot(&p, &hs);
 	frame(&p, h, "/build/gone/dup.c", 5, 2);
-	frame(&p, h, "/build/gone/only.c", 400, 10); /* 10..400: capped */
+	/* found by name: line 10 ("src/only.c:10") names `only`, as the binary's
+	 * declaration line says */
+	frame_fn(&p, h, "ns::only(int)", "/build/gone/only.c", 400, 10); /* 10..400: capped */
 	frame(&p, h, "/build/gone/absent.c", 5, 2);
 	frame(&p, h, "/build/proj/m.c", 12, 10);
 	struct attrib_source_map sm[2] = {{"/build", NULL}, {"/build/proj", NULL}};
@@ -160,6 +168,51 @@ static void t_staleness(void)
 	teardown();
 }
 
+/* Issue 24: a same-named unrelated file found by name is never embedded
+ * without proof: its declaration line must name the function, or the line
+ * table's MD5 must agree; otherwise the reason says why, with the remedy. */
+static void t_by_name(void)
+{
+	setup();
+	mk("other/same.c", 20);   /* "other/same.c:N": names no function */
+	mk("other/nodecl.c", 20);
+	mk("other/summed.c", 20);
+	struct pivot p;
+	pivot__init(&p);
+	struct hotspot hs = {.module = (char *)"/m", .name = (char *)"kernel", .level = RESOLUTION_LINE};
+	int64_t h = pivot__add_hotspot(&p, &hs);
+	frame_fn(&p, h, "kernel", "/build/gone/same.c", 12, 8);
+	frame_fn(&p, h, "kernel", "/build/gone/nodecl.c", 12, 0);
+	frame_fn(&p, h, "kernel", "/build/gone/summed.c", 12, 8);
+	struct attrib_module_sums ms = {.module = "/m"};
+	ms.sums.v = xcalloc(1, sizeof(*ms.sums.v));
+	ms.sums.n = 1;
+	ms.sums.v[0].path = xstrdup("/build/gone/summed.c");
+	char found[256];
+	snprintf(found, sizeof(found), "%s/other/summed.c", root);
+	CHECK_INT(md5_file_hex(found, ms.sums.v[0].md5), 0);
+	struct attrib_opts o = {.root = root};
+	struct err e = {0};
+	CHECK_INT(attrib_extract_sources(&p, &o, &ms, 1, &e), 0);
+	char want[512];
+	const struct extract *x = extract_of(&p, "/build/gone/same.c");
+	snprintf(want, sizeof(want), "not embedded: %s/other/same.c has the name of the binary's "
+		 "/build/gone/same.c but its line 8 does not declare kernel as the binary's line "
+		 "table says: another file of that name, or one changed since the build; point at "
+		 "the right directory with --source-map OLD=NEW", root);
+	CHECK(!x->text);
+	CHECK_STR(x->reason, want);
+	x = extract_of(&p, "/build/gone/nodecl.c");
+	CHECK(!x->text);
+	CHECK(x->reason && strstr(x->reason, "nothing proves it is that file (no line-table MD5, "
+					     "no declaration line to check)"));
+	x = extract_of(&p, "/build/gone/summed.c"); /* the MD5 vouches */
+	CHECK(x->text && strstr(x->text, "other/summed.c:12\n"));
+	line_checksums__release(&ms.sums);
+	pivot__release(&p);
+	teardown();
+}
+
 static void t_source_map(void)
 {
 	struct attrib_source_map sm[3] = {{"/a", "/x"}, {"/a/b", "/y"}, {"/a/b", "/z"}};
@@ -176,6 +229,7 @@ static void t_source_map(void)
 
 static const struct test_case cases[] = {
 	{"resolution", "recorded, mapped, basename; ambiguous and absent reasons; cap", t_resolution},
+	{"by_name", "a file found by name alone is embedded only when vouched for", t_by_name},
 	{"staleness", "a present and discordant MD5 withholds the text", t_staleness},
 	{"source_map", "longest prefix, later entries win ties, component boundary", t_source_map},
 };

@@ -115,6 +115,24 @@ static void t_polled(void)
 	mpi_profile__release(&p);
 }
 
+static void t_peers(void)
+{
+	const char *t = "nunatak-mpi\t1\nrank\t0\npeer\tsend\t3\t2\t10\t1056\n"
+			"peer\trecv\t-1\t1\t5\t8\nend\n";
+	struct mpi_profile p;
+	struct err e = {0};
+	CHECK_INT(mpi_profile_parse(t, strlen(t), &p, &e), 0);
+	CHECK_INT(p.nr_peers, 2);
+	CHECK(p.peers[0].rank == 3 && !p.peers[0].recv && p.peers[0].calls == 2 &&
+	      p.peers[0].time_ns == 10 && p.peers[0].bytes == 1056);
+	CHECK(p.peers[1].rank == -1 && p.peers[1].recv && p.peers[1].bytes == 8);
+	mpi_profile__release(&p);
+	const char *bad = "nunatak-mpi\t1\npeer\tsideways\t3\t2\t10\t1056\n";
+	CHECK_INT(mpi_profile_parse(bad, strlen(bad), &p, &e), -EINVAL);
+	CHECK_STR(e.msg, "line 2: malformed `peer` record");
+	mpi_profile__release(&p);
+}
+
 static void t_stack(void)
 {
 	struct mpi_stack st;
@@ -188,6 +206,8 @@ static const struct test_case cases[] = {
 	 t_cut_and_unknown},
 	{"polled", "a polling function's timed calls, the probe's cost, skipped functions",
 	 t_polled},
+	{"peers", "point-to-point totals per partner and direction; a bad direction refused",
+	 t_peers},
 	{"stack", "launcher --version and the matching mpicc", t_stack},
 	{"netprobe", "ping-pong output into network Ceilings with their Quality", t_netprobe},
 };

@@ -2,6 +2,8 @@
 #include "harness.h"
 
 #include <jansson.h>
+#include <math.h>
+#include <string.h>
 
 #include "analysis/analysis.h"
 #include "common/alloc.h"
@@ -298,6 +300,21 @@ static void t_runtime_grouped(void)
 	CHECK(has_line(&t, "no function name): mca_btl_vader.so 45.9% (3 addresses, the MPI "
 			   "runtime), libmpi.so.40 7.7% (1 address, the MPI runtime); runtime time, "
 			   "not the application's: install the runtime's debug symbols"));
+	/* the payload (and so the page) groups them too: every module, largest first */
+	json_t *pl = payload_build(NULL, &p, &a, NULL, false);
+	json_t *mods = json_object_get(json_object_get(pl, "unresolved"), "modules");
+	CHECK_INT(json_array_size(mods), 2);
+	json_t *m0 = json_array_get(mods, 0), *m1 = json_array_get(mods, 1);
+	CHECK_STR(json_string_value(json_object_get(m0, "module")), "mca_btl_vader.so");
+	CHECK_INT(json_integer_value(json_object_get(m0, "addresses")), 3);
+	CHECK(fabs(json_real_value(json_object_get(json_object_get(m0, "share"), "value")) -
+		   0.459) < 0.001);
+	CHECK_STR(json_string_value(json_object_get(m0, "runtime")), "the MPI runtime");
+	CHECK(strstr(json_string_value(json_object_get(m0, "remedy")), "debug symbols"));
+	CHECK_STR(json_string_value(json_object_get(m1, "path")),
+		  "/usr/lib/x86_64-linux-gnu/libmpi.so.40");
+	CHECK_INT(json_integer_value(json_object_get(m1, "addresses")), 1);
+	json_decref(pl);
 	text_lines__release(&t);
 	analysis__release(&a);
 	pivot__release(&p);

@@ -71,8 +71,13 @@ static void build(struct pivot *p)
 	CHECK_INT(pivot__add_stack_frame(p, &sf), 0);
 	struct stack_frame sf2 = {0, 1, (char *)"/lib/libc.so.6", 0x29d90, NULL};
 	CHECK_INT(pivot__add_stack_frame(p, &sf2), 1);
-	struct region_stat r = {0, (char *)"main > solve", (char *)"solve", 10, 5000, 4000};
+	struct region_stat r = {0, (char *)"main > solve", (char *)"solve", 10, 5000, 4000,
+				false, false, 0, 0};
 	CHECK_INT(pivot__add_region_stat(p, &r), 0);
+	/* counted by scope_profiler: flop and bytes round-trip, 0 is a value */
+	struct region_stat rc = {0, (char *)"main > dot", (char *)"dot", 3, 900, 900,
+				 true, true, 2.5e9, 0};
+	CHECK_INT(pivot__add_region_stat(p, &rc), 1);
 }
 
 static void streq(const char *a, const char *b)
@@ -146,6 +151,14 @@ static void compare(const struct pivot *a, const struct pivot *b)
 	CHECK_INT(b->nr_region_stats, a->nr_region_stats);
 	streq(b->region_stats[0].path, a->region_stats[0].path);
 	CHECK_INT(b->region_stats[0].exclusive_ns, a->region_stats[0].exclusive_ns);
+	for (size_t i = 0; i < a->nr_region_stats; i++) {
+		CHECK_INT(b->region_stats[i].has_flop, a->region_stats[i].has_flop);
+		CHECK_INT(b->region_stats[i].has_dram_bytes, a->region_stats[i].has_dram_bytes);
+		if (a->region_stats[i].has_flop)
+			CHECK(b->region_stats[i].flop == a->region_stats[i].flop);
+		if (a->region_stats[i].has_dram_bytes)
+			CHECK(b->region_stats[i].dram_bytes == a->region_stats[i].dram_bytes);
+	}
 }
 
 static void sql(const char *path, const char *stmt)
@@ -391,7 +404,7 @@ static void t_bulk(void)
  * Runs depends on stays what it was, word for word. */
 static void t_schema(void)
 {
-	CHECK_INT(nr_pivot_tables, 13);
+	CHECK_INT(nr_pivot_tables, 14);
 	CHECK_STR(pivot_tables[0].name, "hotspots");
 	char *ddl = pivot_table__ddl(&pivot_tables[0]);
 	CHECK_STR(ddl, "module TEXT, build_id TEXT, name TEXT, source_file TEXT, resolution_level "
@@ -407,6 +420,12 @@ static void t_schema(void)
 	char *ins = pivot_table__insert_sql(&pivot_tables[1]);
 	CHECK_STR(ins, "INSERT INTO loci (id, node, rank, thread, pid) VALUES (?, ?, ?, ?, ?)");
 	xfree(ins);
+	CHECK_STR(pivot_tables[13].name, "mpi_peers");
+	ddl = pivot_table__ddl(&pivot_tables[13]);
+	CHECK_STR(ddl, "locus INTEGER NOT NULL REFERENCES loci(id), peer INTEGER, direction TEXT "
+		       "NOT NULL, calls INTEGER NOT NULL, time_ns INTEGER NOT NULL, bytes INTEGER "
+		       "NOT NULL");
+	xfree(ddl);
 }
 
 static const struct test_case cases[] = {

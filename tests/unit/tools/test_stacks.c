@@ -81,6 +81,53 @@ static void t_parsers_here(void)
 	CHECK_INT(objdump__parse_symbols("no symbols\n", 64, 8, a), 0);
 }
 
+struct branch_log {
+	int calls, out, indirect;
+	uint64_t first_call_at, first_target;
+};
+
+static bool log_branch(enum objdump_branch kind, uint64_t at, uint64_t target, void *ctx)
+{
+	struct branch_log *b = ctx;
+	if (kind == OBJDUMP_CALL && b->calls++ == 0) {
+		b->first_call_at = at;
+		b->first_target = target;
+	}
+	b->out += kind == OBJDUMP_JUMP_OUT;
+	b->indirect += kind == OBJDUMP_INDIRECT;
+	return true;
+}
+
+/* issue 24: the branches of a function, which prove a frameless leaf's caller */
+static void t_branches(void)
+{
+	char *dis = slurp(FIX "callers_fp.caller_a.dis.txt");
+	CHECK(dis != NULL);
+	struct branch_log b = {0};
+	/* 9 instructions: continuation lines of raw bytes are not instructions */
+	CHECK_INT(objdump__branches(dis, 0x1174, 0x1197, log_branch, &b), 9);
+	CHECK_INT(b.calls, 1);
+	CHECK(b.first_call_at == 0x1178 && b.first_target == 0x1139);
+	CHECK_INT(b.out + b.indirect, 0);
+	free(dis);
+	/* a jump inside is not a branch out; one outside (a tail call), an
+	 * indirect call, a notrack jmp through a table and callq (binutils < 2.38)
+	 * are */
+	const char *t = "  10:\t75 02 \tjne    14 <f+0x4>\n"
+			"  12:\tff d0 \tcall   *%rax\n"
+			"  14:\te9 00 00 00 00 \tjmp    2000 <g>\n"
+			"  19:\t3e ff e0 \tnotrack jmp *%rax\n"
+			"  1c:\te8 00 00 00 00 \tcallq  3000 <h>\n"
+			"  21:\t0f 84 00 00 00 00 \tje     5000 <k>\n";
+	memset(&b, 0, sizeof(b));
+	CHECK_INT(objdump__branches(t, 0x10, 0x30, log_branch, &b), 6);
+	CHECK_INT(b.calls, 1);
+	CHECK(b.first_target == 0x3000 && b.first_call_at == 0x1c);
+	CHECK_INT(b.out, 2);
+	CHECK_INT(b.indirect, 2);
+	CHECK_INT(objdump__branches("not objdump output\n", 0, 1, NULL, NULL), 0);
+}
+
 /* The corpus's recorded ladder: workload (main) and libc (-t empty, -T). */
 static void t_corpus_ladder(void)
 {
@@ -212,6 +259,7 @@ static const struct test_case cases[] = {
 	{"cache", "module results and ldd lists survive a reload, keyed by identity", t_cache},
 	{"parsers_here", "ldd, objdump -t and prologues recorded on this machine", t_parsers_here},
 	{"corpus_ladder", "the corpus's recorded ladder decides fp again", t_corpus_ladder},
+	{"branches", "calls, jumps out and indirect branches of an objdump -d listing", t_branches},
 	{"decide", "lbr, objdump missing, threshold, worst offender", t_decide},
 };
 TEST_MAIN(cases)

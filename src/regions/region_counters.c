@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "regions/region_counters.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/err_codes.h"
+#include "ingest/spt_reader.h"
+#include "regions/regions_run.h"
+#include "regions/trace_set.h"
+
+const char *region_counters__unit(int32_t kind)
+{
+	switch (kind) {
+	case SP_CTR_KIND_TIME_NS: return "ns";
+	case SP_CTR_KIND_CYCLES: return "cycles";
+	case SP_CTR_KIND_INSTRUCTIONS: return "instructions";
+	case SP_CTR_KIND_FLOP: return "flop";
+	case SP_CTR_KIND_BYTES: return "B";
+	default: return "events";
+	}
+}
+
+/* The global index of a trace's event (added when new); -1 beyond the cap. */
+static int event_index(struct region_counters *rc, const struct spt_ctr_event *ev)
+{
+	for (size_t i = 0; i < rc->nr_events; i++)
+		if (strlen(rc->events[i].name) == ev->name_len &&
+		    memcmp(rc->events[i].name, ev->name, ev->name_len) == 0)
+			return (int)i;
+	if (rc->nr_events == CTR_EVENTS_MAX) {
+		rc->events_over++;
+		return -1;
+	}
+	struct ctr_event_info *x = &rc->events[rc->nr_events];
+	x->name = xstrndup(ev->name, ev->name_len);
+	if (!x->name)
+		return -2;
+	x->kind = ev->kind;
+	x->reason_rank = -1;
+	return (int)rc->nr_events++;
+}
+
+static int note_events(struct region_counters *rc, const struct spt_trace *t, int *map,
+		       struct err *e)
+{
+	const struct spt_counters *c = &t->ext.counters;
+	int k = 0;
+	for (int32_t i = 0; i < c->nr_events; i++) {
+		const struct spt_ctr_event *ev = &c->events[i];
+		int g = event_index(rc, ev);
+		if (g == -2)
+			return err_oom(e);
+		if (ev->counted)
+			map[k++] = g;
+		if (g < 0)
+			continue;
+		struct ctr_event_info *x = &rc->events[g];
+		if (ev->counted) {
+			x->ranks_counted++;
+		} else {
+			x->ranks_unavailable++;
+			if (!x->reason) {
+				x->reason = xstrndup(ev->reason, ev->reason_len);
+				x->reason_rank = t->rank;
+				if (!x->reason)
+					return err_oom(e);
+			}
+		}
+	}
+	return 0;
+}
+
+static int add_rows(struct region_counters *rc, struct trace_set *ts, const struct spt_trace *t,
+		    const int *map, const char *path, struct err *e)
+{
+	const struct spt_counters *c = &t->ext.counters;
+	int32_t lanes = t->nr_threads > 0 ? t->nr_threads : 1;
+	for (int64_t i = 0; i < c->nr_rows; i++) {
+		int32_t region, lane;
+		int64_t calls, incl[8] = {0}, excl[8] = {0};
+		if (c->nr_counted > 8)
+			return err_set(e, -EINVAL, ERR_TRACE_CORRUPT,
+				       "%s: counter section: expected at most 8 counted events, "
+				       "found %" PRId32, path, c->nr_counted);
+		spt_counters__row(c, t->swap, i, &region, &lane, &calls, incl, excl);
+		size_t at = c->rows_offset + (size_t)i * SPT_CTR_ROW_LEN(c->nr_counted);
+		if (region < 0 || region >= t->nr_regions || lane < 0 || lane >= lanes || calls < 0)
+			return err_set(e, -EINVAL, ERR_TRACE_CORRUPT,
+				       "%s: byte %zu: expected a counter row of one of the %" PRId64
+				       " regions on one of the %" PRId32 " lanes, found region %" PRId32
+				       ", lane %" PRId32, path, at, t->nr_regions, lanes, region, lane);
+		const struct spt_region *r = &t->regions[region];
+		int64_t id = trace_set__intern(ts, r->name, r->name_len, r->file, r->file_len, r->line);
+		if (id < 0 || xgrow((void **)&rc->rows, &rc->cap_rows, rc->nr_rows + 1,
+				    sizeof(*rc->rows)))
+			return err_oom(e);
+		struct ctr_row *row = &rc->rows[rc->nr_rows++];
+		memset(row, 0, sizeof(*row));
+		row->rank = t->rank;
+		row->lane = lane;
+		row->region = (uint32_t)id;
+		row->calls = calls;
+		for (int32_t k = 0; k < c->nr_counted; k++) {
+			if (map[k] < 0)
+				continue;
+			row->have[map[k]] = true;
+			row->incl[map[k]] = incl[k];
+			row->excl[map[k]] = excl[k];
+		}
+	}
+	return 0;
+}
+
+int region_counters__read_path(struct region_counters *rc, struct trace_set *ts,
+			       const char *path, struct err *e)
+{
+	void *map = NULL;
+	size_t len = 0;
+	struct spt_trace t;
+	memset(&t, 0, sizeof(t));
+	int rc_ = trace_map_file(path, &map, &len, e);
+	if (rc_ || (rc_ = spt_parse(map, len, path, &t, e))) {
+		trace_unmap_file(map, len);
+		return rc_;
+	}
+	const struct spt_counters *c = &t.ext.counters;
+	if (!c->present) {
+		rc->ranks_without++;
+	} else {
+		int emap[8];
+		for (int k = 0; k < 8; k++)
+			emap[k] = -1;
+		rc->ranks_with++;
+		rc->threads_without += c->threads_without;
+		rc->dropped += c->dropped;
+		if (!rc->backend && !(rc->backend = xstrndup(c->backend, c->backend_len)))
+			rc_ = err_oom(e);
+		if (c->backend_len == 4 && memcmp(c->backend, "test", 4) == 0)
+			rc->test_backend = true;
+		if (rc_ == 0)
+			rc_ = note_events(rc, &t, emap, e);
+		if (rc_ == 0)
+			rc_ = add_rows(rc, ts, &t, emap, path, e);
+	}
+	spt_trace__release(&t);
+	trace_unmap_file(map, len);
+	return rc_;
+}
+
+int region_counters__read(struct region_counters *rc, struct trace_set *ts,
+			  const struct rank_filter *rf, struct err *e)
+{
+	memset(rc, 0, sizeof(*rc));
+	for (size_t i = 0; i < ts->nr_src; i++) {
+		if (rf && !rank_filter__has(rf, ts->src[i].rank))
+			continue;
+		if (ts->src[i].kind != TRACE_SPT) {
+			rc->ranks_without++; /* .h5 profiles carry no counters yet */
+			continue;
+		}
+		int r = region_counters__read_path(rc, ts, ts->src[i].path, e);
+		if (r) {
+			region_counters__release(rc);
+			return r;
+		}
+	}
+	return 0;
+}
+
+void region_counters__release(struct region_counters *rc)
+{
+	for (size_t i = 0; i < rc->nr_events; i++) {
+		xfree(rc->events[i].name);
+		xfree(rc->events[i].reason);
+	}
+	xfree(rc->backend);
+	xfree(rc->rows);
+	memset(rc, 0, sizeof(*rc));
+}
+
+bool region_counters__sum(const struct region_counters *rc, uint32_t id, size_t ev,
+			  int64_t *incl, int64_t *excl, int64_t *calls, size_t *rows_missing)
+{
+	bool any = false;
+	*incl = *excl = *calls = 0;
+	*rows_missing = 0;
+	for (size_t i = 0; i < rc->nr_rows; i++) {
+		const struct ctr_row *r = &rc->rows[i];
+		if (r->region != id)
+			continue;
+		if (!r->have[ev]) {
+			(*rows_missing)++;
+			continue;
+		}
+		any = true;
+		*incl += r->incl[ev];
+		*excl += r->excl[ev];
+		*calls += r->calls;
+	}
+	return any;
+}
+
+int region_counters__event_of_kind(const struct region_counters *rc, int32_t kind)
+{
+	for (size_t i = 0; i < rc->nr_events; i++)
+		if (rc->events[i].kind == kind && rc->events[i].ranks_counted)
+			return (int)i;
+	return -1;
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Counters per region (the .spt extension's 'CNTR' section, written by the
+ * library under SCOPE_PROFILER_EVENTS): read from every selected rank, one
+ * row per (rank, lane, region) with its calls and, per event, the
+ * inclusive and exclusive sums. Events are matched by name across ranks;
+ * an event a rank could not count is unavailable there (never zero), with
+ * the rank's reason. Traces without the section (no events asked, .h5,
+ * an unfinished trace) contribute no row and are counted.
+ */
+#ifndef NUNATAK_REGIONS_REGION_COUNTERS_H
+#define NUNATAK_REGIONS_REGION_COUNTERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct err;
+struct rank_filter;
+struct trace_set;
+
+#define CTR_EVENTS_MAX 16
+
+struct ctr_event_info {
+	char *name;
+	int32_t kind;          /* SP_CTR_KIND_* (lib/sp_format.h) */
+	size_t ranks_counted;  /* ranks that counted it */
+	size_t ranks_unavailable;
+	char *reason;          /* the first rank's reason when unavailable, else NULL */
+	int32_t reason_rank;
+};
+
+struct ctr_row {
+	int32_t rank, lane;
+	uint32_t region;       /* trace_set region id */
+	int64_t calls;
+	bool have[CTR_EVENTS_MAX]; /* the rank counted the event */
+	int64_t incl[CTR_EVENTS_MAX], excl[CTR_EVENTS_MAX];
+};
+
+struct region_counters {
+	char *backend;          /* of the first rank with the section */
+	bool test_backend;      /* some rank used the test-only backend */
+	struct ctr_event_info events[CTR_EVENTS_MAX];
+	size_t nr_events;
+	size_t events_over;     /* event names beyond CTR_EVENTS_MAX (ignored) */
+	struct ctr_row *rows;
+	size_t nr_rows, cap_rows;
+	size_t ranks_with, ranks_without; /* with / without a counter section */
+	int64_t threads_without, dropped; /* summed over ranks */
+};
+
+/* Reads the counter sections of the ranks @p rf selects (NULL: all). Region
+ * names are interned into @p ts. 0 or -errno (e filled: a malformed trace,
+ * a row naming a region or lane the trace lacks). */
+int region_counters__read(struct region_counters *rc, struct trace_set *ts,
+			  const struct rank_filter *rf, struct err *e);
+/* Reads the counter section of one .spt trace into @p rc (zeroed before
+ * the first call; rows accumulate). 0 or -errno (e filled). */
+int region_counters__read_path(struct region_counters *rc, struct trace_set *ts,
+			       const char *path, struct err *e);
+void region_counters__release(struct region_counters *rc);
+
+/* The first event of @p kind (SP_CTR_KIND_*) counted somewhere, or -1. */
+int region_counters__event_of_kind(const struct region_counters *rc, int32_t kind);
+
+/* Sums over rows of region @p id for event @p ev: false when no row of the
+ * region counted it (unavailable). *ranks_missing: rows of the region on
+ * ranks that could not count it. */
+bool region_counters__sum(const struct region_counters *rc, uint32_t id, size_t ev,
+			  int64_t *incl, int64_t *excl, int64_t *calls, size_t *rows_missing);
+
+/* The unit of an event kind for display ("ns", "cycles", "flop", ...). */
+const char *region_counters__unit(int32_t kind);
+
+#endif

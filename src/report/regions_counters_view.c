@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "report/regions_counters_view.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "common/text.h"
+#include "ingest/spt_reader.h"
+#include "model/model.h"
+#include "regions/region_counters.h"
+#include "regions/summary.h"
+#include "regions/trace_set.h"
+
+/* A value with its Quality and, when downgraded, its reason. */
+struct qv {
+	double v;
+	enum quality q;
+	char reason[320];
+};
+
+/* One region's sums for one event, with the Quality of the sums. */
+struct ev_sum {
+	struct qv incl, excl;
+	int64_t calls;
+};
+
+static void qv_unavailable(struct qv *x, const char *why)
+{
+	x->v = NAN;
+	x->q = QUALITY_UNAVAILABLE;
+	snprintf(x->reason, sizeof(x->reason), "%s", why);
+}
+
+static void ev_sum(const struct region_counters *rc, uint32_t id, size_t ev, struct ev_sum *out)
+{
+	int64_t incl, excl;
+	size_t missing;
+	const struct ctr_event_info *x = &rc->events[ev];
+	memset(out, 0, sizeof(*out));
+	if (!region_counters__sum(rc, id, ev, &incl, &excl, &out->calls, &missing)) {
+		char why[320];
+		snprintf(why, sizeof(why), "%s not counted%s%s", x->name,
+			 x->reason ? ": " : " on the lanes of this region",
+			 x->reason ? x->reason : "");
+		qv_unavailable(&out->incl, why);
+		qv_unavailable(&out->excl, why);
+		return;
+	}
+	out->incl.v = (double)incl;
+	out->excl.v = (double)excl;
+	enum quality q = QUALITY_MEASURED;
+	char why[320] = "";
+	if (missing) {
+		q = QUALITY_ESTIMATED;
+		snprintf(why, sizeof(why), "%zu lane%s of this region could not count %s: the "
+			 "sum covers the others only", missing, missing == 1 ? "" : "s", x->name);
+	} else if (rc->dropped || rc->threads_without) {
+		q = QUALITY_ESTIMATED;
+		snprintf(why, sizeof(why), "the library dropped the counts of %" PRId64 " calls "
+			 "and %" PRId64 " threads recorded without counters: sums may be short",
+			 rc->dropped, rc->threads_without);
+	}
+	out->incl.q = out->excl.q = q;
+	snprintf(out->incl.reason, sizeof(out->incl.reason), "%s", why);
+	snprintf(out->excl.reason, sizeof(out->excl.reason), "%s", why);
+}
+
+static enum quality worst(enum quality a, enum quality b)
+{
+	return a > b ? a : b;
+}
+
+/* a / b with the worse Quality of its inputs; unavailable when either is. */
+static void qv_div(struct qv *out, const struct qv *a, const struct qv *b, double scale,
+		   const char *what)
+{
+	if (a->q == QUALITY_UNAVAILABLE || b->q == QUALITY_UNAVAILABLE) {
+		qv_unavailable(out, a->q == QUALITY_UNAVAILABLE ? a->reason : b->reason);
+		return;
+	}
+	if (!(b->v > 0)) {
+		char why[320];
+		snprintf(why, sizeof(why), "%s: its divisor is zero", what);
+		qv_unavailable(out, why);
+		return;
+	}
+	out->v = a->v / b->v * scale;
+	out->q = worst(a->q, b->q);
+	snprintf(out->reason, sizeof(out->reason), "%s", a->q != QUALITY_MEASURED ? a->reason
+							 : b->reason);
+}
+
+/* The region's inclusive time, as the summary measured it. */
+static void region_time(const struct summary *s, uint32_t id, struct qv *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (id >= s->nr || !s->r[id].seen) {
+		qv_unavailable(t, "the region has no call in the selected ranks");
+		return;
+	}
+	t->v = (double)s->r[id].total_ns;
+	t->q = QUALITY_MEASURED;
+}
+
+/* The first counted event of @p kind, or -1. */
+static int event_of_kind(const struct region_counters *rc, int32_t kind)
+{
+	for (size_t i = 0; i < rc->nr_events; i++)
+		if (rc->events[i].kind == kind)
+			return (int)i;
+	return -1;
+}
+
+enum derived_kind { D_IPC, D_FLOPS, D_BYTES_S, D_INTENSITY, D_NR };
+static const char *const derived_keys[D_NR] = {"ipc", "flop_per_second", "bytes_per_second",
+					       "intensity"};
+static const char *const derived_units[D_NR] = {"instructions/cycle", "flop/s", "B/s",
+						"flop/B"};
+
+static void derive(const struct region_counters *rc, const struct summary *s, uint32_t id,
+		   struct qv out[D_NR])
+{
+	struct qv t;
+	struct ev_sum ins, cyc, flop, bytes;
+	region_time(s, id, &t);
+	int e_ins = event_of_kind(rc, SP_CTR_KIND_INSTRUCTIONS),
+	    e_cyc = event_of_kind(rc, SP_CTR_KIND_CYCLES), e_flop = event_of_kind(rc, SP_CTR_KIND_FLOP),
+	    e_bytes = event_of_kind(rc, SP_CTR_KIND_BYTES);
+	const struct { int ev; struct ev_sum *sum; const char *why; } need[] = {
+		{e_ins, &ins, "no instructions event was asked (SCOPE_PROFILER_EVENTS)"},
+		{e_cyc, &cyc, "no cycles event was asked (SCOPE_PROFILER_EVENTS)"},
+		{e_flop, &flop, "no floating-point operation event was asked"},
+		{e_bytes, &bytes, "no memory-traffic (bytes) event was asked"},
+	};
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		if (need[i].ev >= 0) {
+			ev_sum(rc, id, (size_t)need[i].ev, need[i].sum);
+		} else {
+			qv_unavailable(&need[i].sum->incl, need[i].why);
+		}
+	}
+	qv_div(&out[D_IPC], &ins.incl, &cyc.incl, 1.0, "IPC");
+	qv_div(&out[D_FLOPS], &flop.incl, &t, 1e9, "FLOP/s");
+	qv_div(&out[D_BYTES_S], &bytes.incl, &t, 1e9, "bytes/s");
+	qv_div(&out[D_INTENSITY], &flop.incl, &bytes.incl, 1.0, "intensity");
+}
+
+/* Per second of the region's time; a time event (task-clock) per second of
+ * time is the CPUs the region kept busy. */
+static void rate(const struct region_counters *rc, size_t ev, const struct ev_sum *sum,
+		 const struct qv *t, struct qv *out, char *unit, size_t n)
+{
+	bool time = rc->events[ev].kind == SP_CTR_KIND_TIME_NS;
+	qv_div(out, &sum->incl, t, time ? 1.0 : 1e9, "per second");
+	if (time)
+		snprintf(unit, n, "CPUs");
+	else
+		snprintf(unit, n, "%s/s", region_counters__unit(rc->events[ev].kind));
+}
+
+static json_t *qv_json(const struct qv *x, const char *unit)
+{
+	return quality__json(x->v, unit, x->q, x->reason[0] ? x->reason : NULL);
+}
+
+static json_t *event_json(const struct region_counters *rc, const struct summary *s,
+			  uint32_t id, size_t ev)
+{
+	struct ev_sum sum;
+	struct qv t, per_call, per_s, calls = {0};
+	const char *unit = region_counters__unit(rc->events[ev].kind);
+	char rate_unit[48], call_unit[48];
+	ev_sum(rc, id, ev, &sum);
+	region_time(s, id, &t);
+	calls.v = (double)sum.calls;
+	calls.q = QUALITY_MEASURED;
+	qv_div(&per_call, &sum.incl, &calls, 1.0, "per call");
+	rate(rc, ev, &sum, &t, &per_s, rate_unit, sizeof(rate_unit));
+	snprintf(call_unit, sizeof(call_unit), "%s/call", unit);
+	return json_pack("{s:o, s:o, s:o, s:o, s:I}", "inclusive", qv_json(&sum.incl, unit),
+			 "exclusive", qv_json(&sum.excl, unit), "per_call",
+			 qv_json(&per_call, call_unit), "per_second", qv_json(&per_s, rate_unit),
+			 "calls", (json_int_t)sum.calls);
+}
+
+static json_t *lanes_json(const struct region_counters *rc, uint32_t id)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && i < rc->nr_rows; i++) {
+		const struct ctr_row *r = &rc->rows[i];
+		if (r->region != id)
+			continue;
+		json_t *incl = json_object(), *excl = json_object();
+		for (size_t e = 0; e < rc->nr_events; e++) {
+			json_object_set_new(incl, rc->events[e].name,
+					    r->have[e] ? json_integer(r->incl[e]) : json_null());
+			json_object_set_new(excl, rc->events[e].name,
+					    r->have[e] ? json_integer(r->excl[e]) : json_null());
+		}
+		json_array_append_new(arr, json_pack("{s:i, s:i, s:I, s:o, s:o}", "rank", r->rank,
+						     "lane", r->lane, "calls", (json_int_t)r->calls,
+						     "inclusive", incl, "exclusive", excl));
+	}
+	return arr;
+}
+
+/* Regions with at least one row, in region id order. */
+static bool has_rows(const struct region_counters *rc, uint32_t id)
+{
+	for (size_t i = 0; i < rc->nr_rows; i++)
+		if (rc->rows[i].region == id)
+			return true;
+	return false;
+}
+
+static json_t *events_json(const struct region_counters *rc)
+{
+	json_t *arr = json_array();
+	for (size_t e = 0; arr && e < rc->nr_events; e++) {
+		const struct ctr_event_info *x = &rc->events[e];
+		const char *q = !x->ranks_counted ? "unavailable"
+				: x->ranks_unavailable ? "estimated" : "measured";
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s?, s:I, s:I}", "name",
+						     x->name, "unit", region_counters__unit(x->kind),
+						     "quality", q, "reason", x->reason,
+						     "ranks_counted", (json_int_t)x->ranks_counted,
+						     "ranks_unavailable",
+						     (json_int_t)x->ranks_unavailable));
+	}
+	return arr;
+}
+
+json_t *regions_counters_json(const struct region_counters *rc, const struct summary *s,
+			      const struct trace_set *ts)
+{
+	if (!rc->ranks_with)
+		return json_null();
+	json_t *regions = json_array();
+	for (uint32_t id = 0; regions && id < ts->nr_regions; id++) {
+		if (!has_rows(rc, id))
+			continue;
+		json_t *evs = json_object(), *der = json_object();
+		for (size_t e = 0; e < rc->nr_events; e++)
+			json_object_set_new(evs, rc->events[e].name, event_json(rc, s, id, e));
+		struct qv d[D_NR];
+		derive(rc, s, id, d);
+		for (int k = 0; k < D_NR; k++)
+			json_object_set_new(der, derived_keys[k], qv_json(&d[k], derived_units[k]));
+		struct qv t;
+		region_time(s, id, &t);
+		json_array_append_new(regions, json_pack("{s:s, s:o, s:o, s:o, s:o}", "name",
+							 ts->regions[id].name, "time", qv_json(&t, "ns"),
+							 "events", evs, "derived", der, "lanes",
+							 lanes_json(rc, id)));
+	}
+	return json_pack("{s:s, s:b, s:I, s:I, s:I, s:I, s:o, s:o}", "backend",
+			 rc->backend ? rc->backend : "", "test_backend", rc->test_backend,
+			 "ranks_with_counters", (json_int_t)rc->ranks_with,
+			 "ranks_without_counters", (json_int_t)rc->ranks_without,
+			 "threads_without_counters", (json_int_t)rc->threads_without,
+			 "dropped_calls", (json_int_t)rc->dropped, "events", events_json(rc),
+			 "regions", regions);
+}
+
+static const char *qv_text(char *buf, size_t n, const struct qv *x, const char *unit)
+{
+	if (x->q == QUALITY_UNAVAILABLE)
+		return "unavailable";
+	format_si(buf, n, x->v, unit);
+	if (x->q == QUALITY_ESTIMATED)
+		strncat(buf, " ~", n - strlen(buf) - 1);
+	return buf;
+}
+
+static void print_region(const struct region_counters *rc, const struct summary *s,
+			 const struct trace_set *ts, uint32_t id, FILE *out)
+{
+	for (size_t e = 0; e < rc->nr_events; e++) {
+		struct ev_sum sum;
+		struct qv t, per_call, per_s, calls = {0};
+		ev_sum(rc, id, e, &sum);
+		if (sum.incl.q == QUALITY_UNAVAILABLE)
+			continue;
+		region_time(s, id, &t);
+		calls.v = (double)sum.calls;
+		calls.q = QUALITY_MEASURED;
+		qv_div(&per_call, &sum.incl, &calls, 1.0, "per call");
+		char a[48], b[48], ru[48];
+		rate(rc, e, &sum, &t, &per_s, ru, sizeof(ru));
+		fprintf(out, "%-24s  %-18s  %14.0f  %14.0f  %12s  %12s  %s\n", ts->regions[id].name,
+			rc->events[e].name, sum.incl.v, sum.excl.v, qv_text(a, sizeof(a), &per_call, ""),
+			qv_text(b, sizeof(b), &per_s, ru), quality__name(sum.incl.q));
+	}
+	struct qv dv[D_NR];
+	derive(rc, s, id, dv);
+	for (int k = 0; k < D_NR; k++) {
+		char a[48];
+		if (dv[k].q != QUALITY_UNAVAILABLE)
+			fprintf(out, "%-24s  %-18s  %s (%s)\n", ts->regions[id].name, derived_keys[k],
+				qv_text(a, sizeof(a), &dv[k], derived_units[k]),
+				quality__name(dv[k].q));
+	}
+}
+
+void regions_counters_print(const struct region_counters *rc, const struct summary *s,
+			    const struct trace_set *ts, FILE *out)
+{
+	if (!rc->ranks_with)
+		return;
+	fprintf(out, "\nCounters per region (%s%s; sums over ranks and lanes):\n",
+		rc->backend ? rc->backend : "?",
+		rc->test_backend ? ", the TEST backend's made-up counts" : "");
+	fprintf(out, "%-24s  %-18s  %14s  %14s  %12s  %12s  %s\n", "region", "event", "inclusive",
+		"exclusive", "per call", "per second", "quality");
+	for (uint32_t id = 0; id < ts->nr_regions; id++)
+		if (has_rows(rc, id))
+			print_region(rc, s, ts, id, out);
+	for (size_t e = 0; e < rc->nr_events; e++) {
+		const struct ctr_event_info *x = &rc->events[e];
+		if (x->ranks_unavailable)
+			fprintf(out, "%s: unavailable on %zu rank%s (rank %" PRId32 ": %s)\n", x->name,
+				x->ranks_unavailable, x->ranks_unavailable == 1 ? "" : "s",
+				x->reason_rank, x->reason ? x->reason : "no reason given");
+	}
+	if (rc->dropped || rc->threads_without)
+		fprintf(out, "counts of %" PRId64 " calls dropped, %" PRId64 " threads without "
+			"counters: sums marked ~ (estimated)\n", rc->dropped, rc->threads_without);
+	if (rc->ranks_without)
+		fprintf(out, "%zu rank%s carry no counters (no events asked, an .h5 profile or an "
+			"unfinished trace)\n", rc->ranks_without, rc->ranks_without == 1 ? "" : "s");
+}

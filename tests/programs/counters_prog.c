@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Test program of counters per region, driven by tests/e2e/lib_counters.sh
+ * (events from SCOPE_PROFILER_EVENTS, or from argv[2] through sp_set_events):
+ *   counters_prog faults [EVENTS]  region "touch" writes one byte to each of
+ *                                  4096 fresh pages (no huge pages)
+ *   counters_prog burn [EVENTS]    region "burn" runs 0.3 s of its thread's
+ *                                  CPU time; prints "cpu_ns N", the region's
+ *                                  CPU time measured by the thread's clock
+ *   counters_prog nested [EVENTS]  "outer" touches 50 pages and holds
+ *                                  "inner_a" (100 pages) and "inner_b" (200)
+ *   counters_prog threads [EVENTS] two threads each run region "work",
+ *                                  touching 300 and 700 pages
+ * Prints "done" and exits 0 whatever the events' availability.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <scope_profiler.h>
+
+/* Fresh pages: each first write faults once (huge pages off, so 4 KiB
+ * pages fault one by one). Not instrumented under ASan, whose check of
+ * each write would touch a shadow page per 8 pages and fault too. */
+__attribute__((no_sanitize_address)) static void touch_pages(size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned char *p = mmap(NULL, n * page, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(2);
+	}
+	madvise(p, n * page, MADV_NOHUGEPAGE);
+	for (size_t i = 0; i < n; i++)
+		((volatile unsigned char *)p)[i * page] = 1;
+	munmap(p, n * page);
+}
+
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void burn(void)
+{
+	const struct sp_site *r = sp_region("burn");
+	volatile uint64_t x = 1;
+	int64_t t0 = thread_cpu_ns(), t1;
+	sp_begin(r);
+	do {
+		for (int i = 0; i < 10000; i++)
+			x = x * 6364136223846793005ull + 1;
+		t1 = thread_cpu_ns();
+	} while (t1 - t0 < 300000000);
+	sp_end(r);
+	/* The region's CPU time as the thread's clock saw it, the reference
+	 * task-clock is compared with (not the program's speed). */
+	printf("cpu_ns %lld\n", (long long)(thread_cpu_ns() - t0));
+}
+
+static void nested(void)
+{
+	const struct sp_site *o = sp_region("outer"), *a = sp_region("inner_a"),
+			     *b = sp_region("inner_b");
+	sp_begin(o);
+	touch_pages(50);
+	sp_begin(a);
+	touch_pages(100);
+	sp_end(a);
+	sp_begin(b);
+	touch_pages(200);
+	sp_end(b);
+	sp_end(o);
+}
+
+static void *worker(void *arg)
+{
+	const struct sp_site *w = sp_region("work");
+	sp_begin(w);
+	touch_pages((size_t)(uintptr_t)arg);
+	sp_end(w);
+	return NULL;
+}
+
+static void threads(void)
+{
+	pthread_t th[2];
+	pthread_create(&th[0], NULL, worker, (void *)(uintptr_t)300);
+	pthread_join(th[0], NULL);
+	pthread_create(&th[1], NULL, worker, (void *)(uintptr_t)700);
+	pthread_join(th[1], NULL);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return 2;
+	if (argc > 2) {
+		int rc = sp_set_events(argv[2]);
+		printf("sp_set_events %d\n", rc);
+	}
+	if (!strcmp(argv[1], "faults")) {
+		const struct sp_site *r = sp_region("touch");
+		sp_begin(r);
+		touch_pages(4096);
+		sp_end(r);
+	} else if (!strcmp(argv[1], "burn")) {
+		burn();
+	} else if (!strcmp(argv[1], "nested")) {
+		nested();
+	} else if (!strcmp(argv[1], "threads")) {
+		threads();
+	} else {
+		return 2;
+	}
+	sp_finalize();
+	printf("done\n");
+	return 0;
+}
