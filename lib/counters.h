@@ -40,6 +40,9 @@ struct sp_thread;
 
 /* Events per group: more are named unavailable ("at most 8 events"). */
 #define SP_CTR_MAX 8
+/* Names kept (counted or unavailable, each in the trace); more are ignored
+ * and said so at start. */
+#define SP_CTR_NAMES 16
 /* Regions per thread with counts: further regions are counted as dropped. */
 #define SP_CTR_SLOTS 4096u
 
@@ -73,9 +76,10 @@ extern const struct sp_ctr_backend sp_ctr_test_backend
 
 /* Parses and probes @p list (comma separated) once: every event gets a
  * status, logged at start (unavailable ones with their reason). @p source
- * names where the list came from, for the log. 0, -EBUSY when a thread
- * already recorded, -ENOMEM. Under the API lock. */
-int sp_counters__configure(const char *list, const char *source);
+ * names where the list came from, for the log. 0, -EALREADY when events
+ * were set, -EBUSY when @p threads_started (a thread already recorded: it
+ * has no group). Under the API lock. */
+int sp_counters__configure(const char *list, const char *source, bool threads_started);
 
 /* True when at least one event is counted. */
 bool sp_counters__on(void);
