@@ -11,7 +11,7 @@
 #include "common/err.h"
 #include "ingest/aggregate.h"
 
-enum { NOT_INJECTED, PROBE, PRELOAD };
+enum { NOT_INJECTED, PROBE, PRELOAD, OMPT };
 
 #define PSEUDO_MPI "[mpi:"
 #define PSEUDO_COLLECTION "[collection:"
@@ -67,6 +67,8 @@ static int kind_of(const char *m, size_t len)
 		return PROBE;
 	if (n >= 20 && memcmp(b, "libscope_profiler.so", 20) == 0)
 		return PRELOAD;
+	if (n >= 15 && memcmp(b, "libnunatak_ompt", 15) == 0)
+		return OMPT;
 	return NOT_INJECTED;
 }
 
@@ -113,6 +115,8 @@ static bool public_label(const struct lib *l, int kind, const struct ingest_fram
 	const struct elf_func *fn = elf_info__func_at(&l->elf, vaddr);
 	const char *n = fn ? fn->name : NULL;
 	size_t len = n ? strlen(n) : 0;
+	if (kind == OMPT) /* callbacks of the OpenMP runtime: no call of the application */
+		return false;
 	if (kind == PRELOAD)
 		return len > 3 && strncmp(n, "sp_", 3) == 0 &&
 		       (size_t)snprintf(out, cap, PSEUDO_COLLECTION "%s]", n) < cap;

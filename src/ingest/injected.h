@@ -15,7 +15,9 @@
  *    found further out in the call chain, or `[mpi:MPI]` without one. Such a
  *    frame is MPI time (analysis/threads.h counts `[mpi:` modules as MPI);
  *  - in the preload library: its public entry point the application called
- *    (`sp_*`, `[collection:sp_region_begin]`), else `[collection:overhead]`.
+ *    (`sp_*`, `[collection:sp_region_begin]`), else `[collection:overhead]`;
+ *  - in nunatak's OMPT tool (libnunatak_ompt.so*), called back by the
+ *    OpenMP runtime: `[collection:overhead]`.
  * Consecutive frames that become the same pseudo frame are one frame.
  * The functions come from the library's own ELF symbols (attrib/elf.h); a
  * library that cannot be read is still hidden, under the generic names.

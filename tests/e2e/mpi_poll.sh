@@ -37,7 +37,7 @@ assert site["calls"] == tests and site["line"] == line and site["file"].endswith
 assert rows[1]["mpi"]["quality"] == "estimated" and "polling calls are timed 1 in" in rows[1]["mpi"]["reason"], rows[1]["mpi"]
 assert p["ranks"]["mpi_fraction"]["quality"] == "estimated", p["ranks"]["mpi_fraction"]
 # nothing of ours, by library or internal name, anywhere the user looks
-ours = re.compile(r"libnunatak|libscope_profiler|nunatak_mpi|\bnk_[a-z_]+|\bsp__")
+ours = re.compile(r"libnunatak|libscope_profiler|nunatak_mpi|nunatak_ompt|\bnk_[a-z_]+|\bsp__")
 for key in ("hotspots", "others", "unresolved", "flame", "inline_view", "offcpu_hotspots", "ranks"):
     text = json.dumps(p.get(key))
     m = ours.search(text)
