@@ -2,6 +2,7 @@
 #include "analysis/mpi_view.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,18 +212,54 @@ static int ev_start(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-const struct event **mpi_view_events(const struct pivot *p, const char *kind, size_t cap,
-				     size_t *n_out, size_t *total)
+/* The rank below which the MPI_VIEW_MAX_LANES lowest-numbered ranks with
+ * Events of kind lie (INT_MAX when fewer); *ranks: how many have some. */
+static int lanes_cutoff(const struct pivot *p, const char *kind, size_t *ranks)
 {
-	const struct event **v = xcalloc(p->nr_events + 1, sizeof(*v));
+	int top = -1;
+	for (size_t i = 0; i < p->nr_events; i++)
+		if (p->events[i].kind && strcmp(p->events[i].kind, kind) == 0) {
+			int r = mpi_view_rank_of(p, p->events[i].locus);
+			top = r > top ? r : top;
+		}
+	*ranks = 0;
+	if (top < 0)
+		return INT_MAX;
+	bool *has = xcalloc((size_t)top + 1, sizeof(bool));
+	if (!has)
+		return -1;
+	for (size_t i = 0; i < p->nr_events; i++)
+		if (p->events[i].kind && strcmp(p->events[i].kind, kind) == 0) {
+			int r = mpi_view_rank_of(p, p->events[i].locus);
+			if (r >= 0)
+				has[r] = true;
+		}
+	int cut = INT_MAX;
+	for (int r = 0; r <= top; r++)
+		if (has[r] && ++*ranks == MPI_VIEW_MAX_LANES + 1 && cut == INT_MAX)
+			cut = r;
+	xfree(has);
+	return cut;
+}
+
+const struct event **mpi_view_events(const struct pivot *p, const char *kind, size_t cap,
+				     size_t *n_out, size_t *total, size_t *ranks)
+{
+	int cut = lanes_cutoff(p, kind, ranks);
+	const struct event **v = cut >= 0 ? xcalloc(p->nr_events + 1, sizeof(*v)) : NULL;
 	size_t n = 0;
 	if (!v)
 		return NULL;
-	for (size_t i = 0; i < p->nr_events; i++)
-		if (p->events[i].kind && strcmp(p->events[i].kind, kind) == 0 &&
-		    p->events[i].name && mpi_view_rank_of(p, p->events[i].locus) >= 0)
+	*total = 0;
+	for (size_t i = 0; i < p->nr_events; i++) {
+		int r = mpi_view_rank_of(p, p->events[i].locus);
+		if (!p->events[i].kind || strcmp(p->events[i].kind, kind) != 0 ||
+		    !p->events[i].name || r < 0)
+			continue;
+		++*total;
+		if (r < cut)
 			v[n++] = &p->events[i];
-	*total = n;
+	}
 	if (n > cap) {
 		qsort(v, n, sizeof(*v), ev_longest);
 		n = cap;

@@ -22,6 +22,7 @@
 #define MPI_VIEW_MAX_SITES 5       /* sites listed per (rank, call) */
 #define MPI_VIEW_MAX_EVENTS 20000  /* MPI Events in the payload's timeline (longest kept) */
 #define MPI_VIEW_MAX_REGION_EVENTS 5000 /* region Events beside them (longest kept) */
+#define MPI_VIEW_MAX_LANES 64      /* ranks drawn in the timeline: the lowest-numbered */
 
 #define MPI_VIEW_PROBE_SHARE 0.01 /* the probe's share of a rank's time worth saying */
 #define MPI_VIEW_PROBE_CALLS 3     /* functions named as its cause */
@@ -81,12 +82,14 @@ int mpi_view_sites(const struct pivot *p, int rank, const char *call,
  * `mpi_polled:<call>`, ingest/mpi.h); -1 when every call was timed. */
 int64_t mpi_view_polled_timed(const struct pivot *p, int rank, const char *call);
 
-/* The Events of one kind ("mpi", "region") on ranked Loci, at most cap (the
- * longest), in start order; *total gets how many there were. The array is
- * the caller's to free (rows borrowed from p); NULL on ENOMEM. The payload's
- * timeline (report/mpi_json.h) takes at most MPI_VIEW_MAX_EVENTS MPI Events
- * and MPI_VIEW_MAX_REGION_EVENTS region Events. */
+/* The Events of one kind ("mpi", "region") on ranked Loci of the
+ * MPI_VIEW_MAX_LANES lowest-numbered ranks that have such Events (the
+ * timeline's lanes), at most cap (the longest), in start order; *total gets
+ * how many there were on every rank, *ranks how many ranks had some. The
+ * array is the caller's to free (rows borrowed from p); NULL on ENOMEM. The
+ * payload's timeline (report/mpi_json.h) takes at most MPI_VIEW_MAX_EVENTS
+ * MPI Events and MPI_VIEW_MAX_REGION_EVENTS region Events. */
 const struct event **mpi_view_events(const struct pivot *p, const char *kind, size_t cap,
-				     size_t *n, size_t *total);
+				     size_t *n, size_t *total, size_t *ranks);
 
 #endif

@@ -104,8 +104,6 @@ void collect_pass__release(struct collect_pass *p);
 /* What ingest counted. */
 struct collect_counts {
 	int64_t nr_samples;   /* samples ingested (all counters) */
-	int hz_min, hz_max;   /* the preload sampler's achieved rates (0: none) */
-	double cpu_s;         /* the CPU time the preload ticks stand for */
 	int nr_ranks;         /* MPI: ranks announced or seen (0 outside MPI) */
 	int nr_sampled_ranks; /* MPI: ranks whose samples were ingested */
 };

@@ -117,10 +117,10 @@ static int add_items(json_t *items, json_t *names, const struct pivot *p,
 
 json_t *mpi_timeline_json(const struct pivot *p)
 {
-	size_t nm = 0, nr = 0, total = 0, total_regions = 0;
-	const struct event **m = mpi_view_events(p, "mpi", MPI_VIEW_MAX_EVENTS, &nm, &total);
+	size_t nm = 0, nr = 0, total = 0, total_regions = 0, ranks = 0, region_ranks = 0;
+	const struct event **m = mpi_view_events(p, "mpi", MPI_VIEW_MAX_EVENTS, &nm, &total, &ranks);
 	const struct event **r = m ? mpi_view_events(p, "region", MPI_VIEW_MAX_REGION_EVENTS, &nr,
-						     &total_regions)
+						     &total_regions, &region_ranks)
 				   : NULL;
 	json_t *out = NULL;
 	if (!m || !r)
@@ -135,11 +135,13 @@ json_t *mpi_timeline_json(const struct pivot *p)
 	json_t *names = json_array(), *items = json_array();
 	if (names && items && add_items(items, names, p, m, nm, t0, 0) == 0 &&
 	    add_items(items, names, p, r, nr, t0, 1) == 0)
-		out = json_pack("{s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:I}", "t0_ns", (json_int_t)t0,
-				"names", names, "items", items, "total", (json_int_t)total, "shown",
-				(json_int_t)nm, "limit", (json_int_t)MPI_VIEW_MAX_EVENTS,
-				"regions_total", (json_int_t)total_regions, "regions_shown",
-				(json_int_t)nr);
+		out = json_pack("{s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "t0_ns",
+				(json_int_t)t0, "names", names, "items", items, "total",
+				(json_int_t)total, "shown", (json_int_t)nm, "limit",
+				(json_int_t)MPI_VIEW_MAX_EVENTS, "regions_total",
+				(json_int_t)total_regions, "regions_shown", (json_int_t)nr,
+				"ranks_total", (json_int_t)ranks, "ranks_shown",
+				(json_int_t)(ranks < MPI_VIEW_MAX_LANES ? ranks : MPI_VIEW_MAX_LANES));
 	else {
 		json_decref(names);
 		json_decref(items);
@@ -243,7 +245,7 @@ void mpi_comm_matrix_line(const struct pivot *p, int nr_ranks, char *buf, size_t
 	bytes_text(h->bytes, top, sizeof(top));
 	snprintf(buf, cap,
 		 "point-to-point: %s in %lld messages between %zu rank pairs; heaviest rank %d "
-		 "-> rank %d, %s (%.0f%%) in %lld messages",
+		 "-> rank %d, %s (%.1f%%) in %lld messages",
 		 all, (long long)m.messages, m.nr_pairs, h->from, h->to, top,
 		 m.bytes > 0 ? 100.0 * (double)h->bytes / (double)m.bytes : 0.0,
 		 (long long)h->messages);

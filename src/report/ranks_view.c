@@ -263,11 +263,25 @@ static json_t *row_mpi(const struct rank_imbalance *ri, const struct rank_row *r
 			 quality__json(NAN, "ns", QUALITY_UNAVAILABLE, "no MPI profile for this rank"));
 }
 
+/* At scale a row's MPI calls are in the payload for the first ranks (those
+ * the page lists) and the named ones only: 4096 ranks' calls and sites would
+ * make the page megabytes larger for rows nobody sees. */
+#define RANKS_VIEW_MPI_ROWS 64
+
+static bool calls_kept(const struct rank_imbalance *ri, const struct rank_row *row)
+{
+	return ri->nr_rows <= RANKS_VIEW_MPI_ROWS || row->rank < RANKS_VIEW_MPI_ROWS ||
+	       row->rank == ri->busiest_rank || row->rank == ri->total_busiest ||
+	       row->rank == ri->mpi.dom_rank;
+}
+
 static json_t *row_json(const struct rank_imbalance *ri, const struct rank_row *row)
 {
 	json_t *mpi_ns, *frac;
 	json_t *mpi = row_mpi(ri, row, &mpi_ns, &frac);
-	json_t *calls = ri->pivot ? mpi_calls_json(ri->pivot, row->rank) : json_array();
+	json_t *calls = !calls_kept(ri, row) ? json_null()
+			: ri->pivot	     ? mpi_calls_json(ri->pivot, row->rank)
+					     : json_array();
 	bool counted = row->time_source && strcmp(row->time_source, "samples") != 0;
 	json_t *time = quality__json_clock(row->time_ns, "ns", QUALITY_MEASURED,
 					   "this rank was neither sampled nor counted",
@@ -438,8 +452,8 @@ json_t *ranks_view_payload(const struct rank_imbalance *ri)
 							CLOCK_SAMPLED),
 				    "rule", THREADS_HELPER_RULE);
 	static const char no_split[] = "no rank was sampled: no split of its time";
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, "
-			 "s:o, s:i, s:o}",
+	json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, "
+			      "s:o, s:i, s:o}",
 			 "nodes", nodes_json(ri), "mpi_dominant", dominant_json(ri), "mpi_probe",
 			 probe_json(&ri->mpi), "mpi_timeline",
 			 ri->pivot ? mpi_timeline_json(ri->pivot) : json_null(), "comm_matrix",
@@ -458,4 +472,15 @@ json_t *ranks_view_payload(const struct rank_imbalance *ri)
 					     why ? why : no_split, CLOCK_SAMPLED),
 			 "rows", rows, "threads", ri->nr_threads,
 			 "helper_threads", helpers);
+	int omitted = 0;
+	for (size_t r = 0; r < ri->nr_rows; r++)
+		omitted += !calls_kept(ri, &ri->rows[r]);
+	if (o && omitted)
+		json_object_set_new(
+			o, "mpi_calls_omitted",
+			json_pack("{s:i, s:s}", "rows", omitted, "reason",
+				  "rows[].mpi_calls is null beyond the first 64 ranks but for the "
+				  "busiest and the dominant call's: every rank's calls stay in the "
+				  "Run's pivot (table mpi_calls)"));
+	return o;
 }

@@ -396,8 +396,8 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 		}
 	}
 	bool abandoned = s.pass.abandoned;
-	for (int i = 0; i < s.nr_passes; i++)
-		abandoned = abandoned || s.passes[i].abandoned;
+	for (int i = 0; i < s.mp.nr; i++)
+		abandoned = abandoned || s.mp.passes[i].abandoned;
 	if (rc == 0 && abandoned) {
 		rc = abandon_now(&s, json_out);
 	} else if (rc == 0) {

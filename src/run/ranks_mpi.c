@@ -33,10 +33,10 @@ __attribute__((format(printf, 3, 4))) static void depend(struct run_state *s, co
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (!s->dependencies)
-		s->dependencies = json_object();
-	if (s->dependencies)
-		json_object_set_new(s->dependencies, name, json_string(buf));
+	if (!s->prov.dependencies)
+		s->prov.dependencies = json_object();
+	if (s->prov.dependencies)
+		json_object_set_new(s->prov.dependencies, name, json_string(buf));
 }
 
 static void stack_of(struct run_state *s, const char *launcher, struct mpi_stack *st)
@@ -256,8 +256,8 @@ char *collect_mpi_prepare(struct run_state *s, struct err *e)
 	if (pr.lib && probe_matches(s, pr.lib, &abi, mpicc, why, sizeof(why))) {
 		lib = pr.lib;
 		pr.lib = NULL;
-		xfree(s->mpi_probe);
-		s->mpi_probe = xasprintf("v%d for %s", MPI_PROBES_VERSION, abi.soname);
+		xfree(s->prov.mpi_probe);
+		s->prov.mpi_probe = xasprintf("v%d for %s", MPI_PROBES_VERSION, abi.soname);
 	} else {
 		if (!why[0])
 			snprintf(why, sizeof(why), "the MPI interposition library could not be "

@@ -48,7 +48,7 @@ static json_t *unmeasured(const struct run_state *s, const char *coll, const cha
 {
 	return json_pack("{s:n, s:s, s:s, s:s, s:I, s:n, s:s, s:s, s:s, s:s}", "value", "unit", "s",
 			 "quality", "unavailable", "reason", why, "samples",
-			 (json_int_t)s->nr_samples, "cost_per_sample_s", "cost_quality",
+			 (json_int_t)s->counts.nr_samples, "cost_per_sample_s", "cost_quality",
 			 "unavailable", "formula", "samples x cost_per_sample_s", "collector", coll,
 			 "stacks", stacks_mode__name(s->stacks));
 }
@@ -60,7 +60,7 @@ static json_t *unmeasured(const struct run_state *s, const char *coll, const cha
  * would be an invented number (issue 24 item 8). */
 void run_overhead(struct run_state *s)
 {
-	if (!s->pass.sampled || s->nr_samples <= 0 || s->overhead)
+	if (!s->pass.sampled || s->counts.nr_samples <= 0 || s->overhead)
 		return;
 	bool exact;
 	const char *coll = s->collector == COLLECTOR_USE_PRELOAD ? "preload" : "perf";
@@ -86,8 +86,8 @@ void run_overhead(struct run_state *s)
 								    : "; this Run's stacks are LBR",
 			      c->reason ? "; " : "", c->reason ? c->reason : "");
 	s->overhead = json_pack("{s:f, s:s, s:s, s:s?, s:I, s:f, s:s, s:s, s:s, s:s}", "value",
-				(double)s->nr_samples * c->value, "unit", "s", "quality",
-				"estimated", "reason", why, "samples", (json_int_t)s->nr_samples,
+				(double)s->counts.nr_samples * c->value, "unit", "s", "quality",
+				"estimated", "reason", why, "samples", (json_int_t)s->counts.nr_samples,
 				"cost_per_sample_s", c->value, "cost_quality", quality__name(q),
 				"formula", "samples x cost_per_sample_s", "collector", coll,
 				"stacks", stacks_mode__name(s->stacks));
@@ -102,7 +102,7 @@ static void overhead(struct run_state *s)
 		return;
 	if (!json_is_number(json_object_get(o, "value"))) {
 		console__info(s->con, "overhead: unmeasured (%lld samples of %s sampling; %s)",
-			      (long long)s->nr_samples,
+			      (long long)s->counts.nr_samples,
 			      json_string_value(json_object_get(o, "collector")),
 			      json_string_value(json_object_get(o, "reason")));
 		return;
@@ -110,7 +110,7 @@ static void overhead(struct run_state *s)
 	console__info(s->con, "overhead: about %.3g s of %s sampling (estimated: %lld samples x "
 		      "%.3g us; cost per sample %s: %s)",
 		      json_real_value(json_object_get(o, "value")),
-		      json_string_value(json_object_get(o, "collector")), (long long)s->nr_samples,
+		      json_string_value(json_object_get(o, "collector")), (long long)s->counts.nr_samples,
 		      json_real_value(json_object_get(o, "cost_per_sample_s")) * 1e6,
 		      json_string_value(json_object_get(o, "cost_quality")),
 		      json_string_value(json_object_get(o, "reason")));
@@ -120,8 +120,8 @@ static void summary(struct run_state *s)
 {
 	const struct analysis *a = &s->out.analysis;
 	struct summary_ctx ctx = {.ceilings_reason = NULL,
-				  .nr_ranks = s->mpi ? s->nr_ranks : -1,
-				  .nr_sampled_ranks = s->nr_sampled_ranks,
+				  .nr_ranks = s->mpi ? s->counts.nr_ranks : -1,
+				  .nr_sampled_ranks = s->counts.nr_sampled_ranks,
 				  .app_wall_s = s->pass.duration_s,
 				  .app_cpu_s = s->pass.cpu_user_s >= 0 && s->pass.cpu_sys_s >= 0
 						   ? s->pass.cpu_user_s + s->pass.cpu_sys_s : -1,
