@@ -156,6 +156,12 @@ struct run_state {
 					 under MPI the ranks seen and sampled (0 outside) */
 
 	json_t *overhead;           /* manifest "overhead" object, or NULL (owned) */
+	/* nunatak's own cost (run/run_cost.c, manifest "cost"): monotonic
+	 * seconds at the start, the launch, the application's end; the
+	 * calibration's and the network probe's wall time (< 0: did not run) */
+	double t_start, t_launch, t_app_end, calibrate_s, netprobe_s;
+	double t_app_launch, t_app_stop; /* the application itself (0: unknown) */
+	bool netprobe_cached;       /* the network Ceilings came from the cache */
 
 	/* degradations, outcome (provenance is collected by stage_store) */
 	/* region traces (stage_regions.c): SCOPE_PROFILER_PREFIX for the app */
