@@ -160,7 +160,7 @@ void run_announce_outcome(struct run_state *s)
 }
 
 /* The outcome keys of the --json document (signal, interrupted_by, status). */
-void run_outcome_json(const struct run_state *s, json_t *doc, const char *status)
+static void outcome_json(const struct run_state *s, json_t *doc, const char *status)
 {
 	char b[16];
 	int intr = run_interrupted_by(s);
@@ -174,11 +174,28 @@ void run_outcome_json(const struct run_state *s, json_t *doc, const char *status
 	json_object_set_new(doc, "status", json_string(status));
 }
 
+json_t *run_json_document(const struct run_state *s, int exit_code, const char *collector,
+			  const char *status)
+{
+	const struct run_result *o = &s->out;
+	json_t *doc = json_pack(
+		"{s:s?, s:s?, s:i, s:I, s:I, s:I, s:o, s:o}", "run", s->dir, "name", s->name,
+		"exit_code", exit_code, "measurements", (json_int_t)s->pivot.nr_measurements,
+		"hotspots", (json_int_t)s->pivot.nr_hotspots, "resolved_hotspots",
+		(json_int_t)nr_resolved(&s->pivot), "report",
+		o->report_path ? json_string(o->report_path) : json_null(), "degradations",
+		degradations__to_json(&s->degradations));
+	if (doc && collector)
+		json_object_set_new(doc, "collector", json_string(collector));
+	if (status)
+		outcome_json(s, doc, status);
+	return doc;
+}
+
 int run_finish(struct run_state *s, json_t **json_out)
 {
-	size_t resolved = nr_resolved(&s->pivot);
 	console__info(s->con, "%zu measurements across %zu hotspots (%zu resolved)",
-		      s->pivot.nr_measurements, s->pivot.nr_hotspots, resolved);
+		      s->pivot.nr_measurements, s->pivot.nr_hotspots, nr_resolved(&s->pivot));
 	overhead(s);
 	if (s->out.have_analysis)
 		summary(s);
@@ -201,19 +218,10 @@ int run_finish(struct run_state *s, json_t **json_out)
 		console__info(s->con, "Run: %s", s->dir);
 	if (s->out.report_path)
 		console__info(s->con, "Report: %s", s->out.report_path);
-	if (s->req->json) {
-		*json_out = json_pack(
-			"{s:s?, s:s?, s:i, s:I, s:I, s:I, s:o, s:o}", "run", s->dir, "name", s->name,
-			"exit_code", s->exit_code, "measurements",
-			(json_int_t)s->pivot.nr_measurements, "hotspots",
-			(json_int_t)s->pivot.nr_hotspots, "resolved_hotspots", (json_int_t)resolved,
-			"report", s->out.report_path ? json_string(s->out.report_path) : json_null(),
-			"degradations", degradations__to_json(&s->degradations));
-		/* Which collector sampled: "perf", "preload" (the stand-in), "none". */
-		const char *col = s->pass.sampled ? collector_kind__name(s->collector) : "none";
-		if (*json_out)
-			json_object_set_new(*json_out, "collector", json_string(col));
-		run_outcome_json(s, *json_out, s->pivot_unwritten ? "incomplete" : "complete");
-	}
+	if (s->req->json) /* which collector sampled: "perf", "preload" (the stand-in), "none" */
+		*json_out = run_json_document(s, s->exit_code,
+					      s->pass.sampled ? collector_kind__name(s->collector)
+							      : "none",
+					      s->pivot_unwritten ? "incomplete" : "complete");
 	return 0;
 }
