@@ -93,6 +93,8 @@ struct collect_pass {
 	char start[32];       /* ISO-8601 UTC */
 	char end[32];
 	double duration_s;
+	double mono_start, mono_end; /* CLOCK_MONOTONIC s around the application
+					(the first and last pass's), 0: not run */
 };
 
 /* The pass's files under collect_dir (own_dir: in collect/pass-<index>/,

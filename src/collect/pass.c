@@ -87,6 +87,13 @@ void collector__free(struct collector *c)
 		c->ops->free(c);
 }
 
+static double mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static void iso_now(char out[32])
 {
 	iso8601(time(NULL), ISO8601_UTC, out, 32);
@@ -149,7 +156,9 @@ int collect_run_app(const struct collect_env *env, struct collect_pass *p, char 
 				  .wrapper = wrapper_output != NULL, .own_pgrp = fg != NULL};
 	iso_now(p->start);
 	p->launched = true;
+	p->mono_start = mono_now();
 	int rc = executor__run(env->x, &rq, res, e);
+	p->mono_end = mono_now();
 	collect_fg_argv__free(fg);
 	/* perf re-raised the application's signal after finishing its output */
 	if (rc == 0 && wrapper_output)

@@ -238,8 +238,10 @@ static void run_after(struct run_state *s, void (*before_manifest)(struct run_st
 	for (size_t i = 0; i < n; i++) {
 		struct err e = {0};
 		double t0 = now_s();
-		if (after[i].fn == stage_manifest)
+		if (after[i].fn == stage_manifest) {
 			before_manifest(s);
+			run_cost(s, now_s());
+		}
 		/* Attribution of a long run can take a while: show the phase on a
 		 * terminal only (a job log gets the summary, not a progress line). */
 		if (s->con->terminal)
@@ -374,6 +376,8 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 	s.con = con;
 	s.world_size = -1;
 	s.pass.exit_code = -1;
+	s.t_start = now_s();
+	s.calibrate_s = s.netprobe_s = -1;
 	pivot__init(&s.pivot);
 	manifest__init(&s.out.manifest);
 	int rc = preflight(req, con, &s.error);
@@ -382,7 +386,9 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 	if (rc == 0) {
 		struct err e = {0};
 		double t0 = now_s();
+		s.t_launch = t0;
 		int crc = stage_collect(&s, &e);
+		s.t_app_end = now_s();
 		/* perf's start-up and teardown are in here too: the application's
 		 * own time is the bare run's (bench/run separates them). */
 		console__debug(con, 1, "stage collect: %.3f s", now_s() - t0);
