@@ -126,7 +126,7 @@ static void init_locked(void)
 	       sp_clock_tsc ? "tsc" : "monotonic");
 	const char *events = getenv("SCOPE_PROFILER_EVENTS");
 	if (events && *events)
-		sp_counters__configure(events, "SCOPE_PROFILER_EVENTS");
+		sp_counters__configure(events, "SCOPE_PROFILER_EVENTS", false);
 	const char *hz = getenv("SCOPE_PROFILER_SAMPLE_HZ");
 	if (hz && *hz && strcmp(hz, "0") != 0) {
 		char *end;
@@ -533,8 +533,11 @@ int sp_set_events_n(const char *list, size_t len)
 	char *l = dup_trimmed(list, len);
 	if (!l)
 		return -ENOMEM;
+	struct sp_thread **threads = NULL;
+	size_t nr = sp_registry__threads(&threads);
+	free(threads);
 	pthread_mutex_lock(&api_lock);
-	int rc = sp_counters__configure(l, "sp_set_events");
+	int rc = sp_counters__configure(l, "sp_set_events", nr > 0);
 	pthread_mutex_unlock(&api_lock);
 	/* Said at the default level: counts the caller asked for are missing. */
 	if (rc == -EALREADY && sp_log__enabled(SP_LOG_ERROR))

@@ -52,7 +52,7 @@ static struct {
 	bool on;
 	const struct sp_ctr_backend *be;
 	int nr_events, nr_counted;
-	struct sp_ctr_event events[SP_CTR_MAX + 1];
+	struct sp_ctr_event events[SP_CTR_NAMES];
 	int ids[SP_CTR_MAX]; /* backend ids of the counted events, in order */
 	_Atomic uint64_t threads_without, dropped_total;
 	char first_failure[160];
@@ -260,39 +260,50 @@ static void probe(struct sp_ctr_event *ev, const char *name)
 	ev->counted = true;
 }
 
-int sp_counters__configure(const char *list, const char *source)
+/* Adds the name @p s (trimmed) unless empty or already there; false when
+ * the table of names is full. */
+static bool add_name(const char *s, const char *source)
+{
+	if (!*s)
+		return true;
+	for (int k = 0; k < cfg.nr_events; k++)
+		if (strcmp(cfg.events[k].name, s) == 0)
+			return true; /* the same name twice is one event */
+	if (cfg.nr_events == SP_CTR_NAMES)
+		return false;
+	struct sp_ctr_event *ev = &cfg.events[cfg.nr_events++];
+	snprintf(ev->name, sizeof(ev->name), "%s", s);
+	probe(ev, s);
+	if (!ev->counted && sp_log__enabled(SP_LOG_ERROR))
+		sp_log__emit(SP_LOG_WARN, "%s: event %s cannot be counted: %s; the program runs, "
+			     "the trace names it unavailable", source, ev->name, ev->reason);
+	return true;
+}
+
+int sp_counters__configure(const char *list, const char *source, bool threads_started)
 {
 	if (cfg.nr_events)
 		return -EALREADY;
-	size_t threads = 0;
-	struct sp_thread **t = NULL;
-	threads = sp_registry__threads(&t);
-	free(t);
-	if (threads)
+	if (threads_started)
 		return -EBUSY;
-	const char *p = list;
-	while (p && *p && cfg.nr_events <= SP_CTR_MAX) {
+	int ignored = 0;
+	for (const char *p = list; p && *p;) {
 		size_t len = strcspn(p, ",");
 		char name[64];
-		size_t k = len < sizeof(name) - 1 ? len : sizeof(name) - 1;
-		memcpy(name, p, k);
-		name[k] = 0;
-		char *s = name, *e = name + strlen(name);
+		size_t n = len < sizeof(name) - 1 ? len : sizeof(name) - 1;
+		memcpy(name, p, n);
+		name[n] = 0;
+		char *s = name, *e = name + n;
 		while (*s == ' ')
 			s++;
 		while (e > s && e[-1] == ' ')
 			*--e = 0;
-		if (*s) {
-			struct sp_ctr_event *ev = &cfg.events[cfg.nr_events++];
-			snprintf(ev->name, sizeof(ev->name), "%s", s);
-			probe(ev, s);
-			if (!ev->counted && sp_log__enabled(SP_LOG_ERROR))
-				sp_log__emit(SP_LOG_WARN, "%s: event %s cannot be counted: %s; the "
-					     "program runs, the trace names it unavailable",
-					     source, ev->name, ev->reason);
-		}
+		ignored += !add_name(s, source);
 		p += len + (p[len] == ',');
 	}
+	if (ignored && sp_log__enabled(SP_LOG_ERROR))
+		sp_log__emit(SP_LOG_WARN, "%s: %d event names after the first %d ignored (at most %d "
+			     "are counted)", source, ignored, SP_CTR_NAMES, SP_CTR_MAX);
 	cfg.on = cfg.nr_counted > 0;
 	sp_log(SP_LOG_INFO, "%s: %d of %d events counted per region (%s)", source,
 	       cfg.nr_counted, cfg.nr_events, cfg.be ? cfg.be->name : "no backend");

@@ -8,14 +8,18 @@
  *
  * Backend: perf_event_open(2) directly, one group per thread read with one
  * read(2) (PERF_FORMAT_GROUP): a system call, no library, nothing to load.
- * PAPI reads the same kernel counters through the same read(2) (its
- * perf_event component) plus its own bookkeeping, so it cannot be cheaper
- * where rdpmc is unavailable, which is every software event and this
- * machine (no PMU); its portable preset names are accepted as aliases where
- * perf has a generic event (PAPI_TOT_CYC, PAPI_TOT_INS, ...). Measured cost
- * in docs/scope_profiler_counters.md (bench/lib).
+ * Why not PAPI (libpapi-dev 7): measured on the development machine (no
+ * PMU), PAPI's perf_event component disables itself ("libpfm4 no default
+ * PMU found"), so PAPI counts nothing there, not even perf::TASK-CLOCK;
+ * where it works, PAPI_read reads the same kernel counters with the same
+ * read(2) plus its own bookkeeping, so it cannot be cheaper where rdpmc is
+ * unavailable (every software event, and this machine). PAPI's preset
+ * names are accepted as aliases where perf has a generic event
+ * (PAPI_TOT_CYC, PAPI_TOT_INS, ...). Measured cost: a region pair with one
+ * event about 1.4 us, two events about 1.45 us, against 25 ns without
+ * (bench/lib bench_lib_static; docs/cli/regions.md).
  *
- * A test-only backend with known counts (tests/programs/ctr_test_backend.c)
+ * A test-only backend with known counts (tests/programs/ctr_test/ctr_test_backend.c)
  * is reached through a weak reference: it exists only in test programs
  * that link it; the release libraries contain no such backend.
  *
@@ -40,6 +44,9 @@ struct sp_thread;
 
 /* Events per group: more are named unavailable ("at most 8 events"). */
 #define SP_CTR_MAX 8
+/* Names kept (counted or unavailable, each in the trace); more are ignored
+ * and said so at start. */
+#define SP_CTR_NAMES 16
 /* Regions per thread with counts: further regions are counted as dropped. */
 #define SP_CTR_SLOTS 4096u
 
@@ -73,9 +80,10 @@ extern const struct sp_ctr_backend sp_ctr_test_backend
 
 /* Parses and probes @p list (comma separated) once: every event gets a
  * status, logged at start (unavailable ones with their reason). @p source
- * names where the list came from, for the log. 0, -EBUSY when a thread
- * already recorded, -ENOMEM. Under the API lock. */
-int sp_counters__configure(const char *list, const char *source);
+ * names where the list came from, for the log. 0, -EALREADY when events
+ * were set, -EBUSY when @p threads_started (a thread already recorded: it
+ * has no group). Under the API lock. */
+int sp_counters__configure(const char *list, const char *source, bool threads_started);
 
 /* True when at least one event is counted. */
 bool sp_counters__on(void);

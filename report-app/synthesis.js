@@ -350,6 +350,42 @@ function ranksSection(r) {
     r.rows.length > MAX_RANK_ROWS ? el("p", {class: "muted"}, `\u2026 and ${r.rows.length - MAX_RANK_ROWS} more ranks not shown`) : null);
 }
 
+// "0-3, 8, 10-11": a node's ranks, consecutive runs joined.
+function rankRanges(ranks) {
+  const out = [];
+  for (let i = 0; i < ranks.length;) {
+    let j = i;
+    while (j + 1 < ranks.length && ranks[j + 1] === ranks[j] + 1) j++;
+    out.push(j > i ? `${ranks[i]}\u2013${ranks[j]}` : String(ranks[i]));
+    i = j + 1;
+  }
+  return out.join(", ");
+}
+
+// Nodes as Loci (node > rank > thread): each node's ranks and the sum of
+// their times, the busiest node against the mean node.
+function nodesSection(r) {
+  const n = r && r.nodes;
+  if (!n || !Array.isArray(n.rows) || n.rows.length < 2) return null;
+  const imb = n.imbalance || {};
+  const rows = n.rows.slice(0, MAX_RANK_ROWS).map(x => el("tr", {class: x.node === imb.busiest_node ? "busiest" : "", "data-node": x.node},
+    el("td", {}, x.node), el("td", {class: "num"}, x.ranks.length), el("td", {}, rankRanges(x.ranks)),
+    el("td", {class: "num"}, valueSpan(x.value_ns)), el("td", {class: "num"}, valueSpan(x.time_ns))));
+  const head = num(imb.value) !== null
+    ? [`busiest node ${imb.busiest_node} at ${num(imb.value).toFixed(2)}x the mean node `, qualityBadge(imb.quality, imb.reason || ""),
+      imb.basis ? el("span", {class: "muted"}, " on the ranks' " + imb.basis) : null]
+    : [`node imbalance unavailable: ${imb.reason || "no node time"}`];
+  return el("section", {class: "nodes"}, el("h3", {}, "Nodes"),
+    el("p", {}, head),
+    el("div", {class: "table-wrap"}, el("table", {class: "grid-table"},
+      el("thead", {}, el("tr", {}, el("th", {scope: "col"}, "Node"), el("th", {scope: "col", class: "num"}, "Ranks"),
+        el("th", {scope: "col"}, "Rank numbers"),
+        el("th", {scope: "col", class: "num"}, "Time", el("br"), el("span", {class: "clock"}, "sum of the node's ranks (imbalance basis)")),
+        el("th", {scope: "col", class: "num"}, "Sampled time", el("br"), el("span", {class: "clock"}, "sampled CPU time, summed")))),
+      el("tbody", {}, rows))),
+    n.rows.length > MAX_RANK_ROWS ? el("p", {class: "muted"}, `\u2026 and ${n.rows.length - MAX_RANK_ROWS} more nodes not shown`) : null);
+}
+
 const MAX_REGION_ROWS = 12;
 
 // Regions from the scope_profiler traces, by inclusive time summed over
@@ -433,5 +469,5 @@ function synthesis(payload) {
     el("p", {class: "coverage"}, coverageSentence(payload.coverage || {}, payload.ranks)),
     roofline,
     hs.length ? el("h2", {}, "Findings") : null, shared, findings, overflow,
-    ranksSection(payload.ranks), mpiSection(payload.ranks), regionsSection(payload.regions), doesNotSay(payload));
+    ranksSection(payload.ranks), nodesSection(payload.ranks), mpiSection(payload.ranks), regionsSection(payload.regions), doesNotSay(payload));
 }

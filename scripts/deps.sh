@@ -6,6 +6,9 @@
 # llvm-19: the LLVM that `nunatak doctor` recommends (ATTRIB_LLVM_RECOMMENDED,
 # src/tools/locate.h; Debian 12's plain `llvm` is 14); tests/cli/doctor_truth.sh
 # keeps the two in step.
+# libomp-dev: LLVM's OpenMP runtime for the clang -fopenmp tests, and
+# omp-tools.h, with which the build adds nunatak's OMPT tool (optional:
+# without it libomp's regions are read from the samples' frames).
 # slurm-wlm, slurmctld, slurmd, slurm-client, munge: the two-node cluster the
 # Slurm tests start on this machine (tests/slurm/cluster.sh, its own daemons on
 # free ports, stopped after each test; a daemon the packages start is unused).

@@ -2,6 +2,7 @@
 #include "analysis/openmp.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -46,6 +47,7 @@ void omp_view__release(struct omp_view *v)
 		xfree(v->regions[i].threads);
 	}
 	xfree(v->regions);
+	xfree(v->ranks);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -280,12 +282,162 @@ static int fill_threads(const struct pivot *p, struct omp_view *v, const struct 
 static int cmp_thread(const void *x, const void *y)
 {
 	const struct omp_thread *a = x, *b = y;
-	return a->thread - b->thread;
+	if (a->thread != b->thread)
+		return a->thread - b->thread;
+	return (a->locus > b->locus) - (a->locus < b->locus);
+}
+
+/* The region of OMPT site row o: same function, file and line (or, unnamed,
+ * same module and address) as an earlier one. Returns its index or -ENOMEM. */
+static int ompt_region(struct omp_view *v, size_t *cap, const struct omp_site *o)
+{
+	char name[64];
+	for (size_t i = 0; i < v->nr_regions; i++) {
+		const struct omp_region *r = &v->regions[i];
+		const struct omp_site *f = r->first;
+		bool same = o->function ? f->function && !strcmp(f->function, o->function) &&
+						  f->line == o->line &&
+						  (f->file == o->file ||
+						   (f->file && o->file && !strcmp(f->file, o->file)))
+					: !f->function && f->address == o->address && f->module &&
+						  o->module && !strcmp(f->module, o->module);
+		if (same)
+			return (int)i;
+	}
+	if (xgrow((void **)&v->regions, cap, v->nr_regions + 1, sizeof(*v->regions)))
+		return -ENOMEM;
+	struct omp_region *r = &v->regions[v->nr_regions];
+	memset(r, 0, sizeof(*r));
+	snprintf(name, sizeof(name), "+0x%llx", (unsigned long long)o->address);
+	const char *b = o->module ? strrchr(o->module, '/') : NULL;
+	r->name = o->function ? xstrdup(o->function) : xasprintf("%s%s", b ? b + 1 : "?", name);
+	if (!r->name)
+		return -ENOMEM;
+	r->file = o->file;
+	r->line = o->line;
+	r->pragma = o->line > 0;
+	r->first = o;
+	return (int)v->nr_regions++;
+}
+
+static int build_from_ompt(const struct pivot *p, struct omp_view *v)
+{
+	v->runtime = "libomp";
+	v->ompt = v->wait_measured = true;
+	size_t cap = 0;
+	for (size_t i = 0; i < p->nr_omp_sites; i++) {
+		const struct omp_site *o = &p->omp_sites[i];
+		if (o->locus < 0 || (size_t)o->locus >= p->nr_loci || o->calls <= 0)
+			continue;
+		int k = ompt_region(v, &cap, o);
+		if (k < 0)
+			return k;
+		struct omp_region *r = &v->regions[k];
+		if (xgrow((void **)&r->threads, &r->cap_threads, r->nr_threads + 1,
+			  sizeof(*r->threads)))
+			return -ENOMEM;
+		double wait = (double)o->wait_ns, task = (double)o->task_ns;
+		r->threads[r->nr_threads++] = (struct omp_thread){
+			.thread = o->thread_num, .locus = o->locus, .work_ns = task - wait,
+			.wait_ns = wait};
+		if (task > r->time_ns)
+			r->time_ns = task;
+	}
+	return 0;
+}
+
+static struct omp_rank *rank_of(struct omp_view *v, size_t *cap, int rank)
+{
+	for (size_t i = 0; i < v->nr_ranks; i++)
+		if (v->ranks[i].rank == rank)
+			return &v->ranks[i];
+	if (xgrow((void **)&v->ranks, cap, v->nr_ranks + 1, sizeof(*v->ranks)))
+		return NULL;
+	struct omp_rank *r = &v->ranks[v->nr_ranks++];
+	memset(r, 0, sizeof(*r));
+	r->rank = rank;
+	r->worst_thread = -1;
+	return r;
+}
+
+static int cmp_rank(const void *x, const void *y)
+{
+	const struct omp_rank *a = x, *b = y;
+	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* The rank's MPI time and wall time (Locus-level, thread -1). */
+static void rank_mpi(const struct pivot *p, struct omp_rank *r)
+{
+	for (size_t i = 0; i < p->nr_measurements; i++) {
+		const struct measurement *m = &p->measurements[i];
+		if (m->hotspot != PIVOT_NONE || m->locus < 0 || (size_t)m->locus >= p->nr_loci ||
+		    p->loci[m->locus].rank != r->rank || p->loci[m->locus].thread != -1 ||
+		    !m->counter || m->quality == QUALITY_UNAVAILABLE)
+			continue;
+		if (!strcmp(m->counter, "mpi_time")) {
+			r->mpi_time_ns = m->value;
+			r->mpi_known = true;
+		} else if (!strcmp(m->counter, "mpi_wall_time")) {
+			r->mpi_wall_ns = m->value;
+		} else {
+			continue;
+		}
+		r->mpi_estimated |= m->quality != QUALITY_MEASURED;
+	}
+}
+
+/* Per rank sums over every region's threads (under MPI only). */
+static int build_ranks(const struct pivot *p, struct omp_view *v)
+{
+	size_t cap = 0;
+	for (size_t g = 0; g < v->nr_regions; g++)
+		for (size_t t = 0; t < v->regions[g].nr_threads; t++) {
+			const struct omp_thread *th = &v->regions[g].threads[t];
+			int rank = p->loci[th->locus].rank;
+			if (rank < 0)
+				continue;
+			struct omp_rank *r = rank_of(v, &cap, rank);
+			if (!r)
+				return -ENOMEM;
+			double time = th->work_ns + th->wait_ns;
+			r->nr_threads++;
+			r->threads_time_ns += time;
+			r->threads_wait_ns += th->wait_ns;
+			double share = time > 0 ? th->wait_ns / time : 0;
+			if (r->worst_thread < 0 || share > r->worst_share) {
+				r->worst_thread = th->thread;
+				r->worst_share = share;
+			}
+		}
+	for (size_t i = 0; i < v->nr_ranks; i++)
+		rank_mpi(p, &v->ranks[i]);
+	if (v->nr_ranks)
+		qsort(v->ranks, v->nr_ranks, sizeof(*v->ranks), cmp_rank);
+	return 0;
+}
+
+static int cmp_thread(const void *x, const void *y);
+
+/* OMPT rows: by rank, then OpenMP number (rank x thread under MPI). */
+static int cmp_rank_thread(const void *x, const void *y, void *arg)
+{
+	const struct pivot *p = arg;
+	const struct omp_thread *a = x, *b = y;
+	int ra = p->loci[a->locus].rank, rb = p->loci[b->locus].rank;
+	return ra != rb ? (ra > rb) - (ra < rb) : cmp_thread(x, y);
 }
 
 int omp_view_build(const struct pivot *p, const char *time_base, struct omp_view *v)
 {
 	memset(v, 0, sizeof(*v));
+	if (p->nr_omp_sites) {
+		int rc = build_from_ompt(p, v);
+		for (size_t r = 0; !rc && r < v->nr_regions; r++)
+			qsort_r(v->regions[r].threads, v->regions[r].nr_threads,
+				sizeof(struct omp_thread), cmp_rank_thread, (void *)p);
+		return rc ? rc : build_ranks(p, v);
+	}
 	const char *rt = NULL;
 	for (size_t i = 0; i < p->nr_hotspots && !rt; i++)
 		rt = omp_runtime_of(p->hotspots[i].module);
@@ -310,5 +462,5 @@ int omp_view_build(const struct pivot *p, const char *time_base, struct omp_view
 	xfree(a.work);
 	xfree(a.wait);
 	xfree(a.seen);
-	return rc;
+	return rc ? rc : build_ranks(p, v);
 }

@@ -52,17 +52,41 @@ struct omp_region {
 	bool pragma;       /* line is the `#pragma omp parallel`'s (else its code's lowest sampled line) */
 	double time_ns;    /* max over threads of work + wait */
 	struct omp_thread *threads;
-	size_t nr_threads;
+	size_t nr_threads, cap_threads;
+	const struct omp_site *first; /* OMPT: the region's first row (borrowed) */
+};
+
+/* Under MPI, one rank's threads over all regions (rank x thread, issue 23
+ * item 4): their time in regions and the part waiting, beside the rank's
+ * time in MPI calls, so a rank whose threads are imbalanced reads apart
+ * from a rank that waits in MPI. */
+struct omp_rank {
+	int rank;
+	int nr_threads;
+	double threads_time_ns, threads_wait_ns; /* sums over the rank's threads */
+	int worst_thread;                        /* highest wait share, its OpenMP number */
+	double worst_share;
+	bool mpi_known;                          /* the MPI probe measured the rank */
+	bool mpi_estimated;                      /* ... up to its last flush only */
+	double mpi_time_ns, mpi_wall_ns;
 };
 
 struct omp_view {
 	const char *runtime; /* "libgomp", "libomp", or NULL: no OpenMP runtime seen */
+	bool ompt;           /* measured by nunatak's OMPT tool (the pivot's omp_sites): a
+			      * region is its fork's call site, name its forking function,
+			      * line that of the call (the pragma's); thread its OpenMP
+			      * number in the team; work = implicit task - wait, exact */
 	bool wait_measured;  /* the scheduler's stacks were there (blocked waits seen) */
 	struct omp_region *regions;
 	size_t nr_regions;
+	struct omp_rank *ranks; /* by rank; empty outside MPI */
+	size_t nr_ranks;
 };
 
-/* 0 or -ENOMEM; release with omp_view__release() (also on failure). */
+/* With omp_sites in the pivot (the OMPT tool's), the view is theirs and
+ * time_base is not needed; else the frames' as above.
+ * 0 or -ENOMEM; release with omp_view__release() (also on failure). */
 int omp_view_build(const struct pivot *p, const char *time_base, struct omp_view *v);
 void omp_view__release(struct omp_view *v);
 bool omp_is_runtime_module(const char *module);

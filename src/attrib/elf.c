@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "attrib/elf.h"
 #include "attrib/dwarf_line.h"
+#include "attrib/dwarf_producer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -194,6 +195,69 @@ static int read_symbols(struct elf_info *out, const struct image *im, const stru
 	return 0;
 }
 
+/* .comment: NUL-separated strings, one per toolchain (repeated by every
+ * object file it built); kept distinct, printable, bounded. */
+#define COMMENT_ITEMS 16
+
+static bool printable(const char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] < 0x20 || p[i] >= 0x7f)
+			return false;
+	return len > 0;
+}
+
+static int parse_comment(struct elf_info *out, const struct image *im, const struct shdr *s)
+{
+	if (out->comment || s->type == SHT_NOBITS || !in_range(im, s->offset, s->size))
+		return 0;
+	char buf[ELF_COMMENT_MAX + 1];
+	size_t n = 0, at[COMMENT_ITEMS], lens[COMMENT_ITEMS];
+	int items = 0;
+	const char *p = (const char *)im->p + s->offset, *end = p + s->size;
+	while (p < end && items < COMMENT_ITEMS) {
+		const char *z = memchr(p, '\0', (size_t)(end - p));
+		size_t len = z ? (size_t)(z - p) : (size_t)(end - p);
+		bool ok = printable(p, len) && n + (n ? 2 : 0) + len <= ELF_COMMENT_MAX;
+		for (int i = 0; ok && i < items; i++)
+			ok = !(lens[i] == len && memcmp(buf + at[i], p, len) == 0);
+		if (ok) {
+			if (n) {
+				memcpy(buf + n, "; ", 2);
+				n += 2;
+			}
+			memcpy(buf + n, p, len);
+			at[items] = n, lens[items++] = len;
+			n += len;
+		}
+		p += len + 1;
+	}
+	buf[n] = '\0';
+	if (n && !(out->comment = xstrdup(buf)))
+		return -ENOMEM;
+	return 0;
+}
+
+/* The DWARF sections DW_AT_producer needs, when stored plain. */
+static void dwarf_section(struct dwarf_sections *d, const struct image *im, const char *nm,
+			  const struct shdr *s)
+{
+	if (s->type == SHT_NOBITS || (s->flags & SHF_COMPRESSED) || !in_range(im, s->offset, s->size))
+		return;
+	const uint8_t *p = im->p + s->offset;
+	size_t n = (size_t)s->size;
+	if (!strcmp(nm, ".debug_info"))
+		d->info = p, d->info_len = n;
+	else if (!strcmp(nm, ".debug_abbrev"))
+		d->abbrev = p, d->abbrev_len = n;
+	else if (!strcmp(nm, ".debug_str"))
+		d->str = p, d->str_len = n;
+	else if (!strcmp(nm, ".debug_line_str"))
+		d->line_str = p, d->line_str_len = n;
+	else if (!strcmp(nm, ".debug_str_offsets"))
+		d->str_offsets = p, d->str_offsets_len = n;
+}
+
 static int parse_shdrs(struct elf_info *out, const struct image *im, unsigned flags, struct err *e)
 {
 	uint64_t shoff = RD(im, 0, 32, 4, 40, 8), shentsize = RD(im, 0, 46, 2, 58, 2);
@@ -215,6 +279,7 @@ static int parse_shdrs(struct elf_info *out, const struct image *im, unsigned fl
 			       (unsigned long long)shnum, (unsigned long long)shoff);
 	struct shdr names = shstrndx < shnum ? shdr_at(im, shoff, shentsize, shstrndx) : (struct shdr){0};
 	int64_t symtab = -1, dynsym = -1;
+	struct dwarf_sections dw = {0};
 	for (uint64_t i = 0; i < shnum; i++) {
 		struct shdr s = shdr_at(im, shoff, shentsize, i);
 		const char *nm = str_at(im, names.offset, names.size, s.name);
@@ -233,7 +298,14 @@ static int parse_shdrs(struct elf_info *out, const struct image *im, unsigned fl
 						      : dwarf_line_md5(im->p + s.offset, (size_t)s.size);
 		if (s.type == SHT_NOTE && !out->build_id)
 			parse_notes(out, im, s.offset, s.size);
+		if (nm && !strcmp(nm, ".comment") && parse_comment(out, im, &s) < 0)
+			return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
+		if (nm)
+			dwarf_section(&dw, im, nm, &s);
 	}
+	char producer[ELF_COMMENT_MAX + 1];
+	if (dwarf_producer(&dw, producer, sizeof(producer)) && !(out->producer = xstrdup(producer)))
+		return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	out->has_symtab = symtab >= 0;
 	out->has_dynsym = dynsym >= 0;
 	if (!(flags & ELF_READ_SYMBOLS) || (symtab < 0 && dynsym < 0))
@@ -299,6 +371,8 @@ void elf_info__release(struct elf_info *info)
 	xfree(info->funcs);
 	xfree(info->loads);
 	xfree(info->build_id);
+	xfree(info->comment);
+	xfree(info->producer);
 	memset(info, 0, sizeof(*info));
 }
 

@@ -10,6 +10,9 @@
  *  - section names: presence of .symtab, .dynsym, .debug_info (or
  *    .zdebug_info), which grade attribution (line / function / symbol);
  *  - the GNU build-id note (hex);
+ *  - the .comment section: the toolchains that built the object ("GCC:
+ *    (Debian 12.2.0-14) 12.2.0"), and the first compilation unit's
+ *    DW_AT_producer (compiler and flags), for the Run's provenance;
  *  - FUNC symbol extents [value, value + size) from .symtab, else .dynsym:
  *    the extent rule (an address in a gap between symbols stays unresolved)
  *    is enforced from these when the symbolizer does not enforce it itself
@@ -49,11 +52,17 @@ struct elf_info {
 	 * 0 none (or no .debug_line), -1 cannot tell (compressed, malformed). */
 	int debug_line_md5;
 	char *build_id;         /* lowercase hex, or NULL when the note is absent */
+	char *producer;         /* DW_AT_producer of the first compilation unit
+				   (attrib/dwarf_producer.h), or NULL */
+	char *comment;          /* .comment's distinct strings joined by "; " (printable
+				   ASCII only, at most ELF_COMMENT_MAX bytes), or NULL */
 	struct elf_segment *loads; /* PT_LOAD only, in file order */
 	size_t nr_loads;
 	struct elf_func *funcs; /* sorted by start; of aliases, the widest is kept */
 	size_t nr_funcs;
 };
+
+#define ELF_COMMENT_MAX 480
 
 /* What to read beyond the headers. Symbols cost a pass over the symbol table. */
 #define ELF_READ_SYMBOLS 1u

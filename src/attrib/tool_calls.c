@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * The external calls of attribution: symbolizer processes (one per module,
- * two over halves for a very large module), then readelf and dwarfdump where
+ * The external calls of attribution: symbolizer calls (one per module, two
+ * over halves for a very large module; the real executor answers the small
+ * ones with a single process, exec/merge.c), then readelf and dwarfdump where
  * they can matter. Calls are issued in module order and run through
  * executor__run_batch(): the real executor overlaps them (one per CPU), a
  * recording numbers them and a replay serves them in issue order.
@@ -39,7 +40,7 @@ static void call__release(struct call *k)
 }
 
 static int call__init(struct ctx *c, struct call *k, struct mod *m, const uint64_t *addrs,
-		      size_t n, struct exec_request *req)
+		      size_t n, bool alone, struct exec_request *req)
 {
 	memset(k, 0, sizeof(*k));
 	k->m = m;
@@ -57,6 +58,11 @@ static int call__init(struct ctx *c, struct call *k, struct mod *m, const uint64
 				     .cache_per_line = k->sc.per_line,
 				     .stdin_data = k->sc.stdin_data,
 				     .stdin_len = k->sc.stdin_len,
+				     /* one symbolizer process for every module (a
+				      * large module's halves keep theirs, in
+				      * parallel): exec/merge.c */
+				     .merge_slot = alone ? 0 : k->sc.merge_slot,
+				     .merge_prefix = alone ? NULL : k->sc.merge_prefix,
 				     .env_set = c->env_set[0] ? c->env_set : NULL,
 				     .env_unset = c->env_unset[0] ? c->env_unset : NULL};
 	return 0;
@@ -248,7 +254,7 @@ int attrib_symbolize_all(struct ctx *c)
 		size_t parts = nr_parts(m->nr_sorted), per = (m->nr_sorted + parts - 1) / parts;
 		for (size_t j = 0; !rc && j < parts; j++) {
 			size_t lo = j * per, hi = lo + per < m->nr_sorted ? lo + per : m->nr_sorted;
-			rc = call__init(c, &k[nk], m, m->sorted + lo, hi - lo, &rq[nk]);
+			rc = call__init(c, &k[nk], m, m->sorted + lo, hi - lo, parts > 1, &rq[nk]);
 			nk++;
 		}
 	}

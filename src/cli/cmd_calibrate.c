@@ -84,14 +84,14 @@ static json_t *calibration_json(const struct profile_outcome *po)
 		return json_null();
 	const struct calibrate_report *r = &po->cal;
 	return json_pack("{s:s?, s:s?, s:s?, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:b, s:b, s:i, s:i, "
-			 "s:i, s:o, s:o}",
+			 "s:i, s:i, s:o, s:o}",
 			 "compiler", r->compiler, "isa", r->isa, "problem", r->problem, "seconds",
 			 json_real(r->total_s), "build_seconds", json_real(r->build_s),
 			 "page_fault_seconds", num_or_null(r->init_s), "kernel_seconds", "triad",
 			 json_real(r->kernel_s[0]), "fma_dp", json_real(r->kernel_s[1]), "fma_sp",
 			 json_real(r->kernel_s[2]), "reused_binary", r->reused_binary, "budget_cut",
 			 r->budget_cut, "measured", r->nr_measured, "estimated", r->nr_estimated,
-			 "threads", r->threads, "cost_seconds", json_real(r->cost_s),
+			 "threads", r->threads, "flops_threads", r->flops_threads, "cost_seconds", json_real(r->cost_s),
 			 "cost_frequency", r->cost_freq > 0 ? json_integer(r->cost_freq)
 							    : json_null());
 }

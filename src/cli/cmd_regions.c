@@ -76,7 +76,8 @@ static const struct opt_spec export_opts[] = {
 	 "speedscope, chrome, collapsed, csv or json (required)", false},
 	OPT_OUT("write to FILE (default and '-': stdout)"),
 	{"table", 0, OPT_STRING, O(table), "WHAT",
-	 "csv/json: events (one row per call, default) or summary", false},
+	 "csv/json: events (one row per call, default), summary, or counters (per rank, "
+	 "lane, region and event)", false},
 	OPT_RANKS, OPT_INC, OPT_EXC, OPT_V, OPT_Q};
 static const struct opt_spec convert_opts[] = {
 	OPT_OUT("the merged HDF5 profile to write (required)"), OPT_V, OPT_Q};
@@ -171,11 +172,14 @@ static int run_export(struct trace_set *ts, const struct regions_opts *o,
 		return -EINVAL;
 	if (o->table && strcmp(o->table, "summary") == 0)
 		x.summary = true;
+	else if (o->table && strcmp(o->table, "counters") == 0)
+		x.counters = true;
 	else if (o->table && strcmp(o->table, "events") != 0)
-		return err_set(e, -EINVAL, ERR_USAGE, "--table '%s': expected events or summary",
+		return err_set(e, -EINVAL, ERR_USAGE,
+			       "--table '%s': expected events, summary or counters", o->table);
+	if ((x.summary || x.counters) && x.format != EXPORT_CSV && x.format != EXPORT_JSON)
+		return err_set(e, -EINVAL, ERR_USAGE, "--table %s needs --format csv or json",
 			       o->table);
-	if (x.summary && x.format != EXPORT_CSV && x.format != EXPORT_JSON)
-		return err_set(e, -EINVAL, ERR_USAGE, "--table summary needs --format csv or json");
 	struct outfile out;
 	int rc = outfile__open(&out, o->output ? o->output : "-", e); /* default: stdout */
 	if (rc)

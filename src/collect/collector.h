@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "exec/exec.h"
+
 struct console;
 struct counter_group;
 struct err;
@@ -122,6 +124,8 @@ struct collector_ops {
 	int (*ingest)(struct collector *c, const struct collect_env *env, struct collect_pass *p,
 		      const struct ingest_opts *o, struct pivot *pivot, struct collect_counts *out,
 		      struct err *e);
+	/* Why launch returned 1 (refused to start), or NULL; may be NULL. */
+	const char *(*refusal)(const struct collector *c);
 	/* "perf 6.1.55 record", "preload sampler", "bare" into buf[cap]. */
 	void (*describe)(const struct collector *c, char *buf, size_t cap);
 	void (*free)(struct collector *c);
@@ -188,6 +192,35 @@ bool collector_is_perf(const struct collector *c);
  * region traces (SCOPE_PROFILER_PREFIX in env->env_set), under
  * collect/regions/ ingested. NULL when out of memory. */
 struct collector *collector_preload__new(const char *lib);
+
+/* --multi-pass: a wrapper around perf collectors, one per pass of plan
+ * (collect/passes.h, borrowed for the collector's life), each with the
+ * pass's counter group and its own collect_pass in collect/pass-<i>/. Its
+ * launch runs the passes in order (the application once per pass; a pass
+ * that fails or is interrupted ends them: passes-skipped), extracting each
+ * for a corpus entry; it returns 1 when pass 0's perf refused to start (the
+ * driver falls back to one pass), and fills res with pass 0's outcome. A
+ * later pass refused runs bare (cpu-collection-failed). Its ingest reads
+ * every sampled pass as its pass_index. NULL when out of memory. */
+struct pass_plan;
+struct collector *collector_passes__new(const struct pass_plan *plan,
+					const struct perf_tool *perf, int stacks, int offcpu);
+bool collector_is_passes(const struct collector *c);
+/* What one pass did, after launch: outcomes 0 .. collector_passes__nr()-1. */
+struct pass_outcome {
+	struct collect_pass pass;   /* its files, times, sampled, script_ok */
+	struct exec_result res;     /* the application's outcome (out, err NULL) */
+	bool skipped;               /* never ran: an earlier pass failed */
+	bool counters;              /* perf kept the pass's counter group */
+	const struct counter_group *group; /* the group and stacks perf accepted */
+	int stacks;
+};
+int collector_passes__nr(const struct collector *c);
+const struct pass_outcome *collector_passes__outcome(const struct collector *c, int i);
+
+/* Why the collector refused to start (launch returned 1): perf's, or the
+ * passes' (pass 0's perf). NULL otherwise. */
+const char *collector__refusal(const struct collector *c);
 
 /* An MPI launch (launch/split.h): the launcher runs `nunatak rank-shim`
  * (options o, borrowed until this returns) before the application, once;

@@ -78,6 +78,11 @@ void collector__describe(const struct collector *c, char *buf, size_t cap)
 		snprintf(buf, cap, "%s", c->ops->name);
 }
 
+const char *collector__refusal(const struct collector *c)
+{
+	return c->ops->refusal ? c->ops->refusal(c) : NULL;
+}
+
 void collector__free(struct collector *c)
 {
 	if (c)

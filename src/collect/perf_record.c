@@ -346,6 +346,11 @@ static void perf_describe(const struct collector *c, char *buf, size_t cap)
 	snprintf(buf, cap, "perf %s record", of(c)->perf->version.text);
 }
 
+static const char *perf_refusal(const struct collector *c)
+{
+	return of(c)->refusal;
+}
+
 static void perf_free(struct collector *c)
 {
 	xfree(c);
@@ -356,6 +361,7 @@ static const struct collector_ops perf_ops = {
 	.launch = perf_launch,
 	.extract = perf_extract,
 	.ingest = perf_ingest,
+	.refusal = perf_refusal,
 	.describe = perf_describe,
 	.free = perf_free,
 };

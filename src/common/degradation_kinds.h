@@ -88,6 +88,12 @@
 	X(DEG_OFFCPU_UNATTRIBUTED, "offcpu-unattributed", true, \
 	  "run as root, or sudo sysctl kernel.perf_event_paranoid=1, for " \
 	  "off-CPU call stacks") \
+	X(DEG_OPENMP_TOOL_SILENT, "openmp-tool-silent", true, \
+	  "end the program through exit() or a return from main (the OpenMP runtime " \
+	  "writes the OMPT tool's profile at its shutdown), or unset OMP_TOOL=disabled") \
+	X(DEG_OPENMP_TOOL_UNREADABLE, "openmp-tool-unreadable", true, \
+	  "report the file to nunatak's developers; the regions are read from the samples' " \
+	  "frames meanwhile") \
 	X(DEG_PASSES_INCONSISTENT, "passes-inconsistent", true, \
 	  "make the run deterministic (fixed input, threads, seed), or raise " \
 	  "passes.witness") \

@@ -41,7 +41,7 @@ int doctor_check_llvm(struct executor *x, const struct config *cfg, struct docto
 /* addr2line, compiler, mpi-launcher: `--version` of each. */
 int doctor_check_tools(struct executor *x, const struct config *cfg, struct doctor_report *r,
 		       struct err *e);
-/* hdf5 (the HDF5 module, loaded), preload-sampler (library file), debuginfod (environment). */
+/* hdf5 (the HDF5 module, loaded), preload-sampler and openmp-tool (library files), debuginfod (environment). */
 int doctor_check_local(const struct config *cfg, struct doctor_report *r);
 
 #endif

@@ -74,6 +74,8 @@ int doctor_check_target(const char *const *app_argv, struct doctor_report *r);
 /* The preload sampler library (libscope_profiler.so) beside this nunatak
  * (build tree or installed prefix), or NULL; caller frees. */
 char *doctor_preload_library(void);
+/* lib/libnunatak_ompt.so, nunatak's OMPT tool, beside nunatak (owned), or NULL. */
+char *doctor_ompt_library(void);
 
 /* "<why_not_perf>: libscope_profiler samples the application through
  * LD_PRELOAD instead (...)" into msg[cap]. */

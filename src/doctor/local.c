@@ -22,13 +22,16 @@
 #include "modules/trace_h5.h"
 
 #define PRELOAD_NAME "libscope_profiler.so"
+#define OMPT_NAME "libnunatak_ompt.so"
 
 static bool readable(const char *path)
 {
 	return access(path, R_OK) == 0;
 }
 
-char *doctor_preload_library(void)
+/* A library of ours beside nunatak: the build tree (nunatak beside lib/),
+ * then an installed prefix, then the configured build tree; NULL if none. */
+static char *library_beside(const char *name)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -37,21 +40,49 @@ char *doctor_preload_library(void)
 		char *slash = strrchr(exe, '/');
 		if (slash)
 			*slash = '\0';
-		/* build tree (nunatak beside lib/), then an installed prefix */
 		static const char *const rel[] = {"lib", "../lib", "../lib64",
 						  "../lib/x86_64-linux-gnu", "../lib/aarch64-linux-gnu"};
 		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-			char *p = xasprintf("%s/%s/" PRELOAD_NAME, exe, rel[i]);
+			char *p = xasprintf("%s/%s/%s", exe, rel[i], name);
 			if (p && readable(p))
 				return p;
 			xfree(p);
 		}
 	}
-	char *p = xasprintf("%s/lib/" PRELOAD_NAME, NUNATAK_BINARY_DIR);
+	char *p = xasprintf("%s/lib/%s", NUNATAK_BINARY_DIR, name);
 	if (p && readable(p))
 		return p;
 	xfree(p);
 	return NULL;
+}
+
+char *doctor_preload_library(void)
+{
+	return library_beside(PRELOAD_NAME);
+}
+
+char *doctor_ompt_library(void)
+{
+	return library_beside(OMPT_NAME);
+}
+
+static int check_ompt(struct doctor_report *r)
+{
+	char *lib = doctor_ompt_library();
+	if (!lib)
+		return doctor_report__add(r, "openmp-tool", DOCTOR_WARNING,
+					  OMPT_NAME " not found beside nunatak: LLVM libomp's "
+					  "parallel regions are read from the samples' frames, not "
+					  "measured by OMPT",
+					  "build nunatak with libomp-dev installed (omp-tools.h) and "
+					  "install it completely", NULL, NULL);
+	char *detail = xasprintf("%s (OMPT tool: LLVM libomp's regions, work and barrier wait "
+				 "per thread, through OMP_TOOL_LIBRARIES)", lib);
+	int rc = detail ? doctor_report__add(r, "openmp-tool", DOCTOR_OK, detail, NULL, NULL, NULL)
+			: -ENOMEM;
+	xfree(detail);
+	xfree(lib);
+	return rc;
 }
 
 static int check_preload(struct doctor_report *r)
@@ -109,6 +140,8 @@ int doctor_check_local(const struct config *cfg, struct doctor_report *r)
 	int rc = check_hdf5(r);
 	if (rc == 0)
 		rc = check_preload(r);
+	if (rc == 0)
+		rc = check_ompt(r);
 	if (rc == 0)
 		rc = check_debuginfod(cfg, r);
 	return rc;

@@ -58,6 +58,15 @@ struct exec_request {
 					serve it again (exec/cache.c) */
 	bool cache_per_line;         /* cacheable item by item: stdin holds one item a
 					line, stdout one line per item in order */
+	int merge_slot;              /* > 0, with cache_per_line: in a batch of the real
+					executor, calls equal but for argv[merge_slot] run as
+					ONE process without that argument, each one's stdin
+					lines prefixed by its merge_prefix, and the answer is
+					split back line by line (llvm-symbolizer's --obj=M and
+					"M" ADDR lines: one process for every module). A call
+					that fails so is run again alone, so a fault stays its
+					own; a timeout is every member's. 0: never merged */
+	const char *merge_prefix;
 	const char *cache_salt;      /* more key for a cacheable call whose answer also
 					depends on the machine's state, or NULL; a
 					salted answer is kept whatever its exit code */

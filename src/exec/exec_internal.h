@@ -26,4 +26,15 @@ pid_t exec_find_zombie(const char *comm);
 void exec_signal_tree(pid_t root, int sig, bool outside_only);
 bool exec_is_nunatak(pid_t pid);
 
+/* Merging a batch's per-line calls (exec.h merge_slot; exec/merge.c). */
+struct exec_request;
+struct exec_result;
+struct err;
+typedef int (*exec_batch_fn)(const struct exec_request *reqs, size_t n, struct exec_result *res,
+			     struct err *e);
+/* Runs reqs[0..n) through run as run_batch would, calls that may merge as
+ * one process each group; res[i] as if each had run alone. */
+int exec_merged_batch(const struct exec_request *reqs, size_t n, struct exec_result *res,
+		      struct err *e, exec_batch_fn run);
+
 #endif

@@ -211,6 +211,11 @@ static int one_kernel(struct machine *m, struct executor *x, const struct calibr
 {
 	struct exec_result res;
 	double t0 = now_s();
+	/* the FMA kernels time each thread on its CPU time: every allocated
+	 * core, busy or not (calibrate.h); the triad needs free cores */
+	struct kernel_plan all = {plan->alloc_threads, plan->alloc_threads, NULL};
+	if (k > 0)
+		plan = &all;
 	int threads = plan->threads;
 	int rc = run_kernel(x, bin, kernels[k], plan, o, o->replay ? 0 : deadline - t0 + 10,
 			    &res, e);
@@ -327,6 +332,7 @@ int machine_calibrate(struct machine *m, struct executor *x, const struct calibr
 		rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	r->total_s = now_s() - t0;
 	r->threads = plan.threads;
+	r->flops_threads = plan.alloc_threads;
 	xfree(cpus_env);
 	xfree(src);
 	xfree(bin);
@@ -407,13 +413,17 @@ double machine_llc_bytes(const char *root, const struct machine *m)
 
 double calibration_triad_bytes(const struct machine *m, double llc_bytes)
 {
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	double mib = 1048576.0, b = pages > 0 && page > 0 ? (double)pages * (double)page / 8 : 0;
-	if (!(b > 0))
-		return 0; /* the kernel's own default */
-	b = b < 768 * mib ? 768 * mib : b > 6144 * mib ? 6144 * mib : b;
-	if (llc_bytes > 0 && b < 4 * llc_bytes)
-		b = 4 * llc_bytes;
+	double mib = 1048576.0, b;
+	if (llc_bytes > 0) {
+		/* each array 4x the last-level cache (STREAM's rule), no more:
+		 * page faulting gigabytes was most of a cold calibration */
+		b = 12 * llc_bytes;
+		b = b < 96 * mib ? 96 * mib : b > 6144 * mib ? 6144 * mib : b;
+		if (b < 4 * llc_bytes)
+			b = 4 * llc_bytes;
+	} else {
+		b = 768 * mib; /* unknown cache: the reference's smallest size */
+	}
 	if (m->alloc.memory_limit_bytes > 0 && b > (double)m->alloc.memory_limit_bytes / 2)
 		b = (double)m->alloc.memory_limit_bytes / 2;
 	return floor(b / 24) * 24;

@@ -9,7 +9,10 @@
  *   - dispersion (max-min)/max > 10 %      "repetitions disperse by X%"
  *   - concurrent load: the kernel's threads obtained < 90 % of their CPUs
  *     (cpu_share, measured by the kernel itself), or, for kernels that do
- *     not report it (the reference's recordings), 1-min load > 0.5 x threads
+ *     not report it (the reference's recordings), 1-min load > 0.5 x threads;
+ *     not for a kernel timed on its threads' CPU time ("timing cpu": our FMA
+ *     kernels, run on every allocated core whatever else runs there, since
+ *     a core's peak is what it does while it runs)
  *   - a scalar build of an FMA kernel      "kernel built without SIMD: ..."
  *   - > 1.25 x the theoretical rate for the kernel's threads when the clock
  *     behind it is rated (cpuinfo_max_freq, brand string): the value is
@@ -18,9 +21,9 @@
  *     estimate, no bound: a kernel above it (a boost clock) stays measured
  *     (issue 24: 1.16e11 flop/s over 83 Gflop/s at an observed 2.60 GHz);
  *   - a triad working set below 4 x the last-level cache of the allocation;
- *   - fewer free cores than allocated (free_cpus.h): the kernels run on the
- *     free ones, FLOP rates scaled to the allocation, the triad a lower
- *     bound, "measured on 1 of 2 allocated cores (the others were busy)".
+ *   - fewer free cores than allocated (free_cpus.h): the triad runs on the
+ *     free ones, a lower bound, "measured on 1 of 2 allocated cores (the
+ *     others were busy)" (the FMA kernels need no free core, above).
  * Measured values win; the theoretical table fills the missing flops ones.
  * The cpu_share rule deviates on purpose from the reference's loadavg: the
  * 1-min average lags, and counts the previous kernel's own threads.
@@ -36,8 +39,8 @@ struct err;
 struct executor;
 struct machine;
 
-#define CALIBRATION_DEFAULT_REPS 5
-#define CALIBRATION_DEFAULT_MS 300
+#define CALIBRATION_DEFAULT_REPS 20 /* at most: the kernel stops once stable */
+#define CALIBRATION_DEFAULT_MS 50
 #define CALIBRATION_DEFAULT_BUDGET_S 60.0
 #define CALIBRATION_DISPERSION 0.10
 #define CALIBRATION_CPU_SHARE 0.90
@@ -65,6 +68,8 @@ struct kernel_output {
 	double init_s;      /* NaN: not reported */
 	double cpu_share;   /* NaN: not reported */
 	double work;        /* NaN: not reported */
+	bool cpu_timed;     /* "timing cpu": each thread's rate over its own CPU
+			       time, which concurrent load does not stretch */
 	double sampled[KERNEL_MAX_REPS], samples[KERNEL_MAX_REPS]; /* samples -1: unknown */
 	int nr_sampled;
 };
@@ -121,8 +126,9 @@ struct calibrate_report {
 	int nr_measured, nr_estimated;
 	bool reused_binary;
 	bool budget_cut;         /* a kernel was skipped for the budget */
-	int threads;             /* threads the kernels ran (fewer than the
+	int threads;             /* threads the triad ran (fewer than the
 				    allocated cores on a loaded Machine) */
+	int flops_threads;       /* threads the FMA kernels ran (every core) */
 	double cost_s;           /* measuring the cost per sample (0: not done) */
 	int cost_freq;           /* the sampling frequency it used (0: not done) */
 };
@@ -144,8 +150,10 @@ int machine_calibrate(struct machine *m, struct executor *x, const struct calibr
  * shared by the allowed CPUs), read below root; <= 0 when unknown. */
 double machine_llc_bytes(const char *root, const struct machine *m);
 
-/* The reference's triad size for this host (1/8 of RAM in [768 MiB, 6 GiB]),
- * raised to 4 x llc and lowered to half the cgroup memory limit. */
+/* The triad's working set: three arrays of 4 x the last-level cache each
+ * (12 x llc in [96 MiB, 6 GiB], never below 4 x llc), 768 MiB when the
+ * cache is unknown, lowered to half the cgroup memory limit. The reference
+ * page-faulted 1/8 of RAM (3 GiB here: most of an 11-45 s calibration). */
 double calibration_triad_bytes(const struct machine *m, double llc_bytes);
 
 #endif

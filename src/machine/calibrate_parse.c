@@ -93,6 +93,8 @@ static int line_of(struct kernel_output *k, char *l, int lineno, struct err *e)
 		if (!number(v, &x) || x < 0)
 			return bad(e, lineno, "cpu_share <fraction>", v, ll);
 		k->cpu_share = x;
+	} else if (!strcmp(l, "timing")) {
+		k->cpu_timed = !strncmp(v, "cpu", 3);
 	} else if (!strcmp(l, "work")) {
 		if (!number(v, &x) || !(x > 0))
 			return bad(e, lineno, "work <flop>", v, ll);
@@ -181,7 +183,9 @@ static char *pollution(const struct kernel_output *k, const struct pollution_ref
 	char *r = NULL;
 	if (mx > 0 && (mx - mn) / mx > CALIBRATION_DISPERSION)
 		r = add_reason(r, xasprintf("repetitions disperse by %.0f%%", 100 * (mx - mn) / mx));
-	if (!isnan(k->cpu_share)) {
+	if (k->cpu_timed) {
+		/* CPU-timed rates: another process's load does not stretch them */
+	} else if (!isnan(k->cpu_share)) {
 		if (k->cpu_share < CALIBRATION_CPU_SHARE)
 			r = add_reason(r, xasprintf("concurrent load: the kernel's %d thread%s obtained "
 						    "%.0f%% of their CPUs",

@@ -96,39 +96,29 @@ static int cost_freq(void)
 	return f;
 }
 
-/* One sample_* kernel run into m's cost `name`. 0, or negative on nunatak
- * failure (a kernel that gave nothing is an unavailable cost). */
-static int one_mode(struct machine *m, struct executor *x, const char *bin, const char *kernel,
-		    const char *name, int freq, struct err *e)
+/* One sample_* kernel's answer into m's cost `name`. 0, or -ENOMEM (a
+ * kernel that gave nothing is an unavailable cost). */
+static int take(struct machine *m, const char *kernel, const char *name,
+		const struct exec_result *res)
 {
-	char reps[16], ms[16], hz[16], one[] = "1";
-	snprintf(reps, sizeof(reps), "%d", SAMPLE_COST_REPS);
-	snprintf(ms, sizeof(ms), "%d", SAMPLE_COST_MS);
-	snprintf(hz, sizeof(hz), "%d", freq);
-	const char *argv[] = {bin, kernel, one, reps, ms, hz, NULL};
-	struct exec_request req = {.argv = argv, .capture_stdout = true, .capture_stderr = true,
-				   .timeout_s = 120};
-	struct exec_result res;
 	struct kernel_output k;
 	struct err pe = {0};
-	int rc = executor__run(x, &req, &res, e);
-	if (rc == 0 && res.exit_code == 0 && kernel_output_parse(res.out, res.out_len, &k, &pe) == 0) {
+	int rc;
+	if (res->exit_code == 0 && kernel_output_parse(res->out, res->out_len, &k, &pe) == 0) {
 		struct ceiling c;
 		rc = sample_cost_compute(name, &k, &c);
 		if (rc == 0)
 			rc = machine__put_cost(m, &c);
 		ceiling__release_strings(&c);
-	} else if (rc == 0) {
-		const char *msg = res.err && res.err[0] ? res.err : pe.msg[0] ? pe.msg : "no output";
-		int len = (int)strcspn(msg, "\n");
-		char *why = xasprintf("not measured: the %s kernel exited %d: %.*s", kernel,
-				      res.exit_code, len > 200 ? 200 : len, msg);
-		rc = why ? sample_cost_unavailable(m, name, why) : -ENOMEM;
-		xfree(why);
+		return rc;
 	}
-	exec_result__release(&res);
-	if (rc == -ENOMEM)
-		err_set(e, rc, ERR_OOM, "out of memory");
+	const char *msg = res->err && res->err[0] ? res->err : pe.msg[0] ? pe.msg : "no output";
+	int len = (int)strcspn(msg, "\n");
+	char *why = xasprintf("not measured: the %s kernel %s %d: %.*s", kernel,
+			      res->timed_out ? "ran past its time limit, exit" : "exited",
+			      res->exit_code, len > 200 ? 200 : len, msg);
+	rc = why ? sample_cost_unavailable(m, name, why) : -ENOMEM;
+	xfree(why);
 	return rc;
 }
 
@@ -136,12 +126,30 @@ int machine_sample_costs(struct machine *m, struct executor *x, const struct cal
 			 const char *bin, struct calibrate_report *r, struct err *e)
 {
 	(void)o;
+	static const char *const kernel[2] = {"sample_fp", "sample_dwarf"};
+	static const char *const name[2] = {COST_PERF_FP, COST_PERF_DWARF};
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int freq = cost_freq();
-	int rc = one_mode(m, x, bin, "sample_fp", COST_PERF_FP, freq, e);
-	if (rc == 0)
-		rc = one_mode(m, x, bin, "sample_dwarf", COST_PERF_DWARF, freq, e);
+	char reps[16], ms[16], hz[16], one[] = "1";
+	snprintf(reps, sizeof(reps), "%d", SAMPLE_COST_REPS);
+	snprintf(ms, sizeof(ms), "%d", SAMPLE_COST_MS);
+	snprintf(hz, sizeof(hz), "%d", freq);
+	const char *argv[2][7];
+	struct exec_request rq[2];
+	struct exec_result res[2];
+	for (int i = 0; i < 2; i++) {
+		const char *a[] = {bin, kernel[i], one, reps, ms, hz, NULL};
+		memcpy(argv[i], a, sizeof(a));
+		rq[i] = (struct exec_request){.argv = argv[i], .capture_stdout = true,
+					      .capture_stderr = true, .timeout_s = 120};
+	}
+	int rc = executor__run_batch(x, rq, 2, res, e);
+	for (int i = 0; rc == 0 && i < 2; i++)
+		if (take(m, kernel[i], name[i], &res[i]) < 0)
+			rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
+	for (int i = 0; i < 2; i++)
+		exec_result__release(&res[i]);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	r->cost_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	r->cost_freq = freq;

@@ -38,8 +38,8 @@ struct executor;
 struct machine;
 
 #define SAMPLE_COST_FREQ 4999
-#define SAMPLE_COST_REPS 9
-#define SAMPLE_COST_MS 50
+#define SAMPLE_COST_REPS 7
+#define SAMPLE_COST_MS 30 /* of CPU time per repetition */
 #define SAMPLE_COST_SPREAD 0.5 /* (q3 - q1) / median above it: estimated */
 
 /* The cost names, one per call-stack mode measured (model/machine.h). */
@@ -54,8 +54,9 @@ int sample_cost_compute(const char *name, const struct kernel_output *k, struct 
 /* An unavailable cost named `name` with its reason, put into m. 0 / -ENOMEM. */
 int sample_cost_unavailable(struct machine *m, const char *name, const char *why);
 
-/* Runs the sample_fp and sample_dwarf kernels through x and puts the costs
- * into m (unavailable ones with their reason). bin is the built calibration
+/* Runs the sample_fp and sample_dwarf kernels through x (at once: each
+ * is timed on its own thread's CPU time) and puts the costs into m
+ * (unavailable ones with their reason). bin is the built calibration
  * kernel. Returns 0 or -ENOMEM. */
 int machine_sample_costs(struct machine *m, struct executor *x, const struct calibrate_opts *o,
 			 const char *bin, struct calibrate_report *r, struct err *e);

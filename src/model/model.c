@@ -177,6 +177,13 @@ static void mpi_peer__release(struct mpi_peer *c)
 	xfree(c->direction);
 }
 
+static void omp_site__release(struct omp_site *c)
+{
+	xfree(c->module);
+	xfree(c->function);
+	xfree(c->file);
+}
+
 static void event__release(struct event *v)
 {
 	xfree(v->kind);
@@ -325,6 +332,16 @@ int64_t pivot__add_mpi_peer(struct pivot *p, const struct mpi_peer *src)
 	});
 }
 
+int64_t pivot__add_omp_site(struct pivot *p, const struct omp_site *src)
+{
+	APPEND(omp_sites, omp_site__release, {
+		dst->module = dst->function = dst->file = NULL;
+		DUP(module);
+		DUP(function);
+		DUP(file);
+	});
+}
+
 #define RELEASE_ALL(arr, fn)                            \
 	do {                                            \
 		for (size_t i = 0; i < p->nr_##arr; i++) \
@@ -348,6 +365,7 @@ void pivot__release(struct pivot *p)
 	RELEASE_ALL(mpi_sites, mpi_site__release);
 	RELEASE_ALL(events, event__release);
 	RELEASE_ALL(mpi_peers, mpi_peer__release);
+	RELEASE_ALL(omp_sites, omp_site__release);
 	memset(p, 0, sizeof(*p));
 }
 

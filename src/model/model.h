@@ -211,6 +211,24 @@ struct mpi_peer {
 	int64_t bytes;
 };
 
+/* One OpenMP parallel region on one thread, measured by nunatak's OMPT tool
+ * (lib/ompt/nunatak_ompt.c) in LLVM's libomp: the region is the call site
+ * of its fork (module and ELF virtual address of the call, named by
+ * attribution); task_ns is the time in the region's implicit task, wait_ns
+ * the part of it waiting in barriers, taskwaits and taskgroups. */
+struct omp_site {
+	int64_t locus;       /* the thread */
+	char *module;
+	uint64_t address;    /* ELF virtual address in module */
+	char *function;      /* the forking function, NULL until attributed */
+	char *file;          /* NULL when unknown */
+	int line;            /* 0 when unknown */
+	int thread_num;      /* OpenMP thread number in the region's team, -1 unknown */
+	int64_t calls;       /* region instances the thread took part in */
+	int64_t task_ns;
+	int64_t wait_ns;
+};
+
 /* A timestamped fact with a duration (REFERENCE.md §2 `events`): an MPI call
  * (kind "mpi"), start on CLOCK_MONOTONIC. attributes: a JSON object text
  * ({"bytes": n, "peer": r}), or NULL. */
@@ -243,6 +261,7 @@ struct pivot {
 	PIVOT_ARRAY(mpi_site, mpi_sites);
 	PIVOT_ARRAY(event, events);
 	PIVOT_ARRAY(mpi_peer, mpi_peers);
+	PIVOT_ARRAY(omp_site, omp_sites);
 };
 
 void pivot__init(struct pivot *p);
@@ -268,6 +287,7 @@ int64_t pivot__add_mpi_call(struct pivot *p, const struct mpi_call *src);
 int64_t pivot__add_mpi_site(struct pivot *p, const struct mpi_site *src);
 int64_t pivot__add_event(struct pivot *p, const struct event *src);
 int64_t pivot__add_mpi_peer(struct pivot *p, const struct mpi_peer *src);
+int64_t pivot__add_omp_site(struct pivot *p, const struct omp_site *src);
 
 /* Display name of a Hotspot: its name, or "module-basename+0x<offset>". Caller frees. */
 char *hotspot__display_name(const struct hotspot *h);

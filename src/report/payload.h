@@ -14,7 +14,6 @@
 #include <stdbool.h>
 
 struct analysis;
-struct derived;
 struct pivot;
 typedef struct json_t json_t;
 
@@ -26,10 +25,6 @@ typedef struct json_t json_t;
  * Returns a new reference (json_decref), or NULL when out of memory. */
 struct rank_imbalance;
 /* ranks (may be NULL) fills the payload's `ranks` (null outside MPI). */
-/* {value, unit, quality, reason, lineage, formula[, bound]}: a Derived value
- * as the payload writes every one (new reference). */
-json_t *derived_json(const struct derived *d);
-
 json_t *payload_build(const json_t *manifest, const struct pivot *p, const struct analysis *a,
 		      const struct rank_imbalance *ranks, bool no_source);
 

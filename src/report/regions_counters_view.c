@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "report/regions_counters_view.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
 #include "common/text.h"
+#include "report/regions_export.h" /* csv_put_field */
 #include "ingest/spt_reader.h"
 #include "model/model.h"
 #include "regions/region_counters.h"
@@ -330,4 +332,60 @@ void regions_counters_print(const struct region_counters *rc, const struct summa
 	if (rc->ranks_without)
 		fprintf(out, "%zu rank%s carry no counters (no events asked, an .h5 profile or an "
 			"unfinished trace)\n", rc->ranks_without, rc->ranks_without == 1 ? "" : "s");
+}
+
+/* The reason an event has no value on @p r's rank. */
+static const char *row_reason(const struct region_counters *rc, size_t ev)
+{
+	const char *why = rc->events[ev].reason;
+	return why ? why : "the rank did not count this event";
+}
+
+int regions_counters_csv(const struct region_counters *rc, const struct trace_set *ts,
+			 FILE *out)
+{
+	fputs("rank,lane,region,event,unit,calls,inclusive,exclusive,quality,reason\n", out);
+	for (size_t i = 0; i < rc->nr_rows; i++) {
+		const struct ctr_row *r = &rc->rows[i];
+		for (size_t e = 0; e < rc->nr_events; e++) {
+			fprintf(out, "%" PRId32 ",%" PRId32 ",", r->rank, r->lane);
+			csv_put_field(out, ts->regions[r->region].name);
+			fputc(',', out);
+			csv_put_field(out, rc->events[e].name);
+			fprintf(out, ",%s,%" PRId64 ",", region_counters__unit(rc->events[e].kind),
+				r->calls);
+			if (r->have[e]) {
+				fprintf(out, "%" PRId64 ",%" PRId64 ",measured,\n", r->incl[e],
+					r->excl[e]);
+			} else {
+				fputs(",,unavailable,", out);
+				csv_put_field(out, row_reason(rc, e));
+				fputc('\n', out);
+			}
+		}
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+int regions_counters_rows_json(const struct region_counters *rc, const struct trace_set *ts,
+			       FILE *out)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && i < rc->nr_rows; i++) {
+		const struct ctr_row *r = &rc->rows[i];
+		for (size_t e = 0; e < rc->nr_events; e++)
+			json_array_append_new(arr, json_pack(
+				"{s:i, s:i, s:s, s:s, s:s, s:I, s:o, s:o, s:s, s:o}", "rank", r->rank,
+				"lane", r->lane, "region", ts->regions[r->region].name, "event",
+				rc->events[e].name, "unit", region_counters__unit(rc->events[e].kind),
+				"calls", (json_int_t)r->calls, "inclusive",
+				r->have[e] ? json_integer(r->incl[e]) : json_null(), "exclusive",
+				r->have[e] ? json_integer(r->excl[e]) : json_null(), "quality",
+				r->have[e] ? "measured" : "unavailable", "reason",
+				r->have[e] ? json_null() : json_string(row_reason(rc, e))));
+	}
+	int rc_ = !arr || json_dumpf(arr, out, JSON_INDENT(2)) != 0 ? -EIO : 0;
+	fputc('\n', out);
+	json_decref(arr);
+	return rc_ || ferror(out) ? -EIO : 0;
 }

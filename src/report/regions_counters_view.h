@@ -28,4 +28,13 @@ void regions_counters_print(const struct region_counters *rc, const struct summa
 json_t *regions_counters_json(const struct region_counters *rc, const struct summary *s,
 			      const struct trace_set *ts);
 
+/* `regions export --table counters`: one tidy row per (rank, lane,
+ * region, event) with calls, inclusive and exclusive sums, the unit and
+ * the Quality (unavailable rows have empty sums and the reason): CSV with
+ * a header line, or a JSON array of objects. 0 or -EIO. */
+int regions_counters_csv(const struct region_counters *rc, const struct trace_set *ts,
+			 FILE *out);
+int regions_counters_rows_json(const struct region_counters *rc, const struct trace_set *ts,
+			       FILE *out);
+
 #endif

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "report/regions_export.h"
 #include "report/regions_summary.h"
+#include "report/regions_counters_view.h"
+#include "regions/region_counters.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -408,11 +410,26 @@ static void write_tail(struct xctx *x)
 static int export_summary(struct trace_set *ts, const struct export_opts *o, FILE *out,
 			  struct console *con, struct err *e);
 
+static int export_counters(struct trace_set *ts, const struct export_opts *o, FILE *out,
+			   struct err *e)
+{
+	struct region_counters rc;
+	int r = region_counters__read(&rc, ts, o->ranks, e);
+	if (r)
+		return r;
+	r = o->format == EXPORT_JSON ? regions_counters_rows_json(&rc, ts, out)
+				     : regions_counters_csv(&rc, ts, out);
+	region_counters__release(&rc);
+	return r ? err_set(e, r, ERR_OUTPUT_WRITE, "writing the counters failed") : 0;
+}
+
 int regions_export(struct trace_set *ts, const struct export_opts *o, FILE *out,
 		   struct console *con, struct err *e)
 {
 	if (o->summary)
 		return export_summary(ts, o, out, con, e);
+	if (o->counters)
+		return export_counters(ts, o, out, e);
 	struct xctx x = {.ts = ts, .format = o->format, .first = true};
 	struct path_tree pt;
 	path_tree__init(&pt);

@@ -31,6 +31,7 @@ int export_parse_format(const char *s, struct err *e);
 struct export_opts {
 	int format; /* enum export_format */
 	bool summary; /* csv/json: region summaries instead of events */
+	bool counters; /* csv/json: counters per (rank, lane, region, event) */
 	const struct rank_filter *ranks;
 	const struct summary_view *view; /* for summary */
 };

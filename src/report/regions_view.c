@@ -13,7 +13,7 @@
 #include "model/model.h"
 #include "analysis/analysis.h"
 #include "common/text.h"
-#include "report/payload.h"
+#include "report/derived_json.h"
 #include "report/summary.h"
 
 /* A region named under a finding must hold at least this share. */

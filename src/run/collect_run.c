@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* One pass through the Run's collector (collect/collector.h), for the single
- * pass (stage_collect.c) and each of --multi-pass (stage_passes.c). */
+/* One launch through the Run's collector (collect/collector.h): perf, the
+ * preload sampler, bare, the MPI ranks, or the passes of --multi-pass. */
 #include "run/stages.h"
 
 #include <stdio.h>
@@ -36,7 +36,7 @@ int collect_one_pass(struct run_state *s, struct collect_pass *p, struct exec_re
 		s->stacks = collector_perf__stacks(s->coll);
 	}
 	if (rc == 1) {
-		struct collector *next = after_refusal(s, collector_perf__refusal(s->coll));
+		struct collector *next = after_refusal(s, collector__refusal(s->coll));
 		collector__free(s->coll);
 		s->coll = next;
 		rc = next ? collector__launch(s->coll, &env, p, res, e) : err_oom(e);

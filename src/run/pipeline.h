@@ -158,7 +158,9 @@ struct run_state {
 	/* degradations, outcome (provenance is collected by stage_store) */
 	/* region traces (stage_regions.c): SCOPE_PROFILER_PREFIX for the app */
 	char *regions_env;            /* "SCOPE_PROFILER_PREFIX=<collect>/regions/<name>" (owned) */
-	const char *app_env_set[2];   /* {regions_env, NULL}: the application's extra environment */
+	const char *app_env_set[4];   /* {regions_env, ompt_env..., NULL}: the application's extra environment */
+	char *ompt_dir;               /* <collect>/ompt, where the OMPT tool writes, or NULL: not added (owned) */
+	char *ompt_env[2];            /* OMP_TOOL_LIBRARIES=..., NUNATAK_OMPT_DIR=... (owned) */
 
 	struct degradations degradations;
 	bool launched;              /* the application was started */

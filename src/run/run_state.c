@@ -99,6 +99,9 @@ void run_state__release(struct run_state *s)
 	xfree(s->perf_data);
 	run_result__release(&s->out);
 	xfree(s->regions_env);
+	xfree(s->ompt_dir);
+	xfree(s->ompt_env[0]);
+	xfree(s->ompt_env[1]);
 	xfree(s->preload_lib);
 	xfree(s->plan);
 	json_decref(s->multi_pass_json);

@@ -226,8 +226,10 @@ int stage_collect(struct run_state *s, struct err *e)
 				   "rank sampling its own group",
 				   "run one rank alone for the multi-pass counters");
 	int rc;
-	if (!s->mpi && s->req->multi_pass && (rc = collect_passes(s, e)) != 1)
-		return rc; /* 0: the passes ran; 1: one pass after all (announced) */
+	/* --multi-pass: the passes collector (0), or one pass after all (1,
+	 * announced) */
+	if (!s->mpi && s->req->multi_pass && (rc = collect_passes(s, e)) < 0)
+		return rc;
 	struct exec_result res = {0};
 	struct collect_pass p;
 	rc = collect_pass__init(&p, s->collect_dir, 0, false);
@@ -244,6 +246,15 @@ int stage_collect(struct run_state *s, struct err *e)
 		return err_set(e, rc, ERR_OOM, "out of memory");
 	}
 	rc = collect_one_pass(s, &p, &res, e);
+	if (collector_is_passes(s->coll)) { /* unless pass 0's perf refused to start */
+		passes_take(s);
+		if (!(s->perf_data = xstrdup(collector_passes__outcome(s->coll, 0)->pass.perf_data)) &&
+		    rc == 0)
+			rc = err_oom(e); /* the regions meet pass 0's samples */
+		exec_result__release(&res);
+		collect_pass__release(&p);
+		return rc;
+	}
 	if (rc == 0) {
 		run_pass__take(&s->pass, &res);
 		s->exit_code = res.exit_code;

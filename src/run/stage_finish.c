@@ -36,24 +36,24 @@
 #include "tools/git.h"
 #include "tools/locate.h"
 
-/* One pass's samples, through the collector that took them. */
-static int ingest_pass(struct run_state *s, int pass, struct err *e)
+/* The samples, through the collector that took them (under --multi-pass,
+ * the passes collector reads each pass's own files). */
+static int ingest_pass(struct run_state *s, struct err *e)
 {
 	char host[256] = "localhost";
 	if (s->machine && s->machine->hostname)
 		snprintf(host, sizeof(host), "%s", s->machine->hostname);
 	else if (!s->replay)
 		gethostname(host, sizeof(host) - 1);
-	struct ingest_opts o = {.sz = sizeof(o), .node = host, .rank = -1, .pass_index = pass};
-	bool multi = s->nr_passes >= 2;
+	struct ingest_opts o = {.sz = sizeof(o), .node = host, .rank = -1, .pass_index = 0};
 	struct collect_pass p;
-	int rc = collect_pass__init(&p, s->collect_dir, pass, multi);
+	int rc = collect_pass__init(&p, s->collect_dir, 0, false);
 	if (rc < 0) {
 		collect_pass__release(&p);
-		return err_set(e, rc, ERR_RUN_CREATE, "pass %d: %s", pass, strerror(-rc));
+		return err_set(e, rc, ERR_RUN_CREATE, "pass 0: %s", strerror(-rc));
 	}
 	p.sampled = true;
-	p.script_ok = multi ? s->passes[pass].script_ok : s->script_ok;
+	p.script_ok = s->script_ok;
 	struct collect_env env;
 	run_state__collect_env(s, &env);
 	struct collect_counts n = {0};
@@ -68,25 +68,26 @@ static int ingest_pass(struct run_state *s, int pass, struct err *e)
 		s->nr_ranks = n.nr_ranks;
 		s->nr_sampled_ranks = n.nr_sampled_ranks;
 	}
-	if (!multi)
-		s->script_ok = p.script_ok; /* the perf script fallback extracted it */
+	s->script_ok = p.script_ok; /* the perf script fallback extracted it */
 	collect_pass__release(&p);
 	return rc;
 }
 
-int stage_ingest(struct run_state *s, struct err *e)
+static int ingest_samples(struct run_state *s, struct err *e)
 {
 	if (!s->coll)
 		return 0;
 	if (s->mpi) /* the ranks sampled themselves: nothing is sampled around them */
-		return s->launched ? ingest_pass(s, 0, e) : 0;
-	if (s->nr_passes < 2)
-		return s->pass.sampled ? ingest_pass(s, 0, e) : 0;
-	int rc = 0;
-	for (int i = 0; rc == 0 && i < s->nr_passes; i++)
-		if (s->passes[i].sampled)
-			rc = ingest_pass(s, i, e);
-	return rc;
+		return s->launched ? ingest_pass(s, e) : 0;
+	if (collector_is_passes(s->coll))
+		return ingest_pass(s, e);
+	return s->pass.sampled ? ingest_pass(s, e) : 0;
+}
+
+int stage_ingest(struct run_state *s, struct err *e)
+{
+	int rc = ingest_samples(s, e);
+	return rc ? rc : run_ompt_ingest(s, e);
 }
 
 /* [source_map] entries, then --source-map flags (later entries win ties). */
@@ -104,8 +105,9 @@ static struct attrib_source_map *source_maps(const struct run_state *s, size_t *
 
 int stage_attribute(struct run_state *s, struct err *e)
 {
-	if (!s->tools || s->pivot.nr_hotspots == 0)
-		return 0;
+	int orc = run_ompt_symbolize(s, e); /* the OpenMP regions' sites, samples or not */
+	if (orc || !s->tools || s->pivot.nr_hotspots == 0)
+		return orc;
 	size_t n = 0;
 	struct attrib_source_map *sm = source_maps(s, &n);
 	/* Flag entries "OLD=NEW": split into copies that live as long as sm. */
@@ -190,6 +192,7 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 			json_object_set_new(s->dependencies, "perf",
 					    json_string(s->caps.perf.version.text));
 	}
+	run_note_compiler(s);
 	/* the symbolizer attribution used: LLVM's (with its major) or addr2line */
 	if (s->tools && s->tools->version && (s->dependencies || (s->dependencies = json_object())))
 		json_object_set_new(s->dependencies,

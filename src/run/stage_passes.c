@@ -40,56 +40,6 @@ static void announce(struct run_state *s)
 		      s->plan->nr, labels);
 }
 
-/* One pass, into collect/pass-<i>/, through a perf collector asking for
- * the pass's counter group; returns the application's run result in res. */
-static int one_pass(struct run_state *s, int i, struct exec_result *res, struct err *e)
-{
-	char label[48];
-	snprintf(label, sizeof(label), "pass %d: %s", i, s->plan->labels[i]);
-	struct collect_pass p;
-	int rc = collect_pass__init(&p, s->collect_dir, i, true);
-	if (rc < 0) {
-		collect_pass__release(&p);
-		return err_set(e, rc, ERR_RUN_CREATE, "cannot create %s/pass-%d", s->collect_dir, i);
-	}
-	p.label = label;
-	memset(&s->pass, 0, sizeof(s->pass));
-	s->pass.index = i;
-	collector__free(s->coll);
-	s->coll = collector_perf__new(&s->caps.perf, &s->plan->groups[i], s->stacks,
-				      s->offcpu);
-	rc = s->coll ? collect_one_pass(s, &p, res, e) : err_oom(e);
-	s->pass.counters = s->group != NULL; /* the ladder drops a refused group */
-	if (rc == 0 && p.sampled && collector_is_perf(s->coll) && (s->replay || s->req->record_entry)) {
-		struct collect_env env;
-		run_state__collect_env(s, &env);
-		rc = collector__extract(s->coll, &env, &p, e);
-	}
-	memcpy(s->pass.start, p.start, sizeof(s->pass.start));
-	memcpy(s->pass.end, p.end, sizeof(s->pass.end));
-	s->pass.duration_s = p.duration_s;
-	s->pass.sampled = p.sampled;
-	s->pass.script_ok = p.script_ok;
-	if (i == 0 && !s->perf_data && !(s->perf_data = xstrdup(p.perf_data)) && rc == 0)
-		rc = err_oom(e); /* the regions meet pass 0's samples */
-	collect_pass__release(&p);
-	return rc;
-}
-
-static void skipped(struct run_state *s, int from, const struct run_pass *failed)
-{
-	char msg[240];
-	snprintf(msg, sizeof(msg),
-		 "pass %d exited with %d%s: pass%s %d%s not run; their counters are unavailable",
-		 failed->index, failed->exit_code, failed->term_signal ? " (killed)" : "",
-		 s->plan->nr - from > 1 ? "es" : "", from, s->plan->nr - from > 1 ? " on" : "");
-	run_state__degrade(s, DEG_PASSES_SKIPPED, msg,
-			   DEG_PASSES_SKIPPED_REMEDY);
-	for (int k = from; k < s->plan->nr; k++)
-		s->passes[s->nr_passes++] = (struct run_pass){.index = k, .skipped = true,
-							      .exit_code = -1};
-}
-
 int collect_passes(struct run_state *s, struct err *e)
 {
 	struct pass_plan plan;
@@ -108,29 +58,32 @@ int collect_passes(struct run_state *s, struct err *e)
 		return 1;
 	}
 	announce(s);
-	struct exec_result res = {0};
-	for (int i = 0; i < s->plan->nr; i++) {
-		int rc = one_pass(s, i, &res, e);
-		if (rc == 0 && i == 0 && s->rejected) /* perf refused to start at all */
-			i = s->plan->nr; /* one bare (or preload) run, no pass beyond */
-		if (rc < 0) {
-			exec_result__release(&res);
-			return rc;
-		}
-		run_pass__take(&s->pass, &res);
-		s->passes[s->nr_passes++] = s->pass;
-		exec_result__release(&res);
-		/* An interrupted pass ends the passes too, even one that the
-		 * application's own SIGINT handler ended with exit 0. */
-		if ((s->pass.exit_code != 0 || s->pass.term_signal || s->pass.interrupted_by) &&
-		    i + 1 < s->plan->nr) {
-			skipped(s, i + 1, &s->pass);
-			break;
-		}
+	s->coll = collector_passes__new(s->plan, &s->caps.perf, s->stacks, s->offcpu);
+	return s->coll ? 0 : err_set(e, -ENOMEM, ERR_OOM, "out of memory");
+}
+
+void passes_take(struct run_state *s)
+{
+	int n = collector_passes__nr(s->coll);
+	for (int i = 0; i < n; i++) {
+		const struct pass_outcome *o = collector_passes__outcome(s->coll, i);
+		struct run_pass *rp = &s->passes[s->nr_passes++];
+		*rp = (struct run_pass){.index = i, .skipped = o->skipped, .exit_code = -1};
+		if (o->skipped)
+			continue;
+		rp->counters = o->counters;
+		memcpy(rp->start, o->pass.start, sizeof(rp->start));
+		memcpy(rp->end, o->pass.end, sizeof(rp->end));
+		rp->duration_s = o->pass.duration_s;
+		rp->sampled = o->pass.sampled;
+		rp->script_ok = o->pass.script_ok;
+		run_pass__take(rp, &o->res);
+		s->group = o->group; /* what the ladder kept, as of the last pass */
+		s->stacks = o->stacks;
 	}
-	s->pass = s->passes[0]; /* the Run's exit code is pass 0's */
+	if (n > 0)
+		s->pass = s->passes[0]; /* the Run's exit code is pass 0's */
 	s->exit_code = s->pass.exit_code;
-	return 0;
 }
 
 /* Per-pass totals of the witness counter (all Hotspots and Loci). */

@@ -38,7 +38,7 @@ int stage_regions_env(struct run_state *s, struct err *e)
 			json_object_set_new(s->effective_config, "env." PREFIX_VAR ".user",
 					    json_string(user));
 	}
-	return 0;
+	return run_ompt_env(s, e);
 }
 
 int stage_regions(struct run_state *s, struct err *e)

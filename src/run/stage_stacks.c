@@ -36,7 +36,7 @@ static int forced(struct run_state *s, enum stacks_mode m)
 
 /* The target as objdump and ldd need it: a path ("./app", "/usr/bin/app"),
  * or the PATH lookup of a bare name (the name itself under replay). */
-static char *target_path(const struct run_state *s)
+char *run_target_path(const struct run_state *s)
 {
 	const char *t = s->app && s->app[0] ? s->app[0] : s->target;
 	char *path = NULL;
@@ -79,7 +79,7 @@ static int stage_stacks_decide(struct run_state *s, struct err *e)
 		stacks_mode__parse(s->req->call_graph, &m); /* validated by cmd_run */
 		return forced(s, m);
 	}
-	char *target = target_path(s);
+	char *target = run_target_path(s);
 	if (!target)
 		return 0;
 	struct stacks_decision d;

@@ -28,8 +28,22 @@ int stage_calibrate(struct run_state *s, struct err *e);
 int stage_rundir(struct run_state *s, struct err *e);
 /* SCOPE_PROFILER_PREFIX=<collect>/regions/<name> for the application. */
 int stage_regions_env(struct run_state *s, struct err *e);
+/* nunatak's OMPT tool for the application (stage_ompt.c): run_ompt_env adds
+ * OMP_TOOL_LIBRARIES and NUNATAK_OMPT_DIR to app_env_set (from
+ * stage_regions_env), run_ompt_ingest reads its profiles (from stage_ingest). */
+int run_ompt_env(struct run_state *s, struct err *e);
+int run_ompt_ingest(struct run_state *s, struct err *e);
+/* Names the OMPT region sites (file:line of the fork), from stage_attribute. */
+int run_ompt_symbolize(struct run_state *s, struct err *e);
 /* The call-stack ladder or --call-graph (collect/stacks.h): s->stacks. */
 int stage_stacks(struct run_state *s, struct err *e);
+/* The target as objdump and ldd need it: a path, or the PATH lookup of a
+ * bare name (the name itself under replay). Caller frees; NULL without one. */
+char *run_target_path(const struct run_state *s);
+/* The Run's provenance.dependencies.compiler: what built the target, from
+ * its ELF .comment section (not under replay: the file read now need not be
+ * the one recorded). Once; nothing when the target is no ELF or says nothing. */
+void run_note_compiler(struct run_state *s);
 /* The launch itself: the application once, through the Run's collector
  * (s->coll, collect/collector.h). */
 int stage_collect(struct run_state *s, struct err *e);
@@ -46,10 +60,14 @@ int collector_decide(struct run_state *s, bool perf_can_sample, const char *why_
 /* perf refused to record before starting the application: under `auto`,
  * the preload sampler stands in (announced). False when it cannot. */
 bool collector_fallback_preload(struct run_state *s, const char *why);
-/* --multi-pass (collect/passes.h): every pass into collect/pass-<i>/.
- * Returns 0 when the passes ran, 1 when multi-pass is unavailable here
- * (announced: the caller runs one pass), or a negative error. */
+/* --multi-pass (collect/passes.h): the plan, and the passes collector
+ * (collect/collector.h) as s->coll. Returns 0 when it is set, 1 when
+ * multi-pass is unavailable here (announced: the caller runs one pass), or
+ * a negative error. */
 int collect_passes(struct run_state *s, struct err *e);
+/* After the passes ran: their outcomes into s->passes, s->pass (pass 0's),
+ * s->exit_code, and the group and stacks perf kept. */
+void passes_take(struct run_state *s);
 /* After attribution of every pass: witness spread, recompiled modules, a
  * DRAM bound (stage "passes"; nothing for a single pass). */
 int stage_passes(struct run_state *s, struct err *e);

@@ -247,6 +247,19 @@ static const struct pivot_column mpi_peer_cols[] = {
 	COL_NN(mpi_peer, bytes, "bytes", PCOL_I64, PRESENT_ALWAYS),
 };
 
+static const struct pivot_column omp_site_cols[] = {
+	REF(omp_site, locus, "loci"),
+	TEXT(omp_site, module),
+	COL_NN(omp_site, address, "address", PCOL_U64, PRESENT_ALWAYS),
+	TEXT(omp_site, function),
+	TEXT(omp_site, file),
+	COL(omp_site, line, "line", PCOL_INT, PRESENT_POSITIVE),
+	COL_NN(omp_site, thread_num, "thread_num", PCOL_INT, PRESENT_ALWAYS),
+	COL_NN(omp_site, calls, "calls", PCOL_I64, PRESENT_ALWAYS),
+	COL_NN(omp_site, task_ns, "task_ns", PCOL_I64, PRESENT_ALWAYS),
+	COL_NN(omp_site, wait_ns, "wait_ns", PCOL_I64, PRESENT_ALWAYS),
+};
+
 /* A value without a number is unavailable, whatever the row claims. */
 static int check_measurement(void *row, struct err *e)
 {
@@ -279,6 +292,7 @@ ADDER(mpi_call)
 ADDER(mpi_site)
 ADDER(event)
 ADDER(mpi_peer)
+ADDER(omp_site)
 
 #define TABLE(name_, type, array, check_)                                           \
 	{#name_, type##_cols, (int)(sizeof(type##_cols) / sizeof(type##_cols[0])),   \
@@ -300,6 +314,7 @@ const struct pivot_table pivot_tables[] = {
 	TABLE(mpi_sites, mpi_site, mpi_sites, NULL),
 	TABLE(events, event, events, NULL),
 	TABLE(mpi_peers, mpi_peer, mpi_peers, NULL),
+	TABLE(omp_sites, omp_site, omp_sites, NULL),
 };
 const size_t nr_pivot_tables = sizeof(pivot_tables) / sizeof(pivot_tables[0]);
 

@@ -23,7 +23,17 @@ int llvm_symbolizer__call(struct symbolizer_call *k, const char *path, const cha
 	k->argv[0] = path;
 	k->argv[1] = "--output-style=JSON";
 	k->argv[2] = k->owned_[0];
-	return symbolizer_call__addresses(k, FIXED, addrs, n, argv_ok);
+	int rc = symbolizer_call__addresses(k, FIXED, addrs, n, argv_ok);
+	/* On stdin, `"M" 0x…` names the module line by line (LLVM >= 11 reads a
+	 * quoted path; one without a quote or a newline can be quoted): the
+	 * calls over several modules may then share one process (exec.h). */
+	if (rc == 0 && k->stdin_data && !strpbrk(module, "\"\n\r")) {
+		if (!(k->owned_[2] = xasprintf("\"%s\" ", module)))
+			return -ENOMEM;
+		k->merge_slot = 2;
+		k->merge_prefix = k->owned_[2];
+	}
+	return rc;
 }
 
 static bool parse_hex(const char *s, uint64_t *v)

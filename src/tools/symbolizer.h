@@ -34,7 +34,11 @@ struct symbolizer_call {
 	bool per_line;          /* stdin holds one address a line and stdout answers
 				   one line each (llvm-symbolizer's JSON): cacheable
 				   address by address (exec/cache.c) */
-	char *owned_[2];        /* storage of argv's strings */
+	int merge_slot;         /* argv[merge_slot] may be dropped to answer many
+				   modules in one process, each stdin line then
+				   prefixed by merge_prefix (exec.h), or 0 */
+	const char *merge_prefix;
+	char *owned_[3];        /* storage of argv's strings and the prefix */
 };
 
 /* The addresses as "0x…" strings: into argv[0..n) (small batches, when

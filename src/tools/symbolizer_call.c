@@ -37,5 +37,6 @@ void symbolizer_call__release(struct symbolizer_call *k)
 	xfree(k->argv);
 	xfree(k->owned_[0]);
 	xfree(k->owned_[1]);
+	xfree(k->owned_[2]);
 	memset(k, 0, sizeof(*k));
 }

@@ -15,7 +15,7 @@ awk 'NF==0{tail=1; next}
      {print "bad line: " $0; bad=1}
      END{exit bad}' out.txt
 for name in cpu-collector perf-permissions hardware-counters llvm addr2line compiler \
-	mpi-launcher hdf5 preload-sampler debuginfod configuration; do
+	mpi-launcher hdf5 preload-sampler openmp-tool debuginfod configuration; do
 	grep -qE "^[a-z]+ +$name " out.txt || { echo "check $name missing"; cat out.txt; exit 1; }
 done
 # Not-ok checks always carry a remedy line right after them.

@@ -48,6 +48,26 @@ PY
 	grep -q "^cycles: unavailable on 1 rank (rank 0: this machine exposes no counter for it (no PMU))" s.txt
 done
 
+echo "== export --table counters: tidy rows, unavailable events empty with the reason"
+"$NUNATAK" regions export run --table counters -f csv </dev/null >c.csv
+"$NUNATAK" regions export run --table counters -f json </dev/null >c.json
+python3 - c.csv c.json <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 3 * 3, rows  # 3 rows (region, lane) x 3 events
+r = {(x["region"], x["lane"], x["event"]): x for x in rows}
+a = r[("inner", "1", "test::FLOP")]
+assert (a["calls"], a["inclusive"], a["exclusive"], a["unit"], a["quality"]) == \
+    ("2", "600000000", "600000000", "flop", "measured"), a
+c = r[("compute", "0", "cycles")]
+assert c["inclusive"] == "" and c["quality"] == "unavailable" and "no PMU" in c["reason"], c
+j = json.load(open(sys.argv[2]))
+assert len(j) == 9 and {x["quality"] for x in j} == {"measured", "unavailable"}, j
+assert [x for x in j if x["event"] == "cycles"][0]["inclusive"] is None, j
+PY
+if "$NUNATAK" regions export run --table counters -f chrome </dev/null 2>err.txt; then fail "chrome counters"; fi
+grep -q "table counters needs --format csv or json" err.txt
+
 echo "== a row naming a region the trace lacks: a clear error with the byte offset"
 python3 - <<PY
 import sys; sys.path.insert(0, "$NUNATAK_SOURCE_DIR/tests/cli"); import regions_mktrace as m

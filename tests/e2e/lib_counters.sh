@@ -64,6 +64,12 @@ SCOPE_PROFILER_PREFIX="$tmp/w/w" SCOPE_PROFILER_EVENTS=context-switches "$P" fau
 	</dev/null >"$tmp/w.out" 2>"$tmp/w.err"
 grep -q "^sp_set_events -114$" "$tmp/w.out" # -EALREADY
 grep -q "ignored: events were already set" "$tmp/w.err"
+mkdir "$tmp/l"
+SCOPE_PROFILER_PREFIX="$tmp/l/l" "$P" late page-faults </dev/null >"$tmp/l.out" 2>"$tmp/l.err"
+grep -q "^sp_set_events -16$" "$tmp/l.out" # -EBUSY: a region was entered
+grep -q "ignored: a region was already entered; call it before the first region" "$tmp/l.err"
+inspect "$tmp/l"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["counters"] is None' "$tmp/l.json"
 
 echo "== 0.3 s of CPU: task-clock within 5 % of the region's CPU time by the thread's clock"
 mkdir "$tmp/b"
@@ -138,6 +144,27 @@ assert cyc["quality"] == "measured" or cyc["reason"], cyc
 r = c["regions"][0]["events"]
 assert r["bogus"]["inclusive"]["value"] is None and r["bogus"]["inclusive"]["quality"] == "unavailable", r
 assert abs(r["page-faults"]["inclusive"]["value"] - 4096) <= 41, r
+PY
+
+echo "== 18 names, one twice: 8 counted at most, the 9th to 16th unavailable with the reason, the 17th ignored aloud"
+mkdir "$tmp/m"
+names=task-clock,cpu-clock,page-faults,minor-faults,major-faults,context-switches,cpu-migrations,faults
+names=$names,cs,migrations,perf::TASK-CLOCK,perf::PAGE-FAULTS,bogus1,bogus2,bogus3,bogus4,page-faults,bogus5
+SCOPE_PROFILER_PREFIX="$tmp/m/m" SCOPE_PROFILER_EVENTS=$names "$P" faults \
+	</dev/null >"$tmp/m.out" 2>"$tmp/m.err"
+grep -q "^done$" "$tmp/m.out"
+grep -q "1 event names after the first 16 ignored (at most 8 are counted)" "$tmp/m.err"
+inspect "$tmp/m"
+python3 - "$tmp/m.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["counters"]["events"]
+# page-faults twice is one event; bogus5, the 17th distinct name, is ignored
+assert len(ev) == 16 and "bogus5" not in [e["name"] for e in ev], ev
+assert [e["quality"] for e in ev[:8]] == ["measured"] * 8, ev
+for e in ev[8:12]:
+    assert e["quality"] == "unavailable" and e["reason"] == "at most 8 events are counted", e
+for e in ev[12:]:
+    assert e["quality"] == "unavailable" and e["reason"].startswith("unknown event name"), e
 PY
 
 echo "== a trace without events has no counters (null in --json, no table)"

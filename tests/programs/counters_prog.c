@@ -11,6 +11,8 @@
  *                                  "inner_a" (100 pages) and "inner_b" (200)
  *   counters_prog threads [EVENTS] two threads each run region "work",
  *                                  touching 300 and 700 pages
+ *   counters_prog late EVENTS      region "touch" (4096 pages), then
+ *                                  sp_set_events(EVENTS): refused, printed
  * Prints "done" and exits 0 whatever the events' availability.
  */
 #include <pthread.h>
@@ -103,7 +105,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 2)
 		return 2;
-	if (argc > 2) {
+	if (argc > 2 && strcmp(argv[1], "late") != 0) {
 		int rc = sp_set_events(argv[2]);
 		printf("sp_set_events %d\n", rc);
 	}
@@ -118,6 +120,12 @@ int main(int argc, char **argv)
 		nested();
 	} else if (!strcmp(argv[1], "threads")) {
 		threads();
+	} else if (!strcmp(argv[1], "late") && argc > 2) {
+		const struct sp_site *r = sp_region("touch");
+		sp_begin(r);
+		touch_pages(4096);
+		sp_end(r);
+		printf("sp_set_events %d\n", sp_set_events(argv[2]));
 	} else {
 		return 2;
 	}

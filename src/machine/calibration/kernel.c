@@ -19,7 +19,9 @@
 //           prints "work <flop per repetition>", "rep <i> <bare rate>" and
 //           "sampled <i> <sampled rate> <samples taken>", the rates over the
 //           thread's CPU time (robust to other processes' load).
-// Each of `reps` repetitions runs for about `ms` milliseconds on `threads`
+// Up to `reps` repetitions (until the last 3 agree within 2 %) run for
+// about `ms` milliseconds each (of CPU time for the FMA kernels, each thread
+// timing itself, "timing cpu"; of wall time for the triad) on `threads`
 // threads, each pinned to one CPU of the inherited affinity mask (the
 // allocation), the CPUs listed in NUNATAK_KERNEL_CPUS first. Output, one
 // "key value" per line (nunatak parses it; the first six keys are those of
@@ -85,6 +87,7 @@ struct worker {
 	int id;
 	pthread_t tid;
 	double result;
+	double cpu;       /* this thread's CPU time in the last repetition (fma) */
 };
 
 static double now(void)
@@ -249,6 +252,30 @@ static void first_touch(struct shared *s, int id)
 	}
 }
 
+static double thread_cpu(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One thread's share of a repetition. An FMA thread times itself on its own
+ * CPU time: a core's peak is what it does while it runs, which another
+ * process's load on the machine does not stretch (wall time would). */
+static void do_work(struct shared *s, struct worker *w)
+{
+	if (s->kind == TRIAD) {
+		triad(s, w->id, s->iters);
+		return;
+	}
+	double c0 = thread_cpu();
+	if (s->kind == FMA_SP)
+		w->result = fma_sp(s->iters, 1.0f + (float)w->id);
+	else
+		w->result = fma_dp(s->iters, 1.0 + w->id);
+	w->cpu = thread_cpu() - c0;
+}
+
 static void *work(void *arg)
 {
 	struct worker *w = arg;
@@ -261,12 +288,7 @@ static void *work(void *arg)
 		pthread_barrier_wait(&s->start);
 		if (s->stop)
 			break;
-		if (s->kind == TRIAD)
-			triad(s, w->id, s->iters);
-		else if (s->kind == FMA_SP)
-			w->result = fma_sp(s->iters, 1.0f + (float)w->id);
-		else
-			w->result = fma_dp(s->iters, 1.0 + w->id);
+		do_work(s, w);
 		pthread_barrier_wait(&s->done);
 	}
 	return NULL;
@@ -277,12 +299,19 @@ static double rep(struct shared *s, struct worker *w)
 {
 	double t0 = now();
 	pthread_barrier_wait(&s->start);
-	if (s->kind == TRIAD)
-		triad(s, 0, s->iters);
-	else
-		w[0].result = s->kind == FMA_SP ? fma_sp(s->iters, 1.0f) : fma_dp(s->iters, 1.0);
+	do_work(s, &w[0]);
 	pthread_barrier_wait(&s->done);
 	return now() - t0;
+}
+
+/* The FMA rate of the last repetition: each thread's work over its own CPU
+ * time, summed (the cores' FMA units are their own). */
+static double cpu_rate(const struct shared *s, const struct worker *w)
+{
+	double sum = 0;
+	for (int i = 0; i < s->threads; i++)
+		sum += w[i].cpu > 0 ? w[i].result / w[i].cpu : 0;
+	return sum;
 }
 
 static double work_of(const struct shared *s, const struct worker *w)
@@ -425,20 +454,12 @@ static double task_clock_ns(int fd)
 	return read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v) ? (double)v : -1;
 }
 
-static double thread_cpu(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* One repetition timed on this thread's CPU time: what the kernel charges
  * it, sampling interrupts included, whatever else the machine runs. */
 static double cpu_rep(struct shared *s, struct worker *w)
 {
-	double c0 = thread_cpu();
 	rep(s, w);
-	return thread_cpu() - c0;
+	return w[0].cpu;
 }
 
 /* Pairs of repetitions, bare and sampled (alternating which goes first). */
@@ -493,12 +514,43 @@ static int sample_main(struct shared *s, struct worker *w, int reps, long freq)
 	return rc;
 }
 
+/* Repetitions until stable: at most `reps`, ended once the last STABLE_REPS
+ * agree within STABLE_SPREAD (a fixed count wastes time on a quiet machine
+ * and is too few on a noisy one). Returns the CPU share obtained. */
+#define STABLE_REPS 3
+#define STABLE_SPREAD 0.02
+static double run_reps(struct shared *s, struct worker *w, int reps)
+{
+	double cpu0 = cpu_seconds(), wall = 0, last[STABLE_REPS];
+	if (s->kind != TRIAD)
+		printf("timing cpu\n");
+	for (int r = 0; r < reps; r++) {
+		double t = rep(s, w);
+		wall += t;
+		double rate = s->kind == TRIAD ? work_of(s, w) / t : cpu_rate(s, w);
+		printf("rep %d %.6e\n", r, rate);
+		fflush(stdout);
+		last[r % STABLE_REPS] = rate;
+		double mx = 0, mn = 1e300;
+		for (int i = 0; r + 1 >= STABLE_REPS && i < STABLE_REPS; i++) {
+			mx = last[i] > mx ? last[i] : mx;
+			mn = last[i] < mn ? last[i] : mn;
+		}
+		if (r + 1 >= STABLE_REPS && mx > 0 && (mx - mn) / mx <= STABLE_SPREAD)
+			break;
+	}
+	double share = (cpu_seconds() - cpu0) / (wall * s->threads);
+	return share > 1 ? 1.0 : share;
+}
+
 /* Calibrates s->iters so that one repetition lasts about ms. */
 static void size_reps(struct shared *s, struct worker *w, double ms)
 {
 	s->iters = s->kind == TRIAD ? 1 : 1 << 16;
 	for (int k = 0; k < 40; k++) {
 		double t = rep(s, w);
+		if (s->kind != TRIAD)
+			t = w[0].cpu; /* FMA repetitions last ms of CPU time */
 		if (t >= ms / 1e3 / 4 || s->iters > (1L << 40)) {
 			double scale = ms / 1e3 / (t > 1e-9 ? t : 1e-9);
 			long it = (long)((double)s->iters * scale + 0.5);
@@ -571,17 +623,10 @@ int main(int argc, char **argv)
 		printf("bytes %zu\n", s.n * 24);
 	if (s.kind == SAMPLE_FP || s.kind == SAMPLE_DWARF)
 		return sample_main(&s, w, reps, argc > 5 ? strtol(argv[5], NULL, 10) : 0);
-	double cpu0 = cpu_seconds(), wall = 0;
-	for (int r = 0; r < reps; r++) {
-		double t = rep(&s, w);
-		wall += t;
-		printf("rep %d %.6e\n", r, work_of(&s, w) / t);
-		fflush(stdout);
-	}
-	double share = (cpu_seconds() - cpu0) / (wall * s.threads);
+	double share = run_reps(&s, w, reps);
 	if (s.kind == TRIAD)
 		printf("init_s %.3f\n", t_init);
-	printf("cpu_share %.3f\n", share > 1 ? 1.0 : share);
+	printf("cpu_share %.3f\n", share);
 	s.stop = 1;
 	pthread_barrier_wait(&s.start);
 	for (int i = 1; i < s.threads; i++)

@@ -197,13 +197,42 @@ static void t_triad_size(void)
 	CHECK(b >= 768.0 * 1048576 - 24 && b <= 6144.0 * 1048576);
 	CHECK(fmod(b, 24) == 0);
 	CHECK(calibration_triad_bytes(&m, 4096.0 * 1048576) >= 4 * 4096.0 * 1048576 - 24);
+	/* a 32 MiB L3: arrays of 4x it each (384 MiB), not 1/8 of RAM */
+	b = calibration_triad_bytes(&m, 32.0 * 1048576);
+	CHECK(b > 384.0 * 1048576 - 24 && b <= 384.0 * 1048576);
+	CHECK(calibration_triad_bytes(&m, 1.0 * 1048576) >= 96.0 * 1048576 - 24);
 	m.alloc.memory_limit_bytes = 512 << 20;
 	CHECK(calibration_triad_bytes(&m, 0) <= 256.0 * 1048576);
 	machine__release(&m);
 	CHECK(calibration_kernel_c_len > 1000 && strstr(calibration_kernel_c, "cpu_share"));
 }
 
+/* Our FMA kernels time each thread on its CPU time ("timing cpu"): a busy
+ * machine does not stretch that, so no concurrent-load reason (dispersion
+ * still counts); the same output timed on the wall keeps it. */
+static void t_cpu_timed(void)
+{
+	struct kernel_output k = parse("kernel fma_dp\nisa avx512\nthreads 2\nload 16\ntiming cpu\n"
+				       "rep 0 2.603e11\nrep 1 2.582e11\nrep 2 2.604e11\n"
+				       "cpu_share 0.133\n");
+	CHECK(k.cpu_timed && k.nr_reps == 3);
+	struct pollution_ref p = {NAN, NULL, 0, false};
+	struct ceiling c;
+	CHECK(calibration_ceiling(&k, &p, &c) == 0);
+	CHECK(c.value == 2.604e11 && c.quality == QUALITY_MEASURED && !c.reason);
+	ceiling__release_strings(&c);
+	k = parse("kernel fma_dp\nisa avx512\nthreads 2\nrep 0 2.603e11\ncpu_share 0.133\n");
+	CHECK(!k.cpu_timed && calibration_ceiling(&k, &p, &c) == 0);
+	CHECK(c.quality == QUALITY_ESTIMATED && strstr(c.reason, "concurrent load"));
+	ceiling__release_strings(&c);
+	k = parse("kernel fma_dp\nthreads 2\ntiming cpu\nrep 0 1e11\nrep 1 2e11\n");
+	CHECK(calibration_ceiling(&k, &p, &c) == 0);
+	CHECK_STR(c.reason, "repetitions disperse by 50%");
+	ceiling__release_strings(&c);
+}
+
 static const struct test_case cases[] = {
+	{"cpu_timed", "CPU-timed FMA rates: no load reason, dispersion kept", t_cpu_timed},
 	{"parse_recorded", "the EPYC 7702 triad output: max of reps, measured", t_parse_recorded},
 	{"parse_ours", "our kernel's cpu_share/init_s; unknown keys skipped", t_parse_ours},
 	{"parse_errors", "bad lines named with line numbers; no reps no Ceiling", t_parse_errors},

@@ -400,11 +400,51 @@ static void t_bulk(void)
 	done();
 }
 
+/* OpenMP regions measured by the OMPT tool survive write + read. */
+static void t_omp_sites(void)
+{
+	char *path = tmpfile_path();
+	struct pivot p, r;
+	struct err e = {0};
+	pivot__init(&p);
+	CHECK_INT(pivot__intern_locus(&p, "n", -1, 12), 0);
+	struct omp_site o = {.locus = 0, .module = (char *)"/a b/app", .address = 0x1261,
+			     .function = (char *)"main", .file = (char *)"/s/x.c", .line = 27,
+			     .thread_num = 1, .calls = 3, .task_ns = 500, .wait_ns = 200};
+	CHECK_INT(pivot__add_omp_site(&p, &o), 0);
+	o.function = o.file = NULL;
+	o.line = 0;
+	CHECK_INT(pivot__add_omp_site(&p, &o), 1);
+	CHECK_INT(pivot_db_write(&p, path, NULL, &e), 0);
+	pivot__init(&r);
+	CHECK_INT(pivot_db_read(&r, path, &e), 0);
+	CHECK_INT(r.nr_omp_sites, 2);
+	CHECK_STR(r.omp_sites[0].module, "/a b/app");
+	CHECK_INT(r.omp_sites[0].address, 0x1261);
+	CHECK_STR(r.omp_sites[0].function, "main");
+	CHECK_INT(r.omp_sites[0].line, 27);
+	CHECK_INT(r.omp_sites[0].thread_num, 1);
+	CHECK_INT(r.omp_sites[0].task_ns, 500);
+	CHECK_INT(r.omp_sites[0].wait_ns, 200);
+	CHECK(r.omp_sites[1].function == NULL && r.omp_sites[1].file == NULL);
+	CHECK_INT(r.omp_sites[1].line, 0);
+	pivot__release(&p);
+	pivot__release(&r);
+	done();
+}
+
 /* The schema is generated from the column tables; the SQL a reader of old
  * Runs depends on stays what it was, word for word. */
 static void t_schema(void)
 {
-	CHECK_INT(nr_pivot_tables, 14);
+	CHECK_INT(nr_pivot_tables, 15);
+	CHECK_STR(pivot_tables[14].name, "omp_sites");
+	char *omp = pivot_table__ddl(&pivot_tables[14]);
+	CHECK_STR(omp, "locus INTEGER NOT NULL REFERENCES loci(id), module TEXT, address INTEGER "
+		       "NOT NULL, function TEXT, file TEXT, line INTEGER, thread_num INTEGER NOT "
+		       "NULL, calls INTEGER NOT NULL, task_ns INTEGER NOT NULL, wait_ns INTEGER NOT "
+		       "NULL");
+	xfree(omp);
 	CHECK_STR(pivot_tables[0].name, "hotspots");
 	char *ddl = pivot_table__ddl(&pivot_tables[0]);
 	CHECK_STR(ddl, "module TEXT, build_id TEXT, name TEXT, source_file TEXT, resolution_level "
@@ -431,6 +471,7 @@ static void t_schema(void)
 static const struct test_case cases[] = {
 	{"schema", "the column tables generate the schema of every Run so far", t_schema},
 	{"roundtrip", "every table survives write + read; NULLs stay NULL", t_roundtrip},
+	{"omp_sites", "OMPT regions survive write + read", t_omp_sites},
 	{"empty", "an empty pivot writes and reads", t_empty},
 	{"newer_schema", "meta.schema 3 is refused with the upgrade message", t_newer_schema},
 	{"foreign", "missing, non-SQLite and non-nunatak files are refused", t_foreign},

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* nunatak's OMPT tool (lib/ompt/nunatak_ompt.c) for LLVM's libomp: named in
+ * OMP_TOOL_LIBRARIES before launch, its profiles ingested after. Only
+ * libomp reads the variable (GCC's libgomp has no tool interface), and
+ * libomp asks the program for its own tool first, so the tool is loaded
+ * only into a program that runs libomp without a tool of its own. A user's
+ * OMP_TOOL_LIBRARIES or OMP_TOOL=disabled is kept as it is: the tool is
+ * then not added (announced), and the regions come from the frames. */
+#include "run/stages.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "analysis/openmp.h"
+#include "run/pipeline.h"
+#include "common/alloc.h"
+#include "common/console.h"
+#include "common/degradation_kinds.h"
+#include "common/err.h"
+#include "common/err_codes.h"
+#include "common/fsutil.h"
+#include "doctor/doctor.h"
+#include "ingest/ompt.h"
+#include "model/machine.h"
+#include "model/model.h"
+#include "regions/lines_symbolize.h"
+
+#define TOOLS_VAR "OMP_TOOL_LIBRARIES"
+#define DIR_VAR "NUNATAK_OMPT_DIR"
+
+/* Why the tool is not added, or NULL. */
+static const char *not_added(const struct run_state *s)
+{
+	const char *user = getenv(TOOLS_VAR), *tool = getenv("OMP_TOOL");
+	if (user && *user)
+		return TOOLS_VAR " is set: the user's OpenMP tool is kept";
+	if (tool && !strcasecmp(tool, "disabled"))
+		return "OMP_TOOL=disabled is set";
+	if (s->req->multi_pass)
+		return "--multi-pass runs the application several times";
+	return NULL;
+}
+
+int run_ompt_env(struct run_state *s, struct err *e)
+{
+	if (!s->collect_dir || s->replay)
+		return 0;
+	const char *why = not_added(s);
+	char *lib = why ? NULL : doctor_ompt_library();
+	if (why || !lib || strchr(lib, ':')) {
+		console__debug(s->con, 1, "OMPT tool not added (%s): libomp's regions come from "
+			       "the samples' frames", why ? why : lib ? "its path holds ':'"
+								 : "libnunatak_ompt.so not found");
+		if (why && strncmp(why, "--multi", 7))
+			console__info(s->con, "%s: nunatak's OMPT tool is not added; LLVM libomp's "
+				      "parallel regions are read from the samples' frames", why);
+		xfree(lib);
+		return 0;
+	}
+	s->ompt_dir = xasprintf("%s/ompt", s->collect_dir);
+	s->ompt_env[0] = xasprintf(TOOLS_VAR "=%s", lib);
+	s->ompt_env[1] = s->ompt_dir ? xasprintf(DIR_VAR "=%s", s->ompt_dir) : NULL;
+	xfree(lib);
+	if (!s->ompt_env[0] || !s->ompt_env[1])
+		return err_oom(e);
+	if (fs_mkdir_p(s->ompt_dir) < 0) { /* the tool would have nowhere to write */
+		console__debug(s->con, 1, "OMPT tool not added: cannot create %s", s->ompt_dir);
+		return 0;
+	}
+	size_t k = 0;
+	while (s->app_env_set[k])
+		k++;
+	s->app_env_set[k++] = s->ompt_env[0];
+	s->app_env_set[k++] = s->ompt_env[1];
+	s->app_env_set[k] = NULL;
+	return 0;
+}
+
+static bool runs_libomp(const struct pivot *p)
+{
+	for (size_t i = 0; i < p->nr_hotspots; i++) {
+		const char *rt = omp_runtime_of(p->hotspots[i].module);
+		if (rt && !strcmp(rt, "libomp"))
+			return true;
+	}
+	return false;
+}
+
+int run_ompt_ingest(struct run_state *s, struct err *e)
+{
+	if (!s->ompt_dir || !s->launched)
+		return 0;
+	char host[256] = "localhost";
+	if (s->machine && s->machine->hostname)
+		snprintf(host, sizeof(host), "%s", s->machine->hostname);
+	else
+		gethostname(host, sizeof(host) - 1);
+	struct degradations d = {0};
+	int nr = 0;
+	int rc = ingest_ompt(s->ompt_dir, s->mpi ? NULL : host, &s->pivot, &d, &nr, e);
+	for (size_t i = 0; i < d.n; i++)
+		run_state__degrade(s, d.v[i].name, d.v[i].message, d.v[i].remedy);
+	if (rc == 0 && nr == 0 && d.n == 0 && runs_libomp(&s->pivot))
+		run_state__degrade(s, DEG_OPENMP_TOOL_SILENT,
+				   "the application ran LLVM libomp but the OMPT tool left no "
+				   "profile (a program ending in _exit() or killed, or one with an "
+				   "OpenMP tool of its own): its regions are read from the samples' "
+				   "frames",
+				   DEG_OPENMP_TOOL_SILENT_REMEDY);
+	degradations__release(&d);
+	if (rc == 0 && nr)
+		console__debug(s->con, 1, "OMPT: %d profile(s), %zu region rows", nr,
+			       s->pivot.nr_omp_sites);
+	return rc;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Names the sites of one module: one batched symbolizer call. */
+static int name_module(struct run_state *s, const char *mod)
+{
+	struct pivot *p = &s->pivot;
+	uint64_t *addr = xcalloc(p->nr_omp_sites + 1, sizeof(*addr));
+	size_t n = 0;
+	for (size_t i = 0; addr && i < p->nr_omp_sites; i++)
+		if (p->omp_sites[i].module && !strcmp(p->omp_sites[i].module, mod))
+			addr[n++] = p->omp_sites[i].address;
+	struct sym_loc *loc = addr ? xcalloc(n + 1, sizeof(*loc)) : NULL;
+	if (!loc) {
+		xfree(addr);
+		return -ENOMEM;
+	}
+	qsort(addr, n, sizeof(*addr), cmp_u64);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!u || addr[u - 1] != addr[i])
+			addr[u++] = addr[i];
+	struct err se = {0};
+	int rc = lines_symbolize(s->x, s->tools, mod, addr, u, loc, &se);
+	rc = rc == -ENOMEM ? rc : 0;
+	for (size_t i = 0; !rc && !se.errnum && i < p->nr_omp_sites; i++) {
+		struct omp_site *o = &p->omp_sites[i];
+		const uint64_t *hit = o->module && !strcmp(o->module, mod) && !o->function
+					      ? bsearch(&o->address, addr, u, sizeof(*addr), cmp_u64)
+					      : NULL;
+		const struct sym_loc *l = hit ? &loc[hit - addr] : NULL;
+		if (!l || !l->function)
+			continue;
+		o->function = xstrdup(l->function);
+		o->file = l->file ? xstrdup(l->file) : NULL;
+		o->line = l->line;
+		if (!o->function || (l->file && !o->file))
+			rc = -ENOMEM;
+	}
+	for (size_t k = 0; k < u; k++)
+		sym_loc__release(&loc[k]);
+	xfree(loc);
+	xfree(addr);
+	return rc;
+}
+
+int run_ompt_symbolize(struct run_state *s, struct err *e)
+{
+	const struct pivot *p = &s->pivot;
+	for (size_t i = 0; s->tools && i < p->nr_omp_sites; i++) {
+		const char *mod = p->omp_sites[i].module;
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = p->omp_sites[j].module && mod && !strcmp(p->omp_sites[j].module, mod);
+		if (seen || !mod || mod[0] != '/' || p->omp_sites[i].function)
+			continue;
+		if (name_module(s, mod) < 0)
+			return err_oom(e);
+	}
+	return 0;
+}

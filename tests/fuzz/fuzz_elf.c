@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Fuzz target: an ELF image into attrib/elf.h's elf_info (headers, symbols,
+// build-id, .comment, DW_AT_producer). What it keeps of the object's text is
+// printable and bounded; function extents never wrap.
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "attrib/elf.h"
+#include "common/err.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void printable(const char *s)
+{
+	if (!s)
+		return;
+	if (strlen(s) > ELF_COMMENT_MAX)
+		__builtin_trap();
+	for (; *s; s++)
+		if (*s < 0x20 || *s >= 0x7f)
+			__builtin_trap();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct elf_info info;
+	struct err e = {0};
+	if (elf_info__parse(&info, data, size, ELF_READ_SYMBOLS, &e) == 0) {
+		printable(info.comment);
+		printable(info.producer);
+		for (size_t i = 0; i < info.nr_funcs; i++)
+			if (info.funcs[i].start + info.funcs[i].size < info.funcs[i].start)
+				__builtin_trap();
+	}
+	elf_info__release(&info);
+	return 0;
+}
