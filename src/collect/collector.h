@@ -165,6 +165,11 @@ char **collect_fg_argv(char *const *argv, int status_fd);
 void collect_fg_argv__free(char **v);
 int collect_run_app(const struct collect_env *env, struct collect_pass *p, char *const *argv,
 		    const char *wrapper_output, struct exec_result *res, struct err *e);
+/* The same for an MPI launch of world_size ranks (-1: unknown) wrapped in
+ * rank shims: an interrupt goes to the ranks, and to the launcher only when
+ * not all of them run below it here (exec_request.local_ranks). */
+int collect_run_ranks(const struct collect_env *env, struct collect_pass *p, char *const *argv,
+		      int world_size, struct exec_result *res, struct err *e);
 
 /* The application alone: no collector ("launching: <argv>"). */
 struct collector *collector_bare__new(void);

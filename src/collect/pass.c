@@ -167,8 +167,8 @@ void collect_fg_argv__free(char **v)
 	xfree(v);
 }
 
-int collect_run_app(const struct collect_env *env, struct collect_pass *p, char *const *argv,
-		    const char *wrapper_output, struct exec_result *res, struct err *e)
+static int run_app(const struct collect_env *env, struct collect_pass *p, char *const *argv,
+		   const char *wrapper_output, int ranks, struct exec_result *res, struct err *e)
 {
 	/* perf in a group of its own, the application back in ours: a Ctrl-C
 	 * reaches the application alone (collect_fg_argv); the relay's status
@@ -178,7 +178,8 @@ int collect_run_app(const struct collect_env *env, struct collect_pass *p, char 
 	struct exec_request rq = {.argv = (const char *const *)(fg ? fg : argv),
 				  .forward_signals = true, .application = true,
 				  .env_set = env->env_set, .output_path = wrapper_output,
-				  .wrapper = wrapper_output != NULL, .own_pgrp = fg != NULL};
+				  .wrapper = wrapper_output != NULL, .own_pgrp = fg != NULL,
+				  .local_ranks = ranks};
 	iso_now(p->start);
 	p->launched = true;
 	int rc = executor__run(env->x, &rq, res, e);
@@ -194,6 +195,18 @@ int collect_run_app(const struct collect_env *env, struct collect_pass *p, char 
 	iso_now(p->end);
 	p->duration_s = res->duration_s;
 	return rc;
+}
+
+int collect_run_app(const struct collect_env *env, struct collect_pass *p, char *const *argv,
+		    const char *wrapper_output, struct exec_result *res, struct err *e)
+{
+	return run_app(env, p, argv, wrapper_output, 0, res, e);
+}
+
+int collect_run_ranks(const struct collect_env *env, struct collect_pass *p, char *const *argv,
+		      int world_size, struct exec_result *res, struct err *e)
+{
+	return run_app(env, p, argv, NULL, world_size > 0 ? world_size : 0, res, e);
 }
 
 static int bare_launch(struct collector *c, const struct collect_env *env, struct collect_pass *p,

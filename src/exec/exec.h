@@ -50,6 +50,11 @@ struct exec_request {
 					of its own (SIGTTOU ignored), out of the terminal's
 					foreground group, so a Ctrl-C does not reach it; the
 					application rejoins ours (collect_fg_argv) */
+	int local_ranks;             /* with forward_signals, an MPI launch of this many
+					ranks: when that many `nunatak rank-shim` run below
+					the launcher, a forwarded signal goes to the ranks
+					and not to the launcher (mpirun would SIGKILL shims
+					still writing their data); 0: signal the launcher */
 	const char *output_path;     /* a file the command is expected to write (perf
 					record's perf.data): the result says whether it
 					did, and recording/replay keep that answer */

@@ -219,6 +219,7 @@ struct waiter {
 	bool wrapper;       /* exec_request.wrapper */
 	int wrapper_signal; /* the command died by it; w->pid is its orphan since */
 	bool abandoned;
+	int ranks;          /* exec_request.local_ranks */
 	struct rusage ru; /* wait4's, of the reaped child */
 	bool have_ru;
 	char app_comm[16]; /* wrapper: the kernel's name of the command after "--" */
@@ -353,7 +354,7 @@ static int pump(struct waiter *w, struct proc_io *io, int *status)
 			/* A `nunatak run` above us (we are a rank's shim) signals
 			 * its whole tree, the application included: once is enough. */
 			if (!exec_is_nunatak((pid_t)fwd_sender))
-				exec_signal_tree(w->pid, sig < 0 ? -sig : sig, sig < 0);
+				exec_signal_tree(w->pid, sig < 0 ? -sig : sig, sig < 0, w->ranks);
 		}
 		if (n > 0) {
 			if (iin >= 0 && pf[iin].revents)
@@ -527,7 +528,8 @@ static int wait_child(const struct exec_request *req, pid_t pid, double t0, stru
 	else if (fwd_pending)
 		kill(pid, fwd_pending);
 	struct waiter w = {.pid = pid, .pidfd = pidfd_for(pid), .forwarding = req->forward_signals,
-			   .wake = wake[0], .wrapper = req->forward_signals && req->wrapper};
+			   .wake = wake[0], .wrapper = req->forward_signals && req->wrapper,
+			   .ranks = req->local_ranks};
 	if (w.wrapper)
 		wrapped_comm(req, w.app_comm);
 	if (req->timeout_s > 0)
