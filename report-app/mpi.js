@@ -83,9 +83,10 @@ function mpiTimeline(t) {
     el("span", {class: "swatch", style: "background:" + MPI_COLORS[k % MPI_COLORS.length]}), t.names[k]));
   if (regions) legend.push(el("span", {class: "mpi-legend"}, el("span", {class: "swatch", style: "background:#888"}), "regions (thin bar above)"));
   const regionText = t.regions_total ? ` Above each lane, the ${t.regions_shown} longest of ${t.regions_total} outer region calls.` : "";
+  const laneText = t.ranks_total > ranks.length ? ` Drawn: the ${ranks.length} lowest-numbered of the ${t.ranks_total} ranks with MPI calls recorded; the count above is every rank's.` : "";
   return el("div", {class: "mpi-timeline"},
     el("h3", {}, "MPI calls over time"),
-    el("p", {class: "muted"}, `${t.shown} of ${t.total} recorded MPI calls (every call of 50 \u00b5s or more, 1 in 256 shorter ones; at most ${t.limit} shown, the longest), over ${nsText(end)} from the first.` + regionText),
+    el("p", {class: "muted"}, `${t.shown} of ${t.total} recorded MPI calls (every call of 50 \u00b5s or more, 1 in 256 shorter ones; at most ${t.limit} shown, the longest), over ${nsText(end)} from the first.` + regionText + laneText),
     svg("svg", {class: "timeline", viewBox: `0 0 ${W} ${ranks.length * H + 6}`, width: W, height: ranks.length * H + 6}, shapes),
     el("div", {class: "legend"}, legend));
 }

@@ -25,6 +25,7 @@ struct rank_shim_cli {
 	const char *call_graph;
 	const char *preload;
 	const char *mpi_profile;
+	const char *mpi_skip;
 	const char *regions_name;
 	const char *sampler_lib;
 	bool preload_only;
@@ -48,6 +49,8 @@ static const struct opt_spec shim_options[] = {
 	 "library to LD_PRELOAD into the application", false},
 	{"mpi-profile", 0, OPT_STRING, offsetof(struct rank_shim_cli, mpi_profile), "LIB",
 	 "nunatak's MPI interposition library, preloaded first (per-call MPI time)", false},
+	{"mpi-skip", 0, OPT_STRING, offsetof(struct rank_shim_cli, mpi_skip), "MPI_X,MPI_Y",
+	 "MPI functions the MPI library forwards without measuring (NUNATAK_MPI_SKIP)", false},
 	{"regions-name", 0, OPT_STRING, offsetof(struct rank_shim_cli, regions_name), "NAME",
 	 "set SCOPE_PROFILER_PREFIX=DIR/regions/NAME for the application (region traces)",
 	 false},
@@ -98,7 +101,7 @@ int cmd_rank_shim(int argc, char **argv)
 	struct rank_shim_opts o = {.directory = c.directory, .freq = c.frequency,
 				   .rank_threshold = c.rank_threshold, .perf = c.perf,
 				   .call_graph = c.call_graph, .preload = c.preload,
-				   .mpi_profile = c.mpi_profile,
+				   .mpi_profile = c.mpi_profile, .mpi_skip = c.mpi_skip,
 				   .regions_name = c.regions_name,
 				   .sampler_lib = c.sampler_lib, .preload_only = c.preload_only,
 				   .clock_monotonic = c.clock_monotonic,

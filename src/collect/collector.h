@@ -95,6 +95,8 @@ struct collect_pass {
 	char start[32];       /* ISO-8601 UTC */
 	char end[32];
 	double duration_s;
+	double mono_start, mono_end; /* CLOCK_MONOTONIC s around the application
+					(the first and last pass's), 0: not run */
 };
 
 /* The pass's files under collect_dir (own_dir: in collect/pass-<index>/,
@@ -106,8 +108,6 @@ void collect_pass__release(struct collect_pass *p);
 /* What ingest counted. */
 struct collect_counts {
 	int64_t nr_samples;   /* samples ingested (all counters) */
-	int hz_min, hz_max;   /* the preload sampler's achieved rates (0: none) */
-	double cpu_s;         /* the CPU time the preload ticks stand for */
 	int nr_ranks;         /* MPI: ranks announced or seen (0 outside MPI) */
 	int nr_sampled_ranks; /* MPI: ranks whose samples were ingested */
 };

@@ -89,6 +89,13 @@ void collector__free(struct collector *c)
 		c->ops->free(c);
 }
 
+static double mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static void iso_now(char out[32])
 {
 	iso8601(time(NULL), ISO8601_UTC, out, 32);
@@ -182,7 +189,9 @@ static int run_app(const struct collect_env *env, struct collect_pass *p, char *
 				  .local_ranks = ranks};
 	iso_now(p->start);
 	p->launched = true;
+	p->mono_start = mono_now();
 	int rc = executor__run(env->x, &rq, res, e);
+	p->mono_end = mono_now();
 	collect_fg_argv__free(fg);
 	p->collector_exit = -1;
 	if (rc == 0 && status_fd >= 0)

@@ -125,9 +125,6 @@ static int preload_ingest(struct collector *c, const struct collect_env *env,
 	}
 	if (rc == 0 && n > 0) {
 		out->nr_samples = info.samples;
-		out->hz_min = info.hz_min;
-		out->hz_max = info.hz_max;
-		out->cpu_s = info.cpu_s;
 		console__info(env->con, "preload sampler: %lld samples at a measured %d Hz%s (%d Hz "
 					"requested; CPU-time timers tick at the kernel's HZ), each "
 					"worth %.3g ms of CPU time (estimated)",

@@ -46,6 +46,7 @@ struct shim {
 	/* the MPI probe, --preload and the sampler as LD_PRELOAD can name them */
 	struct preload_path pp_mpi, pp_pre, pp_sampler;
 	char *mpi_env;        /* "NUNATAK_MPI_PROFILE=<rank dir>/mpi-profile.txt" or NULL */
+	char *skip_env;       /* "NUNATAK_MPI_SKIP=<list>" or NULL */
 	char **app_env;       /* `env LD_PRELOAD=... [NUNATAK_MPI_PROFILE=...] app...`
 				 (borrowed words), or NULL */
 	size_t app_words;     /* words before the application in app_env */
@@ -368,7 +369,8 @@ static int try_preload(struct shim *s, struct err *e)
 			     ? xasprintf("regions/%s_rank%05d.sps", s->o->regions_name, s->id.rank)
 			     : xasprintf("rank-%d/preload_rank%05d.sps", s->id.rank, s->id.rank);
 	/* the MPI profile's path rides along: the `env` words are not used here */
-	const char *env[] = {s->regions_env ? s->regions_env : prefix, ld, hz, s->mpi_env, NULL};
+	const char *env[] = {s->regions_env ? s->regions_env : prefix, ld, hz, s->mpi_env,
+			     s->mpi_env ? s->skip_env : NULL, NULL};
 	int rc = ld && hz && s->sps_rel && env[0] ? 0 : err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	if (rc == 0) {
 		struct exec_request rq = {.argv = (const char *const *)app, .application = true,
@@ -559,7 +561,9 @@ static void set_preload(struct shim *s)
 		n++;
 	/* The preload goes to the application only, through env(1) exec'ing it
 	 * in place: set on perf, it would be loaded into perf itself too. */
-	s->app_env = s->preload_env && (!mpi || s->mpi_env) ? xcalloc(n + 4, sizeof(char *))
+	if (mpi && s->o->mpi_skip)
+		s->skip_env = xasprintf("NUNATAK_MPI_SKIP=%s", s->o->mpi_skip);
+	s->app_env = s->preload_env && (!mpi || s->mpi_env) ? xcalloc(n + 5, sizeof(char *))
 							     : NULL;
 	if (!s->app_env)
 		return;
@@ -568,6 +572,8 @@ static void set_preload(struct shim *s)
 	s->app_env[k++] = s->preload_env;
 	if (s->mpi_env)
 		s->app_env[k++] = s->mpi_env;
+	if (s->skip_env)
+		s->app_env[k++] = s->skip_env;
 	memcpy(s->app_env + k, s->app, n * sizeof(char *));
 	s->app_words = k;
 	s->app = s->app_env;
@@ -700,6 +706,7 @@ out:
 	preload_path__release(&s.pp_pre);
 	preload_path__release(&s.pp_sampler);
 	xfree(s.mpi_env);
+	xfree(s.skip_env);
 	xfree(s.app_env);
 	xfree(s.regions_env);
 	xfree(s.sps_rel);

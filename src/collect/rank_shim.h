@@ -50,6 +50,9 @@ struct rank_shim_opts {
 				    NULL: preloaded before `preload` and any LD_PRELOAD
 				    the user set, with NUNATAK_MPI_PROFILE=<rank dir>/
 				    RANK_SHIM_MPI_PROFILE for the application */
+	const char *mpi_skip;   /* "MPI_X,MPI_Y" (mpi/skip.h), or NULL: set as
+				   NUNATAK_MPI_SKIP for the application with
+				   mpi_profile */
 	bool clock_monotonic;   /* perf record -k CLOCK_MONOTONIC */
 	const char *regions_name; /* the Run's name, or NULL: the application gets
 				     SCOPE_PROFILER_PREFIX=<directory>/regions/<name>

@@ -49,6 +49,10 @@ char **rank_shim_argv(const char *self, const struct rank_shim_opts *o)
 		ADD("--mpi-profile");
 		ADD(o->mpi_profile);
 	}
+	if (o->mpi_profile && o->mpi_skip) {
+		ADD("--mpi-skip");
+		ADD(o->mpi_skip);
+	}
 	if (o->regions_name) {
 		ADD("--regions-name");
 		ADD(o->regions_name);

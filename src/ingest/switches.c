@@ -189,7 +189,20 @@ struct budget {
 struct walk {
 	struct offcpu_part *parts;
 	size_t nr_parts, cap_parts;
+	switch_interval_fn fn; /* switch_log__intervals: each interval, no parts */
+	void *ctx;
+	const struct sw_thread *th;
 };
+
+static int attribute(struct walk *w, uint32_t thread, int64_t stack, bool preempted, uint64_t ns);
+
+static int interval(struct walk *w, uint32_t thread, int64_t stack, bool preempted,
+		    uint64_t start, uint64_t end)
+{
+	if (!w->fn)
+		return attribute(w, thread, stack, preempted, end - start);
+	return end > start ? w->fn(w->ctx, w->th[thread].pid, w->th[thread].tid, start, end) : 0;
+}
 
 static int attribute(struct walk *w, uint32_t thread, int64_t stack, bool preempted, uint64_t ns)
 {
@@ -248,8 +261,9 @@ static int walk_thread(struct walk *w, const struct sw_ev *ev, size_t n, struct 
 			b->off += t - since;
 			if (preempt)
 				b->preempted += t - since;
-			if (attribute(w, ev[i].thread, off_stack, preempt, t - since))
-				return -ENOMEM;
+			int rc = interval(w, ev[i].thread, off_stack, preempt, since, t);
+			if (rc)
+				return rc;
 			cand = -1;
 			break;
 		default:
@@ -260,6 +274,9 @@ static int walk_thread(struct walk *w, const struct sw_ev *ev, size_t n, struct 
 		b->off += b->end - since;
 		if (preempt)
 			b->preempted += b->end - since;
+		if (w->fn)
+			return w->fn(w->ctx, w->th[ev[0].thread].pid, w->th[ev[0].thread].tid, since,
+				     b->end);
 	}
 	return 0;
 }
@@ -322,6 +339,22 @@ static int emit_thread(struct switch_log *l, struct walk *w, size_t part0, const
 		rc = add_time(p, locus, TIME_PREEMPTED_COUNTER, b->preempted, -1, o->pass_index);
 	for (size_t i = part0; !rc && i < w->nr_parts; i++)
 		rc = emit_stack(l, &w->parts[i], locus, o->pass_index, p);
+	return rc;
+}
+
+int switch_log__intervals(struct switch_log *l, switch_interval_fn fn, void *ctx)
+{
+	if (!l || !l->enabled || l->nr_ev == 0)
+		return 0;
+	qsort(l->ev, l->nr_ev, sizeof(*l->ev), cmp_ev);
+	struct walk w = {.fn = fn, .ctx = ctx, .th = l->th};
+	int rc = 0;
+	for (size_t i = 0, j; i < l->nr_ev && !rc; i = j) {
+		for (j = i; j < l->nr_ev && l->ev[j].thread == l->ev[i].thread;)
+			j++;
+		struct budget b;
+		rc = walk_thread(&w, l->ev + i, j - i, &b);
+	}
 	return rc;
 }
 

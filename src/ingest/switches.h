@@ -81,6 +81,13 @@ bool switch_log__enabled(const struct switch_log *l);
  * tracepoint sched:sched_switch. */
 bool switch_log__is_switch_event(const char *event, size_t len);
 
+/* Every off-CPU interval [start, end) of every thread, in time order per
+ * thread (the same intervals switch_log__emit sums). fn returns 0 or a
+ * negative error, which stops the walk and is returned. */
+typedef int (*switch_interval_fn)(void *ctx, int64_t pid, int64_t tid, uint64_t start,
+				  uint64_t end);
+int switch_log__intervals(struct switch_log *l, switch_interval_fn fn, void *ctx);
+
 /* Writes, for every thread seen, the Locus-level Measurements TIME_*_COUNTER
  * (measured, unit ns) and the OFFCPU_COUNTER stacks into p, Loci interned as
  * (o->node, o->rank, tid). Nothing when the log is not enabled. 0, or -ENOMEM

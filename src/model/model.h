@@ -158,6 +158,12 @@ struct region_stat {
 	 * call path of its thread (counts are kept per region, not per path). */
 	bool has_flop, has_dram_bytes;
 	double flop, dram_bytes;
+	/* Off the CPU while this path was the innermost open region of its
+	 * thread (exclusive, ns), from the kernel's context switches on the
+	 * traces' clock: exclusive_ns - offcpu_ns is its CPU time. Present
+	 * only when the recording held the switches (issue 23 item 5). */
+	bool has_offcpu;
+	double offcpu_ns;
 };
 
 /* Samples that fell inside a region call (perf -k CLOCK_MONOTONIC and region

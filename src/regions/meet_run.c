@@ -16,6 +16,7 @@
 #include "common/hashtab.h"
 #include "ingest/aggregate.h"
 #include "ingest/perf_data.h"
+#include "ingest/switches.h"
 #include "model/model.h"
 #include "regions/callstack.h"
 #include "regions/meet.h"
@@ -78,6 +79,10 @@ struct meet_ctx {
 	int64_t main_tid; /* v2 lane (tid unknown): the pid its samples matched, or -1 */
 	/* tid -> Locus of the current rank, direct-mapped: interning is a scan */
 	int64_t cache_tid[LOCUS_CACHE], cache_locus[LOCUS_CACHE];
+	/* off-CPU ns per (lane, path node) of the current rank, or NULL */
+	double *offcpu;
+	size_t off_nn;
+	bool off_seen; /* the rank's recording held context switches */
 };
 
 static int64_t locus_of(struct meet_ctx *c, int64_t tid)
@@ -212,6 +217,33 @@ static int on_sample(void *ctx, const struct ingest_sample *s)
 	return agg_add(c, node, locus, hs, counter, (double)s->period * scale);
 }
 
+/* One off-CPU interval of a thread: the time each innermost open region of
+ * its lane spent in it (the timeline is piecewise constant). */
+static int on_offcpu(void *ctx, int64_t pid, int64_t tid, uint64_t start, uint64_t end)
+{
+	struct meet_ctx *c = ctx;
+	int32_t lane = region_timeline__lane(c->tl, pid, tid);
+	if (lane < 0 || (c->tl->lanes[lane].tid < 0 && pid != c->main_tid))
+		return 0; /* a v2 lane: the process its samples matched, only */
+	const struct region_lane_tl *l = &c->tl->lanes[lane];
+	int64_t a = (int64_t)start, b = (int64_t)end;
+	size_t lo = 0, hi = l->n; /* first transition after a */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->t[mid] <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo ? lo - 1 : 0; k < l->n && l->t[k] < b; k++) {
+		int64_t from = l->t[k] > a ? l->t[k] : a;
+		int64_t to = k + 1 < l->n && l->t[k + 1] < b ? l->t[k + 1] : b;
+		if (l->node[k] >= 0 && to > from && (size_t)l->node[k] < c->off_nn)
+			c->offcpu[(size_t)lane * c->off_nn + (size_t)l->node[k]] += (double)(to - from);
+	}
+	return 0;
+}
+
 /* The region's inclusive count of event @p ev on @p lane of this rank,
  * when the region ran on no other path node of that lane: counts are kept
  * per region and thread, so a region on two paths cannot be split. */
@@ -237,7 +269,8 @@ static bool path_count(const struct region_counters *rc, int ev, const int64_t *
 /* pivot.region_stats of one rank: per (lane, path node). */
 static int add_stats(struct pivot *p, const struct calls *cl, const struct rank_data *rd,
 		     const struct path_tree *pt, const struct trace_set *ts, const char *node,
-		     int rank, int64_t main_tid, const struct region_counters *ctr)
+		     int rank, int64_t main_tid, const struct region_counters *ctr,
+		     const double *offcpu)
 {
 	int ev_flop = region_counters__event_of_kind(ctr, SP_CTR_KIND_FLOP);
 	int ev_bytes = region_counters__event_of_kind(ctr, SP_CTR_KIND_BYTES);
@@ -268,6 +301,10 @@ static int add_stats(struct pivot *p, const struct calls *cl, const struct rank_
 						.calls = a[0], .inclusive_ns = a[1], .exclusive_ns = a[2]};
 			r.has_flop = path_count(ctr, ev_flop, acc, pt, nn, l, n, &r.flop);
 			r.has_dram_bytes = path_count(ctr, ev_bytes, acc, pt, nn, l, n, &r.dram_bytes);
+			if (offcpu) {
+				r.has_offcpu = true;
+				r.offcpu_ns = offcpu[l * nn + n];
+			}
 			rc = locus < 0 || !path || pivot__add_region_stat(p, &r) < 0 ? -ENOMEM : 0;
 			xfree(path);
 		}
@@ -338,8 +375,15 @@ static int align_rank(struct meet_ctx *c, const char *path, struct degradations 
 	int rc = 0;
 	if (clock == 1) {
 		struct ingest_stats st = {0};
-		rc = perf_data__read(map, len, on_sample, c, NULL, &st, &fe);
+		struct switch_log *sw = switch_log__new();
+		rc = sw ? perf_data__read_switches(map, len, on_sample, c, NULL, sw, &st, &fe) : -ENOMEM;
 		ingest_stats__release(&st);
+		/* the off-CPU intervals on the same clock: each region's share */
+		if (rc == 0 && switch_log__enabled(sw)) {
+			c->off_seen = true;
+			rc = switch_log__intervals(sw, on_offcpu, c);
+		}
+		switch_log__free(sw);
 		if (rc == -ENOMEM)
 			err_set(e, rc, ERR_OOM, "out of memory");
 		else if (rc < 0) {
@@ -377,7 +421,13 @@ static int meet_rank(struct meet_ctx *c, struct trace_set *ts, size_t i, struct 
 	char *perf = o->mpi ? xasprintf("%s/rank-%d/perf.data", o->collect_dir, (int)rd.rank)
 			    : (o->perf_data ? xstrdup(o->perf_data) : NULL);
 	struct region_timeline tl;
-	if (perf && (rc = region_timeline__build(&tl, &cl, &rd, e)) == 0) {
+	size_t nl = (size_t)(cl.nr_lanes > 0 ? cl.nr_lanes : 1);
+	c->off_nn = pt->n;
+	c->off_seen = false;
+	c->offcpu = perf ? xcalloc(nl * pt->n + 1, sizeof(double)) : NULL;
+	if (perf && !c->offcpu)
+		rc = -ENOMEM;
+	if (perf && !rc && (rc = region_timeline__build(&tl, &cl, &rd, e)) == 0) {
 		c->tl = &tl;
 		rc = align_rank(c, perf, d, e);
 		c->tl = NULL;
@@ -390,7 +440,10 @@ static int meet_rank(struct meet_ctx *c, struct trace_set *ts, size_t i, struct 
 	if (rc == 0 && ts->src[i].kind == TRACE_SPT)
 		rc = region_counters__read_path(&ctr, ts, ts->src[i].path, e);
 	if (rc == 0)
-		rc = add_stats(c->p, &cl, &rd, pt, ts, c->node, c->rank, c->main_tid, &ctr);
+		rc = add_stats(c->p, &cl, &rd, pt, ts, c->node, c->rank, c->main_tid, &ctr,
+			       c->off_seen ? c->offcpu : NULL);
+	xfree(c->offcpu);
+	c->offcpu = NULL;
 	region_counters__release(&ctr);
 	/* MPI ranks: the outer region calls join the MPI calls' timeline. */
 	if (rc == 0 && o->mpi && c->rank >= 0)

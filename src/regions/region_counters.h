@@ -48,6 +48,10 @@ struct region_counters {
 	size_t nr_rows, cap_rows;
 	size_t ranks_with, ranks_without; /* with / without a counter section */
 	int64_t threads_without, dropped; /* summed over ranks */
+	/* Regions to show (by trace_set id; the caller's filters), NULL: all.
+	 * Borrowed. */
+	const bool *selected;
+	size_t nr_selected;
 };
 
 /* Reads the counter sections of the ranks @p rf selects (NULL: all). Region

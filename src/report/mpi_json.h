@@ -18,9 +18,11 @@ json_t *mpi_calls_json(const struct pivot *p, int rank);
 
 /* The timeline: {t0_ns, names[], items: [[rank, name index, start_ns - t0_ns,
  * duration_ns, bytes, peer, kind (0 MPI call, 1 region call)]], total, shown,
- * limit, regions_total, regions_shown}: the Run's MPI Events, at most
- * MPI_VIEW_MAX_EVENTS (the longest), then its region Events (regions/
- * region_events.h), at most MPI_VIEW_MAX_REGION_EVENTS, each in start order.
+ * limit, regions_total, regions_shown, ranks_total, ranks_shown}: the MPI
+ * Events of the MPI_VIEW_MAX_LANES lowest-numbered ranks that have some (the
+ * lanes drawn), at most MPI_VIEW_MAX_EVENTS (the longest), then their region
+ * Events (regions/region_events.h), at most MPI_VIEW_MAX_REGION_EVENTS, each
+ * in start order; total and regions_total count every rank's.
  * json null without MPI Events. New reference, NULL on ENOMEM. */
 json_t *mpi_timeline_json(const struct pivot *p);
 

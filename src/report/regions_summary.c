@@ -274,6 +274,19 @@ int regions_inspect(struct trace_set *ts, const struct rank_filter *rf,
 	 * then adds none the summary did not size for. */
 	if (rc == 0)
 		rc = region_counters__read(&ctr, ts, rf, e);
+	/* The counters of the regions the summary shows (--include, --exclude). */
+	uint32_t *ids = NULL;
+	size_t nr = 0;
+	bool *shown = NULL;
+	if (rc == 0 && ctr.ranks_with && (rc = summary__rows(&s, ts, v, &ids, &nr, e)) == 0) {
+		shown = xcalloc(ts->nr_regions + 1, sizeof(*shown));
+		if (!shown)
+			rc = err_oom(e);
+		for (size_t i = 0; shown && i < nr; i++)
+			shown[ids[i]] = true;
+		ctr.selected = shown;
+		ctr.nr_selected = ts->nr_regions;
+	}
 	if (rc == 0 && json) {
 		json_t *doc = summary_doc(&s, ts, v, e);
 		if (doc)
@@ -285,6 +298,8 @@ int regions_inspect(struct trace_set *ts, const struct rank_filter *rf,
 			regions_counters_print(&ctr, &s, ts, out);
 	}
 	region_counters__release(&ctr);
+	xfree(shown);
+	xfree(ids);
 	summary__release(&s);
 	return rc;
 }

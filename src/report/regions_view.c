@@ -10,6 +10,7 @@
 
 #include "attrib/views.h"
 #include "common/alloc.h"
+#include "ingest/switches.h"
 #include "model/model.h"
 #include "analysis/analysis.h"
 #include "common/text.h"
@@ -60,6 +61,8 @@ static void fill_row(const struct pivot *p, const size_t *idx, size_t i, size_t 
 		r->nr_bytes += s->has_dram_bytes;
 		r->flop += s->has_flop ? s->flop : 0;
 		r->dram_bytes += s->has_dram_bytes ? s->dram_bytes : 0;
+		r->nr_offcpu += s->has_offcpu;
+		r->offcpu_ns += s->has_offcpu ? s->offcpu_ns : 0;
 		if ((double)s->inclusive_ns > r->max_locus_ns)
 			r->max_locus_ns = (double)s->inclusive_ns;
 		r->inclusive_ns += (double)s->inclusive_ns;
@@ -219,12 +222,18 @@ int regions_render(const struct pivot *p, const struct analysis *an, struct text
 		if (r->nr_ranks > 1 && r->mean_rank_ns > 0)
 			snprintf(imb, sizeof(imb), "; busiest of %d ranks at %.2fx the mean",
 				 r->nr_ranks, r->max_rank_ns / r->mean_rank_ns);
+		char off[96] = "", c[32];
+		if (r->nr_stats && r->nr_offcpu == r->nr_stats)
+			snprintf(off, sizeof(off), "; %s of the exclusive time off the CPU (blocked or preempted)",
+				 fmt_ns(c, sizeof(c),
+					r->offcpu_ns > r->exclusive_ns ? r->exclusive_ns : r->offcpu_ns));
 		text_lines__add(out,
-				"  %s - %s inclusive, %s exclusive (measured, wall clock), %lld call%s%s",
+				"  %s - %s inclusive, %s exclusive (measured, wall clock), %lld "
+				"call%s%s%s",
 				r->path,
 				fmt_ns(a, sizeof(a), r->inclusive_ns),
 				fmt_ns(b, sizeof(b), r->exclusive_ns), (long long)r->calls,
-				r->calls == 1 ? "" : "s", imb);
+				r->calls == 1 ? "" : "s", imb, off);
 		if (an && row_counted(r))
 			render_place(an, r, out);
 	}
@@ -286,6 +295,25 @@ static void place_json(json_t *o, const struct analysis *a, const struct region_
 	diagnostic__release(&g);
 }
 
+#define R_NO_SWITCHES                                                                    \
+	"the recording has no context switches on the traces' clock (perf with "          \
+	"-k CLOCK_MONOTONIC and switch events; `nunatak doctor`: off-CPU)"
+
+/* The path's exclusive time split on and off the CPU (issue 23 item 5):
+ * the kernel's switches met with the calls on one clock. */
+static void offcpu_json(json_t *o, const struct region_row *r)
+{
+	bool have = r->nr_stats && r->nr_offcpu == r->nr_stats;
+	enum quality q = have ? QUALITY_MEASURED : QUALITY_UNAVAILABLE;
+	const char *why = have ? NULL : R_NO_SWITCHES;
+	double off = r->offcpu_ns > r->exclusive_ns ? r->exclusive_ns : r->offcpu_ns;
+	json_object_set_new(o, "exclusive_offcpu_ns",
+			    quality__json_clock(off, "ns", q, why, CLOCK_SWITCHES));
+	json_object_set_new(o, "exclusive_cpu_ns",
+			    quality__json_clock(r->exclusive_ns - off, "ns", q, why,
+						CLOCK_SWITCHES));
+}
+
 json_t *regions_json(const struct pivot *p, const struct analysis *an)
 {
 	struct region_row *rows;
@@ -308,6 +336,8 @@ json_t *regions_json(const struct pivot *p, const struct analysis *an)
 				      "calls", (json_int_t)r->calls, "inclusive_ns",
 				      wall(r->inclusive_ns), "exclusive_ns", wall(r->exclusive_ns),
 				      "ranks", rk);
+		if (o)
+			offcpu_json(o, r);
 		if (o && an && row_counted(r))
 			place_json(o, an, r);
 		json_array_append_new(a, o);

@@ -35,6 +35,10 @@ struct region_row {
 	 * the path's stats carry each, their sums, and the longest Locus */
 	int nr_stats, nr_flop, nr_bytes;
 	double flop, dram_bytes, max_locus_ns;
+	/* off the CPU inside the path's exclusive time (region_stat.offcpu_ns):
+	 * how many stats carry it, their sum */
+	int nr_offcpu;
+	double offcpu_ns;
 };
 
 struct region_share {

@@ -11,16 +11,16 @@
 
 void run_note_compiler(struct run_state *s)
 {
-	if (s->replay || (s->dependencies && json_object_get(s->dependencies, "compiler")))
+	if (s->replay || (s->prov.dependencies && json_object_get(s->prov.dependencies, "compiler")))
 		return;
 	char *path = run_target_path(s);
 	struct elf_info info;
 	if (path && elf_info__read(&info, path, 0, NULL) == 0 && (info.comment || info.producer) &&
-	    (s->dependencies || (s->dependencies = json_object()))) {
+	    (s->prov.dependencies || (s->prov.dependencies = json_object()))) {
 		if (info.comment)
-			json_object_set_new(s->dependencies, "compiler", json_string(info.comment));
+			json_object_set_new(s->prov.dependencies, "compiler", json_string(info.comment));
 		if (info.producer)
-			json_object_set_new(s->dependencies, "compiler_producer",
+			json_object_set_new(s->prov.dependencies, "compiler_producer",
 					    json_string(info.producer));
 	}
 	if (path)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "run/pipeline.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -162,17 +163,6 @@ static int strict_check(struct run_state *s)
 	return PIPE_EXIT_STRICT;
 }
 
-/* Under --json a failure is a JSON document too (STYLE.md §8): the Run's
- * fields here; cmd_run adds "error" through cli_error_json, the one writer of
- * error documents. */
-static json_t *failure_json(const struct run_state *s, int exit_code)
-{
-	json_t *deg = degradations__to_json(&s->degradations);
-	return json_pack("{s:s?, s:s?, s:i, s:i, s:i, s:i, s:n, s:o}", "run", s->dir, "name",
-			 s->name, "exit_code", exit_code, "measurements", 0, "hotspots", 0,
-			 "resolved_hotspots", 0, "report", "degradations", deg);
-}
-
 /* What failed, for the error document: the first error recorded, else a
  * generic code. */
 static void failure_err(const struct run_state *s, struct err *failure)
@@ -200,6 +190,18 @@ static void abandon_rundir(struct run_state *s, bool output_existed)
 {
 	if (!s->dir)
 		return;
+	/* what stages made inside collect/ before launch (ompt/), if empty */
+	DIR *d = s->collect_dir ? opendir(s->collect_dir) : NULL;
+	for (struct dirent *de; d && (de = readdir(d));) {
+		char *sub = strcmp(de->d_name, ".") && strcmp(de->d_name, "..")
+				    ? fs_join(s->collect_dir, de->d_name)
+				    : NULL;
+		if (sub)
+			rmdir(sub);
+		xfree(sub);
+	}
+	if (d)
+		closedir(d);
 	if (s->collect_dir)
 		rmdir(s->collect_dir);
 	if (!output_existed)
@@ -236,8 +238,10 @@ static void run_after(struct run_state *s, void (*before_manifest)(struct run_st
 	for (size_t i = 0; i < n; i++) {
 		struct err e = {0};
 		double t0 = now_s();
-		if (after[i].fn == stage_manifest)
+		if (after[i].fn == stage_manifest) {
 			before_manifest(s);
+			run_cost(s, now_s());
+		}
 		/* Attribution of a long run can take a while: show the phase on a
 		 * terminal only (a job log gets the summary, not a progress line). */
 		if (s->con->terminal)
@@ -345,12 +349,7 @@ static int abandon_now(struct run_state *s, json_t **json_out)
 	if (s->dir)
 		console__info(s->con, "Run: %s", s->dir);
 	if (s->req->json) {
-		*json_out = json_pack("{s:s?, s:s?, s:i, s:i, s:i, s:i, s:n, s:o, s:s}", "run",
-				      s->dir, "name", s->name, "exit_code", s->pass.exit_code,
-				      "measurements", 0, "hotspots", 0, "resolved_hotspots", 0,
-				      "report", "degradations",
-				      degradations__to_json(&s->degradations), "collector", "none");
-		run_outcome_json(s, *json_out, "abandoned");
+		*json_out = run_json_document(s, s->pass.exit_code, "none", "abandoned");
 	}
 	return 128 + (sig ? sig : SIGINT);
 }
@@ -381,6 +380,8 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 	s.con = con;
 	s.world_size = -1;
 	s.pass.exit_code = -1;
+	s.t_start = now_s();
+	s.calibrate_s = s.netprobe_s = -1;
 	pivot__init(&s.pivot);
 	manifest__init(&s.out.manifest);
 	int rc = preflight(req, con, &s.error);
@@ -390,7 +391,9 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 		struct err e = {0};
 		double t0 = now_s();
 		run_reserve_space(&s);
+		s.t_launch = t0;
 		int crc = stage_collect(&s, &e);
+		s.t_app_end = now_s();
 		/* perf's start-up and teardown are in here too: the application's
 		 * own time is the bare run's (bench/run separates them). */
 		console__debug(con, 1, "stage collect: %.3f s", now_s() - t0);
@@ -401,8 +404,8 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 		}
 	}
 	bool abandoned = s.pass.abandoned;
-	for (int i = 0; i < s.nr_passes; i++)
-		abandoned = abandoned || s.passes[i].abandoned;
+	for (int i = 0; i < s.mp.nr; i++)
+		abandoned = abandoned || s.mp.passes[i].abandoned;
 	if (rc == 0 && abandoned) {
 		rc = abandon_now(&s, json_out);
 	} else if (rc == 0) {
@@ -422,7 +425,10 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 		if (rc == 0)
 			rc = strict_check(&s) ? PIPE_EXIT_STRICT : s.exit_code;
 	} else if (req->json) {
-		*json_out = failure_json(&s, rc);
+		/* a failure is a JSON document too (STYLE.md §8): the Run's
+		 * fields here; cmd_run adds "error" through cli_error_json,
+		 * the one writer of error documents */
+		*json_out = run_json_document(&s, rc, NULL, NULL);
 		failure_err(&s, failure);
 	}
 	run_reserve_release(&s);

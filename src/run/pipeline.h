@@ -53,12 +53,13 @@ struct run_request {
 	enum collector_request collector; /* --collector auto|perf|preload */
 	const char *call_graph;    /* --call-graph lbr|fp|dwarf|none, or NULL: the ladder */
 	bool multi_pass;           /* --multi-pass (collect/passes.h) */
+	const char *mpi_skip;      /* --mpi-skip MPI_X,MPI_Y, or NULL: configuration mpi.skip */
 	char **cmd;                /* the command after `--`, NULL-terminated */
 	int cmd_argc;
 };
 
 /* One pass of collection (an entry of the manifest's passes[]): s->pass for
- * a single-pass Run, s->passes[i] under --multi-pass. */
+ * a single-pass Run, s->mp.passes[i] under --multi-pass. */
 struct run_pass {
 	int index;
 	bool skipped;         /* never ran: an earlier pass failed */
@@ -102,10 +103,12 @@ struct run_state {
 	/* configuration (stage "config") */
 	struct config *cfg;          /* effective configuration (common/config.h) */
 	int freq;                    /* sampling frequency actually used */
-	json_t *effective_config;    /* flat dict recorded in provenance (owned) */
-	json_t *dependencies;        /* provenance {name: version} (owned), or NULL */
-	char *mpi_probe;             /* the MPI interposition library's description when
-					injected into the ranks ("v1 for libmpi.so.40"), owned */
+	struct run_provenance {      /* the manifest's provenance, as the stages learn it */
+		json_t *effective_config; /* flat dict of the configuration used (owned) */
+		json_t *dependencies;     /* {name: version} (owned), or NULL */
+		char *mpi_probe;          /* the MPI interposition library's description when
+					     injected into the ranks ("v1 for libmpi.so.40"), owned */
+	} prov;
 
 	/* launch split (stage "launch"; HOOK(mpi) fills prefix/world_size) */
 	char **prefix;     /* launcher prefix, NULL-terminated; the array is owned,
@@ -138,22 +141,27 @@ struct run_state {
 	enum collector_kind collector; /* the collector this Run uses (collect/collector.h) */
 	int stacks;                 /* enum stacks_mode (collect/stacks.h) perf records with */
 	int offcpu;                 /* enum offcpu_mechanism (doctor/offcpu.h) */
-	struct pass_plan *plan;     /* --multi-pass: the passes (owned), or NULL: one pass */
-	struct run_pass passes[4];  /* every pass that ran (passes[0] is also s->pass) */
-	int nr_passes;              /* 0 for a single pass */
-	json_t *multi_pass_json;    /* manifest "multi_pass" (owned), or NULL */
+	struct run_multi_pass {     /* --multi-pass (stage_passes.c) */
+		struct pass_plan *plan; /* the passes (owned), or NULL: one pass */
+		struct run_pass passes[4]; /* every pass that ran (passes[0] is also s->pass) */
+		int nr;                 /* 0 for a single pass */
+		json_t *json;           /* manifest "multi_pass" (owned), or NULL */
+	} mp;
 	char *preload_lib;          /* libscope_profiler.so injected, or NULL (owned) */
-	int sps_hz_min, sps_hz_max; /* achieved rates of the preload sampler (0: none) */
-	double sps_cpu_s;           /* CPU time the preload ticks stand for */
 
 	/* ingestion + attribution (stages "ingest", "attribute") */
 	struct attrib_tools *tools; /* located before launch (doctor), owned */
 	struct pivot pivot;
-	int64_t nr_samples;         /* samples ingested (all counters) */
-	int nr_ranks;               /* MPI: ranks announced or seen, 0 outside MPI */
-	int nr_sampled_ranks;       /* MPI: ranks whose samples were ingested */
+	struct collect_counts counts; /* what ingest counted: samples (over passes), and
+					 under MPI the ranks seen and sampled (0 outside) */
 
 	json_t *overhead;           /* manifest "overhead" object, or NULL (owned) */
+	/* nunatak's own cost (run/run_cost.c, manifest "cost"): monotonic
+	 * seconds at the start, the launch, the application's end; the
+	 * calibration's and the network probe's wall time (< 0: did not run) */
+	double t_start, t_launch, t_app_end, calibrate_s, netprobe_s;
+	double t_app_launch, t_app_stop; /* the application itself (0: unknown) */
+	bool netprobe_cached;       /* the network Ceilings came from the cache */
 
 	/* degradations, outcome (provenance is collected by stage_store) */
 	/* region traces (stage_regions.c): SCOPE_PROFILER_PREFIX for the app */

@@ -48,7 +48,7 @@ static json_t *unmeasured(const struct run_state *s, const char *coll, const cha
 {
 	return json_pack("{s:n, s:s, s:s, s:s, s:I, s:n, s:s, s:s, s:s, s:s}", "value", "unit", "s",
 			 "quality", "unavailable", "reason", why, "samples",
-			 (json_int_t)s->nr_samples, "cost_per_sample_s", "cost_quality",
+			 (json_int_t)s->counts.nr_samples, "cost_per_sample_s", "cost_quality",
 			 "unavailable", "formula", "samples x cost_per_sample_s", "collector", coll,
 			 "stacks", stacks_mode__name(s->stacks));
 }
@@ -60,7 +60,7 @@ static json_t *unmeasured(const struct run_state *s, const char *coll, const cha
  * would be an invented number (issue 24 item 8). */
 void run_overhead(struct run_state *s)
 {
-	if (!s->pass.sampled || s->nr_samples <= 0 || s->overhead)
+	if (!s->pass.sampled || s->counts.nr_samples <= 0 || s->overhead)
 		return;
 	bool exact;
 	const char *coll = s->collector == COLLECTOR_USE_PRELOAD ? "preload" : "perf";
@@ -86,8 +86,8 @@ void run_overhead(struct run_state *s)
 								    : "; this Run's stacks are LBR",
 			      c->reason ? "; " : "", c->reason ? c->reason : "");
 	s->overhead = json_pack("{s:f, s:s, s:s, s:s?, s:I, s:f, s:s, s:s, s:s, s:s}", "value",
-				(double)s->nr_samples * c->value, "unit", "s", "quality",
-				"estimated", "reason", why, "samples", (json_int_t)s->nr_samples,
+				(double)s->counts.nr_samples * c->value, "unit", "s", "quality",
+				"estimated", "reason", why, "samples", (json_int_t)s->counts.nr_samples,
 				"cost_per_sample_s", c->value, "cost_quality", quality__name(q),
 				"formula", "samples x cost_per_sample_s", "collector", coll,
 				"stacks", stacks_mode__name(s->stacks));
@@ -102,7 +102,7 @@ static void overhead(struct run_state *s)
 		return;
 	if (!json_is_number(json_object_get(o, "value"))) {
 		console__info(s->con, "overhead: unmeasured (%lld samples of %s sampling; %s)",
-			      (long long)s->nr_samples,
+			      (long long)s->counts.nr_samples,
 			      json_string_value(json_object_get(o, "collector")),
 			      json_string_value(json_object_get(o, "reason")));
 		return;
@@ -110,7 +110,7 @@ static void overhead(struct run_state *s)
 	console__info(s->con, "overhead: about %.3g s of %s sampling (estimated: %lld samples x "
 		      "%.3g us; cost per sample %s: %s)",
 		      json_real_value(json_object_get(o, "value")),
-		      json_string_value(json_object_get(o, "collector")), (long long)s->nr_samples,
+		      json_string_value(json_object_get(o, "collector")), (long long)s->counts.nr_samples,
 		      json_real_value(json_object_get(o, "cost_per_sample_s")) * 1e6,
 		      json_string_value(json_object_get(o, "cost_quality")),
 		      json_string_value(json_object_get(o, "reason")));
@@ -120,8 +120,8 @@ static void summary(struct run_state *s)
 {
 	const struct analysis *a = &s->out.analysis;
 	struct summary_ctx ctx = {.ceilings_reason = NULL,
-				  .nr_ranks = s->mpi ? s->nr_ranks : -1,
-				  .nr_sampled_ranks = s->nr_sampled_ranks,
+				  .nr_ranks = s->mpi ? s->counts.nr_ranks : -1,
+				  .nr_sampled_ranks = s->counts.nr_sampled_ranks,
 				  .app_wall_s = s->pass.duration_s,
 				  .app_cpu_s = s->pass.cpu_user_s >= 0 && s->pass.cpu_sys_s >= 0
 						   ? s->pass.cpu_user_s + s->pass.cpu_sys_s : -1,
@@ -160,7 +160,7 @@ void run_announce_outcome(struct run_state *s)
 }
 
 /* The outcome keys of the --json document (signal, interrupted_by, status). */
-void run_outcome_json(const struct run_state *s, json_t *doc, const char *status)
+static void outcome_json(const struct run_state *s, json_t *doc, const char *status)
 {
 	char b[16];
 	int intr = run_interrupted_by(s);
@@ -174,11 +174,28 @@ void run_outcome_json(const struct run_state *s, json_t *doc, const char *status
 	json_object_set_new(doc, "status", json_string(status));
 }
 
+json_t *run_json_document(const struct run_state *s, int exit_code, const char *collector,
+			  const char *status)
+{
+	const struct run_result *o = &s->out;
+	json_t *doc = json_pack(
+		"{s:s?, s:s?, s:i, s:I, s:I, s:I, s:o, s:o}", "run", s->dir, "name", s->name,
+		"exit_code", exit_code, "measurements", (json_int_t)s->pivot.nr_measurements,
+		"hotspots", (json_int_t)s->pivot.nr_hotspots, "resolved_hotspots",
+		(json_int_t)nr_resolved(&s->pivot), "report",
+		o->report_path ? json_string(o->report_path) : json_null(), "degradations",
+		degradations__to_json(&s->degradations));
+	if (doc && collector)
+		json_object_set_new(doc, "collector", json_string(collector));
+	if (status)
+		outcome_json(s, doc, status);
+	return doc;
+}
+
 int run_finish(struct run_state *s, json_t **json_out)
 {
-	size_t resolved = nr_resolved(&s->pivot);
 	console__info(s->con, "%zu measurements across %zu hotspots (%zu resolved)",
-		      s->pivot.nr_measurements, s->pivot.nr_hotspots, resolved);
+		      s->pivot.nr_measurements, s->pivot.nr_hotspots, nr_resolved(&s->pivot));
 	overhead(s);
 	if (s->out.have_analysis)
 		summary(s);
@@ -201,19 +218,10 @@ int run_finish(struct run_state *s, json_t **json_out)
 		console__info(s->con, "Run: %s", s->dir);
 	if (s->out.report_path)
 		console__info(s->con, "Report: %s", s->out.report_path);
-	if (s->req->json) {
-		*json_out = json_pack(
-			"{s:s?, s:s?, s:i, s:I, s:I, s:I, s:o, s:o}", "run", s->dir, "name", s->name,
-			"exit_code", s->exit_code, "measurements",
-			(json_int_t)s->pivot.nr_measurements, "hotspots",
-			(json_int_t)s->pivot.nr_hotspots, "resolved_hotspots", (json_int_t)resolved,
-			"report", s->out.report_path ? json_string(s->out.report_path) : json_null(),
-			"degradations", degradations__to_json(&s->degradations));
-		/* Which collector sampled: "perf", "preload" (the stand-in), "none". */
-		const char *col = s->pass.sampled ? collector_kind__name(s->collector) : "none";
-		if (*json_out)
-			json_object_set_new(*json_out, "collector", json_string(col));
-		run_outcome_json(s, *json_out, s->pivot_unwritten ? "incomplete" : "complete");
-	}
+	if (s->req->json) /* which collector sampled: "perf", "preload" (the stand-in), "none" */
+		*json_out = run_json_document(s, s->exit_code,
+					      s->pass.sampled ? collector_kind__name(s->collector)
+							      : "none",
+					      s->pivot_unwritten ? "incomplete" : "complete");
 	return 0;
 }

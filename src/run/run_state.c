@@ -52,9 +52,9 @@ void run_pass__take(struct run_pass *p, const struct exec_result *res)
 /* The first signal nunatak received while any pass ran, 0: none. */
 int run_interrupted_by(const struct run_state *s)
 {
-	for (int i = 0; i < s->nr_passes; i++)
-		if (s->passes[i].interrupted_by)
-			return s->passes[i].interrupted_by;
+	for (int i = 0; i < s->mp.nr; i++)
+		if (s->mp.passes[i].interrupted_by)
+			return s->mp.passes[i].interrupted_by;
 	return s->pass.interrupted_by;
 }
 
@@ -72,9 +72,9 @@ void run_state__release(struct run_state *s)
 {
 	if (s->x)
 		executor__free(s->x);
-	json_decref(s->effective_config);
-	json_decref(s->dependencies);
-	xfree(s->mpi_probe);
+	json_decref(s->prov.effective_config);
+	json_decref(s->prov.dependencies);
+	xfree(s->prov.mpi_probe);
 	json_decref(s->overhead);
 	xfree(s->prefix);
 	xfree(s->app);
@@ -103,8 +103,8 @@ void run_state__release(struct run_state *s)
 	xfree(s->ompt_env[0]);
 	xfree(s->ompt_env[1]);
 	xfree(s->preload_lib);
-	xfree(s->plan);
-	json_decref(s->multi_pass_json);
+	xfree(s->mp.plan);
+	json_decref(s->mp.json);
 	pivot__release(&s->pivot);
 	degradations__release(&s->degradations);
 	memset(s, 0, sizeof(*s));

@@ -58,15 +58,10 @@ static int ingest_pass(struct run_state *s, struct err *e)
 	run_state__collect_env(s, &env);
 	struct collect_counts n = {0};
 	rc = collector__ingest(s->coll, &env, &p, &o, &s->pivot, &n, e);
-	s->nr_samples += n.nr_samples; /* summed over passes */
-	if (n.hz_min) {
-		s->sps_hz_min = n.hz_min;
-		s->sps_hz_max = n.hz_max;
-		s->sps_cpu_s = n.cpu_s;
-	}
+	s->counts.nr_samples += n.nr_samples; /* summed over passes */
 	if (rc == 0 && s->mpi) { /* HOOK(mpi): the ranks' own directories */
-		s->nr_ranks = n.nr_ranks;
-		s->nr_sampled_ranks = n.nr_sampled_ranks;
+		s->counts.nr_ranks = n.nr_ranks;
+		s->counts.nr_sampled_ranks = n.nr_sampled_ranks;
 	}
 	s->script_ok = p.script_ok; /* the perf script fallback extracted it */
 	collect_pass__release(&p);
@@ -184,21 +179,21 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 		rc |= machine__copy(&m->machine, s->machine);
 	}
 	m->generated_by = xstrdup("nunatak " NUNATAK_VERSION);
-	m->provenance.effective_configuration = json_incref(s->effective_config);
+	m->provenance.effective_configuration = json_incref(s->prov.effective_config);
 	if (s->caps.perf.present && s->caps.perf.version.text[0]) {
-		if (!s->dependencies)
-			s->dependencies = json_object();
-		if (s->dependencies)
-			json_object_set_new(s->dependencies, "perf",
+		if (!s->prov.dependencies)
+			s->prov.dependencies = json_object();
+		if (s->prov.dependencies)
+			json_object_set_new(s->prov.dependencies, "perf",
 					    json_string(s->caps.perf.version.text));
 	}
 	run_note_compiler(s);
 	/* the symbolizer attribution used: LLVM's (with its major) or addr2line */
-	if (s->tools && s->tools->version && (s->dependencies || (s->dependencies = json_object())))
-		json_object_set_new(s->dependencies,
+	if (s->tools && s->tools->version && (s->prov.dependencies || (s->prov.dependencies = json_object())))
+		json_object_set_new(s->prov.dependencies,
 				    s->tools->major > 0 ? "llvm-symbolizer" : "symbolizer",
 				    json_string(s->tools->version));
-	m->provenance.dependencies = s->dependencies ? json_incref(s->dependencies) : NULL;
+	m->provenance.dependencies = s->prov.dependencies ? json_incref(s->prov.dependencies) : NULL;
 	m->overhead = s->overhead ? json_incref(s->overhead) : NULL;
 	/* After the application, as the recordings order git's calls. */
 	char cwd[4096];
@@ -206,9 +201,9 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 	    (rc = provenance_collect_git(&m->provenance, s->x,
 							     config__tool(s->cfg, "git"), cwd, e)) < 0)
 		return rc;
-	int nr = s->nr_passes > 1 ? s->nr_passes : 1;
+	int nr = s->mp.nr > 1 ? s->mp.nr : 1;
 	for (int i = 0; s->launched && i < nr; i++) {
-		const struct run_pass *ps = s->nr_passes > 1 ? &s->passes[i] : &s->pass;
+		const struct run_pass *ps = s->mp.nr > 1 ? &s->mp.passes[i] : &s->pass;
 		if (ps->skipped)
 			continue; /* passes-skipped says why */
 		rc |= manifest__add_pass(m, i, ps->exit_code, ps->start, ps->end);
@@ -232,24 +227,24 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 		 * node's perf version), nunatak's MPI interposition when injected */
 		if (s->mpi && !ps->sampled && s->caps.perf.present)
 			rc |= manifest__add_collector(m, "perf", s->caps.perf.version.text);
-		if (s->mpi && s->mpi_probe)
-			rc |= manifest__add_collector(m, "nunatak-mpi", s->mpi_probe);
-		if (s->nr_passes > 1 && ps->sampled && !s->replay) {
+		if (s->mpi && s->prov.mpi_probe)
+			rc |= manifest__add_collector(m, "nunatak-mpi", s->prov.mpi_probe);
+		if (s->mp.nr > 1 && ps->sampled && !s->replay) {
 			char key[32], path[48];
 			snprintf(key, sizeof(key), "perf.data.pass-%d", i);
 			snprintf(path, sizeof(path), "collect/pass-%d/perf.data", i);
 			rc |= manifest__set_file(m, key, path);
 		}
 	}
-	if (s->multi_pass_json)
-		m->multi_pass = json_incref(s->multi_pass_json);
+	if (s->mp.json)
+		m->multi_pass = json_incref(s->mp.json);
 	for (size_t i = 0; i < s->degradations.n; i++)
 		rc |= degradations__add(&m->degradations, s->degradations.v[i].name,
 					s->degradations.v[i].message,
 					s->degradations.v[i].remedy) < 0;
-	if (s->pass.sampled && !s->replay && s->collector == COLLECTOR_USE_PERF && s->nr_passes < 2)
+	if (s->pass.sampled && !s->replay && s->collector == COLLECTOR_USE_PERF && s->mp.nr < 2)
 		rc |= manifest__set_file(m, "perf.data", "collect/perf.data");
-	if (s->script_ok && s->nr_passes < 2) {
+	if (s->script_ok && s->mp.nr < 2) {
 		rc |= manifest__set_file(m, "perf-script", "collect/perf-script.txt");
 		rc |= manifest__set_file(m, "perf-buildid-list", "collect/perf-buildid-list.txt");
 	}
@@ -263,7 +258,7 @@ int stage_analyse(struct run_state *s, struct err *e)
 	struct run_result *o = &s->out;
 	const struct ceiling *c = s->machine ? s->machine->ceilings : NULL;
 	size_t nc = s->machine ? s->machine->nr_ceilings : 0;
-	const json_t *below = json_object_get(json_object_get(s->multi_pass_json, "dram_bound"),
+	const json_t *below = json_object_get(json_object_get(s->mp.json, "dram_bound"),
 					      "dram_bytes_below");
 	o->have_analysis = analysis_run_bounded(&s->pivot, c, nc, ANALYSIS_FLOOR_SAMPLES,
 						json_is_number(below) ? json_number_value(below)

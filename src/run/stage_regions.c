@@ -34,8 +34,8 @@ int stage_regions_env(struct run_state *s, struct err *e)
 	if (user && *user) {
 		console__info(s->con, "%s=%s is overridden: region traces go to %s/regions/",
 			      PREFIX_VAR, user, s->collect_dir);
-		if (s->effective_config)
-			json_object_set_new(s->effective_config, "env." PREFIX_VAR ".user",
+		if (s->prov.effective_config)
+			json_object_set_new(s->prov.effective_config, "env." PREFIX_VAR ".user",
 					    json_string(user));
 	}
 	return run_ompt_env(s, e);

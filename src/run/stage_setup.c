@@ -40,8 +40,8 @@ int stage_config(struct run_state *s, struct err *e)
 		return rc;
 	s->freq = s->cfg->sampling_frequency_hz > 0 ? s->cfg->sampling_frequency_hz
 						    : PERF_DEFAULT_FREQ;
-	s->effective_config = config__effective_json(s->cfg);
-	return s->effective_config ? 0 : err_oom(e);
+	s->prov.effective_config = config__effective_json(s->cfg);
+	return s->prov.effective_config ? 0 : err_oom(e);
 }
 
 int stage_launch(struct run_state *s, struct err *e)

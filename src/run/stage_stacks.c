@@ -51,7 +51,7 @@ char *run_target_path(const struct run_state *s)
  * rate it sampled at, and for dwarf the size of each user-stack copy. */
 static void record_stacks(struct run_state *s)
 {
-	json_t *c = s->effective_config;
+	json_t *c = s->prov.effective_config;
 	if (!c || !s->stacks)
 		return;
 	json_object_set_new(c, "stacks.call_graph", json_string(stacks_mode__name(s->stacks)));

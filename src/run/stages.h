@@ -105,11 +105,19 @@ int run_finish(struct run_state *s, json_t **json_out);
  * (run_output.c). */
 void run_announce_outcome(struct run_state *s);
 
-/* Adds signal, interrupted_by and status to a --json document. */
-void run_outcome_json(const struct run_state *s, json_t *doc, const char *status);
+/* The --json document of `nunatak run` (docs/cli/run.md), the one writer
+ * for a complete, incomplete, abandoned or failed Run: run, name,
+ * exit_code, the pivot's counts, report, degradations; then collector
+ * (unless NULL) and, unless status is NULL (a failure before launch),
+ * signal, interrupted_by and status. New reference, NULL when out of memory. */
+json_t *run_json_document(const struct run_state *s, int exit_code, const char *collector,
+			  const char *status);
 
 /* Sets s->overhead (estimated seconds of nunatak's sampling cost). */
 void run_overhead(struct run_state *s);
+/* The manifest's "cost": nunatak's own cost by part, each a Value with its
+ * Quality, measured up to `now` (just before the manifest is written). */
+void run_cost(struct run_state *s, double now);
 
 
 #endif

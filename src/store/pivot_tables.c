@@ -196,6 +196,9 @@ static const struct pivot_column region_stat_cols[] = {
 	{.name = "dram_bytes", .member = offsetof(struct region_stat, dram_bytes),
 	 .kind = PCOL_REAL, .present = PRESENT_FLAG,
 	 .flag = offsetof(struct region_stat, has_dram_bytes)},
+	{.name = "offcpu_ns", .member = offsetof(struct region_stat, offcpu_ns),
+	 .kind = PCOL_REAL, .present = PRESENT_FLAG,
+	 .flag = offsetof(struct region_stat, has_offcpu)},
 };
 
 static const struct pivot_column region_sample_cols[] = {

@@ -48,6 +48,13 @@ PY
 	grep -q "^cycles: unavailable on 1 rank (rank 0: this machine exposes no counter for it (no PMU))" s.txt
 done
 
+echo "== inspect's filters apply to the counters too"
+"$NUNATAK" regions inspect run --exclude '^inner$' --json </dev/null >x.json
+python3 -c 'import json,sys; c = json.load(open(sys.argv[1]))["counters"]; assert [r["name"] for r in c["regions"]] == ["compute"], c' x.json
+"$NUNATAK" regions inspect run --include inner </dev/null >x.txt
+grep -q "^inner  *test::FLOP" x.txt
+if grep -q "^compute  *test::FLOP" x.txt; then fail "an excluded region's counters shown"; fi
+
 echo "== export --table counters: tidy rows, unavailable events empty with the reason"
 "$NUNATAK" regions export run --table counters -f csv </dev/null >c.csv
 "$NUNATAK" regions export run --table counters -f json </dev/null >c.json

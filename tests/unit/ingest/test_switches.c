@@ -5,6 +5,8 @@
 // stack taken at the switch out, and the time-budget analysis over them.
 #include "harness.h"
 
+#include <errno.h>
+
 #include "analysis/time_budget.h"
 #include "common/alloc.h"
 #include "common/err.h"
@@ -126,7 +128,60 @@ static void t_causes(void)
 	CHECK_STR(offcpu_cause(f4, m1, 2), "other");
 }
 
+struct ivs {
+	int64_t tid[8];
+	uint64_t a[8], b[8];
+	int n;
+};
+
+static int collect(void *ctx, int64_t pid, int64_t tid, uint64_t start, uint64_t end)
+{
+	struct ivs *v = ctx;
+	CHECK_INT(pid, 10);
+	if (v->n == 8)
+		return -E2BIG;
+	v->tid[v->n] = tid;
+	v->a[v->n] = start;
+	v->b[v->n++] = end;
+	return 0;
+}
+
+/* The intervals regions meet with (regions/meet_run.c): the same as the
+ * budget's, in time order per thread, a runnable start and an end off the
+ * CPU included. */
+static void t_intervals(void)
+{
+	struct switch_log *l = switch_log__new();
+	CHECK(l != NULL);
+	switch_log__enable(l);
+	CHECK_INT(switch_log__event(l, 10, 10, 400 * MS, SWITCH_IN), 0);
+	CHECK_INT(switch_log__event(l, 10, 10, 100 * MS, SWITCH_OUT), 0);
+	CHECK_INT(switch_log__event(l, 10, 10, 1 * MS, SWITCH_START), 0);
+	CHECK_INT(switch_log__event(l, 10, 10, 500 * MS, SWITCH_OUT_PREEMPT), 0);
+	CHECK_INT(switch_log__event(l, 10, 10, 900 * MS, SWITCH_EXIT), 0);
+	CHECK_INT(switch_log__event(l, 10, 11, 200 * MS, SWITCH_START), 0);
+	CHECK_INT(switch_log__event(l, 10, 11, 250 * MS, SWITCH_IN), 0);
+	CHECK_INT(switch_log__event(l, 10, 11, 700 * MS, SWITCH_EXIT), 0);
+	struct ivs v = {0};
+	CHECK_INT(switch_log__intervals(l, collect, &v), 0);
+	CHECK_INT(v.n, 3);
+	CHECK_INT(v.tid[0], 10); /* slept 100..400 */
+	CHECK_INT(v.a[0], 100 * MS);
+	CHECK_INT(v.b[0], 400 * MS);
+	CHECK_INT(v.tid[1], 10); /* preempted at 500, ended off the CPU at 900 */
+	CHECK_INT(v.a[1], 500 * MS);
+	CHECK_INT(v.b[1], 900 * MS);
+	CHECK_INT(v.tid[2], 11); /* started runnable 200..250 */
+	CHECK_INT(v.a[2], 200 * MS);
+	CHECK_INT(v.b[2], 250 * MS);
+	/* an error of the callback stops the walk and is returned */
+	struct ivs full = {.n = 8};
+	CHECK_INT(switch_log__intervals(l, collect, &full), -E2BIG);
+	switch_log__free(l);
+}
+
 static const struct test_case cases[] = {
+	{"intervals", "each off-CPU interval, for regions to meet", t_intervals},
 	{"budget", "wall/CPU/off-CPU/preempted per thread, stacks, analysis", t_budget},
 	{"disabled", "no context switches recorded: nothing, budget unavailable", t_disabled},
 	{"causes", "cause of an off-CPU stack from its frames", t_causes},

@@ -92,6 +92,29 @@ static void t_cut_and_unknown(void)
 	mpi_profile__release(&p);
 }
 
+static void t_polled(void)
+{
+	/* A polling function timed 1 in N: its counts; timed or completed
+	 * beyond the calls is malformed. */
+	const char *t = "nunatak-mpi\t1\nfunction\tMPI_Test\t1000\t640\t0\n"
+			"polled\tMPI_Test\t1000\t16\t3\nprobe_cost_ps\t1200\t17500\n"
+			"skipped\tMPI_Iprobe\nend\n";
+	struct mpi_profile p;
+	struct err e = {0};
+	CHECK_INT(mpi_profile_parse(t, strlen(t), &p, &e), 0);
+	CHECK_INT(p.nr_polled, 1);
+	CHECK_STR(p.polled[0].name, "MPI_Test");
+	CHECK(p.polled[0].calls == 1000 && p.polled[0].timed == 16 && p.polled[0].completed == 3);
+	CHECK(p.cost_fast_ps == 1200 && p.cost_full_ps == 17500);
+	CHECK_INT(p.nr_skipped, 1);
+	CHECK_STR(p.skipped[0], "MPI_Iprobe");
+	mpi_profile__release(&p);
+	const char *bad = "nunatak-mpi\t1\npolled\tMPI_Test\t10\t16\t3\n";
+	CHECK_INT(mpi_profile_parse(bad, strlen(bad), &p, &e), -EINVAL);
+	CHECK_STR(e.msg, "line 2: malformed `polled` record");
+	mpi_profile__release(&p);
+}
+
 static void t_peers(void)
 {
 	const char *t = "nunatak-mpi\t1\nrank\t0\npeer\tsend\t3\t2\t10\t1056\n"
@@ -181,6 +204,8 @@ static const struct test_case cases[] = {
 	{"errors", "malformed record, newer version, foreign file: line and what", t_errors},
 	{"cut_and_unknown", "unknown records skipped, a cut file read as far as it goes",
 	 t_cut_and_unknown},
+	{"polled", "a polling function's timed calls, the probe's cost, skipped functions",
+	 t_polled},
 	{"peers", "point-to-point totals per partner and direction; a bad direction refused",
 	 t_peers},
 	{"stack", "launcher --version and the matching mpicc", t_stack},

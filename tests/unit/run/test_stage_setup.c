@@ -120,8 +120,8 @@ static void t_config_flags(void)
 	CHECK_INT(stage_config(&s, &e), 0);
 	CHECK_INT(s.freq, 1234);
 	CHECK_STR(s.cfg->name, "nightly");
-	CHECK(s.effective_config != NULL);
-	CHECK_INT(json_integer_value(json_object_get(s.effective_config, "sampling.frequency")),
+	CHECK(s.prov.effective_config != NULL);
+	CHECK_INT(json_integer_value(json_object_get(s.prov.effective_config, "sampling.frequency")),
 		  1234);
 	run_state__release(&s);
 

@@ -72,11 +72,11 @@ static void build(struct pivot *p)
 	struct stack_frame sf2 = {0, 1, (char *)"/lib/libc.so.6", 0x29d90, NULL};
 	CHECK_INT(pivot__add_stack_frame(p, &sf2), 1);
 	struct region_stat r = {0, (char *)"main > solve", (char *)"solve", 10, 5000, 4000,
-				false, false, 0, 0};
+				false, false, 0, 0, false, 0};
 	CHECK_INT(pivot__add_region_stat(p, &r), 0);
 	/* counted by scope_profiler: flop and bytes round-trip, 0 is a value */
 	struct region_stat rc = {0, (char *)"main > dot", (char *)"dot", 3, 900, 900,
-				 true, true, 2.5e9, 0};
+				 true, true, 2.5e9, 0, true, 300};
 	CHECK_INT(pivot__add_region_stat(p, &rc), 1);
 }
 
@@ -158,6 +158,9 @@ static void compare(const struct pivot *a, const struct pivot *b)
 			CHECK(b->region_stats[i].flop == a->region_stats[i].flop);
 		if (a->region_stats[i].has_dram_bytes)
 			CHECK(b->region_stats[i].dram_bytes == a->region_stats[i].dram_bytes);
+		CHECK_INT(b->region_stats[i].has_offcpu, a->region_stats[i].has_offcpu);
+		if (a->region_stats[i].has_offcpu)
+			CHECK(b->region_stats[i].offcpu_ns == a->region_stats[i].offcpu_ns);
 	}
 }
 

@@ -1,0 +1,32 @@
+#!/bin/bash
+# The scale bench's smoke run (issue 22 item 8): bench/scale/run.sh 130 finishes a synthetic 130-rank Run (3 nodes of up to 64 ranks, their 3 local rank 0 sampled from a real recording, 127 counted, every rank an MPI profile with partners) and prints its figures line; the Run holds every rank counted or sampled, on its node, with the point-to-point matrix of all 130
+set -eu
+command -v python3 >/dev/null || { echo "skip: python3 needed"; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+set +e
+SCALE_KEEP="$tmp/run" bash "$NUNATAK_SOURCE_DIR/bench/scale/run.sh" 130 </dev/null >"$tmp/out" 2>&1
+rc=$?
+set -e
+cat "$tmp/out"
+[ "$rc" = 2 ] && grep -q "^skip: " "$tmp/out" && exit 2
+[ "$rc" = 0 ] || { echo "bench/scale/run.sh failed ($rc)"; exit 1; }
+tail -n 1 "$tmp/out" | grep -qE '^ranks 130 finish_s [0-9]+\.[0-9]+ rss_mb [0-9]+ page_bytes [0-9]+$' || {
+	echo "the last line is not the figures line"; exit 1; }
+"$NUNATAK" report --json "$tmp/run" >"$tmp/payload.json"
+python3 - "$tmp/payload.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["ranks"]
+rows = r["rows"]
+assert len(rows) == 130 and r["world_size"] == 130, (len(rows), r["world_size"])
+assert r["missing"] == [], r["missing"]
+sampled = sorted(x["rank"] for x in rows if x["rank"] not in r["unsampled"])
+assert sampled == [0, 64, 128], sampled
+nodes = {n["node"]: n["ranks"] for n in r["nodes"]["rows"]}
+assert sorted(nodes) == ["n0000", "n0001", "n0002"] and nodes["n0002"] == [128, 129], nodes
+m = r["comm_matrix"]
+assert (m["ranks"], m["ranks_reporting"], m["bin"], m["bins"]) == (130, 130, 3, 44), m
+# partners r +- 1 and r +- 64: 4 per rank but where they coincide
+assert m["messages"] == 20 * sum(len({(k + 1) % 130, (k - 1) % 130, (k + 64) % 130, (k - 64) % 130} - {k}) for k in range(130)), m["messages"]
+print("ok: 130 ranks, 3 sampled, 3 nodes, %d pairs" % m["messages"])
+PY
