@@ -123,8 +123,9 @@ static int frameless_at(const struct module_view *v, uint64_t off, const struct 
  * Recovering the skipped caller from the code (x86-64). A sample in leaf L
  * whose frame is not set up reads, as its first return address R1, the one
  * of the innermost function that has a frame. The caller is proven when:
- *  - the instruction before R1 is a direct call (e8 rel32) to T, the start
- *    of a function that sets up a frame (so the frame read is T's);
+ *  - the instruction before R1 is a direct call (e8 rel32, an instruction
+ *    of the caller's disassembly) to T, the start of a function that sets
+ *    up a frame (so the frame read is T's);
  *  - T's disassembly (GNU objdump) holds at least one direct call to L and
  *    no other way to reach L with a frame left unset: every other call goes
  *    directly to a function that sets up a frame, and no jump leaves T
@@ -197,6 +198,33 @@ static bool leaf_clean(const struct module_view *v, struct executor *x, const ch
 	return ok;
 }
 
+struct site {
+	uint64_t at, target;
+	bool found;
+};
+
+static bool on_site(enum objdump_branch kind, uint64_t at, uint64_t target, void *ctx)
+{
+	struct site *st = ctx;
+	st->found |= kind == OBJDUMP_CALL && at == st->at && target == st->target;
+	return !st->found;
+}
+
+/* The caller's own disassembly has a call instruction at `at` to target:
+ * the e8 byte read before the return address starts an instruction, it is
+ * not the tail of another one. */
+static bool call_at(const struct module_view *v, struct executor *x, const char *objdump,
+		    uint64_t at, uint64_t target)
+{
+	const struct elf_func *f = elf_info__func_at(&v->info, at);
+	char *dis = f ? disassemble(x, objdump, v->path, f) : NULL;
+	struct site st = {.at = at, .target = target};
+	if (dis)
+		objdump__branches(dis, f->start, f->start + f->size, on_site, &st);
+	xfree(dis);
+	return st.found;
+}
+
 static void prove(const struct module_view *v, struct executor *x, const char *objdump,
 		  const struct elf_func *l, struct proof *pr)
 {
@@ -209,7 +237,7 @@ static void prove(const struct module_view *v, struct executor *x, const char *o
 	uint64_t t = ra + (uint64_t)(int64_t)rel;
 	const struct elf_func *ft = elf_info__func_at(&v->info, t);
 	if (!ft || ft->start != t || ft == l || framed_len(v, ft) == 0 ||
-	    !leaf_clean(v, x, objdump, l))
+	    !leaf_clean(v, x, objdump, l) || !call_at(v, x, objdump, ra - 5, t))
 		return;
 	char *dis = disassemble(x, objdump, v->path, ft);
 	struct scan sc = {.v = v, .leaf = l->start, .ok = true};

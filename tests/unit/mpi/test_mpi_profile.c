@@ -196,6 +196,19 @@ static void t_netprobe(void)
 	CHECK(m.ceilings[1].quality == QUALITY_ESTIMATED);
 	CHECK_STR(m.ceilings[1].reason, "repetitions disperse by 50%");
 	machine__release(&m);
+	/* across two nodes, and within rank 0's: both sides labelled */
+	const char *both = "ranks\t4\nnodes\tn1\tn2\nlatency_s\t2e-06\nbandwidth_rep\t0\t1e9\n"
+			   "intranode_nodes\tn1\tn1\nintranode_latency_s\t3e-07\n"
+			   "intranode_bandwidth_rep\t0\t8e9\nintranode_bandwidth_rep\t1\t8.1e9\nend\n";
+	CHECK_INT(netprobe_parse(both, &np), 0);
+	machine__init(&m);
+	CHECK_INT(netprobe_ceilings(&np, &m), 4);
+	CHECK_STR(m.ceilings[2].name, "network_latency_intranode");
+	CHECK_NEAR(m.ceilings[2].value, 3e-7, 1e-12);
+	CHECK(m.ceilings[2].quality == QUALITY_MEASURED);
+	CHECK_STR(m.ceilings[3].name, "network_bandwidth_intranode");
+	CHECK_NEAR(m.ceilings[3].value, 8.1e9, 1);
+	machine__release(&m);
 	CHECK_INT(netprobe_parse("garbage\n", &np), -EINVAL);
 }
 
