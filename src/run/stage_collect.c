@@ -98,11 +98,15 @@ static int probe_group(struct run_state *s, struct err *e)
 
 /* The off-CPU mechanism (doctor/offcpu.h), announced when it is not the
  * best: before the run, as every degradation. A replay reads what was
- * recorded; an MPI launch's ranks record no context switches (yet). */
+ * recorded. An MPI launch's sampling ranks record the switches with their
+ * perf (rank-shim --offcpu), where perf samples them: a node that refuses
+ * says so in its rank.json. */
 static int offcpu_decide(struct run_state *s)
 {
-	s->offcpu = offcpu_mechanism(&s->caps, s->collector == COLLECTOR_USE_PERF && !s->mpi);
-	if (s->offcpu == OFFCPU_STACKS || s->replay || s->mpi)
+	bool perf_collects = s->mpi ? s->caps.perf.present && s->req->collector != COLLECTOR_PRELOAD
+				    : s->collector == COLLECTOR_USE_PERF;
+	s->offcpu = offcpu_mechanism(&s->caps, perf_collects);
+	if (s->offcpu == OFFCPU_STACKS || s->replay)
 		return 0;
 	return run_state__degrade(s, OFFCPU_DEGRADATION, offcpu_mechanism__describe(s->offcpu),
 				  offcpu_mechanism__remedy(s->offcpu));
