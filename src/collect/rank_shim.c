@@ -21,6 +21,7 @@
 #include "common/text.h"
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "doctor/offcpu.h"
 #include "common/fsutil.h"
 #include "exec/exec.h"
 #include "model/model.h"
@@ -33,6 +34,7 @@ struct shim {
 	char *const *app;     /* what runs (env + preload + application when preloading) */
 	const char *target;   /* the application's own argv[0] */
 	bool no_clock;        /* perf refused -k CLOCK_MONOTONIC: record without */
+	bool no_switch;       /* perf refused the context switches: record without */
 	struct sp_rank_info id;
 	char node[256];
 	char *dir;            /* <directory>/rank-<N> */
@@ -138,7 +140,7 @@ static int run_app_argv(struct shim *s, char *const *argv, const char *perf_out,
 	/* perf record out of the rank's process group, the application in it
 	 * (collect_fg_argv): a launcher's signal to the rank's group reaches the
 	 * application, not perf. perf stat keeps its relay (its own status). */
-	char **fg = perf && !csv ? collect_fg_argv(argv) : NULL;
+	char **fg = perf && !csv ? collect_fg_argv(argv, -1) : NULL;
 	struct exec_request rq = {.argv = (const char *const *)(fg ? fg : argv),
 				  .application = true, .forward_signals = true, .wrapper = perf,
 				  .own_pgrp = fg != NULL,
@@ -215,7 +217,9 @@ static int record_once(struct shim *s, const struct counter_group *g, const char
 				      .freq = s->o->freq > 0 ? s->o->freq : PERF_DEFAULT_FREQ,
 				      .clock_monotonic = s->o->clock_monotonic && !s->no_clock,
 				      .group = g,
-				      .output = data};
+				      .output = data,
+				      .switch_events = s->o->offcpu >= OFFCPU_SWITCHES && !s->no_switch,
+				      .offcpu_stacks = s->o->offcpu >= OFFCPU_STACKS && !s->no_switch};
 	char **argv = perf_argv_record(&ro, s->app);
 	/* -q: perf's own chatter would land in the application's stderr.
 	 * --no-bpf-event: synthesizing the BPF programs' events cost ~0.9 s per
@@ -312,6 +316,15 @@ static int try_sample(struct shim *s, struct err *e)
 	const struct counter_group *used = g;
 	/* perf itself refused (a permission), not an option: no rung helps. */
 	bool at_all = rc != 1 || records_at_all(s);
+	/* The context switches first: a perf (or a node's permissions) that
+	 * refuses them still samples, the threads' budget then unmeasured. */
+	if (rc == 1 && s->o->offcpu >= OFFCPU_SWITCHES && at_all) {
+		degrade(s, DEG_OFFCPU_UNATTRIBUTED, DEG_OFFCPU_UNATTRIBUTED_REMEDY,
+			"perf record refused the context switches on %s: rank %d's threads have "
+			"no wall, CPU and off-CPU budget", s->node, s->id.rank);
+		s->no_switch = true;
+		rc = record_once(s, g, data, e);
+	}
 	if (rc == 1 && g && at_all) {
 		degrade(s, DEG_COUNTER_EVENTS_REJECTED, DEG_COUNTER_EVENTS_REJECTED_REMEDY,
 			"perf record refused the %s counter group on %s: rank %d sampled time only",

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "doctor/offcpu.h"
 #include "tools/perf.h"
 #include "common/alloc.h"
 
@@ -59,6 +60,10 @@ char **rank_shim_argv(const char *self, const struct rank_shim_opts *o)
 	}
 	if (o->clock_monotonic)
 		ADD("--clock-monotonic");
+	if (o->offcpu >= OFFCPU_SWITCHES) {
+		ADD("--offcpu");
+		ADD(o->offcpu >= OFFCPU_STACKS ? "stacks" : "switches");
+	}
 	if (o->perf_script)
 		ADD("--perf-script");
 	ADD("--");

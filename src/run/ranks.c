@@ -57,6 +57,7 @@ struct collector *collector_for_ranks(struct run_state *s, struct err *e)
 				   .regions_name = s->regions_env ? s->name : NULL,
 				   /* samples and region traces on one timeline */
 				   .clock_monotonic = true, .sampler_lib = lib,
+				   .offcpu = s->offcpu,
 				   .call_graph = s->stacks ? stacks_mode__name(s->stacks) : NULL,
 				   .preload_only = s->req->collector == COLLECTOR_PRELOAD};
 	struct collector *c = collector_mpi_ranks__new(&o, s->prefix, s->app, s->req->cmd,
