@@ -142,7 +142,7 @@ static int run_app_argv(struct shim *s, char *const *argv, const char *perf_out,
 	/* perf record out of the rank's process group, the application in it
 	 * (collect_fg_argv): a launcher's signal to the rank's group reaches the
 	 * application, not perf. perf stat keeps its relay (its own status). */
-	char **fg = perf && !csv ? collect_fg_argv(argv) : NULL;
+	char **fg = perf && !csv ? collect_fg_argv(argv, -1) : NULL;
 	struct exec_request rq = {.argv = (const char *const *)(fg ? fg : argv),
 				  .application = true, .forward_signals = true, .wrapper = perf,
 				  .own_pgrp = fg != NULL,

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -198,6 +199,27 @@ static void collector_died(struct run_state *s, int sig)
 			   DEG_CPU_COLLECTION_INTERRUPTED_REMEDY);
 }
 
+/* perf exited on its own before the application, which ran on and kept its
+ * status (the fg-exec relay): say why samples stop, naming a full disk. */
+static void collector_failed(struct run_state *s, const struct collect_pass *p)
+{
+	char msg[1024], space[512] = "";
+	struct statvfs fs;
+	if (p->collector_exit < 0)
+		return;
+	if (statvfs(p->dir, &fs) == 0 && (double)fs.f_bavail * (double)fs.f_frsize < 1048576.0)
+		snprintf(space, sizeof(space), ": the file system holding %s is full (%.0f bytes "
+			 "free), perf could not write its samples", p->dir,
+			 (double)fs.f_bavail * (double)fs.f_frsize);
+	snprintf(msg, sizeof(msg), "perf stopped recording and exited with %d while the "
+		 "application ran on%s; the application's status is its own, the samples stop "
+		 "where perf stopped (perf.data may be cut short)", p->collector_exit, space);
+	run_state__degrade(s, DEG_CPU_COLLECTION_INTERRUPTED, msg,
+			   space[0] ? "free space on that file system or choose another -o, then run "
+				      "again"
+				    : DEG_CPU_COLLECTION_INTERRUPTED_REMEDY);
+}
+
 int stage_collect(struct run_state *s, struct err *e)
 {
 	/* HOOK(mpi): the rewritten launch, ranks collecting themselves
@@ -241,6 +263,7 @@ int stage_collect(struct run_state *s, struct err *e)
 		run_pass__take(&s->pass, &res);
 		s->exit_code = res.exit_code;
 		collector_died(s, res.wrapper_signal);
+		collector_failed(s, &p);
 		run_announce_outcome(s);
 	}
 	exec_result__release(&res);
