@@ -109,6 +109,11 @@ static int passes_launch(struct collector *c, const struct collect_env *env,
 	for (int i = 0; rc == 0 && i < m->plan->nr; i++) {
 		rc = one_pass(m, env, i, e);
 		p->launched = p->launched || m->out[i].pass.launched;
+		if (m->out[i].pass.launched) {
+			if (!p->mono_start)
+				p->mono_start = m->out[i].pass.mono_start;
+			p->mono_end = m->out[i].pass.mono_end;
+		}
 		/* An interrupted pass ends the passes too, even one that the
 		 * application's own SIGINT handler ended with exit 0. */
 		const struct exec_result *r = &m->out[i].res;

@@ -278,6 +278,17 @@ static const char *qv_text(char *buf, size_t n, const struct qv *x, const char *
 	return buf;
 }
 
+/* Per call in the event's unit: a time event as a duration. */
+static const char *call_text(char *buf, size_t n, const struct qv *x, int32_t kind)
+{
+	if (kind != SP_CTR_KIND_TIME_NS || x->q == QUALITY_UNAVAILABLE)
+		return qv_text(buf, n, x, kind == SP_CTR_KIND_COUNT ? "" :
+					  region_counters__unit(kind));
+	struct qv s = *x;
+	s.v /= 1e9;
+	return qv_text(buf, n, &s, "s");
+}
+
 static void print_region(const struct region_counters *rc, const struct summary *s,
 			 const struct trace_set *ts, uint32_t id, FILE *out)
 {
@@ -294,7 +305,7 @@ static void print_region(const struct region_counters *rc, const struct summary 
 		char a[48], b[48], ru[48];
 		rate(rc, e, &sum, &t, &per_s, ru, sizeof(ru));
 		fprintf(out, "%-24s  %-18s  %14.0f  %14.0f  %12s  %12s  %s\n", ts->regions[id].name,
-			rc->events[e].name, sum.incl.v, sum.excl.v, qv_text(a, sizeof(a), &per_call, ""),
+			rc->events[e].name, sum.incl.v, sum.excl.v, call_text(a, sizeof(a), &per_call, rc->events[e].kind),
 			qv_text(b, sizeof(b), &per_s, ru), quality__name(sum.incl.q));
 	}
 	struct qv dv[D_NR];

@@ -42,5 +42,7 @@ int collect_one_pass(struct run_state *s, struct collect_pass *p, struct exec_re
 		rc = next ? collector__launch(s->coll, &env, p, res, e) : err_oom(e);
 	}
 	s->launched = p->launched;
+	s->t_app_launch = p->mono_start;
+	s->t_app_stop = p->mono_end;
 	return rc;
 }

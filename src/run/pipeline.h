@@ -53,6 +53,7 @@ struct run_request {
 	enum collector_request collector; /* --collector auto|perf|preload */
 	const char *call_graph;    /* --call-graph lbr|fp|dwarf|none, or NULL: the ladder */
 	bool multi_pass;           /* --multi-pass (collect/passes.h) */
+	const char *mpi_skip;      /* --mpi-skip MPI_X,MPI_Y, or NULL: configuration mpi.skip */
 	char **cmd;                /* the command after `--`, NULL-terminated */
 	int cmd_argc;
 };
@@ -155,6 +156,12 @@ struct run_state {
 					 under MPI the ranks seen and sampled (0 outside) */
 
 	json_t *overhead;           /* manifest "overhead" object, or NULL (owned) */
+	/* nunatak's own cost (run/run_cost.c, manifest "cost"): monotonic
+	 * seconds at the start, the launch, the application's end; the
+	 * calibration's and the network probe's wall time (< 0: did not run) */
+	double t_start, t_launch, t_app_end, calibrate_s, netprobe_s;
+	double t_app_launch, t_app_stop; /* the application itself (0: unknown) */
+	bool netprobe_cached;       /* the network Ceilings came from the cache */
 
 	/* degradations, outcome (provenance is collected by stage_store) */
 	/* region traces (stage_regions.c): SCOPE_PROFILER_PREFIX for the app */

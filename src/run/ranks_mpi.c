@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "run/pipeline.h"
@@ -18,6 +19,7 @@
 #include "model/machine.h"
 #include "mpi/abi.h"
 #include "mpi/build.h"
+#include "mpi/netcache.h"
 #include "mpi/netprobe.h"
 #include "mpi/stack.h"
 #include "tools/version.h"
@@ -58,7 +60,8 @@ static void stack_of(struct run_state *s, const char *launcher, struct mpi_stack
 
 /* The ping-pong, launched as the application will be: same prefix, so the
  * same allocation, nodes and transport. */
-static void network_probe(struct run_state *s, const struct mpi_stack *st, const char *probe)
+static void network_probe(struct run_state *s, const struct mpi_stack *st, const char *probe,
+			  const char *key)
 {
 	size_t n = 0;
 	while (s->prefix[n])
@@ -76,6 +79,7 @@ static void network_probe(struct run_state *s, const struct mpi_stack *st, const
 	struct err e = {0};
 	console__info(s->con, "measuring the network: rank 0 <-> last rank ping-pong");
 	int rc = executor__run(s->x, &rq, &r, &e);
+	s->netprobe_s = r.duration_s;
 	struct netprobe np;
 	char why[320] = "";
 	if (rc != 0 || r.exit_code != 0 || !r.out || netprobe_parse(r.out, &np) != 0 ||
@@ -92,8 +96,32 @@ static void network_probe(struct run_state *s, const struct mpi_stack *st, const
 	if (why[0])
 		run_state__degrade(s, DEG_NETWORK_CEILINGS_UNAVAILABLE, why,
 				   DEG_NETWORK_CEILINGS_UNAVAILABLE_REMEDY);
+	else if (key && !s->req->record_entry) {
+		char *mpi = xasprintf("%s %s", np.impl, np.version);
+		(void)netcache_store(key, s->machine, mpi);
+		xfree(mpi);
+	}
 	exec_result__release(&r);
 	xfree(argv);
+}
+
+/* The network Ceilings of this node set and MPI stack from the cache
+ * (mpi/netcache.h): true when found, said, and added to the Machine. A
+ * recording measures, so that it holds the probe. */
+static bool network_cached(struct run_state *s, const char *key)
+{
+	char *path = NULL, *mpi = NULL;
+	if (!key || s->req->record_entry || netcache_load(key, s->machine, &path, &mpi) != 1)
+		return false;
+	console__info(s->con, "network Ceilings from the cache %s (measured before for this node "
+		      "set and MPI stack; delete the file to measure again)", path);
+	if (mpi)
+		depend(s, "mpi", "%s", mpi);
+	s->netprobe_cached = true;
+	s->netprobe_s = 0;
+	xfree(path);
+	xfree(mpi);
+	return true;
 }
 
 /* What the loader resolves for `path` (ldd, through the execution boundary). */
@@ -191,6 +219,11 @@ static void unavailable(struct run_state *s, const char *why)
 static void network(struct run_state *s, const struct mpi_stack *launcher,
 		    const struct mpi_abi *abi, const char *pingpong, const char *why)
 {
+	char *stack = xasprintf("%s %s | %s %s | %s", launcher->impl, launcher->version,
+				abi->soname, abi->path, pingpong ? pingpong : "");
+	const char *nodes = getenv("SLURM_JOB_NODELIST");
+	char *key = netcache_key((const char *const *)s->prefix, stack, nodes,
+				 s->machine && s->machine->hostname ? s->machine->hostname : "");
 	enum mpi_family lf = mpi_family_of_impl(launcher->impl);
 	char msg[700];
 	if (lf != MPI_FAMILY_UNKNOWN && abi->family != MPI_FAMILY_UNKNOWN && lf != abi->family) {
@@ -202,13 +235,16 @@ static void network(struct run_state *s, const struct mpi_stack *launcher,
 		run_state__degrade(s, DEG_NETWORK_CEILINGS_UNAVAILABLE, msg,
 				   "launch the application with its own MPI's launcher");
 	} else if (pingpong && s->machine) {
-		network_probe(s, launcher, pingpong);
+		if (!network_cached(s, key))
+			network_probe(s, launcher, pingpong, key);
 	} else {
 		run_state__degrade(s, DEG_NETWORK_CEILINGS_UNAVAILABLE,
 				   why && *why ? why : "the ping-pong probe could not be built",
 				   "set tools.mpicc to the MPI compiler wrapper of the application's "
 				   "MPI");
 	}
+	xfree(key);
+	xfree(stack);
 }
 
 char *collect_mpi_prepare(struct run_state *s, struct err *e)

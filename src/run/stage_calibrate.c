@@ -153,8 +153,10 @@ int stage_calibrate(struct run_state *s, struct err *e)
 		profile_outcome__release(&po);
 		return rc;
 	}
-	if (po.calibrated)
+	if (po.calibrated) {
 		console__progress_end(s->con, "calibration");
+		s->calibrate_s = po.cal.total_s;
+	}
 	if (rc == 0 && !s->replay) {
 		/* A recording keeps the Ceilings this Run used (cached ones included,
 		 * which no invocation shows), so its replay places like the Run did. */

@@ -99,6 +99,7 @@ void manifest__release(struct manifest *m)
 	}
 	xfree(m->files);
 	json_decref(m->overhead);
+	json_decref(m->cost);
 	json_decref(m->multi_pass);
 	manifest__init(m);
 }
@@ -338,6 +339,8 @@ json_t *manifest__to_json(const struct manifest *m)
 	lists_to_json(m, doc, &ok);
 	if (m->overhead)
 		put(doc, "overhead", json_deep_copy(m->overhead), &ok);
+	if (m->cost)
+		put(doc, "cost", json_deep_copy(m->cost), &ok);
 	if (m->multi_pass)
 		put(doc, "multi_pass", json_deep_copy(m->multi_pass), &ok);
 	if (!ok) {

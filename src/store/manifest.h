@@ -16,7 +16,9 @@
  *   passes[{index, exit_code, signal?, interrupted_by?, start, end, collectors[]}]
  *   degradations[{name, message, remedy}]
  *   files{table: relpath}
- *   overhead{...}                       optional (nunatak's own cost)
+ *   overhead{...}                       optional (the sampling overhead)
+ *   cost{setup, calibration, network_probe, collection_overhead, finish}
+ *                                       optional (nunatak's own cost by part)
  *
  * Versioning: RUN_SCHEMA bumps only for incompatible changes; additive keys
  * and tables do not bump it, and readers ignore keys they do not know.
@@ -105,6 +107,7 @@ struct manifest {
 	struct run_file *files;
 	size_t nr_files;
 	json_t *overhead;    /* optional object, NULL when absent */
+	json_t *cost;        /* optional: nunatak's own cost by part, NULL when absent */
 	json_t *multi_pass;  /* optional object (--multi-pass: witness, totals, spread) */
 };
 

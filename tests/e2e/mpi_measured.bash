@@ -64,6 +64,15 @@ for n in ("network_latency", "network_bandwidth"):
     assert ceil[n]["value"] > 0 and ceil[n]["quality"] == "estimated", ceil
     assert ceil[n]["reason"].startswith("measured over shared memory"), ceil[n]
 print(f"network: latency {ceil['network_latency']['value']*1e9:.0f} ns, bandwidth {ceil['network_bandwidth']['value']/1e9:.2f} GB/s")
+# nunatak's own cost, part by part (issue 27): the probe ran and was timed
+cost = json.load(open(sys.argv[4]))["cost"]
+for k in ("setup", "calibration", "network_probe", "collection_overhead", "finish"):
+    v = cost[k]
+    assert v["unit"] == "s" and v["quality"] in ("measured", "estimated", "unavailable"), (k, v)
+    assert (v["value"] is None) == (v["quality"] == "unavailable"), (k, v)
+for k in ("setup", "network_probe", "application", "finish"):
+    assert cost[k]["quality"] == "measured" and cost[k]["value"] > 0, (k, cost[k])
+assert cost["network_ceilings"] == "measured", cost
 PY
 n=$(sqlite3 "$tmp/run/pivot.sqlite" "select count(*) from events where kind='mpi' and name='MPI_Barrier'")
 [ "$n" -ge 2 ] || { echo "MPI_Barrier events missing from the pivot ($n)"; exit 1; }
@@ -89,9 +98,21 @@ if [ "${browser:-0}" = 1 ] && command -v chromium >/dev/null; then
 	if grep -q 'NaN\|undefined\|>null<' "$tmp/dom.html"; then echo "page shows NaN/undefined/null"; exit 1; fi
 fi
 
-# 2. The probes come from the cache the second time: nothing is rebuilt.
+# 2. The probes come from the cache the second time: nothing is rebuilt, and
+# the network Ceilings of this node set and MPI stack are not measured again.
 "$NUNATAK" run -o "$tmp/run2" -- "$launcher" "${flags[@]}" -n 2 "$tmp/mpi_wait" 10 >/dev/null 2>"$tmp/err2"
 if grep -q "built nunatak's MPI probes" "$tmp/err2"; then echo "probes rebuilt"; exit 1; fi
+if grep -q "measuring the network" "$tmp/err2"; then echo "network measured again"; cat "$tmp/err2"; exit 1; fi
+grep -q "network Ceilings from the cache $tmp/cache/nunatak/network/" "$tmp/err2" || {
+	echo "network Ceilings not from the cache"; cat "$tmp/err2"; exit 1; }
+python3 - "$tmp/run/manifest.json" "$tmp/run2/manifest.json" <<'PY' || { echo "cached network Ceilings"; exit 1; }
+import json, sys
+m1, m2 = (json.load(open(p)) for p in sys.argv[1:3])
+net = lambda m: [c for c in m["machine"]["ceilings"] if c["name"].startswith("network_")]
+assert net(m1) and net(m2) == net(m1), (net(m1), net(m2))
+assert m2["cost"]["network_ceilings"] == "cached" and m2["cost"]["network_probe"]["value"] == 0, m2["cost"]
+assert m2["provenance"]["dependencies"]["mpi"] == m1["provenance"]["dependencies"]["mpi"]
+PY
 # (10 ms units: which rank waits most is noise here, only the measurement counts)
 grep -q "rank [01] waits [0-9]*% of its time in \`MPI_" "$tmp/err2" || {
 	echo "cached library not injected"; cat "$tmp/err2"; exit 1; }

@@ -62,6 +62,14 @@ if o["cost_quality"] in ("measured", "estimated"):
 else:
     assert o["quality"] == "unavailable" and o["value"] is None and o["cost_per_sample_s"] is None, o
     assert "cost per sample" in o["reason"], o
+# nunatak's own cost, part by part (issue 27), each a Value
+cost = m["cost"]
+for k in ("setup", "calibration", "network_probe", "application", "finish"):
+    assert cost[k]["quality"] == "measured" and cost[k]["value"] >= 0 and cost[k]["unit"] == "s", (k, cost)
+assert cost["setup"]["value"] > 0 and cost["finish"]["value"] > 0, cost
+assert cost["network_probe"]["value"] == 0 and cost["network_ceilings"] == "none", cost
+assert cost["collection_overhead"]["quality"] == o["quality"], (cost, o)
+assert cost["collection_overhead"]["value"] == o["value"], (cost, o)
 funcs = {}
 for line in open(nmp):
     p = line.split()

@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# `nunatak run -- mpirun -n 2 APP` against the bare `mpirun -n 2 APP`, in
+# interleaved pairs after one warm-up Run (probes built, network Ceilings
+# cached: a warm cache, as every Run after the first). APP is LAMMPS' Lennard-
+# Jones melt (16^3 fcc lattice, 1000 steps; issue 27) where `lmp` is
+# installed, else our own mpi_imbalance example. Prints each pair, the median
+# of nunatak's own cost by part from the Runs' manifests ("cost": setup,
+# network probe, collection overhead, finish), and on its last line
+# `wall_ratio X`: the median of nunatak / bare over the pairs (post-
+# processing included). Asserts nothing.
+# usage: mpi_run.sh NUNATAK [FALLBACK_APP]
+# env: PAIRS (default 4), RANKS (2), STEPS (1000), LATTICE (16), CALIBRATE=1
+# (the warm-up calibrates the Machine: the overhead line gets its cost per
+# sample), APP_UNITS (mpi_imbalance's units, 200).
+set -eu
+nunatak=$1 fallback=${2:-}
+command -v mpirun >/dev/null || { echo "mpirun not found: nothing to measure"; exit 77; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export XDG_CACHE_HOME="$work/cache" NUNATAK_SITE_CONFIG=/dev/null
+[ "${CALIBRATE:-0}" = 1 ] || export NUNATAK_NO_CALIBRATE=1
+mpi=(mpirun --oversubscribe -n "${RANKS:-2}")
+[ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
+cd "$work"
+if command -v lmp >/dev/null; then
+	n=${LATTICE:-16}
+	cat > in.melt <<EOF
+units lj
+atom_style atomic
+lattice fcc 0.8442
+region box block 0 $n 0 $n 0 $n
+create_box 1 box
+create_atoms 1 box
+mass 1 1.0
+velocity all create 3.0 87287 loop geom
+pair_style lj/cut 2.5
+pair_coeff 1 1 1.0 1.0 2.5
+neighbor 0.3 bin
+neigh_modify every 20 delay 0 check no
+fix 1 all nve
+thermo 200
+run ${STEPS:-1000}
+EOF
+	app=("$(command -v lmp)" -in in.melt -log none)
+	what="LAMMPS LJ melt ${n}^3, ${STEPS:-1000} steps"
+elif [ -n "$fallback" ] && [ -x "$fallback" ]; then
+	app=("$fallback" "${APP_UNITS:-200}")
+	what="mpi_imbalance ${APP_UNITS:-200} units (lmp not installed)"
+else
+	echo "neither lmp nor the mpi_imbalance example: nothing to measure"
+	exit 77
+fi
+echo "$what, ${mpi[*]}, ${PAIRS:-4} interleaved pairs after a warm-up Run"
+"$nunatak" run -q -o warm -- "${mpi[@]}" "${app[@]}" >/dev/null 2>warm.err ||
+	{ echo "the warm-up Run failed:"; tail -5 warm.err; exit 1; }
+exec python3 - "$nunatak" "${PAIRS:-4}" "${mpi[@]}" -- "${app[@]}" <<'PY'
+import json, os, statistics, subprocess, sys, time
+args = sys.argv[1:]
+nunatak, pairs = args[0], int(args[1])
+sep = args.index("--")
+mpi, app = args[2:sep], args[sep + 1:]
+med = statistics.median
+
+def timed(cmd):
+    t0 = time.monotonic()
+    rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    return time.monotonic() - t0, rc
+
+rows, parts = [], {}
+for i in range(pairs):
+    bare, brc = timed(mpi + app)
+    nun, nrc = timed([nunatak, "run", "-q", "-o", f"r{i}", "--"] + mpi + app)
+    if brc or nrc:
+        print(f"pair {i}: exit codes bare {brc}, nunatak {nrc}")
+    rows.append((bare, nun))
+    cost = json.load(open(f"r{i}/manifest.json")).get("cost", {})
+    for k, v in cost.items():
+        if isinstance(v, dict) and v.get("value") is not None:
+            parts.setdefault(k, []).append(v["value"])
+    print(f"pair {i}: bare {bare:.3f} s, nunatak run {nun:.3f} s, ratio {nun / bare:.3f}",
+          flush=True)
+    subprocess.run(["rm", "-rf", f"r{i}"])
+print(f"median: bare {med(r[0] for r in rows):.3f} s, nunatak run {med(r[1] for r in rows):.3f} s, "
+      f"extra {med(r[1] - r[0] for r in rows):+.3f} s")
+print("nunatak's own cost (manifest 'cost', medians): " +
+      ", ".join(f"{k} {med(v):.3f} s" for k, v in parts.items()))
+print(f"wall_ratio {med(r[1] / r[0] for r in rows):.3f}")
+PY

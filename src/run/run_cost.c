@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* The manifest's "cost" (issue 27): where nunatak's own time went in this
+ * Run, part by part, each a Value with its Quality:
+ *   setup                before the application starts (configuration,
+ *                        Machine, doctor, tool lookup, the MPI probes' build),
+ *                        without the two parts below; measured
+ *   calibration          calibrating the Machine (0: its cached profile
+ *                        answered); measured
+ *   network_probe        the ping-pong before an MPI application (0: not an
+ *                        MPI Run, or the network Ceilings came from the
+ *                        cache); measured
+ *   collection_overhead  what sampling took from the application: samples x
+ *                        the cost per sample the calibration measured
+ *                        (run_output.c); estimated, or unavailable
+ *   application          the application under the collector, perf's own
+ *                        start and teardown included (not nunatak's cost;
+ *                        the reference the other parts compare with)
+ *   finish               from the application's end to the manifest
+ *                        (perf script, ingestion, attribution, store,
+ *                        report); measured
+ * Wall times on the monotonic clock; a replay measured none of them. */
+#include "run/stages.h"
+
+#include <jansson.h>
+#include <math.h>
+
+#include "run/pipeline.h"
+#include "model/model.h"
+#include "store/manifest.h"
+
+static json_t *part(const struct run_state *s, double v, const char *why)
+{
+	if (s->replay)
+		return quality__json(NAN, "s", QUALITY_UNAVAILABLE,
+				     "a replay measures no time of the recorded Run");
+	return quality__json(v > 0 ? v : 0, "s", QUALITY_MEASURED, why);
+}
+
+void run_cost(struct run_state *s, double now)
+{
+	struct manifest *m = &s->out.manifest;
+	if (!s->dir || !s->out.have_manifest || !s->launched)
+		return;
+	double cal = s->calibrate_s > 0 ? s->calibrate_s : 0;
+	double net = s->netprobe_s > 0 && !s->netprobe_cached ? s->netprobe_s : 0;
+	json_t *c = json_object();
+	if (!c)
+		return;
+	double launch = s->t_app_launch > 0 ? s->t_app_launch : s->t_launch;
+	double stop = s->t_app_stop > 0 ? s->t_app_stop : s->t_app_end;
+	json_object_set_new(c, "setup", part(s, launch - s->t_start - cal - net, NULL));
+	json_object_set_new(c, "calibration", part(s, cal, NULL));
+	json_object_set_new(c, "network_probe", part(s, net, NULL));
+	json_object_set_new(c, "network_ceilings",
+			    json_string(!s->mpi ? "none" : s->netprobe_cached ? "cached"
+							 : s->netprobe_s >= 0 ? "measured"
+									      : "none"));
+	const json_t *o = s->overhead;
+	json_t *ov = o ? json_pack("{s:O, s:s, s:O, s:O}", "value", json_object_get(o, "value"),
+				   "unit", "s", "quality", json_object_get(o, "quality"), "reason",
+				   json_object_get(o, "reason"))
+		       : quality__json(NAN, "s", QUALITY_UNAVAILABLE,
+				       s->pass.sampled ? "no sample was ingested"
+						       : "nothing was sampled in this Run");
+	json_object_set_new(c, "collection_overhead", ov);
+	json_object_set_new(c, "application", part(s, stop - launch, NULL));
+	json_object_set_new(c, "finish", part(s, now - stop, NULL));
+	json_decref(m->cost);
+	m->cost = c;
+}
