@@ -60,6 +60,10 @@ char **rank_shim_argv(const char *self, const struct rank_shim_opts *o)
 	}
 	if (o->clock_monotonic)
 		ADD("--clock-monotonic");
+	if (o->ompt_lib) {
+		ADD("--ompt-lib");
+		ADD(o->ompt_lib);
+	}
 	if (o->offcpu >= OFFCPU_SWITCHES) {
 		ADD("--offcpu");
 		ADD(o->offcpu >= OFFCPU_STACKS ? "stacks" : "switches");
