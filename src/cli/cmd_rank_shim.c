@@ -6,11 +6,13 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/commands.h"
 #include "common/exit_codes.h"
 #include "cli/options.h"
 #include "collect/rank_shim.h"
+#include "doctor/offcpu.h"
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/err.h"
@@ -30,6 +32,8 @@ struct rank_shim_cli {
 	const char *sampler_lib;
 	bool preload_only;
 	bool clock_monotonic;
+	const char *offcpu;
+	const char *ompt_lib;
 	bool perf_script;
 	char *status_file;
 };
@@ -61,6 +65,12 @@ static const struct opt_spec shim_options[] = {
 	 "sample with --sampler-lib only, never perf (nunatak run --collector preload)", false},
 	{"clock-monotonic", 0, OPT_BOOL, offsetof(struct rank_shim_cli, clock_monotonic), NULL,
 	 "timestamp samples with CLOCK_MONOTONIC (shared with region traces)", false},
+	{"ompt-lib", 0, OPT_STRING, offsetof(struct rank_shim_cli, ompt_lib), "LIB",
+	 "nunatak's OMPT tool, named in the application's OMP_TOOL_LIBRARIES unless it "
+	 "names another tool", false},
+	{"offcpu", 0, OPT_STRING, offsetof(struct rank_shim_cli, offcpu), "MODE",
+	 "switches: record the threads' context switches (wall, CPU and off-CPU time); "
+	 "stacks: and their stacks at each switch out", false},
 	{"perf-script", 0, OPT_BOOL, offsetof(struct rank_shim_cli, perf_script), NULL,
 	 "also extract perf-script.txt and perf-buildid-list.txt in the rank", false},
 	{"status-file", 0, OPT_STRING, offsetof(struct rank_shim_cli, status_file), "FILE",
@@ -105,6 +115,11 @@ int cmd_rank_shim(int argc, char **argv)
 				   .regions_name = c.regions_name,
 				   .sampler_lib = c.sampler_lib, .preload_only = c.preload_only,
 				   .clock_monotonic = c.clock_monotonic,
+				   .ompt_lib = c.ompt_lib,
+				   .offcpu = !c.offcpu ? OFFCPU_PROCESS
+					     : !strcmp(c.offcpu, "stacks") ? OFFCPU_STACKS
+					     : !strcmp(c.offcpu, "switches") ? OFFCPU_SWITCHES
+									      : OFFCPU_PROCESS,
 				   .perf_script = c.perf_script, .status_file = c.status_file};
 	struct executor *x = executor__new_real();
 	struct rank_shim_result res;

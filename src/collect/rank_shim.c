@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "common/text.h"
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "doctor/offcpu.h"
 #include "common/fsutil.h"
 #include "exec/exec.h"
 #include "model/model.h"
@@ -33,6 +35,7 @@ struct shim {
 	char *const *app;     /* what runs (env + preload + application when preloading) */
 	const char *target;   /* the application's own argv[0] */
 	bool no_clock;        /* perf refused -k CLOCK_MONOTONIC: record without */
+	bool no_switch;       /* perf refused the context switches: record without */
 	struct sp_rank_info id;
 	char node[256];
 	char *dir;            /* <directory>/rank-<N> */
@@ -51,7 +54,8 @@ struct shim {
 				 (borrowed words), or NULL */
 	size_t app_words;     /* words before the application in app_env */
 	char *regions_env;    /* "SCOPE_PROFILER_PREFIX=<directory>/regions/<name>" or NULL */
-	const char *env_set[2]; /* {regions_env, NULL}: the application's env_set */
+	char *ompt_env[2];    /* OMP_TOOL_LIBRARIES=..., NUNATAK_OMPT_DIR=... or NULL */
+	const char *env_set[4]; /* {regions_env, ompt_env..., NULL}: the application's env_set */
 	char *sps_rel;        /* the preload sampler's .sps, relative to directory */
 	struct degradations degr;
 	struct exec_result res;
@@ -138,7 +142,7 @@ static int run_app_argv(struct shim *s, char *const *argv, const char *perf_out,
 	/* perf record out of the rank's process group, the application in it
 	 * (collect_fg_argv): a launcher's signal to the rank's group reaches the
 	 * application, not perf. perf stat keeps its relay (its own status). */
-	char **fg = perf && !csv ? collect_fg_argv(argv) : NULL;
+	char **fg = perf && !csv ? collect_fg_argv(argv, -1) : NULL;
 	struct exec_request rq = {.argv = (const char *const *)(fg ? fg : argv),
 				  .application = true, .forward_signals = true, .wrapper = perf,
 				  .own_pgrp = fg != NULL,
@@ -215,7 +219,9 @@ static int record_once(struct shim *s, const struct counter_group *g, const char
 				      .freq = s->o->freq > 0 ? s->o->freq : PERF_DEFAULT_FREQ,
 				      .clock_monotonic = s->o->clock_monotonic && !s->no_clock,
 				      .group = g,
-				      .output = data};
+				      .output = data,
+				      .switch_events = s->o->offcpu >= OFFCPU_SWITCHES && !s->no_switch,
+				      .offcpu_stacks = s->o->offcpu >= OFFCPU_STACKS && !s->no_switch};
 	char **argv = perf_argv_record(&ro, s->app);
 	/* -q: perf's own chatter would land in the application's stderr.
 	 * --no-bpf-event: synthesizing the BPF programs' events cost ~0.9 s per
@@ -312,6 +318,15 @@ static int try_sample(struct shim *s, struct err *e)
 	const struct counter_group *used = g;
 	/* perf itself refused (a permission), not an option: no rung helps. */
 	bool at_all = rc != 1 || records_at_all(s);
+	/* The context switches first: a perf (or a node's permissions) that
+	 * refuses them still samples, the threads' budget then unmeasured. */
+	if (rc == 1 && s->o->offcpu >= OFFCPU_SWITCHES && at_all) {
+		degrade(s, DEG_OFFCPU_UNATTRIBUTED, DEG_OFFCPU_UNATTRIBUTED_REMEDY,
+			"perf record refused the context switches on %s: rank %d's threads have "
+			"no wall, CPU and off-CPU budget", s->node, s->id.rank);
+		s->no_switch = true;
+		rc = record_once(s, g, data, e);
+	}
 	if (rc == 1 && g && at_all) {
 		degrade(s, DEG_COUNTER_EVENTS_REJECTED, DEG_COUNTER_EVENTS_REJECTED_REMEDY,
 			"perf record refused the %s counter group on %s: rank %d sampled time only",
@@ -369,8 +384,13 @@ static int try_preload(struct shim *s, struct err *e)
 			     ? xasprintf("regions/%s_rank%05d.sps", s->o->regions_name, s->id.rank)
 			     : xasprintf("rank-%d/preload_rank%05d.sps", s->id.rank, s->id.rank);
 	/* the MPI profile's path rides along: the `env` words are not used here */
-	const char *env[] = {s->regions_env ? s->regions_env : prefix, ld, hz, s->mpi_env,
-			     s->mpi_env ? s->skip_env : NULL, NULL};
+	const char *env[8] = {s->regions_env ? s->regions_env : prefix, ld, hz};
+	size_t k = 3;
+	for (size_t i = 0; s->env_set[i]; i++) /* beside the region prefix: the OMPT tool's */
+		if (s->env_set[i] != s->regions_env)
+			env[k++] = s->env_set[i];
+	env[k++] = s->mpi_env;
+	env[k] = s->mpi_env ? s->skip_env : NULL;
 	int rc = ld && hz && s->sps_rel && env[0] ? 0 : err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	if (rc == 0) {
 		struct exec_request rq = {.argv = (const char *const *)app, .application = true,
@@ -591,6 +611,28 @@ static void set_regions_prefix(struct shim *s)
 	s->env_set[0] = s->regions_env;
 }
 
+/* nunatak's OMPT tool in the application's environment, on every node (as
+ * the region prefix); a tool the rank's environment names is kept. */
+static void set_ompt(struct shim *s, rank_shim_getenv getenv_fn, void *ctx)
+{
+	if (!s->o->ompt_lib || !*s->o->ompt_lib)
+		return;
+	const char *user = getenv_fn("OMP_TOOL_LIBRARIES", ctx), *off = getenv_fn("OMP_TOOL", ctx);
+	if ((user && *user && strcmp(user, s->o->ompt_lib)) || (off && !strcasecmp(off, "disabled")))
+		return;
+	s->ompt_env[0] = xasprintf("OMP_TOOL_LIBRARIES=%s", s->o->ompt_lib);
+	s->ompt_env[1] = xasprintf("NUNATAK_OMPT_DIR=%s/ompt", s->o->directory);
+	if (!s->ompt_env[0] || !s->ompt_env[1])
+		return;
+	fs_mkdir_p(s->ompt_env[1] + strlen("NUNATAK_OMPT_DIR="));
+	size_t k = 0;
+	while (s->env_set[k])
+		k++;
+	s->env_set[k++] = s->ompt_env[0];
+	s->env_set[k++] = s->ompt_env[1];
+	s->env_set[k] = NULL;
+}
+
 static int collect(struct shim *s, struct err *e)
 {
 	char *app_path = NULL;
@@ -684,6 +726,7 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 	s.node[sizeof(s.node) - 1] = '\0';
 	set_preload(&s);
 	set_regions_prefix(&s);
+	set_ompt(&s, getenv_fn ? getenv_fn : env_lookup, ctx);
 	if (make_rank_dir(&s) < 0) {
 		rc = run_bare(&s, e); /* cannot write: the Run will declare this rank */
 		goto out;
@@ -709,6 +752,8 @@ out:
 	xfree(s.skip_env);
 	xfree(s.app_env);
 	xfree(s.regions_env);
+	xfree(s.ompt_env[0]);
+	xfree(s.ompt_env[1]);
 	xfree(s.sps_rel);
 	return rc;
 }

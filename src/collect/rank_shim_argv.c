@@ -7,12 +7,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "doctor/offcpu.h"
 #include "tools/perf.h"
 #include "common/alloc.h"
 
 char **rank_shim_argv(const char *self, const struct rank_shim_opts *o)
 {
-	char **v = xcalloc(32, sizeof(*v));
+	char **v = xcalloc(48, sizeof(*v)); /* 30 words at most, and the NULL */
 	if (!v)
 		return NULL;
 	size_t k = 0;
@@ -59,6 +60,14 @@ char **rank_shim_argv(const char *self, const struct rank_shim_opts *o)
 	}
 	if (o->clock_monotonic)
 		ADD("--clock-monotonic");
+	if (o->ompt_lib) {
+		ADD("--ompt-lib");
+		ADD(o->ompt_lib);
+	}
+	if (o->offcpu >= OFFCPU_SWITCHES) {
+		ADD("--offcpu");
+		ADD(o->offcpu >= OFFCPU_STACKS ? "stacks" : "switches");
+	}
 	if (o->perf_script)
 		ADD("--perf-script");
 	ADD("--");

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -98,11 +99,15 @@ static int probe_group(struct run_state *s, struct err *e)
 
 /* The off-CPU mechanism (doctor/offcpu.h), announced when it is not the
  * best: before the run, as every degradation. A replay reads what was
- * recorded; an MPI launch's ranks record no context switches (yet). */
+ * recorded. An MPI launch's sampling ranks record the switches with their
+ * perf (rank-shim --offcpu), where perf samples them: a node that refuses
+ * says so in its rank.json. */
 static int offcpu_decide(struct run_state *s)
 {
-	s->offcpu = offcpu_mechanism(&s->caps, s->collector == COLLECTOR_USE_PERF && !s->mpi);
-	if (s->offcpu == OFFCPU_STACKS || s->replay || s->mpi)
+	bool perf_collects = s->mpi ? s->caps.perf.present && s->req->collector != COLLECTOR_PRELOAD
+				    : s->collector == COLLECTOR_USE_PERF;
+	s->offcpu = offcpu_mechanism(&s->caps, perf_collects);
+	if (s->offcpu == OFFCPU_STACKS || s->replay)
 		return 0;
 	return run_state__degrade(s, OFFCPU_DEGRADATION, offcpu_mechanism__describe(s->offcpu),
 				  offcpu_mechanism__remedy(s->offcpu));
@@ -160,8 +165,19 @@ int stage_detect_perf(struct run_state *s, struct err *e)
 }
 
 /* The collector the decision chose (stage "perf"): NULL when out of memory. */
+static bool privileged_target(const struct run_state *s)
+{
+	for (size_t i = 0; i < s->degradations.n; i++)
+		if (!strcmp(s->degradations.v[i].name, DEG_TARGET_PRIVILEGED))
+			return true;
+	return false;
+}
+
 static struct collector *chosen(struct run_state *s)
 {
+	/* the kernel keeps perf and the preload out of it (target-privileged) */
+	if (privileged_target(s))
+		return collector_bare__new();
 	if (s->collector == COLLECTOR_USE_PRELOAD)
 		return collector_preload__new(s->preload_lib);
 	if (s->sampling_blocked || !s->caps.perf.present)
@@ -192,6 +208,27 @@ static void collector_died(struct run_state *s, int sig)
 		 "perf.data may be cut short)", sig_name(sig, b, sizeof(b)));
 	run_state__degrade(s, DEG_CPU_COLLECTION_INTERRUPTED, msg,
 			   DEG_CPU_COLLECTION_INTERRUPTED_REMEDY);
+}
+
+/* perf exited on its own before the application, which ran on and kept its
+ * status (the fg-exec relay): say why samples stop, naming a full disk. */
+static void collector_failed(struct run_state *s, const struct collect_pass *p)
+{
+	char msg[1024], space[512] = "";
+	struct statvfs fs;
+	if (p->collector_exit < 0)
+		return;
+	if (statvfs(p->dir, &fs) == 0 && (double)fs.f_bavail * (double)fs.f_frsize < 1048576.0)
+		snprintf(space, sizeof(space), ": the file system holding %s is full (%.0f bytes "
+			 "free), perf could not write its samples", p->dir,
+			 (double)fs.f_bavail * (double)fs.f_frsize);
+	snprintf(msg, sizeof(msg), "perf stopped recording and exited with %d while the "
+		 "application ran on%s; the application's status is its own, the samples stop "
+		 "where perf stopped (perf.data may be cut short)", p->collector_exit, space);
+	run_state__degrade(s, DEG_CPU_COLLECTION_INTERRUPTED, msg,
+			   space[0] ? "free space on that file system or choose another -o, then run "
+				      "again"
+				    : DEG_CPU_COLLECTION_INTERRUPTED_REMEDY);
 }
 
 int stage_collect(struct run_state *s, struct err *e)
@@ -237,6 +274,7 @@ int stage_collect(struct run_state *s, struct err *e)
 		run_pass__take(&s->pass, &res);
 		s->exit_code = res.exit_code;
 		collector_died(s, res.wrapper_signal);
+		collector_failed(s, &p);
 		run_announce_outcome(s);
 	}
 	exec_result__release(&res);
