@@ -24,6 +24,6 @@ for mpicc in mpicc.openmpi mpicc.mpich; do
 	want=$((calls * rounds))
 	grep -q "^function	MPI_Test	$want	" "$d/profile.txt" || {
 		echo "the probe did not record the $want MPI_Test calls:"; grep MPI_Test "$d/profile.txt"; exit 1; }
-	grep "^polled" "$d/profile.txt" | sed 's/^/  profile: /'
+	grep "^polled\|^probe_cost_ps" "$d/profile.txt" | sed "s/^/  profile: /"
 done
 [ "$found" = 1 ] || echo "no mpicc.openmpi nor mpicc.mpich: nothing to measure"

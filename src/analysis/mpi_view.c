@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,21 +61,71 @@ static void read_measurements(const struct pivot *p, struct mpi_view *v)
 			t->reason = m->reason ? m->reason : t->reason;
 		} else if (strcmp(m->counter, "mpi_wall_time") == 0) {
 			t->wall_ns += m->value;
+		} else if (strcmp(m->counter, "mpi_probe_overhead") == 0) {
+			t->probe_ns = isnan(t->probe_ns) ? m->value : t->probe_ns + m->value;
 		}
 	}
+}
+
+static int64_t calls_of(const struct pivot *p, int rank, const char *name)
+{
+	for (size_t i = 0; i < p->nr_mpi_calls; i++)
+		if (mpi_view_rank_of(p, p->mpi_calls[i].locus) == rank && p->mpi_calls[i].name &&
+		    strcmp(p->mpi_calls[i].name, name) == 0)
+			return p->mpi_calls[i].calls;
+	return 0;
+}
+
+/* The rank where the probe costs most, and its heaviest functions there. */
+static void probe_view(const struct pivot *p, struct mpi_view *v)
+{
+	static const char prefix[] = "mpi_probe_overhead:";
+	for (size_t r = 0; r < v->nr; r++) {
+		const struct mpi_rank_time *t = &v->ranks[r];
+		double f = t->wall_ns > 0 && !isnan(t->probe_ns) ? t->probe_ns / t->wall_ns : 0;
+		if (f > v->probe_fraction) {
+			v->probe_fraction = f;
+			v->probe_rank = (int)r;
+		}
+	}
+	for (size_t i = 0; v->probe_rank >= 0 && i < p->nr_measurements; i++) {
+		const struct measurement *m = &p->measurements[i];
+		if (m->hotspot != PIVOT_NONE || !m->counter ||
+		    strncmp(m->counter, prefix, sizeof(prefix) - 1) != 0 ||
+		    mpi_view_rank_of(p, m->locus) != v->probe_rank ||
+		    !(m->value >= 0.1 * v->ranks[v->probe_rank].probe_ns))
+			continue;
+		int k = v->nr_probe_calls < MPI_VIEW_PROBE_CALLS ? v->nr_probe_calls++
+								   : MPI_VIEW_PROBE_CALLS - 1;
+		if (k == MPI_VIEW_PROBE_CALLS - 1 && v->probe_calls[k].name &&
+		    v->probe_calls[k].ns >= m->value)
+			continue;
+		v->probe_calls[k].name = m->counter + sizeof(prefix) - 1;
+		v->probe_calls[k].ns = m->value;
+		for (; k > 0 && v->probe_calls[k].ns > v->probe_calls[k - 1].ns; k--) {
+			__typeof__(v->probe_calls[0]) tmp = v->probe_calls[k];
+			v->probe_calls[k] = v->probe_calls[k - 1];
+			v->probe_calls[k - 1] = tmp;
+		}
+	}
+	for (int k = 0; k < v->nr_probe_calls; k++)
+		v->probe_calls[k].calls = calls_of(p, v->probe_rank, v->probe_calls[k].name);
 }
 
 int mpi_view_build(const struct pivot *p, size_t nr_ranks, struct mpi_view *v)
 {
 	memset(v, 0, sizeof(*v));
-	v->dom_rank = -1;
+	v->dom_rank = v->probe_rank = -1;
 	if (!nr_ranks)
 		return 0;
 	v->ranks = xcalloc(nr_ranks, sizeof(*v->ranks));
 	if (!v->ranks)
 		return -ENOMEM;
 	v->nr = nr_ranks;
+	for (size_t r = 0; r < nr_ranks; r++)
+		v->ranks[r].probe_ns = NAN;
 	read_measurements(p, v);
+	probe_view(p, v);
 	for (size_t r = 0; r < nr_ranks; r++)
 		v->nr_measured += v->ranks[r].measured;
 	for (size_t i = 0; i < p->nr_mpi_calls; i++) {
@@ -216,4 +267,16 @@ const struct event **mpi_view_events(const struct pivot *p, const char *kind, si
 	qsort(v, n, sizeof(*v), ev_start);
 	*n_out = n;
 	return v;
+}
+
+int64_t mpi_view_polled_timed(const struct pivot *p, int rank, const char *call)
+{
+	for (size_t i = 0; i < p->nr_measurements; i++) {
+		const struct measurement *m = &p->measurements[i];
+		if (m->hotspot == PIVOT_NONE && m->counter &&
+		    strncmp(m->counter, "mpi_polled:", 11) == 0 &&
+		    strcmp(m->counter + 11, call) == 0 && mpi_view_rank_of(p, m->locus) == rank)
+			return (int64_t)m->value;
+	}
+	return -1;
 }

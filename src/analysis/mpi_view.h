@@ -24,9 +24,13 @@
 #define MPI_VIEW_MAX_REGION_EVENTS 5000 /* region Events beside them (longest kept) */
 #define MPI_VIEW_MAX_LANES 64      /* ranks drawn in the timeline: the lowest-numbered */
 
+#define MPI_VIEW_PROBE_SHARE 0.01 /* the probe's share of a rank's time worth saying */
+#define MPI_VIEW_PROBE_CALLS 3     /* functions named as its cause */
+
 struct mpi_rank_time {
 	bool measured;         /* the rank left an MPI profile */
 	double mpi_ns, wall_ns;
+	double probe_ns;       /* the probe's own cost (estimated), NaN when unknown */
 	enum quality quality;  /* of mpi_time (estimated when the rank never finalized) */
 	const char *reason;    /* borrowed from the pivot, NULL when measured */
 };
@@ -42,6 +46,18 @@ struct mpi_view {
 	char dom_site[160];    /* "file.c:212", "function", "module+0x1a2b" or "" */
 	double dom_site_fraction; /* that site's share of the rank's wall time (the
 				     call's other sites excluded); 0 without a site */
+	/* The rank where nunatak's probe costs the largest share of the wall
+	 * time (Measurements mpi_probe_overhead*, estimated), -1 when none is
+	 * known; the functions whose calls cost most there (each at least a
+	 * tenth of the rank's probe cost), heaviest first. */
+	int probe_rank;
+	double probe_fraction;
+	int nr_probe_calls;
+	struct {
+		const char *name; /* borrowed */
+		double ns;
+		int64_t calls;
+	} probe_calls[MPI_VIEW_PROBE_CALLS];
 };
 
 /* Builds the view over ranks [0, nr_ranks). Returns 0 or -ENOMEM. */
@@ -60,6 +76,11 @@ int mpi_view_calls(const struct pivot *p, int rank, const struct mpi_call ***out
  * Returns how many, or -ENOMEM. */
 int mpi_view_sites(const struct pivot *p, int rank, const char *call,
 		   const struct mpi_site ***out);
+
+/* How many of rank's calls of call (a polling function) the probe timed,
+ * when it timed only some and estimated the others' time (the Measurement
+ * `mpi_polled:<call>`, ingest/mpi.h); -1 when every call was timed. */
+int64_t mpi_view_polled_timed(const struct pivot *p, int rank, const char *call);
 
 /* The Events of one kind ("mpi", "region") on ranked Loci of the
  * MPI_VIEW_MAX_LANES lowest-numbered ranks that have such Events (the

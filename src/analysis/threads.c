@@ -12,12 +12,15 @@
  * derivatives (libmpich, libmpl, libpmi), UCX (libucp/ucs/uct/ucm), OFI
  * (libfabric), PSM/PSM2, verbs providers, HPE/Cray (libmpi_cray, libcxi),
  * shared-memory helpers (libxpmem, libknem) and collectives (libhcoll).
+ * Also "[mpi:", the pseudo-modules of samples in nunatak's own PMPI probe,
+ * named after the MPI call it wraps (ingest/injected.h).
  */
 static const char *const mpi_prefixes[] = {
 	"libmpi",  "libopen-pal", "libopen-rte", "libpmix", "libprrte", "libpmi",
 	"libmpich", "libmpl",     "libucp",      "libucs",  "libuct",   "libucm",
 	"libfabric", "libpsm",    "libibverbs",  "libmlx",  "libcxi",   "libxpmem",
 	"libknem",  "libhcoll",   "libevent",    "libhwloc", "mca_",    "libmca_",
+	"[mpi:",
 };
 
 bool threads_is_mpi_module(const char *module)

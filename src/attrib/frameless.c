@@ -123,8 +123,9 @@ static int frameless_at(const struct module_view *v, uint64_t off, const struct 
  * Recovering the skipped caller from the code (x86-64). A sample in leaf L
  * whose frame is not set up reads, as its first return address R1, the one
  * of the innermost function that has a frame. The caller is proven when:
- *  - the instruction before R1 is a direct call (e8 rel32) to T, the start
- *    of a function that sets up a frame (so the frame read is T's);
+ *  - the instruction before R1 is a direct call (e8 rel32, an instruction
+ *    of the caller's disassembly) to T, the start of a function that sets
+ *    up a frame (so the frame read is T's);
  *  - T's disassembly (GNU objdump) holds at least one direct call to L and
  *    no other way to reach L with a frame left unset: every other call goes
  *    directly to a function that sets up a frame, and no jump leaves T
@@ -168,37 +169,93 @@ static bool on_branch(enum objdump_branch kind, uint64_t at, uint64_t target, vo
 	return true;
 }
 
-static char *disassemble(struct executor *x, const char *objdump, const char *module,
-			 const struct elf_func *f)
+/* objdump through the executor, each function's disassembly asked once:
+ * the callers of many leaves share their callers' callers (main...). A Run
+ * with more distinct call sites than PROOFS_MAX leaves the rest unknown
+ * rather than spend minutes in objdump. */
+#define PROOFS_MAX 512
+
+struct dis_entry {
+	const char *path; /* borrowed from the view */
+	uint64_t start;
+	char *text;       /* NULL: objdump failed */
+};
+
+struct prover {
+	struct executor *x;
+	const char *objdump;
+	struct dis_entry *v;
+	size_t n, cap;
+};
+
+/* Borrowed until the prover is released; NULL when objdump failed. */
+static const char *disassemble(struct prover *pv, const char *module, const struct elf_func *f)
 {
+	for (size_t i = 0; i < pv->n; i++)
+		if (pv->v[i].start == f->start && !strcmp(pv->v[i].path, module))
+			return pv->v[i].text;
 	struct objdump_range_argv a;
-	objdump__disassemble_argv(&a, objdump, module, f->start, f->size);
+	objdump__disassemble_argv(&a, pv->objdump, module, f->start, f->size);
 	struct exec_request rq = {.argv = a.argv, .capture_stdout = true, .capture_stderr = true,
 				  .timeout_s = 60, .cacheable = true};
 	struct exec_result res = {0};
 	struct err e = {0};
 	char *out = NULL;
-	if (executor__run(x, &rq, &res, &e) == 0 && res.exit_code == 0 && res.out)
+	if (executor__run(pv->x, &rq, &res, &e) == 0 && res.exit_code == 0 && res.out)
 		out = xstrdup(res.out);
 	exec_result__release(&res);
+	if (xgrow((void **)&pv->v, &pv->cap, pv->n + 1, sizeof(*pv->v))) {
+		xfree(out);
+		return NULL;
+	}
+	pv->v[pv->n++] = (struct dis_entry){module, f->start, out};
 	return out;
 }
 
+static void prover__release(struct prover *pv)
+{
+	for (size_t i = 0; i < pv->n; i++)
+		xfree(pv->v[i].text);
+	xfree(pv->v);
+}
+
 /* The leaf never touches rbp (when it sets up no frame). */
-static bool leaf_clean(const struct module_view *v, struct executor *x, const char *objdump,
-		       const struct elf_func *l)
+static bool leaf_clean(const struct module_view *v, struct prover *pv, const struct elf_func *l)
 {
 	if (framed_len(v, l) > 0)
 		return true;
-	char *dis = disassemble(x, objdump, v->path, l);
-	bool ok = dis && objdump__branches(dis, l->start, l->start + l->size, NULL, NULL) > 0 &&
-		  !strstr(dis, "%rbp") && !strstr(dis, "%ebp") && !strstr(dis, "%bpl");
-	xfree(dis);
-	return ok;
+	const char *dis = disassemble(pv, v->path, l);
+	return dis && objdump__branches(dis, l->start, l->start + l->size, NULL, NULL) > 0 &&
+	       !strstr(dis, "%rbp") && !strstr(dis, "%ebp") && !strstr(dis, "%bpl");
 }
 
-static void prove(const struct module_view *v, struct executor *x, const char *objdump,
-		  const struct elf_func *l, struct proof *pr)
+struct site {
+	uint64_t at, target;
+	bool found;
+};
+
+static bool on_site(enum objdump_branch kind, uint64_t at, uint64_t target, void *ctx)
+{
+	struct site *st = ctx;
+	st->found |= kind == OBJDUMP_CALL && at == st->at && target == st->target;
+	return !st->found;
+}
+
+/* The caller's own disassembly has a call instruction at `at` to target:
+ * the e8 byte read before the return address starts an instruction, it is
+ * not the tail of another one. */
+static bool call_at(const struct module_view *v, struct prover *pv, uint64_t at, uint64_t target)
+{
+	const struct elf_func *f = elf_info__func_at(&v->info, at);
+	const char *dis = f ? disassemble(pv, v->path, f) : NULL;
+	struct site st = {.at = at, .target = target};
+	if (dis)
+		objdump__branches(dis, f->start, f->start + f->size, on_site, &st);
+	return st.found;
+}
+
+static void prove(const struct module_view *v, struct prover *pv, const struct elf_func *l,
+		  struct proof *pr)
 {
 	uint64_t ra = elf_info__symbolizer_address(&v->info, pr->r1);
 	const unsigned char *c = ra > 5 ? image_at(v, ra - 5, 5, NULL) : NULL;
@@ -209,12 +266,11 @@ static void prove(const struct module_view *v, struct executor *x, const char *o
 	uint64_t t = ra + (uint64_t)(int64_t)rel;
 	const struct elf_func *ft = elf_info__func_at(&v->info, t);
 	if (!ft || ft->start != t || ft == l || framed_len(v, ft) == 0 ||
-	    !leaf_clean(v, x, objdump, l))
+	    !leaf_clean(v, pv, l) || !call_at(v, pv, ra - 5, t))
 		return;
-	char *dis = disassemble(x, objdump, v->path, ft);
+	const char *dis = disassemble(pv, v->path, ft);
 	struct scan sc = {.v = v, .leaf = l->start, .ok = true};
 	long n = dis ? objdump__branches(dis, ft->start, ft->start + ft->size, on_branch, &sc) : -1;
-	xfree(dis);
 	if (n <= 0 || !sc.ok || sc.calls == 0 || !image_at(v, sc.ret_va, 1, &pr->ret_off))
 		return;
 	pr->ok = true;
@@ -261,7 +317,7 @@ static void describe(struct module_view *vs, size_t nr, struct frameless_report 
 /* The proof for (view, r1, leaf), computed once. NULL only without memory. */
 static struct proof *proof_of(struct proof **ps, size_t *nr, size_t *cap,
 			      const struct module_view *vs, size_t view, uint64_t r1,
-			      const struct elf_func *l, struct executor *x, const char *objdump)
+			      const struct elf_func *l, struct prover *pv)
 {
 	for (size_t i = 0; i < *nr; i++)
 		if ((*ps)[i].view == view && (*ps)[i].r1 == r1 && (*ps)[i].leaf == l->start)
@@ -270,7 +326,8 @@ static struct proof *proof_of(struct proof **ps, size_t *nr, size_t *cap,
 		return NULL;
 	struct proof *pr = &(*ps)[(*nr)++];
 	*pr = (struct proof){.view = view, .r1 = r1, .leaf = l->start};
-	prove(&vs[view], x, objdump, l, pr);
+	if (*nr <= PROOFS_MAX)
+		prove(&vs[view], pv, l, pr);
 	return pr;
 }
 
@@ -311,8 +368,7 @@ struct marks {
 };
 
 /* Marks the stacks whose leaf has no frame set up, and proves their callers. */
-static int mark_stacks(struct pivot *p, struct executor *x, const char *objdump,
-		       struct marks *m, struct module_view **vs, size_t *nr,
+static int mark_stacks(struct pivot *p, struct prover *pv, struct marks *m, struct module_view **vs, size_t *nr,
 		       struct proof **ps, size_t *nr_ps, struct frameless_report *r)
 {
 	size_t cap = 0, cap_ps = 0;
@@ -331,10 +387,9 @@ static int mark_stacks(struct pivot *p, struct executor *x, const char *objdump,
 		const struct stack_frame *f1 = m->second[s] ? &p->stack_frames[m->second[s] - 1]
 							    : NULL;
 		struct proof *pr = NULL;
-		if (x && objdump && l && f1 && f1->module && f0->module &&
+		if (pv->x && pv->objdump && l && f1 && f1->module && f0->module &&
 		    !strcmp(f1->module, f0->module) &&
-		    !(pr = proof_of(ps, nr_ps, &cap_ps, *vs, (size_t)(v - *vs), f1->offset, l, x,
-				    objdump)))
+		    !(pr = proof_of(ps, nr_ps, &cap_ps, *vs, (size_t)(v - *vs), f1->offset, l, pv)))
 			return -ENOMEM;
 		if (pr && pr->ok) {
 			m->proof[s] = (size_t)(pr - *ps) + 1;
@@ -362,8 +417,10 @@ int frameless_mark(struct pivot *p, struct executor *x, const char *objdump,
 	int rc = m.leaf && m.second && m.proof && m.udepth && m.mark ? 0 : -ENOMEM;
 	if (!rc)
 		index_frames(p, m.leaf, m.second, m.udepth);
+	struct prover pv = {.x = x, .objdump = objdump};
 	if (!rc)
-		rc = mark_stacks(p, x, objdump, &m, &vs, &nr, &ps, &nr_ps, r);
+		rc = mark_stacks(p, &pv, &m, &vs, &nr, &ps, &nr_ps, r);
+	prover__release(&pv);
 	if (!rc && r->unknown > 0)
 		describe(vs, nr, r);
 	/* Frames above the user leaf move up one, then the caller takes the

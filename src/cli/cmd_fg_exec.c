@@ -23,6 +23,7 @@
 struct fg_exec_cli {
 	int pgid;
 	bool ttou_default;
+	int status_fd;
 };
 
 static const struct opt_spec fg_options[] = {
@@ -31,11 +32,14 @@ static const struct opt_spec fg_options[] = {
 	{"ttou-default", 0, OPT_BOOL, offsetof(struct fg_exec_cli, ttou_default), NULL,
 	 "give SIGTTOU back its default action (nunatak ignored it for the collector only)",
 	 false},
+	{"status-fd", 0, OPT_INT, offsetof(struct fg_exec_cli, status_fd), "FD",
+	 "run the command as a child, deaf to the collector's SIGTERM, and write how it "
+	 "ended (\"exit N\" or \"signal N\") to this descriptor", false},
 };
 
 static const struct verb_spec fg_spec = {
 	.name = "fg-exec",
-	.usage = "nunatak fg-exec --pgid PGID [--ttou-default] -- <application...>",
+	.usage = "nunatak fg-exec --pgid PGID [--ttou-default] [--status-fd FD] -- <application...>",
 	.summary = "Joins process group PGID and runs the application in its place (same "
 		   "process). Not meant to be typed: `nunatak run` puts it between perf and "
 		   "the application so that a Ctrl-C reaches the application, not perf.",
@@ -46,7 +50,7 @@ static const struct verb_spec fg_spec = {
 
 int cmd_fg_exec(int argc, char **argv)
 {
-	struct fg_exec_cli c = {0};
+	struct fg_exec_cli c = {.status_fd = -1};
 	struct opts_rest rest = {0};
 	struct err e = {0};
 	struct console con;
@@ -64,9 +68,11 @@ int cmd_fg_exec(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	rc = exec_become((pid_t)c.pgid, c.ttou_default, rest.cmd_argv);
-	/* As a shell says it, with its codes (perf would have said the same). */
-	console__error(&con, "%s: %s", rest.cmd_argv[0], strerror(errno));
+	rc = exec_become((pid_t)c.pgid, c.ttou_default, c.status_fd, rest.cmd_argv);
+	/* As a shell says it, with its codes (perf would have said the same);
+	 * a relay returns the application's own status instead. */
+	if (c.status_fd < 0)
+		console__error(&con, "%s: %s", rest.cmd_argv[0], strerror(errno));
 out:
 	opts__release(&fg_spec, &c);
 	opts_rest__release(&rest);

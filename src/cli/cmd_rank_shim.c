@@ -6,11 +6,13 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/commands.h"
 #include "common/exit_codes.h"
 #include "cli/options.h"
 #include "collect/rank_shim.h"
+#include "doctor/offcpu.h"
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/err.h"
@@ -25,10 +27,12 @@ struct rank_shim_cli {
 	const char *call_graph;
 	const char *preload;
 	const char *mpi_profile;
+	const char *mpi_skip;
 	const char *regions_name;
 	const char *sampler_lib;
 	bool preload_only;
 	bool clock_monotonic;
+	const char *offcpu;
 	bool perf_script;
 	char *status_file;
 };
@@ -48,6 +52,8 @@ static const struct opt_spec shim_options[] = {
 	 "library to LD_PRELOAD into the application", false},
 	{"mpi-profile", 0, OPT_STRING, offsetof(struct rank_shim_cli, mpi_profile), "LIB",
 	 "nunatak's MPI interposition library, preloaded first (per-call MPI time)", false},
+	{"mpi-skip", 0, OPT_STRING, offsetof(struct rank_shim_cli, mpi_skip), "MPI_X,MPI_Y",
+	 "MPI functions the MPI library forwards without measuring (NUNATAK_MPI_SKIP)", false},
 	{"regions-name", 0, OPT_STRING, offsetof(struct rank_shim_cli, regions_name), "NAME",
 	 "set SCOPE_PROFILER_PREFIX=DIR/regions/NAME for the application (region traces)",
 	 false},
@@ -58,6 +64,9 @@ static const struct opt_spec shim_options[] = {
 	 "sample with --sampler-lib only, never perf (nunatak run --collector preload)", false},
 	{"clock-monotonic", 0, OPT_BOOL, offsetof(struct rank_shim_cli, clock_monotonic), NULL,
 	 "timestamp samples with CLOCK_MONOTONIC (shared with region traces)", false},
+	{"offcpu", 0, OPT_STRING, offsetof(struct rank_shim_cli, offcpu), "MODE",
+	 "switches: record the threads' context switches (wall, CPU and off-CPU time); "
+	 "stacks: and their stacks at each switch out", false},
 	{"perf-script", 0, OPT_BOOL, offsetof(struct rank_shim_cli, perf_script), NULL,
 	 "also extract perf-script.txt and perf-buildid-list.txt in the rank", false},
 	{"status-file", 0, OPT_STRING, offsetof(struct rank_shim_cli, status_file), "FILE",
@@ -98,10 +107,14 @@ int cmd_rank_shim(int argc, char **argv)
 	struct rank_shim_opts o = {.directory = c.directory, .freq = c.frequency,
 				   .rank_threshold = c.rank_threshold, .perf = c.perf,
 				   .call_graph = c.call_graph, .preload = c.preload,
-				   .mpi_profile = c.mpi_profile,
+				   .mpi_profile = c.mpi_profile, .mpi_skip = c.mpi_skip,
 				   .regions_name = c.regions_name,
 				   .sampler_lib = c.sampler_lib, .preload_only = c.preload_only,
 				   .clock_monotonic = c.clock_monotonic,
+				   .offcpu = !c.offcpu ? OFFCPU_PROCESS
+					     : !strcmp(c.offcpu, "stacks") ? OFFCPU_STACKS
+					     : !strcmp(c.offcpu, "switches") ? OFFCPU_SWITCHES
+									      : OFFCPU_PROCESS,
 				   .perf_script = c.perf_script, .status_file = c.status_file};
 	struct executor *x = executor__new_real();
 	struct rank_shim_result res;

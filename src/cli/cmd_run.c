@@ -16,6 +16,7 @@
 #include "cli/options.h"
 #include "run/pipeline.h"
 #include "collect/stacks.h"
+#include "mpi/skip.h"
 #include "common/console.h"
 #include "common/err.h"
 
@@ -35,6 +36,7 @@ struct run_opts {
 	const char *collector;
 	const char *call_graph;
 	bool multi_pass;
+	const char *mpi_skip;
 	struct opt_strlist source_map;
 	int verbose;
 	int quiet;
@@ -55,6 +57,11 @@ static const struct opt_spec run_options[] = {
 	{"call-graph", 0, OPT_STRING, offsetof(struct run_opts, call_graph), "lbr|fp|dwarf|none",
 	 "call stacks to record (default: lbr on Intel, fp when the binaries keep frame "
 	 "pointers, else none; dwarf copies 4096 bytes of user stack per sample)",
+	 false},
+	{"mpi-skip", 0, OPT_STRING, offsetof(struct run_opts, mpi_skip), "MPI_X,MPI_Y",
+	 "MPI functions nunatak's MPI probe forwards without measuring (default: mpi.skip, "
+	 "none): where the probe's own cost is large (the summary says so), their calls are "
+	 "then missing from the MPI time, which is stated as estimated",
 	 false},
 	{"multi-pass", 0, OPT_BOOL, offsetof(struct run_opts, multi_pass), NULL,
 	 "measure the microarchitecture's FLOP and memory counters in separate passes (the "
@@ -193,6 +200,8 @@ int cmd_run(int argc, char **argv)
 		bad = "--freq expects a positive number of Hz";
 	else if (!valid_source_map(&o.source_map))
 		bad = "--source-map expects OLD=NEW";
+	else if (o.mpi_skip && !mpi_skip_valid(o.mpi_skip))
+		bad = "--mpi-skip expects MPI function names separated by commas (MPI_Test,MPI_Iprobe)";
 	if (bad) {
 		rc = usage_error(&o, &con, bad, jout);
 		goto out;
@@ -203,7 +212,8 @@ int cmd_run(int argc, char **argv)
 		.no_calibrate = o.no_calibrate, .record_entry = o.record,
 		.replay_entry = o.replay, .source_map = o.source_map.v,
 		.nr_source_map = o.source_map.n, .collector = collector,
-		.call_graph = o.call_graph, .multi_pass = o.multi_pass, .cmd = rest.cmd_argv, .cmd_argc = rest.cmd_argc};
+		.call_graph = o.call_graph, .multi_pass = o.multi_pass, .mpi_skip = o.mpi_skip,
+		.cmd = rest.cmd_argv, .cmd_argc = rest.cmd_argc};
 	json_t *doc = NULL;
 	struct err failure = {0};
 	rc = run_pipeline(&req, &con, &doc, &failure);

@@ -90,6 +90,8 @@ struct collect_pass {
 	bool launched;        /* the application was started */
 	bool sampled;         /* a sampling collector ran around it */
 	bool script_ok;       /* perf-script.txt was extracted */
+	int collector_exit;   /* perf's own exit code when it was not the application's
+				 (perf stopped early: a full disk, a write error), else -1 */
 	char start[32];       /* ISO-8601 UTC */
 	char end[32];
 	double duration_s;
@@ -156,11 +158,18 @@ void collector__free(struct collector *c); /* accepts NULL */
  * before the application: run with exec_request.own_pgrp, perf stays out of
  * the terminal's foreground group and the application comes back into it.
  * NULL when argv has no command after `--` or on allocation failure (run argv
- * as it is). Freed with collect_fg_argv__free. */
-char **collect_fg_argv(char *const *argv);
+ * as it is). status_fd >= 0: fg-exec relays the application as its child
+ * and writes how it ended there (exec_become). Freed with
+ * collect_fg_argv__free. */
+char **collect_fg_argv(char *const *argv, int status_fd);
 void collect_fg_argv__free(char **v);
 int collect_run_app(const struct collect_env *env, struct collect_pass *p, char *const *argv,
 		    const char *wrapper_output, struct exec_result *res, struct err *e);
+/* The same for an MPI launch of world_size ranks (-1: unknown) wrapped in
+ * rank shims: an interrupt goes to the ranks, and to the launcher only when
+ * not all of them run below it here (exec_request.local_ranks). */
+int collect_run_ranks(const struct collect_env *env, struct collect_pass *p, char *const *argv,
+		      int world_size, struct exec_result *res, struct err *e);
 
 /* The application alone: no collector ("launching: <argv>"). */
 struct collector *collector_bare__new(void);

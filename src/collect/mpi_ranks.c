@@ -44,7 +44,7 @@ static int ranks_launch(struct collector *c, const struct collect_env *env,
 		console__info(env->con, "launching ranks (every rank samples up to %d ranks): %s",
 			      r->threshold, shown ? shown : "");
 	xfree(shown);
-	return collect_run_app(env, p, r->argv, NULL, res, e);
+	return collect_run_ranks(env, p, r->argv, r->world_size, res, e);
 }
 
 /* <collect>/rank-<N>/ written by the ranks themselves, and their MPI calls. */

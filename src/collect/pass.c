@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@ int collect_pass__init(struct collect_pass *p, const char *collect_dir, int inde
 {
 	memset(p, 0, sizeof(*p));
 	p->index = index;
+	p->collector_exit = -1;
 	p->dir = own_dir ? xasprintf("%s/pass-%d", collect_dir, index) : xstrdup(collect_dir);
 	if (!p->dir)
 		return -ENOMEM;
@@ -99,7 +101,30 @@ static void iso_now(char out[32])
 	iso8601(time(NULL), ISO8601_UTC, out, 32);
 }
 
-char **collect_fg_argv(char *const *argv)
+/* What the relay wrote (`fg-exec --status-fd`) is how the application
+ * ended; perf's own status stands for it no longer. When perf exited with
+ * another code (it stopped early: a full disk, a write error, and SIGTERMed
+ * the relay, which waited on), *collector_exit is perf's. */
+static void relayed_status(int fd, struct exec_result *res, int *collector_exit)
+{
+	char buf[32] = {0};
+	int n = 0;
+	if (pread(fd, buf, sizeof(buf) - 1, 0) <= 0 || res->abandoned)
+		return;
+	if (sscanf(buf, "signal %d", &n) == 1 && n > 0 && n < 128) {
+		if (!res->term_signal && !res->wrapper_signal)
+			*collector_exit = res->exit_code;
+		res->term_signal = n;
+		res->exit_code = 128 + n;
+	} else if (sscanf(buf, "exit %d", &n) == 1 && n >= 0 && n < 256) {
+		if (res->exit_code != n && !res->term_signal && !res->wrapper_signal)
+			*collector_exit = res->exit_code;
+		res->term_signal = 0;
+		res->exit_code = n;
+	}
+}
+
+char **collect_fg_argv(char *const *argv, int status_fd)
 {
 	size_t n = 0, dd = 0;
 	while (argv[n])
@@ -107,13 +132,15 @@ char **collect_fg_argv(char *const *argv)
 	while (dd < n && strcmp(argv[dd], "--") != 0)
 		dd++;
 	char *self = dd + 1 < n ? rank_shim_self_exe() : NULL;
-	char **v = self ? xcalloc(n + 8, sizeof(char *)) : NULL;
+	char **v = self ? xcalloc(n + 12, sizeof(char *)) : NULL; /* 8 words and NULL */
 	char *pgid = v ? xasprintf("%d", (int)getpgrp()) : NULL;
+	char *fd = pgid ? xasprintf("%d", status_fd) : NULL;
 	struct sigaction ttou;
-	if (!pgid || sigaction(SIGTTOU, NULL, &ttou) != 0) {
+	if (!fd || sigaction(SIGTTOU, NULL, &ttou) != 0) {
 		xfree(self);
 		xfree(v);
 		xfree(pgid);
+		xfree(fd);
 		return NULL;
 	}
 	size_t k = 0;
@@ -123,6 +150,8 @@ char **collect_fg_argv(char *const *argv)
 	v[k++] = (char *)"fg-exec";
 	v[k++] = (char *)"--pgid";
 	v[k++] = pgid;
+	v[k++] = (char *)"--status-fd";
+	v[k++] = fd; /* -1: none, fg-exec becomes the application */
 	if (ttou.sa_handler != SIG_IGN)
 		v[k++] = (char *)"--ttou-default";
 	v[k++] = (char *)"--";
@@ -141,31 +170,52 @@ void collect_fg_argv__free(char **v)
 		dd++;
 	xfree(v[dd + 1]); /* self */
 	xfree(v[dd + 4]); /* the pgid */
+	xfree(v[dd + 6]); /* the status descriptor */
 	xfree(v);
 }
 
-int collect_run_app(const struct collect_env *env, struct collect_pass *p, char *const *argv,
-		    const char *wrapper_output, struct exec_result *res, struct err *e)
+static int run_app(const struct collect_env *env, struct collect_pass *p, char *const *argv,
+		   const char *wrapper_output, int ranks, struct exec_result *res, struct err *e)
 {
 	/* perf in a group of its own, the application back in ours: a Ctrl-C
-	 * reaches the application alone (collect_fg_argv) */
-	char **fg = wrapper_output ? collect_fg_argv(argv) : NULL;
+	 * reaches the application alone (collect_fg_argv); the relay's status
+	 * in memory (a full disk cannot refuse it) */
+	int status_fd = wrapper_output ? memfd_create("nunatak-app-status", 0) : -1;
+	char **fg = wrapper_output ? collect_fg_argv(argv, status_fd) : NULL;
 	struct exec_request rq = {.argv = (const char *const *)(fg ? fg : argv),
 				  .forward_signals = true, .application = true,
 				  .env_set = env->env_set, .output_path = wrapper_output,
-				  .wrapper = wrapper_output != NULL, .own_pgrp = fg != NULL};
+				  .wrapper = wrapper_output != NULL, .own_pgrp = fg != NULL,
+				  .local_ranks = ranks};
 	iso_now(p->start);
 	p->launched = true;
 	p->mono_start = mono_now();
 	int rc = executor__run(env->x, &rq, res, e);
 	p->mono_end = mono_now();
 	collect_fg_argv__free(fg);
+	p->collector_exit = -1;
+	if (rc == 0 && status_fd >= 0)
+		relayed_status(status_fd, res, &p->collector_exit);
+	if (status_fd >= 0)
+		close(status_fd);
 	/* perf re-raised the application's signal after finishing its output */
 	if (rc == 0 && wrapper_output)
 		perf_exit_reraised(res, perf_data_finished(wrapper_output));
 	iso_now(p->end);
 	p->duration_s = res->duration_s;
 	return rc;
+}
+
+int collect_run_app(const struct collect_env *env, struct collect_pass *p, char *const *argv,
+		    const char *wrapper_output, struct exec_result *res, struct err *e)
+{
+	return run_app(env, p, argv, wrapper_output, 0, res, e);
+}
+
+int collect_run_ranks(const struct collect_env *env, struct collect_pass *p, char *const *argv,
+		      int world_size, struct exec_result *res, struct err *e)
+{
+	return run_app(env, p, argv, NULL, world_size > 0 ? world_size : 0, res, e);
 }
 
 static int bare_launch(struct collector *c, const struct collect_env *env, struct collect_pass *p,

@@ -8,6 +8,7 @@
  * perf script, perf buildid-list.
  */
 #include "collect/collector.h"
+#include "collect/perf_exit.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -239,10 +240,18 @@ static int perf_extract(struct collector *c, const struct collect_env *env, stru
 		struct exec_request rq = {.argv = (const char *const *)sargv,
 					  .stdout_path = p->script_path, .capture_stderr = true};
 		rc = executor__run(env->x, &rq, &res, e);
+		/* A recording perf never finished (perf stopped early, or was
+		 * killed) is not a version mismatch: another degradation says why. */
+		bool cut = !perf_data_finished(p->perf_data);
 		if (rc == 0 && res.exit_code != 0)
 			env->degrade(env->run, DEG_PERF_SCRIPT_FAILED,
-				     "perf script could not read the recording; no samples",
-				     "rerun with a perf matching this kernel");
+				     cut ? "perf script could not read the recording, which perf "
+					   "never finished (cut short: perf stopped early or was "
+					   "killed); no samples"
+					 : "perf script could not read the recording; no samples",
+				     cut ? "see why perf stopped (cpu-collection-interrupted) and run "
+					   "again"
+					 : "rerun with a perf matching this kernel");
 		p->script_ok = rc == 0 && res.exit_code == 0;
 		exec_result__release(&res);
 	}

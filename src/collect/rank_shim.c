@@ -21,6 +21,7 @@
 #include "common/text.h"
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "doctor/offcpu.h"
 #include "common/fsutil.h"
 #include "exec/exec.h"
 #include "model/model.h"
@@ -33,6 +34,7 @@ struct shim {
 	char *const *app;     /* what runs (env + preload + application when preloading) */
 	const char *target;   /* the application's own argv[0] */
 	bool no_clock;        /* perf refused -k CLOCK_MONOTONIC: record without */
+	bool no_switch;       /* perf refused the context switches: record without */
 	struct sp_rank_info id;
 	char node[256];
 	char *dir;            /* <directory>/rank-<N> */
@@ -46,6 +48,7 @@ struct shim {
 	/* the MPI probe, --preload and the sampler as LD_PRELOAD can name them */
 	struct preload_path pp_mpi, pp_pre, pp_sampler;
 	char *mpi_env;        /* "NUNATAK_MPI_PROFILE=<rank dir>/mpi-profile.txt" or NULL */
+	char *skip_env;       /* "NUNATAK_MPI_SKIP=<list>" or NULL */
 	char **app_env;       /* `env LD_PRELOAD=... [NUNATAK_MPI_PROFILE=...] app...`
 				 (borrowed words), or NULL */
 	size_t app_words;     /* words before the application in app_env */
@@ -137,7 +140,7 @@ static int run_app_argv(struct shim *s, char *const *argv, const char *perf_out,
 	/* perf record out of the rank's process group, the application in it
 	 * (collect_fg_argv): a launcher's signal to the rank's group reaches the
 	 * application, not perf. perf stat keeps its relay (its own status). */
-	char **fg = perf && !csv ? collect_fg_argv(argv) : NULL;
+	char **fg = perf && !csv ? collect_fg_argv(argv, -1) : NULL;
 	struct exec_request rq = {.argv = (const char *const *)(fg ? fg : argv),
 				  .application = true, .forward_signals = true, .wrapper = perf,
 				  .own_pgrp = fg != NULL,
@@ -214,7 +217,9 @@ static int record_once(struct shim *s, const struct counter_group *g, const char
 				      .freq = s->o->freq > 0 ? s->o->freq : PERF_DEFAULT_FREQ,
 				      .clock_monotonic = s->o->clock_monotonic && !s->no_clock,
 				      .group = g,
-				      .output = data};
+				      .output = data,
+				      .switch_events = s->o->offcpu >= OFFCPU_SWITCHES && !s->no_switch,
+				      .offcpu_stacks = s->o->offcpu >= OFFCPU_STACKS && !s->no_switch};
 	char **argv = perf_argv_record(&ro, s->app);
 	/* -q: perf's own chatter would land in the application's stderr.
 	 * --no-bpf-event: synthesizing the BPF programs' events cost ~0.9 s per
@@ -311,6 +316,15 @@ static int try_sample(struct shim *s, struct err *e)
 	const struct counter_group *used = g;
 	/* perf itself refused (a permission), not an option: no rung helps. */
 	bool at_all = rc != 1 || records_at_all(s);
+	/* The context switches first: a perf (or a node's permissions) that
+	 * refuses them still samples, the threads' budget then unmeasured. */
+	if (rc == 1 && s->o->offcpu >= OFFCPU_SWITCHES && at_all) {
+		degrade(s, DEG_OFFCPU_UNATTRIBUTED, DEG_OFFCPU_UNATTRIBUTED_REMEDY,
+			"perf record refused the context switches on %s: rank %d's threads have "
+			"no wall, CPU and off-CPU budget", s->node, s->id.rank);
+		s->no_switch = true;
+		rc = record_once(s, g, data, e);
+	}
 	if (rc == 1 && g && at_all) {
 		degrade(s, DEG_COUNTER_EVENTS_REJECTED, DEG_COUNTER_EVENTS_REJECTED_REMEDY,
 			"perf record refused the %s counter group on %s: rank %d sampled time only",
@@ -368,7 +382,8 @@ static int try_preload(struct shim *s, struct err *e)
 			     ? xasprintf("regions/%s_rank%05d.sps", s->o->regions_name, s->id.rank)
 			     : xasprintf("rank-%d/preload_rank%05d.sps", s->id.rank, s->id.rank);
 	/* the MPI profile's path rides along: the `env` words are not used here */
-	const char *env[] = {s->regions_env ? s->regions_env : prefix, ld, hz, s->mpi_env, NULL};
+	const char *env[] = {s->regions_env ? s->regions_env : prefix, ld, hz, s->mpi_env,
+			     s->mpi_env ? s->skip_env : NULL, NULL};
 	int rc = ld && hz && s->sps_rel && env[0] ? 0 : err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	if (rc == 0) {
 		struct exec_request rq = {.argv = (const char *const *)app, .application = true,
@@ -559,7 +574,9 @@ static void set_preload(struct shim *s)
 		n++;
 	/* The preload goes to the application only, through env(1) exec'ing it
 	 * in place: set on perf, it would be loaded into perf itself too. */
-	s->app_env = s->preload_env && (!mpi || s->mpi_env) ? xcalloc(n + 4, sizeof(char *))
+	if (mpi && s->o->mpi_skip)
+		s->skip_env = xasprintf("NUNATAK_MPI_SKIP=%s", s->o->mpi_skip);
+	s->app_env = s->preload_env && (!mpi || s->mpi_env) ? xcalloc(n + 5, sizeof(char *))
 							     : NULL;
 	if (!s->app_env)
 		return;
@@ -568,6 +585,8 @@ static void set_preload(struct shim *s)
 	s->app_env[k++] = s->preload_env;
 	if (s->mpi_env)
 		s->app_env[k++] = s->mpi_env;
+	if (s->skip_env)
+		s->app_env[k++] = s->skip_env;
 	memcpy(s->app_env + k, s->app, n * sizeof(char *));
 	s->app_words = k;
 	s->app = s->app_env;
@@ -700,6 +719,7 @@ out:
 	preload_path__release(&s.pp_pre);
 	preload_path__release(&s.pp_sampler);
 	xfree(s.mpi_env);
+	xfree(s.skip_env);
 	xfree(s.app_env);
 	xfree(s.regions_env);
 	xfree(s.sps_rel);

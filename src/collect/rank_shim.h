@@ -50,6 +50,9 @@ struct rank_shim_opts {
 				    NULL: preloaded before `preload` and any LD_PRELOAD
 				    the user set, with NUNATAK_MPI_PROFILE=<rank dir>/
 				    RANK_SHIM_MPI_PROFILE for the application */
+	const char *mpi_skip;   /* "MPI_X,MPI_Y" (mpi/skip.h), or NULL: set as
+				   NUNATAK_MPI_SKIP for the application with
+				   mpi_profile */
 	bool clock_monotonic;   /* perf record -k CLOCK_MONOTONIC */
 	const char *regions_name; /* the Run's name, or NULL: the application gets
 				     SCOPE_PROFILER_PREFIX=<directory>/regions/<name>
@@ -65,6 +68,11 @@ struct rank_shim_opts {
 				    signal. perf stat runs the shim so in a counting
 				    rank: it would exit 0 for an application killed
 				    by a signal */
+	int offcpu;             /* enum offcpu_mechanism (doctor/offcpu.h): OFFCPU_SWITCHES
+				   adds --switch-events to a sampling rank's perf record
+				   (its threads' wall, CPU and off-CPU time),
+				   OFFCPU_STACKS the stacks at each switch out; a perf
+				   that refuses them records without (announced) */
 	bool perf_script;       /* also write perf-script.txt + perf-buildid-list.txt
 				   in the rank (ingestion reads perf.data directly;
 				   this is for formats its reader refuses) */
@@ -99,6 +107,7 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
  * The shim's own argv for the rewritten launch: `<self> rank-shim
  * --directory D --frequency F --rank-threshold T [--perf P] [--call-graph M]
  * [--preload L] [--sampler-lib L] [--preload-only] [--mpi-profile LIB]
+ * [--offcpu switches|stacks]
  * [--regions-name N] [--clock-monotonic] [--perf-script] --`. self should be absolute
  * (rank_shim_self_exe) so it resolves on every node. Returns a
  * NULL-terminated array, caller frees with rank_shim_argv__free(); NULL on

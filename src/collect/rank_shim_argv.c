@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "doctor/offcpu.h"
 #include "tools/perf.h"
 #include "common/alloc.h"
 
@@ -49,12 +50,20 @@ char **rank_shim_argv(const char *self, const struct rank_shim_opts *o)
 		ADD("--mpi-profile");
 		ADD(o->mpi_profile);
 	}
+	if (o->mpi_profile && o->mpi_skip) {
+		ADD("--mpi-skip");
+		ADD(o->mpi_skip);
+	}
 	if (o->regions_name) {
 		ADD("--regions-name");
 		ADD(o->regions_name);
 	}
 	if (o->clock_monotonic)
 		ADD("--clock-monotonic");
+	if (o->offcpu >= OFFCPU_SWITCHES) {
+		ADD("--offcpu");
+		ADD(o->offcpu >= OFFCPU_STACKS ? "stacks" : "switches");
+	}
 	if (o->perf_script)
 		ADD("--perf-script");
 	ADD("--");

@@ -43,6 +43,7 @@ static const struct scalar_key scalars[] = {
 	{"passes", "witness", K_DOUBLE, OFF(passes_witness), 0, 1},
 	{"calibration", "on_first_run", K_BOOL, OFF(calibration_on_first_run), 0, 0},
 	{"calibration", "budget", K_DOUBLE, OFF(calibration_budget_s), 1, 3600},
+	{"mpi", "skip", K_STR, OFF(mpi_skip), 0, 0},
 };
 #define NR_SCALARS (sizeof(scalars) / sizeof(scalars[0]))
 
@@ -478,7 +479,9 @@ json_t *config__effective_json(const struct config *c)
 		if (!s->table)
 			continue;
 		dotted(s, name, sizeof(name));
-		bad |= put(o, name, s->kind == K_INT      ? json_integer(*(const int *)f)
+		const char *str = s->kind == K_STR ? *(char *const *)f : NULL;
+		bad |= put(o, name, s->kind == K_STR      ? (str ? json_string(str) : json_null())
+				    : s->kind == K_INT    ? json_integer(*(const int *)f)
 				    : s->kind == K_DOUBLE ? json_real(*(const double *)f)
 							  : json_boolean(*(const bool *)f));
 	}
@@ -495,6 +498,7 @@ void config__release(struct config *c)
 		return;
 	xfree(c->name);
 	xfree(c->runs_dir);
+	xfree(c->mpi_skip);
 	map_release(&c->tools);
 	map_release(&c->source_map);
 	for (size_t i = 0; i < c->nr_warnings; i++)

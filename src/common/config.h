@@ -25,11 +25,13 @@
  *   [debuginfod] enabled true, timeout 10 (seconds)
  *   [passes] witness 0.05
  *   [calibration] on_first_run true, budget 60 (seconds)
+ *   [mpi] skip "MPI_Test,MPI_Iprobe" (none): the PMPI probe forwards them unmeasured
  *
  * Every key has a reader: stacks.fp_threshold and tools.objdump the
  * call-stack ladder (run/stage_stacks.c), passes.witness multi-pass
  * collection (run/stage_passes.c), tools.mpicc the MPI probes' build
- * (run/ranks_mpi.c), tools.git the provenance. tools.mpifort was removed (the
+ * (run/ranks_mpi.c), mpi.skip the ranks' launch (run/ranks.c), tools.git the
+ * provenance. tools.mpifort was removed (the
  * PMPI library is C, built by mpicc, and serves Fortran too), like
  * thresholds.coverage and tools.mpip before it: a configuration that still
  * sets one gets the unknown-key warning.
@@ -72,6 +74,7 @@ struct config {
 	double passes_witness;
 	bool calibration_on_first_run; /* calibration.on_first_run */
 	double calibration_budget_s;   /* calibration.budget */
+	char *mpi_skip;                /* mpi.skip: "MPI_X,MPI_Y" the probe leaves out, or NULL */
 	char **warnings; /* unknown keys etc., in encounter order */
 	size_t nr_warnings, cap_warnings;
 	char *site_path;    /* the site file read, or NULL */

@@ -50,6 +50,11 @@ struct exec_request {
 					of its own (SIGTTOU ignored), out of the terminal's
 					foreground group, so a Ctrl-C does not reach it; the
 					application rejoins ours (collect_fg_argv) */
+	int local_ranks;             /* with forward_signals, an MPI launch of this many
+					ranks: when that many `nunatak rank-shim` run below
+					the launcher, a forwarded signal goes to the ranks
+					and not to the launcher (mpirun would SIGKILL shims
+					still writing their data); 0: signal the launcher */
 	const char *output_path;     /* a file the command is expected to write (perf
 					record's perf.data): the result says whether it
 					did, and recording/replay keep that answer */
@@ -124,8 +129,12 @@ struct executor {
 /* `nunatak fg-exec`: joins process group pgid (nunatak's, the terminal's
  * foreground group; perf runs in one of its own), gives SIGTTOU its default
  * action back when asked, and replaces this process with argv (PATH looked
- * up). Returns only on failure: 127 (not found) or 126, errno set. */
-int exec_become(pid_t pgid, bool ttou_default, char *const *argv);
+ * up): returns only on failure, 127 (not found) or 126, errno set. With
+ * status_fd >= 0 (an open descriptor), it runs argv as its child instead,
+ * deaf to its collector's SIGTERM (other senders' signals pass on),
+ * writes how the child ended to status_fd at offset 0 ("exit N\n",
+ * "signal N\n") and ends the same way (returns the exit code). */
+int exec_become(pid_t pgid, bool ttou_default, int status_fd, char *const *argv);
 
 struct executor *executor__new_real(void);
 /* Records every invocation made through `inner` into `entry_dir` (created;

@@ -23,7 +23,7 @@ pid_t exec_find_child(pid_t except);
  * (at most 15 characters, as the kernel keeps it), or -1. */
 pid_t exec_find_zombie(const char *comm);
 /* sig to root's descendants, deepest first, then to root (exec/tree.c). */
-void exec_signal_tree(pid_t root, int sig, bool outside_only);
+void exec_signal_tree(pid_t root, int sig, bool outside_only, int ranks);
 bool exec_is_nunatak(pid_t pid);
 
 /* Merging a batch's per-line calls (exec.h merge_slot; exec/merge.c). */

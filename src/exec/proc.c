@@ -219,6 +219,7 @@ struct waiter {
 	bool wrapper;       /* exec_request.wrapper */
 	int wrapper_signal; /* the command died by it; w->pid is its orphan since */
 	bool abandoned;
+	int ranks;          /* exec_request.local_ranks */
 	struct rusage ru; /* wait4's, of the reaped child */
 	bool have_ru;
 	char app_comm[16]; /* wrapper: the kernel's name of the command after "--" */
@@ -353,7 +354,7 @@ static int pump(struct waiter *w, struct proc_io *io, int *status)
 			/* A `nunatak run` above us (we are a rank's shim) signals
 			 * its whole tree, the application included: once is enough. */
 			if (!exec_is_nunatak((pid_t)fwd_sender))
-				exec_signal_tree(w->pid, sig < 0 ? -sig : sig, sig < 0);
+				exec_signal_tree(w->pid, sig < 0 ? -sig : sig, sig < 0, w->ranks);
 		}
 		if (n > 0) {
 			if (iin >= 0 && pf[iin].revents)
@@ -527,7 +528,8 @@ static int wait_child(const struct exec_request *req, pid_t pid, double t0, stru
 	else if (fwd_pending)
 		kill(pid, fwd_pending);
 	struct waiter w = {.pid = pid, .pidfd = pidfd_for(pid), .forwarding = req->forward_signals,
-			   .wake = wake[0], .wrapper = req->forward_signals && req->wrapper};
+			   .wake = wake[0], .wrapper = req->forward_signals && req->wrapper,
+			   .ranks = req->local_ranks};
 	if (w.wrapper)
 		wrapped_comm(req, w.app_comm);
 	if (req->timeout_s > 0)
@@ -761,7 +763,103 @@ struct executor *executor__new_real(void)
 	return x;
 }
 
-int exec_become(pid_t pgid, bool ttou_default, char *const *argv)
+static const int relay_ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+static volatile sig_atomic_t relay_child;
+
+/* Whether `pid` runs our executable: async-signal-safe (no snprintf). */
+static bool runs_us(pid_t pid)
+{
+	char path[64] = "/proc/", digits[24], mine[512], theirs[512];
+	size_t at = strlen(path), k = 0;
+	for (pid_t p = pid; p > 0 && k < sizeof(digits); p /= 10)
+		digits[k++] = (char)('0' + p % 10);
+	while (k && at < sizeof(path) - 8)
+		path[at++] = digits[--k];
+	memcpy(path + at, "/exe", 5);
+	ssize_t a = readlink("/proc/self/exe", mine, sizeof(mine));
+	ssize_t b = pid > 0 ? readlink(path, theirs, sizeof(theirs)) : -1;
+	return a > 0 && a == b && memcmp(mine, theirs, (size_t)a) == 0;
+}
+
+/* The relay is invisible: a signal sent to it by someone else than its
+ * collector (perf's SIGTERM), the terminal or nunatak (both reach the
+ * application themselves) goes on to the application: `kill` of the pid a
+ * user took for the application's. */
+static void relay_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (!si || (si->si_code != SI_USER && si->si_code != SI_QUEUE))
+		return;
+	if (si->si_pid == getppid() || runs_us(si->si_pid))
+		return;
+	if (relay_child > 0)
+		kill((pid_t)relay_child, sig);
+}
+
+/* The relay's end: how the application ended into status_fd ("exit N" or
+ * "signal N", written over the bytes nunatak put there, so a full disk
+ * cannot refuse it), then the same end for the collector. */
+static int relay_end(int status, int status_fd)
+{
+	char msg[32];
+	int n = WIFSIGNALED(status) ? snprintf(msg, sizeof(msg), "signal %d\n", WTERMSIG(status))
+				    : snprintf(msg, sizeof(msg), "exit %d\n", WEXITSTATUS(status));
+	if (pwrite(status_fd, msg, (size_t)n, 0) != n)
+		n = 0;
+	if (WIFSIGNALED(status)) {
+		/* no core of the relay's own beside the application's */
+		setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0});
+		signal(WTERMSIG(status), SIG_DFL);
+		sigset_t all;
+		sigemptyset(&all);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+		raise(WTERMSIG(status));
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* With a status_fd, the application is the relay's child: perf, when it
+ * stops early (its disk full, a write error), SIGTERMs its own child and
+ * waits for it: the relay, deaf to that, keeps waiting for the application,
+ * which runs on (unmeasured) and keeps its status; perf's own exit status
+ * (255) no longer stands for it. */
+static int become_relay(int status_fd, char *const *argv)
+{
+	sigset_t block, old;
+	sigemptyset(&block);
+	for (size_t i = 0; i < sizeof(relay_ignored) / sizeof(relay_ignored[0]); i++)
+		sigaddset(&block, relay_ignored[i]);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	fcntl(status_fd, F_SETFD, FD_CLOEXEC);
+	pid_t pid = fork();
+	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		execvp(argv[0], argv);
+		_exit(errno == ENOENT ? EXEC_NOT_FOUND : EXEC_NOT_EXECUTABLE);
+	}
+	if (pid < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		execvp(argv[0], argv);
+		return errno == ENOENT ? EXEC_NOT_FOUND : EXEC_NOT_EXECUTABLE;
+	}
+	/* The application gets its signals itself (it is in the terminal's
+	 * group and in nunatak's walk); the relay waits, passing on only what
+	 * was meant for the application (relay_handler). */
+	relay_child = pid;
+	/* the name the ingest knows: no time budget of its own in the Run */
+	prctl(PR_SET_NAME, "nunatak-relay");
+	struct sigaction sa = {.sa_sigaction = relay_handler, .sa_flags = SA_SIGINFO | SA_RESTART};
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(relay_ignored) / sizeof(relay_ignored[0]); i++)
+		sigaction(relay_ignored[i], &sa, NULL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return relay_end(status, status_fd);
+}
+
+int exec_become(pid_t pgid, bool ttou_default, int status_fd, char *const *argv)
 {
 	/* A group that is gone (nunatak killed meanwhile) leaves us in the
 	 * collector's: the application still runs, as it did before fg-exec. */
@@ -769,6 +867,8 @@ int exec_become(pid_t pgid, bool ttou_default, char *const *argv)
 		setpgid(0, pgid);
 	if (ttou_default)
 		signal(SIGTTOU, SIG_DFL);
+	if (status_fd >= 0 && fcntl(status_fd, F_GETFD) >= 0)
+		return become_relay(status_fd, argv);
 	execvp(argv[0], argv);
 	return errno == ENOENT ? EXEC_NOT_FOUND : EXEC_NOT_EXECUTABLE;
 }

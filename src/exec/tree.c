@@ -85,27 +85,34 @@ void exec_kill_tree(pid_t root)
 	xfree(tree);
 }
 
-/* Whether `pid` is a collector running the application through `nunatak
- * fg-exec` (collect_fg_argv): its argv holds our executable followed by
- * "fg-exec". `self` is /proc/self/exe's target. */
-static bool is_collector(pid_t pid, const char *self)
+enum role { ROLE_OTHER, ROLE_COLLECTOR, ROLE_RANK_SHIM };
+
+/* What `pid` is to us, from its argv: a collector running the application
+ * through `nunatak fg-exec` (collect_fg_argv: our executable followed by
+ * "fg-exec" past argv[0]), a rank's `nunatak rank-shim`, or anything else.
+ * `self` is /proc/self/exe's target. */
+static enum role role_of(pid_t pid, const char *self)
 {
 	char path[64], buf[16384];
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
+		return ROLE_OTHER;
 	ssize_t n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return false;
+		return ROLE_OTHER;
 	buf[n] = '\0';
 	for (const char *a = buf, *end = buf + n; a < end; a += strlen(a) + 1) {
 		const char *next = a + strlen(a) + 1;
-		if (next < end && strcmp(a, self) == 0 && strcmp(next, "fg-exec") == 0)
-			return a != buf; /* argv[0]: fg-exec itself, not its collector */
+		if (next >= end || strcmp(a, self) != 0)
+			continue;
+		if (strcmp(next, "fg-exec") == 0 && a != buf)
+			return ROLE_COLLECTOR;
+		if (strcmp(next, "rank-shim") == 0 && a == buf)
+			return ROLE_RANK_SHIM;
 	}
-	return false;
+	return ROLE_OTHER;
 }
 
 /* `sig` to root and its descendants, the deepest first, as a terminal's
@@ -118,7 +125,7 @@ static bool is_collector(pid_t pid, const char *self)
  * group), only the processes outside our group get it: ranks that Open MPI
  * puts in groups of their own, the application should `fg-exec` have failed
  * to join ours; never another session's (a daemon that detached itself). */
-void exec_signal_tree(pid_t root, int sig, bool outside_only)
+void exec_signal_tree(pid_t root, int sig, bool outside_only, int ranks)
 {
 	pid_t *tree = xcalloc(MAX_TREE, sizeof(*tree));
 	size_t n = tree ? find_tree(root, tree, false) : 0;
@@ -128,11 +135,19 @@ void exec_signal_tree(pid_t root, int sig, bool outside_only)
 	pid_t group = getpgrp(), session = getsid(0);
 	if (!tree)
 		tree = &root, n = 1;
+	int shims = 0;
 	for (size_t i = n; i-- > 0;) {
 		pid_t p = tree[i];
-		if (sl > 0 && is_collector(p, self))
+		enum role r = sl > 0 ? role_of(p, self) : ROLE_OTHER;
+		shims += r == ROLE_RANK_SHIM;
+		if (r == ROLE_COLLECTOR)
 			continue;
 		if (outside_only && (getpgid(p) == group || getsid(p) != session))
+			continue;
+		/* Every rank of the launch runs here, below the launcher, and has
+		 * the signal: the launcher would only SIGKILL the ranks' shims
+		 * while they write their data; it ends when they do. */
+		if (p == root && i == 0 && ranks > 0 && shims >= ranks)
 			continue;
 		kill(p, sig);
 	}

@@ -7,6 +7,7 @@
 
 #include "common/alloc.h"
 #include "ingest/aggregate_impl.h"
+#include "ingest/injected.h"
 #include "common/hashtab.h"
 
 /* ---- counters ---------------------------------------------------------- */
@@ -144,6 +145,7 @@ void ingest_agg__free(struct ingest_agg *a)
 	oatab__release(&a->seqt);
 	xfree(a->kv);
 	oatab__release(&a->kt);
+	injected__free(a->injected);
 	xfree(a);
 }
 
@@ -279,6 +281,14 @@ static int add_stack(struct ingest_agg *a, const struct ingest_sample *s, uint32
 
 int ingest_agg__add(struct ingest_agg *a, const struct ingest_sample *s)
 {
+	struct ingest_sample rewritten;
+	if (!a->injected && !(a->injected = injected__new()))
+		return -ENOMEM;
+	int irc = injected__rewrite(a->injected, s, &rewritten);
+	if (irc < 0)
+		return irc;
+	if (irc > 0)
+		s = &rewritten;
 	struct skey k = {.tid = s->tid, .has_offset = s->hit.has_offset};
 	int64_t mid = strtab__intern(&a->modules, s->hit.module, s->hit.module_len, NULL);
 	if (mid < 0 || counter_of(a, s->event, s->event_len, &k.counter))

@@ -10,6 +10,7 @@
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "ingest/aggregate_impl.h"
+#include "ingest/injected.h"
 #include "ingest/buildid.h"
 #include "common/hashtab.h"
 
@@ -176,7 +177,7 @@ static int emit_hotspots(struct emit_ctx *c)
 		goto out;
 	for (size_t i = 0; i < p->nr_hotspots; i++) {
 		const struct hotspot *h = &p->hotspots[i];
-		if (h->name || h->level != RESOLUTION_UNRESOLVED)
+		if ((h->name || h->level != RESOLUTION_UNRESOLVED) && !injected_is_pseudo(h->module))
 			continue;
 		phash[i] = hotspot_key_hash(h->module, h->build_id, h->has_offset, h->offset);
 		if (oatab__insert(&pt, phash[i], (uint32_t)i + 1, phash, sizeof(*phash)))
@@ -194,9 +195,13 @@ static int emit_hotspots(struct emit_ctx *c)
 		e->pivot_id = find_pivot_hotspot(p, &pt, phash, h, mod, bid, e);
 		if (e->pivot_id >= 0)
 			continue;
+		/* a call into a library nunatak injected, named after that call */
+		char name[160];
+		bool pseudo = injected_pseudo_name(mod, name, sizeof(name));
 		struct hotspot nh = {.module = (char *)mod, .build_id = (char *)bid,
-				     .level = RESOLUTION_UNRESOLVED, .offset = e->offset,
-				     .has_offset = e->has_offset};
+				     .name = pseudo ? name : NULL,
+				     .level = pseudo ? RESOLUTION_SYMBOL : RESOLUTION_UNRESOLVED,
+				     .offset = e->offset, .has_offset = e->has_offset};
 		if ((e->pivot_id = pivot__add_hotspot(p, &nh)) < 0)
 			goto out;
 	}
@@ -379,8 +384,12 @@ static int emit_stacks(struct emit_ctx *c)
 		const struct seq *q = &a->seqs[k->seq];
 		for (size_t d = 0; d < q->len; d++) {
 			const struct seqframe *f = &a->frames[q->start + d];
-			struct stack_frame sf = {.stack = sid, .depth = (int)d,
-						 .module = a->modules.s[f->module], .offset = f->offset};
+			char name[160];
+			const char *mod = a->modules.s[f->module];
+			struct stack_frame sf = {.stack = sid, .depth = (int)d, .module = (char *)mod,
+						 .offset = f->offset};
+			if (injected_pseudo_name(mod, name, sizeof(name)))
+				sf.function = name;
 			if (pivot__add_stack_frame(c->p, &sf) < 0) {
 				rc = -ENOMEM;
 				break;

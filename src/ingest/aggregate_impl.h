@@ -69,6 +69,8 @@ struct ingest_agg {
 	const char *last_event;
 	size_t last_event_len;
 	uint32_t last_counter;
+	/* frames in the libraries nunatak injects (ingest/injected.h) */
+	struct injected *injected;
 };
 
 #endif

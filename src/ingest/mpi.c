@@ -92,6 +92,66 @@ static int add_events(struct walk *w, int64_t locus, struct mpi_profile *mp)
 	return 0;
 }
 
+/* Per polling function whose calls were not all timed, a `mpi_polled:<name>`
+ * Measurement (the calls timed, measured), for the report to mark that
+ * function's time estimated; why gets the reason for the rank's mpi_time
+ * ("" when every call was timed). */
+static int add_polled(struct walk *w, int64_t locus, const struct mpi_profile *mp, char *why,
+		      size_t cap)
+{
+	int untimed = 0;
+	why[0] = '\0';
+	for (size_t i = 0; i < mp->nr_polled; i++) {
+		const struct mpi_prof_polled *q = &mp->polled[i];
+		if (q->timed >= q->calls)
+			continue;
+		char counter[96];
+		snprintf(counter, sizeof(counter), "mpi_polled:%s", q->name);
+		struct measurement m = {.hotspot = PIVOT_NONE, .locus = locus, .counter = counter,
+					.value = (double)q->timed, .unit = (char *)"calls",
+					.quality = QUALITY_MEASURED, .sample_count = -1,
+					.coverage = -1};
+		if (pivot__add_measurement(w->p, &m) < 0)
+			return -ENOMEM;
+		if (untimed++ == 0)
+			snprintf(why, cap, "polling calls are timed 1 in %lld and the others' time "
+				 "estimated from them (%s: %lld of %lld calls timed)",
+				 (long long)(q->timed ? (q->calls + q->timed / 2) / q->timed : q->calls), q->name,
+				 (long long)q->timed, (long long)q->calls);
+	}
+	return 0;
+}
+
+/* The probe's own cost on this rank: its per-call cost measured at
+ * MPI_Init times the calls of each path (a polling call untimed, any other
+ * call timed), per function (`mpi_probe_overhead:<function>`) and in all
+ * (`mpi_probe_overhead`), ns, estimated. */
+static int add_overhead(struct walk *w, int64_t locus, const struct mpi_profile *mp)
+{
+	static const char *const why = "the probe's cost per call, measured on the rank at "
+				       "MPI_Init, times its calls";
+	if (mp->cost_fast_ps < 0 || mp->cost_full_ps < 0)
+		return 0;
+	double total = 0;
+	for (size_t i = 0; i < mp->nr_fns; i++) {
+		const struct mpi_prof_fn *f = &mp->fns[i];
+		int64_t fast = 0, full = f->calls;
+		for (size_t k = 0; k < mp->nr_polled; k++)
+			if (strcmp(mp->polled[k].name, f->name) == 0) {
+				full = mp->polled[k].timed;
+				fast = f->calls > full ? f->calls - full : 0;
+			}
+		double ns = ((double)fast * (double)mp->cost_fast_ps +
+			     (double)full * (double)mp->cost_full_ps) / 1000;
+		char counter[96];
+		snprintf(counter, sizeof(counter), "mpi_probe_overhead:%s", f->name);
+		if (ns > 0 && measure(w, locus, counter, ns, why) < 0)
+			return -ENOMEM;
+		total += ns;
+	}
+	return measure(w, locus, "mpi_probe_overhead", total, why);
+}
+
 static int add_profile(struct walk *w, int rank, const char *node, int term_signal,
 		       struct mpi_profile *mp)
 {
@@ -132,8 +192,22 @@ static int add_profile(struct walk *w, int rank, const char *node, int term_sign
 		w->sum->nr_unfinished++;
 		rc = rc ? rc : push(&w->unfinished, rank);
 	}
+	char polled[200], both[600];
 	if (rc == 0)
+		rc = add_polled(w, locus, mp, polled, sizeof(polled));
+	if (rc == 0)
+		rc = add_overhead(w, locus, mp);
+	if (rc == 0 && (polled[0] || mp->nr_skipped)) {
+		snprintf(both, sizeof(both), "%s%s%s%s%s%s", reason ? reason : "",
+			 reason && polled[0] ? "; " : "", polled,
+			 (reason || polled[0]) && mp->nr_skipped ? "; " : "",
+			 mp->nr_skipped ? mp->skipped[0] : "",
+			 mp->nr_skipped ? " and the other calls left out of interposition "
+					  "(mpi skip) are not counted" : "");
+		rc = measure(w, locus, "mpi_time", (double)total, both);
+	} else if (rc == 0) {
 		rc = measure(w, locus, "mpi_time", (double)total, reason);
+	}
 	if (rc == 0)
 		rc = measure(w, locus, "mpi_wall_time", (double)mp->wall_ns, reason);
 	if (rc == 0)

@@ -9,7 +9,15 @@
  *  - Locus-level Measurements `mpi_time` (ns, Σ time in MPI calls) and
  *    `mpi_wall_time` (ns, MPI_Init's return to the profile's last write),
  *    `measured`, or `estimated` with the reason when the rank never reached
- *    MPI_Finalize (its figures stop at its last flush);
+ *    MPI_Finalize (its figures stop at its last flush), or when polling
+ *    calls were timed 1 in N and the others' time estimated;
+ *  - per polling function (MPI_Test*, MPI_Iprobe...) not every call of
+ *    which was timed, a Locus-level Measurement `mpi_polled:<function>`
+ *    (the calls timed, unit "calls"): its time and its sites' are estimated;
+ *  - the probe's own cost: `mpi_probe_overhead` (ns) and per function
+ *    `mpi_probe_overhead:<function>`, estimated (its cost per call measured
+ *    at MPI_Init times the calls); functions left out by `mpi skip` make
+ *    `mpi_time` estimated (their calls are not in it);
  *  - Events (kind "mpi", attributes {"bytes", "peer"}), at most
  *    MPI_EVENTS_PER_RANK per rank and MPI_EVENTS_PER_RUN per Run (each rank
  *    then keeps its longest calls up to MPI_EVENTS_PER_RUN / ranks, never

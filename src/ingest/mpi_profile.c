@@ -140,6 +140,21 @@ static int add_event(struct mpi_profile *p, const struct rec *r)
 	return 0;
 }
 
+static int add_polled(struct mpi_profile *p, const struct rec *r)
+{
+	int64_t v[3];
+	if (r->n != 5 || !*r->f[1] || !nums(r, 2, v, 3) || v[1] > v[0] || v[2] > v[0])
+		return -EINVAL;
+	if (xgrow((void **)&p->polled, &p->cap_polled, p->nr_polled + 1, sizeof(*p->polled)) < 0)
+		return -ENOMEM;
+	struct mpi_prof_polled *q = &p->polled[p->nr_polled];
+	if (!(q->name = xstrdup(r->f[1])))
+		return -ENOMEM;
+	q->calls = v[0], q->timed = v[1], q->completed = v[2];
+	p->nr_polled++;
+	return 0;
+}
+
 static int add_peer(struct mpi_profile *p, const struct rec *r)
 {
 	int64_t v[3];
@@ -191,6 +206,24 @@ static int record(struct mpi_profile *p, const struct rec *r)
 		return add_site(p, r);
 	if (strcmp(k, "event") == 0)
 		return add_event(p, r);
+	if (strcmp(k, "polled") == 0)
+		return add_polled(p, r);
+	if (strcmp(k, "probe_cost_ps") == 0) {
+		int64_t v[2];
+		if (r->n != 3 || !nums(r, 1, v, 2))
+			return -EINVAL;
+		p->cost_fast_ps = v[0], p->cost_full_ps = v[1];
+		return 0;
+	}
+	if (strcmp(k, "skipped") == 0) {
+		if (r->n != 2 || !*r->f[1])
+			return -EINVAL;
+		if (xgrow((void **)&p->skipped, &p->cap_skipped, p->nr_skipped + 1, sizeof(char *)) < 0 ||
+		    !(p->skipped[p->nr_skipped] = xstrdup(r->f[1])))
+			return -ENOMEM;
+		p->nr_skipped++;
+		return 0;
+	}
 	if (strcmp(k, "peer") == 0)
 		return add_peer(p, r);
 	if (strcmp(k, "dropped") == 0) {
@@ -224,7 +257,8 @@ static int header(struct mpi_profile *p, const struct rec *r, struct err *e)
 
 int mpi_profile_parse(const char *text, size_t len, struct mpi_profile *out, struct err *e)
 {
-	*out = (struct mpi_profile){.rank = -1, .world = -1, .pid = -1};
+	*out = (struct mpi_profile){.rank = -1, .world = -1, .pid = -1, .cost_fast_ps = -1,
+				    .cost_full_ps = -1};
 	struct rec *r = xmalloc(sizeof(*r));
 	if (!r)
 		return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
@@ -263,6 +297,12 @@ void mpi_profile__release(struct mpi_profile *p)
 	}
 	for (size_t i = 0; i < p->nr_events; i++)
 		xfree(p->events[i].name);
+	for (size_t i = 0; i < p->nr_polled; i++)
+		xfree(p->polled[i].name);
+	xfree(p->polled);
+	for (size_t i = 0; i < p->nr_skipped; i++)
+		xfree(p->skipped[i]);
+	xfree(p->skipped);
 	xfree(p->fns);
 	xfree(p->sites);
 	xfree(p->events);

@@ -31,6 +31,14 @@ struct mpi_prof_site {
 	int64_t calls, time_ns, bytes;
 };
 
+/* A polling function (MPI_Test*, MPI_Iprobe...): the probe timed only
+ * `timed` of its `calls` and estimated the others' time (its mpi_prof_fn and
+ * sites hold the estimate); `completed`: calls that found something. */
+struct mpi_prof_polled {
+	char *name;
+	int64_t calls, timed, completed;
+};
+
 struct mpi_prof_event {
 	char *name;
 	int64_t start_ns, duration_ns, bytes; /* CLOCK_MONOTONIC */
@@ -59,6 +67,13 @@ struct mpi_profile {
 	size_t nr_sites, cap_sites;
 	struct mpi_prof_event *events;
 	size_t nr_events, cap_events;
+	struct mpi_prof_polled *polled;
+	size_t nr_polled, cap_polled;
+	/* the probe's own cost per call, measured at MPI_Init (picoseconds): a
+	 * polling call's untimed path, any other (timed) call's; -1: absent */
+	int64_t cost_fast_ps, cost_full_ps;
+	char **skipped; /* MPI functions left out by NUNATAK_MPI_SKIP */
+	size_t nr_skipped, cap_skipped;
 	struct mpi_prof_peer *peers;
 	size_t nr_peers, cap_peers;
 	int64_t dropped_sites, dropped_events;

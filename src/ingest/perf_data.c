@@ -313,6 +313,10 @@ static int lifetime(struct reader *r, uint32_t type, const unsigned char *p, siz
 	if (type == PERF_RECORD_COMM && (misc & PERF_RECORD_MISC_COMM_EXEC) &&
 	    trailer_who(r, p, rs, 16, &pid, &tid, &time))
 		return switch_log__event(r->sw, pid, tid, time, SWITCH_START);
+	/* the relay names itself (prctl) once its application runs */
+	if (type == PERF_RECORD_COMM && rs >= 16 + sizeof(SWITCH_RELAY_COMM) &&
+	    memcmp(p + 16, SWITCH_RELAY_COMM, sizeof(SWITCH_RELAY_COMM)) == 0)
+		return switch_log__exclude(r->sw, (int32_t)rd32(p + 8), (int32_t)rd32(p + 12));
 	return 0;
 }
 

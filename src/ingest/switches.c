@@ -23,6 +23,7 @@ struct sw_ev {
 struct sw_thread {
 	int64_t tid, pid;
 	uint64_t hash;
+	bool excluded; /* nunatak's own relay (switch_log__exclude) */
 };
 
 struct switch_log {
@@ -107,6 +108,16 @@ static int push(struct switch_log *l, int64_t pid, int64_t tid, uint64_t time, u
 		return -ENOMEM;
 	l->ev[l->nr_ev++] = (struct sw_ev){.time = time, .thread = (uint32_t)t, .kind = kind,
 					   .stack = stack};
+	return 0;
+}
+
+int switch_log__exclude(struct switch_log *l, int64_t pid, int64_t tid)
+{
+	int64_t t = tid > 0 ? thread_of(l, pid, tid) : 0;
+	if (t < 0)
+		return (int)t;
+	if (tid > 0)
+		l->th[t].excluded = true;
 	return 0;
 }
 
@@ -358,6 +369,8 @@ int switch_log__emit(struct switch_log *l, const struct ingest_opts *o, struct p
 	for (size_t i = 0, j; i < l->nr_ev && !rc; i = j) {
 		for (j = i; j < l->nr_ev && l->ev[j].thread == l->ev[i].thread;)
 			j++;
+		if (l->th[l->ev[i].thread].excluded)
+			continue;
 		struct budget b;
 		size_t part0 = w.nr_parts;
 		rc = walk_thread(&w, l->ev + i, j - i, &b);

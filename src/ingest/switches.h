@@ -64,6 +64,10 @@ void switch_log__free(struct switch_log *l);
 /* One record of thread tid (process pid) at time_ns. 0 or -ENOMEM. */
 int switch_log__event(struct switch_log *l, int64_t pid, int64_t tid, uint64_t time_ns,
 		      enum switch_kind k);
+/* Thread tid is nunatak's own (the `fg-exec` relay waiting for the
+ * application, named SWITCH_RELAY_COMM): it has no time budget. 0 or -ENOMEM. */
+#define SWITCH_RELAY_COMM "nunatak-relay"
+int switch_log__exclude(struct switch_log *l, int64_t pid, int64_t tid);
 /* A context-switch sample (borrowed): its callchain becomes the stack of
  * the off-CPU interval that follows. 0 or -ENOMEM. */
 int switch_log__stack(struct switch_log *l, const struct ingest_sample *s);

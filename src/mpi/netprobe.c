@@ -36,7 +36,7 @@ static double number(const char *line, int idx)
 
 int netprobe_parse(const char *text, struct netprobe *np)
 {
-	*np = (struct netprobe){.ranks = -1, .latency_s = -1};
+	*np = (struct netprobe){.ranks = -1, .latency_s = -1, .intra_latency_s = -1};
 	bool saw_ranks = false;
 	for (const char *l = text; l && *l;) {
 		if (starts(l, "stack")) {
@@ -55,6 +55,15 @@ int netprobe_parse(const char *text, struct netprobe *np)
 			double v = number(l, 2);
 			if (v > 0)
 				np->bandwidth[np->nr_bandwidth++] = v;
+		} else if (starts(l, "intranode_nodes")) {
+			field(l, 1, np->intra_node, sizeof(np->intra_node));
+		} else if (starts(l, "intranode_latency_s")) {
+			np->intra_latency_s = number(l, 1);
+		} else if (starts(l, "intranode_bandwidth_rep") &&
+			   np->nr_intra_bandwidth < NETPROBE_MAX_REPS) {
+			double v = number(l, 2);
+			if (v > 0)
+				np->intra_bandwidth[np->nr_intra_bandwidth++] = v;
 		} else if (strncmp(l, "end", 3) == 0 && (l[3] == '\n' || !l[3])) {
 			np->complete = true;
 		}
@@ -73,24 +82,24 @@ static int add(struct machine *m, const char *name, double v, const char *unit,
 	return machine__add_ceiling(m, &c) < 0 ? -ENOMEM : 1;
 }
 
-int netprobe_ceilings(const struct netprobe *np, struct machine *m)
+/* One pair's latency and bandwidth Ceilings, named name_latency /
+ * name_bandwidth + suffix. */
+static int pair(struct machine *m, const char *suffix, double latency, const double *bw, int nbw,
+		const char *common)
 {
-	char common[256] = "";
-	if (np->node0[0] && strcmp(np->node0, np->node_last) == 0)
-		snprintf(common, sizeof(common),
-			 "measured over shared memory: single-node allocation, not the "
-			 "interconnect");
+	char name[64];
 	int n = 0, rc;
-	if (np->latency_s > 0) {
-		if ((rc = add(m, "network_latency", np->latency_s, "s", common)) < 0)
+	if (latency > 0) {
+		snprintf(name, sizeof(name), "network_latency%s", suffix);
+		if ((rc = add(m, name, latency, "s", common)) < 0)
 			return rc;
 		n++;
 	}
-	if (np->nr_bandwidth > 0) {
-		double lo = np->bandwidth[0], hi = lo;
-		for (int i = 1; i < np->nr_bandwidth; i++) {
-			lo = fmin(lo, np->bandwidth[i]);
-			hi = fmax(hi, np->bandwidth[i]);
+	if (nbw > 0) {
+		double lo = bw[0], hi = lo;
+		for (int i = 1; i < nbw; i++) {
+			lo = fmin(lo, bw[i]);
+			hi = fmax(hi, bw[i]);
 		}
 		char reason[400];
 		double spread = (hi - lo) / hi;
@@ -99,9 +108,26 @@ int netprobe_ceilings(const struct netprobe *np, struct machine *m)
 				 common[0] ? "; " : "", 100 * spread);
 		else
 			snprintf(reason, sizeof(reason), "%s", common);
-		if ((rc = add(m, "network_bandwidth", hi, "byte/s", reason)) < 0)
+		snprintf(name, sizeof(name), "network_bandwidth%s", suffix);
+		if ((rc = add(m, name, hi, "byte/s", reason)) < 0)
 			return rc;
 		n++;
 	}
 	return n;
+}
+
+int netprobe_ceilings(const struct netprobe *np, struct machine *m)
+{
+	char common[256] = "";
+	bool one_node = np->node0[0] && strcmp(np->node0, np->node_last) == 0;
+	if (one_node)
+		snprintf(common, sizeof(common),
+			 "measured over shared memory: single-node allocation, not the "
+			 "interconnect");
+	int n = pair(m, "", np->latency_s, np->bandwidth, np->nr_bandwidth, common);
+	if (n < 0 || one_node || !np->intra_node[0] || strcmp(np->intra_node, np->node0) != 0)
+		return n;
+	int k = pair(m, "_intranode", np->intra_latency_s, np->intra_bandwidth,
+		     np->nr_intra_bandwidth, "");
+	return k < 0 ? k : n + k;
 }

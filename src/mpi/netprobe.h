@@ -8,7 +8,10 @@
  * Both are `measured`, downgraded to `estimated` with the reasons joined by
  * "; " when rank 0 and the last rank share a node ("measured over shared
  * memory: single-node allocation, not the interconnect") or when the
- * bandwidth repetitions disperse by more than 10 %.
+ * bandwidth repetitions disperse by more than 10 %. When that pair crossed
+ * nodes and rank 1 shares rank 0's node, the same within the node:
+ * network_latency_intranode and network_bandwidth_intranode (the names say
+ * what each crossed: the interconnect, or the node's shared memory).
  */
 #ifndef NUNATAK_MPI_NETPROBE_H
 #define NUNATAK_MPI_NETPROBE_H
@@ -27,6 +30,11 @@ struct netprobe {
 	double latency_s;           /* < 0 when absent */
 	double bandwidth[NETPROBE_MAX_REPS];
 	int nr_bandwidth;
+	/* rank 0 <-> rank 1 on rank 0's node, when measured */
+	char intra_node[128];
+	double intra_latency_s;     /* < 0 when absent */
+	double intra_bandwidth[NETPROBE_MAX_REPS];
+	int nr_intra_bandwidth;
 	bool complete;              /* the `end` line was seen */
 };
 
@@ -35,7 +43,8 @@ struct netprobe {
  * output (no `ranks` line). */
 int netprobe_parse(const char *text, struct netprobe *np);
 
-/* Adds network_latency and network_bandwidth to m (when measured). Returns
+/* Adds network_latency and network_bandwidth to m (when measured), and
+ * their _intranode pair when the probe measured one. Returns
  * the number added, or -ENOMEM. */
 int netprobe_ceilings(const struct netprobe *np, struct machine *m);
 

@@ -17,13 +17,20 @@ static const char *base(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Time inside MPI calls, measured by interposition on the wall clock. */
-static json_t *interposed_ns(int64_t ns)
+/* Time inside MPI calls, measured by interposition on the wall clock; for a
+ * polling function timed 1 call in N (timed >= 0 of calls), estimated. */
+static json_t *interposed_ns(int64_t ns, int64_t timed, int64_t calls)
 {
-	return quality__json_clock((double)ns, "ns", QUALITY_MEASURED, NULL, CLOCK_WALL);
+	char why[160];
+	if (timed < 0)
+		return quality__json_clock((double)ns, "ns", QUALITY_MEASURED, NULL, CLOCK_WALL);
+	snprintf(why, sizeof(why), "%lld of %lld calls timed (a polling call is timed 1 in N), "
+		 "the others' time estimated from them", (long long)timed, (long long)calls);
+	return quality__json_clock((double)ns, "ns", QUALITY_ESTIMATED, why, CLOCK_WALL);
 }
 
-static json_t *sites_json(const struct pivot *p, int rank, const char *call)
+static json_t *sites_json(const struct pivot *p, int rank, const char *call, int64_t timed,
+			  int64_t calls)
 {
 	const struct mpi_site **v = NULL;
 	int n = mpi_view_sites(p, rank, call, &v);
@@ -38,7 +45,7 @@ static json_t *sites_json(const struct pivot *p, int rank, const char *call)
 				     v[i]->line > 0 ? json_integer(v[i]->line) : json_null(),
 				     "function",
 				     v[i]->function ? json_string(v[i]->function) : json_null(),
-				     "time_ns", interposed_ns(v[i]->time_ns), "calls",
+				     "time_ns", interposed_ns(v[i]->time_ns, timed, calls), "calls",
 				     (json_int_t)v[i]->calls, "address", where));
 	}
 	xfree(v);
@@ -51,10 +58,12 @@ json_t *mpi_calls_json(const struct pivot *p, int rank)
 	int n = mpi_view_calls(p, rank, &v);
 	json_t *a = n >= 0 ? json_array() : NULL;
 	for (int i = 0; a && i < n; i++) {
-		json_t *sites = sites_json(p, rank, v[i]->name);
+		int64_t timed = mpi_view_polled_timed(p, rank, v[i]->name);
+		json_t *sites = sites_json(p, rank, v[i]->name, timed, v[i]->calls);
 		json_t *o = sites ? json_pack("{s:s, s:I, s:o, s:I, s:o}", "name", v[i]->name,
 					      "calls", (json_int_t)v[i]->calls, "time_ns",
-					      interposed_ns(v[i]->time_ns), "bytes",
+					      interposed_ns(v[i]->time_ns, timed, v[i]->calls),
+					      "bytes",
 					      (json_int_t)v[i]->bytes, "sites", sites)
 				  : NULL;
 		if (!o || json_array_append_new(a, o) < 0) {
@@ -174,7 +183,7 @@ static json_t *comm_top(const struct comm_matrix *m)
 						       "to", c->to, "messages",
 						       (json_int_t)c->messages, "bytes",
 						       (json_int_t)c->bytes, "time_ns",
-						       interposed_ns(c->time_ns))) < 0) {
+						       interposed_ns(c->time_ns, -1, 0))) < 0) {
 			json_decref(a);
 			return NULL;
 		}
@@ -197,7 +206,7 @@ json_t *mpi_comm_matrix_json(const struct pivot *p, int nr_ranks)
 					"s:s}",
 					"ranks", m.nr_ranks, "ranks_reporting", m.nr_reporting,
 					"messages", (json_int_t)m.messages, "bytes",
-					(json_int_t)m.bytes, "time_ns", interposed_ns(m.time_ns),
+					(json_int_t)m.bytes, "time_ns", interposed_ns(m.time_ns, -1, 0),
 					"unplaced", "messages", (json_int_t)m.unplaced_messages,
 					"bytes", (json_int_t)m.unplaced_bytes, "bin", m.bin, "bins",
 					m.nr_bins, "cells", cells, "top_pairs", top, "basis",

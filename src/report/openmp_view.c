@@ -93,7 +93,7 @@ json_t *openmp_view_payload(const struct omp_view *v, const struct pivot *p)
 	json_t *o = json_pack(
 		"{s:s, s:s}", "runtime", v->runtime, "method",
 		v->ompt ? "nunatak's OMPT tool in libomp (OMP_TOOL_LIBRARIES): a region is the "
-			  "call site of its fork (file:line of the pragma); a thread's time in it "
+			  "call site of its fork, the file:line of the pragma; a thread's time in it "
 			  "is its implicit task, wait the part in barriers, taskwaits and "
 			  "taskgroups, work the rest; thread is the OpenMP thread number in the team"
 		: !strcmp(v->runtime, "libgomp")

@@ -87,6 +87,49 @@ static int render_threads(const struct rank_imbalance *ri, struct text_lines *ou
 			       app, ri->nr_helpers, ri->nr_helpers == 1 ? "" : "s", share);
 }
 
+/* The reason of the first interposed rank whose MPI time is estimated
+ * (it never finalized, its polling calls were timed 1 in N), or NULL. */
+static const char *mpi_estimated_reason(const struct rank_imbalance *ri)
+{
+	for (size_t r = 0; r < ri->mpi.nr; r++)
+		if (ri->mpi.ranks[r].measured && ri->mpi.ranks[r].quality == QUALITY_ESTIMATED)
+			return ri->mpi.ranks[r].reason ? ri->mpi.ranks[r].reason : "estimated";
+	return NULL;
+}
+
+static void calls_text(int64_t n, char *out, size_t cap)
+{
+	if (n >= 1000000)
+		snprintf(out, cap, "%.1f M", (double)n / 1e6);
+	else if (n >= 1000)
+		snprintf(out, cap, "%.1f k", (double)n / 1e3);
+	else
+		snprintf(out, cap, "%lld", (long long)n);
+}
+
+/* When nunatak's PMPI probe costs a rank more than MPI_VIEW_PROBE_SHARE of
+ * its time: how much, the calls that cost it, and the option leaving them
+ * out of interposition. */
+static int probe_line(const struct mpi_view *v, struct text_lines *out)
+{
+	if (v->probe_rank < 0 || !(v->probe_fraction > MPI_VIEW_PROBE_SHARE) || !v->nr_probe_calls)
+		return 0;
+	char calls[256] = "", names[200] = "";
+	for (int k = 0; k < v->nr_probe_calls; k++) {
+		char n[32];
+		size_t a = strlen(calls), b = strlen(names);
+		calls_text(v->probe_calls[k].calls, n, sizeof(n));
+		snprintf(calls + a, sizeof(calls) - a, "%s%s call%s of %s", k ? ", " : "", n,
+			 v->probe_calls[k].calls == 1 ? "" : "s", v->probe_calls[k].name);
+		snprintf(names + b, sizeof(names) - b, "%s%s", k ? "," : "", v->probe_calls[k].name);
+	}
+	return text_lines__add(out, "  nunatak's MPI probe took %.1f%% of rank %d's time (estimated: "
+			       "its cost per call, measured at MPI_Init, times %s); to leave "
+			       "those calls out of the measurement: nunatak run --mpi-skip %s "
+			       "(docs/mpi.md)", 100 * v->probe_fraction, v->probe_rank, calls,
+			       names);
+}
+
 int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 {
 	char why_buf[256];
@@ -99,9 +142,11 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 		snprintf(extra, sizeof(extra), ", %d left nothing", missing);
 	char mpi[96] = "";
 	if (!isnan(ri->mpi_measured))
-		snprintf(mpi, sizeof(mpi), "; MPI holds %.1f%% of the time (measured in MPI calls), "
+		snprintf(mpi, sizeof(mpi), "; MPI holds %.1f%% of the time (%s in MPI calls), "
 					   "wall clock",
-			 100 * ri->mpi_measured);
+			 100 * ri->mpi_measured,
+			 ri->mpi.nr_measured < (int)ri->nr_rows || mpi_estimated_reason(ri)
+				 ? "estimated" : "measured");
 	else if (!isnan(ri->mpi_fraction))
 		snprintf(mpi, sizeof(mpi), "; MPI holds %.1f%% of the time (estimated from samples), "
 					   "sampled CPU time",
@@ -128,6 +173,8 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 	else if (rc == 0 && ri->mpi.dom_rank >= 0 && ri->mpi.dom_call)
 		rc = text_lines__add(out, "  rank %d waits %.0f%% of its time in `%s` (wall clock)",
 				     ri->mpi.dom_rank, 100 * ri->mpi.dom_fraction, ri->mpi.dom_call);
+	if (rc == 0)
+		rc = probe_line(&ri->mpi, out);
 	char comm[200];
 	if (rc == 0 && ri->pivot)
 		mpi_comm_matrix_line(ri->pivot, (int)ri->nr_rows, comm, sizeof(comm));
@@ -250,18 +297,23 @@ static json_t *row_json(const struct rank_imbalance *ri, const struct rank_row *
 			 "helper_threads", row->nr_helpers);
 }
 
-/* The Run's MPI share: measured when ranks were interposed, else the
- * sampled estimate, downgraded with its reason. */
+/* The Run's MPI share: measured when ranks were interposed (estimated when
+ * a rank's is), else the sampled estimate, downgraded with its reason. */
 static json_t *mpi_share(const struct rank_imbalance *ri)
 {
 	if (!isnan(ri->mpi_measured)) {
 		int all = (int)ri->nr_rows, n = ri->mpi.nr_measured;
-		char reason[160];
-		snprintf(reason, sizeof(reason), "measured on %d of %d ranks: the others left no "
-			 "MPI profile", n, all);
+		const char *est = mpi_estimated_reason(ri);
+		char reason[400];
+		if (n < all)
+			snprintf(reason, sizeof(reason), "measured on %d of %d ranks: the others left "
+				 "no MPI profile", n, all);
+		else if (est)
+			snprintf(reason, sizeof(reason), "%s", est);
+		bool estimated = n < all || est;
 		return json_pack("{s:f, s:s, s:s, s:o, s:s, s:s}", "value", ri->mpi_measured,
-				 "unit", "ratio", "quality", n < all ? "estimated" : "measured",
-				 "reason", n < all ? json_string(reason) : json_null(), "formula",
+				 "unit", "ratio", "quality", estimated ? "estimated" : "measured",
+				 "reason", estimated ? json_string(reason) : json_null(), "formula",
 				 "time inside MPI calls / time from MPI_Init to MPI_Finalize, summed "
 				 "over ranks (interposition)", "source", "interposition");
 	}
@@ -273,6 +325,35 @@ static json_t *mpi_share(const struct rank_imbalance *ri)
 				"MPI runtime modules, which misses waits spent in the kernel",
 			 "formula", "samples in MPI runtime modules / all samples, over sampled ranks",
 			 "source", "samples");
+}
+
+/* {rank, fraction, calls[{name, calls, ns}], option} or null: where the
+ * probe costs the largest share of a rank's time. */
+static json_t *probe_json(const struct mpi_view *v)
+{
+	if (v->probe_rank < 0 || !v->nr_probe_calls)
+		return json_null();
+	static const char why[] = "the probe's cost per call, measured on the rank at MPI_Init, "
+				  "times its calls";
+	json_t *calls = json_array();
+	char names[200] = "";
+	for (int k = 0; calls && k < v->nr_probe_calls; k++) {
+		size_t b = strlen(names);
+		snprintf(names + b, sizeof(names) - b, "%s%s", k ? "," : "", v->probe_calls[k].name);
+		json_array_append_new(calls, json_pack("{s:s, s:I, s:o}", "name",
+						       v->probe_calls[k].name, "calls",
+						       (json_int_t)v->probe_calls[k].calls, "ns",
+						       quality__json_clock(v->probe_calls[k].ns, "ns",
+									   QUALITY_ESTIMATED, why,
+									   CLOCK_WALL)));
+	}
+	char option[240];
+	snprintf(option, sizeof(option), "--mpi-skip %s", names);
+	return json_pack("{s:i, s:o, s:b, s:o, s:s}", "rank", v->probe_rank, "fraction",
+			 quality__json_clock(v->probe_fraction, "ratio", QUALITY_ESTIMATED, why,
+					     CLOCK_WALL),
+			 "stated", v->probe_fraction > MPI_VIEW_PROBE_SHARE, "calls",
+			 calls ? calls : json_null(), "option", option);
 }
 
 static json_t *dominant_json(const struct rank_imbalance *ri)
@@ -371,9 +452,10 @@ json_t *ranks_view_payload(const struct rank_imbalance *ri)
 							CLOCK_SAMPLED),
 				    "rule", THREADS_HELPER_RULE);
 	static const char no_split[] = "no rank was sampled: no split of its time";
-	json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, "
-			 "s:o}",
-			 "nodes", nodes_json(ri), "mpi_dominant", dominant_json(ri), "mpi_timeline",
+	json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, "
+			      "s:o, s:i, s:o}",
+			 "nodes", nodes_json(ri), "mpi_dominant", dominant_json(ri), "mpi_probe",
+			 probe_json(&ri->mpi), "mpi_timeline",
 			 ri->pivot ? mpi_timeline_json(ri->pivot) : json_null(), "comm_matrix",
 			 ri->pivot ? mpi_comm_matrix_json(ri->pivot, (int)ri->nr_rows) : json_null(),
 			 "imbalance", imb,

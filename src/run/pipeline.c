@@ -266,7 +266,7 @@ static void run_after(struct run_state *s, void (*before_manifest)(struct run_st
 static volatile sig_atomic_t held_signal;
 static volatile sig_atomic_t held_count; /* interrupts so far, the application's included */
 static volatile sig_atomic_t abandon_ready; /* the paths below are set and current */
-static char abandon_from[4096], abandon_to[4096];
+static char abandon_from[4096], abandon_to[4096], abandon_reserve[4096];
 static const int held_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 #define NR_HELD (sizeof(held_signals) / sizeof(held_signals[0]))
 
@@ -289,8 +289,10 @@ static void hold_handler(int sig)
 		    "post-processing)\n");
 		return;
 	}
-	if (abandon_ready)
+	if (abandon_ready) {
 		rename(abandon_from, abandon_to);
+		unlink(abandon_reserve);
+	}
 	/* The tools still running (a symbolizer, readelf) end with nunatak,
 	 * which was perhaps the only process the signal reached. */
 	exec_signal_children(SIGTERM);
@@ -319,8 +321,10 @@ static void prepare_abandon(struct run_state *s, struct sigaction old[])
 	}
 	int a = snprintf(abandon_from, sizeof(abandon_from), "%s/" RUN_ABANDONED_MANIFEST, s->dir);
 	int b = snprintf(abandon_to, sizeof(abandon_to), "%s/" MANIFEST_FILE, s->dir);
+	int c = snprintf(abandon_reserve, sizeof(abandon_reserve), "%s/.nunatak-space-reserve",
+			 s->dir);
 	abandon_ready = a > 0 && (size_t)a < sizeof(abandon_from) && b > 0 &&
-			(size_t)b < sizeof(abandon_to);
+			(size_t)b < sizeof(abandon_to) && c > 0 && (size_t)c < sizeof(abandon_reserve);
 }
 
 /* Once the final manifest is about to be written, abandoning no longer
@@ -386,6 +390,7 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 	if (rc == 0) {
 		struct err e = {0};
 		double t0 = now_s();
+		run_reserve_space(&s);
 		s.t_launch = t0;
 		int crc = stage_collect(&s, &e);
 		s.t_app_end = now_s();
@@ -426,6 +431,7 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 		*json_out = run_json_document(&s, rc, NULL, NULL);
 		failure_err(&s, failure);
 	}
+	run_reserve_release(&s);
 	run_state__release(&s);
 	return rc;
 }

@@ -18,6 +18,7 @@
 #include "common/err.h"
 #include "doctor/doctor.h"
 #include "common/err_codes.h"
+#include "mpi/skip.h"
 
 static size_t count(char *const *v)
 {
@@ -41,14 +42,22 @@ struct collector *collector_for_ranks(struct run_state *s, struct err *e)
 								     : NULL;
 	char *mpi_lib = collect_mpi_prepare(s, e);
 	int threshold = s->cfg ? s->cfg->rank_threshold : RANK_SHIM_DEFAULT_THRESHOLD;
+	const char *skip = s->req->mpi_skip ? s->req->mpi_skip : s->cfg ? s->cfg->mpi_skip : NULL;
+	if (skip && !mpi_skip_valid(skip)) {
+		console__warn(s->con, "mpi.skip = \"%s\" ignored: expected MPI function names "
+			      "separated by commas (MPI_Test,MPI_Iprobe)", skip);
+		skip = NULL;
+	}
 	struct rank_shim_opts o = {.directory = s->collect_dir, .freq = s->freq,
 				   .rank_threshold = threshold, .mpi_profile = mpi_lib,
+				   .mpi_skip = skip,
 				   .perf = s->caps.perf.present ? s->caps.perf.path : NULL,
 				   /* set in every rank: mpirun forwards its environment
 				    * to its own node's ranks only */
 				   .regions_name = s->regions_env ? s->name : NULL,
 				   /* samples and region traces on one timeline */
 				   .clock_monotonic = true, .sampler_lib = lib,
+				   .offcpu = s->offcpu,
 				   .call_graph = s->stacks ? stacks_mode__name(s->stacks) : NULL,
 				   .preload_only = s->req->collector == COLLECTOR_PRELOAD};
 	struct collector *c = collector_mpi_ranks__new(&o, s->prefix, s->app, s->req->cmd,

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -98,11 +99,15 @@ static int probe_group(struct run_state *s, struct err *e)
 
 /* The off-CPU mechanism (doctor/offcpu.h), announced when it is not the
  * best: before the run, as every degradation. A replay reads what was
- * recorded; an MPI launch's ranks record no context switches (yet). */
+ * recorded. An MPI launch's sampling ranks record the switches with their
+ * perf (rank-shim --offcpu), where perf samples them: a node that refuses
+ * says so in its rank.json. */
 static int offcpu_decide(struct run_state *s)
 {
-	s->offcpu = offcpu_mechanism(&s->caps, s->collector == COLLECTOR_USE_PERF && !s->mpi);
-	if (s->offcpu == OFFCPU_STACKS || s->replay || s->mpi)
+	bool perf_collects = s->mpi ? s->caps.perf.present && s->req->collector != COLLECTOR_PRELOAD
+				    : s->collector == COLLECTOR_USE_PERF;
+	s->offcpu = offcpu_mechanism(&s->caps, perf_collects);
+	if (s->offcpu == OFFCPU_STACKS || s->replay)
 		return 0;
 	return run_state__degrade(s, OFFCPU_DEGRADATION, offcpu_mechanism__describe(s->offcpu),
 				  offcpu_mechanism__remedy(s->offcpu));
@@ -194,6 +199,27 @@ static void collector_died(struct run_state *s, int sig)
 			   DEG_CPU_COLLECTION_INTERRUPTED_REMEDY);
 }
 
+/* perf exited on its own before the application, which ran on and kept its
+ * status (the fg-exec relay): say why samples stop, naming a full disk. */
+static void collector_failed(struct run_state *s, const struct collect_pass *p)
+{
+	char msg[1024], space[512] = "";
+	struct statvfs fs;
+	if (p->collector_exit < 0)
+		return;
+	if (statvfs(p->dir, &fs) == 0 && (double)fs.f_bavail * (double)fs.f_frsize < 1048576.0)
+		snprintf(space, sizeof(space), ": the file system holding %s is full (%.0f bytes "
+			 "free), perf could not write its samples", p->dir,
+			 (double)fs.f_bavail * (double)fs.f_frsize);
+	snprintf(msg, sizeof(msg), "perf stopped recording and exited with %d while the "
+		 "application ran on%s; the application's status is its own, the samples stop "
+		 "where perf stopped (perf.data may be cut short)", p->collector_exit, space);
+	run_state__degrade(s, DEG_CPU_COLLECTION_INTERRUPTED, msg,
+			   space[0] ? "free space on that file system or choose another -o, then run "
+				      "again"
+				    : DEG_CPU_COLLECTION_INTERRUPTED_REMEDY);
+}
+
 int stage_collect(struct run_state *s, struct err *e)
 {
 	/* HOOK(mpi): the rewritten launch, ranks collecting themselves
@@ -237,6 +263,7 @@ int stage_collect(struct run_state *s, struct err *e)
 		run_pass__take(&s->pass, &res);
 		s->exit_code = res.exit_code;
 		collector_died(s, res.wrapper_signal);
+		collector_failed(s, &p);
 		run_announce_outcome(s);
 	}
 	exec_result__release(&res);

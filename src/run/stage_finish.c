@@ -4,9 +4,11 @@
 #include "run/stages.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "run/pipeline.h"
@@ -297,6 +299,53 @@ int stage_store(struct run_state *s, struct err *e)
 	return rc;
 }
 
+/* Space kept for the manifests while the application runs: a disk it (or
+ * perf) fills must not leave the Run without one. Half of it is given back at
+ * the first manifest refused for want of space, the rest at the second. */
+#define RUN_RESERVE_FILE ".nunatak-space-reserve"
+#define RUN_RESERVE_BYTES (2 << 20)
+
+void run_reserve_space(struct run_state *s)
+{
+	char *path = s->dir ? fs_join(s->dir, RUN_RESERVE_FILE) : NULL;
+	int fd = path ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+	if (fd >= 0 && posix_fallocate(fd, 0, RUN_RESERVE_BYTES) != 0)
+		unlink(path); /* no room even now, or no fallocate here: no reserve */
+	if (fd >= 0)
+		close(fd);
+	xfree(path);
+}
+
+static bool reserve_give_back(struct run_state *s)
+{
+	struct stat st;
+	char *path = s->dir ? fs_join(s->dir, RUN_RESERVE_FILE) : NULL;
+	bool freed = false;
+	if (path && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+		freed = st.st_size > RUN_RESERVE_BYTES / 2 ? truncate(path, RUN_RESERVE_BYTES / 2) == 0
+							   : unlink(path) == 0;
+	xfree(path);
+	return freed;
+}
+
+void run_reserve_release(struct run_state *s)
+{
+	char *path = s->dir ? fs_join(s->dir, RUN_RESERVE_FILE) : NULL;
+	if (path)
+		unlink(path);
+	xfree(path);
+}
+
+/* A manifest refused for want of space is written again on the reserve. */
+static int write_manifest(struct run_state *s, const struct manifest *m, const char *file,
+			  struct err *e)
+{
+	int rc;
+	while ((rc = manifest__write_as(m, s->dir, file, e)) == -ENOSPC && reserve_give_back(s))
+		memset(e, 0, sizeof(*e));
+	return rc;
+}
+
 /* manifest.json as soon as the application ended, status incomplete (or
  * abandoned: nunatak stops here), before the long post-processing: a Run
  * whose nunatak is then killed, crashes or runs out of memory still says
@@ -310,12 +359,12 @@ int run_write_provisional(struct run_state *s, int status, struct err *e)
 	manifest__init(&m);
 	int rc = fill_manifest(s, &m, (enum run_status)status, e);
 	if (rc == 0)
-		rc = manifest__write(&m, s->dir, e);
+		rc = write_manifest(s, &m, MANIFEST_FILE, e);
 	/* The abandoned variant, renamed into place by a second interrupt
 	 * during post-processing (a signal handler cannot build JSON). */
 	if (rc == 0 && status == RUN_STATUS_INCOMPLETE) {
 		m.status = RUN_STATUS_ABANDONED;
-		rc = manifest__write_as(&m, s->dir, RUN_ABANDONED_MANIFEST, e);
+		rc = write_manifest(s, &m, RUN_ABANDONED_MANIFEST, e);
 	}
 	manifest__release(&m);
 	return rc;
@@ -381,5 +430,5 @@ int stage_manifest(struct run_state *s, struct err *e)
 			rc = -ENOMEM;
 	if (rc < 0)
 		return err_oom(e);
-	return manifest__write(m, s->dir, e);
+	return write_manifest(s, m, MANIFEST_FILE, e);
 }

@@ -86,6 +86,11 @@ int stage_store(struct run_state *s, struct err *e);
  * (stage_finish.c; enum run_status of store/manifest.h); with incomplete,
  * the abandoned variant beside it as RUN_ABANDONED_MANIFEST. */
 int run_write_provisional(struct run_state *s, int status, struct err *e);
+/* 2 MiB kept in the Run directory (.nunatak-space-reserve) while the
+ * application runs, given back when a manifest is refused for want of space
+ * (a disk filled during collection), removed once the Run is written. */
+void run_reserve_space(struct run_state *s);
+void run_reserve_release(struct run_state *s);
 /* report.html from the Run in memory (report-unavailable on failure). */
 int stage_report(struct run_state *s, struct err *e);
 /* manifest.json, once, listing the pivot and the page, every degradation. */

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Hybrid MPI + OpenMP (Open MPI, 2 ranks x 2 libomp threads, nunatak's OMPT tool): in each rank thread 0 does 3x the work of thread 1, and rank 0 has twice rank 1's, so a rank waits in MPI_Barrier: the payload's openmp gives every (rank, thread) its work and barrier wait, and every rank its time in MPI, within 10% (+100 ms) of what the program timed itself; the summary has one line per rank telling the OpenMP wait of its threads from its wait in MPI
+# Hybrid MPI + OpenMP (Open MPI, 2 ranks x 2 libomp threads, nunatak's OMPT tool): in each rank thread 0 does 3x the work of thread 1, and rank 0 has twice rank 1's, so a rank waits in MPI_Barrier: the payload's openmp gives every (rank, thread) its work and barrier wait, and every rank its time in MPI, within 10% (+100 ms) of what the program timed itself; the summary has one line per rank telling the OpenMP wait of its threads from its wait in MPI; the ranks record their context switches: every rank's threads have a measured wall / CPU / off-CPU budget
 . "$NUNATAK_SOURCE_DIR/tests/fixtures/run/e2e_lib.sh"
 need_perf
 command -v mpirun >/dev/null && command -v mpicc >/dev/null || { echo "skip: Open MPI (mpirun, mpicc) not installed"; exit 2; }
@@ -56,4 +56,18 @@ for r, x in ranks.items():
     m = x["mpi_time_ns"]
     assert m["quality"] == "measured" and abs(m["value"] - mpi) <= 0.10 * mpi + 0.1e9, (r, m, mpi)
     assert x["mpi_wall_ns"]["value"] >= m["value"], x
+# the ranks recorded their context switches (rank-shim --offcpu): each
+# OpenMP thread of each rank has its measured wall / CPU / off-CPU budget,
+# unless a rank's perf refused them (then said in the degradations)
+tb = doc["time_budget"]
+refused = [d for d in doc["degradations"] if d["name"] == "offcpu-unattributed" and "refused" in d["message"]]
+if not refused:
+    assert tb["mechanism"] != "process", tb["mechanism"]
+    loci = {(l["rank"], l["thread"]): l for l in tb["loci"]}
+    for (r, t), row in th.items():
+        l = loci[(r, row["tid"])]
+        assert l["offcpu_ns"]["quality"] == "measured", l
+        # thread 1 waited at the barrier (blocked or spinning): its off-CPU
+        # time is at most its wall time, its wall at least its region time
+        assert l["wall_ns"]["value"] + 1e6 >= row["work_ns"]["value"] + row["wait_ns"]["value"], (l, row)
 PY

@@ -30,12 +30,23 @@ if [ -n "${OMP_TOOL_LIBRARIES:-}" ]; then
 	grep -q "OMP_TOOL_LIBRARIES is set: the user's OpenMP tool is kept: nunatak's OMPT tool is not added" err.txt ||
 		fail "the user's OMP_TOOL_LIBRARIES was not announced as kept"
 fi
-grep -q "OpenMP ($TAG): thread 1 waits [0-9.]*% of region \`omp_imbalance.c:$LINE\` at its barrier" err.txt ||
-	fail "the summary's OpenMP line is missing or names another region"
+ROOT=$([ "$(id -u)" = 0 ] && echo 1 || echo 0)
+# OMPT, or root's switch stacks, measure the wait: thread 1 waits. From the
+# frames as an ordinary user it is estimated from the runtime's spinning
+# alone, which the runtime yields away on an oversubscribed machine (the
+# waiting thread then shows hardly any): which thread heads the line is not
+# the program's to decide there (issue 31: 1 run in 3 at load 17 as nobody
+# named thread 0), only that the line is there, estimated, with its reason.
+if [ "$OMP_MODE" = ompt ] || { [ "$ROOT" = 1 ] && ! grep -q "degraded \[offcpu-unattributed\]" err.txt; }; then
+	grep -q "OpenMP ($TAG): thread 1 waits [0-9.]*% of region \`omp_imbalance.c:$LINE\` at its barrier" err.txt ||
+		fail "the summary's OpenMP line is missing or names another region"
+else
+	grep -q "OpenMP ($TAG): thread [01] waits [0-9.]*% of region \`omp_imbalance.c:$LINE\` at its barrier (.*estimated: " err.txt ||
+		fail "the summary's OpenMP line is missing, names another region or is not said estimated"
+fi
 "$NUNATAK" report --json "$WORK/run" > rep.json 2> rep_err.txt || fail "nunatak report --json"
 python3 "$NUNATAK_SOURCE_DIR/tests/fixtures/run/quality_walk.py" rep.json > walk.txt 2>&1 ||
 	fail "a number of the payload without its Quality: $(cat walk.txt)"
-ROOT=$([ "$(id -u)" = 0 ] && echo 1 || echo 0)
 python3 - "$LINE" "$ROOT" "$OMP_RUNTIME" "$OMP_OUTLINED" "$OMP_MODE" <<'PY' || fail "openmp payload"
 import json, sys
 line, root = int(sys.argv[1]), sys.argv[2] == "1"

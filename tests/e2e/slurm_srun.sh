@@ -25,6 +25,25 @@ for pair in "openmpi pmix libmpi.so.40" "mpich pmi2 libmpich.so.12"; do
 2 4 n2 sampler True False
 3 4 n2 sampler True False"
 	[ "$(cat "$mpi.rows")" = "$want" ] || { echo "FAIL: $mpi: ranks, world size, nodes or roles wrong (want: $want)"; cat "$mpi.err"; fail=1; }
+	# The ping-pong crossed the nodes (rank 0 on n1, rank 3 on n2), and measured
+	# n1's shared memory too (ranks 0 and 1): both sides, each named for what
+	# it crossed. (When the probe itself failed, the Run says so instead.)
+	python3 - "$tmp/run-$mpi/manifest.json" "$mpi.err" <<'PY' || fail=1
+import json, sys
+c = {x["name"]: x for x in json.load(open(sys.argv[1]))["machine"]["ceilings"]}
+net = {k: (v["value"], v["quality"]) for k, v in c.items() if k.startswith("network_")}
+print("network Ceilings:", net)
+if "network_latency" not in c:
+    assert "network-ceilings-unavailable" in open(sys.argv[2]).read(), "no network Ceiling, no reason"
+else:
+    for k in ("network_latency", "network_bandwidth", "network_latency_intranode",
+              "network_bandwidth_intranode"):
+        assert k in c and c[k]["value"] > 0, ("FAIL", k, net)
+        # measured, or estimated only for dispersed repetitions (a loaded machine),
+        # never for a shared-memory pair posing as the interconnect
+        assert c[k]["quality"] == "measured" or "disperse" in c[k]["reason"], ("FAIL", k, c[k])
+        assert "single-node" not in (c[k]["reason"] or ""), ("FAIL", k, c[k])
+PY
 	lib=$(grep -o -- '--mpi-profile [^ ]*' "$mpi.err" | head -1 | cut -d' ' -f2)
 	{ [ -n "$lib" ] && ldd "$lib" | grep -q "$soname"; } || { echo "FAIL: $mpi: the probe ($lib) does not link $soname"; fail=1; }
 done

@@ -46,6 +46,9 @@
  *   nunatak-mpi 1 | rank R | world N | node HOST | pid P | state S | library TEXT
  *   init_ns T (monotonic at MPI_Init's return) | wall_ns W (init to write)
  *   function NAME CALLS TIME_NS BYTES
+ *   probe_cost_ps FAST FULL (the probe's own cost per call on this rank,
+ *     measured at MPI_Init: a polling call's, any other call's)
+ *   skipped NAME (left out by NUNATAK_MPI_SKIP: forwarded, not recorded)
  *   polled NAME CALLS TIMED_CALLS COMPLETED (a polling function: only
  *     TIMED_CALLS of its CALLS were timed, its TIME_NS and its sites' are
  *     estimated; COMPLETED: calls that found something complete)
@@ -145,7 +148,8 @@ static struct {
 	int use_tsc, multiple;
 	uint64_t tsc0, ns0;     /* anchors taken at MPI_Init */
 	double ns_per_tick;     /* calibrated at MPI_Init; 1 without the TSC */
-	uint64_t event_ticks, flush_period_ticks;
+	uint64_t event_ticks, flush_period_ticks, poll_long_ticks;
+	uint64_t cost_fast_ps, cost_full_ps; /* the probe's own cost per call */
 	int rank, world;
 	uint64_t init_ns, next_flush_ticks;
 	char path[4096];
@@ -155,6 +159,7 @@ static struct {
 	struct nk_event longs[NK_LONG_CAP], shorts[NK_SHORT_CAP];
 	uint64_t nr_longs, nr_shorts, nr_short_calls, dropped_sites, dropped_events;
 	int flushing;
+	uint8_t skip[NK_NR_FUNCTIONS]; /* NUNATAK_MPI_SKIP: forwarded, not recorded */
 	struct nk_peer *peers; /* world entries, calloc'ed at MPI_Init */
 	struct nk_peer unplaced;
 	struct nk_comm comms[NK_COMM_SLOTS];
@@ -257,9 +262,10 @@ static uint64_t nk_leave(int fn, void *ra, uint64_t t0, uint64_t bytes, int peer
 	return dt;
 }
 
-static inline int nk_enter(void)
+/* Outermost, recording, and fn not left out by NUNATAK_MPI_SKIP. */
+static inline int nk_enter(int fn)
 {
-	return nk_depth++ == 0 && NK_LOAD(&nk.active);
+	return nk_depth++ == 0 && NK_LOAD(&nk.active) && !nk.skip[fn];
 }
 
 static uint64_t nk_bytes(int count, MPI_Datatype dt)
@@ -296,9 +302,9 @@ static uint64_t nk_recvd(const MPI_Status *st, int count, MPI_Datatype dt)
 	return nk_bytes(n, dt);
 }
 
-#define NK_ENTER()                                    \
+#define NK_ENTER(f)                                   \
 	void *nk_ra = __builtin_return_address(0);    \
-	int nk_outer = nk_enter();                    \
+	int nk_outer = nk_enter(F_##f);               \
 	uint64_t nk_t0 = nk_outer ? nk_ticks() : 0
 #define NK_LEAVE(f, bytes, peer)                                    \
 	do {                                                        \

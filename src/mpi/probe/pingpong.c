@@ -13,6 +13,9 @@
  *   nodes <rank 0's host> <last rank's host>
  *   latency_s <best one-way time of an 8-byte message over 1000 round trips>
  *   bandwidth_rep <i> <bytes/s>  (10 round trips of 4 MiB: 2*10*4 MiB / elapsed)
+ *   intranode_nodes, intranode_latency_s, intranode_bandwidth_rep: the same
+ *     between rank 0 and rank 1, when the first pair crossed nodes and rank 1
+ *     shares rank 0's node (so both sides of the network are measured)
  *   end
  * A rank count of 1 (no peer) prints `ranks 1` and `end` only.
  */
@@ -59,7 +62,7 @@ static void trip(char *buf, int n, int me, int peer)
 	}
 }
 
-static void measure(int me, int peer, int reps)
+static void measure(int me, int peer, int reps, const char *prefix)
 {
 	char *buf = calloc(BW_BYTES, 1);
 	if (!buf)
@@ -75,7 +78,7 @@ static void measure(int me, int peer, int reps)
 			best = dt;
 	}
 	if (me == 0)
-		printf("latency_s\t%.9e\n", best / 2);
+		printf("%slatency_s\t%.9e\n", prefix, best / 2);
 	trip(buf, (int)BW_BYTES, me, peer);
 	for (int r = 0; r < reps; r++) {
 		double t0 = now_s();
@@ -83,7 +86,8 @@ static void measure(int me, int peer, int reps)
 			trip(buf, (int)BW_BYTES, me, peer);
 		double dt = now_s() - t0;
 		if (me == 0)
-			printf("bandwidth_rep\t%d\t%.6e\n", r, 2.0 * BW_TRIPS * BW_BYTES / dt);
+			printf("%sbandwidth_rep\t%d\t%.6e\n", prefix, r,
+			       2.0 * BW_TRIPS * BW_BYTES / dt);
 	}
 	free(buf);
 }
@@ -109,7 +113,25 @@ int main(int argc, char **argv)
 			MPI_Send(host, sizeof(host), MPI_CHAR, 0, 0, MPI_COMM_WORLD);
 		if (me == 0)
 			printf("nodes\t%s\t%s\n", host, peer_host);
-		measure(me, peer, reps < 1 ? 1 : reps);
+		measure(me, peer, reps < 1 ? 1 : reps, "");
+	}
+	/* Within rank 0's node too, when the pair above crossed nodes. */
+	int intra = 0;
+	char one_host[256] = "";
+	if (size > 2 && me == 1)
+		MPI_Send(host, sizeof(host), MPI_CHAR, 0, 2, MPI_COMM_WORLD);
+	if (size > 2 && me == 0) {
+		MPI_Recv(one_host, sizeof(one_host), MPI_CHAR, 1, 2, MPI_COMM_WORLD,
+			 MPI_STATUS_IGNORE);
+		one_host[sizeof(one_host) - 1] = peer_host[sizeof(peer_host) - 1] = '\0';
+		intra = strcmp(host, peer_host) != 0 && strcmp(host, one_host) == 0;
+	}
+	if (size > 2)
+		MPI_Bcast(&intra, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (intra && (me == 0 || me == 1)) {
+		if (me == 0)
+			printf("intranode_nodes\t%s\t%s\n", host, one_host);
+		measure(me, 1, reps < 1 ? 1 : reps, "intranode_");
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (me == 0) {

@@ -69,6 +69,9 @@ static void t_mpi_modules(void)
 	CHECK(!threads_is_mpi_module("/home/u/solver"));
 	CHECK(!threads_is_mpi_module("/usr/lib/x86_64-linux-gnu/libm.so.6"));
 	CHECK(!threads_is_mpi_module(NULL));
+	/* samples in nunatak's own probe, named after the call it wraps */
+	CHECK(threads_is_mpi_module("[mpi:MPI_Test]"));
+	CHECK(!threads_is_mpi_module("[collection:overhead]"));
 }
 
 static void t_app_time_decides(void)
@@ -226,7 +229,8 @@ static void t_measured_mpi(void)
 	CHECK_STR(ri.mpi.dom_site, "solver.c:212");
 	struct text_lines t = {0};
 	CHECK_INT(ranks_view_lines(&ri, &t), 0);
-	CHECK(strstr(t.v[0], "MPI holds 24.0% of the time (measured in MPI calls)") != NULL);
+	/* estimated: rank 2 never finalized, rank 3 left no profile */
+	CHECK(strstr(t.v[0], "MPI holds 24.0% of the time (estimated in MPI calls)") != NULL);
 	CHECK_STR(t.v[1], "  rank 1 waits 41% of its time in `MPI_Barrier` at `solver.c:212` (wall clock)");
 	json_t *j = ranks_view_payload(&ri);
 	json_t *rows = json_object_get(j, "rows");
@@ -254,6 +258,79 @@ static void t_measured_mpi(void)
 	CHECK(strstr(json_string_value(json_object_get(share, "reason")), "measured on 3 of 4") != NULL);
 	json_decref(j);
 	text_lines__release(&t);
+	rank_imbalance__release(&ri);
+	pivot__release(&p);
+}
+
+static void overhead(struct pivot *p, int rank, const char *counter, double ms)
+{
+	int64_t l = pivot__intern_locus(p, rank < 2 ? "n1" : "n2", rank, -1);
+	struct measurement m = {.hotspot = PIVOT_NONE, .locus = l, .counter = (char *)counter,
+				.value = ms * 1e6, .unit = (char *)"ns",
+				.quality = QUALITY_ESTIMATED, .reason = (char *)"cost x calls",
+				.sample_count = -1, .coverage = -1};
+	CHECK(pivot__add_measurement(p, &m) >= 0);
+}
+
+/* The probe's own cost: said when above 1% of a rank's time, with the calls
+ * that cost it and the option that leaves them out; silent below. */
+static void t_probe_overhead(void)
+{
+	struct pivot p;
+	build_mpi_run(&p, true);
+	for (int r = 0; r < 4; r++)
+		interposed(&p, r < 2 ? "n1" : "n2", r, 1000, 10, NULL);
+	int64_t l1 = pivot__intern_locus(&p, "n1", 1, -1);
+	const char *fns[] = {"MPI_Test", "MPI_Iprobe", "MPI_Send", "MPI_Recv"};
+	int64_t calls[] = {20000000, 1500000, 10, 10};
+	double ms[] = {25, 4, 0.0002, 0.0001};
+	for (int i = 0; i < 4; i++) {
+		struct mpi_call c = {.locus = l1, .name = (char *)fns[i], .calls = calls[i]};
+		CHECK(pivot__add_mpi_call(&p, &c) >= 0);
+		char counter[64];
+		snprintf(counter, sizeof(counter), "mpi_probe_overhead:%s", fns[i]);
+		overhead(&p, 1, counter, ms[i]);
+	}
+	overhead(&p, 1, "mpi_probe_overhead", 29.0003);
+	overhead(&p, 0, "mpi_probe_overhead", 2); /* 0.2%: not the worst */
+	struct rank_imbalance ri;
+	CHECK_INT(imbalance_ranks(&p, 4, &ri), 0);
+	CHECK_INT(ri.mpi.probe_rank, 1);
+	CHECK_INT(ri.mpi.nr_probe_calls, 2); /* MPI_Send's 10 calls cost nothing worth naming */
+	CHECK_STR(ri.mpi.probe_calls[0].name, "MPI_Test");
+	CHECK_STR(ri.mpi.probe_calls[1].name, "MPI_Iprobe");
+	struct text_lines t = {0};
+	CHECK_INT(ranks_view_lines(&ri, &t), 0);
+	bool said = false;
+	for (size_t i = 0; i < t.n; i++)
+		said |= strstr(t.v[i], "nunatak's MPI probe took 2.9% of rank 1's time (estimated: its "
+				       "cost per call, measured at MPI_Init, times 20.0 M calls of "
+				       "MPI_Test, 1.5 M calls of MPI_Iprobe); to leave those calls out "
+				       "of the measurement: nunatak run --mpi-skip "
+				       "MPI_Test,MPI_Iprobe (docs/mpi.md)") != NULL;
+	CHECK(said);
+	json_t *j = ranks_view_payload(&ri);
+	json_t *probe = json_object_get(j, "mpi_probe");
+	CHECK_INT(json_integer_value(json_object_get(probe, "rank")), 1);
+	CHECK(json_is_true(json_object_get(probe, "stated")));
+	CHECK_STR(json_string_value(json_object_get(json_object_get(probe, "fraction"), "quality")),
+		  "estimated");
+	json_decref(j);
+	text_lines__release(&t);
+	rank_imbalance__release(&ri);
+	pivot__release(&p);
+	/* below 1%: nothing said */
+	build_mpi_run(&p, true);
+	for (int r = 0; r < 4; r++)
+		interposed(&p, r < 2 ? "n1" : "n2", r, 1000, 10, NULL);
+	overhead(&p, 1, "mpi_probe_overhead:MPI_Test", 5);
+	overhead(&p, 1, "mpi_probe_overhead", 5);
+	CHECK_INT(imbalance_ranks(&p, 4, &ri), 0);
+	struct text_lines t2 = {0};
+	CHECK_INT(ranks_view_lines(&ri, &t2), 0);
+	for (size_t i = 0; i < t2.n; i++)
+		CHECK(strstr(t2.v[i], "MPI probe") == NULL);
+	text_lines__release(&t2);
 	rank_imbalance__release(&ri);
 	pivot__release(&p);
 }
@@ -448,6 +525,8 @@ static const struct test_case cases[] = {
 	{"site_share", "the MPI headline quotes the share of the site it names", t_site_share},
 	{"measured_mpi", "interposed MPI time: measured share, dominant call and site",
 	 t_measured_mpi},
+	{"probe_overhead", "the probe's cost said above 1% of a rank's time, with the calls and "
+	 "--mpi-skip", t_probe_overhead},
 	{"mpi_modules", "MPI runtime modules are recognised", t_mpi_modules},
 	{"app_time", "waiting in MPI is not mistaken for work", t_app_time_decides},
 	{"counted_missing", "counted-only and absent ranks are said", t_counted_and_missing},

@@ -106,9 +106,14 @@ static void t_cascade(void)
 	CHECK_STR(json_string_value(json_object_get(eff, "source_map./a")), "/site-a");
 	CHECK_NEAR(json_real_value(json_object_get(eff, "passes.witness")), 0.05, 0);
 	CHECK(json_is_true(json_object_get(eff, "debuginfod.enabled")));
+	CHECK(json_is_null(json_object_get(eff, "mpi.skip"))); /* none unless set */
 	CHECK(json_object_get(eff, "thresholds.coverage") == NULL); /* removed: nothing read it */
 	CHECK(json_object_get(eff, "tools.mpip") == NULL);        /* our PMPI layer replaces mpiP */
 	CHECK(json_object_get(eff, "tools.mpifort") == NULL);     /* removed: the PMPI library is C */
+	json_decref(eff);
+	CHECK_INT(config__set(&c, "mpi.skip", "MPI_Test,MPI_Iprobe", &e), 0);
+	eff = config__effective_json(&c);
+	CHECK_STR(json_string_value(json_object_get(eff, "mpi.skip")), "MPI_Test,MPI_Iprobe");
 	json_decref(eff);
 	config__release(&c);
 	xfree(site);

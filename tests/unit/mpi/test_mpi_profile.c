@@ -92,6 +92,29 @@ static void t_cut_and_unknown(void)
 	mpi_profile__release(&p);
 }
 
+static void t_polled(void)
+{
+	/* A polling function timed 1 in N: its counts; timed or completed
+	 * beyond the calls is malformed. */
+	const char *t = "nunatak-mpi\t1\nfunction\tMPI_Test\t1000\t640\t0\n"
+			"polled\tMPI_Test\t1000\t16\t3\nprobe_cost_ps\t1200\t17500\n"
+			"skipped\tMPI_Iprobe\nend\n";
+	struct mpi_profile p;
+	struct err e = {0};
+	CHECK_INT(mpi_profile_parse(t, strlen(t), &p, &e), 0);
+	CHECK_INT(p.nr_polled, 1);
+	CHECK_STR(p.polled[0].name, "MPI_Test");
+	CHECK(p.polled[0].calls == 1000 && p.polled[0].timed == 16 && p.polled[0].completed == 3);
+	CHECK(p.cost_fast_ps == 1200 && p.cost_full_ps == 17500);
+	CHECK_INT(p.nr_skipped, 1);
+	CHECK_STR(p.skipped[0], "MPI_Iprobe");
+	mpi_profile__release(&p);
+	const char *bad = "nunatak-mpi\t1\npolled\tMPI_Test\t10\t16\t3\n";
+	CHECK_INT(mpi_profile_parse(bad, strlen(bad), &p, &e), -EINVAL);
+	CHECK_STR(e.msg, "line 2: malformed `polled` record");
+	mpi_profile__release(&p);
+}
+
 static void t_peers(void)
 {
 	const char *t = "nunatak-mpi\t1\nrank\t0\npeer\tsend\t3\t2\t10\t1056\n"
@@ -173,6 +196,19 @@ static void t_netprobe(void)
 	CHECK(m.ceilings[1].quality == QUALITY_ESTIMATED);
 	CHECK_STR(m.ceilings[1].reason, "repetitions disperse by 50%");
 	machine__release(&m);
+	/* across two nodes, and within rank 0's: both sides labelled */
+	const char *both = "ranks\t4\nnodes\tn1\tn2\nlatency_s\t2e-06\nbandwidth_rep\t0\t1e9\n"
+			   "intranode_nodes\tn1\tn1\nintranode_latency_s\t3e-07\n"
+			   "intranode_bandwidth_rep\t0\t8e9\nintranode_bandwidth_rep\t1\t8.1e9\nend\n";
+	CHECK_INT(netprobe_parse(both, &np), 0);
+	machine__init(&m);
+	CHECK_INT(netprobe_ceilings(&np, &m), 4);
+	CHECK_STR(m.ceilings[2].name, "network_latency_intranode");
+	CHECK_NEAR(m.ceilings[2].value, 3e-7, 1e-12);
+	CHECK(m.ceilings[2].quality == QUALITY_MEASURED);
+	CHECK_STR(m.ceilings[3].name, "network_bandwidth_intranode");
+	CHECK_NEAR(m.ceilings[3].value, 8.1e9, 1);
+	machine__release(&m);
 	CHECK_INT(netprobe_parse("garbage\n", &np), -EINVAL);
 }
 
@@ -181,6 +217,8 @@ static const struct test_case cases[] = {
 	{"errors", "malformed record, newer version, foreign file: line and what", t_errors},
 	{"cut_and_unknown", "unknown records skipped, a cut file read as far as it goes",
 	 t_cut_and_unknown},
+	{"polled", "a polling function's timed calls, the probe's cost, skipped functions",
+	 t_polled},
 	{"peers", "point-to-point totals per partner and direction; a bad direction refused",
 	 t_peers},
 	{"stack", "launcher --version and the matching mpicc", t_stack},
