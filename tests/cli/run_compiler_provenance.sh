@@ -3,6 +3,7 @@
 set -eu
 command -v python3 >/dev/null || { echo "skip: python3 needed"; exit 2; }
 command -v gcc >/dev/null || { echo "skip: gcc not installed"; exit 2; }
+command -v clang >/dev/null || { echo "skip: clang not installed (both compilers are checked)"; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
@@ -30,10 +31,8 @@ gcc -g -O2 -o app-gcc app.c
 check app-gcc "GCC: (" " -O2"
 gcc -O1 -o app-nodebug app.c
 check app-nodebug "GCC: (" ""
-if command -v clang >/dev/null; then
-	clang -g -O2 -o app-clang app.c
-	check app-clang "clang version" "clang version"
-fi
+clang -g -O2 -o app-clang app.c
+check app-clang "clang version" "clang version"
 printf '#!/bin/sh\nexit 0\n' > app-script
 chmod +x app-script
 check app-script "" ""
