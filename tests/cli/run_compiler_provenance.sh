@@ -30,10 +30,6 @@ gcc -g -O2 -o app-gcc app.c
 check app-gcc "GCC: (" " -O2"
 gcc -O1 -o app-nodebug app.c
 check app-nodebug "GCC: (" ""
-if command -v clang >/dev/null; then
-	clang -g -O2 -o app-clang app.c
-	check app-clang "clang version" "clang version"
-fi
 printf '#!/bin/sh\nexit 0\n' > app-script
 chmod +x app-script
 check app-script "" ""
