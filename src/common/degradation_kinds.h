@@ -152,6 +152,9 @@
 	  "symbolizer waits for (debuginfod: [debuginfod] enabled = false)") \
 	X(DEG_TARGET_ATTRIBUTION, "target-attribution", true, \
 	  "rebuild with -g (and without strip / -s) for line-level attribution") \
+	X(DEG_TARGET_PRIVILEGED, "target-privileged", true, \
+	  "profile a copy without the setuid/setgid bit or capabilities (cp keeps " \
+	  "neither) if it can run without them, or run nunatak as the file's owner") \
 	X(DEG_TARGET_BINARY, "target-binary", true, \
 	  "point nunatak at the compiled program rather than a wrapper script")
 #define DEG_KIND_DECLARE(m, name, strict, remedy) \

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "attrib/elf.h"
@@ -197,6 +200,37 @@ out:
 	return rc;
 }
 
+/* A program whose exec changes privileges (setuid or setgid to another
+ * owner, file capabilities) runs in the kernel's secure-execution mode: perf
+ * loses it at the exec and LD_PRELOAD is ignored, so nothing would be
+ * measured while a Run said nothing of it. Said before the run; `run` then
+ * launches it unmeasured. */
+static int check_privileged(const char *target, const char *path, struct doctor_report *r)
+{
+	struct stat st;
+	struct statvfs fs;
+	char why[160] = "";
+	/* on a nosuid mount the bits change nothing */
+	if (stat(path, &st) != 0 || (statvfs(path, &fs) == 0 && (fs.f_flag & ST_NOSUID)))
+		return 0;
+	if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
+		snprintf(why, sizeof(why), "setuid (owner uid %u)", (unsigned)st.st_uid);
+	else if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getegid())
+		snprintf(why, sizeof(why), "setgid (group gid %u)", (unsigned)st.st_gid);
+	else if (geteuid() != 0 && getxattr(path, "security.capability", NULL, 0) > 0)
+		snprintf(why, sizeof(why), "given file capabilities (getcap shows them)");
+	if (!why[0])
+		return 0;
+	char *msg = xasprintf("target `%s` is %s: its exec changes privileges, and the kernel "
+			      "keeps perf and LD_PRELOAD out of it: it runs unmeasured", target,
+			      why);
+	int rc = msg ? doctor_report__add(r, DEG_TARGET_PRIVILEGED, DOCTOR_WARNING, msg,
+					  DEG_TARGET_PRIVILEGED_REMEDY, DEG_TARGET_PRIVILEGED, msg)
+		     : -ENOMEM;
+	xfree(msg);
+	return rc;
+}
+
 int doctor_check_target(const char *const *app_argv, struct doctor_report *r)
 {
 	if (!app_argv || !app_argv[0])
@@ -213,6 +247,8 @@ int doctor_check_target(const char *const *app_argv, struct doctor_report *r)
 		return -ENOMEM;
 	if (w == 0)
 		rc = inspect(target, path, r);
+	if (w == 0 && rc == 0)
+		rc = check_privileged(target, path, r);
 	else if (!(msg = xasprintf("target `%s` %s", target,
 				   w == -EACCES ? "is not executable" : "was not found")))
 		rc = -ENOMEM;

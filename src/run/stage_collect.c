@@ -165,8 +165,19 @@ int stage_detect_perf(struct run_state *s, struct err *e)
 }
 
 /* The collector the decision chose (stage "perf"): NULL when out of memory. */
+static bool privileged_target(const struct run_state *s)
+{
+	for (size_t i = 0; i < s->degradations.n; i++)
+		if (!strcmp(s->degradations.v[i].name, DEG_TARGET_PRIVILEGED))
+			return true;
+	return false;
+}
+
 static struct collector *chosen(struct run_state *s)
 {
+	/* the kernel keeps perf and the preload out of it (target-privileged) */
+	if (privileged_target(s))
+		return collector_bare__new();
 	if (s->collector == COLLECTOR_USE_PRELOAD)
 		return collector_preload__new(s->preload_lib);
 	if (s->sampling_blocked || !s->caps.perf.present)
