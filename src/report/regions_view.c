@@ -205,6 +205,9 @@ static void render_place(const struct analysis *a, const struct region_row *r,
 	diagnostic__release(&g);
 }
 
+static void render_rank_places(const struct pivot *p, const struct analysis *a,
+			       const struct region_row *r, struct text_lines *out);
+
 int regions_render(const struct pivot *p, const struct analysis *an, struct text_lines *out)
 {
 	struct region_row *rows;
@@ -236,6 +239,8 @@ int regions_render(const struct pivot *p, const struct analysis *an, struct text
 				r->calls == 1 ? "" : "s", imb, off);
 		if (an && row_counted(r))
 			render_place(an, r, out);
+		if (an && row_counted(r) && r->nr_ranks > 1)
+			render_rank_places(p, an, r, out);
 	}
 	if (n > REGIONS_SHOWN)
 		text_lines__add(out, "  ... and %zu more call paths", n - REGIONS_SHOWN);
@@ -314,6 +319,66 @@ static void offcpu_json(json_t *o, const struct region_row *r)
 						CLOCK_SWITCHES));
 }
 
+/* The path of r per rank (traces are per rank): each rank's own counts and
+ * longest Locus, in rank order; ranks[k] is rows[k]'s rank. 0 or -ENOMEM. */
+static int rank_rows(const struct pivot *p, const struct region_row *r,
+		     struct region_row **rows, int **ranks, size_t *n)
+{
+	size_t ns = p->nr_region_stats, m = 0;
+	size_t *idx = xmalloc((ns + 1) * sizeof(*idx));
+	*rows = xcalloc(ns + 1, sizeof(**rows));
+	*ranks = xcalloc(ns + 1, sizeof(**ranks));
+	*n = 0;
+	if (!idx || !*rows || !*ranks) {
+		xfree(idx);
+		zfree(rows);
+		zfree(ranks);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < ns; i++)
+		if (strcmp_null(p->region_stats[i].path, r->path) == 0)
+			idx[m++] = i;
+	sort_p = p;
+	qsort(idx, m, sizeof(*idx), stat_cmp);
+	for (size_t i = 0, j; i < m; i = j) {
+		int rank = p->loci[p->region_stats[idx[i]].locus].rank;
+		for (j = i + 1; j < m && p->loci[p->region_stats[idx[j]].locus].rank == rank;)
+			j++;
+		(*ranks)[*n] = rank;
+		fill_row(p, idx, i, j, &(*rows)[(*n)++]);
+	}
+	xfree(idx);
+	return 0;
+}
+
+/* "rank_points": the path placed per rank, as the path is (no share: the
+ * Run's share of samples is not per rank). */
+static void rank_points_json(json_t *o, const struct pivot *p, const struct analysis *a,
+			     const struct region_row *r)
+{
+	struct region_row *rows;
+	int *ranks;
+	size_t n;
+	json_t *arr = json_array();
+	if (!arr || rank_rows(p, r, &rows, &ranks, &n)) {
+		json_decref(arr);
+		return;
+	}
+	for (size_t k = 0; k < n; k++) {
+		json_t *x = json_pack("{s:i, s:I, s:o}", "rank", ranks[k], "calls",
+				      (json_int_t)rows[k].calls, "inclusive_ns",
+				      wall(rows[k].inclusive_ns));
+		if (x && row_counted(&rows[k]))
+			place_json(x, a, &rows[k]);
+		if (x)
+			json_object_del(x, "share");
+		json_array_append_new(arr, x);
+	}
+	xfree(rows);
+	xfree(ranks);
+	json_object_set_new(o, "rank_points", arr);
+}
+
 json_t *regions_json(const struct pivot *p, const struct analysis *an)
 {
 	struct region_row *rows;
@@ -340,6 +405,8 @@ json_t *regions_json(const struct pivot *p, const struct analysis *an)
 			offcpu_json(o, r);
 		if (o && an && row_counted(r))
 			place_json(o, an, r);
+		if (o && an && row_counted(r) && r->nr_ranks > 1)
+			rank_points_json(o, p, an, r);
 		json_array_append_new(a, o);
 	}
 	xfree(rows);
@@ -363,4 +430,43 @@ json_t *regions_hotspot_json(const struct pivot *p, int64_t hotspot, const char 
 						   (json_int_t)v[i].samples));
 	xfree(v);
 	return a;
+}
+
+/* "      per rank: 13.2 Gflop/s (rank 0) to 24.1 Gflop/s (rank 1) at 0.25 to
+ * 0.5 flop/byte": the spread of the ranks' own points, when placed. */
+static void render_rank_places(const struct pivot *p, const struct analysis *a,
+			       const struct region_row *r, struct text_lines *out)
+{
+	struct region_row *rows;
+	int *ranks;
+	size_t n, placed = 0;
+	if (rank_rows(p, r, &rows, &ranks, &n))
+		return;
+	double lo = 0, hi = 0, ilo = 0, ihi = 0;
+	int rlo = -1, rhi = -1;
+	for (size_t k = 0; k < n; k++) {
+		struct diagnostic g;
+		char why[160];
+		row_place(a, &rows[k], &g, why, sizeof(why));
+		if (g.achieved.quality != QUALITY_UNAVAILABLE &&
+		    g.dram_intensity.quality != QUALITY_UNAVAILABLE) {
+			double v = g.achieved.value, i = g.dram_intensity.value;
+			if (!placed || v < lo)
+				lo = v, rlo = ranks[k];
+			if (!placed || v > hi)
+				hi = v, rhi = ranks[k];
+			ilo = !placed || i < ilo ? i : ilo;
+			ihi = !placed || i > ihi ? i : ihi;
+			placed++;
+		}
+		diagnostic__release(&g);
+	}
+	char x[32], y[32];
+	if (placed > 1)
+		text_lines__add(out, "      per rank (%zu placed): %s (rank %d) to %s (rank %d), "
+				     "at %.3g to %.3g flop/byte",
+				placed, format_si(x, sizeof(x), lo, "flop/s"), rlo,
+				format_si(y, sizeof(y), hi, "flop/s"), rhi, ilo, ihi);
+	xfree(rows);
+	xfree(ranks);
 }

@@ -9,8 +9,12 @@
  *   "mixed"   on two call paths (under main and under "outer"): counts
  *             are per region, so no path of it can be placed
  * Each region burns about 30 ms of CPU, so its measured time is real.
+ * With CTR_ROOFLINE_RANK_SCALE=1 under an MPI launcher, rank r counts
+ * (r + 1) times the FLOP (bytes unchanged), so per-rank points differ
+ * (tests/e2e/run_regions_roofline_mpi.sh).
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -34,8 +38,19 @@ static void burn(double s)
 			x = x * 6364136223846793005ull + 1;
 }
 
+/* The launcher's rank (Open MPI, then PMI), 0 outside MPI. */
+static uint64_t flop_scale(void)
+{
+	const char *on = getenv("CTR_ROOFLINE_RANK_SCALE");
+	const char *r = getenv("OMPI_COMM_WORLD_RANK");
+	if (!r)
+		r = getenv("PMI_RANK");
+	return on && *on == '1' && r ? 1 + strtoull(r, NULL, 10) : 1;
+}
+
 static void region(const char *name, uint64_t flop, uint64_t bytes)
 {
+	flop *= flop_scale();
 	const struct sp_site *r = sp_region(name);
 	sp_begin(r);
 	ctr_test_add(flop, bytes);
