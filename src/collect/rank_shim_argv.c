@@ -13,7 +13,7 @@
 
 char **rank_shim_argv(const char *self, const struct rank_shim_opts *o)
 {
-	char **v = xcalloc(32, sizeof(*v));
+	char **v = xcalloc(48, sizeof(*v)); /* 30 words at most, and the NULL */
 	if (!v)
 		return NULL;
 	size_t k = 0;
