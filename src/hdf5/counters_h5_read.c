@@ -117,10 +117,16 @@ static char *str_attr(hid_t g, const char *name)
 	hid_t t = H5Tcopy(H5T_C_S1);
 	H5Tset_size(t, H5T_VARIABLE);
 	H5Tset_cset(t, H5T_CSET_UTF8);
-	if (H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) > 0 &&
-	    H5Aread(a, t, &v) >= 0 && v) {
-		out = xstrdup(v);
-		H5free_memory(v);
+	if (H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) > 0) {
+		if (H5Aread(a, t, &v) >= 0 && v) {
+			out = xstrdup(v);
+			H5free_memory(v);
+		}
+	} else if (H5Tget_class(ft) == H5T_STRING) { /* fixed length, as the library writes */
+		size_t sz = H5Tget_size(ft);
+		out = sz && sz <= 65536 ? xcalloc(sz + 1, 1) : NULL;
+		if (out && H5Aread(a, ft, out) < 0)
+			zfree(&out);
 	}
 	H5Tclose(t);
 	H5Tclose(ft);
