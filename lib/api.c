@@ -15,6 +15,7 @@
 #include "sampler.h"
 #include "scope_profiler.h"
 #include "stream.h"
+#include "thread.h"
 #include "writer.h"
 
 /* The hot functions call nothing on their fast path (slow paths are
@@ -266,7 +267,7 @@ static void begin_slow(const struct sp_site *h)
 		sp_registry__misuse(t, SP_MISUSE_NULL_HANDLE);
 		return;
 	}
-	if (!t && !(t = sp_registry__thread_new())) {
+	if (!t && !(t = sp_thread__new())) {
 		sp_registry__misuse(NULL, SP_MISUSE_NO_MEMORY);
 		return;
 	}

@@ -15,6 +15,7 @@
 #include "counters.h"
 #include "log.h"
 #include "registry.h"
+#include "site_read.h"
 #include "sampler.h"
 #include "sp_format.h"
 #include "stream.h"
@@ -45,7 +46,7 @@ static void add_name(struct sp_misuse_out *m, const struct sp_site *site, uint64
 {
 	struct sp_site copy;
 	char *name = NULL, *file = NULL;
-	if (!site || !sp_trace__read_site(site, &copy, &name, &file))
+	if (!site || !sp_site__read(site, &copy, &name, &file))
 		name = strdup("(not a region handle)");
 	free(file);
 	for (size_t i = 0; name && i < m->nr_names; i++) {
@@ -171,7 +172,7 @@ static int write_outputs(const struct sp_config *cfg, struct sp_trace *tr,
 	int first_err = 0;
 	const char *suffix[3] = {".spt", ".sps", ".h5"};
 	if (cfg->prefix)
-		sp_writer__make_dirs(cfg->prefix);
+		sp_out__make_dirs(cfg->prefix);
 	for (int k = 0; k < 3; k++) {
 		if ((k == 0 && !want_spt) || (k == 1 && !tr->has_samples))
 			continue;
@@ -296,7 +297,7 @@ int sp_finalize__locked(const struct sp_config *cfg)
 		.scratch_near = near,
 	};
 	if (cfg->prefix)
-		sp_writer__make_dirs(cfg->prefix);
+		sp_out__make_dirs(cfg->prefix);
 	struct sp_clock_map map;
 	struct sp_trace tr;
 	bool spt_written = false;

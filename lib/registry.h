@@ -99,9 +99,8 @@ struct sp_thread {
  * TLS: reading it is async-signal-safe and costs one load. */
 extern __thread struct sp_thread *sp_tls __attribute__((tls_model("initial-exec")));
 
-/* Registers the calling thread (maps its struct and call buffer, creates
- * its sampling timer if sampling runs). NULL on ENOMEM. */
-struct sp_thread *sp_registry__thread_new(void);
+/* Adds @p t to the threads finalize reads (thread.c makes it). */
+void sp_registry__add_thread(struct sp_thread *t);
 
 /* Counts one misuse on @p t (NULL: process-wide counter). */
 void sp_registry__misuse(struct sp_thread *t, enum sp_misuse what);

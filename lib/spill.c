@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "call_order.h"
 #include "trace.h"
 
 /* One region's sorted calls from one chunk: in the scratch file, or (the

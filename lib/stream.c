@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "log.h"
 #include "registry.h"
+#include "site_read.h"
 #include "scope_profiler.h"
 #include "sp_format.h"
 #include "trace.h"
@@ -50,7 +51,7 @@ void sp_stream__set_path(const char *p, int r)
 		free(copy);
 		copy = NULL;
 	} else if (fd >= 0 && !in_memory && path) {
-		sp_writer__make_dirs(copy);
+		sp_out__make_dirs(copy);
 		if (rename(path, copy) != 0) {
 			sp_log(SP_LOG_WARN, "unfinished trace stays at %s (cannot move it to %s: "
 			       "%s); sp_finalize writes the new prefix", path, copy,
@@ -149,7 +150,7 @@ static int open_file(void)
 	char *tmp = malloc(len);
 	if (!tmp)
 		return -ENOMEM;
-	sp_writer__make_dirs(path);
+	sp_out__make_dirs(path);
 	fd = sp_tmp_create(path, tmp, len, O_APPEND);
 	int rc = fd < 0 ? fd : write_header();
 	if (fd < 0) {
@@ -241,7 +242,7 @@ static bool stage_site(const struct sp_site *site)
 {
 	struct sp_site copy;
 	char *name = NULL, *file = NULL;
-	int32_t valid = sp_trace__read_site(site, &copy, &name, &file) ? 1 : 0;
+	int32_t valid = sp_site__read(site, &copy, &name, &file) ? 1 : 0;
 	size_t len = 8 + 4 + 4 + 4 + (name ? strlen(name) : 0) + 4 + (file ? strlen(file) : 0);
 	bool ok = stage_reserve(SP_FRAME_HEADER_LEN + len);
 	if (ok) {

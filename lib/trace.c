@@ -15,6 +15,7 @@
 #include "registry.h"
 #include "scope_profiler.h"
 #include "spill.h"
+#include "site_read.h"
 #include "stream.h"
 
 /* Site pointer -> region index (-1: not a valid descriptor). */
@@ -57,37 +58,6 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-static bool read_mem(void *dst, const void *src, size_t n)
-{
-	struct iovec local = {dst, n}, remote = {(void *)(uintptr_t)src, n};
-	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n;
-}
-
-char *sp_trace__read_string(const char *p, size_t max)
-{
-	if (!p)
-		return NULL;
-	char *out = malloc(max + 1);
-	if (!out)
-		return NULL;
-	size_t len = 0;
-	while (len < max) {
-		/* Never cross a page boundary in one read: the next page may be
-		 * unmapped while the string ends before it. */
-		uintptr_t a = (uintptr_t)(p + len);
-		size_t step = 4096 - (a & 4095);
-		if (step > max - len)
-			step = max - len;
-		if (!read_mem(out + len, p + len, step))
-			break;
-		char *nul = memchr(out + len, 0, step);
-		if (nul)
-			return out;
-		len += step;
-	}
-	free(out);
-	return NULL;
-}
 
 static bool ptr_map_grow(struct ptr_map *m)
 {
@@ -185,18 +155,6 @@ oom:
 	return -1;
 }
 
-bool sp_trace__read_site(const struct sp_site *site, struct sp_site *copy, char **name,
-			 char **file)
-{
-	*name = *file = NULL;
-	if (!read_mem(copy, site, sizeof(*copy)) || copy->magic != SP_SITE_MAGIC)
-		return false;
-	*name = sp_trace__read_string(copy->name, 65536);
-	if (!*name)
-		return false;
-	*file = copy->file ? sp_trace__read_string(copy->file, 65536) : NULL;
-	return true;
-}
 
 /* Reads a descriptor without trusting it: a stale or garbage handle must
  * not crash the host at finalize. */
@@ -204,7 +162,7 @@ static int32_t resolve_new(struct builder *b, const struct sp_site *site)
 {
 	struct sp_site copy;
 	char *name, *file;
-	if (!sp_trace__read_site(site, &copy, &name, &file))
+	if (!sp_site__read(site, &copy, &name, &file))
 		return -1;
 	return region_by_name(b, name, file, file ? copy.line : -1);
 }

@@ -139,21 +139,6 @@ int sp_trace__sort_calls(struct sp_call_out *calls, size_t n);
 /* The same with the caller's buffers: @p tmp holds n calls, @p bounds n + 2. */
 void sp_trace__sort_calls_in(struct sp_call_out *calls, size_t n, struct sp_call_out *tmp,
 			     size_t *bounds);
-/* The order of that sort: @p x goes before @p y. */
-static inline int sp_call_out__before(const struct sp_call_out *x, const struct sp_call_out *y)
-{
-	return x->start_ns < y->start_ns || (x->start_ns == y->start_ns && x->end_ns > y->end_ns);
-}
 
-/* Copies a NUL-terminated string from memory that may be unmapped, without
- * faulting (process_vm_readv). Caller frees. NULL if unreadable or longer
- * than @p max. */
-char *sp_trace__read_string(const char *p, size_t max);
-
-/* Reads descriptor @p site without trusting it: true and *copy, *name
- * (and *file when it has one; caller frees both) if it is a readable
- * sp_site, false otherwise. */
-bool sp_trace__read_site(const struct sp_site *site, struct sp_site *copy, char **name,
-			 char **file);
 
 #endif

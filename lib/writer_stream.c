@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "spill.h"
+#include "call_order.h"
 #include "trace.h"
 #include "writer.h"
 

@@ -14,7 +14,7 @@
 # (the warm-up calibrates the Machine: the overhead line gets its cost per
 # sample), APP_UNITS (mpi_imbalance's units, 200).
 set -eu
-nunatak=$1 fallback=${2:-}
+nunatak=$(realpath "$1") fallback=${2:+$(realpath "$2")}
 command -v mpirun >/dev/null || { echo "mpirun not found: nothing to measure"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

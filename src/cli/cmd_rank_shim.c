@@ -33,6 +33,7 @@ struct rank_shim_cli {
 	bool preload_only;
 	bool clock_monotonic;
 	const char *offcpu;
+	const char *ompt_lib;
 	bool perf_script;
 	char *status_file;
 };
@@ -64,6 +65,9 @@ static const struct opt_spec shim_options[] = {
 	 "sample with --sampler-lib only, never perf (nunatak run --collector preload)", false},
 	{"clock-monotonic", 0, OPT_BOOL, offsetof(struct rank_shim_cli, clock_monotonic), NULL,
 	 "timestamp samples with CLOCK_MONOTONIC (shared with region traces)", false},
+	{"ompt-lib", 0, OPT_STRING, offsetof(struct rank_shim_cli, ompt_lib), "LIB",
+	 "nunatak's OMPT tool, named in the application's OMP_TOOL_LIBRARIES unless it "
+	 "names another tool", false},
 	{"offcpu", 0, OPT_STRING, offsetof(struct rank_shim_cli, offcpu), "MODE",
 	 "switches: record the threads' context switches (wall, CPU and off-CPU time); "
 	 "stacks: and their stacks at each switch out", false},
@@ -111,6 +115,7 @@ int cmd_rank_shim(int argc, char **argv)
 				   .regions_name = c.regions_name,
 				   .sampler_lib = c.sampler_lib, .preload_only = c.preload_only,
 				   .clock_monotonic = c.clock_monotonic,
+				   .ompt_lib = c.ompt_lib,
 				   .offcpu = !c.offcpu ? OFFCPU_PROCESS
 					     : !strcmp(c.offcpu, "stacks") ? OFFCPU_STACKS
 					     : !strcmp(c.offcpu, "switches") ? OFFCPU_SWITCHES

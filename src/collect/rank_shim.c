@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,7 +54,8 @@ struct shim {
 				 (borrowed words), or NULL */
 	size_t app_words;     /* words before the application in app_env */
 	char *regions_env;    /* "SCOPE_PROFILER_PREFIX=<directory>/regions/<name>" or NULL */
-	const char *env_set[2]; /* {regions_env, NULL}: the application's env_set */
+	char *ompt_env[2];    /* OMP_TOOL_LIBRARIES=..., NUNATAK_OMPT_DIR=... or NULL */
+	const char *env_set[4]; /* {regions_env, ompt_env..., NULL}: the application's env_set */
 	char *sps_rel;        /* the preload sampler's .sps, relative to directory */
 	struct degradations degr;
 	struct exec_result res;
@@ -384,8 +386,13 @@ static int try_preload(struct shim *s, struct err *e)
 			     ? xasprintf("regions/%s_rank%05d.sps", s->o->regions_name, s->id.rank)
 			     : xasprintf("rank-%d/preload_rank%05d.sps", s->id.rank, s->id.rank);
 	/* the MPI profile's path rides along: the `env` words are not used here */
-	const char *env[] = {s->regions_env ? s->regions_env : prefix, ld, hz, s->mpi_env,
-			     s->mpi_env ? s->skip_env : NULL, NULL};
+	const char *env[8] = {s->regions_env ? s->regions_env : prefix, ld, hz};
+	size_t k = 3;
+	for (size_t i = 0; s->env_set[i]; i++) /* beside the region prefix: the OMPT tool's */
+		if (s->env_set[i] != s->regions_env)
+			env[k++] = s->env_set[i];
+	env[k++] = s->mpi_env;
+	env[k] = s->mpi_env ? s->skip_env : NULL;
 	int rc = ld && hz && s->sps_rel && env[0] ? 0 : err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	if (rc == 0) {
 		struct exec_request rq = {.argv = (const char *const *)app, .application = true,
@@ -606,6 +613,28 @@ static void set_regions_prefix(struct shim *s)
 	s->env_set[0] = s->regions_env;
 }
 
+/* nunatak's OMPT tool in the application's environment, on every node (as
+ * the region prefix); a tool the rank's environment names is kept. */
+static void set_ompt(struct shim *s, rank_shim_getenv getenv_fn, void *ctx)
+{
+	if (!s->o->ompt_lib || !*s->o->ompt_lib)
+		return;
+	const char *user = getenv_fn("OMP_TOOL_LIBRARIES", ctx), *off = getenv_fn("OMP_TOOL", ctx);
+	if ((user && *user && strcmp(user, s->o->ompt_lib)) || (off && !strcasecmp(off, "disabled")))
+		return;
+	s->ompt_env[0] = xasprintf("OMP_TOOL_LIBRARIES=%s", s->o->ompt_lib);
+	s->ompt_env[1] = xasprintf("NUNATAK_OMPT_DIR=%s/ompt", s->o->directory);
+	if (!s->ompt_env[0] || !s->ompt_env[1])
+		return;
+	fs_mkdir_p(s->ompt_env[1] + strlen("NUNATAK_OMPT_DIR="));
+	size_t k = 0;
+	while (s->env_set[k])
+		k++;
+	s->env_set[k++] = s->ompt_env[0];
+	s->env_set[k++] = s->ompt_env[1];
+	s->env_set[k] = NULL;
+}
+
 static int collect(struct shim *s, struct err *e)
 {
 	char *app_path = NULL;
@@ -699,6 +728,7 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 	s.node[sizeof(s.node) - 1] = '\0';
 	set_preload(&s);
 	set_regions_prefix(&s);
+	set_ompt(&s, getenv_fn ? getenv_fn : env_lookup, ctx);
 	if (make_rank_dir(&s) < 0) {
 		rc = run_bare(&s, e); /* cannot write: the Run will declare this rank */
 		goto out;
@@ -724,6 +754,8 @@ out:
 	xfree(s.skip_env);
 	xfree(s.app_env);
 	xfree(s.regions_env);
+	xfree(s.ompt_env[0]);
+	xfree(s.ompt_env[1]);
 	xfree(s.sps_rel);
 	return rc;
 }

@@ -68,6 +68,11 @@ struct rank_shim_opts {
 				    signal. perf stat runs the shim so in a counting
 				    rank: it would exit 0 for an application killed
 				    by a signal */
+	const char *ompt_lib;   /* nunatak's OMPT tool, or NULL: the shim names it in the
+				   application's OMP_TOOL_LIBRARIES with
+				   NUNATAK_OMPT_DIR=<directory>/ompt on every node
+				   (only libomp reads them), unless the rank's
+				   environment names another tool or OMP_TOOL=disabled */
 	int offcpu;             /* enum offcpu_mechanism (doctor/offcpu.h): OFFCPU_SWITCHES
 				   adds --switch-events to a sampling rank's perf record
 				   (its threads' wall, CPU and off-CPU time),
@@ -107,7 +112,7 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
  * The shim's own argv for the rewritten launch: `<self> rank-shim
  * --directory D --frequency F --rank-threshold T [--perf P] [--call-graph M]
  * [--preload L] [--sampler-lib L] [--preload-only] [--mpi-profile LIB]
- * [--offcpu switches|stacks]
+ * [--offcpu switches|stacks] [--ompt-lib LIB]
  * [--regions-name N] [--clock-monotonic] [--perf-script] --`. self should be absolute
  * (rank_shim_self_exe) so it resolves on every node. Returns a
  * NULL-terminated array, caller frees with rank_shim_argv__free(); NULL on

@@ -13,7 +13,7 @@
 
 char **rank_shim_argv(const char *self, const struct rank_shim_opts *o)
 {
-	char **v = xcalloc(32, sizeof(*v));
+	char **v = xcalloc(48, sizeof(*v)); /* 30 words at most, and the NULL */
 	if (!v)
 		return NULL;
 	size_t k = 0;
@@ -60,6 +60,10 @@ char **rank_shim_argv(const char *self, const struct rank_shim_opts *o)
 	}
 	if (o->clock_monotonic)
 		ADD("--clock-monotonic");
+	if (o->ompt_lib) {
+		ADD("--ompt-lib");
+		ADD(o->ompt_lib);
+	}
 	if (o->offcpu >= OFFCPU_SWITCHES) {
 		ADD("--offcpu");
 		ADD(o->offcpu >= OFFCPU_STACKS ? "stacks" : "switches");

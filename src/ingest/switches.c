@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ingest/injected.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/err_codes.h"
@@ -36,6 +37,7 @@ struct switch_log {
 	struct strtab stacks; /* serialized frame sequences */
 	unsigned char *key;
 	size_t cap_key;
+	struct injected *injected; /* frames in the libraries nunatak injects */
 };
 
 struct switch_log *switch_log__new(void)
@@ -55,6 +57,7 @@ void switch_log__free(struct switch_log *l)
 	oatab__release(&l->tt);
 	strtab__release(&l->stacks);
 	xfree(l->key);
+	injected__free(l->injected);
 	xfree(l);
 }
 
@@ -132,6 +135,15 @@ int switch_log__event(struct switch_log *l, int64_t pid, int64_t tid, uint64_t t
 /* Frame sequence as bytes: per frame u16 module length, module, u64 offset. */
 int switch_log__stack(struct switch_log *l, const struct ingest_sample *s)
 {
+	/* the probe's frames are the MPI call, as in aggregated samples */
+	struct ingest_sample rewritten;
+	if (!l->injected && !(l->injected = injected__new()))
+		return -ENOMEM;
+	int irc = injected__rewrite(l->injected, s, &rewritten);
+	if (irc < 0)
+		return irc;
+	if (irc > 0)
+		s = &rewritten;
 	const struct ingest_frame *f = s->callchain ? s->callchain : &s->hit;
 	size_t n = s->callchain ? s->nr_callchain : 1, len = 0;
 	for (size_t i = 0; i < n; i++)
@@ -313,7 +325,10 @@ static int emit_stack(const struct switch_log *l, const struct offcpu_part *q, i
 		mod[cp] = '\0';
 		memcpy(&off, k + 2 + ml, 8);
 		k += 2 + ml + 8;
+		char name[160];
 		struct stack_frame sf = {.stack = sid, .depth = d, .module = mod, .offset = off};
+		if (injected_pseudo_name(mod, name, sizeof(name)))
+			sf.function = name;
 		if (pivot__add_stack_frame(p, &sf) < 0)
 			return -ENOMEM;
 	}

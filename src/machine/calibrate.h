@@ -10,9 +10,10 @@
  *   - concurrent load: the kernel's threads obtained < 90 % of their CPUs
  *     (cpu_share, measured by the kernel itself), or, for kernels that do
  *     not report it (the reference's recordings), 1-min load > 0.5 x threads;
- *     not for a kernel timed on its threads' CPU time ("timing cpu": our FMA
- *     kernels, run on every allocated core whatever else runs there, since
- *     a core's peak is what it does while it runs)
+ *     a kernel timed on its threads' CPU time ("timing cpu": our FMA kernels,
+ *     run on every allocated core whatever else runs there, since a core's
+ *     peak is what it does while it runs) keeps its value under load, still
+ *     estimated: the sum over threads assumes the cores ran together
  *   - a scalar build of an FMA kernel      "kernel built without SIMD: ..."
  *   - > 1.25 x the theoretical rate for the kernel's threads when the clock
  *     behind it is rated (cpuinfo_max_freq, brand string): the value is

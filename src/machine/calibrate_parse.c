@@ -184,7 +184,14 @@ static char *pollution(const struct kernel_output *k, const struct pollution_ref
 	if (mx > 0 && (mx - mn) / mx > CALIBRATION_DISPERSION)
 		r = add_reason(r, xasprintf("repetitions disperse by %.0f%%", 100 * (mx - mn) / mx));
 	if (k->cpu_timed) {
-		/* CPU-timed rates: another process's load does not stretch them */
+		/* each thread's rate is its own (load does not stretch CPU time);
+		 * their sum is the cores' together only if they did run together */
+		if (!isnan(k->cpu_share) && k->cpu_share < CALIBRATION_CPU_SHARE)
+			r = add_reason(r, xasprintf("concurrent load: the kernel's %d thread%s "
+						    "obtained %.0f%% of their CPUs; each timed on its "
+						    "own CPU time, summed as if the cores had run "
+						    "together", k->threads, k->threads == 1 ? "" : "s",
+						    100 * k->cpu_share));
 	} else if (!isnan(k->cpu_share)) {
 		if (k->cpu_share < CALIBRATION_CPU_SHARE)
 			r = add_reason(r, xasprintf("concurrent load: the kernel's %d thread%s obtained "

@@ -58,6 +58,8 @@ struct collector *collector_for_ranks(struct run_state *s, struct err *e)
 				   /* samples and region traces on one timeline */
 				   .clock_monotonic = true, .sampler_lib = lib,
 				   .offcpu = s->offcpu,
+				   /* the OMPT tool on every node, as the region prefix */
+				   .ompt_lib = s->ompt_env[0] ? strchr(s->ompt_env[0], '=') + 1 : NULL,
 				   .call_graph = s->stacks ? stacks_mode__name(s->stacks) : NULL,
 				   .preload_only = s->req->collector == COLLECTOR_PRELOAD};
 	struct collector *c = collector_mpi_ranks__new(&o, s->prefix, s->app, s->req->cmd,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Hybrid MPI + OpenMP (Open MPI, 2 ranks x 2 libomp threads, nunatak's OMPT tool): in each rank thread 0 does 3x the work of thread 1, and rank 0 has twice rank 1's, so a rank waits in MPI_Barrier: the payload's openmp gives every (rank, thread) its work and barrier wait, and every rank its time in MPI, within 10% (+100 ms) of what the program timed itself; the summary has one line per rank telling the OpenMP wait of its threads from its wait in MPI; the ranks record their context switches: every rank's threads have a measured wall / CPU / off-CPU budget
+# Hybrid MPI + OpenMP (Open MPI, 2 ranks x 2 libomp threads, nunatak's OMPT tool, named by the rank shim on every node): in each rank thread 0 does 3x the work of thread 1, and rank 0 has twice rank 1's, so a rank waits in MPI_Barrier: the payload's openmp gives every (rank, thread) its work and barrier wait, and every rank its time in MPI, within 10% (+100 ms) of what the program timed itself; the summary has one line per rank telling the OpenMP wait of its threads from its wait in MPI; the ranks record their context switches: every rank's threads have a measured wall / CPU / off-CPU budget
 . "$NUNATAK_SOURCE_DIR/tests/fixtures/run/e2e_lib.sh"
 need_perf
 command -v mpirun >/dev/null && command -v mpicc >/dev/null || { echo "skip: Open MPI (mpirun, mpicc) not installed"; exit 2; }
@@ -11,7 +11,11 @@ OMPI_CC=clang mpicc -O1 -g -fno-omit-frame-pointer -fopenmp -o "$WORK/hybrid" \
 	{ echo "skip: mpicc with clang -fopenmp cannot build here (apt-get install libomp-dev)"; exit 2; }
 LINE=$(grep -n "#pragma omp parallel" "$NUNATAK_SOURCE_DIR/tests/fixtures/offcpu/hybrid_imbalance.c" | cut -d: -f1)
 cd "$WORK"
-OMP_NUM_THREADS=2 "$NUNATAK" run -o "$WORK/run" -- mpirun --oversubscribe --allow-run-as-root -n 2 \
+# -x ...=: the ranks get the launcher's environment without nunatak's OMPT
+# variables, as on a remote node (Open MPI forwards only -x variables
+# there): the rank shim names the tool itself (--ompt-lib)
+OMP_NUM_THREADS=2 "$NUNATAK" run -o "$WORK/run" -- mpirun --oversubscribe --allow-run-as-root \
+	-x OMP_TOOL_LIBRARIES= -x NUNATAK_OMPT_DIR= -n 2 \
 	./hybrid 20000000 "$WORK/truth" > out.txt 2> err.txt </dev/null || fail "nunatak run"
 [ "$(grep -c "hybrid_imbalance rank [01] done" out.txt)" = 2 ] || fail "the application's output"
 grep -q "OpenMP (libomp, OMPT): rank 0: its threads wait [0-9.]*% of their time in region \`hybrid_imbalance.c:$LINE\`" err.txt ||

@@ -126,7 +126,37 @@ static void t_pseudo_names(void)
 	CHECK(injected_is_pseudo("[mpi:MPI]") && !injected_is_pseudo("[vdso]"));
 }
 
+/* Through the aggregator, two ranks into one pivot: one named Hotspot, the
+ * probe's frames named in the stacks, nothing left under the probe's path. */
+static void t_aggregated(void)
+{
+	struct pivot p;
+	pivot__init(&p);
+	for (int rank = 0; rank < 2; rank++) {
+		struct ingest_agg *a = ingest_agg__new();
+		struct ingest_frame chain[] = {fr(PROBE, 0x1230), fr(APP, 0x10)};
+		struct ingest_sample s = {.pid = 7, .tid = 7, .period = 1000, .event = "task-clock",
+					  .event_len = 10, .hit = chain[0], .callchain = chain,
+					  .nr_callchain = 2};
+		CHECK_INT(ingest_agg__add(a, &s), 0);
+		struct ingest_opts o = {.sz = sizeof(o), .node = "n", .rank = rank};
+		CHECK_INT(ingest_agg__emit(a, &o, &p, NULL), 0);
+		ingest_agg__free(a);
+	}
+	CHECK_INT(p.nr_hotspots, 1);
+	CHECK_STR(p.hotspots[0].module, "[mpi:MPI]");
+	CHECK_STR(p.hotspots[0].name, "MPI");
+	CHECK(p.hotspots[0].level == RESOLUTION_SYMBOL && !p.hotspots[0].has_offset);
+	CHECK_INT(p.nr_stack_frames, 4);
+	for (size_t i = 0; i < p.nr_stack_frames; i++)
+		CHECK(strstr(p.stack_frames[i].module, "libnunatak") == NULL);
+	CHECK_STR(p.stack_frames[0].function, "MPI");
+	pivot__release(&p);
+}
+
 static const struct test_case cases[] = {
+	{"aggregated", "two ranks' probe samples: one named Hotspot, named stack frames",
+	 t_aggregated},
 	{"untouched", "a sample with no injected frame is left as it is", t_untouched},
 	{"probe_unreadable", "an unreadable probe hidden as [mpi:MPI], its frames one",
 	 t_probe_unreadable},

@@ -7,6 +7,7 @@
 
 #include "clock.h"
 #include "harness.h"
+#include "site_read.h"
 #include "trace.h"
 #include "writer.h"
 
@@ -112,21 +113,21 @@ static void t_clock_accuracy(void)
 
 static void t_read_string(void)
 {
-	char *s = sp_trace__read_string("hello", 100);
+	char *s = sp_mem__read_string("hello", 100);
 	CHECK_STR(s, "hello");
 	free(s);
-	CHECK(sp_trace__read_string("too long", 3) == NULL);
+	CHECK(sp_mem__read_string("too long", 3) == NULL);
 	char *page = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(page != MAP_FAILED);
 	munmap(page + 4096, 4096);
 	memset(page, 'x', 4096); /* no NUL before the unmapped page */
-	CHECK(sp_trace__read_string(page + 4000, 1000) == NULL);
+	CHECK(sp_mem__read_string(page + 4000, 1000) == NULL);
 	page[4095] = 0; /* ends right before it */
-	s = sp_trace__read_string(page + 4090, 1000);
+	s = sp_mem__read_string(page + 4090, 1000);
 	CHECK_STR(s, "xxxxx");
 	free(s);
-	CHECK(sp_trace__read_string(page + 4096, 10) == NULL);
-	CHECK(sp_trace__read_string(NULL, 10) == NULL);
+	CHECK(sp_mem__read_string(page + 4096, 10) == NULL);
+	CHECK(sp_mem__read_string(NULL, 10) == NULL);
 }
 
 static struct sp_trace sample_trace(struct sp_region_out *reg, struct sp_call_out *calls,
