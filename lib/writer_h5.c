@@ -13,6 +13,8 @@
  *                                   dataset lanes (int32) with >1 thread
  *   /rank<r>/threads/tid, name      one row per lane
  *   /rank<r>/samples/...            when sampling ran
+ *   /rank<r>/perf_events/...        counters per region, when events were
+ *                                   asked (the .spt's CNTR section)
  * A '/' in a region name is written "%2F" and '%' "%25", never a subgroup
  * (sp_h5_escape, shared with nunatak's HDF5 writer and reader).
  *
@@ -28,10 +30,12 @@
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "counters.h"
 #include "scope_profiler.h"
 #include "sp_format.h"
 #include "trace.h"
@@ -334,6 +338,98 @@ static int write_samples(hid_t rank, const struct sp_trace *tr)
 	return rc;
 }
 
+static void attr_vstr(hid_t obj, const char *name, const char *value)
+{
+	attr_str(obj, name, value ? value : "");
+}
+
+static int write_ctr_events(hid_t g, const struct sp_trace *tr)
+{
+	size_t n = (size_t)tr->nr_ctr_events;
+	const char **names = malloc((n + 1) * sizeof(*names)),
+		   **reasons = malloc((n + 1) * sizeof(*reasons));
+	int32_t *kinds = malloc((n + 1) * sizeof(*kinds)), *status = malloc((n + 1) * 4);
+	int rc = names && reasons && kinds && status ? 0 : -ENOMEM;
+	for (size_t e = 0; rc == 0 && e < n; e++) {
+		const struct sp_ctr_event *ev = &tr->ctr_events[e];
+		names[e] = ev->name;
+		reasons[e] = ev->counted ? "" : ev->reason;
+		kinds[e] = ev->kind;
+		status[e] = ev->counted ? 0 : 1;
+	}
+	if (rc == 0)
+		rc = dset_strings(g, "event_names", names, n);
+	if (rc == 0)
+		rc = dset(g, "event_kinds", H5T_STD_I32LE, H5T_NATIVE_INT32, n, kinds);
+	if (rc == 0)
+		rc = dset(g, "event_status", H5T_STD_I32LE, H5T_NATIVE_INT32, n, status);
+	if (rc == 0)
+		rc = dset_strings(g, "event_reasons", reasons, n);
+	free(names);
+	free(reasons);
+	free(kinds);
+	free(status);
+	return rc;
+}
+
+static int dset_2d(hid_t loc, const char *name, size_t n0, size_t n1, const uint64_t *v)
+{
+	hsize_t dims[2] = {n0, n1};
+	hid_t s = H5Screate_simple(2, dims, NULL);
+	hid_t d = H5Dcreate2(loc, name, H5T_STD_I64LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	int rc = d < 0 ? -EIO : 0;
+	if (d >= 0) {
+		if (n0 && n1 && H5Dwrite(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0)
+			rc = -EIO;
+		H5Dclose(d);
+	}
+	H5Sclose(s);
+	return rc;
+}
+
+/* The same counts as the .spt's CNTR section, in the layout nunatak's
+ * `regions convert` writes (docs/formats.md, /rank<r>/perf_events). */
+static int write_counters(hid_t rank, const struct sp_trace *tr)
+{
+	hid_t g = H5Gcreate2(rank, "perf_events", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (g < 0)
+		return -EIO;
+	attr_vstr(g, "backend", tr->ctr_backend);
+	attr_i64(g, "threads_without", (int64_t)tr->ctr_threads_without);
+	attr_i64(g, "dropped", (int64_t)tr->ctr_dropped);
+	size_t n = tr->nr_ctr_rows, k = (size_t)tr->nr_ctr_counted;
+	const char **region = malloc((n + 1) * sizeof(*region));
+	int32_t *lane = malloc((n + 1) * sizeof(*lane));
+	uint64_t *calls = malloc((n + 1) * 8), *incl = malloc((n * k + 1) * 8),
+		 *excl = malloc((n * k + 1) * 8);
+	int rc = region && lane && calls && incl && excl ? write_ctr_events(g, tr) : -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		const struct sp_ctr_row_out *r = &tr->ctr_rows[i];
+		region[i] = (size_t)r->region < tr->nr_regions ? tr->regions[r->region].name : "";
+		lane[i] = r->lane;
+		calls[i] = r->calls;
+		memcpy(incl + i * k, r->incl, k * 8);
+		memcpy(excl + i * k, r->excl, k * 8);
+	}
+	if (rc == 0)
+		rc = dset_strings(g, "region", region, n);
+	if (rc == 0)
+		rc = dset(g, "lane", H5T_STD_I32LE, H5T_NATIVE_INT32, n, lane);
+	if (rc == 0)
+		rc = dset(g, "calls", H5T_STD_I64LE, H5T_NATIVE_UINT64, n, calls);
+	if (rc == 0)
+		rc = dset_2d(g, "inclusive", n, k, incl);
+	if (rc == 0)
+		rc = dset_2d(g, "exclusive", n, k, excl);
+	free(region);
+	free(lane);
+	free(calls);
+	free(incl);
+	free(excl);
+	H5Gclose(g);
+	return rc;
+}
+
 __attribute__((visibility("default"))) long sp_h5_plugin_abi(void);
 long sp_h5_plugin_abi(void)
 {
@@ -371,6 +467,8 @@ int sp_h5_plugin_write(const struct sp_trace *tr, const char *path, const char *
 			rc = write_threads(g, tr);
 		if (rc == 0 && tr->has_samples)
 			rc = write_samples(g, tr);
+		if (rc == 0 && tr->nr_ctr_events)
+			rc = write_counters(g, tr);
 		if (g >= 0)
 			H5Gclose(g);
 		if (H5Fclose(f) < 0 && rc == 0)

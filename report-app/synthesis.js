@@ -393,11 +393,15 @@ const MAX_REGION_ROWS = 12;
 function regionsSection(regions) {
   if (!Array.isArray(regions) || !regions.length) return null;
   const multi = regions.some(r => r.ranks);
+  // off the CPU inside the exclusive time (context switches on the traces' clock)
+  const off = regions.some(r => r.exclusive_offcpu_ns && num(r.exclusive_offcpu_ns) !== null);
   const rows = regions.slice(0, MAX_REGION_ROWS).map(r => el("tr", {},
     el("td", {}, el("span", {class: "region-path"}, r.path)), el("td", {class: "num"}, r.calls),
     el("td", {class: "num"}, nsText(r.inclusive_ns)), el("td", {class: "num"}, nsText(r.exclusive_ns)),
+    off ? el("td", {class: "num"}, nsText(r.exclusive_offcpu_ns)) : null,
     multi ? el("td", {class: "num"}, r.ranks && num(r.ranks.imbalance) !== null ? `${num(r.ranks.imbalance).toFixed(2)}x (${r.ranks.count} ranks)` : "") : null));
-  const head = ["Region (call path)", "Calls", "Inclusive", "Exclusive"].concat(multi ? ["Busiest rank / mean"] : []);
+  const head = ["Region (call path)", "Calls", "Inclusive", "Exclusive"].concat(off ? ["Exclusive off the CPU"] : [])
+    .concat(multi ? ["Busiest rank / mean"] : []);
   return el("section", {class: "regions"}, el("h3", {}, "Regions"),
     el("p", {class: "muted"}, "From the scope_profiler region traces: wall time per call path, summed over threads and ranks."),
     el("table", {class: "grid-table"}, el("thead", {}, el("tr", {}, head.map(t => el("th", {scope: "col"}, t)))),

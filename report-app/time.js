@@ -52,10 +52,29 @@ function openmpTable(o) {
         el("th", {class: "num"}, "work"), el("th", {class: "num"}, "wait"), el("th", {class: "num"}, "wait (of the thread's time in the region)"))),
       el("tbody", {}, (r.threads || []).map(t => {
         const w = num(t.work_ns) || 0, q = num(t.wait_ns) || 0;
-        return el("tr", {}, el("td", {}, "thread " + t.thread, el("span", {class: "muted"}, " (tid " + t.tid + ")")),
+        return el("tr", {}, el("td", {}, (t.rank !== undefined ? "rank " + t.rank + ", " : "") + "thread " + t.thread,
+            el("span", {class: "muted"}, " (tid " + t.tid + ")")),
           el("td", {class: "num"}, nsText(t.work_ns)), el("td", {class: "num"}, nsText(t.wait_ns), " ", qualityBadge(qualityOf(t.wait_ns), t.wait_ns.reason || "")),
           el("td", {class: "num"}, w + q > 0 ? pct(q / (w + q)) : "unavailable"));
-      })))));
+      })))),
+    ranksOpenmp(o.ranks));
+}
+
+// Under MPI, rank x thread: a rank's threads waiting at OpenMP barriers
+// against the rank waiting in MPI.
+function ranksOpenmp(ranks) {
+  if (!Array.isArray(ranks) || !ranks.length) return null;
+  return el("table", {},
+    el("thead", {}, el("tr", {}, el("th", {}, "rank"),
+      el("th", {class: "num"}, "threads' OpenMP wait (of their region time)"),
+      el("th", {class: "num"}, "MPI wait (of the rank's wall time)"))),
+    el("tbody", {}, ranks.map(r => {
+      const t = num(r.threads_time_ns), w = num(r.threads_wait_ns), m = num(r.mpi_time_ns), wall = num(r.mpi_wall_ns);
+      return el("tr", {}, el("td", {}, "rank " + r.rank),
+        el("td", {class: "num"}, t ? pct(w / t) : "unavailable"),
+        el("td", {class: "num"}, m !== null && wall ? pct(m / wall) : "unavailable", " ",
+          qualityBadge(qualityOf(r.mpi_time_ns), r.mpi_time_ns.reason || "")));
+    })));
 }
 
 function timeSection(payload) {

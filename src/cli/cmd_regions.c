@@ -5,6 +5,7 @@
  * src/regions/, render errors. No analysis lives here.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <jansson.h>
 #include <stddef.h>
@@ -212,22 +213,41 @@ static int run_plot(struct trace_set *ts, const struct regions_opts *o,
 	return rc;
 }
 
-/* Counters per region are not carried into .h5 yet: said, never dropped
- * silently (the .spt traces keep them for inspect). */
-static void warn_counters_dropped(struct trace_set *sets, size_t nr, struct console *con)
+/* Whether source i of ts carries counters per region (a CNTR section or
+ * /rank<r>/perf_events); false when they cannot be read. */
+static bool source_has_counters(struct trace_set *ts, size_t i)
 {
-	size_t with = 0;
-	for (size_t i = 0; i < nr; i++) {
-		struct region_counters rc;
-		struct err e = {0};
-		if (region_counters__read(&rc, &sets[i], NULL, &e) == 0)
-			with += rc.ranks_with;
-		region_counters__release(&rc);
-	}
-	if (with)
-		console__warn(con, "%zu rank%s counters per region, which the .h5 profile "
-			      "does not hold yet: `scope-profiler inspect` the .spt traces for them",
-			      with, with == 1 ? " carries" : "s carry");
+	struct region_counters rc;
+	struct err e = {0};
+	memset(&rc, 0, sizeof(rc));
+	const struct trace_source *s = &ts->src[i];
+	int r = s->kind == TRACE_SPT ? region_counters__read_path(&rc, ts, s->path, &e)
+				     : trace_h5_counters(&rc, ts, s->path, s->rank, &e);
+	bool with = r == 0 && rc.ranks_with > 0;
+	region_counters__release(&rc);
+	return with;
+}
+
+/* A merged rank holds the counters of the first run that has them there
+ * (one event list per rank): those of the other runs are said to be left
+ * out, never dropped silently. */
+static void warn_counters_merged(struct trace_set *runs, size_t nr, const char *const *names,
+				 struct console *con)
+{
+	for (size_t k = 1; k < nr; k++)
+		for (size_t i = 0; i < runs[k].nr_src; i++) {
+			int32_t rank = runs[k].src[i].rank;
+			bool earlier = false;
+			for (size_t j = 0; j < k && !earlier; j++)
+				for (size_t m = 0; m < runs[j].nr_src && !earlier; m++)
+					earlier = runs[j].src[m].rank == rank &&
+						  source_has_counters(&runs[j], m);
+			if (earlier && source_has_counters(&runs[k], i))
+				console__warn(con, "rank %" PRId32 ": the counters per region of %s "
+					      "are left out of the merged profile, which keeps those "
+					      "of an earlier run; `scope-profiler inspect` %s for them",
+					      rank, names[k], names[k]);
+		}
 }
 
 /* Each positional is one result set (run). */
@@ -251,7 +271,7 @@ static int run_merge(const struct opts_rest *rest, const struct regions_opts *o,
 	if (rc == 0)
 		rc = trace_h5_merge(runs, rest->nr_pos, rest->pos, o->output, con, e);
 	if (rc == 0)
-		warn_counters_dropped(runs, rest->nr_pos, con);
+		warn_counters_merged(runs, rest->nr_pos, rest->pos, con);
 	for (size_t k = 0; k < opened; k++)
 		trace_set__release(&runs[k]);
 	free(runs);
@@ -318,8 +338,6 @@ static int dispatch(enum sub s, const struct opts_rest *rest, const struct regio
 		case SUB_CONVERT:
 			rc = o->output ? trace_h5_convert(&ts, o->output, con, e)
 				       : err_set(e, -EINVAL, ERR_USAGE, "convert needs -o FILE.h5");
-			if (rc == 0)
-				warn_counters_dropped(&ts, 1, con);
 			break;
 		case SUB_PLOT: rc = run_plot(&ts, o, &rf, con, e); break;
 		default: break;

@@ -25,6 +25,7 @@ struct err;
 struct rank_data;
 struct trace_set;
 struct console;
+struct region_counters;
 
 #define TRACE_H5_SCHEMA_VERSION 2 /* the published layout's schema number */
 
@@ -33,6 +34,11 @@ int h5_read_list_ranks(const char *path, int32_t **ranks, size_t *nr, struct err
 /* Loads one rank of an .h5 file into rd (data owned by rd). */
 int h5_read_load(struct trace_set *ts, const char *path, int32_t rank, struct rank_data *rd,
 		  struct err *e);
+/* Adds the counters per region of one rank of an .h5 file (its
+ * /rank<r>/perf_events; ranks_without when it has none) to rc, as
+ * region_counters__read_path does for an .spt. 0 or -errno (e filled). */
+int h5_read_counters(struct region_counters *rc, struct trace_set *ts, const char *path,
+		     int32_t rank, struct err *e);
 /* Writes every rank of ts into one HDF5 file at `out` (temp + rename). */
 int h5_write_convert(struct trace_set *ts, const char *out, struct console *con,
 		     struct err *e);

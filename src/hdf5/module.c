@@ -26,6 +26,7 @@ static const struct h5_module_ops ops = {
 	.load = h5_read_load,
 	.convert = h5_write_convert,
 	.merge = h5_write_merge,
+	.counters = h5_read_counters,
 	.hdf5_version = hdf5_version,
 };
 

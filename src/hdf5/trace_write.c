@@ -21,6 +21,8 @@
 #include "common/outfile.h"
 #include "common/timefmt.h"
 #include "ingest/sps_reader.h"
+#include "hdf5/counters_h5.h"
+#include "regions/region_counters.h"
 #include "regions/trace_set.h"
 #include "sp_format.h"
 
@@ -350,6 +352,24 @@ static int write_samples(hid_t rk, const struct trace_source *src, int32_t rank,
 	return rc;
 }
 
+/* The counters per region of a source, as /rank<r>/perf_events (lanes
+ * shifted by lane_off). *wrote: the source had a counter section. */
+static int write_counters(hid_t rk, struct trace_set *ts, const struct trace_source *src,
+			  int32_t lane_off, bool *wrote, struct err *e)
+{
+	struct region_counters rc;
+	int r = h5_counters_of_source(&rc, ts, src, e);
+	if (r)
+		return r;
+	*wrote = rc.ranks_with > 0;
+	r = h5_counters_write(rk, &rc, ts, lane_off);
+	region_counters__release(&rc);
+	if (r)
+		err_set(e, r, ERR_OUTPUT_WRITE, "%s: writing its counters per region failed",
+			src->path);
+	return r;
+}
+
 static int write_rank(hid_t f, struct trace_set *ts, size_t i, struct err *e)
 {
 	struct rank_data rd;
@@ -365,6 +385,9 @@ static int write_rank(hid_t f, struct trace_set *ts, size_t i, struct err *e)
 		rc = write_region(rg, ts, &rd, &rd.regions[r], 0, false);
 	if (rc == 0 && rk >= 0 && (rc = write_samples(rk, &ts->src[i], rd.rank, e)) != 0)
 		goto close; /* e names the samples file */
+	bool wrote = false;
+	if (rc == 0 && rk >= 0 && (rc = write_counters(rk, ts, &ts->src[i], 0, &wrote, e)) != 0)
+		goto close;
 	if (rc)
 		err_set(e, rc, ERR_OUTPUT_WRITE, "writing /%s of the HDF5 file failed (%s)", name,
 			rc == -ENOMEM ? "out of memory" : "HDF5 error");
@@ -451,6 +474,25 @@ static int load_rank_of_runs(struct trace_set *runs, size_t nr, const char *cons
 	return rc;
 }
 
+/* Counters per region: those of the first run that has them on the rank
+ * (a group holds one event list), lanes shifted as the regions' are. */
+static int merge_counters(hid_t rk, struct trace_set *runs, size_t nr,
+			  const struct rank_data *rd, const bool *has, int32_t rank,
+			  struct err *e)
+{
+	int32_t off = 0;
+	bool wrote = false;
+	int rc = 0;
+	for (size_t k = 0; k < nr && rc == 0 && !wrote; k++) {
+		ssize_t i = source_of(&runs[k], rank);
+		if (!has[k] || i < 0)
+			continue;
+		rc = write_counters(rk, &runs[k], &runs[k].src[i], off, &wrote, e);
+		off += rd[k].nr_lanes;
+	}
+	return rc;
+}
+
 static int merge_rank(hid_t f, struct trace_set *runs, size_t nr, const char *const *names,
 		      int32_t rank, struct err *e)
 {
@@ -491,6 +533,7 @@ static int merge_rank(hid_t f, struct trace_set *runs, size_t nr, const char *co
 			if (rc == 0 && H5Lexists(rk, "samples", H5P_DEFAULT) > 0)
 				break;
 		}
+		rc = rc ? rc : merge_counters(rk, runs, nr, rd, has, rank, e);
 		if (rc && !e->code[0])
 			err_set(e, rc, ERR_OUTPUT_WRITE, "writing /%s of the HDF5 file failed", name);
 	}

@@ -18,6 +18,7 @@ struct err;
 struct rank_data;
 struct trace_set;
 struct console;
+struct region_counters;
 
 #define H5_MODULE_FILE "nunatak-hdf5.so"
 #define H5_MODULE_ENTRY "nunatak_h5_module"
@@ -31,6 +32,8 @@ struct h5_module_ops {
 	int (*convert)(struct trace_set *ts, const char *out, struct console *con, struct err *e);
 	int (*merge)(struct trace_set *runs, size_t nr, const char *const *names, const char *out,
 		     struct console *con, struct err *e);
+	int (*counters)(struct region_counters *rc, struct trace_set *ts, const char *path,
+			int32_t rank, struct err *e);
 	/* "1.10.8": the libhdf5 the module runs with (H5get_libversion). */
 	void (*hdf5_version)(char *buf, size_t n);
 };

@@ -169,6 +169,20 @@ int trace_h5_load(struct trace_set *ts, const char *path, int32_t rank, struct r
 	return rc;
 }
 
+int trace_h5_counters(struct region_counters *rc, struct trace_set *ts, const char *path,
+		      int32_t rank, struct err *e)
+{
+	struct h5_module m;
+	int rc_ = module_open(&m, e);
+	if (rc_) {
+		err_prefix(e, "%s", path);
+		return rc_;
+	}
+	rc_ = m.ops->counters(rc, ts, path, rank, e);
+	module_close(&m);
+	return rc_;
+}
+
 int trace_h5_convert(struct trace_set *ts, const char *out, struct console *con,
 		     struct err *e)
 {

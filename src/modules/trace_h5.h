@@ -22,6 +22,7 @@ struct err;
 struct rank_data;
 struct trace_set;
 struct console;
+struct region_counters;
 
 
 /* Ranks held by an .h5 file (groups /rank<N>), sorted. Caller frees *ranks. */
@@ -29,6 +30,11 @@ int trace_h5_list_ranks(const char *path, int32_t **ranks, size_t *nr, struct er
 /* Loads one rank of an .h5 file into rd (data owned by rd). */
 int trace_h5_load(struct trace_set *ts, const char *path, int32_t rank, struct rank_data *rd,
 		  struct err *e);
+/* Adds the counters per region of one rank of an .h5 file (its
+ * /rank<r>/perf_events, docs/formats.md) to rc; a rank without them counts
+ * in rc->ranks_without. 0 or -errno (e filled). */
+int trace_h5_counters(struct region_counters *rc, struct trace_set *ts, const char *path,
+		      int32_t rank, struct err *e);
 /* Writes every rank of ts into one HDF5 file at `out` (temp + rename). */
 int trace_h5_convert(struct trace_set *ts, const char *out, struct console *con,
 		     struct err *e);

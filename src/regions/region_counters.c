@@ -9,6 +9,7 @@
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "ingest/spt_reader.h"
+#include "modules/trace_h5.h"
 #include "regions/regions_run.h"
 #include "regions/trace_set.h"
 
@@ -24,24 +25,65 @@ const char *region_counters__unit(int32_t kind)
 	}
 }
 
-/* The global index of a trace's event (added when new); -1 beyond the cap. */
-static int event_index(struct region_counters *rc, const struct spt_ctr_event *ev)
+int region_counters__event(struct region_counters *rc, const char *name, size_t len,
+			   int32_t kind)
 {
 	for (size_t i = 0; i < rc->nr_events; i++)
-		if (strlen(rc->events[i].name) == ev->name_len &&
-		    memcmp(rc->events[i].name, ev->name, ev->name_len) == 0)
+		if (strlen(rc->events[i].name) == len && memcmp(rc->events[i].name, name, len) == 0)
 			return (int)i;
 	if (rc->nr_events == CTR_EVENTS_MAX) {
 		rc->events_over++;
 		return -1;
 	}
 	struct ctr_event_info *x = &rc->events[rc->nr_events];
-	x->name = xstrndup(ev->name, ev->name_len);
+	x->name = xstrndup(name, len);
 	if (!x->name)
 		return -2;
-	x->kind = ev->kind;
+	x->kind = kind;
 	x->reason_rank = -1;
 	return (int)rc->nr_events++;
+}
+
+int region_counters__note(struct region_counters *rc, int g, int32_t rank, bool counted,
+			  const char *reason, size_t reason_len)
+{
+	if (g < 0)
+		return 0;
+	struct ctr_event_info *x = &rc->events[g];
+	if (counted) {
+		x->ranks_counted++;
+		return 0;
+	}
+	x->ranks_unavailable++;
+	if (!x->reason) {
+		x->reason = xstrndup(reason ? reason : "", reason ? reason_len : 0);
+		x->reason_rank = rank;
+		if (!x->reason)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int region_counters__add_row(struct region_counters *rc, int32_t rank, int32_t lane,
+			     uint32_t region, int64_t calls, const int *map, size_t n,
+			     const int64_t *incl, const int64_t *excl)
+{
+	if (xgrow((void **)&rc->rows, &rc->cap_rows, rc->nr_rows + 1, sizeof(*rc->rows)))
+		return -ENOMEM;
+	struct ctr_row *row = &rc->rows[rc->nr_rows++];
+	memset(row, 0, sizeof(*row));
+	row->rank = rank;
+	row->lane = lane;
+	row->region = region;
+	row->calls = calls;
+	for (size_t k = 0; k < n; k++) {
+		if (map[k] < 0)
+			continue;
+		row->have[map[k]] = true;
+		row->incl[map[k]] = incl[k];
+		row->excl[map[k]] = excl[k];
+	}
+	return 0;
 }
 
 static int note_events(struct region_counters *rc, const struct spt_trace *t, int *map,
@@ -51,25 +93,13 @@ static int note_events(struct region_counters *rc, const struct spt_trace *t, in
 	int k = 0;
 	for (int32_t i = 0; i < c->nr_events; i++) {
 		const struct spt_ctr_event *ev = &c->events[i];
-		int g = event_index(rc, ev);
+		int g = region_counters__event(rc, ev->name, ev->name_len, ev->kind);
 		if (g == -2)
 			return err_oom(e);
 		if (ev->counted)
 			map[k++] = g;
-		if (g < 0)
-			continue;
-		struct ctr_event_info *x = &rc->events[g];
-		if (ev->counted) {
-			x->ranks_counted++;
-		} else {
-			x->ranks_unavailable++;
-			if (!x->reason) {
-				x->reason = xstrndup(ev->reason, ev->reason_len);
-				x->reason_rank = t->rank;
-				if (!x->reason)
-					return err_oom(e);
-			}
-		}
+		if (region_counters__note(rc, g, t->rank, ev->counted, ev->reason, ev->reason_len))
+			return err_oom(e);
 	}
 	return 0;
 }
@@ -95,22 +125,9 @@ static int add_rows(struct region_counters *rc, struct trace_set *ts, const stru
 				       ", lane %" PRId32, path, at, t->nr_regions, lanes, region, lane);
 		const struct spt_region *r = &t->regions[region];
 		int64_t id = trace_set__intern(ts, r->name, r->name_len, r->file, r->file_len, r->line);
-		if (id < 0 || xgrow((void **)&rc->rows, &rc->cap_rows, rc->nr_rows + 1,
-				    sizeof(*rc->rows)))
+		if (id < 0 || region_counters__add_row(rc, t->rank, lane, (uint32_t)id, calls, map,
+						       (size_t)c->nr_counted, incl, excl))
 			return err_oom(e);
-		struct ctr_row *row = &rc->rows[rc->nr_rows++];
-		memset(row, 0, sizeof(*row));
-		row->rank = t->rank;
-		row->lane = lane;
-		row->region = (uint32_t)id;
-		row->calls = calls;
-		for (int32_t k = 0; k < c->nr_counted; k++) {
-			if (map[k] < 0)
-				continue;
-			row->have[map[k]] = true;
-			row->incl[map[k]] = incl[k];
-			row->excl[map[k]] = excl[k];
-		}
 	}
 	return 0;
 }
@@ -158,11 +175,10 @@ int region_counters__read(struct region_counters *rc, struct trace_set *ts,
 	for (size_t i = 0; i < ts->nr_src; i++) {
 		if (rf && !rank_filter__has(rf, ts->src[i].rank))
 			continue;
-		if (ts->src[i].kind != TRACE_SPT) {
-			rc->ranks_without++; /* .h5 profiles carry no counters yet */
-			continue;
-		}
-		int r = region_counters__read_path(rc, ts, ts->src[i].path, e);
+		const struct trace_source *s = &ts->src[i];
+		int r = s->kind == TRACE_SPT
+				? region_counters__read_path(rc, ts, s->path, e)
+				: trace_h5_counters(rc, ts, s->path, s->rank, e);
 		if (r) {
 			region_counters__release(rc);
 			return r;

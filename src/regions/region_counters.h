@@ -65,6 +65,21 @@ int region_counters__read_path(struct region_counters *rc, struct trace_set *ts,
 			       const char *path, struct err *e);
 void region_counters__release(struct region_counters *rc);
 
+/* For readers of other containers (the .h5's /rank<r>/perf_events): the
+ * index of event @p name (added with @p kind when new), -1 beyond
+ * CTR_EVENTS_MAX (counted in events_over), -2 out of memory. */
+int region_counters__event(struct region_counters *rc, const char *name, size_t len,
+			   int32_t kind);
+/* Notes that @p rank counted event @p g (or not, with its reason); g < 0 is
+ * ignored. 0 or -ENOMEM. */
+int region_counters__note(struct region_counters *rc, int g, int32_t rank, bool counted,
+			  const char *reason, size_t reason_len);
+/* Appends a row; value k of incl/excl belongs to event map[k] (< 0: none).
+ * 0 or -ENOMEM. */
+int region_counters__add_row(struct region_counters *rc, int32_t rank, int32_t lane,
+			     uint32_t region, int64_t calls, const int *map, size_t n,
+			     const int64_t *incl, const int64_t *excl);
+
 /* The first event of @p kind (SP_CTR_KIND_*) counted somewhere, or -1. */
 int region_counters__event_of_kind(const struct region_counters *rc, int32_t kind);
 

@@ -25,6 +25,7 @@
 #include "common/err.h"
 #include "hdf5/hdf5_trace.h"
 #include "regions/callstack.h"
+#include "regions/region_counters.h"
 #include "regions/summary.h"
 #include "regions/trace_set.h"
 
@@ -181,6 +182,46 @@ static void region(struct in *in, hid_t g)
 	H5Gclose(rg);
 }
 
+static void strings(struct in *in, hid_t g, const char *name)
+{
+	hsize_t n = take(in) % 5;
+	char v[4][16];
+	const char *pv[4];
+	for (size_t i = 0; i < 4; i++) {
+		take_str(in, v[i], sizeof(v[i]));
+		pv[i] = v[i];
+	}
+	hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate_simple(1, &n, NULL);
+	H5Tset_size(t, H5T_VARIABLE);
+	H5Tset_cset(t, H5T_CSET_UTF8);
+	hid_t d = H5Dcreate2(g, name, t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (d >= 0) {
+		H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, pv);
+		H5Dclose(d);
+	}
+	H5Sclose(sp);
+	H5Tclose(t);
+}
+
+/* /rank<r>/perf_events (counters per region) of any shape. */
+static void perf_events(struct in *in, hid_t rg)
+{
+	hid_t g = H5Gcreate2(rg, "perf_events", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (g < 0)
+		return;
+	string_attr(in, g, "backend");
+	dataset(in, g, "event_kinds");
+	dataset(in, g, "event_status");
+	strings(in, g, "event_names");
+	strings(in, g, "event_reasons");
+	strings(in, g, "region");
+	dataset(in, g, "lane");
+	dataset(in, g, "calls");
+	dataset(in, g, "inclusive");
+	dataset(in, g, "exclusive");
+	H5Gclose(g);
+}
+
 /* Writes the file the input describes at `path`. */
 static int build(const uint8_t *data, size_t size)
 {
@@ -204,6 +245,8 @@ static int build(const uint8_t *data, size_t size)
 			continue;
 		if (how & 16)
 			threads(&in, rg);
+		if (how & 32)
+			perf_events(&in, rg);
 		if (how % 5 != 0) {
 			hid_t g = H5Gcreate2(rg, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 			for (unsigned i = 0, n = take(&in) % 5; g >= 0 && i < n; i++)
@@ -226,6 +269,12 @@ static void one_rank(struct trace_set *ts, int32_t rank)
 	struct err e = {0};
 	memset(&rd, 0, sizeof(rd));
 	path_tree__init(&pt);
+	struct region_counters rc;
+	memset(&rc, 0, sizeof(rc));
+	if (h5_read_counters(&rc, ts, path, rank, &e) != 0 && !e.code[0])
+		__builtin_trap();
+	region_counters__release(&rc);
+	e = (struct err){0};
 	if (h5_read_load(ts, path, rank, &rd, &e) != 0) {
 		if (!e.code[0])
 			__builtin_trap();
