@@ -163,6 +163,8 @@ void collector__free(struct collector *c); /* accepts NULL */
  * collect_fg_argv__free. */
 char **collect_fg_argv(char *const *argv, int status_fd);
 void collect_fg_argv__free(char **v);
+/* env_set holds an LD_PRELOAD: no fg-exec then (it would load it too). */
+bool collect_env_preloads(const char *const *env_set);
 int collect_run_app(const struct collect_env *env, struct collect_pass *p, char *const *argv,
 		    const char *wrapper_output, struct exec_result *res, struct err *e);
 /* The same for an MPI launch of world_size ranks (-1: unknown) wrapped in

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -101,6 +102,21 @@ static void iso_now(char out[32])
 	iso8601(time(NULL), ISO8601_UTC, out, 32);
 }
 
+/* An LD_PRELOAD for the application would load into `nunatak fg-exec`
+ * too, whose start-up would then be sampled in nunatak's libraries: perf
+ * runs the application itself then (the signal and status handling of
+ * collect_fg_argv are lost for that Run). */
+bool collect_env_preloads(const char *const *env_set)
+{
+	const char *inherited = getenv("LD_PRELOAD"); /* a shim's setenv, the user's own */
+	if (inherited && *inherited)
+		return true;
+	for (const char *const *kv = env_set; kv && *kv; kv++)
+		if (!strncmp(*kv, "LD_PRELOAD=", 11))
+			return true;
+	return false;
+}
+
 /* What the relay wrote (`fg-exec --status-fd`) is how the application
  * ended; perf's own status stands for it no longer. When perf exited with
  * another code (it stopped early: a full disk, a write error, and SIGTERMed
@@ -180,8 +196,9 @@ static int run_app(const struct collect_env *env, struct collect_pass *p, char *
 	/* perf in a group of its own, the application back in ours: a Ctrl-C
 	 * reaches the application alone (collect_fg_argv); the relay's status
 	 * in memory (a full disk cannot refuse it) */
-	int status_fd = wrapper_output ? memfd_create("nunatak-app-status", 0) : -1;
-	char **fg = wrapper_output ? collect_fg_argv(argv, status_fd) : NULL;
+	bool fg_ok = wrapper_output && !collect_env_preloads(env->env_set);
+	int status_fd = fg_ok ? memfd_create("nunatak-app-status", 0) : -1;
+	char **fg = fg_ok ? collect_fg_argv(argv, status_fd) : NULL;
 	struct exec_request rq = {.argv = (const char *const *)(fg ? fg : argv),
 				  .forward_signals = true, .application = true,
 				  .env_set = env->env_set, .output_path = wrapper_output,

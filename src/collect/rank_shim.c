@@ -140,13 +140,15 @@ static int run_app_argv(struct shim *s, char *const *argv, const char *perf_out,
 	 * keeps its own status (exec_request.wrapper). */
 	bool perf = perf_out != NULL;
 	/* perf record out of the rank's process group, the application in it
-	 * (collect_fg_argv): a launcher's signal to the rank's group reaches the
-	 * application, not perf. perf stat keeps its relay (its own status). */
-	char **fg = perf && !csv ? collect_fg_argv(argv, -1) : NULL;
+	 * (collect_fg_argv): signals reach the application, not perf. Not with
+	 * an LD_PRELOAD (nunatak's MPI probe), which would load into fg-exec
+	 * too and have its start-up sampled as the rank's. perf stat keeps its
+	 * relay (its own status). */
+	const char *const *env = s->env_set[0] ? (const char *const *)s->env_set : NULL;
+	char **fg = perf && !csv && !collect_env_preloads(env) ? collect_fg_argv(argv, -1) : NULL;
 	struct exec_request rq = {.argv = (const char *const *)(fg ? fg : argv),
 				  .application = true, .forward_signals = true, .wrapper = perf,
-				  .own_pgrp = fg != NULL,
-				  .env_set = s->env_set[0] ? s->env_set : NULL};
+				  .own_pgrp = fg != NULL, .env_set = env};
 	exec_result__release(&s->res);
 	int rc = executor__run(s->x, &rq, &s->res, e);
 	collect_fg_argv__free(fg);

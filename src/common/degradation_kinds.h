@@ -152,6 +152,9 @@
 	  "symbolizer waits for (debuginfod: [debuginfod] enabled = false)") \
 	X(DEG_TARGET_ATTRIBUTION, "target-attribution", true, \
 	  "rebuild with -g (and without strip / -s) for line-level attribution") \
+	X(DEG_APPLICATION_OUTLIVED, "application-outlived", false, \
+	  "stop them yourself if they should not run on; to measure a service, " \
+	  "run it in the foreground under nunatak") \
 	X(DEG_TARGET_PRIVILEGED, "target-privileged", true, \
 	  "profile a copy without the setuid/setgid bit or capabilities (cp keeps " \
 	  "neither) if it can run without them, or run nunatak as the file's owner") \

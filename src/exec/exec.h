@@ -98,6 +98,11 @@ struct exec_result {
 	bool have_rusage;    /* cpu_*_s hold wait4's rusage of the command and of every
 				descendant it waited for (the real executor only) */
 	double cpu_user_s, cpu_sys_s;
+	int nr_survivors;    /* application: processes it started that still ran when it
+				ended (a daemon), adopted by nunatak (a child subreaper
+				while an application runs); not waited for, not killed */
+	int survivor_pid;    /* the first of them, and its name */
+	char survivor_comm[16];
 	bool abandoned;      /* forward_signals: a second such signal arrived while the
 				child still ran; the child and its descendants were
 				killed (SIGKILL) so that nunatak stops waiting */

@@ -25,6 +25,10 @@ pid_t exec_find_zombie(const char *comm);
 /* sig to root's descendants, deepest first, then to root (exec/tree.c). */
 void exec_signal_tree(pid_t root, int sig, bool outside_only, int ranks);
 bool exec_is_nunatak(pid_t pid);
+/* Our live (not zombie) children now: after the application was reaped,
+ * what it left running and we adopted as its subreaper. The first one's pid
+ * and name into *first, comm. */
+int exec_survivors(pid_t *first, char comm[16]);
 
 /* Merging a batch's per-line calls (exec.h merge_slot; exec/merge.c). */
 struct exec_request;

@@ -668,7 +668,7 @@ static int spawn_and_wait(const struct exec_request *req, const char *path, char
 	if (req->forward_signals)
 		install_forwarding(old_sa);
 	/* Orphans of the application's collector come to us (adopt_orphan). */
-	bool reaper = req->forward_signals && req->wrapper &&
+	bool reaper = req->forward_signals && (req->wrapper || req->application) &&
 		      prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
 	pid_t pid = 0;
 	double t0 = now_s();
@@ -683,6 +683,12 @@ static int spawn_and_wait(const struct exec_request *req, const char *path, char
 		sigaction(SIGTTOU, &old_ttou, NULL);
 	if (rc == 0 && pid > 0)
 		rc = wait_child(req, pid, t0, &io, res, e);
+	/* What the application left running (a daemon) was adopted by us. */
+	if (reaper && rc == 0 && pid > 0 && req->application && !res->abandoned) {
+		pid_t first = -1;
+		res->nr_survivors = exec_survivors(&first, res->survivor_comm);
+		res->survivor_pid = (int)first;
+	}
 	if (reaper)
 		prctl(PR_SET_CHILD_SUBREAPER, 0);
 	if (req->forward_signals)

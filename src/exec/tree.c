@@ -256,3 +256,28 @@ pid_t exec_find_child(pid_t except)
 		closedir(d);
 	return found;
 }
+
+int exec_survivors(pid_t *first, char comm[16])
+{
+	pid_t self = getpid();
+	int n = 0;
+	DIR *d = opendir("/proc");
+	comm[0] = '\0';
+	*first = -1;
+	for (struct dirent *de; d && (de = readdir(d));) {
+		pid_t pid = (pid_t)atoi(de->d_name);
+		char state = 0, c[16];
+		unsigned long long start = 0;
+		if (pid <= 0 || parent_of(pid) != self || !stat_of(pid, &state, &start, c) ||
+		    state == 'Z')
+			continue;
+		if (n++ == 0) {
+			*first = pid;
+			memcpy(comm, c, 16);
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+

@@ -231,6 +231,22 @@ static void collector_failed(struct run_state *s, const struct collect_pass *p)
 				    : DEG_CPU_COLLECTION_INTERRUPTED_REMEDY);
 }
 
+/* Processes the application started and left running (a daemon): they run
+ * on unmeasured after its end and are no part of the Run. */
+static void outlived(struct run_state *s, const struct exec_result *res)
+{
+	char msg[512], comm[17] = {0};
+	if (res->nr_survivors <= 0)
+		return;
+	memcpy(comm, res->survivor_comm, 16); /* shown escaped by the console */
+	snprintf(msg, sizeof(msg), "%d process%s the application started outlived it and run%s "
+		 "on (pid %d `%s`%s): measured only until the application ended, not waited "
+		 "for, not stopped", res->nr_survivors, res->nr_survivors > 1 ? "es" : "",
+		 res->nr_survivors > 1 ? "" : "s", res->survivor_pid, comm,
+		 res->nr_survivors > 1 ? " and others" : "");
+	run_state__degrade(s, DEG_APPLICATION_OUTLIVED, msg, DEG_APPLICATION_OUTLIVED_REMEDY);
+}
+
 int stage_collect(struct run_state *s, struct err *e)
 {
 	/* HOOK(mpi): the rewritten launch, ranks collecting themselves
@@ -275,6 +291,7 @@ int stage_collect(struct run_state *s, struct err *e)
 		s->exit_code = res.exit_code;
 		collector_died(s, res.wrapper_signal);
 		collector_failed(s, &p);
+		outlived(s, &res);
 		run_announce_outcome(s);
 	}
 	exec_result__release(&res);
