@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -137,6 +138,11 @@ static int perf_open_one(int id, int group_fd)
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
+	/* The leader starts disabled and the whole group is enabled once
+	 * complete: a sibling added to a group already counting on this task
+	 * counted nothing until the task was next scheduled in (the first
+	 * region's second event read 0, marked measured). */
+	a.disabled = group_fd < 0;
 	if (id >= RAW_BASE) {
 		a.type = PERF_TYPE_RAW;
 		a.config = raw_configs[id - RAW_BASE];
@@ -177,6 +183,11 @@ static int perf_open(void *state, const int *ids, int n)
 			return fd;
 		}
 		s->fd[s->n++] = fd;
+	}
+	if (n > 0 && ioctl(s->fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0) {
+		int err = errno;
+		perf_close(s);
+		return -err;
 	}
 	return 0;
 }

@@ -50,6 +50,22 @@ assert abs(ev["per_second"]["value"] - v / (t / 1e9)) <= 1e-9 * ev["per_second"]
 print("page faults", v)
 PY
 
+echo "== the heat example's first region (assemble, faulting its grids in), page-faults second in a group of two: counted from the first region on"
+mkdir "$tmp/g"
+SCOPE_PROFILER_PREFIX="$tmp/g/g" SCOPE_PROFILER_EVENTS=task-clock,page-faults "$B/examples/c/example_heat" 512 5 0 </dev/null >/dev/null
+inspect "$tmp/g"
+python3 - "$tmp/g.json" <<'PY'
+import json, sys
+rows = {r["name"]: r["events"] for r in json.load(open(sys.argv[1]))["counters"]["regions"]}
+ev = rows["assemble"]
+# A sibling added to a group already counting on the thread counted nothing
+# until the thread was next scheduled in: 0 faults there, marked measured.
+# assemble writes a fresh 512 x 512 grid of doubles: 512 pages (525 faults
+# seen every time; 0 to 453 before the group was enabled whole).
+assert ev["page-faults"]["inclusive"]["value"] >= 500, ev
+assert ev["task-clock"]["inclusive"]["value"] > 0, ev
+PY
+
 echo "== sp_set_events() before the first region does the same; the environment wins over it"
 mkdir "$tmp/c" "$tmp/w"
 SCOPE_PROFILER_PREFIX="$tmp/c/c" "$P" faults page-faults </dev/null >"$tmp/c.out"
