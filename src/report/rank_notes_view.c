@@ -84,7 +84,11 @@ static void print_timing(const struct rank_note *r, FILE *out)
 		secs(a, sizeof(a), rank_notes_diff_ns(t->last_ns, t->first_ns));
 		if (t->cpu_ns >= 0)
 			secs(b, sizeof(b), t->cpu_ns);
-		fprintf(out, "; thread %" PRId32 "%s%s wall %s, CPU %s", l, t->name[0] ? " " : "",
+		/* Two bases, each said: the wall span covers the thread's regions,
+		 * its CPU time the whole thread (start-up included), so CPU may
+		 * exceed that wall span. */
+		fprintf(out, "; thread %" PRId32 "%s%s wall %s (first to last region), CPU %s "
+			     "(whole thread)", l, t->name[0] ? " " : "",
 			t->name, a, t->cpu_ns >= 0 ? b : "unavailable");
 	}
 	fputc('\n', out);

@@ -112,7 +112,7 @@ grep -q "misuse: regions still open at finalize (not recorded): 1 ('left_open' x
 "$N" regions inspect "$tmp/mis" >"$tmp/mis.txt"
 grep -q "rank 0: misuse: regions still open at finalize (not recorded): 1 ('left_open' x1)" "$tmp/mis.txt"
 # timing context: init to finalize, startup, the thread's wall and CPU time
-grep -qE "^rank 0: library init to finalize [0-9.]+ (us|ms|s), startup \(process start to the first region\) [0-9.]+ (us|ms|s); thread 0 wall [0-9.]+ (us|ms|s), CPU [0-9.]+ (us|ms|s)$" "$tmp/mis.txt"
+grep -qE "^rank 0: library init to finalize [0-9.]+ (us|ms|s), startup \(process start to the first region\) [0-9.]+ (us|ms|s); thread 0 wall [0-9.]+ (us|ms|s) \(first to last region\), CPU [0-9.]+ (us|ms|s) \(whole thread\)$" "$tmp/mis.txt"
 "$N" regions inspect --json "$tmp/mis" >"$tmp/mis.json"
 python3 - "$tmp/mis.json" <<'PY'
 import json, sys
