@@ -862,7 +862,10 @@ static int become_relay(int status_fd, char *const *argv)
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	return relay_end(status, status_fd);
+	/* _exit: nothing of the relay's to flush, and no exit-time work of its
+	 * own (a sanitizer's leak check clones a tracer task, which the Run
+	 * then counted as a thread of the application). */
+	_exit(relay_end(status, status_fd));
 }
 
 int exec_become(pid_t pgid, bool ttou_default, int status_fd, char *const *argv)
