@@ -48,8 +48,8 @@ static const struct opt_spec run_options[] = {
 	 false},
 	{"output", 'o', OPT_STRING, offsetof(struct run_opts, output), "DIR",
 	 "write the Run to exactly DIR instead of <runs_dir>/<name>-YYYYMMDD-HHMMSS", false},
-	{"freq", 0, OPT_INT, offsetof(struct run_opts, freq), "HZ",
-	 "sampling frequency (default: sampling.frequency, 997)", false},
+	{"freq", 'F', OPT_INT, offsetof(struct run_opts, freq), "HZ",
+	 "sampling frequency (default: sampling.frequency, 997; -F as perf record)", false},
 	{"collector", 0, OPT_STRING, offsetof(struct run_opts, collector), "auto|perf|preload",
 	 "CPU collector: perf where it can sample, else the preload sampler (auto, the "
 	 "default); or force one",

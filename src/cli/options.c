@@ -82,7 +82,14 @@ static const struct opt_spec *nearest_long(const struct verb_spec *spec, const c
 	for (size_t i = 0; i < spec->nr_opts; i++) {
 		if (spec->opts[i].hidden || !spec->opts[i].long_name)
 			continue;
-		size_t d = edit_distance(name, len, spec->opts[i].long_name);
+		const char *l = spec->opts[i].long_name;
+		size_t ll = strlen(l);
+		size_t d = edit_distance(name, len, l);
+		/* one spelled out or cut short (--frequency for --freq, --verb for
+		 * --verbose): as near as a typo */
+		if (d >= best_d && ll >= 3 && len >= 3 &&
+		    (strncmp(name, l, ll < len ? ll : len) == 0))
+			d = 2;
 		if (d < best_d) {
 			best_d = d;
 			best = &spec->opts[i];

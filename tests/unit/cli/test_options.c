@@ -105,6 +105,12 @@ static void t_usage_errors(void)
 	CHECK(parse(a1b, &o, &r, &e) < 0);
 	CHECK_STR(e.msg, "unknown option --ouput for `nunatak run` (did you mean --output?); see "
 			 "`nunatak run --help`");
+	const char *a1d[] = {"run", "--frequency-hz", "9", NULL}; /* spelled out further */
+	CHECK(parse(a1d, &o, &r, &e) < 0);
+	CHECK(strstr(e.msg, "(did you mean --frequency?)") != NULL);
+	const char *a1e[] = {"run", "--verb", NULL}; /* cut short */
+	CHECK(parse(a1e, &o, &r, &e) < 0);
+	CHECK(strstr(e.msg, "(did you mean --verbose?)") != NULL);
 	const char *a1c[] = {"run", "--recod", "x", NULL}; /* hidden options are not suggested */
 	CHECK(parse(a1c, &o, &r, &e) < 0);
 	CHECK(strstr(e.msg, "did you mean") == NULL);
