@@ -12,11 +12,18 @@ export XDG_CACHE_HOME="$tmp/cache"
 # Two Open MPI 4.1 singletons started at once (an Open MPI program under
 # mpirun.mpich) race to create their shared session directory
 # <tmpdir>/ompi.<node>.<uid>: the loser fails MPI_Init with "mkdir ... File
-# exists", bare or not (seen once under load). Open MPI's race, not ours:
-# the directory is made beforehand, in a tmpdir of this test's own.
+# exists", bare or not (seen under load, in CI too). It is a race with the
+# *other* singleton's finalize, which removes that directory when it is empty
+# between our mkdir (EEXIST) and stat: making it beforehand is not enough.
+# Open MPI's race, not ours: in a tmpdir of this test's own, the directory
+# is made beforehand and kept non-empty (a subdirectory and a non-empty
+# output- file, both of which Open MPI's cleanup leaves), so no one removes it.
 export OMPI_MCA_orte_tmpdir_base="$tmp/ompi"
 node=$(python3 -c 'import socket; print(socket.gethostname())')
-mkdir -p -m 0700 "$tmp/ompi/ompi.$node.$(id -u)" "$tmp/ompi/ompi.${node%%.*}.$(id -u)"
+for d in "$tmp/ompi/ompi.$node.$(id -u)" "$tmp/ompi/ompi.${node%%.*}.$(id -u)"; do
+	mkdir -p -m 0700 "$d/keep"
+	echo keep >"$d/output-keep"
+done
 cd "$tmp"
 src="$NUNATAK_SOURCE_DIR/tests/e2e/mpi_exit.c"
 mpicc.openmpi -O1 -o "$tmp/prog_openmpi" "$src"
