@@ -19,60 +19,22 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "h5_layout.h"
 #include "hdf5/hdf5_trace.h"
 #include "regions/region_counters.h"
 #include "regions/trace_set.h"
 
-#define PE_GROUP "perf_events"
 #define PE_EVENTS_MAX 64 /* events a group may name (the library counts 8) */
 #define PE_COUNTED_MAX 8
 
-static hid_t vstr_type(void)
+/* Event columns: an event counted on some rank of the source gets one (at
+ * most PE_COUNTED_MAX), the others none. Fills c's event arrays. */
+static size_t events_of(const struct region_counters *rc, struct sp_h5_counters *c,
+			const char **names, const char **reasons, int32_t *kinds, int32_t *status,
+			int *col)
 {
-	hid_t t = H5Tcopy(H5T_C_S1);
-	H5Tset_size(t, H5T_VARIABLE);
-	H5Tset_cset(t, H5T_CSET_UTF8);
-	return t;
-}
-
-static int write_nd(hid_t g, const char *name, hid_t ftype, hid_t mtype, const void *buf,
-		    int nd, const hsize_t *dims)
-{
-	hid_t sp = H5Screate_simple(nd, dims, NULL);
-	hid_t d = H5Dcreate2(g, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	bool empty = false;
-	for (int i = 0; i < nd; i++)
-		empty |= dims[i] == 0;
-	herr_t rc = d < 0 ? -1 : empty ? 0 : H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
-	if (d >= 0)
-		H5Dclose(d);
-	H5Sclose(sp);
-	return rc < 0 ? -EIO : 0;
-}
-
-static int write_strs(hid_t g, const char *name, const char **v, hsize_t n)
-{
-	hid_t t = vstr_type();
-	int rc = write_nd(g, name, t, t, v, 1, &n);
-	H5Tclose(t);
-	return rc;
-}
-
-static void attr_scalar(hid_t g, const char *name, hid_t ftype, hid_t mtype, const void *v)
-{
-	hid_t sp = H5Screate(H5S_SCALAR);
-	hid_t a = H5Acreate2(g, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT);
-	H5Awrite(a, mtype, v);
-	H5Aclose(a);
-	H5Sclose(sp);
-}
-
-static int write_events(hid_t g, const struct region_counters *rc, int *col)
-{
-	size_t n = rc->nr_events, k = 0;
-	const char *names[CTR_EVENTS_MAX], *reasons[CTR_EVENTS_MAX];
-	int32_t kinds[CTR_EVENTS_MAX], status[CTR_EVENTS_MAX];
-	for (size_t i = 0; i < n; i++) {
+	size_t k = 0;
+	for (size_t i = 0; i < rc->nr_events; i++) {
 		const struct ctr_event_info *x = &rc->events[i];
 		bool counted = x->ranks_counted > 0 && k < PE_COUNTED_MAX;
 		names[i] = x->name;
@@ -81,15 +43,12 @@ static int write_events(hid_t g, const struct region_counters *rc, int *col)
 		status[i] = counted ? 0 : 1;
 		col[i] = counted ? (int)k++ : -1;
 	}
-	hsize_t hn = n;
-	int r = write_strs(g, "event_names", names, hn);
-	if (r == 0)
-		r = write_nd(g, "event_kinds", H5T_STD_I32LE, H5T_NATIVE_INT32, kinds, 1, &hn);
-	if (r == 0)
-		r = write_nd(g, "event_status", H5T_STD_I32LE, H5T_NATIVE_INT32, status, 1, &hn);
-	if (r == 0)
-		r = write_strs(g, "event_reasons", reasons, hn);
-	return r ? r : (int)k;
+	c->nr_events = rc->nr_events;
+	c->event_names = names;
+	c->event_reasons = reasons;
+	c->event_kinds = kinds;
+	c->event_status = status;
+	return k;
 }
 
 struct pe_rows {
@@ -107,46 +66,33 @@ static void pe_rows__free(struct pe_rows *p)
 	xfree(p->excl);
 }
 
-static int write_rows(hid_t g, const struct region_counters *rc, const struct trace_set *ts,
-		      const int *col, size_t ncol, int32_t lane_off)
+static int rows_of(const struct region_counters *rc, const struct trace_set *ts, const int *col,
+		   size_t ncol, int32_t lane_off, struct pe_rows *p)
 {
 	size_t n = rc->nr_rows;
-	struct pe_rows p = {
+	*p = (struct pe_rows){
 		.region = xcalloc(n + 1, sizeof(char *)),
 		.lane = xcalloc(n + 1, sizeof(int32_t)),
 		.calls = xcalloc(n + 1, sizeof(int64_t)),
 		.incl = xcalloc(n * ncol + 1, sizeof(int64_t)),
 		.excl = xcalloc(n * ncol + 1, sizeof(int64_t)),
 	};
-	int r = -ENOMEM;
-	if (!p.region || !p.lane || !p.calls || !p.incl || !p.excl)
-		goto out;
+	if (!p->region || !p->lane || !p->calls || !p->incl || !p->excl)
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const struct ctr_row *row = &rc->rows[i];
-		p.region[i] = ts->regions[row->region].name;
-		p.lane[i] = row->lane + lane_off;
-		p.calls[i] = row->calls;
+		p->region[i] = ts->regions[row->region].name;
+		p->lane[i] = row->lane + lane_off;
+		p->calls[i] = row->calls;
 		for (size_t ev = 0; ev < rc->nr_events; ev++) {
 			if (col[ev] < 0)
 				continue;
 			/* an event counted on the rank is counted on every row of it */
-			p.incl[i * ncol + (size_t)col[ev]] = row->have[ev] ? row->incl[ev] : 0;
-			p.excl[i * ncol + (size_t)col[ev]] = row->have[ev] ? row->excl[ev] : 0;
+			p->incl[i * ncol + (size_t)col[ev]] = row->have[ev] ? row->incl[ev] : 0;
+			p->excl[i * ncol + (size_t)col[ev]] = row->have[ev] ? row->excl[ev] : 0;
 		}
 	}
-	hsize_t d1 = n, d2[2] = {n, ncol};
-	r = write_strs(g, "region", p.region, d1);
-	if (r == 0)
-		r = write_nd(g, "lane", H5T_STD_I32LE, H5T_NATIVE_INT32, p.lane, 1, &d1);
-	if (r == 0)
-		r = write_nd(g, "calls", H5T_STD_I64LE, H5T_NATIVE_INT64, p.calls, 1, &d1);
-	if (r == 0)
-		r = write_nd(g, "inclusive", H5T_STD_I64LE, H5T_NATIVE_INT64, p.incl, 2, d2);
-	if (r == 0)
-		r = write_nd(g, "exclusive", H5T_STD_I64LE, H5T_NATIVE_INT64, p.excl, 2, d2);
-out:
-	pe_rows__free(&p);
-	return r;
+	return 0;
 }
 
 int h5_counters_write(hid_t rk, const struct region_counters *rc, const struct trace_set *ts,
@@ -154,20 +100,27 @@ int h5_counters_write(hid_t rk, const struct region_counters *rc, const struct t
 {
 	if (!rc->ranks_with)
 		return 0;
-	hid_t g = H5Gcreate2(rk, PE_GROUP, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	if (g < 0)
-		return -EIO;
-	hid_t st = vstr_type();
-	const char *backend = rc->backend ? rc->backend : "";
-	attr_scalar(g, "backend", st, st, &backend);
-	H5Tclose(st);
-	attr_scalar(g, "threads_without", H5T_STD_I64LE, H5T_NATIVE_INT64, &rc->threads_without);
-	attr_scalar(g, "dropped", H5T_STD_I64LE, H5T_NATIVE_INT64, &rc->dropped);
+	const char *names[CTR_EVENTS_MAX], *reasons[CTR_EVENTS_MAX];
+	int32_t kinds[CTR_EVENTS_MAX], status[CTR_EVENTS_MAX];
 	int col[CTR_EVENTS_MAX];
-	int r = write_events(g, rc, col);
-	if (r >= 0)
-		r = write_rows(g, rc, ts, col, (size_t)r, lane_off);
-	H5Gclose(g);
+	struct sp_h5_counters c = {
+		.backend = rc->backend ? rc->backend : "",
+		.threads_without = rc->threads_without,
+		.dropped = rc->dropped,
+		.nr_rows = rc->nr_rows,
+	};
+	c.nr_counted = events_of(rc, &c, names, reasons, kinds, status, col);
+	struct pe_rows p;
+	int r = rows_of(rc, ts, col, c.nr_counted, lane_off, &p);
+	if (r == 0) {
+		c.region = p.region;
+		c.lane = p.lane;
+		c.calls = p.calls;
+		c.inclusive = p.incl;
+		c.exclusive = p.excl;
+		r = sp_h5_write_counters(rk, &c);
+	}
+	pe_rows__free(&p);
 	return r;
 }
 
