@@ -230,6 +230,8 @@ int sp_h5_write_counters(hid_t rank, const struct sp_h5_counters *c)
 		rc = sp_h5_dset(g, "inclusive", H5T_STD_I64LE, H5T_NATIVE_INT64, 2, d2, c->inclusive);
 	if (rc == 0)
 		rc = sp_h5_dset(g, "exclusive", H5T_STD_I64LE, H5T_NATIVE_INT64, 2, d2, c->exclusive);
+	if (rc == 0 && c->counted)
+		rc = sp_h5_dset(g, "counted", H5T_STD_I8LE, H5T_NATIVE_INT8, 2, d2, c->counted);
 	H5Gclose(g);
 	return rc;
 }

@@ -85,6 +85,10 @@ struct sp_h5_counters {
 	const char *const *region;
 	const int32_t *lane;
 	const int64_t *calls, *inclusive, *exclusive;
+	/* nr_rows x nr_counted, 1 where the cell holds a count; NULL when every
+	 * cell does (then not written: only a merge of runs that counted
+	 * different events needs it). */
+	const int8_t *counted;
 };
 int sp_h5_write_counters(hid_t rank, const struct sp_h5_counters *c);
 
