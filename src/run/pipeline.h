@@ -156,6 +156,7 @@ struct run_state {
 					 under MPI the ranks seen and sampled (0 outside) */
 
 	json_t *overhead;           /* manifest "overhead" object, or NULL (owned) */
+	json_t *nodes;              /* manifest "nodes" (run/node_ceilings.c), or NULL (owned) */
 	/* nunatak's own cost (run/run_cost.c, manifest "cost"): monotonic
 	 * seconds at the start, the launch, the application's end; the
 	 * calibration's and the network probe's wall time (< 0: did not run) */
