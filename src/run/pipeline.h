@@ -52,6 +52,7 @@ struct run_request {
 	size_t nr_source_map;
 	enum collector_request collector; /* --collector auto|perf|preload */
 	const char *call_graph;    /* --call-graph lbr|fp|dwarf|none, or NULL: the ladder */
+	const char *offcpu;        /* --offcpu auto|switches|process, or NULL: auto */
 	bool multi_pass;           /* --multi-pass (collect/passes.h) */
 	const char *mpi_skip;      /* --mpi-skip MPI_X,MPI_Y, or NULL: configuration mpi.skip */
 	char **cmd;                /* the command after `--`, NULL-terminated */
