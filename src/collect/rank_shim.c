@@ -26,6 +26,7 @@
 #include "doctor/offcpu.h"
 #include "common/fsutil.h"
 #include "exec/exec.h"
+#include "machine/node_profile.h"
 #include "model/model.h"
 #include "rank_env.h"
 
@@ -41,6 +42,7 @@ struct shim {
 	bool kernel_buildid_mmap; /* the kernel is recent enough to be asked */
 	struct sp_rank_info id;
 	char node[256];
+	char machine_id[MACHINE_ID_SIZE]; /* the node's Machine (machine/node_profile.h), "" */
 	char *dir;            /* <directory>/rank-<N> */
 	char *perf;           /* resolved perf path, or NULL */
 	struct perf_version pv;
@@ -564,6 +566,8 @@ static int write_rank_json(struct shim *s, struct err *e)
 		sp_rank_env__runtime_name(s->id.runtime), "degradations", d);
 	if (j && s->sps_rel)
 		json_object_set_new(j, "sps", json_string(s->sps_rel));
+	if (j && s->machine_id[0])
+		json_object_set_new(j, "machine", json_string(s->machine_id));
 	char *path = xasprintf("%s/rank.json", s->dir);
 	char *tmp = xasprintf("%s/.rank.json.tmp", s->dir);
 	int rc = 0;
@@ -766,6 +770,12 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 	}
 	rc = collect(&s, e);
 	if (rc == 0) {
+		/* after the application, which it must not delay: the node's Machine
+		 * and its cached Ceilings; none recorded, the node borrows the launch
+		 * node's (said so) */
+		struct err me = {0};
+		if (node_profile_record(o->directory, s.machine_id, &me) < 0)
+			s.machine_id[0] = '\0';
 		struct err we = {0};
 		write_rank_json(&s, &we); /* a failed write leaves the rank declared missing */
 	}

@@ -96,6 +96,7 @@ struct pe_rows {
 	const char **region;
 	int32_t *lane;
 	int64_t *calls, *incl, *excl;
+	int8_t *counted;
 };
 
 static void pe_rows__free(struct pe_rows *p)
@@ -105,9 +106,29 @@ static void pe_rows__free(struct pe_rows *p)
 	xfree(p->calls);
 	xfree(p->incl);
 	xfree(p->excl);
+	xfree(p->counted);
 }
 
-static int write_rows(hid_t g, const struct region_counters *rc, const struct trace_set *ts,
+/* Fills row i's columns; false when a counted column has no value on the
+ * row (a merged rank whose runs counted different events). */
+static bool fill_row(struct pe_rows *p, size_t i, const struct region_counters *rc,
+		     const int *col, size_t ncol)
+{
+	const struct ctr_row *row = &rc->rows[i];
+	bool all = true;
+	for (size_t ev = 0; ev < rc->nr_events; ev++) {
+		if (col[ev] < 0)
+			continue;
+		size_t c = i * ncol + (size_t)col[ev];
+		p->incl[c] = row->have[ev] ? row->incl[ev] : 0;
+		p->excl[c] = row->have[ev] ? row->excl[ev] : 0;
+		p->counted[c] = row->have[ev];
+		all &= row->have[ev];
+	}
+	return all;
+}
+
+static int write_rows(hid_t g, const struct region_counters *rc, const char *const *names,
 		      const int *col, size_t ncol, int32_t lane_off)
 {
 	size_t n = rc->nr_rows;
@@ -117,22 +138,17 @@ static int write_rows(hid_t g, const struct region_counters *rc, const struct tr
 		.calls = xcalloc(n + 1, sizeof(int64_t)),
 		.incl = xcalloc(n * ncol + 1, sizeof(int64_t)),
 		.excl = xcalloc(n * ncol + 1, sizeof(int64_t)),
+		.counted = xcalloc(n * ncol + 1, sizeof(int8_t)),
 	};
 	int r = -ENOMEM;
-	if (!p.region || !p.lane || !p.calls || !p.incl || !p.excl)
+	if (!p.region || !p.lane || !p.calls || !p.incl || !p.excl || !p.counted)
 		goto out;
+	bool all = true;
 	for (size_t i = 0; i < n; i++) {
-		const struct ctr_row *row = &rc->rows[i];
-		p.region[i] = ts->regions[row->region].name;
-		p.lane[i] = row->lane + lane_off;
-		p.calls[i] = row->calls;
-		for (size_t ev = 0; ev < rc->nr_events; ev++) {
-			if (col[ev] < 0)
-				continue;
-			/* an event counted on the rank is counted on every row of it */
-			p.incl[i * ncol + (size_t)col[ev]] = row->have[ev] ? row->incl[ev] : 0;
-			p.excl[i * ncol + (size_t)col[ev]] = row->have[ev] ? row->excl[ev] : 0;
-		}
+		p.region[i] = names[i];
+		p.lane[i] = rc->rows[i].lane + lane_off;
+		p.calls[i] = rc->rows[i].calls;
+		all &= fill_row(&p, i, rc, col, ncol);
 	}
 	hsize_t d1 = n, d2[2] = {n, ncol};
 	r = write_strs(g, "region", p.region, d1);
@@ -144,8 +160,33 @@ static int write_rows(hid_t g, const struct region_counters *rc, const struct tr
 		r = write_nd(g, "inclusive", H5T_STD_I64LE, H5T_NATIVE_INT64, p.incl, 2, d2);
 	if (r == 0)
 		r = write_nd(g, "exclusive", H5T_STD_I64LE, H5T_NATIVE_INT64, p.excl, 2, d2);
+	/* Only when some row lacks a counted event: which cells hold a count. */
+	if (r == 0 && !all)
+		r = write_nd(g, "counted", H5T_STD_I8LE, H5T_NATIVE_INT8, p.counted, 2, d2);
 out:
 	pe_rows__free(&p);
+	return r;
+}
+
+/* The group from rc, row i named names[i]. */
+static int write_group(hid_t rk, const struct region_counters *rc, const char *const *names,
+		       int32_t lane_off)
+{
+	hid_t g = H5Gcreate2(rk, PE_GROUP, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (g < 0)
+		return -EIO;
+	hid_t st = vstr_type();
+	/* A merged rank with any test-backend run says so: its counts are made up. */
+	const char *backend = rc->test_backend ? "test" : rc->backend ? rc->backend : "";
+	attr_scalar(g, "backend", st, st, &backend);
+	H5Tclose(st);
+	attr_scalar(g, "threads_without", H5T_STD_I64LE, H5T_NATIVE_INT64, &rc->threads_without);
+	attr_scalar(g, "dropped", H5T_STD_I64LE, H5T_NATIVE_INT64, &rc->dropped);
+	int col[CTR_EVENTS_MAX];
+	int r = write_events(g, rc, col);
+	if (r >= 0)
+		r = write_rows(g, rc, names, col, (size_t)r, lane_off);
+	H5Gclose(g);
 	return r;
 }
 
@@ -154,21 +195,73 @@ int h5_counters_write(hid_t rk, const struct region_counters *rc, const struct t
 {
 	if (!rc->ranks_with)
 		return 0;
-	hid_t g = H5Gcreate2(rk, PE_GROUP, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	if (g < 0)
-		return -EIO;
-	hid_t st = vstr_type();
-	const char *backend = rc->backend ? rc->backend : "";
-	attr_scalar(g, "backend", st, st, &backend);
-	H5Tclose(st);
-	attr_scalar(g, "threads_without", H5T_STD_I64LE, H5T_NATIVE_INT64, &rc->threads_without);
-	attr_scalar(g, "dropped", H5T_STD_I64LE, H5T_NATIVE_INT64, &rc->dropped);
-	int col[CTR_EVENTS_MAX];
-	int r = write_events(g, rc, col);
-	if (r >= 0)
-		r = write_rows(g, rc, ts, col, (size_t)r, lane_off);
-	H5Gclose(g);
+	const char **names = xcalloc(rc->nr_rows + 1, sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	for (size_t i = 0; i < rc->nr_rows; i++)
+		names[i] = ts->regions[rc->rows[i].region].name;
+	int r = write_group(rk, rc, names, lane_off);
+	xfree(names);
 	return r;
+}
+
+/* one's events in m (map[k]: m's index of one's event k, -1: none). */
+static int absorb_events(struct region_counters *m, const struct region_counters *one,
+			 int32_t rank, int *map)
+{
+	for (size_t k = 0; k < one->nr_events; k++) {
+		const struct ctr_event_info *x = &one->events[k];
+		int g = region_counters__event(m, x->name, strlen(x->name), x->kind);
+		if (g == -2)
+			return -ENOMEM;
+		map[k] = g;
+		bool counted = x->ranks_counted > 0;
+		if (region_counters__note(m, g, rank, counted, x->reason,
+					  x->reason ? strlen(x->reason) : 0))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int h5_counters_absorb(struct ctr_merged *m, const struct region_counters *one,
+		       const struct trace_set *ts, int32_t rank, int32_t lane_off)
+{
+	if (!one->ranks_with)
+		return 0;
+	struct region_counters *rc = &m->rc;
+	rc->ranks_with++;
+	rc->threads_without += one->threads_without;
+	rc->dropped += one->dropped;
+	rc->test_backend |= one->test_backend;
+	if (!rc->backend && one->backend && !(rc->backend = xstrdup(one->backend)))
+		return -ENOMEM;
+	int map[CTR_EVENTS_MAX];
+	if (absorb_events(rc, one, rank, map))
+		return -ENOMEM;
+	for (size_t i = 0; i < one->nr_rows; i++) {
+		const struct ctr_row *row = &one->rows[i];
+		int rmap[CTR_EVENTS_MAX];
+		for (size_t k = 0; k < one->nr_events; k++)
+			rmap[k] = row->have[k] ? map[k] : -1;
+		if (xgrow((void **)&m->names, &m->cap_names, rc->nr_rows + 1, sizeof(*m->names)) ||
+		    region_counters__add_row(rc, rank, row->lane + lane_off, 0, row->calls, rmap,
+					     one->nr_events, row->incl, row->excl))
+			return -ENOMEM;
+		m->names[rc->nr_rows - 1] = ts->regions[row->region].name;
+	}
+	return 0;
+}
+
+int h5_counters_write_merged(hid_t rk, const struct ctr_merged *m)
+{
+	return m->rc.ranks_with ? write_group(rk, &m->rc, m->names, 0) : 0;
+}
+
+void h5_counters_merged_release(struct ctr_merged *m)
+{
+	region_counters__release(&m->rc);
+	xfree(m->names);
+	memset(m, 0, sizeof(*m));
 }
 
 int h5_counters_of_source(struct region_counters *rc, struct trace_set *ts,

@@ -474,22 +474,34 @@ static int load_rank_of_runs(struct trace_set *runs, size_t nr, const char *cons
 	return rc;
 }
 
-/* Counters per region: those of the first run that has them on the rank
- * (a group holds one event list), lanes shifted as the regions' are. */
+/* Counters per region of every run that has them on the rank, lanes
+ * shifted as the regions' are (counters_h5.h, struct ctr_merged). */
 static int merge_counters(hid_t rk, struct trace_set *runs, size_t nr,
 			  const struct rank_data *rd, const bool *has, int32_t rank,
 			  struct err *e)
 {
+	struct ctr_merged m;
+	memset(&m, 0, sizeof(m));
 	int32_t off = 0;
-	bool wrote = false;
 	int rc = 0;
-	for (size_t k = 0; k < nr && rc == 0 && !wrote; k++) {
+	for (size_t k = 0; k < nr && rc == 0; k++) {
 		ssize_t i = source_of(&runs[k], rank);
 		if (!has[k] || i < 0)
 			continue;
-		rc = write_counters(rk, &runs[k], &runs[k].src[i], off, &wrote, e);
+		struct region_counters one;
+		rc = h5_counters_of_source(&one, &runs[k], &runs[k].src[i], e);
+		if (rc)
+			break;
+		rc = h5_counters_absorb(&m, &one, &runs[k], rank, off);
+		region_counters__release(&one);
+		if (rc)
+			err_oom(e);
 		off += rd[k].nr_lanes;
 	}
+	if (rc == 0 && (rc = h5_counters_write_merged(rk, &m)) != 0)
+		err_set(e, rc, ERR_OUTPUT_WRITE, "rank %" PRId32 ": writing its merged counters "
+			"per region failed", rank);
+	h5_counters_merged_release(&m);
 	return rc;
 }
 

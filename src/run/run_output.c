@@ -18,6 +18,7 @@
 #include "common/signame.h"
 #include "collect/stacks.h"
 #include "machine/sample_cost.h"
+#include "model/node_machines.h"
 #include "model/machine.h"
 #include "report/summary.h"
 
@@ -142,8 +143,14 @@ static void summary(struct run_state *s)
 			ctx.ceilings_reason = s->degradations.v[i].message;
 	/* the rank view (stage_analyse) is the summary's under MPI only */
 	ctx.ranks = s->mpi && s->out.have_ranks ? &s->out.ranks : NULL;
+	struct node_machines nodes;
+	memset(&nodes, 0, sizeof(nodes));
+	struct err ne = {0};
+	if (s->nodes && node_machines__from_json(&nodes, s->nodes, &ne) == 0)
+		ctx.nodes = &nodes;
 	struct text_lines lines = {0};
 	summary_render(a, &s->pivot, &ctx, &lines);
+	node_machines__release(&nodes);
 	for (size_t i = 0; i < lines.n; i++)
 		console__info(s->con, "%s", lines.v[i]);
 	text_lines__release(&lines);

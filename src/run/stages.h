@@ -79,6 +79,9 @@ int stage_attribute(struct run_state *s, struct err *e);
 int stage_regions(struct run_state *s, struct err *e);
 /* The analysis and the rank view, once (s->out), from the pivot in memory. */
 int stage_analyse(struct run_state *s, struct err *e);
+/* Under MPI: each node's Machine and Ceilings into s->nodes (run/node_ceilings.c);
+ * a node that borrows the launch node's is a degradation. 0 or -ENOMEM. */
+int run_node_machines(struct run_state *s, struct err *e);
 /* pivot.sqlite, and the manifest built in memory (s->out.manifest). */
 int stage_store(struct run_state *s, struct err *e);
 #define RUN_ABANDONED_MANIFEST ".manifest-abandoned.json"
