@@ -41,6 +41,23 @@ function runPoints(payload) {
   return {placed, regions, unplaced};
 }
 
+// A mark's points per rank that can be placed: a Hotspot's rows per rank
+// (ranks[]) or a region's (rank_points[], per rank where its traces are).
+function markRanks(pt) {
+  if (pt.kind !== "region") return rankPoints(pt.h);
+  return Array.isArray(pt.h.rank_points) ? pt.h.rank_points.filter(placeable) : [];
+}
+
+// "; 3 ranks span the lines: 0.61 to 2.44 Gflop/s (ranks 1, 0) at 0.6 to 2.4 flop/byte"
+function rankSpanText(ranks) {
+  const by = key => ranks.reduce((a, b) => (b[key].value < a[0][key].value ? [b, a[1]]
+    : b[key].value > a[1][key].value ? [a[0], b] : a), [ranks[0], ranks[0]]);
+  const [alo, ahi] = by("achieved"), [ilo, ihi] = by("dram_intensity");
+  const who = (lo, hi) => (lo.rank !== undefined ? ` (ranks ${lo.rank}, ${hi.rank})` : "");
+  return `; ${ranks.length} ranks span the lines: ${valueText(alo.achieved)} to ${valueText(ahi.achieved)}` +
+    `${who(alo, ahi)} at ${valueText(ilo.dram_intensity)} to ${valueText(ihi.dram_intensity)}${who(ilo, ihi)}`;
+}
+
 function ceilingLabel(c, what) {
   return `${what} ${formatNumber(c.value, c.unit || (what === "DRAM" ? "B/s" : "flop/s"))} \u00b7 ${c.quality}`;
 }
@@ -66,10 +83,11 @@ function pointText(h, kind) {
 function runAxes(pts, roofs) {
   const P = roofs.peaks[0].value, B = roofs.mems[0].value;
   const xs = [], ys = [P * 1.5];
-  for (const {h} of pts) {
+  for (const pt of pts) {
+    const h = pt.h;
     xs.push(h.dram_intensity.value);
     ys.push(h.achieved.value);
-    for (const r of rankPoints(h)) { xs.push(r.dram_intensity.value); ys.push(r.achieved.value); }
+    for (const r of markRanks(pt)) { xs.push(r.dram_intensity.value); ys.push(r.achieved.value); }
   }
   for (const p of roofs.peaks) xs.push(p.value / B / 4, p.value / B * 4);
   for (const m of roofs.mems) xs.push(P / m.value * 2);
@@ -134,7 +152,10 @@ function runRoofs(root, ax, roofs) {
 }
 
 // One mark: a circle (Hotspot) or a diamond (region), area by share, fill by
-// Quality; focusable, a click or Enter opens the Hotspot's detail.
+// Quality; focusable, a click or Enter opens the Hotspot's detail. With
+// showRanks, a mark placed on several ranks (a Hotspot's ranks[], a
+// region's rank_points[]) carries the envelope of its ranks: a horizontal
+// line over their intensities and a vertical one over their achieved rates.
 function runMark(ax, pt, showRanks) {
   const {h, i, kind} = pt, q = pointQuality(h);
   const cx = ax.sx(h.dram_intensity.value), cy = ax.sy(h.achieved.value), r = markRadius(h);
@@ -152,7 +173,7 @@ function runMark(ax, pt, showRanks) {
   // How far below its roof: a dotted line up to the attainable rate.
   if (available(h.attainable) && h.attainable.value > h.achieved.value)
     g.append(svg("line", {class: "to-roof", x1: cx, x2: cx, y1: cy - r, y2: ax.sy(h.attainable.value)}));
-  const ranks = showRanks ? rankPoints(h) : [];
+  const ranks = showRanks ? markRanks(pt) : [];
   if (ranks.length > 1) {
     const rx = ranks.map(x => x.dram_intensity.value), ry = ranks.map(x => x.achieved.value);
     g.append(svg("line", {class: "rank-range", x1: ax.sx(Math.min(...rx)), x2: ax.sx(Math.max(...rx)), y1: cy, y2: cy}),
@@ -162,7 +183,7 @@ function runMark(ax, pt, showRanks) {
     ? svg("rect", {x: cx - r * 0.8, y: cy - r * 0.8, width: r * 1.6, height: r * 1.6,
       transform: `rotate(45 ${cx} ${cy})`})
     : svg("circle", {cx, cy, r});
-  shape.append(svg("title", {text: pointText(h, kind) + (ranks.length > 1 ? `; ${ranks.length} ranks span the lines` : "") +
+  shape.append(svg("title", {text: pointText(h, kind) + (ranks.length > 1 ? rankSpanText(ranks) : "") +
     (i >= 0 ? " \u2014 click for its detail" : "")}));
   g.append(shape);
   return g;
@@ -228,7 +249,7 @@ function runRooflineSection(payload) {
     return el("p", {class: "no-run-roofline"}, `No Hotspot is placed on the roofline: ${why}.`);
   }
   const pts = placed.concat(regions);
-  const hasRanks = pts.some(p => rankPoints(p.h).length > 1);
+  const hasRanks = pts.some(p => markRanks(p).length > 1);
   const box = el("div", {class: "run-roofline-chart"});
   const draw = on => box.replaceChildren(runRooflineSvg(payload, pts, roofs, on));
   draw(false);

@@ -213,43 +213,6 @@ static int run_plot(struct trace_set *ts, const struct regions_opts *o,
 	return rc;
 }
 
-/* Whether source i of ts carries counters per region (a CNTR section or
- * /rank<r>/perf_events); false when they cannot be read. */
-static bool source_has_counters(struct trace_set *ts, size_t i)
-{
-	struct region_counters rc;
-	struct err e = {0};
-	memset(&rc, 0, sizeof(rc));
-	const struct trace_source *s = &ts->src[i];
-	int r = s->kind == TRACE_SPT ? region_counters__read_path(&rc, ts, s->path, &e)
-				     : trace_h5_counters(&rc, ts, s->path, s->rank, &e);
-	bool with = r == 0 && rc.ranks_with > 0;
-	region_counters__release(&rc);
-	return with;
-}
-
-/* A merged rank holds the counters of the first run that has them there
- * (one event list per rank): those of the other runs are said to be left
- * out, never dropped silently. */
-static void warn_counters_merged(struct trace_set *runs, size_t nr, const char *const *names,
-				 struct console *con)
-{
-	for (size_t k = 1; k < nr; k++)
-		for (size_t i = 0; i < runs[k].nr_src; i++) {
-			int32_t rank = runs[k].src[i].rank;
-			bool earlier = false;
-			for (size_t j = 0; j < k && !earlier; j++)
-				for (size_t m = 0; m < runs[j].nr_src && !earlier; m++)
-					earlier = runs[j].src[m].rank == rank &&
-						  source_has_counters(&runs[j], m);
-			if (earlier && source_has_counters(&runs[k], i))
-				console__warn(con, "rank %" PRId32 ": the counters per region of %s "
-					      "are left out of the merged profile, which keeps those "
-					      "of an earlier run; `scope-profiler inspect` %s for them",
-					      rank, names[k], names[k]);
-		}
-}
-
 /* Each positional is one result set (run). */
 static int run_merge(const struct opts_rest *rest, const struct regions_opts *o,
 		     struct console *con, struct err *e)
@@ -270,8 +233,6 @@ static int run_merge(const struct opts_rest *rest, const struct regions_opts *o,
 		opened--; /* the failed one released itself */
 	if (rc == 0)
 		rc = trace_h5_merge(runs, rest->nr_pos, rest->pos, o->output, con, e);
-	if (rc == 0)
-		warn_counters_merged(runs, rest->nr_pos, rest->pos, con);
 	for (size_t k = 0; k < opened; k++)
 		trace_set__release(&runs[k]);
 	free(runs);

@@ -189,6 +189,7 @@ struct pe_cols {
 	char **region;
 	int32_t *lane;
 	int64_t *calls, *incl, *excl;
+	int8_t *counted; /* NULL: every cell counted (no `counted` dataset) */
 	hsize_t n;
 };
 
@@ -214,6 +215,12 @@ static int read_cols(struct pe_read *p, struct pe_cols *c, size_t ncol)
 		r = read_ds(p, "exclusive", H5T_NATIVE_INT64, c->excl, 2, c->n, ncol, 8, NULL);
 	if (r == 0)
 		r = read_strs(p, "region", c->region, c->n);
+	if (r == 0 && H5Lexists(p->g, "counted", H5P_DEFAULT) > 0) { /* a merged rank */
+		c->counted = xcalloc(c->n * ncol + 1, sizeof(int8_t));
+		r = c->counted ? read_ds(p, "counted", H5T_NATIVE_INT8, c->counted, 2, c->n, ncol,
+					 1, NULL)
+			       : err_oom(p->e);
+	}
 	return r;
 }
 
@@ -228,9 +235,12 @@ static int add_rows(struct pe_read *p, struct region_counters *rc, struct trace_
 			r = bad(p, "values >= 0");
 			break;
 		}
+		int rmap[PE_COUNTED_MAX];
+		for (size_t k = 0; k < ncol; k++)
+			rmap[k] = !c.counted || c.counted[i * ncol + k] ? map[k] : -1;
 		int64_t id = trace_set__intern(ts, c.region[i], strlen(c.region[i]), NULL, 0, -1);
 		if (id < 0 || region_counters__add_row(rc, p->rank, c.lane[i], (uint32_t)id,
-						       c.calls[i], map, ncol, c.incl + i * ncol,
+						       c.calls[i], rmap, ncol, c.incl + i * ncol,
 						       c.excl + i * ncol))
 			r = err_oom(p->e);
 	}
@@ -240,6 +250,7 @@ static int add_rows(struct pe_read *p, struct region_counters *rc, struct trace_
 	xfree(c.calls);
 	xfree(c.incl);
 	xfree(c.excl);
+	xfree(c.counted);
 	return r;
 }
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/text.h"
-#include "report/regions_export.h" /* csv_put_field */
+#include "report/csv.h"
 #include "ingest/spt_reader.h"
 #include "model/model.h"
 #include "regions/region_counters.h"

@@ -40,7 +40,4 @@ struct export_opts {
 int regions_export(struct trace_set *ts, const struct export_opts *o, FILE *out,
 		   struct console *con, struct err *e);
 
-/* RFC 4180 field. */
-void csv_put_field(FILE *out, const char *s);
-
 #endif

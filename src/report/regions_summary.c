@@ -12,7 +12,7 @@
 #include "common/err_codes.h"
 #include "regions/regions_inspect.h"
 #include "report/rank_notes_view.h"
-#include "report/regions_export.h"
+#include "report/csv.h"
 #include "report/regions_summary.h"
 #include "regions/region_counters.h"
 #include "regions/summary.h"
@@ -210,21 +210,6 @@ int summary__print_json(const struct summary *s, const struct trace_set *ts,
 {
 	json_t *doc = summary_doc(s, ts, v, e);
 	return doc ? dump_doc(doc, out, e) : -ENOMEM;
-}
-
-void csv_put_field(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
 }
 
 int summary__print_csv(const struct summary *s, const struct trace_set *ts,

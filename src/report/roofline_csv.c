@@ -10,7 +10,7 @@
 
 #include "common/err.h"
 #include "common/err_codes.h"
-#include "report/regions_export.h"
+#include "report/csv.h"
 
 static const char HEADER[] =
 	"kind,name,rank,module,source_file,share,share_quality,"

@@ -146,7 +146,8 @@ assert note == ["2 Hotspots (12.1% of the sampled time) not placed: no flops_dp 
 PY
 # 4. Per rank on demand, and regions carrying counters: the replayed
 # payload's main given three ranks (rank 1 at half the rate and twice the
-# intensity), and a region with its own figures.
+# intensity), and a region with its own figures and three ranks' points;
+# the toggle draws each one's envelope of ranks, checked on the axes.
 mkdir ranks
 python3 - "$tmp/roof.json" ranks/payload.json <<'PY'
 import copy, json, sys
@@ -163,6 +164,16 @@ h["ranks"] = rows
 reg = {k: copy.deepcopy(h[k]) for k in ("share", "dram_intensity", "achieved")}
 reg["achieved"]["value"] *= 3
 reg.update(path="timestep > solve", calls=10)
+# the region on three ranks (payload rank_points, as a per-rank trace gives):
+# rank 2 at a quarter of the intensity, rank 1 at twice the rate
+pts = []
+for r, fx, fy in ((0, 1.0, 1.0), (1, 1.5, 2.0), (2, 0.25, 0.5)):
+    q = {k: copy.deepcopy(reg[k]) for k in ("dram_intensity", "achieved")}
+    q["dram_intensity"]["value"] *= fx
+    q["achieved"]["value"] *= fy
+    q.update(rank=r, calls=10)
+    pts.append(q)
+reg["rank_points"] = pts
 pl["regions"] = [reg]
 json.dump(pl, open(sys.argv[2], "w"))
 PY
@@ -170,12 +181,41 @@ PY
 python3 "$NUNATAK_SOURCE_DIR/tests/fixtures/report/inject.py" ranks/report.html \
 	"$NUNATAK_SOURCE_DIR/tests/fixtures/report/first_view.js" ranks/fv.html
 chromium_run --window-size=1400,900 --virtual-time-budget=5000 --dump-dom "file://$tmp/ranks/fv.html" >"$tmp/ranks.dom"
-python3 - "$tmp/ranks.dom" <<'PY'
-import re, sys
+python3 - "$tmp/ranks.dom" ranks/payload.json <<'PY'
+import json, math, re, sys
 dom = re.sub(r"(?is)<script\b.*?</script>", "", open(sys.argv[1], encoding="utf-8").read())
+pl = json.load(open(sys.argv[2]))
 fv = re.search(r'<pre id="first-view">(.*?)</pre>', dom, re.S).group(1).split("\n")
-assert "ranges before 0" in fv and "ranges after 2" in fv, ("the toggle draws one range per axis on main", fv)
+assert "ranges before 0" in fv and "ranges after 4" in fv, ("the toggle draws one range per axis on main and on the region", fv)
 assert re.search(r'<g class="mark region q-\w+" data-name="timestep &gt; solve"', dom), "the region is a mark, told apart"
 assert "diamonds are regions" in dom
+svg = re.search(r'<svg class="roofline run-roofline".*?</svg>', dom, re.S).group(0)
+F = r"([-\d.e+]+)"
+# the chart's own log-log axes, from its decade tick labels
+grid = re.search(r'<g class="grid">(.*?)</g>', svg, re.S).group(1)
+val = {"k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+def axis(anchor):
+    out = []
+    for x, y, t in re.findall(r'<text x="%s" y="%s" text-anchor="%s">([^<]+)</text>' % (F, F, anchor), grid):
+        parts = t.split()
+        v = float(parts[0]) * (val[parts[1]] if len(parts) > 1 else 1)
+        out.append((math.log10(v), float(x) if anchor == "middle" else float(y) - 3))
+    (l0, p0), (l1, p1) = out[0], out[-1]
+    return lambda v: p0 + (math.log10(v) - l0) * (p1 - p0) / (l1 - l0)
+sx, sy = axis("middle"), axis("end")
+reg = pl["regions"][0]
+g = re.search(r'<g class="mark region [^"]*" data-name="timestep &gt; solve".*?</g>', svg, re.S).group(0)
+lines = [tuple(map(float, m)) for m in re.findall(r'<line class="rank-range" x1="%s" x2="%s" y1="%s" y2="%s"' % (F, F, F, F), g)]
+assert len(lines) == 2, ("the region's envelope of ranks: one line per axis", g)
+I = [p["dram_intensity"]["value"] for p in reg["rank_points"]]
+A = [p["achieved"]["value"] for p in reg["rank_points"]]
+cx, cy = sx(reg["dram_intensity"]["value"]), sy(reg["achieved"]["value"])
+(hx1, hx2, hy1, hy2), (vx1, vx2, vy1, vy2) = lines
+assert abs(hx1 - sx(min(I))) < 0.05 and abs(hx2 - sx(max(I))) < 0.05 and abs(hy1 - cy) < 0.05 and abs(hy2 - cy) < 0.05, ("horizontal: the ranks' intensities", lines[0], sx(min(I)), sx(max(I)))
+assert abs(vy1 - sy(min(A))) < 0.05 and abs(vy2 - sy(max(A))) < 0.05 and abs(vx1 - cx) < 0.05 and abs(vx2 - cx) < 0.05, ("vertical: the ranks' achieved rates", lines[1], sy(min(A)), sy(max(A)))
+# every rank inside the chart (the axes take the ranks in)
+assert 0 < min(hx1, hx2) and max(vy1, vy2) < 420 and min(vy1, vy2) > 0, lines
+title = re.search(r'<title>(region timestep &gt; solve[^<]*)</title>', g).group(1)
+assert "3 ranks span the lines" in title and "(ranks 2, 1)" in title, title
 PY
 echo "ok: the Run's roofline in the first view, placed by the payload's numbers"
