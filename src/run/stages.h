@@ -118,6 +118,8 @@ json_t *run_json_document(const struct run_state *s, int exit_code, const char *
 
 /* Sets s->overhead (estimated seconds of nunatak's sampling cost). */
 void run_overhead(struct run_state *s);
+/* Something was sampled: the application (pass 0), or an MPI Run's ranks. */
+bool run_sampled(const struct run_state *s);
 /* The manifest's "cost": nunatak's own cost by part, each a Value with its
  * Quality, measured up to `now` (just before the manifest is written). */
 void run_cost(struct run_state *s, double now);
