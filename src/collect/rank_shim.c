@@ -518,8 +518,11 @@ static int try_count(struct shim *s, struct err *e)
 		xfree(status);
 		return err_oom(e);
 	}
+	/* duration_time: the rank's wall time beside its CPU time (task-clock),
+	 * the process-level budget of a rank that records no context switch */
 	snprintf(s->events, sizeof(s->events), "%s",
-		 node_has_pmu() ? "task-clock,cycles,instructions" : "task-clock");
+		 node_has_pmu() ? "task-clock,cycles,instructions,duration_time"
+				: "task-clock,duration_time");
 	char *self = NULL;
 	char **relay = relayed(s, status, &self);
 	char **full = perf_argv_stat(s->perf, s->events, csv, relay ? relay : s->app);
