@@ -283,8 +283,11 @@ static void anchor_slow(struct sp_thread *t)
 	sp_stream__flush(t);
 }
 
+/* @p ctr (a constant at each call site): the thread counts, so the call's
+ * counts (sp_counters__end just before) are kept at the same index; the
+ * path without counters is unchanged. */
 static inline void record(struct sp_thread *t, const struct sp_site *h, uint64_t start,
-			  uint64_t end)
+			  uint64_t end, bool ctr)
 {
 	size_t n = atomic_load_explicit(&t->n, memory_order_relaxed);
 	if (unlikely(n == SP_BUF_CALLS || end >= t->next_anchor)) {
@@ -295,6 +298,8 @@ static inline void record(struct sp_thread *t, const struct sp_site *h, uint64_t
 	call->site = h;
 	call->start = start;
 	call->end = end;
+	if (ctr)
+		sp_counters__keep(t, n);
 	/* Publishes the call to a concurrent sp_finalize (plain store on x86). */
 	atomic_store_explicit(&t->n, n + 1, memory_order_release);
 }
@@ -317,6 +322,8 @@ static void record_slow(struct sp_thread *t, const struct sp_site *h, uint64_t s
 	call->site = h;
 	call->start = start;
 	call->end = end;
+	if (t->ctr) /* after the flush: the counts go with the call's new index */
+		sp_counters__keep(t, n);
 	atomic_store_explicit(&t->n, n + 1, memory_order_release);
 }
 
@@ -341,9 +348,12 @@ static void end_mismatch(struct sp_thread *t, const struct sp_site *h, uint64_t 
 			sp_registry__misuse_at(t, SP_MISUSE_DISCARDED, t->stack[k].site);
 		uint64_t start = t->stack[i].start;
 		t->depth = i;
-		if (t->ctr)
+		if (t->ctr) {
 			sp_counters__end(t, h, i);
-		record(t, h, start, now);
+			record(t, h, start, now, true);
+		} else {
+			record(t, h, start, now, false);
+		}
 		return;
 	}
 	sp_registry__misuse_at(t, SP_MISUSE_END_UNOPENED, h);
@@ -378,7 +388,7 @@ static inline void end_body(struct sp_thread *t, const struct sp_site *h, bool t
 	d--;
 	uint64_t start = t->stack[d].start;
 	t->depth = d;
-	record(t, h, start, now);
+	record(t, h, start, now, false);
 }
 
 /* sp_end with counters: they are read before the stamp (see begin_body). */
@@ -394,7 +404,7 @@ static void end_counted(struct sp_thread *t, const struct sp_site *h, bool tsc)
 		return;
 	}
 	t->depth = d - 1;
-	record(t, h, t->stack[d - 1].start, now);
+	record(t, h, t->stack[d - 1].start, now, true);
 }
 
 SP_HOT void sp_end(const struct sp_site *h)

@@ -42,7 +42,13 @@ struct sp_ctr_thread {
 	int n;          /* counted events */
 	uint32_t used;  /* slots taken */
 	uint64_t dropped; /* calls whose counts were not kept */
+	bool last_ok;   /* the call sp_counters__end just closed has counts */
+	uint64_t last[SP_CTR_MAX]; /* its inclusive counts */
 	unsigned char state[SP_CTR_STATE_BYTES] __attribute__((aligned(8)));
+	/* Each buffered call's inclusive counts, n per call at the call's index
+	 * in the thread's buffer (SP_CTR_NONE: not kept); flushed beside the
+	 * calls (stream.c). Touched only as far as the buffer fills. */
+	int64_t vals[SP_BUF_CALLS * SP_CTR_MAX];
 	struct ctr_slot slots[SP_CTR_SLOTS];
 	struct ctr_frame frames[SP_CTR_DEPTH];
 };
@@ -394,6 +400,7 @@ static struct ctr_slot *slot_of(struct sp_ctr_thread *c, const struct sp_site *h
 void sp_counters__end(struct sp_thread *t, const struct sp_site *h, uint32_t d)
 {
 	struct sp_ctr_thread *c = t->ctr;
+	c->last_ok = false;
 	if (!c->live)
 		return;
 	if (d >= SP_CTR_DEPTH) {
@@ -409,13 +416,32 @@ void sp_counters__end(struct sp_thread *t, const struct sp_site *h, uint32_t d)
 	}
 	struct ctr_frame *parent = d > 0 && d - 1 < SP_CTR_DEPTH ? &c->frames[d - 1] : NULL;
 	s->calls++;
+	c->last_ok = true;
 	for (int k = 0; k < c->n; k++) {
 		uint64_t delta = now[k] - f->begin[k];
+		c->last[k] = delta;
 		s->incl[k] += delta;
 		s->excl[k] += delta - f->child[k];
 		if (parent)
 			parent->child[k] += delta;
 	}
+}
+
+void sp_counters__keep(struct sp_thread *t, size_t n)
+{
+	struct sp_ctr_thread *c = t->ctr;
+	int64_t *v = &c->vals[n * (size_t)c->n];
+	for (int k = 0; k < c->n; k++)
+		v[k] = c->last_ok && c->last[k] <= (uint64_t)INT64_MAX ? (int64_t)c->last[k]
+								     : SP_CTR_NONE;
+	c->last_ok = false;
+}
+
+const int64_t *sp_counters__values(const struct sp_thread *t, int *per_call)
+{
+	const struct sp_ctr_thread *c = t->ctr;
+	*per_call = c ? c->n : 0;
+	return c ? c->vals : NULL;
 }
 
 /* ---- finalize ---- */
