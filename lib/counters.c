@@ -42,8 +42,6 @@ struct sp_ctr_thread {
 	int n;          /* counted events */
 	uint32_t used;  /* slots taken */
 	uint64_t dropped; /* calls whose counts were not kept */
-	bool last_ok;   /* the call sp_counters__end just closed has counts */
-	uint64_t last[SP_CTR_MAX]; /* its inclusive counts */
 	unsigned char state[SP_CTR_STATE_BYTES] __attribute__((aligned(8)));
 	/* Each buffered call's inclusive counts, n per call at the call's index
 	 * in the thread's buffer (SP_CTR_NONE: not kept); flushed beside the
@@ -397,10 +395,11 @@ static struct ctr_slot *slot_of(struct sp_ctr_thread *c, const struct sp_site *h
 	return NULL;
 }
 
-void sp_counters__end(struct sp_thread *t, const struct sp_site *h, uint32_t d)
+void sp_counters__end(struct sp_thread *t, const struct sp_site *h, uint32_t d, int64_t *cv)
 {
 	struct sp_ctr_thread *c = t->ctr;
-	c->last_ok = false;
+	for (int k = 0; k < c->n; k++)
+		cv[k] = SP_CTR_NONE;
 	if (!c->live)
 		return;
 	if (d >= SP_CTR_DEPTH) {
@@ -416,10 +415,9 @@ void sp_counters__end(struct sp_thread *t, const struct sp_site *h, uint32_t d)
 	}
 	struct ctr_frame *parent = d > 0 && d - 1 < SP_CTR_DEPTH ? &c->frames[d - 1] : NULL;
 	s->calls++;
-	c->last_ok = true;
 	for (int k = 0; k < c->n; k++) {
 		uint64_t delta = now[k] - f->begin[k];
-		c->last[k] = delta;
+		cv[k] = delta <= (uint64_t)INT64_MAX ? (int64_t)delta : SP_CTR_NONE;
 		s->incl[k] += delta;
 		s->excl[k] += delta - f->child[k];
 		if (parent)
@@ -427,14 +425,10 @@ void sp_counters__end(struct sp_thread *t, const struct sp_site *h, uint32_t d)
 	}
 }
 
-void sp_counters__keep(struct sp_thread *t, size_t n)
+void sp_counters__keep(struct sp_thread *t, size_t n, const int64_t *cv)
 {
 	struct sp_ctr_thread *c = t->ctr;
-	int64_t *v = &c->vals[n * (size_t)c->n];
-	for (int k = 0; k < c->n; k++)
-		v[k] = c->last_ok && c->last[k] <= (uint64_t)INT64_MAX ? (int64_t)c->last[k]
-								     : SP_CTR_NONE;
-	c->last_ok = false;
+	memcpy(&c->vals[n * (size_t)c->n], cv, (size_t)c->n * sizeof(int64_t));
 }
 
 const int64_t *sp_counters__values(const struct sp_thread *t, int *per_call)

@@ -97,12 +97,13 @@ void sp_counters__thread_exit(struct sp_thread *t);
 
 /* Hot path, out of line: the region at stack depth @p d opens / closes. */
 void sp_counters__begin(struct sp_thread *t, uint32_t d);
-void sp_counters__end(struct sp_thread *t, const struct sp_site *h, uint32_t d);
+/* @p cv receives the closing call's inclusive counts (SP_CTR_NONE each when
+ * they were not kept): the caller's storage, for sp_counters__keep. */
+void sp_counters__end(struct sp_thread *t, const struct sp_site *h, uint32_t d, int64_t *cv);
 
-/* Hot path, after sp_counters__end and before the call is published: keeps
- * the counts of the call just closed as call @p n of the thread's buffer
- * (its values stay SP_CTR_NONE when they were not kept). No allocation. */
-void sp_counters__keep(struct sp_thread *t, size_t n);
+/* Hot path, before the call is published: keeps @p cv (sp_counters__end's)
+ * as the counts of call @p n of the thread's buffer. No allocation. */
+void sp_counters__keep(struct sp_thread *t, size_t n, const int64_t *cv);
 /* The thread's per-call counts, *per_call values per buffered call (0 and
  * NULL: the thread has no group). Read by the flush, under the stream lock. */
 const int64_t *sp_counters__values(const struct sp_thread *t, int *per_call);

@@ -21,9 +21,10 @@ ingest attrib machine doctor
 store launch exec tools model modules
 common'
 # Headers of lib/ that src/ may include (by bare name): the trace formats'
-# constants, and the rank-identity parser the rank shim shares with the
-# library so both read MPI launchers' variables the same way.
-LIB_SHARED='sp_format.h rank_env.h'
+# constants, the rank-identity parser the rank shim shares with the
+# library so both read MPI launchers' variables the same way, and the .h5
+# layout both HDF5 writers write through.
+LIB_SHARED='sp_format.h rank_env.h h5_layout.h'
 # src/mpi/probe/ holds sources built on the target by the Run's mpicc, never
 # part of nunatak's own build: they include only themselves and <mpi.h>.
 # Generated into the build tree, not part of any area.

@@ -11,6 +11,7 @@
 # (target: <= 1.05 in wall time). Asserts nothing.
 # Env: BLOCKER (binary), BLOCKS (default 3000, ~3 s), PAIRS (default 7).
 set -eu
+BLOCKER=$(realpath "$BLOCKER")
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"

@@ -111,6 +111,7 @@ struct acc {
 	double *work; /* nr_loci x max_regions */
 	double *wait; /* nr_loci */
 	bool *seen;
+	bool *runtime; /* nr_loci: the runtime's own code seen on the thread */
 	size_t max_regions;
 };
 
@@ -172,13 +173,14 @@ static bool libomp_wait_in_libc(const char *function)
 }
 
 static int classify_stack(const struct pivot *p, const struct frame_index *fx, size_t s,
-			  bool libomp, const char **outlined)
+			  bool libomp, const char **outlined, bool *runtime)
 {
 	const struct stack_frame *in = NULL, *out = NULL, *user = NULL;
 	for (size_t k = fx->start[s]; k < fx->start[s + 1]; k++) {
 		const struct stack_frame *f = &p->stack_frames[fx->order[k]];
 		if (!f->module)
 			continue;
+		*runtime = *runtime || omp_is_runtime_module(f->module);
 		if (is_outlined(f->function) && (!out || f->depth < out->depth))
 			out = f;
 		if (f->module[0] != '[' && !is_libc(f->module) && (!in || f->depth < in->depth))
@@ -214,6 +216,7 @@ static int accumulate(const struct pivot *p, const char *tb, struct omp_view *v,
 		if (omp_is_runtime_module(h->module) || libomp_libc) {
 			a->wait[m->locus] += m->value;
 			a->seen[m->locus] = true;
+			a->runtime[m->locus] |= omp_is_runtime_module(h->module);
 		} else if (is_outlined(h->name) && add_work(v, cap, p, a, m->locus, h->name, m->value)) {
 			return -ENOMEM;
 		}
@@ -229,7 +232,8 @@ static int accumulate(const struct pivot *p, const char *tb, struct omp_view *v,
 			continue;
 		v->wait_measured = v->wait_measured || off || pre;
 		const char *outlined = NULL;
-		int k = classify_stack(p, &fx, s, !strcmp(v->runtime, "libomp"), &outlined);
+		int k = classify_stack(p, &fx, s, !strcmp(v->runtime, "libomp"), &outlined,
+				       &a->runtime[st->locus]);
 		if (k == 1) {
 			a->wait[st->locus] += st->value;
 			a->seen[st->locus] = true;
@@ -242,9 +246,33 @@ static int accumulate(const struct pivot *p, const char *tb, struct omp_view *v,
 	return rc;
 }
 
-static int fill_threads(const struct pivot *p, struct omp_view *v, const struct acc *a)
+/* Only the application's OpenMP threads: a thread of a process (pid, rank)
+ * where some thread worked in a region, that worked in one itself or ran
+ * the runtime's own code. Anything else (another process: nunatak's relay,
+ * a sanitizer's tracer task; a thread of the application outside OpenMP)
+ * waiting in libc's futex is not an OpenMP thread waiting at a barrier. */
+static void keep_app_threads(const struct pivot *p, struct acc *a, size_t nr_regions)
+{
+	size_t nr = nr_regions < a->max_regions ? nr_regions : a->max_regions;
+	bool *worked = a->runtime + p->nr_loci; /* scratch: nr_loci more */
+	for (size_t l = 0; l < p->nr_loci; l++) {
+		worked[l] = false;
+		for (size_t r = 0; r < nr && !worked[l]; r++)
+			worked[l] = a->work[l * a->max_regions + r] > 0;
+	}
+	for (size_t l = 0; l < p->nr_loci; l++) {
+		bool process = false;
+		for (size_t k = 0; k < p->nr_loci && !process; k++)
+			process = worked[k] && p->loci[k].pid == p->loci[l].pid &&
+				  p->loci[k].rank == p->loci[l].rank;
+		a->seen[l] = a->seen[l] && process && (worked[l] || a->runtime[l]);
+	}
+}
+
+static int fill_threads(const struct pivot *p, struct omp_view *v, struct acc *a)
 {
 	size_t max_regions = a->max_regions;
+	keep_app_threads(p, a, v->nr_regions);
 	/* OpenMP numbers: main thread (tid == pid) 0, then by tid */
 	for (size_t r = 0; r < v->nr_regions && r < max_regions; r++) {
 		struct omp_region *rg = &v->regions[r];
@@ -449,8 +477,9 @@ int omp_view_build(const struct pivot *p, const char *time_base, struct omp_view
 	size_t cap = 0, maxr = 16; /* regions beyond the 16th: listed, not measured */
 	struct acc a = {.work = xcalloc(p->nr_loci * maxr + 1, sizeof(double)),
 			.wait = xcalloc(p->nr_loci + 1, sizeof(double)),
-			.seen = xcalloc(p->nr_loci + 1, sizeof(bool)), .max_regions = maxr};
-	int rc = a.work && a.wait && a.seen ? 0 : -ENOMEM;
+			.seen = xcalloc(p->nr_loci + 1, sizeof(bool)),
+			.runtime = xcalloc(2 * p->nr_loci + 1, sizeof(bool)), .max_regions = maxr};
+	int rc = a.work && a.wait && a.seen && a.runtime ? 0 : -ENOMEM;
 	if (!rc)
 		rc = accumulate(p, time_base, v, &cap, &a);
 	if (!rc)
@@ -462,5 +491,6 @@ int omp_view_build(const struct pivot *p, const char *time_base, struct omp_view
 	xfree(a.work);
 	xfree(a.wait);
 	xfree(a.seen);
+	xfree(a.runtime);
 	return rc ? rc : build_ranks(p, v);
 }

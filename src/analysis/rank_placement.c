@@ -48,8 +48,24 @@ static int gather_ranks(const struct pivot *p, struct rank_placement *rp)
 	return 0;
 }
 
+/* The Ceilings rank k is placed against: its node's, else the Run's. */
+static size_t ceilings_of(const struct rank_placement *rp, size_t k, const struct analysis *a,
+			  struct ceiling c[2], const struct ceiling **flops,
+			  const struct ceiling **bw)
+{
+	const struct node_machine *n = rp->node[k];
+	*flops = n ? node_machine__ceiling(n, "flops_dp") : a->flops_ceiling;
+	*bw = n ? node_machine__ceiling(n, "dram_bandwidth") : a->bw_ceiling;
+	size_t nc = 0;
+	if (*flops)
+		c[nc++] = **flops;
+	if (*bw)
+		c[nc++] = **bw;
+	return nc;
+}
+
 int rank_placement_run(const struct pivot *p, const struct analysis *a,
-		       struct rank_placement *rp)
+		       const struct node_machines *nodes, struct rank_placement *rp)
 {
 	memset(rp, 0, sizeof(*rp));
 	int rc = gather_ranks(p, rp);
@@ -57,15 +73,10 @@ int rank_placement_run(const struct pivot *p, const struct analysis *a,
 		rank_placement__release(rp);
 		return rc;
 	}
-	struct ceiling c[2];
-	size_t nc = 0;
-	if (a->flops_ceiling)
-		c[nc++] = *a->flops_ceiling;
-	if (a->bw_ceiling)
-		c[nc++] = *a->bw_ceiling;
 	rp->per_rank = xcalloc(rp->nr_ranks, sizeof(*rp->per_rank));
+	rp->node = xcalloc(rp->nr_ranks, sizeof(*rp->node));
 	struct measurement *ms = xcalloc(p->nr_measurements ? p->nr_measurements : 1, sizeof(*ms));
-	if (!rp->per_rank || !ms) {
+	if (!rp->per_rank || !rp->node || !ms) {
 		xfree(ms);
 		rank_placement__release(rp);
 		return -ENOMEM;
@@ -80,10 +91,14 @@ int rank_placement_run(const struct pivot *p, const struct analysis *a,
 				ms[n++] = p->measurements[i];
 		view.measurements = ms;
 		view.nr_measurements = n;
+		rp->node[k] = node_machines__of_rank(nodes, rp->ranks[k]);
+		struct ceiling c[2];
+		const struct ceiling *flops, *bw;
+		size_t nc = ceilings_of(rp, k, a, c, &flops, &bw);
 		rc = analysis_run(&view, nc ? c : NULL, nc, 1, &rp->per_rank[k]);
 		/* The ceilings live in c[]: repoint to the caller's, which outlive us. */
-		rp->per_rank[k].flops_ceiling = a->flops_ceiling;
-		rp->per_rank[k].bw_ceiling = a->bw_ceiling;
+		rp->per_rank[k].flops_ceiling = flops;
+		rp->per_rank[k].bw_ceiling = bw;
 	}
 	xfree(ms);
 	if (rc)
@@ -96,6 +111,7 @@ void rank_placement__release(struct rank_placement *rp)
 	for (size_t k = 0; rp->per_rank && k < rp->nr_ranks; k++)
 		analysis__release(&rp->per_rank[k]);
 	xfree(rp->per_rank);
+	xfree(rp->node);
 	xfree(rp->ranks);
 	memset(rp, 0, sizeof(*rp));
 }

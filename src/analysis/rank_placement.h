@@ -4,8 +4,10 @@
  * top Hotspots, each rank's DRAM intensity, achieved, attainable and
  * envelope fraction, so "rank 3 runs axpy at half the envelope of the
  * others" is visible. Each rank's values are analysis_run() over that rank's
- * Measurements only, against the same Ceilings: one set of formulas, the
- * same Qualities and reasons. A rank with no sample of a Hotspot has no row
+ * Measurements only, against its own node's Ceilings (model/node_machines.h:
+ * the node's Machine's, or the launch node's downgraded to estimated with the
+ * reason when the node has none) and the Run's Ceilings when the Run records
+ * no node Machines: one set of formulas, the same Qualities and reasons. A rank with no sample of a Hotspot has no row
  * for it (never extrapolated). Computed only when the pivot holds at least
  * two ranks with Hotspot-level samples.
  *
@@ -19,19 +21,24 @@
 #include <stdint.h>
 
 #include "analysis/analysis.h"
+#include "model/node_machines.h"
 
 #define RANK_PLACEMENT_TOP 5 /* Hotspots placed per rank: the first by share */
 
 struct rank_placement {
 	int *ranks;               /* ascending */
 	struct analysis *per_rank; /* one per rank, floor 1 */
+	const struct node_machine **node; /* each rank's node entry (borrowed from
+					     the caller's node_machines), or NULL */
 	size_t nr_ranks;
 };
 
-/* Computes the per-rank analyses with the Ceilings `a` used. Returns 0 (an
- * empty result when fewer than two ranks were sampled) or -ENOMEM. */
+/* Computes the per-rank analyses: a rank found in `nodes` (may be NULL) is
+ * placed against its node's Ceilings, any other against those `a` used. The
+ * result borrows `nodes` and `a`'s Ceilings. Returns 0 (an empty result when
+ * fewer than two ranks were sampled) or -ENOMEM. */
 int rank_placement_run(const struct pivot *p, const struct analysis *a,
-		       struct rank_placement *out);
+		       const struct node_machines *nodes, struct rank_placement *out);
 void rank_placement__release(struct rank_placement *rp);
 
 /* The diagnostic of `hotspot` on the i-th rank, or NULL when that rank has

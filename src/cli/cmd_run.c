@@ -16,6 +16,7 @@
 #include "cli/options.h"
 #include "run/pipeline.h"
 #include "collect/stacks.h"
+#include "doctor/offcpu.h"
 #include "mpi/skip.h"
 #include "common/console.h"
 #include "common/err.h"
@@ -35,6 +36,7 @@ struct run_opts {
 	const char *replay;
 	const char *collector;
 	const char *call_graph;
+	const char *offcpu;
 	bool multi_pass;
 	const char *mpi_skip;
 	struct opt_strlist source_map;
@@ -57,6 +59,12 @@ static const struct opt_spec run_options[] = {
 	{"call-graph", 0, OPT_STRING, offsetof(struct run_opts, call_graph), "lbr|fp|dwarf|none",
 	 "call stacks to record (default: lbr on Intel, fp when the binaries keep frame "
 	 "pointers, else none; dwarf copies 4096 bytes of user stack per sample)",
+	 false},
+	{"offcpu", 0, OPT_STRING, offsetof(struct run_opts, offcpu), "auto|switches|process",
+	 "where the off-CPU time comes from: the best this machine allows (auto, the default: "
+	 "the context switches and their call stacks where perf has kernel profiling); "
+	 "switches: the per-thread budget without call stacks (no stack copied at each switch); "
+	 "process: the process's wall and CPU time only (no context-switch records)",
 	 false},
 	{"mpi-skip", 0, OPT_STRING, offsetof(struct run_opts, mpi_skip), "MPI_X,MPI_Y",
 	 "MPI functions nunatak's MPI probe forwards without measuring (default: mpi.skip, "
@@ -192,6 +200,8 @@ int cmd_run(int argc, char **argv)
 		bad = "--collector expects auto, perf or preload";
 	else if (o.call_graph && stacks_mode__parse(o.call_graph, &(enum stacks_mode){0}) < 0)
 		bad = "--call-graph expects lbr, fp, dwarf or none";
+	else if (o.offcpu && offcpu_mechanism__parse(o.offcpu, &(enum offcpu_mechanism){0}) < 0)
+		bad = "--offcpu expects auto, switches or process";
 	else if (rest.cmd_argc == 0)
 		bad = "no command to run: `nunatak run [options] -- <command...>`";
 	else if (o.record && o.replay)
@@ -212,7 +222,7 @@ int cmd_run(int argc, char **argv)
 		.no_calibrate = o.no_calibrate, .record_entry = o.record,
 		.replay_entry = o.replay, .source_map = o.source_map.v,
 		.nr_source_map = o.source_map.n, .collector = collector,
-		.call_graph = o.call_graph, .multi_pass = o.multi_pass, .mpi_skip = o.mpi_skip,
+		.call_graph = o.call_graph, .offcpu = o.offcpu, .multi_pass = o.multi_pass, .mpi_skip = o.mpi_skip,
 		.cmd = rest.cmd_argv, .cmd_argc = rest.cmd_argc};
 	json_t *doc = NULL;
 	struct err failure = {0};

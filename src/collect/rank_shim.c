@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "tools/perf.h"
@@ -25,6 +26,7 @@
 #include "doctor/offcpu.h"
 #include "common/fsutil.h"
 #include "exec/exec.h"
+#include "machine/node_profile.h"
 #include "model/model.h"
 #include "rank_env.h"
 
@@ -36,8 +38,11 @@ struct shim {
 	const char *target;   /* the application's own argv[0] */
 	bool no_clock;        /* perf refused -k CLOCK_MONOTONIC: record without */
 	bool no_switch;       /* perf refused the context switches: record without */
+	bool no_buildid_mmap; /* perf or the kernel refused --buildid-mmap */
+	bool kernel_buildid_mmap; /* the kernel is recent enough to be asked */
 	struct sp_rank_info id;
 	char node[256];
+	char machine_id[MACHINE_ID_SIZE]; /* the node's Machine (machine/node_profile.h), "" */
 	char *dir;            /* <directory>/rank-<N> */
 	char *perf;           /* resolved perf path, or NULL */
 	struct perf_version pv;
@@ -213,6 +218,25 @@ static void detect_perf_version(struct shim *s, struct err *e)
 	perf_argv__free(v);
 }
 
+/* Build-ids from the kernel's MMAP2 records (tools/perf.h): perf skips its
+ * pass over perf.data and every module after the application ended. */
+static bool buildid_mmap(const struct shim *s)
+{
+	return !s->no_buildid_mmap && s->have_pv && perf_version__at_least(&s->pv, 5, 12) &&
+	       s->kernel_buildid_mmap;
+}
+
+/* The running kernel is 5.12 or later (MMAP2 build-ids): asking an older one
+ * would print perf's refusal into the application's stderr. */
+static bool kernel_at_least_5_12(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+	if (uname(&u) != 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major > 5 || (major == 5 && minor >= 12);
+}
+
 /* One perf record attempt. Returns 1 when perf refused before launching. */
 static int record_once(struct shim *s, const struct counter_group *g, const char *data,
 		       struct err *e)
@@ -223,7 +247,8 @@ static int record_once(struct shim *s, const struct counter_group *g, const char
 				      .group = g,
 				      .output = data,
 				      .switch_events = s->o->offcpu >= OFFCPU_SWITCHES && !s->no_switch,
-				      .offcpu_stacks = s->o->offcpu >= OFFCPU_STACKS && !s->no_switch};
+				      .offcpu_stacks = s->o->offcpu >= OFFCPU_STACKS && !s->no_switch,
+				      .buildid_mmap = buildid_mmap(s)};
 	char **argv = perf_argv_record(&ro, s->app);
 	/* -q: perf's own chatter would land in the application's stderr.
 	 * --no-bpf-event: synthesizing the BPF programs' events cost ~0.9 s per
@@ -320,6 +345,13 @@ static int try_sample(struct shim *s, struct err *e)
 	const struct counter_group *used = g;
 	/* perf itself refused (a permission), not an option: no rung helps. */
 	bool at_all = rc != 1 || records_at_all(s);
+	/* A kernel older than 5.12 has no build-id in MMAP2: perf says so and
+	 * stops before launching; perf.data's header then holds them, as
+	 * before. Nothing is lost: no degradation. */
+	if (rc == 1 && buildid_mmap(s) && at_all) {
+		s->no_buildid_mmap = true;
+		rc = record_once(s, g, data, e);
+	}
 	/* The context switches first: a perf (or a node's permissions) that
 	 * refuses them still samples, the threads' budget then unmeasured. */
 	if (rc == 1 && s->o->offcpu >= OFFCPU_SWITCHES && at_all) {
@@ -534,6 +566,8 @@ static int write_rank_json(struct shim *s, struct err *e)
 		sp_rank_env__runtime_name(s->id.runtime), "degradations", d);
 	if (j && s->sps_rel)
 		json_object_set_new(j, "sps", json_string(s->sps_rel));
+	if (j && s->machine_id[0])
+		json_object_set_new(j, "machine", json_string(s->machine_id));
 	char *path = xasprintf("%s/rank.json", s->dir);
 	char *tmp = xasprintf("%s/.rank.json.tmp", s->dir);
 	int rc = 0;
@@ -666,6 +700,7 @@ static int collect(struct shim *s, struct err *e)
 	/* provenance: the perf version of every rank's node (rank.json) */
 	if (!s->have_pv)
 		detect_perf_version(s, e);
+	s->kernel_buildid_mmap = kernel_at_least_5_12();
 	int rc = 1;
 	if (samples)
 		rc = try_sample(s, e);
@@ -735,6 +770,12 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 	}
 	rc = collect(&s, e);
 	if (rc == 0) {
+		/* after the application, which it must not delay: the node's Machine
+		 * and its cached Ceilings; none recorded, the node borrows the launch
+		 * node's (said so) */
+		struct err me = {0};
+		if (node_profile_record(o->directory, s.machine_id, &me) < 0)
+			s.machine_id[0] = '\0';
 		struct err we = {0};
 		write_rank_json(&s, &we); /* a failed write leaves the rank declared missing */
 	}

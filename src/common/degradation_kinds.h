@@ -85,6 +85,8 @@
 	  "run on a Zen 2/3/4 machine with perf for the FLOP and memory passes") \
 	X(DEG_NETWORK_CEILINGS_UNAVAILABLE, "network-ceilings-unavailable", true, \
 	  "check `nunatak doctor` and the MPI compiler (tools.mpicc)") \
+	X(DEG_NODE_CEILINGS_BORROWED, "node-ceilings-borrowed", true, \
+	  "run `nunatak calibrate` once on that node (inside the job allocation)") \
 	X(DEG_OFFCPU_UNATTRIBUTED, "offcpu-unattributed", true, \
 	  "run as root, or sudo sysctl kernel.perf_event_paranoid=1, for " \
 	  "off-CPU call stacks") \

@@ -2,6 +2,7 @@
 #include "doctor/offcpu.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #include "tools/caps.h"
 
@@ -49,4 +50,36 @@ const char *offcpu_mechanism__remedy(enum offcpu_mechanism m)
 	default:
 		return "let perf sample (" CAPS_PARANOID_REMEDY ") for the per-thread budget";
 	}
+}
+
+int offcpu_mechanism__parse(const char *word, enum offcpu_mechanism *m)
+{
+	if (!word)
+		return -1;
+	if (!strcmp(word, "auto"))
+		*m = OFFCPU_STACKS;
+	else if (!strcmp(word, "switches"))
+		*m = OFFCPU_SWITCHES;
+	else if (!strcmp(word, "process"))
+		*m = OFFCPU_PROCESS;
+	else
+		return -1;
+	return 0;
+}
+
+const char *offcpu_mechanism__asked(enum offcpu_mechanism m)
+{
+	return m == OFFCPU_SWITCHES
+		       ? "--offcpu switches: perf context switches without their call stacks: "
+			 "wall, CPU and off-CPU time per thread; off-CPU time not attributed to "
+			 "functions (asked)"
+		       : "--offcpu process: no context-switch records: the application's wall "
+			 "time and its CPU time from wait4's rusage, per process only; off-CPU "
+			 "time neither per thread nor attributed (asked)";
+}
+
+const char *offcpu_mechanism__asked_remedy(enum offcpu_mechanism m)
+{
+	return m == OFFCPU_SWITCHES ? "drop --offcpu switches for the off-CPU call stacks"
+				    : "drop --offcpu process for the per-thread budget";
 }

@@ -31,6 +31,14 @@ const char *offcpu_mechanism__describe(enum offcpu_mechanism m);
 /* What would give the next mechanism up, or NULL at the top (static string). */
 const char *offcpu_mechanism__remedy(enum offcpu_mechanism m);
 const char *offcpu_mechanism__name(enum offcpu_mechanism m);
+/* `nunatak run --offcpu`: "auto" (OFFCPU_STACKS: the best the machine
+ * allows), "switches" or "process", the most the Run may use (it still
+ * gets less where the machine allows less). 0, or -1 for another word. */
+int offcpu_mechanism__parse(const char *word, enum offcpu_mechanism *m);
+/* The Run's degradation when the user asked for less than the machine
+ * allows (static strings): what the Run lacks, and how to get it. */
+const char *offcpu_mechanism__asked(enum offcpu_mechanism m);
+const char *offcpu_mechanism__asked_remedy(enum offcpu_mechanism m);
 
 #define OFFCPU_DEGRADATION DEG_OFFCPU_UNATTRIBUTED
 

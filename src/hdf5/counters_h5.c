@@ -19,60 +19,23 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "h5_layout.h"
 #include "hdf5/hdf5_trace.h"
 #include "regions/region_counters.h"
 #include "regions/trace_set.h"
 
-#define PE_GROUP "perf_events"
 #define PE_EVENTS_MAX 64 /* events a group may name (the library counts 8) */
 #define PE_COUNTED_MAX 8
 
-static hid_t vstr_type(void)
+/* Event columns: an event counted on some rank gets one (at most
+ * PE_COUNTED_MAX), the others none. Fills c's event arrays; returns the
+ * number of columns. */
+static size_t events_of(const struct region_counters *rc, struct sp_h5_counters *c,
+			const char **names, const char **reasons, int32_t *kinds, int32_t *status,
+			int *col)
 {
-	hid_t t = H5Tcopy(H5T_C_S1);
-	H5Tset_size(t, H5T_VARIABLE);
-	H5Tset_cset(t, H5T_CSET_UTF8);
-	return t;
-}
-
-static int write_nd(hid_t g, const char *name, hid_t ftype, hid_t mtype, const void *buf,
-		    int nd, const hsize_t *dims)
-{
-	hid_t sp = H5Screate_simple(nd, dims, NULL);
-	hid_t d = H5Dcreate2(g, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	bool empty = false;
-	for (int i = 0; i < nd; i++)
-		empty |= dims[i] == 0;
-	herr_t rc = d < 0 ? -1 : empty ? 0 : H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
-	if (d >= 0)
-		H5Dclose(d);
-	H5Sclose(sp);
-	return rc < 0 ? -EIO : 0;
-}
-
-static int write_strs(hid_t g, const char *name, const char **v, hsize_t n)
-{
-	hid_t t = vstr_type();
-	int rc = write_nd(g, name, t, t, v, 1, &n);
-	H5Tclose(t);
-	return rc;
-}
-
-static void attr_scalar(hid_t g, const char *name, hid_t ftype, hid_t mtype, const void *v)
-{
-	hid_t sp = H5Screate(H5S_SCALAR);
-	hid_t a = H5Acreate2(g, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT);
-	H5Awrite(a, mtype, v);
-	H5Aclose(a);
-	H5Sclose(sp);
-}
-
-static int write_events(hid_t g, const struct region_counters *rc, int *col)
-{
-	size_t n = rc->nr_events, k = 0;
-	const char *names[CTR_EVENTS_MAX], *reasons[CTR_EVENTS_MAX];
-	int32_t kinds[CTR_EVENTS_MAX], status[CTR_EVENTS_MAX];
-	for (size_t i = 0; i < n; i++) {
+	size_t k = 0;
+	for (size_t i = 0; i < rc->nr_events; i++) {
 		const struct ctr_event_info *x = &rc->events[i];
 		bool counted = x->ranks_counted > 0 && k < PE_COUNTED_MAX;
 		names[i] = x->name;
@@ -81,19 +44,15 @@ static int write_events(hid_t g, const struct region_counters *rc, int *col)
 		status[i] = counted ? 0 : 1;
 		col[i] = counted ? (int)k++ : -1;
 	}
-	hsize_t hn = n;
-	int r = write_strs(g, "event_names", names, hn);
-	if (r == 0)
-		r = write_nd(g, "event_kinds", H5T_STD_I32LE, H5T_NATIVE_INT32, kinds, 1, &hn);
-	if (r == 0)
-		r = write_nd(g, "event_status", H5T_STD_I32LE, H5T_NATIVE_INT32, status, 1, &hn);
-	if (r == 0)
-		r = write_strs(g, "event_reasons", reasons, hn);
-	return r ? r : (int)k;
+	c->nr_events = rc->nr_events;
+	c->event_names = names;
+	c->event_reasons = reasons;
+	c->event_kinds = kinds;
+	c->event_status = status;
+	return k;
 }
 
 struct pe_rows {
-	const char **region;
 	int32_t *lane;
 	int64_t *calls, *incl, *excl;
 	int8_t *counted;
@@ -101,7 +60,6 @@ struct pe_rows {
 
 static void pe_rows__free(struct pe_rows *p)
 {
-	xfree(p->region);
 	xfree(p->lane);
 	xfree(p->calls);
 	xfree(p->incl);
@@ -128,12 +86,24 @@ static bool fill_row(struct pe_rows *p, size_t i, const struct region_counters *
 	return all;
 }
 
-static int write_rows(hid_t g, const struct region_counters *rc, const char *const *names,
-		      const int *col, size_t ncol, int32_t lane_off)
+/* The group from rc, row i named names[i], in the layout of
+ * lib/h5_layout.c. */
+static int write_group(hid_t rk, const struct region_counters *rc, const char *const *names,
+		       int32_t lane_off)
 {
-	size_t n = rc->nr_rows;
+	const char *ev_names[CTR_EVENTS_MAX], *reasons[CTR_EVENTS_MAX];
+	int32_t kinds[CTR_EVENTS_MAX], status[CTR_EVENTS_MAX];
+	int col[CTR_EVENTS_MAX];
+	struct sp_h5_counters c = {
+		/* A merged rank with any test-backend run says so: its counts are made up. */
+		.backend = rc->test_backend ? "test" : rc->backend ? rc->backend : "",
+		.threads_without = rc->threads_without,
+		.dropped = rc->dropped,
+		.nr_rows = rc->nr_rows,
+		.region = names,
+	};
+	size_t n = rc->nr_rows, ncol = events_of(rc, &c, ev_names, reasons, kinds, status, col);
 	struct pe_rows p = {
-		.region = xcalloc(n + 1, sizeof(char *)),
 		.lane = xcalloc(n + 1, sizeof(int32_t)),
 		.calls = xcalloc(n + 1, sizeof(int64_t)),
 		.incl = xcalloc(n * ncol + 1, sizeof(int64_t)),
@@ -141,52 +111,22 @@ static int write_rows(hid_t g, const struct region_counters *rc, const char *con
 		.counted = xcalloc(n * ncol + 1, sizeof(int8_t)),
 	};
 	int r = -ENOMEM;
-	if (!p.region || !p.lane || !p.calls || !p.incl || !p.excl || !p.counted)
-		goto out;
-	bool all = true;
-	for (size_t i = 0; i < n; i++) {
-		p.region[i] = names[i];
-		p.lane[i] = rc->rows[i].lane + lane_off;
-		p.calls[i] = rc->rows[i].calls;
-		all &= fill_row(&p, i, rc, col, ncol);
+	if (p.lane && p.calls && p.incl && p.excl && p.counted) {
+		bool all = true;
+		for (size_t i = 0; i < n; i++) {
+			p.lane[i] = rc->rows[i].lane + lane_off;
+			p.calls[i] = rc->rows[i].calls;
+			all &= fill_row(&p, i, rc, col, ncol);
+		}
+		c.nr_counted = ncol;
+		c.lane = p.lane;
+		c.calls = p.calls;
+		c.inclusive = p.incl;
+		c.exclusive = p.excl;
+		c.counted = all ? NULL : p.counted;
+		r = sp_h5_write_counters(rk, &c);
 	}
-	hsize_t d1 = n, d2[2] = {n, ncol};
-	r = write_strs(g, "region", p.region, d1);
-	if (r == 0)
-		r = write_nd(g, "lane", H5T_STD_I32LE, H5T_NATIVE_INT32, p.lane, 1, &d1);
-	if (r == 0)
-		r = write_nd(g, "calls", H5T_STD_I64LE, H5T_NATIVE_INT64, p.calls, 1, &d1);
-	if (r == 0)
-		r = write_nd(g, "inclusive", H5T_STD_I64LE, H5T_NATIVE_INT64, p.incl, 2, d2);
-	if (r == 0)
-		r = write_nd(g, "exclusive", H5T_STD_I64LE, H5T_NATIVE_INT64, p.excl, 2, d2);
-	/* Only when some row lacks a counted event: which cells hold a count. */
-	if (r == 0 && !all)
-		r = write_nd(g, "counted", H5T_STD_I8LE, H5T_NATIVE_INT8, p.counted, 2, d2);
-out:
 	pe_rows__free(&p);
-	return r;
-}
-
-/* The group from rc, row i named names[i]. */
-static int write_group(hid_t rk, const struct region_counters *rc, const char *const *names,
-		       int32_t lane_off)
-{
-	hid_t g = H5Gcreate2(rk, PE_GROUP, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	if (g < 0)
-		return -EIO;
-	hid_t st = vstr_type();
-	/* A merged rank with any test-backend run says so: its counts are made up. */
-	const char *backend = rc->test_backend ? "test" : rc->backend ? rc->backend : "";
-	attr_scalar(g, "backend", st, st, &backend);
-	H5Tclose(st);
-	attr_scalar(g, "threads_without", H5T_STD_I64LE, H5T_NATIVE_INT64, &rc->threads_without);
-	attr_scalar(g, "dropped", H5T_STD_I64LE, H5T_NATIVE_INT64, &rc->dropped);
-	int col[CTR_EVENTS_MAX];
-	int r = write_events(g, rc, col);
-	if (r >= 0)
-		r = write_rows(g, rc, names, col, (size_t)r, lane_off);
-	H5Gclose(g);
 	return r;
 }
 

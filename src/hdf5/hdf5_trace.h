@@ -27,8 +27,6 @@ struct trace_set;
 struct console;
 struct region_counters;
 
-#define TRACE_H5_SCHEMA_VERSION 2 /* the published layout's schema number */
-
 /* Ranks held by an .h5 file (groups /rank<N>), sorted. Caller frees *ranks. */
 int h5_read_list_ranks(const char *path, int32_t **ranks, size_t *nr, struct err *e);
 /* Loads one rank of an .h5 file into rd (data owned by rd). */

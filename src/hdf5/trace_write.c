@@ -24,46 +24,9 @@
 #include "hdf5/counters_h5.h"
 #include "regions/region_counters.h"
 #include "regions/trace_set.h"
+#include "h5_layout.h"
 #include "sp_format.h"
 
-static void attr_str(hid_t o, const char *name, const char *v)
-{
-	hid_t t = H5Tcopy(H5T_C_S1);
-	H5Tset_size(t, H5T_VARIABLE);
-	H5Tset_cset(t, H5T_CSET_UTF8);
-	hid_t sp = H5Screate(H5S_SCALAR);
-	hid_t a = H5Acreate2(o, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-	H5Awrite(a, t, &v);
-	H5Aclose(a);
-	H5Sclose(sp);
-	H5Tclose(t);
-}
-
-static void attr_i64(hid_t o, const char *name, int64_t v)
-{
-	hid_t sp = H5Screate(H5S_SCALAR);
-	hid_t a = H5Acreate2(o, name, H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
-	H5Awrite(a, H5T_NATIVE_INT64, &v);
-	H5Aclose(a);
-	H5Sclose(sp);
-}
-
-static int write_1d(hid_t g, const char *name, hid_t ftype, hid_t mtype, const void *buf,
-		    hsize_t n)
-{
-	hid_t sp = H5Screate_simple(1, &n, NULL);
-	hid_t d = H5Dcreate2(g, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	herr_t rc = d < 0 ? -1 : n ? H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) : 0;
-	if (d >= 0)
-		H5Dclose(d);
-	H5Sclose(sp);
-	return rc < 0 ? -EIO : 0;
-}
-
-/* The layout of docs/formats.md (the library's own .h5). The traces do not
- * record the run's host or environment, so those fields say "unknown" (and
- * -1 for the numeric ones) rather than describing the converting machine;
- * timestamp is the conversion's. */
 /* The .h5 a source's rank has (itself, or the library's .h5 beside its
  * .spt), or NULL; caller frees. */
 static char *rank_h5(const struct trace_source *src)
@@ -97,63 +60,78 @@ static bool copy_metadata(hid_t f, const struct trace_set *ts)
 	hid_t m = H5Gopen2(f, "metadata", H5P_DEFAULT);
 	if (m >= 0) {
 		if (H5Aexists(m, "converted_by") <= 0)
-			attr_str(m, "converted_by", "nunatak " NUNATAK_VERSION " (regions convert)");
+			sp_h5_attr_str(m, "converted_by", "nunatak " NUNATAK_VERSION " (regions convert)");
 		H5Gclose(m);
 	}
 	return true;
 }
 
-/* The published reader's run bounds over the ranks whose trace carries its
- * timing (earliest start: the process start when known, else sp_init;
- * latest finalize), and num_nodes for one rank. Unknown: absent. */
-static void run_bounds(hid_t m, size_t nr_ranks, const struct trace_set *ts)
+/* /metadata when no rank's own .h5 gives it, in the layout of
+ * docs/formats.md (lib/h5_layout.c). The traces do not record the run's
+ * host or environment, so those fields say "unknown" (and -1 for the
+ * numeric ones) rather than describing the converting machine; timestamp
+ * is the conversion's. The published reader's run bounds come from the
+ * ranks whose trace carries its timing (earliest start: the process start
+ * when known, else sp_init; latest finalize), so this is written after the
+ * ranks are loaded; unknown: absent. */
+static int write_metadata(hid_t f, size_t nr_ranks, const char *label,
+			  const struct trace_set *set)
 {
 	int64_t start = -1, fin = -1;
-	for (size_t i = 0; ts && i < ts->notes.nr; i++) {
-		const struct rank_note *r = &ts->notes.v[i];
+	for (size_t i = 0; set && i < set->notes.nr; i++) {
+		const struct rank_note *r = &set->notes.v[i];
 		if (!r->has_timing)
 			continue;
 		int64_t s0 = r->start_ns >= 0 ? r->start_ns : r->init_ns;
 		start = start < 0 || s0 < start ? s0 : start;
 		fin = r->finalize_ns > fin ? r->finalize_ns : fin;
 	}
-	if (start >= 0)
-		attr_i64(m, "start_time_ns", start);
-	if (fin >= 0)
-		attr_i64(m, "finalize_time_ns", fin);
-	if (nr_ranks == 1)
-		attr_i64(m, "num_nodes", 1);
-}
-
-static void write_metadata(hid_t f, size_t nr_ranks, const char *label,
-			   const struct trace_set *set)
-{
-	hid_t m = H5Gcreate2(f, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	char ts[ISO8601_SIZE];
 	iso8601(time(NULL), ISO8601_LOCAL_NO_OFFSET, ts, sizeof(ts));
-	attr_i64(m, "schema", TRACE_H5_SCHEMA_VERSION);
-	attr_str(m, "timestamp", ts);
-	attr_str(m, "hostname", "unknown");
-	attr_str(m, "platform", "unknown");
-	attr_str(m, "versions", "unknown");
-	attr_str(m, "working_directory", "unknown");
-	attr_str(m, "user", "unknown");
-	attr_str(m, "label", label);
-	attr_i64(m, "omp_num_threads", -1);
-	attr_i64(m, "mpi_size", (int64_t)nr_ranks);
-	attr_i64(m, "total_cores", -1);
-	attr_str(m, "writer", "nunatak " NUNATAK_VERSION " (regions convert)");
-	run_bounds(m, nr_ranks, set);
-	H5Gclose(m);
+	struct sp_h5_metadata m = {
+		.timestamp = ts,
+		.writer = "nunatak " NUNATAK_VERSION " (regions convert)",
+		.versions = "unknown",
+		.hostname = "unknown",
+		.platform = "unknown",
+		.working_directory = "unknown",
+		.user = "unknown",
+		.label = label,
+		.omp_num_threads = -1,
+		.mpi_size = (int64_t)nr_ranks,
+		.total_cores = -1,
+		.start_time_ns = start,
+		.finalize_time_ns = fin,
+		.num_nodes = nr_ranks == 1 ? 1 : 0,
+	};
+	return sp_h5_write_metadata(f, &m);
 }
 
-/* The link name of a region: escaped as the library does (sp_format.h). */
-static char *escape(const char *s)
+/* One region's calls as loaded: fills the layout's columns (lanes shifted
+ * by lane_offset; 0 on a trace without lanes). */
+struct region_cols {
+	const struct rank_data *rd;
+	const struct rank_region *r;
+	int32_t lane_offset;
+};
+
+static int fill(void *ctx, int col, size_t at, size_t m, void *buf)
 {
-	char *o = xmalloc(3 * strlen(s) + 4);
-	if (o)
-		sp_h5_escape(s, o);
-	return o;
+	const struct region_cols *x = ctx;
+	const struct rank_region *r = x->r;
+	bool swap = x->rd->swap;
+	int64_t *v = buf;
+	int32_t *ln = buf;
+	for (size_t i = at; i < at + m; i++) {
+		if (col == SP_H5_START)
+			v[i - at] = spt_load_i64(r->starts + 8 * i, swap);
+		else if (col == SP_H5_END)
+			v[i - at] = spt_load_i64(r->ends + 8 * i, swap);
+		else
+			ln[i - at] = (r->lanes ? spt_load_i32(r->lanes + 4 * i, swap) : 0) +
+				     x->lane_offset;
+	}
+	return 0;
 }
 
 /* One region group. Lanes are shifted by lane_offset (merge), and written
@@ -162,39 +140,22 @@ static int write_region(hid_t rg, const struct trace_set *ts, const struct rank_
 			const struct rank_region *r, int32_t lane_offset, bool force_lanes)
 {
 	const struct region_info *ri = &ts->regions[r->id];
-	size_t n = (size_t)r->nr_calls;
-	int64_t *st = xmalloc(n * 8 + 8), *en = xmalloc(n * 8 + 8);
-	int32_t *ln = r->lanes || force_lanes ? xmalloc(n * 4 + 4) : NULL;
-	char *link = escape(ri->name);
-	int rc = -ENOMEM;
-	if (!st || !en || !link || ((r->lanes || force_lanes) && !ln))
-		goto out;
-	for (size_t i = 0; i < n; i++) {
-		st[i] = spt_load_i64(r->starts + 8 * i, rd->swap);
-		en[i] = spt_load_i64(r->ends + 8 * i, rd->swap);
-		if (ln)
-			ln[i] = (r->lanes ? spt_load_i32(r->lanes + 4 * i, rd->swap) : 0) + lane_offset;
-	}
-	rc = -EIO;
-	hid_t g = H5Gcreate2(rg, link, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	if (g < 0)
-		goto out;
-	attr_str(g, "name", ri->name);
-	attr_str(g, "source_file", ri->file ? ri->file : "");
-	attr_i64(g, "source_line", ri->file ? ri->line : -1);
-	if (ri->file && ri->line >= 0) /* the published reader's name for it */
-		attr_i64(g, "source_lineno", ri->line);
-	rc = write_1d(g, "start_times", H5T_STD_I64LE, H5T_NATIVE_INT64, st, n);
-	if (rc == 0)
-		rc = write_1d(g, "end_times", H5T_STD_I64LE, H5T_NATIVE_INT64, en, n);
-	if (rc == 0 && ln)
-		rc = write_1d(g, "lanes", H5T_STD_I32LE, H5T_NATIVE_INT32, ln, n);
-	H5Gclose(g);
-out:
-	xfree(st);
-	xfree(en);
-	xfree(ln);
-	xfree(link);
+	size_t n = (size_t)r->nr_calls, slice = n < 65536 ? n + 1 : 65536;
+	int64_t *buf = xmalloc(slice * 8);
+	if (!buf)
+		return -ENOMEM;
+	struct region_cols cols = {rd, r, lane_offset};
+	struct sp_h5_region out = {
+		.name = ri->name,
+		.file = ri->file,
+		.line = ri->line,
+		.nr_calls = n,
+		.lanes = r->lanes || force_lanes,
+		.fill = fill,
+		.ctx = &cols,
+	};
+	int rc = sp_h5_write_region(rg, &out, buf, slice);
+	xfree(buf);
 	return rc;
 }
 
@@ -220,43 +181,38 @@ static int write_threads_of(hid_t rk, const struct rank_data *const *rds, size_t
 				tid[i] = rds[k]->lanes[l].tid;
 				nm[i] = rds[k]->lanes[l].name ? rds[k]->lanes[l].name : "";
 			}
-		hid_t g = H5Gcreate2(rk, "threads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-		hid_t t = H5Tcopy(H5T_C_S1);
-		H5Tset_size(t, H5T_VARIABLE);
-		H5Tset_cset(t, H5T_CSET_UTF8);
-		rc = write_1d(g, "tid", H5T_STD_I64LE, H5T_NATIVE_INT64, tid, n);
-		if (rc == 0)
-			rc = write_1d(g, "name", t, t, nm, n);
-		H5Tclose(t);
-		H5Gclose(g);
+		rc = sp_h5_write_threads(rk, n, tid, nm);
 	}
 	xfree(tid);
 	xfree(nm);
 	return rc;
 }
 
-static int write_threads(hid_t rk, const struct rank_data *rd)
+/* Copies /rank<rank>/<what> of the source's own .h5 (the library's, beside
+ * its .spt) into rk. False when there is none. */
+static bool copy_from_h5(hid_t rk, const struct trace_source *src, int32_t rank,
+			 const char *what)
 {
+	char grp[64];
+	snprintf(grp, sizeof(grp), "rank%" PRId32 "/%s", rank, what);
+	char *h5 = rank_h5(src);
+	hid_t in = h5 ? H5Fopen(h5, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+	bool copied = in >= 0 && H5Lexists(in, grp, H5P_DEFAULT) > 0 &&
+		      H5Ocopy(in, grp, rk, what, H5P_DEFAULT, H5P_DEFAULT) >= 0;
+	if (in >= 0)
+		H5Fclose(in);
+	xfree(h5);
+	return copied;
+}
+
+/* A one-thread .spt keeps no thread table: its thread's id and name are
+ * copied from the library's .h5 beside it when there is one. */
+static int write_threads(hid_t rk, const struct rank_data *rd, const struct trace_source *src)
+{
+	bool known = rd->nr_lanes > 1 || rd->lanes[0].tid >= 0;
+	if (!known && copy_from_h5(rk, src, rd->rank, "threads"))
+		return 0;
 	return write_threads_of(rk, &rd, 1);
-}
-
-static int write_strings(hid_t g, const char *name, const char **v, hsize_t n)
-{
-	hid_t t = H5Tcopy(H5T_C_S1);
-	H5Tset_size(t, H5T_VARIABLE);
-	H5Tset_cset(t, H5T_CSET_UTF8);
-	int rc = write_1d(g, name, t, t, v, n);
-	H5Tclose(t);
-	return rc;
-}
-
-static void attr_f64(hid_t o, const char *name, double v)
-{
-	hid_t sp = H5Screate(H5S_SCALAR);
-	hid_t a = H5Acreate2(o, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
-	H5Awrite(a, H5T_NATIVE_DOUBLE, &v);
-	H5Aclose(a);
-	H5Sclose(sp);
 }
 
 /* /rank<r>/samples in the library's layout from a parsed .sps. */
@@ -284,25 +240,24 @@ static int samples_from_sps(hid_t rk, const struct sps_file *sf)
 			goto out;
 		base[i] = sf->modules[i].load_address;
 	}
-	hid_t g = H5Gcreate2(rk, "samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	rc = g < 0 ? -EIO : 0;
-	if (rc == 0) {
-		attr_f64(g, "effective_hz", (double)sf->hz);
-		attr_i64(g, "ticks", sf->ticks);
-		rc = write_1d(g, "region", H5T_STD_I32LE, H5T_NATIVE_INT32, reg, n);
-	}
-	if (rc == 0)
-		rc = write_1d(g, "module", H5T_STD_I32LE, H5T_NATIVE_INT32, mod, n);
-	if (rc == 0)
-		rc = write_1d(g, "address", H5T_STD_U64LE, H5T_NATIVE_UINT64, adr, n);
-	if (rc == 0)
-		rc = write_strings(g, "region_names", (const char **)names, nr);
-	if (rc == 0)
-		rc = write_strings(g, "module_paths", (const char **)names + nr, nm);
-	if (rc == 0)
-		rc = write_1d(g, "module_bases", H5T_STD_U64LE, H5T_NATIVE_UINT64, base, nm);
-	if (g >= 0)
-		H5Gclose(g);
+	/* The .sps keeps the rate rounded, and neither the rate asked nor the
+	 * handler's overhead: those two attributes are left out. */
+	struct sp_h5_samples s = {
+		.effective_hz = (double)sf->hz,
+		.requested_hz = -1,
+		.ticks = sf->ticks,
+		.overhead = -1,
+		.nr_samples = n,
+		.region = reg,
+		.module = mod,
+		.address = adr,
+		.nr_regions = nr,
+		.nr_modules = nm,
+		.region_names = (const char *const *)names,
+		.module_paths = (const char *const *)names + nr,
+		.module_bases = base,
+	};
+	rc = sp_h5_write_samples(rk, &s);
 out:
 	for (hsize_t i = 0; names && i < nr + nm; i++)
 		xfree(names[i]);
@@ -319,15 +274,7 @@ out:
 static int write_samples(hid_t rk, const struct trace_source *src, int32_t rank,
 			 struct err *e)
 {
-	char grp[64];
-	snprintf(grp, sizeof(grp), "rank%" PRId32 "/samples", rank);
-	char *h5 = rank_h5(src);
-	hid_t in = h5 ? H5Fopen(h5, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
-	bool copied = in >= 0 && H5Lexists(in, grp, H5P_DEFAULT) > 0 &&
-		      H5Ocopy(in, grp, rk, "samples", H5P_DEFAULT, H5P_DEFAULT) >= 0;
-	if (in >= 0)
-		H5Fclose(in);
-	xfree(h5);
+	bool copied = copy_from_h5(rk, src, rank, "samples");
 	size_t n = strlen(src->path);
 	if (copied || src->kind != TRACE_SPT || n < 4)
 		return 0;
@@ -380,7 +327,7 @@ static int write_rank(hid_t f, struct trace_set *ts, size_t i, struct err *e)
 	snprintf(name, sizeof(name), "rank%" PRId32, rd.rank);
 	hid_t rk = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	hid_t rg = rk >= 0 ? H5Gcreate2(rk, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
-	rc = rg < 0 ? -EIO : write_threads(rk, &rd);
+	rc = rg < 0 ? -EIO : write_threads(rk, &rd, &ts->src[i]);
 	for (size_t r = 0; r < rd.nr_regions && rc == 0; r++)
 		rc = write_region(rg, ts, &rd, &rd.regions[r], 0, false);
 	if (rc == 0 && rk >= 0 && (rc = write_samples(rk, &ts->src[i], rd.rank, e)) != 0)
@@ -413,13 +360,13 @@ int h5_write_convert(struct trace_set *ts, const char *out, struct console *con,
 		rc = err_set(e, -EIO, ERR_OUTPUT_OPEN, "%s: cannot create the HDF5 file", out);
 		goto out;
 	}
-	if (!copy_metadata(f, ts))
-		write_metadata(f, ts->nr_src, ts->label, ts);
 	for (size_t i = 0; i < ts->nr_src && rc == 0; i++) {
 		rc = write_rank(f, ts, i, e);
 		if (con && con->terminal)
 			console__progress(con, "converting ranks", i + 1, ts->nr_src);
 	}
+	if (rc == 0 && !copy_metadata(f, ts) && write_metadata(f, ts->nr_src, ts->label, ts))
+		rc = err_set(e, -EIO, ERR_OUTPUT_WRITE, "%s: writing /metadata failed", out);
 	if (con && con->terminal)
 		console__progress_end(con, "converting ranks");
 	if (H5Fclose(f) < 0 && rc == 0)
@@ -593,13 +540,14 @@ int h5_write_merge(struct trace_set *runs, size_t nr, const char *const *names, 
 	nranks = w;
 	hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
 	int rc = f < 0 ? err_set(e, -EIO, ERR_OUTPUT_OPEN, "%s: cannot create the HDF5 file", out) : 0;
-	if (rc == 0 && !copy_metadata(f, &runs[0]))
-		write_metadata(f, nranks, runs[0].label, nr == 1 ? &runs[0] : NULL);
 	for (size_t i = 0; i < nranks && rc == 0; i++) {
 		rc = merge_rank(f, runs, nr, names, ranks[i], e);
 		if (con && con->terminal)
 			console__progress(con, "merging ranks", i + 1, nranks);
 	}
+	if (rc == 0 && !copy_metadata(f, &runs[0]) &&
+	    write_metadata(f, nranks, runs[0].label, nr == 1 ? &runs[0] : NULL))
+		rc = err_set(e, -EIO, ERR_OUTPUT_WRITE, "%s: writing /metadata failed", out);
 	if (con && con->terminal)
 		console__progress_end(con, "merging ranks");
 	if (f >= 0 && H5Fclose(f) < 0 && rc == 0)

@@ -111,6 +111,16 @@ static int sideband_mmap(struct reader *r, const unsigned char *p, size_t rs, bo
 	char kbuf[96];
 	if (pid == PERF_MAPS_KERNEL_PID)
 		path = kernel_module_name(path, n, kbuf, sizeof(kbuf), &n);
+	/* {u8 size, u8, u16, u8 build_id[20]} where MMAP2 holds the device:
+	 * the kernel read it at mmap time (perf record --buildid-mmap, which
+	 * writes no build-id table in the header) */
+	if (v2 && (misc & MMAP2_BUILD_ID_FLAG) && r->bids && p[40] > 0 && p[40] <= 20) {
+		char hex[41];
+		for (size_t i = 0; i < p[40]; i++)
+			snprintf(hex + 2 * i, 3, "%02x", p[44 + i]);
+		if (buildid_list__add(r->bids, path, n, hex, 2 * (size_t)p[40]))
+			return -ENOMEM;
+	}
 	return perf_maps__add(r->maps, pid, start, len, pgoff, trailer_time(r, p, rs, fname + n + 1),
 			      path, n);
 }
@@ -369,7 +379,8 @@ int perf_data__read_switches(const void *buf, size_t len, perf_sample_fn fn, voi
 			     struct buildid_list *ids, struct switch_log *sw,
 			     struct ingest_stats *st, struct err *e)
 {
-	struct reader r = {.b = buf, .len = len, .fn = fn, .ctx = ctx, .st = st, .e = e, .sw = sw};
+	struct reader r = {.b = buf, .len = len, .fn = fn, .ctx = ctx, .st = st, .e = e, .sw = sw,
+			   .bids = ids};
 	r.comms.last = -1;
 	int rc = perf_data__read_header(&r);
 	for (size_t i = 0; !rc && sw && i < r.nr_attrs; i++)

@@ -34,6 +34,8 @@ struct switch_log;
 #define REC_COMPRESSED 81
 #define REC_COMPRESSED2 83
 #define BUILD_ID_SIZE_FLAG (1 << 15)
+/* an MMAP2 record carrying a build-id (perf record --buildid-mmap) */
+#define MMAP2_BUILD_ID_FLAG (1 << 14)
 
 struct pd_attr {
 	uint32_t type;
@@ -60,6 +62,7 @@ struct reader {
 	int trailer_time;     /* offset of time in that trailer, -1: none */
 	int trailer_tid;      /* offset of {pid, tid} in that trailer, -1: none */
 	struct switch_log *sw; /* context switches and thread lives, or NULL */
+	struct buildid_list *bids; /* build-ids of MMAP2 records are added, or NULL */
 	struct perf_maps *maps;
 	struct strtab comms;  /* comm strings */
 	struct tidcomm { int64_t tid; uint64_t hash; uint32_t comm; } *tc;

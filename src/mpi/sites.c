@@ -59,36 +59,58 @@ static int name_sites(struct pivot *p, const char *module, const uint64_t *addr,
 	return 0;
 }
 
-int mpi_sites_symbolize(struct pivot *p, struct executor *x, const struct attrib_tools *t,
-			struct degradations *d, struct err *e)
+/* The modules to ask: each absolute module with an unnamed site, once, in
+ * the order of its first site (a recording's order). */
+static size_t modules_to_ask(const struct pivot *p, const char **mods)
 {
-	size_t named = 0, total = 0;
-	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < p->nr_mpi_sites; i++) {
+	size_t nm = 0;
+	for (size_t i = 0; i < p->nr_mpi_sites; i++) {
 		const char *mod = p->mpi_sites[i].module;
-		total++;
 		bool seen = false;
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = p->mpi_sites[j].module && mod && strcmp(p->mpi_sites[j].module, mod) == 0;
-		if (seen || !mod || mod[0] != '/' || p->mpi_sites[i].function)
-			continue;
-		size_t n = 0;
-		uint64_t *addr = addresses_of(p, mod, &n);
-		struct sym_loc *loc = addr ? xcalloc(n + 1, sizeof(*loc)) : NULL;
-		if (!loc) {
-			xfree(addr);
-			return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
-		}
-		struct err se = {0};
-		if (t && lines_symbolize(x, t, mod, addr, n, loc, &se) == 0)
-			rc = name_sites(p, mod, addr, n, loc, &named);
-		else if (se.errnum == -ENOMEM)
-			rc = -ENOMEM;
-		for (size_t k = 0; k < n; k++)
-			sym_loc__release(&loc[k]);
-		xfree(loc);
-		xfree(addr);
+		if (!seen && mod && mod[0] == '/' && !p->mpi_sites[i].function)
+			mods[nm++] = mod;
 	}
+	return nm;
+}
+
+/* Every module's sites in one batch of the symbolizer, cached address by
+ * address: a warm Run of the same build starts no symbolizer for them, a
+ * cold one a single process for all modules (issue 27: two processes of
+ * ~50 ms each were a quarter of an MPI Run's finish). */
+int mpi_sites_symbolize(struct pivot *p, struct executor *x, const struct attrib_tools *t,
+			struct degradations *d, struct err *e)
+{
+	size_t named = 0, total = p->nr_mpi_sites;
+	const char **mods = xcalloc(total + 1, sizeof(*mods));
+	size_t nm = mods ? modules_to_ask(p, mods) : 0;
+	struct lines_job *jobs = mods ? xcalloc(nm + 1, sizeof(*jobs)) : NULL;
+	int rc = jobs ? 0 : -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < nm; i++) {
+		jobs[i].module = mods[i];
+		uint64_t *addr = addresses_of(p, mods[i], &jobs[i].n);
+		jobs[i].vaddrs = addr;
+		jobs[i].out = addr ? xcalloc(jobs[i].n + 1, sizeof(*jobs[i].out)) : NULL;
+		if (!jobs[i].out)
+			rc = -ENOMEM;
+	}
+	struct err se = {0};
+	if (rc == 0 && t && nm && lines_symbolize_many(x, t, jobs, nm, true, &se) == 0)
+		for (size_t i = 0; rc == 0 && i < nm; i++)
+			if (jobs[i].rc == 0)
+				rc = name_sites(p, jobs[i].module, jobs[i].vaddrs, jobs[i].n,
+						jobs[i].out, &named);
+	if (se.errnum == -ENOMEM)
+		rc = -ENOMEM;
+	for (size_t i = 0; jobs && i < nm; i++) {
+		for (size_t k = 0; jobs[i].out && k < jobs[i].n; k++)
+			sym_loc__release(&jobs[i].out[k]);
+		xfree(jobs[i].out);
+		xfree((void *)jobs[i].vaddrs);
+	}
+	xfree(jobs);
+	xfree(mods);
 	if (rc < 0)
 		return err_set(e, rc, ERR_OOM, "out of memory");
 	if (total && !named)

@@ -50,43 +50,86 @@ static int find(const uint64_t *v, size_t n, uint64_t a)
 	return lo < n && v[lo] == a ? (int)lo : -1;
 }
 
-int lines_symbolize(struct executor *x, const struct attrib_tools *t, const char *module,
-		    const uint64_t *vaddrs, size_t n, struct sym_loc *out, struct err *e)
+/* One answer (res, from the call over job's addresses) into job->out. */
+static int take_answer(const struct attrib_tools *t, struct lines_job *job,
+		       const struct exec_result *res, struct err *e)
 {
-	memset(out, 0, n * sizeof(*out));
-	/* Always on stdin: a module's sampled addresses can be many. */
-	struct symbolizer_call sc;
-	int rc = symbolizer_call__init(&sc, t, module, vaddrs, n, false);
-	if (rc == -ENOMEM)
-		return err_oom(e);
-	if (rc < 0)
-		return err_set(e, rc, ERR_SYMBOLIZER_FAILED, "no symbolizer to name %s", module);
-	struct exec_request req = {.argv = sc.argv, .stdin_data = sc.stdin_data,
-				   .stdin_len = sc.stdin_len, .capture_stdout = true,
-				   .capture_stderr = true, .timeout_s = 300};
-	struct exec_result res = {0};
+	if (res->exit_code != 0)
+		return err_set(e, -EIO, ERR_SYMBOLIZER_FAILED, "%s on %s exited with %d: %.120s",
+			       t->path, job->module, res->exit_code, res->err ? res->err : "");
 	struct attrib_chains chains = {0};
-	rc = executor__run(x, &req, &res, e);
-	if (rc == 0 && res.exit_code != 0)
-		rc = err_set(e, -EIO, ERR_SYMBOLIZER_FAILED, "%s on %s exited with %d: %.120s",
-			     t->path, module, res.exit_code, res.err ? res.err : "");
-	if (rc == 0 && res.out)
-		rc = symbolizer__parse(t, res.out, res.out_len, &chains, e);
+	int rc = res->out ? symbolizer__parse(t, res->out, res->out_len, &chains, e) : 0;
 	for (size_t i = 0; rc == 0 && i < chains.n; i++) {
 		const struct attrib_chain *c = &chains.v[i];
-		int k = find(vaddrs, n, c->address);
-		if (k < 0 || c->nr_frames == 0 || out[k].function)
+		int k = find(job->vaddrs, job->n, c->address);
+		if (k < 0 || c->nr_frames == 0 || job->out[k].function)
 			continue;
 		/* The innermost frame holds the line the address belongs to. */
 		const struct attrib_frame *f = &c->frames[0];
-		out[k].function = f->function ? xstrdup(f->function) : NULL;
+		job->out[k].function = f->function ? xstrdup(f->function) : NULL;
 		if (f->file && f->line > 0) {
-			out[k].file = xstrdup(f->file);
-			out[k].line = f->line;
+			job->out[k].file = xstrdup(f->file);
+			job->out[k].line = f->line;
 		}
 	}
 	attrib_chains__release(&chains);
-	exec_result__release(&res);
-	symbolizer_call__release(&sc);
 	return rc;
+}
+
+int lines_symbolize_many(struct executor *x, const struct attrib_tools *t, struct lines_job *jobs,
+			 size_t nj, bool cached, struct err *e)
+{
+	struct symbolizer_call *sc = xcalloc(nj + 1, sizeof(*sc));
+	struct exec_request *rq = xcalloc(nj + 1, sizeof(*rq));
+	struct exec_result *res = xcalloc(nj + 1, sizeof(*res));
+	int rc = sc && rq && res ? 0 : -ENOMEM;
+	size_t made = 0;
+	for (; rc == 0 && made < nj; made++) {
+		struct lines_job *j = &jobs[made];
+		memset(j->out, 0, j->n * sizeof(*j->out));
+		/* Always on stdin: a module's sampled addresses can be many. */
+		rc = symbolizer_call__init(&sc[made], t, j->module, j->vaddrs, j->n, false);
+		if (rc < 0)
+			break;
+		/* cached: the answer per address (a later Run asks only what it
+		 * has not seen in this build of the module), and every module in
+		 * one process (exec/merge.c) */
+		rq[made] = (struct exec_request){.argv = sc[made].argv,
+						 .stdin_data = sc[made].stdin_data,
+						 .stdin_len = sc[made].stdin_len,
+						 .capture_stdout = true, .capture_stderr = true,
+						 .timeout_s = 300, .cacheable = cached,
+						 .cache_per_line = cached && sc[made].per_line,
+						 .merge_slot = cached ? sc[made].merge_slot : 0,
+						 .merge_prefix = cached ? sc[made].merge_prefix : NULL};
+	}
+	if (rc == -ENOMEM)
+		err_oom(e);
+	else if (rc < 0)
+		err_set(e, rc, ERR_SYMBOLIZER_FAILED, "no symbolizer to name %s",
+			jobs[made].module);
+	if (rc == 0)
+		rc = executor__run_batch(x, rq, nj, res, e);
+	for (size_t i = 0; rc == 0 && i < nj; i++) {
+		struct err je = {0};
+		jobs[i].rc = take_answer(t, &jobs[i], &res[i], nj == 1 ? e : &je);
+		if (jobs[i].rc == -ENOMEM)
+			rc = err_oom(e);
+	}
+	for (size_t i = 0; res && sc && i < made; i++) {
+		exec_result__release(&res[i]);
+		symbolizer_call__release(&sc[i]);
+	}
+	xfree(sc);
+	xfree(rq);
+	xfree(res);
+	return rc;
+}
+
+int lines_symbolize(struct executor *x, const struct attrib_tools *t, const char *module,
+		    const uint64_t *vaddrs, size_t n, struct sym_loc *out, struct err *e)
+{
+	struct lines_job job = {.module = module, .vaddrs = vaddrs, .n = n, .out = out};
+	int rc = lines_symbolize_many(x, t, &job, 1, false, e);
+	return rc ? rc : job.rc; /* job.rc < 0: e says why */
 }

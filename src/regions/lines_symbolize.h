@@ -8,6 +8,7 @@
 #ifndef NUNATAK_REGIONS_LINES_SYMBOLIZE_H
 #define NUNATAK_REGIONS_LINES_SYMBOLIZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,23 @@ struct sym_loc {
 int lines_symbolize(struct executor *x, const struct attrib_tools *t, const char *module,
 		    const uint64_t *vaddrs, size_t n, struct sym_loc *out, struct err *e);
 void sym_loc__release(struct sym_loc *l);
+
+/* One module's share of lines_symbolize_many(). */
+struct lines_job {
+	const char *module;
+	const uint64_t *vaddrs; /* sorted, unique */
+	size_t n;
+	struct sym_loc *out;    /* [n], zeroed first */
+	int rc;                 /* 0, or < 0: the tool failed on this module */
+};
+
+/* lines_symbolize() over several modules as one executor batch. cached: the
+ * calls are cacheable address by address (a warm Run starts no process)
+ * and share one process where the tool allows (exec/merge.c). Returns < 0
+ * only when nothing could run (no tool, out of memory); each job's rc says
+ * whether its module was answered. */
+int lines_symbolize_many(struct executor *x, const struct attrib_tools *t, struct lines_job *jobs,
+			 size_t nj, bool cached, struct err *e);
 
 /* The ELF virtual address of a sampled runtime address: address - load for
  * a PIE or shared object (the load address is where vaddr 0 lands); for a

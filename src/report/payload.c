@@ -18,6 +18,7 @@
 #include "common/err.h"
 #include "launch/split.h"
 #include "model/model.h"
+#include "report/nodes_view.h"
 #include "report/ranks_view.h"
 #include "report/regions_view.h"
 #include "report/time_view.h"
@@ -125,8 +126,11 @@ static json_t *ranks_json(const struct rank_placement *rp, int64_t hotspot)
 		const struct diagnostic *d = rank_placement__get(rp, i, hotspot);
 		if (!d)
 			continue;
+		const struct node_machine *n = rp->node ? rp->node[i] : NULL;
 		json_t *row = json_pack(
-			"{s:i, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "rank", rp->ranks[i],
+			"{s:i, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "rank", rp->ranks[i],
+			"node", n ? json_string(n->node) : json_null(), "ceilings",
+			n ? nodes_view_ceilings_json(n) : json_null(),
 			"samples", (json_int_t)d->samples, "share", derived_json(&d->share),
 			"dram_intensity", derived_json(&d->dram_intensity), "achieved",
 			derived_json(&d->achieved), "attainable", derived_json(&d->attainable),
@@ -229,8 +233,10 @@ json_t *payload_build(const json_t *manifest, const struct pivot *p, const struc
 	json_t *hs = json_array();
 	struct stack_index si;
 	bool have_si = stack_index__build(&si, p) == 0;
+	struct node_machines nodes;
+	nodes_view_load(manifest, &nodes);
 	struct rank_placement rp;
-	bool have_rp = rank_placement_run(p, a, &rp) == 0;
+	bool have_rp = rank_placement_run(p, a, &nodes, &rp) == 0;
 	for (size_t i = 0; have_si && i < a->nr_diags; i++) {
 		json_t *h = hotspot_json(p, &si, a, &a->diags[i], no_source);
 		if (h)
@@ -254,6 +260,9 @@ json_t *payload_build(const json_t *manifest, const struct pivot *p, const struc
 				      "modules",
 				      unresolved_modules_json(p, a->time_base, a->time_value)));
 	json_t *rk = ranks ? ranks_view_payload(ranks) : NULL;
+	if (rk)
+		nodes_view_augment(rk, &nodes);
+	node_machines__release(&nodes);
 	json_object_set_new(out, "ranks", rk ? rk : json_null());
 	json_t *rg = regions_json(p, a);
 	json_object_set_new(out, "regions", rg ? rg : json_array());

@@ -13,6 +13,7 @@
 #include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "model/node_machines.h"
 #include "common/signame.h"
 #include "model/model.h"
 #include "report/flame.h"
@@ -121,7 +122,13 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 		for (size_t i = 0; !a.have_ceilings && i < m.degradations.n; i++)
 			if (!strcmp(m.degradations.v[i].name, DEG_CEILINGS_UNAVAILABLE))
 				ctx.ceilings_reason = m.degradations.v[i].message;
+		struct node_machines nodes;
+		memset(&nodes, 0, sizeof(nodes));
+		struct err ne = {0};
+		if (m.nodes && node_machines__from_json(&nodes, m.nodes, &ne) == 0)
+			ctx.nodes = &nodes;
 		rc = summary_render(&a, &p, &ctx, &out->lines);
+		node_machines__release(&nodes);
 		multi_pass_lines(&m, &out->lines);
 		degradation_lines(&m, &out->lines);
 		outcome_line(&m, &out->lines);

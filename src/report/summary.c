@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include "report/nodes_view.h"
 #include "report/summary.h"
 
 #include <errno.h>
@@ -409,6 +410,8 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 	headline(a, p, out);
 	if (ctx && ctx->ranks && ranks_view_lines(ctx->ranks, out) < 0)
 		out->failed = true;
+	if (ctx && ctx->nodes && nodes_view_lines(ctx->nodes, out) < 0)
+		out->failed = true;
 	const char *reason = shared_reason(a);
 	if (reason)
 		text_lines__add(out, "  no roofline placement for any Hotspot: %s", reason);
@@ -417,7 +420,7 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 	struct stack_index si;
 	bool have_si = p->nr_stacks > 0 && stack_index__build(&si, p) == 0;
 	struct rank_placement rp;
-	bool have_rp = rank_placement_run(p, a, &rp) == 0;
+	bool have_rp = rank_placement_run(p, a, ctx ? ctx->nodes : NULL, &rp) == 0;
 	if (!have_rp)
 		out->failed = true;
 	for (size_t i = 0; i < a->nr_diags; i++) {

@@ -20,12 +20,14 @@ struct pivot;
 #define SUMMARY_MAX_FINDINGS 10
 
 struct rank_imbalance;
+struct node_machines;
 
 struct summary_ctx {
 	const char *ceilings_reason; /* why the Machine has no Ceilings, or NULL */
 	int nr_ranks;                /* -1 outside MPI */
 	int nr_sampled_ranks;
 	const struct rank_imbalance *ranks; /* the rank view (analysis/imbalance.h), or NULL */
+	const struct node_machines *nodes;  /* each node's Ceilings (report/nodes_view.h), or NULL */
 	double app_wall_s;           /* the launch's duration, <= 0: unknown (report/time_view.h) */
 	double app_cpu_s;            /* its wait4 CPU time, < 0: unknown (0 reads unknown too) */
 	bool cpu_includes_collector;

@@ -218,6 +218,7 @@ int time_view_lines(const struct time_budget *tb, const struct launch_time *lt,
 	}
 	if (!tb->have_stacks && tb->offcpu_ns - tb->preempted_ns > 0)
 		text_lines__add(out, "  off-CPU time not attributed to functions: no scheduler call "
-				     "stacks in this Run (root records them; `nunatak doctor`)");
+				     "stacks in this Run (the degradation offcpu-unattributed says "
+				     "why; `nunatak doctor`)");
 	return out->failed ? -1 : 0;
 }

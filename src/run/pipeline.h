@@ -52,6 +52,7 @@ struct run_request {
 	size_t nr_source_map;
 	enum collector_request collector; /* --collector auto|perf|preload */
 	const char *call_graph;    /* --call-graph lbr|fp|dwarf|none, or NULL: the ladder */
+	const char *offcpu;        /* --offcpu auto|switches|process, or NULL: auto */
 	bool multi_pass;           /* --multi-pass (collect/passes.h) */
 	const char *mpi_skip;      /* --mpi-skip MPI_X,MPI_Y, or NULL: configuration mpi.skip */
 	char **cmd;                /* the command after `--`, NULL-terminated */
@@ -156,6 +157,7 @@ struct run_state {
 					 under MPI the ranks seen and sampled (0 outside) */
 
 	json_t *overhead;           /* manifest "overhead" object, or NULL (owned) */
+	json_t *nodes;              /* manifest "nodes" (run/node_ceilings.c), or NULL (owned) */
 	/* nunatak's own cost (run/run_cost.c, manifest "cost"): monotonic
 	 * seconds at the start, the launch, the application's end; the
 	 * calibration's and the network probe's wall time (< 0: did not run) */

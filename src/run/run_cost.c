@@ -60,7 +60,7 @@ void run_cost(struct run_state *s, double now)
 				   "unit", "s", "quality", json_object_get(o, "quality"), "reason",
 				   json_object_get(o, "reason"))
 		       : quality__json(NAN, "s", QUALITY_UNAVAILABLE,
-				       s->pass.sampled ? "no sample was ingested"
+				       run_sampled(s) ? "no sample was ingested"
 						       : "nothing was sampled in this Run");
 	json_object_set_new(c, "collection_overhead", ov);
 	json_object_set_new(c, "application", part(s, stop - launch, NULL));

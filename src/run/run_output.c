@@ -18,6 +18,7 @@
 #include "common/signame.h"
 #include "collect/stacks.h"
 #include "machine/sample_cost.h"
+#include "model/node_machines.h"
 #include "model/machine.h"
 #include "report/summary.h"
 
@@ -53,6 +54,12 @@ static json_t *unmeasured(const struct run_state *s, const char *coll, const cha
 			 "stacks", stacks_mode__name(s->stacks));
 }
 
+bool run_sampled(const struct run_state *s)
+{
+	/* an MPI Run's ranks sample themselves: nothing samples around them */
+	return s->mpi ? s->counts.nr_sampled_ranks > 0 : s->pass.sampled;
+}
+
 /* samples x the cost per sample measured on this Machine with the
  * calibration: always an estimate of the overhead, since the run without
  * sampling never happened (the application runs once). Without a measured
@@ -60,7 +67,7 @@ static json_t *unmeasured(const struct run_state *s, const char *coll, const cha
  * would be an invented number (issue 24 item 8). */
 void run_overhead(struct run_state *s)
 {
-	if (!s->pass.sampled || s->counts.nr_samples <= 0 || s->overhead)
+	if (!run_sampled(s) || s->counts.nr_samples <= 0 || s->overhead)
 		return;
 	bool exact;
 	const char *coll = s->collector == COLLECTOR_USE_PRELOAD ? "preload" : "perf";
@@ -79,8 +86,11 @@ void run_overhead(struct run_state *s)
 	}
 	enum quality q = exact ? c->quality : QUALITY_ESTIMATED;
 	char *why = xasprintf("the cost of one sample with %s stacks, measured on this Machine by "
-			      "the calibration%s%s%s",
+			      "the calibration%s%s%s%s",
 			      exact ? stacks_mode__name(s->stacks) : "fp",
+			      s->mpi ? "; samples of every sampled rank, so CPU time summed over "
+				       "those ranks"
+				     : "",
 			      exact ? "" : s->stacks == STACKS_NONE ? "; this Run took no stacks: an "
 								      "upper bound"
 								    : "; this Run's stacks are LBR",
@@ -133,8 +143,14 @@ static void summary(struct run_state *s)
 			ctx.ceilings_reason = s->degradations.v[i].message;
 	/* the rank view (stage_analyse) is the summary's under MPI only */
 	ctx.ranks = s->mpi && s->out.have_ranks ? &s->out.ranks : NULL;
+	struct node_machines nodes;
+	memset(&nodes, 0, sizeof(nodes));
+	struct err ne = {0};
+	if (s->nodes && node_machines__from_json(&nodes, s->nodes, &ne) == 0)
+		ctx.nodes = &nodes;
 	struct text_lines lines = {0};
 	summary_render(a, &s->pivot, &ctx, &lines);
+	node_machines__release(&nodes);
 	for (size_t i = 0; i < lines.n; i++)
 		console__info(s->con, "%s", lines.v[i]);
 	text_lines__release(&lines);

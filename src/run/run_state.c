@@ -105,6 +105,7 @@ void run_state__release(struct run_state *s)
 	xfree(s->preload_lib);
 	xfree(s->mp.plan);
 	json_decref(s->mp.json);
+	json_decref(s->nodes);
 	pivot__release(&s->pivot);
 	degradations__release(&s->degradations);
 	memset(s, 0, sizeof(*s));

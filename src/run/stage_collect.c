@@ -98,7 +98,8 @@ static int probe_group(struct run_state *s, struct err *e)
 }
 
 /* The off-CPU mechanism (doctor/offcpu.h), announced when it is not the
- * best: before the run, as every degradation. A replay reads what was
+ * best: before the run, as every degradation; --offcpu may ask for less
+ * (cheaper: no stack at each switch, or no switch records at all). A replay reads what was
  * recorded. An MPI launch's sampling ranks record the switches with their
  * perf (rank-shim --offcpu), where perf samples them: a node that refuses
  * says so in its rank.json. */
@@ -107,7 +108,17 @@ static int offcpu_decide(struct run_state *s)
 	bool perf_collects = s->mpi ? s->caps.perf.present && s->req->collector != COLLECTOR_PRELOAD
 				    : s->collector == COLLECTOR_USE_PERF;
 	s->offcpu = offcpu_mechanism(&s->caps, perf_collects);
-	if (s->offcpu == OFFCPU_STACKS || s->replay)
+	enum offcpu_mechanism asked = OFFCPU_STACKS;
+	if (s->req->offcpu)
+		offcpu_mechanism__parse(s->req->offcpu, &asked); /* validated by cmd_run */
+	if (s->replay)
+		return 0;
+	if ((int)asked < s->offcpu) { /* less than the machine allows, by the user's choice */
+		s->offcpu = asked;
+		return run_state__degrade(s, OFFCPU_DEGRADATION, offcpu_mechanism__asked(asked),
+					  offcpu_mechanism__asked_remedy(asked));
+	}
+	if (s->offcpu == OFFCPU_STACKS)
 		return 0;
 	return run_state__degrade(s, OFFCPU_DEGRADATION, offcpu_mechanism__describe(s->offcpu),
 				  offcpu_mechanism__remedy(s->offcpu));

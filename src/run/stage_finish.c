@@ -238,6 +238,8 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 	}
 	if (s->mp.json)
 		m->multi_pass = json_incref(s->mp.json);
+	if (s->nodes)
+		m->nodes = json_incref(s->nodes);
 	for (size_t i = 0; i < s->degradations.n; i++)
 		rc |= degradations__add(&m->degradations, s->degradations.v[i].name,
 					s->degradations.v[i].message,
@@ -256,6 +258,8 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 int stage_analyse(struct run_state *s, struct err *e)
 {
 	struct run_result *o = &s->out;
+	if (run_node_machines(s, e) < 0)
+		return -ENOMEM;
 	const struct ceiling *c = s->machine ? s->machine->ceilings : NULL;
 	size_t nc = s->machine ? s->machine->nr_ceilings : 0;
 	const json_t *below = json_object_get(json_object_get(s->mp.json, "dram_bound"),

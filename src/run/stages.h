@@ -79,6 +79,9 @@ int stage_attribute(struct run_state *s, struct err *e);
 int stage_regions(struct run_state *s, struct err *e);
 /* The analysis and the rank view, once (s->out), from the pivot in memory. */
 int stage_analyse(struct run_state *s, struct err *e);
+/* Under MPI: each node's Machine and Ceilings into s->nodes (run/node_ceilings.c);
+ * a node that borrows the launch node's is a degradation. 0 or -ENOMEM. */
+int run_node_machines(struct run_state *s, struct err *e);
 /* pivot.sqlite, and the manifest built in memory (s->out.manifest). */
 int stage_store(struct run_state *s, struct err *e);
 #define RUN_ABANDONED_MANIFEST ".manifest-abandoned.json"
@@ -115,6 +118,8 @@ json_t *run_json_document(const struct run_state *s, int exit_code, const char *
 
 /* Sets s->overhead (estimated seconds of nunatak's sampling cost). */
 void run_overhead(struct run_state *s);
+/* Something was sampled: the application (pass 0), or an MPI Run's ranks. */
+bool run_sampled(const struct run_state *s);
 /* The manifest's "cost": nunatak's own cost by part, each a Value with its
  * Quality, measured up to `now` (just before the manifest is written). */
 void run_cost(struct run_state *s, double now);

@@ -101,6 +101,7 @@ void manifest__release(struct manifest *m)
 	json_decref(m->overhead);
 	json_decref(m->cost);
 	json_decref(m->multi_pass);
+	json_decref(m->nodes);
 	manifest__init(m);
 }
 
@@ -343,6 +344,8 @@ json_t *manifest__to_json(const struct manifest *m)
 		put(doc, "cost", json_deep_copy(m->cost), &ok);
 	if (m->multi_pass)
 		put(doc, "multi_pass", json_deep_copy(m->multi_pass), &ok);
+	if (m->nodes)
+		put(doc, "nodes", json_deep_copy(m->nodes), &ok);
 	if (!ok) {
 		json_decref(doc);
 		return NULL;

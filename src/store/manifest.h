@@ -109,6 +109,8 @@ struct manifest {
 	json_t *overhead;    /* optional object, NULL when absent */
 	json_t *cost;        /* optional: nunatak's own cost by part, NULL when absent */
 	json_t *multi_pass;  /* optional object (--multi-pass: witness, totals, spread) */
+	json_t *nodes;       /* optional array: each node's Machine and the Ceilings its
+				ranks are placed against (model/node_machines.h) */
 };
 
 void manifest__init(struct manifest *m);

@@ -274,6 +274,9 @@ int manifest__from_json(struct manifest *m, const json_t *doc, const char *origi
 	const json_t *mp = json_object_get(doc, "multi_pass");
 	if (!rc && json_is_object(mp) && !(m->multi_pass = json_deep_copy(mp)))
 		rc = oom(e);
+	const json_t *nodes = json_object_get(doc, "nodes");
+	if (!rc && json_is_array(nodes) && !(m->nodes = json_deep_copy(nodes)))
+		rc = oom(e);
 	const json_t *cost = json_object_get(doc, "cost");
 	if (!rc && json_is_object(cost) && !(m->cost = json_deep_copy(cost)))
 		rc = oom(e);

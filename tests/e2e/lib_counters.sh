@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# libscope_profiler counters per region (perf_event software events): 4096 fresh pages are 4096 page faults (+-1 %), 0.3 s of CPU is that task-clock (+-5 % of the region's own CPU time), nested inclusive = exclusive + children, threads keep their own counts, an unknown event is named at start and unavailable in the trace while the program runs
+# libscope_profiler counters per region (perf_event software events): 4096 fresh pages are 4096 page faults (+-1 %), 0.3 s of CPU is that task-clock (no more than the program's own task-clock around the region, no less than 95 % of the region's own CPU time), nested inclusive = exclusive + children, threads keep their own counts, an unknown event is named at start and unavailable in the trace while the program runs
 set -eu
 B=${NUNATAK_BUILD_DIR:?}
 S=${NUNATAK_SOURCE_DIR:?}
@@ -87,18 +87,30 @@ grep -q "ignored: a region was already entered; call it before the first region"
 inspect "$tmp/l"
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["counters"] is None' "$tmp/l.json"
 
-echo "== 0.3 s of CPU: task-clock within 5 % of the region's CPU time by the thread's clock"
+echo "== 0.3 s of CPU: task-clock within the program's own task-clock around the region, and at least 95 % of the region's CPU time by the thread's clock"
 mkdir "$tmp/b"
 SCOPE_PROFILER_PREFIX="$tmp/b/b" SCOPE_PROFILER_EVENTS=task-clock "$P" burn </dev/null >"$tmp/b.out"
 inspect "$tmp/b"
 python3 - "$tmp/b.json" "$tmp/b.out" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))["counters"]
-cpu = int(open(sys.argv[2]).read().split("cpu_ns ")[1].split()[0])
+out = open(sys.argv[2]).read()
+cpu = int(out.split("cpu_ns ")[1].split()[0])
+own = out.split("task_clock_ns ")[1].split("\n")[0]
+assert own.isdigit(), "the program could not read its own task-clock: " + own
+own = int(own)
 v = c["regions"][0]["events"]["task-clock"]["inclusive"]["value"]
+print("task-clock %.0f ns; the program's own task-clock around the region %d ns; "
+      "the thread's CPU clock %d ns (own task-clock - CPU clock: %+.1f ms; "
+      "a hypervisor's steal makes it positive)" % (v, own, cpu, (own - cpu) / 1e6))
 assert cpu >= 300e6, cpu
-assert abs(v - cpu) <= 0.05 * cpu, (v, cpu)
-print("task-clock %.0f ns, thread CPU %d ns" % (v, cpu))
+# Same kernel clock, the library's window inside the program's: never more.
+# task-clock runs on the scheduler's clock and in a virtual machine counts
+# the time the hypervisor took from the thread's CPU (steal), which the
+# thread's CPU clock leaves out: 319.5 ms against 300.1 ms was seen on a
+# loaded VM, so the CPU clock bounds it from below only.
+assert v <= own, (v, own)
+assert v >= 0.95 * cpu, (v, cpu)
 PY
 
 echo "== nested: inclusive = exclusive + children's inclusive, each region its own pages"

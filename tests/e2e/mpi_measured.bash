@@ -73,6 +73,17 @@ for k in ("setup", "calibration", "network_probe", "collection_overhead", "finis
 for k in ("setup", "network_probe", "application", "finish"):
     assert cost[k]["quality"] == "measured" and cost[k]["value"] > 0, (k, cost[k])
 assert cost["network_ceilings"] == "measured", cost
+# the ranks sampled themselves: their samples are the collection's (it said
+# "nothing was sampled in this Run" before issue 27's round)
+import glob, os
+roles = [json.load(open(f))["role"] for f in
+         glob.glob(os.path.join(os.path.dirname(sys.argv[4]), "collect", "rank-*", "rank.json"))]
+if "sampler" in roles or "preload" in roles:
+    ov = json.load(open(sys.argv[4])).get("overhead")
+    assert ov and ov["samples"] > 0, (roles, ov)
+    assert "nothing was sampled" not in (cost["collection_overhead"]["reason"] or ""), cost
+else:
+    print(f"no rank sampled here (roles {roles}): the overhead of rank sampling is not checked")
 PY
 n=$(sqlite3 "$tmp/run/pivot.sqlite" "select count(*) from events where kind='mpi' and name='MPI_Barrier'")
 [ "$n" -ge 2 ] || { echo "MPI_Barrier events missing from the pivot ($n)"; exit 1; }

@@ -8,9 +8,14 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
 
 #include "analysis/analysis.h"
 #include "analysis/rank_placement.h"
+#include "machine/node_profile.h"
 #include "report/payload.h"
 #include "report/summary.h"
 
@@ -51,7 +56,7 @@ static void t_per_rank(void)
 	struct analysis a;
 	CHECK_INT(analysis_run(&p, ceilings, 2, 30, &a), 0);
 	struct rank_placement rp;
-	CHECK_INT(rank_placement_run(&p, &a, &rp), 0);
+	CHECK_INT(rank_placement_run(&p, &a, NULL, &rp), 0);
 	CHECK_INT(rp.nr_ranks, 3);
 	static const double want_I[3] = {1.0, 2.0, 1.0};
 	for (size_t i = 0; i < 3; i++) {
@@ -110,7 +115,7 @@ static void t_single_process(void)
 	struct analysis a;
 	CHECK_INT(analysis_run(&p, ceilings, 2, 30, &a), 0);
 	struct rank_placement rp;
-	CHECK_INT(rank_placement_run(&p, &a, &rp), 0);
+	CHECK_INT(rank_placement_run(&p, &a, NULL, &rp), 0);
 	CHECK_INT(rp.nr_ranks, 0);
 	CHECK(rank_placement__get(&rp, 0, 0) == NULL);
 	json_t *pl = payload_build(NULL, &p, &a, NULL, false);
@@ -157,7 +162,154 @@ static void t_envelope_properties(void)
 	}
 }
 
+static void add_ceiling(struct machine *m, const char *name, double v, const char *unit)
+{
+	struct ceiling c = {(char *)name, v, (char *)unit, QUALITY_MEASURED, NULL};
+	CHECK_INT(machine__add_ceiling(m, &c), 0);
+}
+
+static void node_entry(struct node_machines *nm, const char *node, int rank,
+		       const struct machine *m)
+{
+	CHECK_INT(xgrow((void **)&nm->v, &nm->cap, nm->n + 1, sizeof(*nm->v)), 0);
+	struct node_machine *n = &nm->v[nm->n++];
+	memset(n, 0, sizeof(*n));
+	machine__init(&n->m);
+	n->node = xstrdup(node);
+	CHECK_INT(xgrow((void **)&n->ranks, &n->cap_ranks, 1, sizeof(int)), 0);
+	n->ranks[n->nr_ranks++] = rank;
+	n->known = true;
+	CHECK_INT(machine__copy(&n->m, m), 0);
+}
+
+/* Three ranks on three nodes: n1 is the launch node's Machine, n2 another
+ * Machine with its own cached Ceilings (half the launch node's), n3 another
+ * Machine with none: each rank placed against its own node's Ceilings, n3's
+ * the launch node's downgraded to estimated with the reason. */
+static void t_per_node(void)
+{
+	struct machine launch, m2, m3;
+	machine__init(&launch);
+	launch.cpu_model = xstrdup("CPU A");
+	launch.hostname = xstrdup("n1");
+	launch.logical_cores = 4;
+	add_ceiling(&launch, "flops_dp", 1e11, "flop/s");
+	add_ceiling(&launch, "dram_bandwidth", 1e10, "B/s");
+	add_ceiling(&launch, "network_latency", 1e-6, "s");
+	machine__init(&m2);
+	m2.cpu_model = xstrdup("CPU B");
+	m2.logical_cores = 4;
+	add_ceiling(&m2, "flops_dp", 5e10, "flop/s");
+	add_ceiling(&m2, "dram_bandwidth", 5e9, "B/s");
+	machine__init(&m3);
+	m3.cpu_model = xstrdup("CPU C");
+	m3.logical_cores = 2;
+	struct node_machines nm = {0};
+	node_entry(&nm, "n1", 0, &launch);
+	machine__clear_ceilings(&nm.v[0].m);
+	node_entry(&nm, "n2", 1, &m2);
+	node_entry(&nm, "n3", 2, &m3);
+	const char *why[3] = {NULL, NULL, "no profile cached for it"};
+	struct err e = {0};
+	CHECK_INT(node_machines_resolve(&nm, &launch, why, &e), 0);
+	CHECK_INT(nm.v[0].source, NODE_CEILINGS_LAUNCH);
+	CHECK_INT(nm.v[1].source, NODE_CEILINGS_OWN);
+	CHECK_INT(nm.v[2].source, NODE_CEILINGS_BORROWED);
+	CHECK(nm.v[0].reason == NULL && nm.v[1].reason == NULL);
+	CHECK(strstr(nm.v[2].reason, "node n3 (Machine ") && strstr(nm.v[2].reason, "CPU C") &&
+	      strstr(nm.v[2].reason, "no profile cached for it") &&
+	      strstr(nm.v[2].reason, "launch node n1's"));
+	/* network Ceilings belong to a pair of ranks, never to a node */
+	CHECK(node_machine__ceiling(&nm.v[0], "network_latency") == NULL);
+	CHECK_NEAR(node_machine__ceiling(&nm.v[0], "flops_dp")->value, 1e11, 1);
+	const struct ceiling *b3 = node_machine__ceiling(&nm.v[2], "dram_bandwidth");
+	CHECK_NEAR(b3->value, 1e10, 1);
+	CHECK_INT(b3->quality, QUALITY_ESTIMATED);
+	CHECK_INT(node_machine__ceiling(&nm.v[1], "dram_bandwidth")->quality, QUALITY_MEASURED);
+
+	/* through the manifest's JSON and back */
+	json_t *nj = node_machines__to_json(&nm);
+	struct node_machines back;
+	CHECK_INT(node_machines__from_json(&back, nj, &e), 0);
+	CHECK_INT(back.n, 3);
+	CHECK_INT(back.v[2].source, NODE_CEILINGS_BORROWED);
+	CHECK_STR(back.v[2].reason, nm.v[2].reason);
+	CHECK_NEAR(node_machine__ceiling(&back.v[1], "flops_dp")->value, 5e10, 1);
+	CHECK(node_machines__of_rank(&back, 1) == &back.v[1]);
+
+	/* axpy on ranks 0-2, one per node, intensity 1 each (2e9 flop, 2e9 B, 1 s) */
+	struct pivot p;
+	pivot__init(&p);
+	struct hotspot h = {.module = (char *)"/bin/solver", .name = (char *)"axpy",
+			    .level = RESOLUTION_FUNCTION, .offset = 0x1000, .has_offset = true};
+	int64_t hs = pivot__add_hotspot(&p, &h);
+	static const char *const nodes[3] = {"n1", "n2", "n3"};
+	for (int r = 0; r < 3; r++) {
+		int64_t l = pivot__intern_locus(&p, nodes[r], r, 100 + r);
+		meas(&p, hs, l, "task-clock", 1e9, 1000, QUALITY_MEASURED, NULL);
+		meas(&p, hs, l, "flops_dp", 2e9, 400, QUALITY_MEASURED, NULL);
+		meas(&p, hs, l, "dram_bytes", 2e9, 300, QUALITY_MEASURED, NULL);
+	}
+	struct analysis a;
+	CHECK_INT(analysis_run(&p, launch.ceilings, 2, 30, &a), 0);
+	struct rank_placement rp;
+	CHECK_INT(rank_placement_run(&p, &a, &back, &rp), 0);
+	CHECK_INT(rp.nr_ranks, 3);
+	/* attainable = min(peak, bw x 1): n1 1e10, n2 5e9, n3 1e10 (borrowed) */
+	static const double att[3] = {1e10, 5e9, 1e10};
+	for (size_t i = 0; i < 3; i++) {
+		const struct diagnostic *d = rank_placement__get(&rp, i, hs);
+		CHECK(d != NULL);
+		CHECK_STR(rp.node[i]->node, nodes[i]);
+		CHECK_NEAR(d->attainable.value, att[i], 1);
+		CHECK_NEAR(d->envelope_fraction.value, 2e9 / att[i], 1e-9);
+		CHECK_INT(d->envelope_fraction.quality,
+			  i == 2 ? QUALITY_ESTIMATED : QUALITY_MEASURED);
+	}
+	CHECK(strstr(rank_placement__get(&rp, 2, hs)->attainable.reason, "node n3 (Machine "));
+
+	/* the summary names each node's Ceilings; the payload each rank's */
+	struct text_lines t = {0};
+	struct summary_ctx ctx = {.nr_ranks = -1, .nodes = &back};
+	CHECK_INT(summary_render(&a, &p, &ctx, &t), 0);
+	char *all = text_lines__join(&t);
+	if (!strstr(all, "Ceilings per node (each rank is placed against its node's):\n") ||
+	    !strstr(all, "    n2 (Machine ") ||
+	    !strstr(all, "1 rank): flops_dp 5e+10 flop/s measured, dram_bandwidth 5e+09 B/s "
+			 "measured; its own Machine's cached profile\n") ||
+	    !strstr(all, "dram_bandwidth 1e+10 B/s estimated; borrowed from the launch node: "
+			 "node n3 (Machine ")) {
+		fprintf(stderr, "%s", all);
+		CHECK(0);
+	}
+	free(all);
+	text_lines__release(&t);
+	json_t *man = json_pack("{s:O}", "nodes", nj);
+	json_t *pl = payload_build(man, &p, &a, NULL, false);
+	json_t *rows = json_object_get(json_array_get(json_object_get(pl, "hotspots"), 0), "ranks");
+	CHECK_INT(json_array_size(rows), 3);
+	json_t *r1 = json_array_get(rows, 1);
+	CHECK_STR(json_string_value(json_object_get(r1, "node")), "n2");
+	json_t *bw1 = json_object_get(json_object_get(r1, "ceilings"), "dram_bandwidth");
+	CHECK_NEAR(json_number_value(json_object_get(bw1, "value")), 5e9, 1);
+	json_t *r2 = json_array_get(rows, 2);
+	json_t *bw2 = json_object_get(json_object_get(r2, "ceilings"), "dram_bandwidth");
+	CHECK_STR(json_string_value(json_object_get(bw2, "quality")), "estimated");
+	json_decref(pl);
+	json_decref(man);
+	json_decref(nj);
+	rank_placement__release(&rp);
+	analysis__release(&a);
+	pivot__release(&p);
+	node_machines__release(&back);
+	node_machines__release(&nm);
+	machine__release(&launch);
+	machine__release(&m2);
+	machine__release(&m3);
+}
+
 static const struct test_case cases[] = {
+	{"per_node", "each rank against its node's Ceilings; a node without borrows, estimated", t_per_node},
 	{"per_rank", "each rank placed; the lagging one named", t_per_rank},
 	{"single_process", "no per-rank rows outside MPI", t_single_process},
 	{"envelope", "attainable = min(peak, bw x I); ridge splits memory/compute", t_envelope_properties},

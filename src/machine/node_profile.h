@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Ceilings per node (model/node_machines.h). On each node, the rank shim
+ * records the Machine its rank ran on: node_profile_record() takes the
+ * node's snapshot, loads the Ceilings cached for its identity on that node
+ * (never calibrates: that would delay the rank), and writes
+ * <collect>/machines/<identity>.json = {"machine": {...}, "cached": bool,
+ * "why": text or null} once per identity; rank.json names the identity.
+ * Back on the launch node, node_machines_gather() reads them and
+ * node_machines_resolve() decides each node's Ceilings: the launch node's
+ * when the node is the same Machine, the node's own cached ones, else the
+ * launch node's downgraded to estimated with the reason.
+ */
+#ifndef NUNATAK_MACHINE_NODE_PROFILE_H
+#define NUNATAK_MACHINE_NODE_PROFILE_H
+
+#include "model/machine_identity.h"
+#include "model/node_machines.h"
+
+struct err;
+
+#define NODE_PROFILE_DIR "machines" /* below the collect directory */
+
+/* On a node: writes its Machine into <collect_dir>/machines/ (see above)
+ * and its identity into id. Returns 0, or a negative errno (e filled): the
+ * rank then records no Machine, and its node borrows the launch node's
+ * Ceilings with that reason. */
+int node_profile_record(const char *collect_dir, char id[MACHINE_ID_SIZE], struct err *e);
+
+/* On the launch node: one entry per (node, Machine) from the rank.json files
+ * ("node", "machine") and the Machines the shims wrote, then resolved against
+ * launch. out is empty (0 entries) when no rank recorded a Machine (a Run of
+ * an older nunatak, a synthetic one): every rank then keeps the Run's
+ * Ceilings as before. Returns 0 or -ENOMEM. */
+int node_machines_gather(const char *collect_dir, const struct machine *launch,
+			 struct node_machines *out, struct err *e);
+
+/* Pure: fills each entry's Ceilings and source against the launch Machine.
+ * An entry's m holds the node's snapshot (when known) and the Ceilings cached
+ * on the node for it (none when not cached); `why[i]` (may be NULL) says why
+ * the node had none. Network Ceilings are the pair's, never a node's: they
+ * are left out. Returns 0 or -ENOMEM. */
+int node_machines_resolve(struct node_machines *nm, const struct machine *launch,
+			  const char *const *why, struct err *e);
+
+#endif
