@@ -157,10 +157,15 @@ function rooflinePanel(payload, i) {
 function ranksTable(h) {
   const rows = Array.isArray(h.ranks) ? h.ranks : [];
   if (rows.length < 2) return null;
+  // each rank is placed against its own node's Ceilings (when the Run knows its nodes' Machines)
+  const nodes = rows.some(r => r.node);
+  const ceil = r => r.ceilings ? ["flops_dp", "dram_bandwidth"].map(k => r.ceilings[k] ? [valueSpan(r.ceilings[k]), " "] : "unavailable ") : "";
   return el("table", {class: "grid-table ranks-placement"},
-    el("thead", {}, el("tr", {}, ["Rank", "Achieved", "Attainable", "Envelope", "DRAM intensity", "Quality"].map(t => el("th", {}, t)))),
+    el("thead", {}, el("tr", {}, ["Rank"].concat(nodes ? ["Node", "Its node's Ceilings (flops_dp, dram_bandwidth)"] : [])
+      .concat(["Achieved", "Attainable", "Envelope", "DRAM intensity", "Quality"]).map(t => el("th", {}, t)))),
     el("tbody", {}, rows.map(r => el("tr", {"data-rank": r.rank},
       el("td", {class: "num"}, String(r.rank)),
+      nodes ? el("td", {}, r.node || "") : null, nodes ? el("td", {class: "num"}, ceil(r)) : null,
       el("td", {class: "num"}, valueText(r.achieved)), el("td", {class: "num"}, valueText(r.attainable)),
       el("td", {class: "num"}, available(r.envelope_fraction) ? pct(r.envelope_fraction.value) : "unavailable"),
       el("td", {class: "num"}, valueText(r.dram_intensity)),

@@ -368,9 +368,26 @@ function nodesSection(r) {
   const n = r && r.nodes;
   if (!n || !Array.isArray(n.rows) || n.rows.length < 2) return null;
   const imb = n.imbalance || {};
+  // each node's Machine and the Ceilings its ranks are placed against (the
+  // manifest's nodes: the launch node's Machine, its own cached profile, or
+  // the launch node's borrowed, estimated)
+  const machines = n.rows.some(x => Array.isArray(x.machines) && x.machines.length);
+  const from = {launch: "the launch node's Machine", own: "its own cached profile", borrowed: "borrowed from the launch node"};
+  const machineCells = x => {
+    const ms = Array.isArray(x.machines) ? x.machines : [];
+    if (!ms.length) return [el("td", {}, "not recorded"), el("td", {}), el("td", {}), el("td", {})];
+    const m = ms[0], c = m.ceilings || {};
+    const more = ms.length > 1 ? el("span", {class: "muted"}, ` (+${ms.length - 1} more Machine${ms.length > 2 ? "s" : ""} on this node)`) : null;
+    return [el("td", {title: m.cpu_model || ""}, (m.identity || "unknown") + (m.visible_cores ? `, ${m.visible_cores} of ${m.logical_cores || "?"} cores` : ""), more),
+      el("td", {class: "num"}, c.flops_dp ? valueSpan(c.flops_dp) : "unavailable"),
+      el("td", {class: "num"}, c.dram_bandwidth ? valueSpan(c.dram_bandwidth) : "unavailable"),
+      el("td", {}, m.ceilings_source === "borrowed" ? [from.borrowed, " ", qualityBadge("estimated", m.reason || "")]
+        : from[m.ceilings_source] || m.ceilings_source)];
+  };
   const rows = n.rows.slice(0, MAX_RANK_ROWS).map(x => el("tr", {class: x.node === imb.busiest_node ? "busiest" : "", "data-node": x.node},
     el("td", {}, x.node), el("td", {class: "num"}, x.ranks.length), el("td", {}, rankRanges(x.ranks)),
-    el("td", {class: "num"}, valueSpan(x.value_ns)), el("td", {class: "num"}, valueSpan(x.time_ns))));
+    el("td", {class: "num"}, valueSpan(x.value_ns)), el("td", {class: "num"}, valueSpan(x.time_ns)),
+    machines ? machineCells(x) : null));
   const head = num(imb.value) !== null
     ? [`busiest node ${imb.busiest_node} at ${num(imb.value).toFixed(2)}x the mean node `, qualityBadge(imb.quality, imb.reason || ""),
       imb.basis ? el("span", {class: "muted"}, " on the ranks' " + imb.basis) : null]
@@ -381,7 +398,9 @@ function nodesSection(r) {
       el("thead", {}, el("tr", {}, el("th", {scope: "col"}, "Node"), el("th", {scope: "col", class: "num"}, "Ranks"),
         el("th", {scope: "col"}, "Rank numbers"),
         el("th", {scope: "col", class: "num"}, "Time", el("br"), el("span", {class: "clock"}, "sum of the node's ranks (imbalance basis)")),
-        el("th", {scope: "col", class: "num"}, "Sampled time", el("br"), el("span", {class: "clock"}, "sampled CPU time, summed")))),
+        el("th", {scope: "col", class: "num"}, "Sampled time", el("br"), el("span", {class: "clock"}, "sampled CPU time, summed")),
+        machines ? [el("th", {scope: "col"}, "Machine"), el("th", {scope: "col", class: "num"}, "flops_dp Ceiling"),
+          el("th", {scope: "col", class: "num"}, "dram_bandwidth Ceiling"), el("th", {scope: "col"}, "Ceilings from")] : null)),
       el("tbody", {}, rows))),
     n.rows.length > MAX_RANK_ROWS ? el("p", {class: "muted"}, `\u2026 and ${n.rows.length - MAX_RANK_ROWS} more nodes not shown`) : null);
 }

@@ -189,6 +189,12 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct node_machine *x = a, *y = b;
+	return cmp_int(x->ranks, y->ranks); /* every entry holds a rank */
+}
+
 /* One rank-<N>/rank.json: its node and Machine into nm. *any: it named one. */
 static int gather_rank(const char *collect_dir, int rank, struct node_machines *nm,
 		       struct gathered *g, bool *any, struct err *e)
@@ -241,6 +247,8 @@ int node_machines_gather(const char *collect_dir, const struct machine *launch,
 		qsort(out->v[i].ranks, out->v[i].nr_ranks, sizeof(int), cmp_int);
 	if (rc == 0 && any)
 		rc = node_machines_resolve(out, launch, (const char *const *)g.why, e);
+	if (rc == 0 && any) /* in order of their lowest rank, as the rank view's nodes */
+		qsort(out->v, out->n, sizeof(*out->v), cmp_entry);
 	if (rc || !any)
 		node_machines__release(out);
 	for (size_t i = 0; i < g.n; i++)

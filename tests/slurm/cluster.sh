@@ -7,6 +7,9 @@
 # per-node directory bound over DIR/node (spool, logs, and the PMIx client
 # directory, PMIxCliTmpDirBase: two nodes' step daemons must not share it).
 # Everything listens on 127.0.0.1, on ports free when the cluster starts.
+# NUNATAK_SLURM_N2_CPUS=LIST (e.g. 0) starts n2's slurmd under `taskset -c
+# LIST`: its tasks inherit that CPU set, so n2 is another Machine than n1
+# (heterogeneous nodes: the Machine identity holds the allocation).
 #
 # Usage: cluster.sh start DIR   starts it; DIR (empty or absent) holds it all,
 #                               DIR/env the variables a client needs
@@ -157,9 +160,10 @@ start_munge() {
 }
 
 start_node() {
-	local n=$1
+	local n=$1 pin=()
+	[ "$n" = n2 ] && [ -n "${NUNATAK_SLURM_N2_CPUS:-}" ] && pin=(taskset -c "$NUNATAK_SLURM_N2_CPUS")
 	mkdir -p "$dir/node-$n/spool" "$dir/node-$n/pmix" "$dir/node"
-	timeout -k 10 "$LIFETIME" unshare --uts --mount --propagation private /bin/sh -c '
+	timeout -k 10 "$LIFETIME" "${pin[@]}" unshare --uts --mount --propagation private /bin/sh -c '
 		hostname "$1" && mount --bind "$2/node-$1" "$2/node" && exec slurmd -D -N "$1"' \
 		sh "$n" "$dir" </dev/null >>"$dir/node-$n/slurmd.out" 2>&1 &
 	echo $! >>"$dir/pids"
@@ -182,6 +186,11 @@ wait_idle() {
 start_cluster() {
 	[ "$(id -u)" = 0 ] || { echo "skip: the Slurm cluster needs root (slurmd, namespaces)"; exit 2; }
 	local t
+	if [ -n "${NUNATAK_SLURM_N2_CPUS:-}" ]; then
+		command -v taskset >/dev/null || { echo "skip: taskset is not installed (util-linux)"; exit 2; }
+		taskset -c "$NUNATAK_SLURM_N2_CPUS" true 2>/dev/null ||
+			{ echo "skip: CPUs $NUNATAK_SLURM_N2_CPUS are not usable here (taskset refused)"; exit 2; }
+	fi
 	for t in munged slurmctld slurmd srun sbatch salloc sinfo scontrol unshare python3 timeout; do
 		command -v "$t" >/dev/null || { echo "skip: $t is not installed (scripts/deps.sh test)"; exit 2; }
 	done

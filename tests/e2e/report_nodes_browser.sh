@@ -1,0 +1,66 @@
+#!/bin/bash
+# Ceilings per node on the page (headless Chromium): the Nodes table shows each node's Machine, its flops_dp and dram_bandwidth Ceilings with their Quality and where they came from (the launch node's Machine, or borrowed from the launch node with an estimated badge); a Hotspot's per-rank placement table names each rank's node and the Ceilings it was placed against
+set -eu
+. "$NUNATAK_SOURCE_DIR/tests/fixtures/report/chromium.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/p"
+python3 - "$NUNATAK_SOURCE_DIR/tests/fixtures/report/payload-rich.json" "$tmp/p/payload.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1], encoding="utf-8"))
+v = lambda x, unit, q="measured", why=None: {"value": x, "unit": unit, "quality": q, "reason": why}
+why = "node n2 (Machine bbbb: 1 of 2 cores) has no Ceilings of its own: the launch node's stand in"
+ceil = {"n1": {"flops_dp": v(4.25e10, "flop/s"), "dram_bandwidth": v(1.9e10, "B/s")},
+        "n2": {"flops_dp": v(4.25e10, "flop/s", "estimated", why), "dram_bandwidth": v(1.9e10, "B/s", "estimated", why)}}
+rows = p["ranks"]["rows"]
+for r in rows:
+    r["node"] = "n1" if r["rank"] < 2 else "n2"
+machine = lambda n, ident, cores, src, reason: {"identity": ident, "cpu_model": "CPU X", "visible_cores": cores,
+    "logical_cores": 2, "ceilings_source": src, "reason": reason, "ceilings": ceil[n]}
+p["ranks"]["nodes"] = {
+    "rows": [{"node": n, "ranks": [r["rank"] for r in rows if r["node"] == n],
+              "time_ns": v(2e9, "ns"), "value_ns": v(1.5e9, "ns"),
+              "machines": [machine("n1", "aaaa", 2, "launch", None) if n == "n1"
+                           else machine("n2", "bbbb", 1, "borrowed", why)]} for n in ("n1", "n2")],
+    "imbalance": {"value": 1.2, "busiest_node": "n1", "basis": "application time", "quality": "measured", "reason": None}}
+h = p["hotspots"][0]
+h["ranks"] = [{"rank": r["rank"], "node": r["node"], "ceilings": ceil[r["node"]], "samples": 100,
+               "share": h["share"], "dram_intensity": h["dram_intensity"], "achieved": h["achieved"],
+               "attainable": h["attainable"], "envelope_fraction": h["envelope_fraction"],
+               "classification": h["classification"], "classification_reason": h["classification_reason"]}
+              for r in rows]
+json.dump(p, open(sys.argv[2], "w"))
+PY
+"$NUNATAK" report --payload "$tmp/p/payload.json" --html 2>/dev/null
+dump_dom "file://$tmp/p/report.html" "$tmp/dom.html"
+dump_dom "file://$tmp/p/report.html#hotspot-0" "$tmp/d0.html"
+python3 - "$tmp/dom.html" "$tmp/d0.html" <<'PY'
+import html, re, sys
+dom, d0 = (open(f, encoding="utf-8").read() for f in sys.argv[1:3])
+text = lambda s: html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", s)).strip())
+nodes = re.search(r'<section class="nodes">.*?</section>', dom, re.S)
+assert nodes, "no Nodes section"
+nodes = nodes.group(0)
+ths = [text(t) for t in re.findall(r"<th [^>]*>(.*?)</th>", nodes, re.S)]
+for want in ("Machine", "flops_dp Ceiling", "dram_bandwidth Ceiling", "Ceilings from"):
+    assert want in ths, (want, ths)
+rows = {m.group(1): text(m.group(0)) for m in re.finditer(r'<tr [^>]*data-node="([^"]+)".*?</tr>', nodes, re.S)}
+assert "aaaa, 2 of 2 cores" in rows["n1"] and "the launch node's Machine" in rows["n1"], rows["n1"]
+assert "borrowed" not in rows["n1"], rows["n1"]
+assert "bbbb, 1 of 2 cores" in rows["n2"] and "borrowed from the launch node" in rows["n2"], rows["n2"]
+assert "estimated" in rows["n2"], rows["n2"]
+n2 = re.search(r'<tr [^>]*data-node="n2".*?</tr>', nodes, re.S).group(0)
+assert 'title="node n2 (Machine bbbb' in n2, "the borrowed Ceilings' reason is not on the page"
+assert "42.5 Gflop/s" in rows["n1"] and "19.0 GB/s" in rows["n1"], rows["n1"]
+table = re.search(r'<table class="grid-table ranks-placement">.*?</table>', d0, re.S)
+assert table, "no per-rank placement table in the detail"
+table = table.group(0)
+ths = [text(t) for t in re.findall(r"<th>(.*?)</th>", table, re.S)]
+assert ths[:3] == ["Rank", "Node", "Its node's Ceilings (flops_dp, dram_bandwidth)"], ths
+trs = {m.group(1): m.group(0) for m in re.finditer(r'<tr data-rank="(\d+)">.*?</tr>', table, re.S)}
+assert sorted(trs) == ["0", "1", "2", "3"], sorted(trs)
+assert "<td>n1</td>" in trs["0"] and "<td>n2</td>" in trs["3"], (trs["0"], trs["3"])
+assert "q-estimated" in trs["3"] and "q-estimated" not in trs["0"], (trs["0"], trs["3"])
+print("nodes:", rows)
+PY
+echo "ok: each node's Machine and Ceilings on the page, each rank's too"
