@@ -575,8 +575,11 @@ static int try_count(struct shim *s, struct err *e)
 		xfree(status);
 		return err_oom(e);
 	}
+	/* duration_time: the rank's wall time beside its CPU time (task-clock),
+	 * the process-level budget of a rank that records no context switch */
 	snprintf(s->events, sizeof(s->events), "%s",
-		 node_has_pmu() ? "task-clock,cycles,instructions" : "task-clock");
+		 node_has_pmu() ? "task-clock,cycles,instructions,duration_time"
+				: "task-clock,duration_time");
 	char *self = NULL;
 	char **relay = relayed(s, status, &self);
 	char **full = perf_argv_stat(s->perf, s->events, csv, relay ? relay : s->app);
@@ -785,7 +788,7 @@ static int collect(struct shim *s, struct err *e)
 
 /* The collection out of the launcher's reach (exec_rank_split): from here on
  * this process is the writer; the launcher's pid waits. A failed split (no
- * lock) collects as before, in the launcher's group, and says so. */
+ * fork) collects as before, in the launcher's group, and says so. */
 static void split_writer(struct shim *s)
 {
 	if (!s->o->split_writer)
@@ -793,7 +796,8 @@ static void split_writer(struct shim *s)
 	char *lock = xasprintf("%s/%s", s->o->directory, RANK_SHIM_WRITERS_LOCK);
 	int rc = lock ? exec_rank_split(lock, &s->app_pgid) : -ENOMEM;
 	if (rc < 0)
-		degrade(s, DEG_RANK_COLLECTION_INTERRUPTED, DEG_RANK_COLLECTION_INTERRUPTED_REMEDY,
+		degrade(s, DEG_RANK_COLLECTION_INTERRUPTED,
+			"check the node's limit on processes (ulimit -u) and its memory",
 			"rank %d's shim on %s could not move its collection out of the launcher's "
 			"process group (%s): an interrupt of the launch (mpirun kills its ranks' "
 			"groups) can lose this rank's data", s->id.rank, s->node, strerror(-rc));
