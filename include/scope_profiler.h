@@ -31,7 +31,8 @@
  * SCOPE_PROFILER_SAMPLE_HZ=200 SCOPE_PROFILER_PREFIX=out/app ./app
  *
  * Thread safety: every function may be called from any thread. No function
- * is async-signal-safe unless its comment says so.
+ * is async-signal-safe unless its comment says so (sp_begin, sp_end,
+ * sp_version).
  */
 #ifndef SP_SCOPE_PROFILER_H
 #define SP_SCOPE_PROFILER_H
@@ -166,6 +167,16 @@ SP_API const struct sp_site *sp_region_n(const char *name, size_t name_len,
  *
  * Lock-free and allocation-free once the thread has recorded once. Regions
  * nest; each must be closed by sp_end() on the same thread.
+ *
+ * sp_begin() and sp_end() may be called from a signal handler, also one
+ * that interrupted them: the interrupted call is kept as made, and a
+ * handler's call that finds its thread inside the library where it cannot
+ * be re-entered (recording a call, writing the buffer to the file, holding
+ * a lock, registering the thread) is dropped and counted as misuse
+ * "in_signal_handler" (reported at finalize, in the trace), never waited
+ * for. Not covered: the process's very first call (the library's lazy
+ * set-up allocates; call sp_init() first), and counters per region
+ * (sp_set_events()) read from a handler.
  * @param h handle from sp_region() or a static sp_site; NULL is counted
  */
 SP_API void sp_begin(const struct sp_site *h);
@@ -182,6 +193,7 @@ SP_API extern int sp_enabled;
  * the calling thread. If it is open deeper, the regions opened after it are
  * discarded; if it is not open, the call is ignored. Both are counted,
  * reported at finalize naming the regions, and recorded in the trace.
+ * May be called from a signal handler (see sp_begin()).
  * @param h the handle given to the matching sp_begin()
  */
 SP_API void sp_end(const struct sp_site *h);

@@ -54,7 +54,7 @@ static void on_exit_hook(void)
 		       (long)getpid(), rank_info.rank);
 		return;
 	}
-	pthread_mutex_lock(&api_lock);
+	sp_lock(&api_lock);
 	if (atomic_load(&sp_state) == SP_STATE_LIVE)
 		finalize_now();
 	else if (finalized_once) {
@@ -63,7 +63,7 @@ static void on_exit_hook(void)
 			sp_log(SP_LOG_WARN, "misuse: %llu calls after sp_finalize() were ignored",
 			       (unsigned long long)late);
 	}
-	pthread_mutex_unlock(&api_lock);
+	sp_unlock(&api_lock);
 }
 
 static void on_fork_child(void)
@@ -148,9 +148,9 @@ void sp_api__ensure_init(void)
 {
 	if (likely(atomic_load(&sp_state) != SP_STATE_UNINIT))
 		return;
-	pthread_mutex_lock(&api_lock);
+	sp_lock(&api_lock);
 	init_locked();
-	pthread_mutex_unlock(&api_lock);
+	sp_unlock(&api_lock);
 }
 
 /* Starts sampling from the environment as early as possible, so an
@@ -185,6 +185,7 @@ static void end_mismatch(struct sp_thread *t, const struct sp_site *h, uint64_t 
 static void record_slow(struct sp_thread *t, const struct sp_site *h, uint64_t start,
 			uint64_t end) __attribute__((noinline, cold));
 static void anchor_slow(struct sp_thread *t) __attribute__((noinline, cold));
+static void in_handler(struct sp_thread *t) __attribute__((noinline, cold));
 static void end_counted(struct sp_thread *t, const struct sp_site *h, bool tsc)
 	__attribute__((noinline));
 
@@ -207,11 +208,17 @@ static inline void begin_body(struct sp_thread *t, const struct sp_site *h, bool
 		too_deep(t, h);
 		return;
 	}
+	/* A signal handler may run a whole sp_begin/sp_end pair between any two
+	 * of these lines. Slot d is filled, taken (depth), then filled again:
+	 * a handler that used the slot before it was taken cannot leave its
+	 * own site there. The sampler's handler reads stack[depth - 1]: it
+	 * finds this site from the first store on. */
 	t->stack[d].site = h;
-	t->stack[d].start = stamp(tsc);
-	/* The sampler's handler reads stack[depth - 1] of this thread. */
 	atomic_signal_fence(memory_order_release);
 	t->depth = d + 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	t->stack[d].site = h;
+	t->stack[d].start = stamp(tsc);
 	/* Counters are read after the stamp: the region's counts include as
 	 * little of the library's own work as its time does. */
 	if (unlikely(t->ctr != NULL))
@@ -249,6 +256,11 @@ static void too_deep(struct sp_thread *t, const struct sp_site *h)
 static bool usable(void)
 {
 	int st = atomic_load_explicit(&sp_state, memory_order_relaxed);
+	if (unlikely(sp_tls_inlib)) { /* a signal handler interrupted the library */
+		if (st == SP_STATE_LIVE || st == SP_STATE_UNINIT)
+			in_handler(sp_tls);
+		return false;
+	}
 	if (st == SP_STATE_UNINIT) {
 		sp_api__ensure_init();
 		st = atomic_load(&sp_state);
@@ -283,9 +295,20 @@ static void anchor_slow(struct sp_thread *t)
 	sp_stream__flush(t);
 }
 
+/* t->busy is set from before the buffer's count is read until after it is
+ * stored (and through a flush): a signal handler's call recorded in that
+ * window would take the same slot, so it is dropped and counted instead.
+ * A handler that ran before busy was set has finished: the count read
+ * after includes its call. */
 static inline void record(struct sp_thread *t, const struct sp_site *h, uint64_t start,
 			  uint64_t end)
 {
+	if (unlikely(t->busy)) {
+		in_handler(t);
+		return;
+	}
+	t->busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
 	size_t n = atomic_load_explicit(&t->n, memory_order_relaxed);
 	if (unlikely(n == SP_BUF_CALLS || end >= t->next_anchor)) {
 		record_slow(t, h, start, end);
@@ -297,11 +320,25 @@ static inline void record(struct sp_thread *t, const struct sp_site *h, uint64_t
 	call->end = end;
 	/* Publishes the call to a concurrent sp_finalize (plain store on x86). */
 	atomic_store_explicit(&t->n, n + 1, memory_order_release);
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = 0;
 }
 
+/* A call from a signal handler that interrupted the library on its thread:
+ * dropped, counted (inlib.h). Lock-free. */
+static void in_handler(struct sp_thread *t)
+{
+	sp_registry__misuse(t, SP_MISUSE_IN_HANDLER);
+}
+
+/* Entered with t->busy set; clears it. */
 static void record_slow(struct sp_thread *t, const struct sp_site *h, uint64_t start,
 			uint64_t end)
 {
+	if (sp_tls_inlib) { /* a handler: this thread holds a lock of ours */
+		in_handler(t);
+		goto out;
+	}
 	if (end >= t->next_anchor)
 		anchor_slow(t);
 	size_t n = atomic_load_explicit(&t->n, memory_order_relaxed);
@@ -310,7 +347,7 @@ static void record_slow(struct sp_thread *t, const struct sp_site *h, uint64_t s
 		n = atomic_load_explicit(&t->n, memory_order_relaxed);
 		if (n >= SP_BUF_CALLS) { /* drained by a concurrent finalize */
 			sp_registry__misuse(t, SP_MISUSE_AFTER_FINALIZE);
-			return;
+			goto out;
 		}
 	}
 	struct sp_call *call = &t->buf[n];
@@ -318,6 +355,9 @@ static void record_slow(struct sp_thread *t, const struct sp_site *h, uint64_t s
 	call->start = start;
 	call->end = end;
 	atomic_store_explicit(&t->n, n + 1, memory_order_release);
+out:
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = 0;
 }
 
 /* sp_end off the fast path: the region is open deeper, or not at all. */
@@ -340,6 +380,7 @@ static void end_mismatch(struct sp_thread *t, const struct sp_site *h, uint64_t 
 		for (uint32_t k = i + 1; k < d; k++)
 			sp_registry__misuse_at(t, SP_MISUSE_DISCARDED, t->stack[k].site);
 		uint64_t start = t->stack[i].start;
+		atomic_signal_fence(memory_order_seq_cst);
 		t->depth = i;
 		if (t->ctr)
 			sp_counters__end(t, h, i);
@@ -377,6 +418,8 @@ static inline void end_body(struct sp_thread *t, const struct sp_site *h, bool t
 	}
 	d--;
 	uint64_t start = t->stack[d].start;
+	/* read before the slot is given back to a signal handler's sp_begin */
+	atomic_signal_fence(memory_order_seq_cst);
 	t->depth = d;
 	record(t, h, start, now);
 }
@@ -393,8 +436,10 @@ static void end_counted(struct sp_thread *t, const struct sp_site *h, bool tsc)
 		end_mismatch(t, h, now);
 		return;
 	}
+	uint64_t start = t->stack[d - 1].start;
+	atomic_signal_fence(memory_order_seq_cst);
 	t->depth = d - 1;
-	record(t, h, t->stack[d - 1].start, now);
+	record(t, h, start, now);
 }
 
 SP_HOT void sp_end(const struct sp_site *h)
@@ -435,7 +480,7 @@ int sp_init_n(const char *pfx, size_t pfx_len, const char *lbl, size_t lbl_len)
 {
 	sp_api__ensure_init();
 	int rc = 0;
-	pthread_mutex_lock(&api_lock);
+	sp_lock(&api_lock);
 	int st = atomic_load(&sp_state);
 	if (st == SP_STATE_FINALIZED) {
 		rc = -EINVAL;
@@ -456,7 +501,7 @@ int sp_init_n(const char *pfx, size_t pfx_len, const char *lbl, size_t lbl_len)
 			label = dup_trimmed(lbl, lbl_len);
 		}
 	}
-	pthread_mutex_unlock(&api_lock);
+	sp_unlock(&api_lock);
 	return rc;
 }
 
@@ -537,9 +582,9 @@ int sp_set_events_n(const char *list, size_t len)
 	struct sp_thread **threads = NULL;
 	size_t nr = sp_registry__threads(&threads);
 	free(threads);
-	pthread_mutex_lock(&api_lock);
+	sp_lock(&api_lock);
 	int rc = sp_counters__configure(l, "sp_set_events", nr > 0);
-	pthread_mutex_unlock(&api_lock);
+	sp_unlock(&api_lock);
 	/* Said at the default level: counts the caller asked for are missing. */
 	if (rc == -EALREADY && sp_log__enabled(SP_LOG_ERROR))
 		sp_log__emit(SP_LOG_WARN, "sp_set_events(\"%s\") ignored: events were already set "
@@ -564,7 +609,7 @@ const char *sp_version(void)
 int sp_finalize(void)
 {
 	sp_api__ensure_init();
-	pthread_mutex_lock(&api_lock);
+	sp_lock(&api_lock);
 	int rc = 0;
 	int st = atomic_load(&sp_state);
 	if (st == SP_STATE_LIVE) {
@@ -574,6 +619,6 @@ int sp_finalize(void)
 		sp_log(SP_LOG_WARN, "misuse: sp_finalize called again (ignored)");
 		rc = -EALREADY;
 	}
-	pthread_mutex_unlock(&api_lock);
+	sp_unlock(&api_lock);
 	return rc;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "clock.h"
 
+#include "inlib.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -105,9 +107,9 @@ void sp_clock__init(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	sp_clock_init_real_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	if (sp_clock_tsc) {
-		pthread_mutex_lock(&anchor_lock);
+		sp_lock(&anchor_lock);
 		append_locked(t0, m0);
-		pthread_mutex_unlock(&anchor_lock);
+		sp_unlock(&anchor_lock);
 	}
 }
 
@@ -117,21 +119,21 @@ uint64_t sp_clock__anchor(void)
 	take_pair(&t, &m);
 	if (!sp_clock_tsc || anchors_frozen)
 		return t;
-	pthread_mutex_lock(&anchor_lock);
+	sp_lock(&anchor_lock);
 	append_locked(t, m);
-	pthread_mutex_unlock(&anchor_lock);
+	sp_unlock(&anchor_lock);
 	return t;
 }
 
 size_t sp_clock__anchors_since(size_t from, uint64_t *pairs, size_t max)
 {
 	size_t n = 0;
-	pthread_mutex_lock(&anchor_lock);
+	sp_lock(&anchor_lock);
 	for (size_t i = from; i < anchor_nr && n < max; i++, n++) {
 		pairs[2 * n] = anchor_tsc[i];
 		pairs[2 * n + 1] = anchor_mono[i];
 	}
-	pthread_mutex_unlock(&anchor_lock);
+	sp_unlock(&anchor_lock);
 	return n;
 }
 
@@ -148,7 +150,7 @@ int sp_clock_map__init(struct sp_clock_map *m)
 		return 0;
 	if (!anchors_frozen)
 		sp_clock__anchor();
-	pthread_mutex_lock(&anchor_lock);
+	sp_lock(&anchor_lock);
 	size_t nr = anchor_nr;
 	uint64_t *pairs = malloc(nr * 2 * sizeof(*pairs) + 1);
 	if (pairs) {
@@ -157,7 +159,7 @@ int sp_clock_map__init(struct sp_clock_map *m)
 			pairs[2 * i + 1] = anchor_mono[i];
 		}
 	}
-	pthread_mutex_unlock(&anchor_lock);
+	sp_unlock(&anchor_lock);
 	if (!pairs)
 		return -ENOMEM;
 	/* Threads append anchors concurrently, so the table is only nearly
@@ -239,12 +241,12 @@ double sp_clock_map__span_ns(const struct sp_clock_map *m, uint64_t ticks)
 void sp_clock__set_anchors_for_test(const uint64_t *tsc, const uint64_t *mono,
 				    size_t nr, bool tsc_mode)
 {
-	pthread_mutex_lock(&anchor_lock);
+	sp_lock(&anchor_lock);
 	anchor_nr = 0;
 	for (size_t i = 0; i < nr; i++)
 		append_locked(tsc[i], mono[i]);
 	sp_clock_tsc = tsc_mode;
 	clock_ready = true;
 	anchors_frozen = true;
-	pthread_mutex_unlock(&anchor_lock);
+	sp_unlock(&anchor_lock);
 }

@@ -36,6 +36,8 @@ static const char *const misuse_text[SP_MISUSE_NR] = {
 	[SP_MISUSE_FINALIZE_AGAIN] = "extra sp_finalize calls (ignored)",
 	[SP_MISUSE_BAD_HANDLE] = "handles that are not sp_site descriptors (their calls dropped)",
 	[SP_MISUSE_NO_MEMORY] = "calls dropped: no memory, or the trace file could not be written",
+	[SP_MISUSE_IN_HANDLER] = ("calls from a signal handler that interrupted the library on "
+				  "its thread (dropped)"),
 };
 
 struct name_acc {

@@ -18,7 +18,25 @@ _Atomic int sp_state;
 _Atomic int sp_fast;
 __thread struct sp_thread *sp_tls __attribute__((tls_model("initial-exec")));
 
+__thread int sp_tls_inlib __attribute__((tls_model("initial-exec")));
+
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* reg_lock held is a section a signal handler must not re-enter
+ * (registry.h): the handler's sp_begin/sp_end drop their call instead of
+ * waiting on a lock their own thread holds. */
+static void reg_enter(void)
+{
+	sp_inlib_enter();
+	pthread_mutex_lock(&reg_lock);
+}
+
+static void reg_leave(void)
+{
+	pthread_mutex_unlock(&reg_lock);
+	sp_inlib_leave();
+}
+
 static struct sp_thread *threads; /* newest first */
 static int nr_threads;
 static _Atomic uint64_t global_misuse[SP_MISUSE_NR];
@@ -46,11 +64,11 @@ void sp_registry__after_fork_child(void)
 
 void sp_registry__add_thread(struct sp_thread *t)
 {
-	pthread_mutex_lock(&reg_lock);
+	reg_enter();
 	t->order = nr_threads++;
 	t->next = threads;
 	threads = t;
-	pthread_mutex_unlock(&reg_lock);
+	reg_leave();
 }
 
 void sp_registry__misuse(struct sp_thread *t, enum sp_misuse what)
@@ -68,12 +86,21 @@ static struct {
 	uint64_t count;
 } misuse_sites[SP_MISUSE_NR][SP_MISUSE_SITES];
 static uint64_t misuse_others[SP_MISUSE_NR];
+static _Atomic uint64_t unnamed_misuse[SP_MISUSE_NR]; /* the lock was busy */
 
 void sp_registry__misuse_at(struct sp_thread *t, enum sp_misuse what,
 			    const struct sp_site *site)
 {
 	sp_registry__misuse(t, what);
-	pthread_mutex_lock(&reg_lock);
+	/* Counted above in any case; the region is named only when the lock is
+	 * free at once: a signal handler's misuse never waits on a lock that
+	 * the code it interrupted holds. */
+	sp_inlib_enter();
+	if (pthread_mutex_trylock(&reg_lock) != 0) {
+		sp_inlib_leave();
+		atomic_fetch_add_explicit(&unnamed_misuse[what], 1, memory_order_relaxed);
+		return;
+	}
 	int k = 0;
 	for (; k < SP_MISUSE_SITES && misuse_sites[what][k].count; k++)
 		if (misuse_sites[what][k].site == site)
@@ -84,40 +111,40 @@ void sp_registry__misuse_at(struct sp_thread *t, enum sp_misuse what,
 	} else {
 		misuse_others[what]++;
 	}
-	pthread_mutex_unlock(&reg_lock);
+	reg_leave();
 }
 
 void sp_registry__misuse_sites(enum sp_misuse what,
 			       void (*fn)(const struct sp_site *, uint64_t, void *),
 			       void *ctx, uint64_t *others)
 {
-	pthread_mutex_lock(&reg_lock);
+	reg_enter();
 	for (int k = 0; k < SP_MISUSE_SITES && misuse_sites[what][k].count; k++)
 		fn(misuse_sites[what][k].site, misuse_sites[what][k].count, ctx);
-	*others = misuse_others[what];
-	pthread_mutex_unlock(&reg_lock);
+	*others = misuse_others[what] + atomic_load(&unnamed_misuse[what]);
+	reg_leave();
 }
 
 uint64_t sp_registry__misuse_total(enum sp_misuse what)
 {
 	uint64_t sum = atomic_load(&global_misuse[what]);
-	pthread_mutex_lock(&reg_lock);
+	reg_enter();
 	for (struct sp_thread *t = threads; t; t = t->next)
 		sum += atomic_load(&t->misuse[what]);
-	pthread_mutex_unlock(&reg_lock);
+	reg_leave();
 	return sum;
 }
 
 size_t sp_registry__threads(struct sp_thread ***out)
 {
-	pthread_mutex_lock(&reg_lock);
+	reg_enter();
 	size_t n = (size_t)nr_threads;
 	struct sp_thread **arr = malloc((n + 1) * sizeof(*arr));
 	if (arr) {
 		for (struct sp_thread *t = threads; t; t = t->next)
 			arr[t->order] = t;
 	}
-	pthread_mutex_unlock(&reg_lock);
+	reg_leave();
 	*out = arr;
 	return arr ? n : 0;
 }
@@ -196,7 +223,7 @@ const struct sp_site *sp_registry__intern(const char *name, size_t name_len,
 {
 	uint64_t h = hash_name(name, name_len);
 	const struct sp_site *found = NULL;
-	pthread_mutex_lock(&reg_lock);
+	reg_enter();
 	if ((itab_nr + 1) * 2 > itab_cap && !itab_grow())
 		goto out;
 	size_t j = h & (itab_cap - 1);
@@ -215,14 +242,14 @@ const struct sp_site *sp_registry__intern(const char *name, size_t name_len,
 		found = &e->site;
 	}
 out:
-	pthread_mutex_unlock(&reg_lock);
+	reg_leave();
 	return found;
 }
 
 void sp_registry__each_interned(void (*fn)(const struct sp_site *, void *), void *ctx)
 {
-	pthread_mutex_lock(&reg_lock);
+	reg_enter();
 	for (size_t i = 0; i < itab_nr; i++)
 		fn(&iorder[i]->site, ctx);
-	pthread_mutex_unlock(&reg_lock);
+	reg_leave();
 }

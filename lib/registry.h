@@ -67,6 +67,8 @@ enum sp_misuse {
 	SP_MISUSE_FINALIZE_AGAIN, /* sp_finalize called again */
 	SP_MISUSE_BAD_HANDLE,     /* unreadable or non-sp_site handle seen */
 	SP_MISUSE_NO_MEMORY,      /* calls dropped: no memory or the trace file failed */
+	SP_MISUSE_IN_HANDLER,     /* calls from a signal handler that interrupted the
+				     library on its thread (dropped) */
 	SP_MISUSE_NR
 };
 
@@ -77,7 +79,7 @@ struct sp_thread {
 	struct sp_call *buf; /* SP_BUF_CALLS calls, rewritten after each flush */
 	_Atomic size_t n;    /* calls in buf; stored (release) after the call */
 	uint32_t depth;      /* open regions, may exceed SP_STACK_MAX */
-	uint32_t pad_;
+	uint32_t busy;       /* recording a call: a signal handler's call is dropped */
 	uint64_t next_anchor; /* stamp after which to take an anchor and flush */
 	struct sp_ctr_thread *ctr; /* counters per region (counters.h), NULL: none */
 	/* cold */
@@ -98,6 +100,8 @@ struct sp_thread {
 /* The calling thread's struct, NULL until it first records. Initial-exec
  * TLS: reading it is async-signal-safe and costs one load. */
 extern __thread struct sp_thread *sp_tls __attribute__((tls_model("initial-exec")));
+
+#include "inlib.h"
 
 /* Adds @p t to the threads finalize reads (thread.c makes it). */
 void sp_registry__add_thread(struct sp_thread *t);

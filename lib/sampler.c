@@ -170,9 +170,9 @@ static int timer_for_locked(int64_t tid)
 static void on_thread_exit(void *arg)
 {
 	(void)arg;
-	pthread_mutex_lock(&samp_lock);
+	sp_lock(&samp_lock);
 	slot_remove_locked(sp_registry__gettid());
-	pthread_mutex_unlock(&samp_lock);
+	sp_unlock(&samp_lock);
 }
 
 /* Gives the calling thread its own timer, unless it has one already (set
@@ -236,7 +236,7 @@ int sp_sampler__start(int hz)
 	if (hz > 100000)
 		hz = 100000;
 	int rc = 0;
-	pthread_mutex_lock(&samp_lock);
+	sp_lock(&samp_lock);
 	if (atomic_load(&running)) {
 		rc = -EALREADY;
 		goto out;
@@ -258,15 +258,15 @@ int sp_sampler__start(int hz)
 	timers_for_all_threads_locked();
 	sp_log(SP_LOG_INFO, "sampling at %d Hz requested (thread CPU-time timers)", hz);
 out:
-	pthread_mutex_unlock(&samp_lock);
+	sp_unlock(&samp_lock);
 	return rc;
 }
 
 int sp_sampler__stop(void)
 {
-	pthread_mutex_lock(&samp_lock);
+	sp_lock(&samp_lock);
 	if (!atomic_load(&running)) {
-		pthread_mutex_unlock(&samp_lock);
+		sp_unlock(&samp_lock);
 		return -EINVAL;
 	}
 	while (nr_slots)
@@ -275,7 +275,7 @@ int sp_sampler__stop(void)
 	 * process under SIG_DFL. It ignores everything once running is false. */
 	atomic_store(&running, false);
 	cpu_stop_ns = cpu_ns();
-	pthread_mutex_unlock(&samp_lock);
+	sp_unlock(&samp_lock);
 	return 0;
 }
 
@@ -297,12 +297,12 @@ struct sp_sample_chunk *sp_sampler__chunks(void)
 void sp_sampler__stats(struct sp_sampler_stats *out, double ns_per_stamp)
 {
 	memset(out, 0, sizeof(*out));
-	pthread_mutex_lock(&samp_lock);
+	sp_lock(&samp_lock);
 	out->requested_hz = req_hz;
 	out->nr_threads = nr_timers_created;
 	uint64_t stop = cpu_stop_ns ? cpu_stop_ns : cpu_ns();
 	out->cpu_s = stop > cpu_start_ns ? (double)(stop - cpu_start_ns) * 1e-9 : 0;
-	pthread_mutex_unlock(&samp_lock);
+	sp_unlock(&samp_lock);
 	uint64_t stamps = 0;
 	for (struct sp_sample_chunk *c = sp_sampler__chunks(); c; c = c->next_all) {
 		out->ticks += c->ticks;
@@ -320,10 +320,10 @@ void sp_sampler__thread_started(struct sp_thread *t)
 	(void)t;
 	if (!atomic_load(&running))
 		return;
-	pthread_mutex_lock(&samp_lock);
+	sp_lock(&samp_lock);
 	if (atomic_load(&running))
 		own_timer_locked();
-	pthread_mutex_unlock(&samp_lock);
+	sp_unlock(&samp_lock);
 }
 
 void sp_sampler__adopt_current_thread(void)

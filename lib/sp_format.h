@@ -107,6 +107,7 @@ enum sp_misuse_kind {
 	SP_MISUSE_KIND_FINALIZE_AGAIN = 7,
 	SP_MISUSE_KIND_BAD_HANDLE = 8,
 	SP_MISUSE_KIND_NO_MEMORY = 9,
+	SP_MISUSE_KIND_IN_HANDLER = 10,
 	SP_MISUSE_KIND_NR
 };
 
@@ -116,7 +117,7 @@ static inline const char *sp_misuse_kind_key(int kind)
 	static const char *const keys[SP_MISUSE_KIND_NR] = {
 		"null_handle", "end_unopened", "end_not_innermost", "discarded_inner",
 		"too_deep", "left_open", "after_finalize", "finalize_again", "bad_handle",
-		"no_memory"};
+		"no_memory", "in_signal_handler"};
 	return kind >= 0 && kind < SP_MISUSE_KIND_NR ? keys[kind] : "unknown";
 }
 

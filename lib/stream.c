@@ -45,7 +45,7 @@ void sp_stream__set_path(const char *p, int r)
 	char *copy = p ? strdup(p) : NULL;
 	if (!copy)
 		return;
-	pthread_mutex_lock(&lock);
+	sp_lock(&lock);
 	rank = r;
 	if (path && strcmp(path, copy) == 0) {
 		free(copy);
@@ -64,7 +64,7 @@ void sp_stream__set_path(const char *p, int r)
 		free(path);
 		path = copy;
 	}
-	pthread_mutex_unlock(&lock);
+	sp_unlock(&lock);
 }
 
 static bool stage_reserve(size_t n)
@@ -366,30 +366,57 @@ static void flush_locked(struct sp_thread *t)
 	atomic_store_explicit(&t->n, 0, memory_order_release);
 }
 
+/* While this thread flushes (its own buffer or, in finalize, every one), a
+ * signal handler's sp_end on it must not append to the buffer being
+ * written and reset: its record sees busy and drops the call, counted
+ * (inlib.h). Returns what to give back to busy_end. */
+static uint32_t busy_begin(void)
+{
+	struct sp_thread *me = sp_tls;
+	if (!me)
+		return 0;
+	uint32_t was = me->busy;
+	me->busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	return was;
+}
+
+static void busy_end(uint32_t was)
+{
+	struct sp_thread *me = sp_tls;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (me)
+		me->busy = was;
+}
+
 void sp_stream__flush(struct sp_thread *t)
 {
-	pthread_mutex_lock(&lock);
+	uint32_t was = busy_begin();
+	sp_lock(&lock);
 	flush_locked(t);
-	pthread_mutex_unlock(&lock);
+	sp_unlock(&lock);
+	busy_end(was);
 }
 
 void sp_stream__drain(struct sp_thread **threads, size_t nr)
 {
-	pthread_mutex_lock(&lock);
+	uint32_t was = busy_begin();
+	sp_lock(&lock);
 	for (size_t k = 0; k < nr; k++) {
 		flush_locked(threads[k]);
 		threads[k]->drained = true;
 	}
-	pthread_mutex_unlock(&lock);
+	sp_unlock(&lock);
+	busy_end(was);
 }
 
 int sp_stream__each_call(int (*fn)(void *ctx, int order, const struct sp_call *calls,
 				   size_t n),
 			 void *ctx)
 {
-	pthread_mutex_lock(&lock);
+	sp_lock(&lock);
 	int in = fd;
-	pthread_mutex_unlock(&lock);
+	sp_unlock(&lock);
 	if (in < 0)
 		return 0;
 	size_t cap = 1u << 20;
@@ -435,12 +462,12 @@ int sp_stream__each_call(int (*fn)(void *ctx, int order, const struct sp_call *c
 bool sp_stream__each_site(void (*fn)(void *ctx, const struct sp_site *site, uint64_t calls),
 			  void *ctx)
 {
-	pthread_mutex_lock(&lock);
+	sp_lock(&lock);
 	bool exact = !counts_lost;
 	for (size_t i = 0; exact && i < seen_cap; i++)
 		if (seen[i].key)
 			fn(ctx, (const struct sp_site *)(uintptr_t)seen[i].key, seen[i].calls);
-	pthread_mutex_unlock(&lock);
+	sp_unlock(&lock);
 	return exact;
 }
 
@@ -451,7 +478,7 @@ const char *sp_stream__path(void)
 
 void sp_stream__close(bool remove, const char *keep_path)
 {
-	pthread_mutex_lock(&lock);
+	sp_lock(&lock);
 	if (fd >= 0) {
 		close(fd);
 		if (remove && !in_memory && path && (!keep_path || strcmp(path, keep_path) != 0))
@@ -463,7 +490,7 @@ void sp_stream__close(bool remove, const char *keep_path)
 	seen = NULL;
 	stage = NULL;
 	seen_cap = seen_nr = stage_cap = stage_n = 0;
-	pthread_mutex_unlock(&lock);
+	sp_unlock(&lock);
 }
 
 void sp_stream__after_fork_child(void)

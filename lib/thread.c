@@ -52,12 +52,27 @@ static void on_thread_exit(void *arg)
 	atomic_store(&t->exited, true);
 }
 
+static struct sp_thread *thread_new(void);
+
 static void make_exit_key(void)
 {
 	exit_key_made = pthread_key_create(&exit_key, on_thread_exit) == 0;
 }
 
+/* Registration is a section a signal handler must not re-enter (inlib.h):
+ * a handler's first call on a thread being registered is dropped, counted,
+ * rather than registering the thread twice. The struct and buffer are
+ * mapped, never malloc'd, so a handler may register a thread that has
+ * never called the library. */
 struct sp_thread *sp_thread__new(void)
+{
+	sp_inlib_enter();
+	struct sp_thread *t = thread_new();
+	sp_inlib_leave();
+	return t;
+}
+
+static struct sp_thread *thread_new(void)
 {
 	size_t bytes = sizeof(struct sp_thread) + SP_STACK_MAX * sizeof(struct sp_open);
 	struct sp_thread *t = map_anon(bytes);

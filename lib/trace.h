@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "sampler.h"
+#include "sp_format.h"
 
 struct sp_clock_map;
 struct sp_ctr_event;
@@ -105,7 +106,7 @@ struct sp_trace {
 	struct sp_ctr_row_out *ctr_rows;
 	uint64_t ctr_threads_without, ctr_dropped;
 	/* misuse, indexed by enum sp_misuse_kind (sp_format.h) */
-	struct sp_misuse_out misuse[10];
+	struct sp_misuse_out misuse[SP_MISUSE_KIND_NR];
 };
 
 /* Input of sp_trace__build: what the registry and sampler hold. */

@@ -18,6 +18,7 @@ static const char *const kind_text[SP_MISUSE_KIND_NR] = {
 	"extra sp_finalize calls (ignored)",
 	"handles that are not region descriptors (their calls dropped)",
 	"calls dropped: no memory, or the trace file could not be written",
+	"calls from a signal handler that interrupted the library on its thread (dropped)",
 };
 
 static void print_cut(const struct rank_note *r, FILE *out)

@@ -81,7 +81,7 @@ def read_spt(path):
 
 MISUSE_KEYS = ["null_handle", "end_unopened", "end_not_innermost", "discarded_inner",
                "too_deep", "left_open", "after_finalize", "finalize_again", "bad_handle",
-               "no_memory"]
+               "no_memory", "in_signal_handler"]
 
 
 def read_counters(c):

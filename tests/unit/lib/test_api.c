@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The public API end to end inside one process: files written, read back. */
 #include <errno.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdatomic.h>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -373,6 +376,137 @@ static void t_finalize_while_recording(void)
 	cleanup();
 }
 
+/* ---- sp_begin/sp_end from a signal handler (issue 28, item 11) ---- */
+
+static const struct sp_site *sig_site;
+static atomic_long sig_fired;
+static __thread long sig_fired_here;
+
+static void on_timer_signal(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	sp_begin(sig_site);
+	sp_end(sig_site);
+	atomic_fetch_add(&sig_fired, 1);
+	sig_fired_here++;
+	errno = saved;
+}
+
+/* A timer signalling the calling thread after first_ns, then every
+ * interval_ns (SIGALRM). */
+static int thread_timer(timer_t *tm, long first_ns, long interval_ns)
+{
+	struct sigevent ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SIGALRM;
+	ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	if (timer_create(CLOCK_MONOTONIC, &ev, tm) != 0)
+		return -1;
+	struct itimerspec its = {{0, interval_ns}, {0, first_ns}};
+	return timer_settime(*tm, 0, &its, NULL);
+}
+
+#define SIG_THREADS 40
+#define SIG_THREAD_SIGNALS 20
+#define SIG_MAIN_SIGNALS 20000
+#define SIG_MAX_PAIRS 100000000L
+
+static atomic_long worker_pairs;
+
+/* A thread whose first call (its registration) is made as its timer's
+ * first signal comes, then records until it got a few more. */
+static void *sig_worker(void *arg)
+{
+	const struct sp_site *w = arg;
+	timer_t tm;
+	CHECK(thread_timer(&tm, 1000, 10000) == 0);
+	long n = 0;
+	do {
+		sp_begin(w);
+		sp_end(w);
+		n++;
+	} while (sig_fired_here < SIG_THREAD_SIGNALS && n < SIG_MAX_PAIRS);
+	timer_delete(tm);
+	atomic_fetch_add(&worker_pairs, n);
+	return NULL;
+}
+
+/* The test must end: a deadlock (the handler waiting on a lock its thread
+ * holds) would hang it; this thread turns that into a failure. */
+static void *sig_watchdog(void *arg)
+{
+	(void)arg;
+	sleep(600);
+	fprintf(stderr, "signal_handler: no end after 600 s: a deadlock in the library\n");
+	abort();
+}
+
+static void t_signal_handler(void)
+{
+	setup();
+	CHECK_INT(sp_init(prefix, NULL), 0);
+	sig_site = sp_region("in_handler");
+	const struct sp_site *outer = sp_region("outer"), *inner = sp_region("inner"),
+			     *w = sp_region("worker");
+	pthread_t dog;
+	CHECK(pthread_create(&dog, NULL, sig_watchdog, NULL) == 0);
+	pthread_detach(dog);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_timer_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(SIGALRM, &sa, NULL) == 0);
+	/* The main thread records nested pairs (across many buffer flushes)
+	 * under a 20 us timer until 20000 signals came (CPU-bound: the count,
+	 * not the time, ends it), then threads register under theirs. */
+	timer_t tm;
+	CHECK(thread_timer(&tm, 20000, 20000) == 0);
+	long pairs = 0;
+	do {
+		sp_begin(outer);
+		sp_begin(inner);
+		sp_end(inner);
+		sp_end(outer);
+		pairs++;
+	} while (sig_fired_here < SIG_MAIN_SIGNALS && pairs < SIG_MAX_PAIRS);
+	timer_delete(tm);
+	long main_fired = atomic_load(&sig_fired);
+	for (int k = 0; k < SIG_THREADS; k++) {
+		pthread_t th;
+		CHECK(pthread_create(&th, NULL, sig_worker, (void *)w) == 0);
+		pthread_join(th, NULL);
+	}
+	signal(SIGALRM, SIG_IGN);
+	long fired = atomic_load(&sig_fired);
+	CHECK_INT(sp_finalize(), 0);
+	struct tspt t;
+	CHECK_INT(tspt_read(spt, &t), 0);
+	/* The interrupted calls all recorded, nested as made. */
+	CHECK_INT(tspt_find(&t, "outer")->n, pairs);
+	CHECK_INT(tspt_find(&t, "inner")->n, pairs);
+	CHECK_INT(tspt_find(&t, "worker")->n, atomic_load(&worker_pairs));
+	/* The handler's: recorded, or dropped and counted (one count when its
+	 * sp_end found the thread recording, two when both calls found it in
+	 * a section of the library that holds a lock). */
+	struct tspt_region *h = tspt_find(&t, "in_handler");
+	int64_t rec = h ? h->n : 0, dropped = t.misuse[10];
+	fprintf(stderr, "signal_handler: %ld signals (%ld on the main thread), %lld handler "
+		"pairs recorded, %lld calls dropped as in_signal_handler\n",
+		fired, main_fired, (long long)rec, (long long)dropped);
+	CHECK(main_fired >= SIG_MAIN_SIGNALS); /* the test exercised something */
+	CHECK(rec <= fired);
+	CHECK(dropped >= fired - rec && dropped <= 2 * (fired - rec));
+	for (int k = 0; k < 10; k++)
+		CHECK_INT(t.misuse[k], 0); /* no other misuse: nothing unbalanced */
+	for (int64_t r = 0; r < t.nregions; r++)
+		for (int64_t i = 0; i < t.r[r].n; i++)
+			CHECK(t.r[r].ends[i] >= t.r[r].starts[i]);
+	cleanup();
+}
+
 static void t_version(void)
 {
 	CHECK_STR(sp_version(), SP_VERSION_STRING);
@@ -393,6 +527,8 @@ static const struct test_case cases[] = {
 	{"fork_child", "a fork child writes nothing, parent unaffected", t_fork_child},
 	{"finalize_racing", "finalize while threads record: consistent file", t_finalize_while_recording},
 	{"too_deep", "recursion 300 deep recorded; beyond 65536 counted and named", t_too_deep},
+	{"signal_handler", "sp_begin/sp_end in a signal handler interrupting the library: "
+	 "no deadlock, nesting kept, the handler's calls recorded or counted", t_signal_handler},
 	{"version", "version macros and options size check", t_version},
 };
 TEST_MAIN(cases)
