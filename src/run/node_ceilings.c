@@ -47,15 +47,15 @@ static int degrade_borrowed(struct run_state *s, const struct node_machines *nm)
 
 int run_node_machines(struct run_state *s, struct err *e)
 {
-	if (!s->mpi || !s->collect_dir || !s->machine || s->nodes)
+	if (!s->launch.mpi || !s->rundir.collect_dir || !s->machine || s->out.nodes)
 		return 0;
 	struct node_machines nm;
-	int rc = node_machines_gather(s->collect_dir, s->machine, &nm, e);
+	int rc = node_machines_gather(s->rundir.collect_dir, s->machine, &nm, e);
 	if (rc < 0)
 		return rc;
 	if (nm.n) {
-		s->nodes = node_machines__to_json(&nm);
-		rc = s->nodes ? degrade_borrowed(s, &nm) : -ENOMEM;
+		s->out.nodes = node_machines__to_json(&nm);
+		rc = s->out.nodes ? degrade_borrowed(s, &nm) : -ENOMEM;
 		if (rc < 0)
 			err_oom(e);
 	}

@@ -188,13 +188,13 @@ static double now_s(void)
  * it). Only empty directories go, and -o's own only if we created it. */
 static void abandon_rundir(struct run_state *s, bool output_existed)
 {
-	if (!s->dir)
+	if (!s->rundir.dir)
 		return;
 	/* what stages made inside collect/ before launch (ompt/), if empty */
-	DIR *d = s->collect_dir ? opendir(s->collect_dir) : NULL;
+	DIR *d = s->rundir.collect_dir ? opendir(s->rundir.collect_dir) : NULL;
 	for (struct dirent *de; d && (de = readdir(d));) {
 		char *sub = strcmp(de->d_name, ".") && strcmp(de->d_name, "..")
-				    ? fs_join(s->collect_dir, de->d_name)
+				    ? fs_join(s->rundir.collect_dir, de->d_name)
 				    : NULL;
 		if (sub)
 			rmdir(sub);
@@ -202,12 +202,12 @@ static void abandon_rundir(struct run_state *s, bool output_existed)
 	}
 	if (d)
 		closedir(d);
-	if (s->collect_dir)
-		rmdir(s->collect_dir);
+	if (s->rundir.collect_dir)
+		rmdir(s->rundir.collect_dir);
 	if (!output_existed)
-		rmdir(s->dir);
-	xfree(s->dir);
-	s->dir = NULL;
+		rmdir(s->rundir.dir);
+	xfree(s->rundir.dir);
+	s->rundir.dir = NULL;
 }
 
 static int run_before(struct run_state *s)
@@ -313,16 +313,16 @@ static void prepare_abandon(struct run_state *s, struct sigaction old[])
 	abandon_ready = 0;
 	held_count = s->collect.passes[0].interrupted_by || run_interrupted_by(s) ? 1 : 0;
 	hold_signals(old);
-	if (!s->dir)
+	if (!s->rundir.dir)
 		return;
 	if (run_write_provisional(s, RUN_STATUS_INCOMPLETE, &e) < 0) {
 		console__warn(s->con, "cannot write the provisional manifest: %s", e.msg);
 		return;
 	}
-	int a = snprintf(abandon_from, sizeof(abandon_from), "%s/" RUN_ABANDONED_MANIFEST, s->dir);
-	int b = snprintf(abandon_to, sizeof(abandon_to), "%s/" MANIFEST_FILE, s->dir);
+	int a = snprintf(abandon_from, sizeof(abandon_from), "%s/" RUN_ABANDONED_MANIFEST, s->rundir.dir);
+	int b = snprintf(abandon_to, sizeof(abandon_to), "%s/" MANIFEST_FILE, s->rundir.dir);
 	int c = snprintf(abandon_reserve, sizeof(abandon_reserve), "%s/.nunatak-space-reserve",
-			 s->dir);
+			 s->rundir.dir);
 	abandon_ready = a > 0 && (size_t)a < sizeof(abandon_from) && b > 0 &&
 			(size_t)b < sizeof(abandon_to) && c > 0 && (size_t)c < sizeof(abandon_reserve);
 }
@@ -332,7 +332,7 @@ static void prepare_abandon(struct run_state *s, struct sigaction old[])
 static void drop_abandon(struct run_state *s)
 {
 	abandon_ready = 0;
-	if (s->dir && abandon_from[0])
+	if (s->rundir.dir && abandon_from[0])
 		unlink(abandon_from);
 }
 
@@ -346,8 +346,8 @@ static int abandon_now(struct run_state *s, json_t **json_out)
 		console__error(s->con, "cannot write the abandoned Run's manifest: %s", e.msg);
 	console__warn(s->con, "interrupted twice: the application was killed and the Run "
 			      "abandoned (manifest.json says so; no Hotspots)");
-	if (s->dir)
-		console__info(s->con, "Run: %s", s->dir);
+	if (s->rundir.dir)
+		console__info(s->con, "Run: %s", s->rundir.dir);
 	if (s->req->json) {
 		*json_out = run_json_document(s, s->collect.passes[0].exit_code, "none", "abandoned");
 	}
@@ -378,7 +378,7 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 	memset(&s, 0, sizeof(s));
 	s.req = req;
 	s.con = con;
-	s.world_size = -1;
+	s.launch.world_size = -1;
 	s.collect.passes[0].exit_code = -1;
 	s.cost.start = now_s();
 	s.cost.calibrate_s = s.cost.netprobe_s = -1;

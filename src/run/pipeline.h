@@ -90,6 +90,9 @@ struct run_result {
 	struct manifest manifest;
 	bool have_manifest;         /* stage_store filled it */
 	char *report_path;          /* report.html when written, or NULL */
+	bool pivot_unwritten;       /* stage_store could not write pivot.sqlite: the Run is incomplete */
+	json_t *overhead;           /* manifest "overhead" object, or NULL (owned) */
+	json_t *nodes;              /* manifest "nodes" (run/node_ceilings.c), or NULL (owned) */
 };
 
 /* The Run in progress, passed to every stage. Owned by run_pipeline(). */
@@ -99,7 +102,6 @@ struct run_state {
 	struct console *con;
 	struct executor *x;      /* real, recording or replay */
 	bool replay;
-	bool pivot_unwritten; /* stage_store could not write pivot.sqlite: the Run is incomplete */
 	const json_t *recorded_meta; /* meta.json under replay, else NULL (borrowed from x) */
 
 	/* configuration (stage "config") */
@@ -113,23 +115,27 @@ struct run_state {
 	} prov;
 
 	/* launch split (stage "launch"; HOOK(mpi) fills prefix/world_size) */
-	char **prefix;     /* launcher prefix, NULL-terminated; the array is owned,
-			      the strings borrow req->cmd */
-	char **app;        /* the application argv, same ownership */
-	bool mpi;          /* prefix fans out MPI ranks */
-	const char *launcher; /* the MPI launcher's token (borrowed from req->cmd), or NULL */
-	int world_size;    /* -1 when unknown */
-	const char *target; /* the real target token (borrowed from app), for naming */
+	struct run_launch {
+		char **prefix;     /* launcher prefix, NULL-terminated; the array is owned,
+				      the strings borrow req->cmd */
+		char **app;        /* the application argv, same ownership */
+		bool mpi;          /* prefix fans out MPI ranks */
+		const char *launcher; /* the MPI launcher's token (borrowed from req->cmd), or NULL */
+		int world_size;    /* -1 when unknown */
+		const char *target; /* the real target token (borrowed from app), for naming */
+	} launch;
 
 	/* machine (stage "machine") */
 	struct machine *machine; /* snapshot, or the recording's (owned) */
 	char *cpuinfo;      /* /proc/cpuinfo text or recorded meta cpuinfo, or NULL (owned) */
 
 	/* run directory (stage "rundir") */
-	char *name;         /* sanitized Run name (owned) */
-	char *dir;          /* the Run directory (owned) */
-	char *collect_dir;  /* <dir>/collect (owned) */
-	char created[32];   /* ISO-8601 UTC */
+	struct run_dir {
+		char *name;         /* sanitized Run name (owned) */
+		char *dir;          /* the Run directory (owned) */
+		char *collect_dir;  /* <dir>/collect (owned) */
+		char created[32];   /* ISO-8601 UTC */
+	} rundir;
 
 	/* collection (stages "preload", "stacks", "collect", then "ingest"
 	 * reads it): who collects, with what, and every pass's outcome */
@@ -158,8 +164,6 @@ struct run_state {
 	struct collect_counts counts; /* what ingest counted: samples (over passes), and
 					 under MPI the ranks seen and sampled (0 outside) */
 
-	json_t *overhead;           /* manifest "overhead" object, or NULL (owned) */
-	json_t *nodes;              /* manifest "nodes" (run/node_ceilings.c), or NULL (owned) */
 	/* nunatak's own cost (run/run_cost.c, manifest "cost"): monotonic
 	 * seconds at the start, the launch, the application's end; the
 	 * calibration's and the network probe's wall time (< 0: did not run) */

@@ -31,13 +31,13 @@ struct collector *collector_for_ranks(struct run_state *s, struct err *e)
 {
 	/* With no application resolved, stage_launch put the whole command in
 	 * both prefix and app: there is nothing to interpose the shim before. */
-	if (!s->app || !s->app[0] ||
-	    count(s->prefix) + count(s->app) != (size_t)s->req->cmd_argc) {
+	if (!s->launch.app || !s->launch.app[0] ||
+	    count(s->launch.prefix) + count(s->launch.app) != (size_t)s->req->cmd_argc) {
 		run_state__degrade(s, DEG_RANK_COLLECTION_UNAVAILABLE,
 				   "no application could be told apart from the launcher's options: "
 				   "the ranks run uncollected",
 				   DEG_RANK_COLLECTION_UNAVAILABLE_REMEDY);
-		return collector_mpi_ranks__new(NULL, NULL, NULL, s->req->cmd, s->world_size, e);
+		return collector_mpi_ranks__new(NULL, NULL, NULL, s->req->cmd, s->launch.world_size, e);
 	}
 	/* Each rank decides on its own node: perf there, else the stand-in. */
 	char *lib = s->req->collector != COLLECTOR_PERF && !s->replay ? doctor_preload_library()
@@ -56,7 +56,7 @@ struct collector *collector_for_ranks(struct run_state *s, struct err *e)
 			machine_identity(s->machine, lid) == 0;
 	double budget = s->cfg && s->cfg->calibration_budget_s > 0 ? s->cfg->calibration_budget_s
 								   : CALIBRATION_DEFAULT_BUDGET_S;
-	struct rank_shim_opts o = {.directory = s->collect_dir, .freq = s->freq,
+	struct rank_shim_opts o = {.directory = s->rundir.collect_dir, .freq = s->freq,
 				   .launch_machine = node_cal ? lid : NULL,
 				   .node_calibration_s = node_cal ? (int)(budget + 0.5) : 0,
 				   .cc = s->cfg ? config__tool(s->cfg, "cc") : NULL,
@@ -65,7 +65,7 @@ struct collector *collector_for_ranks(struct run_state *s, struct err *e)
 				   .perf = s->collect.caps.perf.present ? s->collect.caps.perf.path : NULL,
 				   /* set in every rank: mpirun forwards its environment
 				    * to its own node's ranks only */
-				   .regions_name = s->env.regions ? s->name : NULL,
+				   .regions_name = s->env.regions ? s->rundir.name : NULL,
 				   /* samples and region traces on one timeline */
 				   .clock_monotonic = true, .sampler_lib = lib,
 				   .offcpu = s->collect.offcpu,
@@ -73,8 +73,8 @@ struct collector *collector_for_ranks(struct run_state *s, struct err *e)
 				   .ompt_lib = s->env.ompt[0] ? strchr(s->env.ompt[0], '=') + 1 : NULL,
 				   .call_graph = s->collect.stacks ? stacks_mode__name(s->collect.stacks) : NULL,
 				   .preload_only = s->req->collector == COLLECTOR_PRELOAD};
-	struct collector *c = collector_mpi_ranks__new(&o, s->prefix, s->app, s->req->cmd,
-						       s->world_size, e);
+	struct collector *c = collector_mpi_ranks__new(&o, s->launch.prefix, s->launch.app, s->req->cmd,
+						       s->launch.world_size, e);
 	xfree(lib);
 	xfree(mpi_lib);
 	return c;

@@ -64,13 +64,13 @@ static void network_probe(struct run_state *s, const struct mpi_stack *st, const
 			  const char *key)
 {
 	size_t n = 0;
-	while (s->prefix[n])
+	while (s->launch.prefix[n])
 		n++;
 	const char **argv = xcalloc(n + 3, sizeof(*argv));
 	if (!argv)
 		return;
 	for (size_t i = 0; i < n; i++)
-		argv[i] = s->prefix[i];
+		argv[i] = s->launch.prefix[i];
 	argv[n] = probe;
 	argv[n + 1] = "3";
 	struct exec_request rq = {.argv = argv, .capture_stdout = true, .capture_stderr = true,
@@ -146,7 +146,7 @@ static enum mpi_abi_status ldd_abi(struct run_state *s, const char *path, struct
 /* The application's MPI library; false with why[] when nunatak cannot be sure. */
 static bool app_abi(struct run_state *s, struct mpi_abi *abi, char *why, size_t cap)
 {
-	const char *name = s->app && s->app[0] ? s->app[0] : NULL;
+	const char *name = s->launch.app && s->launch.app[0] ? s->launch.app[0] : NULL;
 	char *path = NULL;
 	if (!name || exec_which(name, &path) != 0) {
 		snprintf(why, cap, "the application `%s` was not found from here, so the MPI it "
@@ -181,7 +181,7 @@ static char *abi_mpicc(struct run_state *s, const struct mpi_abi *abi)
 		xfree(found);
 		return xstrdup(own);
 	}
-	return mpi_stack_mpicc(s->launcher, conf);
+	return mpi_stack_mpicc(s->launch.launcher, conf);
 }
 
 /* A built probe links the application's MPI (same soname), else why[]. */
@@ -222,7 +222,7 @@ static void network(struct run_state *s, const struct mpi_stack *launcher,
 	char *stack = xasprintf("%s %s | %s %s | %s", launcher->impl, launcher->version,
 				abi->soname, abi->path, pingpong ? pingpong : "");
 	const char *nodes = getenv("SLURM_JOB_NODELIST");
-	char *key = netcache_key((const char *const *)s->prefix, stack, nodes,
+	char *key = netcache_key((const char *const *)s->launch.prefix, stack, nodes,
 				 s->machine && s->machine->hostname ? s->machine->hostname : "");
 	enum mpi_family lf = mpi_family_of_impl(launcher->impl);
 	char msg[700];
@@ -250,12 +250,12 @@ static void network(struct run_state *s, const struct mpi_stack *launcher,
 char *collect_mpi_prepare(struct run_state *s, struct err *e)
 {
 	/* A replay starts nothing: no probe to build, no rank to inject into. */
-	if (s->replay || !s->launcher)
+	if (s->replay || !s->launch.launcher)
 		return NULL;
 	struct mpi_stack st, pst;
 	struct mpi_abi abi;
 	char why[700] = "";
-	stack_of(s, s->launcher, &st);
+	stack_of(s, s->launch.launcher, &st);
 	if (!app_abi(s, &abi, why, sizeof(why))) {
 		unavailable(s, why);
 		network(s, &st, &abi, NULL, why);

@@ -39,7 +39,7 @@ static json_t *part(const struct run_state *s, double v, const char *why)
 void run_cost(struct run_state *s, double now)
 {
 	struct manifest *m = &s->out.manifest;
-	if (!s->dir || !s->out.have_manifest || !s->launched)
+	if (!s->rundir.dir || !s->out.have_manifest || !s->launched)
 		return;
 	double cal = s->cost.calibrate_s > 0 ? s->cost.calibrate_s : 0;
 	double net = s->cost.netprobe_s > 0 && !s->cost.netprobe_cached ? s->cost.netprobe_s : 0;
@@ -52,10 +52,10 @@ void run_cost(struct run_state *s, double now)
 	json_object_set_new(c, "calibration", part(s, cal, NULL));
 	json_object_set_new(c, "network_probe", part(s, net, NULL));
 	json_object_set_new(c, "network_ceilings",
-			    json_string(!s->mpi ? "none" : s->cost.netprobe_cached ? "cached"
+			    json_string(!s->launch.mpi ? "none" : s->cost.netprobe_cached ? "cached"
 							 : s->cost.netprobe_s >= 0 ? "measured"
 									      : "none"));
-	const json_t *o = s->overhead;
+	const json_t *o = s->out.overhead;
 	json_t *ov = o ? json_pack("{s:O, s:s, s:O, s:O}", "value", json_object_get(o, "value"),
 				   "unit", "s", "quality", json_object_get(o, "quality"), "reason",
 				   json_object_get(o, "reason"))

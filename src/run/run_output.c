@@ -57,7 +57,7 @@ static json_t *unmeasured(const struct run_state *s, const char *coll, const cha
 bool run_sampled(const struct run_state *s)
 {
 	/* an MPI Run's ranks sample themselves: nothing samples around them */
-	return s->mpi ? s->counts.nr_sampled_ranks > 0 : s->collect.passes[0].sampled;
+	return s->launch.mpi ? s->counts.nr_sampled_ranks > 0 : s->collect.passes[0].sampled;
 }
 
 /* samples x the cost per sample measured on this Machine with the
@@ -67,7 +67,7 @@ bool run_sampled(const struct run_state *s)
  * would be an invented number (issue 24 item 8). */
 void run_overhead(struct run_state *s)
 {
-	if (!run_sampled(s) || s->counts.nr_samples <= 0 || s->overhead)
+	if (!run_sampled(s) || s->counts.nr_samples <= 0 || s->out.overhead)
 		return;
 	bool exact;
 	const char *coll = s->collect.collector == COLLECTOR_USE_PRELOAD ? "preload" : "perf";
@@ -80,7 +80,7 @@ void run_overhead(struct run_state *s)
 					   "calibrate --force` measures it with the Ceilings)")
 				 : xasprintf("the calibration could not measure the cost per sample: "
 					     "%s", c->reason ? c->reason : "?");
-		s->overhead = why ? unmeasured(s, coll, why) : NULL;
+		s->out.overhead = why ? unmeasured(s, coll, why) : NULL;
 		xfree(why);
 		return;
 	}
@@ -88,14 +88,14 @@ void run_overhead(struct run_state *s)
 	char *why = xasprintf("the cost of one sample with %s stacks, measured on this Machine by "
 			      "the calibration%s%s%s%s",
 			      exact ? stacks_mode__name(s->collect.stacks) : "fp",
-			      s->mpi ? "; samples of every sampled rank, so CPU time summed over "
+			      s->launch.mpi ? "; samples of every sampled rank, so CPU time summed over "
 				       "those ranks"
 				     : "",
 			      exact ? "" : s->collect.stacks == STACKS_NONE ? "; this Run took no stacks: an "
 								      "upper bound"
 								    : "; this Run's stacks are LBR",
 			      c->reason ? "; " : "", c->reason ? c->reason : "");
-	s->overhead = json_pack("{s:f, s:s, s:s, s:s?, s:I, s:f, s:s, s:s, s:s, s:s}", "value",
+	s->out.overhead = json_pack("{s:f, s:s, s:s, s:s?, s:I, s:f, s:s, s:s, s:s, s:s}", "value",
 				(double)s->counts.nr_samples * c->value, "unit", "s", "quality",
 				"estimated", "reason", why, "samples", (json_int_t)s->counts.nr_samples,
 				"cost_per_sample_s", c->value, "cost_quality", quality__name(q),
@@ -107,7 +107,7 @@ void run_overhead(struct run_state *s)
 static void overhead(struct run_state *s)
 {
 	run_overhead(s);
-	json_t *o = s->overhead;
+	json_t *o = s->out.overhead;
 	if (!o)
 		return;
 	if (!json_is_number(json_object_get(o, "value"))) {
@@ -131,7 +131,7 @@ static void summary(struct run_state *s)
 	const struct analysis *a = &s->out.analysis;
 	const struct run_pass *p = &s->collect.passes[0];
 	struct summary_ctx ctx = {.ceilings_reason = NULL,
-				  .nr_ranks = s->mpi ? s->counts.nr_ranks : -1,
+				  .nr_ranks = s->launch.mpi ? s->counts.nr_ranks : -1,
 				  .nr_sampled_ranks = s->counts.nr_sampled_ranks,
 				  .app_wall_s = p->duration_s,
 				  .app_cpu_s = p->cpu_user_s >= 0 && p->cpu_sys_s >= 0
@@ -143,11 +143,11 @@ static void summary(struct run_state *s)
 		if (!strcmp(s->degradations.v[i].name, DEG_CEILINGS_UNAVAILABLE))
 			ctx.ceilings_reason = s->degradations.v[i].message;
 	/* the rank view (stage_analyse) is the summary's under MPI only */
-	ctx.ranks = s->mpi && s->out.have_ranks ? &s->out.ranks : NULL;
+	ctx.ranks = s->launch.mpi && s->out.have_ranks ? &s->out.ranks : NULL;
 	struct node_machines nodes;
 	memset(&nodes, 0, sizeof(nodes));
 	struct err ne = {0};
-	if (s->nodes && node_machines__from_json(&nodes, s->nodes, &ne) == 0)
+	if (s->out.nodes && node_machines__from_json(&nodes, s->out.nodes, &ne) == 0)
 		ctx.nodes = &nodes;
 	struct text_lines lines = {0};
 	summary_render(a, &s->pivot, &ctx, &lines);
@@ -196,7 +196,7 @@ json_t *run_json_document(const struct run_state *s, int exit_code, const char *
 {
 	const struct run_result *o = &s->out;
 	json_t *doc = json_pack(
-		"{s:s?, s:s?, s:i, s:I, s:I, s:I, s:o, s:o}", "run", s->dir, "name", s->name,
+		"{s:s?, s:s?, s:i, s:I, s:I, s:I, s:o, s:o}", "run", s->rundir.dir, "name", s->rundir.name,
 		"exit_code", exit_code, "measurements", (json_int_t)s->pivot.nr_measurements,
 		"hotspots", (json_int_t)s->pivot.nr_hotspots, "resolved_hotspots",
 		(json_int_t)nr_resolved(&s->pivot), "report",
@@ -231,14 +231,14 @@ int run_finish(struct run_state *s, json_t **json_out)
 	else if (s->launched && s->collect.passes[0].term_signal)
 		console__info(s->con, "application: ended by %s (exit %d)",
 			      sig_name(s->collect.passes[0].term_signal, sa, sizeof(sa)), s->collect.passes[0].exit_code);
-	if (s->dir)
-		console__info(s->con, "Run: %s", s->dir);
+	if (s->rundir.dir)
+		console__info(s->con, "Run: %s", s->rundir.dir);
 	if (s->out.report_path)
 		console__info(s->con, "Report: %s", s->out.report_path);
 	if (s->req->json) /* which collector sampled: "perf", "preload" (the stand-in), "none" */
 		*json_out = run_json_document(s, s->exit_code,
 					      s->collect.passes[0].sampled ? collector_kind__name(s->collect.collector)
 							      : "none",
-					      s->pivot_unwritten ? "incomplete" : "complete");
+					      s->out.pivot_unwritten ? "incomplete" : "complete");
 	return 0;
 }

@@ -35,8 +35,8 @@ void run_state__collect_env(struct run_state *s, struct collect_env *env)
 {
 	*env = (struct collect_env){.x = s->x, .con = s->con, .replay = s->replay,
 				    .recording = s->req->record_entry != NULL, .freq = s->freq,
-				    .app = s->app, .env_set = s->env.set,
-				    .collect_dir = s->collect_dir, .degrade = degrade, .run = s};
+				    .app = s->launch.app, .env_set = s->env.set,
+				    .collect_dir = s->rundir.collect_dir, .degrade = degrade, .run = s};
 }
 
 void run_pass__take(struct run_pass *p, const struct exec_result *res)
@@ -75,9 +75,9 @@ void run_state__release(struct run_state *s)
 	json_decref(s->prov.effective_config);
 	json_decref(s->prov.dependencies);
 	xfree(s->prov.mpi_probe);
-	json_decref(s->overhead);
-	xfree(s->prefix);
-	xfree(s->app);
+	json_decref(s->out.overhead);
+	xfree(s->launch.prefix);
+	xfree(s->launch.app);
 	if (s->machine) {
 		machine__release(s->machine);
 		xfree(s->machine);
@@ -91,9 +91,9 @@ void run_state__release(struct run_state *s)
 		config__release(s->cfg);
 		xfree(s->cfg);
 	}
-	xfree(s->name);
-	xfree(s->dir);
-	xfree(s->collect_dir);
+	xfree(s->rundir.name);
+	xfree(s->rundir.dir);
+	xfree(s->rundir.collect_dir);
 	caps__release(&s->collect.caps);
 	collector__free(s->collect.coll);
 	xfree(s->collect.perf_data);
@@ -105,7 +105,7 @@ void run_state__release(struct run_state *s)
 	xfree(s->collect.preload_lib);
 	xfree(s->collect.plan);
 	json_decref(s->collect.multi_pass_json);
-	json_decref(s->nodes);
+	json_decref(s->out.nodes);
 	pivot__release(&s->pivot);
 	degradations__release(&s->degradations);
 	memset(s, 0, sizeof(*s));

@@ -105,7 +105,7 @@ static int probe_group(struct run_state *s, struct err *e)
  * says so in its rank.json. */
 static int offcpu_decide(struct run_state *s)
 {
-	bool perf_collects = s->mpi ? s->collect.caps.perf.present && s->req->collector != COLLECTOR_PRELOAD
+	bool perf_collects = s->launch.mpi ? s->collect.caps.perf.present && s->req->collector != COLLECTOR_PRELOAD
 				    : s->collect.collector == COLLECTOR_USE_PERF;
 	s->collect.offcpu = offcpu_mechanism(&s->collect.caps, perf_collects);
 	enum offcpu_mechanism asked = OFFCPU_STACKS;
@@ -282,7 +282,7 @@ int stage_collect(struct run_state *s, struct err *e)
 {
 	/* HOOK(mpi): the rewritten launch, ranks collecting themselves
 	 * (collect/mpi_ranks.c): one pass, as any other collector's. */
-	if (s->mpi && s->req->multi_pass)
+	if (s->launch.mpi && s->req->multi_pass)
 		run_state__degrade(s, DEG_MULTI_PASS_UNAVAILABLE,
 				   "--multi-pass does not apply to an MPI launch: one pass, each "
 				   "rank sampling its own group",
@@ -290,12 +290,12 @@ int stage_collect(struct run_state *s, struct err *e)
 	int rc;
 	/* --multi-pass: the passes collector (0), or one pass after all (1,
 	 * announced) */
-	if (!s->mpi && s->req->multi_pass && (rc = collect_passes(s, e)) < 0)
+	if (!s->launch.mpi && s->req->multi_pass && (rc = collect_passes(s, e)) < 0)
 		return rc;
 	struct exec_result res = {0};
 	struct collect_pass p;
-	rc = collect_pass__init(&p, s->collect_dir, 0, false);
-	if (rc == 0 && s->mpi && !(s->collect.coll = collector_for_ranks(s, e))) {
+	rc = collect_pass__init(&p, s->rundir.collect_dir, 0, false);
+	if (rc == 0 && s->launch.mpi && !(s->collect.coll = collector_for_ranks(s, e))) {
 		collect_pass__release(&p);
 		return e->errnum ? e->errnum : -ENOMEM;
 	}

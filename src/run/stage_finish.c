@@ -47,7 +47,7 @@ static int ingest_pass(struct run_state *s, struct err *e)
 		gethostname(host, sizeof(host) - 1);
 	struct ingest_opts o = {.sz = sizeof(o), .node = host, .rank = -1, .pass_index = 0};
 	struct collect_pass p;
-	int rc = collect_pass__init(&p, s->collect_dir, 0, false);
+	int rc = collect_pass__init(&p, s->rundir.collect_dir, 0, false);
 	if (rc < 0) {
 		collect_pass__release(&p);
 		return err_set(e, rc, ERR_RUN_CREATE, "pass 0: %s", strerror(-rc));
@@ -59,7 +59,7 @@ static int ingest_pass(struct run_state *s, struct err *e)
 	struct collect_counts n = {0};
 	rc = collector__ingest(s->collect.coll, &env, &p, &o, &s->pivot, &n, e);
 	s->counts.nr_samples += n.nr_samples; /* summed over passes */
-	if (rc == 0 && s->mpi) { /* HOOK(mpi): the ranks' own directories */
+	if (rc == 0 && s->launch.mpi) { /* HOOK(mpi): the ranks' own directories */
 		s->counts.nr_ranks = n.nr_ranks;
 		s->counts.nr_sampled_ranks = n.nr_sampled_ranks;
 	}
@@ -72,7 +72,7 @@ static int ingest_samples(struct run_state *s, struct err *e)
 {
 	if (!s->collect.coll)
 		return 0;
-	if (s->mpi) /* the ranks sampled themselves: nothing is sampled around them */
+	if (s->launch.mpi) /* the ranks sampled themselves: nothing is sampled around them */
 		return s->launched ? ingest_pass(s, e) : 0;
 	if (collector_is_passes(s->collect.coll))
 		return ingest_pass(s, e);
@@ -164,13 +164,13 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 			 struct err *e)
 {
 	int rc = 0;
-	m->name = xstrdup(s->name);
-	m->created = xstrdup(s->created);
+	m->name = xstrdup(s->rundir.name);
+	m->created = xstrdup(s->rundir.created);
 	m->exit_code = s->launched ? s->collect.passes[0].exit_code : -1;
 	m->term_signal = s->launched ? s->collect.passes[0].term_signal : 0;
 	m->interrupted_by = s->launched ? run_interrupted_by(s) : 0;
 	m->status = st;
-	m->world_size = s->mpi && s->world_size > 0 ? s->world_size : -1;
+	m->world_size = s->launch.mpi && s->launch.world_size > 0 ? s->launch.world_size : -1;
 	if (!m->name || !m->created)
 		return err_oom(e);
 	rc |= manifest__set_command(m, (const char *const *)s->req->cmd, (size_t)s->req->cmd_argc);
@@ -194,7 +194,7 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 				    s->tools->major > 0 ? "llvm-symbolizer" : "symbolizer",
 				    json_string(s->tools->version));
 	m->provenance.dependencies = s->prov.dependencies ? json_incref(s->prov.dependencies) : NULL;
-	m->overhead = s->overhead ? json_incref(s->overhead) : NULL;
+	m->overhead = s->out.overhead ? json_incref(s->out.overhead) : NULL;
 	/* After the application, as the recordings order git's calls. */
 	char cwd[4096];
 	if (st == RUN_STATUS_COMPLETE && getcwd(cwd, sizeof(cwd)) &&
@@ -225,9 +225,9 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 			rc |= manifest__add_collector(m, "perf", s->collect.caps.perf.version.text);
 		/* an MPI pass: perf in every rank (each rank.json says its own
 		 * node's perf version), nunatak's MPI interposition when injected */
-		if (s->mpi && !ps->sampled && s->collect.caps.perf.present)
+		if (s->launch.mpi && !ps->sampled && s->collect.caps.perf.present)
 			rc |= manifest__add_collector(m, "perf", s->collect.caps.perf.version.text);
-		if (s->mpi && s->prov.mpi_probe)
+		if (s->launch.mpi && s->prov.mpi_probe)
 			rc |= manifest__add_collector(m, "nunatak-mpi", s->prov.mpi_probe);
 		if (s->collect.nr_passes > 1 && ps->sampled && !s->replay) {
 			char key[32], path[48];
@@ -238,8 +238,8 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 	}
 	if (s->collect.multi_pass_json)
 		m->multi_pass = json_incref(s->collect.multi_pass_json);
-	if (s->nodes)
-		m->nodes = json_incref(s->nodes);
+	if (s->out.nodes)
+		m->nodes = json_incref(s->out.nodes);
 	for (size_t i = 0; i < s->degradations.n; i++)
 		rc |= degradations__add(&m->degradations, s->degradations.v[i].name,
 					s->degradations.v[i].message,
@@ -272,7 +272,7 @@ int stage_analyse(struct run_state *s, struct err *e)
 								      : NAN,
 						&o->analysis) == 0;
 	/* the manifest's world size: what `nunatak report` reads back */
-	o->have_ranks = imbalance_ranks(&s->pivot, s->mpi && s->world_size > 0 ? s->world_size : -1,
+	o->have_ranks = imbalance_ranks(&s->pivot, s->launch.mpi && s->launch.world_size > 0 ? s->launch.world_size : -1,
 					&o->ranks) == 0;
 	return o->have_analysis ? 0 : err_oom(e);
 }
@@ -281,13 +281,13 @@ int stage_analyse(struct run_state *s, struct err *e)
  * the page is there too). */
 int stage_store(struct run_state *s, struct err *e)
 {
-	if (!s->dir)
+	if (!s->rundir.dir)
 		return 0;
 	struct manifest *m = &s->out.manifest;
 	run_overhead(s);
 	int rc = fill_manifest(s, m, RUN_STATUS_COMPLETE, e);
 	s->out.have_manifest = m->name != NULL;
-	char *db = fs_join(s->dir, PIVOT_DB_FILE);
+	char *db = fs_join(s->rundir.dir, PIVOT_DB_FILE);
 	if (rc == 0 && !db)
 		rc = err_oom(e);
 	/* The pivot first: a manifest never lists a table that is not there, and
@@ -300,7 +300,7 @@ int stage_store(struct run_state *s, struct err *e)
 		run_state__degrade(s, DEG_PIVOT_UNWRITABLE, e->msg, remedy);
 		/* no pivot: the Run did not get through post-processing */
 		m->status = RUN_STATUS_INCOMPLETE;
-		s->pivot_unwritten = true;
+		s->out.pivot_unwritten = true;
 	}
 	xfree(db);
 	return rc;
@@ -314,7 +314,7 @@ int stage_store(struct run_state *s, struct err *e)
 
 void run_reserve_space(struct run_state *s)
 {
-	char *path = s->dir ? fs_join(s->dir, RUN_RESERVE_FILE) : NULL;
+	char *path = s->rundir.dir ? fs_join(s->rundir.dir, RUN_RESERVE_FILE) : NULL;
 	int fd = path ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
 	if (fd >= 0 && posix_fallocate(fd, 0, RUN_RESERVE_BYTES) != 0)
 		unlink(path); /* no room even now, or no fallocate here: no reserve */
@@ -326,7 +326,7 @@ void run_reserve_space(struct run_state *s)
 static bool reserve_give_back(struct run_state *s)
 {
 	struct stat st;
-	char *path = s->dir ? fs_join(s->dir, RUN_RESERVE_FILE) : NULL;
+	char *path = s->rundir.dir ? fs_join(s->rundir.dir, RUN_RESERVE_FILE) : NULL;
 	bool freed = false;
 	if (path && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
 		freed = st.st_size > RUN_RESERVE_BYTES / 2 ? truncate(path, RUN_RESERVE_BYTES / 2) == 0
@@ -337,7 +337,7 @@ static bool reserve_give_back(struct run_state *s)
 
 void run_reserve_release(struct run_state *s)
 {
-	char *path = s->dir ? fs_join(s->dir, RUN_RESERVE_FILE) : NULL;
+	char *path = s->rundir.dir ? fs_join(s->rundir.dir, RUN_RESERVE_FILE) : NULL;
 	if (path)
 		unlink(path);
 	xfree(path);
@@ -348,7 +348,7 @@ static int write_manifest(struct run_state *s, const struct manifest *m, const c
 			  struct err *e)
 {
 	int rc;
-	while ((rc = manifest__write_as(m, s->dir, file, e)) == -ENOSPC && reserve_give_back(s))
+	while ((rc = manifest__write_as(m, s->rundir.dir, file, e)) == -ENOSPC && reserve_give_back(s))
 		memset(e, 0, sizeof(*e));
 	return rc;
 }
@@ -360,7 +360,7 @@ static int write_manifest(struct run_state *s, const struct manifest *m, const c
  * replaces it. */
 int run_write_provisional(struct run_state *s, int status, struct err *e)
 {
-	if (!s->dir)
+	if (!s->rundir.dir)
 		return 0;
 	struct manifest m;
 	manifest__init(&m);
@@ -383,12 +383,12 @@ int run_write_provisional(struct run_state *s, int status, struct err *e)
 static int render_page(struct run_state *s, char **path, struct err *he)
 {
 	struct run_result *o = &s->out;
-	if (s->pivot_unwritten || !o->have_manifest)
+	if (s->out.pivot_unwritten || !o->have_manifest)
 		return err_set(he, -ENOENT, ERR_RUN_NOT_A_RUN,
 			       "%s: this Run is incomplete (post-processing did not finish): it "
 			       "holds no measurements to report; its manifest.json and collect/ "
 			       "keep what was written; run the application again for a Run",
-			       s->dir);
+			       s->rundir.dir);
 	if (!o->have_analysis)
 		return err_set(he, -ENOMEM, ERR_OOM, "out of memory");
 	json_t *mj = manifest__to_json(&o->manifest);
@@ -396,7 +396,7 @@ static int render_page(struct run_state *s, char **path, struct err *he)
 					     o->have_ranks ? &o->ranks : NULL, false)
 			     : NULL;
 	json_decref(mj);
-	*path = fs_join(s->dir, REPORT_HTML_FILE);
+	*path = fs_join(s->rundir.dir, REPORT_HTML_FILE);
 	int rc = payload && *path ? report_html_write(payload, *path, false, he)
 				  : err_set(he, -ENOMEM, ERR_OOM, "out of memory");
 	json_decref(payload);
@@ -410,13 +410,13 @@ static int render_page(struct run_state *s, char **path, struct err *he)
 int stage_report(struct run_state *s, struct err *e)
 {
 	(void)e;
-	if (!s->dir)
+	if (!s->rundir.dir)
 		return 0;
 	struct err he = {0};
 	if (render_page(s, &s->out.report_path, &he) < 0)
 		/* regenerable from the pivot, unless the pivot is what could not be written */
 		run_state__degrade(s, DEG_REPORT_UNAVAILABLE, he.msg[0] ? he.msg : "no report page",
-				   s->pivot_unwritten
+				   s->out.pivot_unwritten
 					   ? "free space and run again: this Run has no pivot to "
 					     "render (collect/ keeps its raw samples)"
 					   : "`nunatak report` regenerates it from the Run");
@@ -428,7 +428,7 @@ int stage_report(struct run_state *s, struct err *e)
 int stage_manifest(struct run_state *s, struct err *e)
 {
 	struct manifest *m = &s->out.manifest;
-	if (!s->dir || !s->out.have_manifest)
+	if (!s->rundir.dir || !s->out.have_manifest)
 		return 0;
 	int rc = s->out.report_path ? manifest__set_file(m, "report", REPORT_HTML_FILE) : 0;
 	for (size_t i = 0; rc == 0 && i < s->degradations.n; i++)

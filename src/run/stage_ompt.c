@@ -49,7 +49,7 @@ static const char *not_added(const struct run_state *s)
 
 int run_ompt_env(struct run_state *s, struct err *e)
 {
-	if (!s->collect_dir || s->replay)
+	if (!s->rundir.collect_dir || s->replay)
 		return 0;
 	const char *why = not_added(s);
 	char *lib = why ? NULL : doctor_ompt_library();
@@ -63,7 +63,7 @@ int run_ompt_env(struct run_state *s, struct err *e)
 		xfree(lib);
 		return 0;
 	}
-	s->env.ompt_dir = xasprintf("%s/ompt", s->collect_dir);
+	s->env.ompt_dir = xasprintf("%s/ompt", s->rundir.collect_dir);
 	s->env.ompt[0] = xasprintf(TOOLS_VAR "=%s", lib);
 	s->env.ompt[1] = s->env.ompt_dir ? xasprintf(DIR_VAR "=%s", s->env.ompt_dir) : NULL;
 	xfree(lib);
@@ -103,7 +103,7 @@ int run_ompt_ingest(struct run_state *s, struct err *e)
 		gethostname(host, sizeof(host) - 1);
 	struct degradations d = {0};
 	int nr = 0;
-	int rc = ingest_ompt(s->env.ompt_dir, s->mpi ? NULL : host, &s->pivot, &d, &nr, e);
+	int rc = ingest_ompt(s->env.ompt_dir, s->launch.mpi ? NULL : host, &s->pivot, &d, &nr, e);
 	for (size_t i = 0; i < d.n; i++)
 		run_state__degrade(s, d.v[i].name, d.v[i].message, d.v[i].remedy);
 	if (rc == 0 && nr == 0 && d.n == 0 && runs_libomp(&s->pivot))

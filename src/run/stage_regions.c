@@ -22,9 +22,9 @@
 
 int stage_regions_env(struct run_state *s, struct err *e)
 {
-	if (!s->collect_dir || !s->name)
+	if (!s->rundir.collect_dir || !s->rundir.name)
 		return 0;
-	s->env.regions = xasprintf(PREFIX_VAR "=%s/regions/%s", s->collect_dir, s->name);
+	s->env.regions = xasprintf(PREFIX_VAR "=%s/regions/%s", s->rundir.collect_dir, s->rundir.name);
 	if (!s->env.regions)
 		return err_oom(e);
 	s->env.set[0] = s->env.regions;
@@ -33,7 +33,7 @@ int stage_regions_env(struct run_state *s, struct err *e)
 	const char *user = getenv(PREFIX_VAR);
 	if (user && *user) {
 		console__info(s->con, "%s=%s is overridden: region traces go to %s/regions/",
-			      PREFIX_VAR, user, s->collect_dir);
+			      PREFIX_VAR, user, s->rundir.collect_dir);
 		if (s->prov.effective_config)
 			json_object_set_new(s->prov.effective_config, "env." PREFIX_VAR ".user",
 					    json_string(user));
@@ -43,9 +43,9 @@ int stage_regions_env(struct run_state *s, struct err *e)
 
 int stage_regions(struct run_state *s, struct err *e)
 {
-	if (!s->collect_dir || !s->launched || s->replay)
+	if (!s->rundir.collect_dir || !s->launched || s->replay)
 		return 0;
-	char *dir = xasprintf("%s/regions", s->collect_dir);
+	char *dir = xasprintf("%s/regions", s->rundir.collect_dir);
 	if (!dir)
 		return err_oom(e);
 	char host[256] = "localhost";
@@ -53,11 +53,11 @@ int stage_regions(struct run_state *s, struct err *e)
 		snprintf(host, sizeof(host), "%s", s->machine->hostname);
 	else
 		gethostname(host, sizeof(host) - 1);
-	struct meet_opts o = {.regions_dir = dir, .collect_dir = s->collect_dir,
-			      .perf_data = s->collect.passes[0].sampled && !s->mpi && s->collect.collector == COLLECTOR_USE_PERF
+	struct meet_opts o = {.regions_dir = dir, .collect_dir = s->rundir.collect_dir,
+			      .perf_data = s->collect.passes[0].sampled && !s->launch.mpi && s->collect.collector == COLLECTOR_USE_PERF
 					   ? s->collect.perf_data
 					   : NULL,
-			      .mpi = s->mpi, .node = host};
+			      .mpi = s->launch.mpi, .node = host};
 	struct degradations d = {0};
 	struct meet_summary sum;
 	int rc = regions_meet_run(&s->pivot, &o, &d, &sum, e);

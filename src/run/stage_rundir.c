@@ -57,29 +57,29 @@ int stage_rundir(struct run_state *s, struct err *e)
 	char *git = s->req->name || cfg_name ? NULL : git_toplevel(s, e);
 	if (git && !s->replay && is_nunatak_tree(git))
 		zfree(&git);
-	s->name = rundir_pick_name(s->req->name, cfg_name, git, s->target);
+	s->rundir.name = rundir_pick_name(s->req->name, cfg_name, git, s->launch.target);
 	xfree(git);
-	if (!s->name)
+	if (!s->rundir.name)
 		return err_oom(e);
 	int rc;
 	if (s->req->output) {
 		if ((rc = rundir_create_exact(s->req->output, e)) < 0)
 			return rc;
-		s->dir = xstrdup(s->req->output);
-	} else if ((rc = rundir_create(runs_dir, s->name, time(NULL), &s->dir, e)) < 0) {
+		s->rundir.dir = xstrdup(s->req->output);
+	} else if ((rc = rundir_create(runs_dir, s->rundir.name, time(NULL), &s->rundir.dir, e)) < 0) {
 		return rc;
 	}
 	/* Absolute, so `Run:` and --json name it whatever the caller's cwd. */
-	char *abs = realpath(s->dir, NULL);
+	char *abs = realpath(s->rundir.dir, NULL);
 	if (abs) {
-		xfree(s->dir);
-		s->dir = xstrdup(abs);
+		xfree(s->rundir.dir);
+		s->rundir.dir = xstrdup(abs);
 		free(abs); /* realpath's buffer comes from libc's malloc */
 	}
-	iso8601(time(NULL), ISO8601_UTC, s->created, sizeof(s->created));
-	s->collect_dir = fs_join(s->dir, "collect");
-	if (!s->collect_dir || (rc = fs_mkdir_p(s->collect_dir)) < 0)
+	iso8601(time(NULL), ISO8601_UTC, s->rundir.created, sizeof(s->rundir.created));
+	s->rundir.collect_dir = fs_join(s->rundir.dir, "collect");
+	if (!s->rundir.collect_dir || (rc = fs_mkdir_p(s->rundir.collect_dir)) < 0)
 		return err_set(e, rc ? rc : -ENOMEM, ERR_STORE_MKDIR, "cannot create %s/collect",
-			       s->dir);
+			       s->rundir.dir);
 	return 0;
 }

@@ -50,27 +50,27 @@ int stage_launch(struct run_state *s, struct err *e)
 	int rc = launch_split(s->req->cmd, &plan, e);
 	if (rc < 0)
 		return rc;
-	s->prefix = xcalloc(plan.nr_prefix + 1, sizeof(char *));
-	s->app = xcalloc(plan.nr_app + 1 + (plan.nr_app ? 0 : (size_t)s->req->cmd_argc),
+	s->launch.prefix = xcalloc(plan.nr_prefix + 1, sizeof(char *));
+	s->launch.app = xcalloc(plan.nr_app + 1 + (plan.nr_app ? 0 : (size_t)s->req->cmd_argc),
 			 sizeof(char *));
-	if (!s->prefix || !s->app)
+	if (!s->launch.prefix || !s->launch.app)
 		return err_oom(e);
 	for (size_t i = 0; i < plan.nr_prefix; i++)
-		s->prefix[i] = plan.prefix[i];
+		s->launch.prefix[i] = plan.prefix[i];
 	if (plan.nr_app == 0) {
 		/* Nothing resolved behind a launcher: say so, run the command as given. */
 		if (plan.problem[0])
 			console__warn(s->con, "%s", plan.problem);
 		for (int i = 0; i < s->req->cmd_argc; i++)
-			s->app[i] = s->req->cmd[i];
+			s->launch.app[i] = s->req->cmd[i];
 	} else {
 		for (size_t i = 0; i < plan.nr_app; i++)
-			s->app[i] = plan.app[i];
+			s->launch.app[i] = plan.app[i];
 	}
-	s->mpi = plan.mpi;
-	s->launcher = plan.launcher;
-	s->world_size = plan.world_size;
-	s->target = plan.target ? plan.target : s->req->cmd[0];
+	s->launch.mpi = plan.mpi;
+	s->launch.launcher = plan.launcher;
+	s->launch.world_size = plan.world_size;
+	s->launch.target = plan.target ? plan.target : s->req->cmd[0];
 	/* HOOK(mpi): an MPI launch is collected by the MPI ranks collector
 	 * (collect/mpi_ranks.c, chosen by collector_for_ranks(), run/ranks.h):
 	 * the launcher runs without perf, each rank samples or counts itself. */

@@ -38,7 +38,7 @@ static int forced(struct run_state *s, enum stacks_mode m)
  * or the PATH lookup of a bare name (the name itself under replay). */
 char *run_target_path(const struct run_state *s)
 {
-	const char *t = s->app && s->app[0] ? s->app[0] : s->target;
+	const char *t = s->launch.app && s->launch.app[0] ? s->launch.app[0] : s->launch.target;
 	char *path = NULL;
 	if (!t)
 		return NULL;
