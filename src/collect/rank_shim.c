@@ -813,7 +813,11 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 		 * and its cached Ceilings; none recorded, the node borrows the launch
 		 * node's (said so) */
 		struct err me = {0};
-		if (node_profile_record(o->directory, s.machine_id, &me) < 0)
+		struct node_calibration cal = {.x = x, .launch_id = o->launch_machine,
+					       .budget_s = o->node_calibration_s, .cc = o->cc};
+		bool calibrates = o->launch_machine && o->node_calibration_s > 0 &&
+				  s.id.local_rank == 0;
+		if (node_profile_record(o->directory, calibrates ? &cal : NULL, s.machine_id, &me) < 0)
 			s.machine_id[0] = '\0';
 		struct err we = {0};
 		write_rank_json(&s, &we); /* a failed write leaves the rank declared missing */
