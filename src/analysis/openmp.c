@@ -107,9 +107,12 @@ static int region_named(struct omp_view *v, size_t *cap, const struct pivot *p, 
 }
 
 /* Per Locus sums: work by region (index), wait. */
+#define MAX_REGIONS 16 /* regions beyond the 16th: listed, not measured */
+
 struct acc {
-	double *work; /* nr_loci x max_regions */
-	double *wait; /* nr_loci */
+	double *work;    /* nr_loci x max_regions */
+	double *wait_at; /* nr_loci x max_regions: waits whose stack names the region */
+	double *wait;    /* nr_loci: waits no frame ties to a region */
 	bool *seen;
 	bool *runtime; /* nr_loci: the runtime's own code seen on the thread */
 	size_t max_regions;
@@ -124,6 +127,23 @@ static int add_work(struct omp_view *v, size_t *cap, const struct pivot *p, stru
 	if ((size_t)r < a->max_regions) /* regions beyond: listed, not measured */
 		a->work[(size_t)locus * a->max_regions + (size_t)r] += ns;
 	a->seen[locus] = true;
+	return 0;
+}
+
+/* A wait of the thread: in the region whose outlined function is on its
+ * stack (an explicit barrier's, when unwinding reaches the region's code),
+ * else pooled: which region it served is decided by split_wait(). */
+static int add_wait(struct omp_view *v, size_t *cap, const struct pivot *p, struct acc *a,
+		    int64_t locus, const char *outlined, double ns)
+{
+	a->seen[locus] = true;
+	int r = outlined ? region_named(v, cap, p, outlined) : -1;
+	if (r < -1)
+		return r;
+	if (r >= 0 && (size_t)r < a->max_regions)
+		a->wait_at[(size_t)locus * a->max_regions + (size_t)r] += ns;
+	else
+		a->wait[locus] += ns;
 	return 0;
 }
 
@@ -188,11 +208,11 @@ static int classify_stack(const struct pivot *p, const struct frame_index *fx, s
 		if (f->module[0] != '[' && (!user || f->depth < user->depth))
 			user = f;
 	}
+	*outlined = out ? out->function : NULL;
 	if (in && omp_is_runtime_module(in->module))
 		return 1;
 	if (libomp && user && is_libc(user->module) && libomp_wait_in_libc(user->function))
 		return 1;
-	*outlined = out ? out->function : NULL;
 	return out ? 2 : 0;
 }
 
@@ -235,8 +255,7 @@ static int accumulate(const struct pivot *p, const char *tb, struct omp_view *v,
 		int k = classify_stack(p, &fx, s, !strcmp(v->runtime, "libomp"), &outlined,
 				       &a->runtime[st->locus]);
 		if (k == 1) {
-			a->wait[st->locus] += st->value;
-			a->seen[st->locus] = true;
+			rc = add_wait(v, cap, p, a, st->locus, outlined, st->value);
 		} else if (k == 2 && (base || pre)) {
 			rc = add_work(v, cap, p, a, st->locus, outlined, st->value);
 		}
@@ -258,7 +277,8 @@ static void keep_app_threads(const struct pivot *p, struct acc *a, size_t nr_reg
 	for (size_t l = 0; l < p->nr_loci; l++) {
 		worked[l] = false;
 		for (size_t r = 0; r < nr && !worked[l]; r++)
-			worked[l] = a->work[l * a->max_regions + r] > 0;
+			worked[l] = a->work[l * a->max_regions + r] > 0 ||
+				    a->wait_at[l * a->max_regions + r] > 0;
 	}
 	for (size_t l = 0; l < p->nr_loci; l++) {
 		bool process = false;
@@ -269,37 +289,68 @@ static void keep_app_threads(const struct pivot *p, struct acc *a, size_t nr_reg
 	}
 }
 
+/* The thread's pooled wait (libgomp's frames do not say which region a
+ * barrier wait served) split between the regions it took part in, in
+ * proportion to its deficit in each: the longest work of the process's
+ * threads in that region minus its own, the wait at that region's barrier
+ * the imbalance predicts. No deficit anywhere: all with the region where it
+ * worked most. share[r] gets its part; returns whether the pool went to a
+ * choice among several regions (the split is then estimated). */
+static bool split_wait(const struct pivot *p, const struct acc *a, size_t nr, size_t l,
+		       double *share)
+{
+	size_t m = a->max_regions, best = 0, members = 0;
+	double sum = 0;
+	for (size_t r = 0; r < nr; r++) {
+		double own = a->work[l * m + r], longest = own;
+		bool member = own > 0 || a->wait_at[l * m + r] > 0;
+		for (size_t k = 0; member && k < p->nr_loci; k++)
+			if (a->seen[k] && p->loci[k].pid == p->loci[l].pid &&
+			    p->loci[k].rank == p->loci[l].rank && a->work[k * m + r] > longest)
+				longest = a->work[k * m + r];
+		share[r] = member ? longest - own : 0;
+		sum += share[r];
+		members += member;
+		if (own > a->work[l * m + best])
+			best = r;
+	}
+	for (size_t r = 0; r < nr; r++)
+		share[r] = sum > 0 ? share[r] / sum : r == best ? 1 : 0;
+	return members > 1 && a->wait[l] > 0;
+}
+
 static int fill_threads(const struct pivot *p, struct omp_view *v, struct acc *a)
 {
-	size_t max_regions = a->max_regions;
+	size_t m = a->max_regions, nr = v->nr_regions < m ? v->nr_regions : m;
 	keep_app_threads(p, a, v->nr_regions);
-	/* OpenMP numbers: main thread (tid == pid) 0, then by tid */
-	for (size_t r = 0; r < v->nr_regions && r < max_regions; r++) {
-		struct omp_region *rg = &v->regions[r];
-		rg->threads = xcalloc(p->nr_loci + 1, sizeof(*rg->threads));
-		if (!rg->threads)
+	for (size_t r = 0; r < nr; r++) {
+		v->regions[r].threads = xcalloc(p->nr_loci + 1, sizeof(*v->regions[r].threads));
+		if (!v->regions[r].threads)
 			return -ENOMEM;
-		for (size_t l = 0; l < p->nr_loci; l++) {
-			if (!a->seen[l])
-				continue;
-			/* the wait goes with the region where the thread worked most */
-			size_t best = 0;
-			for (size_t k = 1; k < v->nr_regions && k < max_regions; k++)
-				if (a->work[l * max_regions + k] > a->work[l * max_regions + best])
-					best = k;
-			double work = a->work[l * max_regions + r];
-			double wait = best == r ? a->wait[l] : 0;
+	}
+	for (size_t l = 0; l < p->nr_loci; l++) {
+		if (!a->seen[l])
+			continue;
+		double share[MAX_REGIONS];
+		bool split = split_wait(p, a, nr, l, share);
+		const struct locus *lc = &p->loci[l];
+		/* OpenMP numbers: main thread (tid == pid) 0, then by tid */
+		int num = 0;
+		for (size_t k = 0; k < p->nr_loci; k++) /* threads of this process before it */
+			if (k != l && a->seen[k] && p->loci[k].pid == lc->pid &&
+			    p->loci[k].rank == lc->rank && lc->thread != lc->pid &&
+			    (p->loci[k].thread == p->loci[k].pid || p->loci[k].thread < lc->thread))
+				num++;
+		for (size_t r = 0; r < nr; r++) {
+			struct omp_region *rg = &v->regions[r];
+			double work = a->work[l * m + r];
+			double wait = a->wait_at[l * m + r] + share[r] * a->wait[l];
 			if (work <= 0 && wait <= 0)
 				continue;
-			const struct locus *lc = &p->loci[l];
-			int num = 0;
-			for (size_t k = 0; k < p->nr_loci; k++) /* threads of this process before it */
-				if (k != l && a->seen[k] && p->loci[k].pid == lc->pid &&
-				    p->loci[k].rank == lc->rank && lc->thread != lc->pid &&
-				    (p->loci[k].thread == p->loci[k].pid || p->loci[k].thread < lc->thread))
-					num++;
 			rg->threads[rg->nr_threads++] = (struct omp_thread){
-				.thread = num, .locus = (int64_t)l, .work_ns = work, .wait_ns = wait};
+				.thread = num, .locus = (int64_t)l, .work_ns = work, .wait_ns = wait,
+				.wait_split = split};
+			v->wait_split |= split;
 			if (work + wait > rg->time_ns)
 				rg->time_ns = work + wait;
 		}
@@ -474,12 +525,13 @@ int omp_view_build(const struct pivot *p, const char *time_base, struct omp_view
 	if (!rt || !time_base)
 		return 0;
 	v->runtime = rt;
-	size_t cap = 0, maxr = 16; /* regions beyond the 16th: listed, not measured */
+	size_t cap = 0, maxr = MAX_REGIONS;
 	struct acc a = {.work = xcalloc(p->nr_loci * maxr + 1, sizeof(double)),
+			.wait_at = xcalloc(p->nr_loci * maxr + 1, sizeof(double)),
 			.wait = xcalloc(p->nr_loci + 1, sizeof(double)),
 			.seen = xcalloc(p->nr_loci + 1, sizeof(bool)),
 			.runtime = xcalloc(2 * p->nr_loci + 1, sizeof(bool)), .max_regions = maxr};
-	int rc = a.work && a.wait && a.seen && a.runtime ? 0 : -ENOMEM;
+	int rc = a.work && a.wait_at && a.wait && a.seen && a.runtime ? 0 : -ENOMEM;
 	if (!rc)
 		rc = accumulate(p, time_base, v, &cap, &a);
 	if (!rc)
@@ -489,6 +541,7 @@ int omp_view_build(const struct pivot *p, const char *time_base, struct omp_view
 			qsort(v->regions[r].threads, v->regions[r].nr_threads,
 			      sizeof(struct omp_thread), cmp_thread);
 	xfree(a.work);
+	xfree(a.wait_at);
 	xfree(a.wait);
 	xfree(a.seen);
 	xfree(a.runtime);

@@ -19,9 +19,15 @@
  *    libgomp (the stack's innermost frame outside the kernel and libc is
  *    libgomp's: the futex wait behind the barrier). Without the
  *    scheduler's stacks (not root) only the spinning is seen: the wait is
- *    then estimated, with that reason. With several regions the wait is not
- *    split between them (libgomp's frames do not say which region they
- *    serve): each thread's wait goes with the region where it worked most.
+ *    then estimated, with that reason. Several regions: a wait whose stack
+ *    holds a region's outlined function is that region's; the rest (the
+ *    runtime's frames do not say which region a barrier served: unwinding
+ *    skips the outlined caller of libgomp's barrier, and a worker's end
+ *    barrier has none) is split between the regions the thread took part
+ *    in, in proportion to its deficit in each (the longest work of its
+ *    process's threads there minus its own: the wait the imbalance
+ *    predicts at that barrier), estimated; with no deficit anywhere it
+ *    goes with the region where the thread worked most.
  *  - libomp is built without frame pointers and waits in libc (sched_yield
  *    while it spins, a futex through pthread_cond_wait when it sleeps):
  *    under libomp, time whose innermost user frame is such a libc function
@@ -43,6 +49,8 @@ struct omp_thread {
 	int thread;        /* OpenMP thread number */
 	int64_t locus;
 	double work_ns, wait_ns;
+	bool wait_split;   /* wait_ns is its share of a wait no frame tied to a region
+			    * (split by the imbalance: estimated) */
 };
 
 struct omp_region {
@@ -78,6 +86,7 @@ struct omp_view {
 			      * line that of the call (the pragma's); thread its OpenMP
 			      * number in the team; work = implicit task - wait, exact */
 	bool wait_measured;  /* the scheduler's stacks were there (blocked waits seen) */
+	bool wait_split;     /* some thread's wait was split between regions */
 	struct omp_region *regions;
 	size_t nr_regions;
 	struct omp_rank *ranks; /* by rank; empty outside MPI */

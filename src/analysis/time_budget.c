@@ -19,6 +19,7 @@ void time_budget__release(struct time_budget *tb)
 		xfree(tb->hot[i].name);
 	xfree(tb->hot);
 	xfree(tb->loci);
+	xfree(tb->counted);
 	memset(tb, 0, sizeof(*tb));
 }
 
@@ -222,9 +223,42 @@ static int read_stacks(const struct pivot *p, struct time_budget *tb)
 	return rc;
 }
 
+/* Counting-only ranks: rank Loci (thread -1) carrying perf stat's
+ * task-clock (a sampled rank's is per thread, from its samples). */
+static int read_counted(const struct pivot *p, struct time_budget *tb)
+{
+	size_t cap = 0;
+	for (size_t i = 0; i < p->nr_measurements; i++) {
+		const struct measurement *m = &p->measurements[i];
+		bool cpu = m->counter && !strcmp(m->counter, "task-clock");
+		bool wall = m->counter && !strcmp(m->counter, "duration_time");
+		if (m->hotspot != PIVOT_NONE || (!cpu && !wall) || m->locus < 0 ||
+		    (size_t)m->locus >= p->nr_loci || p->loci[m->locus].thread != -1 ||
+		    p->loci[m->locus].rank < 0 || m->quality == QUALITY_UNAVAILABLE)
+			continue;
+		size_t k = 0;
+		while (k < tb->nr_counted && tb->counted[k].locus != m->locus)
+			k++;
+		if (k == tb->nr_counted) {
+			if (xgrow((void **)&tb->counted, &cap, k + 1, sizeof(*tb->counted)))
+				return -ENOMEM;
+			tb->counted[tb->nr_counted++] = (struct rank_time){.locus = m->locus,
+									  .wall_ns = NAN,
+									  .cpu_ns = NAN};
+		}
+		if (cpu)
+			tb->counted[k].cpu_ns = m->value;
+		else
+			tb->counted[k].wall_ns = m->value;
+	}
+	return 0;
+}
+
 int time_budget_build(const struct pivot *p, struct time_budget *tb)
 {
 	memset(tb, 0, sizeof(*tb));
 	int rc = read_loci(p, tb);
+	if (!rc)
+		rc = read_counted(p, tb);
 	return rc ? rc : read_stacks(p, tb);
 }

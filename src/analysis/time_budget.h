@@ -36,6 +36,18 @@ struct locus_time {
 	double wall_ns, cpu_ns, offcpu_ns, preempted_ns;
 };
 
+/* A counting-only MPI rank (beyond the sampling threshold: perf stat, no
+ * context switches): its process-level time. wall_ns is perf stat's
+ * duration_time (NAN when the rank's perf stat had none: an older Run),
+ * cpu_ns its task-clock, the CPU time of all its threads together. Per
+ * thread there is nothing honest to give: perf stat counts the command it
+ * launches as a whole (per-thread counts need an attach by thread id), and
+ * the rank's threads are gone from /proc when it ends. */
+struct rank_time {
+	int64_t locus; /* the rank's Locus (thread -1) */
+	double wall_ns, cpu_ns;
+};
+
 struct offcpu_hotspot {
 	char *name;        /* owned */
 	const char *cause; /* "sleep", "I/O", "lock", "MPI", "other" (static) */
@@ -52,6 +64,8 @@ struct time_budget {
 	struct offcpu_hotspot *hot; /* by time, largest first */
 	size_t nr_hot;
 	bool have_stacks;     /* off-CPU call stacks were recorded */
+	struct rank_time *counted; /* counting-only ranks, by Locus */
+	size_t nr_counted;
 };
 
 /* 0 or -ENOMEM; release with time_budget__release() (also on failure). */

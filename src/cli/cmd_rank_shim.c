@@ -36,6 +36,7 @@ struct rank_shim_cli {
 	const char *ompt_lib;
 	bool perf_script;
 	char *status_file;
+	int app_pgid;
 };
 
 static const struct opt_spec shim_options[] = {
@@ -76,6 +77,9 @@ static const struct opt_spec shim_options[] = {
 	{"status-file", 0, OPT_STRING, offsetof(struct rank_shim_cli, status_file), "FILE",
 	 "relay only (what a counting rank runs under perf stat): run the command, write "
 	 "how it ended to FILE", false},
+	{"app-pgid", 0, OPT_INT, offsetof(struct rank_shim_cli, app_pgid), "PGID",
+	 "relay only: the process group the command starts in (the rank's, which its "
+	 "launcher signals)", false},
 };
 
 static const struct verb_spec shim_spec = {
@@ -120,7 +124,9 @@ int cmd_rank_shim(int argc, char **argv)
 					     : !strcmp(c.offcpu, "stacks") ? OFFCPU_STACKS
 					     : !strcmp(c.offcpu, "switches") ? OFFCPU_SWITCHES
 									      : OFFCPU_PROCESS,
-				   .perf_script = c.perf_script, .status_file = c.status_file};
+				   .perf_script = c.perf_script, .status_file = c.status_file,
+				   .split_writer = true,
+				   .app_pgid = c.app_pgid > 0 ? (pid_t)c.app_pgid : 0};
 	struct executor *x = executor__new_real();
 	struct rank_shim_result res;
 	rc = x ? rank_shim_run(x, &o, rest.cmd_argv, NULL, NULL, &res, &e)

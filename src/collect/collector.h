@@ -160,8 +160,9 @@ void collector__free(struct collector *c); /* accepts NULL */
  * NULL when argv has no command after `--` or on allocation failure (run argv
  * as it is). status_fd >= 0: fg-exec relays the application as its child
  * and writes how it ended there (exec_become). Freed with
- * collect_fg_argv__free. */
-char **collect_fg_argv(char *const *argv, int status_fd);
+ * collect_fg_argv__free. pgid > 0: the group the application joins instead of
+ * ours (a rank's launcher-facing group, exec_rank_split). */
+char **collect_fg_argv(char *const *argv, int status_fd, pid_t pgid);
 void collect_fg_argv__free(char **v);
 /* env_set holds an LD_PRELOAD: no fg-exec then (it would load it too). */
 bool collect_env_preloads(const char *const *env_set);

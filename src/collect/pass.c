@@ -140,7 +140,7 @@ static void relayed_status(int fd, struct exec_result *res, int *collector_exit)
 	}
 }
 
-char **collect_fg_argv(char *const *argv, int status_fd)
+char **collect_fg_argv(char *const *argv, int status_fd, pid_t pgid)
 {
 	size_t n = 0, dd = 0;
 	while (argv[n])
@@ -149,13 +149,13 @@ char **collect_fg_argv(char *const *argv, int status_fd)
 		dd++;
 	char *self = dd + 1 < n ? rank_shim_self_exe() : NULL;
 	char **v = self ? xcalloc(n + 12, sizeof(char *)) : NULL; /* 8 words and NULL */
-	char *pgid = v ? xasprintf("%d", (int)getpgrp()) : NULL;
-	char *fd = pgid ? xasprintf("%d", status_fd) : NULL;
+	char *group = v ? xasprintf("%d", (int)(pgid > 0 ? pgid : getpgrp())) : NULL;
+	char *fd = group ? xasprintf("%d", status_fd) : NULL;
 	struct sigaction ttou;
 	if (!fd || sigaction(SIGTTOU, NULL, &ttou) != 0) {
 		xfree(self);
 		xfree(v);
-		xfree(pgid);
+		xfree(group);
 		xfree(fd);
 		return NULL;
 	}
@@ -165,7 +165,7 @@ char **collect_fg_argv(char *const *argv, int status_fd)
 	v[k++] = self;
 	v[k++] = (char *)"fg-exec";
 	v[k++] = (char *)"--pgid";
-	v[k++] = pgid;
+	v[k++] = group;
 	v[k++] = (char *)"--status-fd";
 	v[k++] = fd; /* -1: none, fg-exec becomes the application */
 	if (ttou.sa_handler != SIG_IGN)
@@ -191,19 +191,20 @@ void collect_fg_argv__free(char **v)
 }
 
 static int run_app(const struct collect_env *env, struct collect_pass *p, char *const *argv,
-		   const char *wrapper_output, int ranks, struct exec_result *res, struct err *e)
+		   const char *wrapper_output, int ranks, const char *writers,
+		   struct exec_result *res, struct err *e)
 {
 	/* perf in a group of its own, the application back in ours: a Ctrl-C
 	 * reaches the application alone (collect_fg_argv); the relay's status
 	 * in memory (a full disk cannot refuse it) */
 	bool fg_ok = wrapper_output && !collect_env_preloads(env->env_set);
 	int status_fd = fg_ok ? memfd_create("nunatak-app-status", 0) : -1;
-	char **fg = fg_ok ? collect_fg_argv(argv, status_fd) : NULL;
+	char **fg = fg_ok ? collect_fg_argv(argv, status_fd, 0) : NULL;
 	struct exec_request rq = {.argv = (const char *const *)(fg ? fg : argv),
 				  .forward_signals = true, .application = true,
 				  .env_set = env->env_set, .output_path = wrapper_output,
 				  .wrapper = wrapper_output != NULL, .own_pgrp = fg != NULL,
-				  .local_ranks = ranks};
+				  .local_ranks = ranks, .writers_lock = writers};
 	iso_now(p->start);
 	p->launched = true;
 	p->mono_start = mono_now();
@@ -226,13 +227,19 @@ static int run_app(const struct collect_env *env, struct collect_pass *p, char *
 int collect_run_app(const struct collect_env *env, struct collect_pass *p, char *const *argv,
 		    const char *wrapper_output, struct exec_result *res, struct err *e)
 {
-	return run_app(env, p, argv, wrapper_output, 0, res, e);
+	return run_app(env, p, argv, wrapper_output, 0, NULL, res, e);
 }
 
 int collect_run_ranks(const struct collect_env *env, struct collect_pass *p, char *const *argv,
 		      int world_size, struct exec_result *res, struct err *e)
 {
-	return run_app(env, p, argv, NULL, world_size > 0 ? world_size : 0, res, e);
+	/* the ranks' shims may outlive the launcher (exec_rank_split) */
+	char *writers = env->collect_dir
+				? xasprintf("%s/%s", env->collect_dir, RANK_SHIM_WRITERS_LOCK)
+				: NULL;
+	int rc = run_app(env, p, argv, NULL, world_size > 0 ? world_size : 0, writers, res, e);
+	xfree(writers);
+	return rc;
 }
 
 static int bare_launch(struct collector *c, const struct collect_env *env, struct collect_pass *p,

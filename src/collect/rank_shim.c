@@ -65,6 +65,8 @@ struct shim {
 	struct degradations degr;
 	struct exec_result res;
 	bool ran;             /* the application was started */
+	pid_t app_pgid;       /* the launcher-facing group the application joins, or 0 */
+	char pgid_word[24];   /* app_pgid for the relay's --app-pgid */
 };
 
 bool rank_shim_samples(int rank, int world_size, int local_rank, int threshold)
@@ -150,10 +152,15 @@ static int run_app_argv(struct shim *s, char *const *argv, const char *perf_out,
 	 * too and have its start-up sampled as the rank's. perf stat keeps its
 	 * relay (its own status). */
 	const char *const *env = s->env_set[0] ? (const char *const *)s->env_set : NULL;
-	char **fg = perf && !csv && !collect_env_preloads(env) ? collect_fg_argv(argv, -1) : NULL;
+	char **fg = perf && !csv && !collect_env_preloads(env)
+			    ? collect_fg_argv(argv, -1, s->app_pgid)
+			    : NULL;
+	/* Without perf, the application itself starts in the launcher-facing
+	 * group (exec_rank_split); perf stat's relay puts it there (relayed). */
 	struct exec_request rq = {.argv = (const char *const *)(fg ? fg : argv),
 				  .application = true, .forward_signals = true, .wrapper = perf,
-				  .own_pgrp = fg != NULL, .env_set = env};
+				  .own_pgrp = fg != NULL, .env_set = env,
+				  .join_pgid = perf ? 0 : s->app_pgid};
 	exec_result__release(&s->res);
 	int rc = executor__run(s->x, &rq, &s->res, e);
 	collect_fg_argv__free(fg);
@@ -428,7 +435,8 @@ static int try_preload(struct shim *s, struct err *e)
 	int rc = ld && hz && s->sps_rel && env[0] ? 0 : err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	if (rc == 0) {
 		struct exec_request rq = {.argv = (const char *const *)app, .application = true,
-					  .forward_signals = true, .env_set = env};
+					  .forward_signals = true, .env_set = env,
+					  .join_pgid = s->app_pgid};
 		exec_result__release(&s->res);
 		rc = executor__run(s->x, &rq, &s->res, e);
 	}
@@ -465,15 +473,21 @@ static char **relayed(struct shim *s, const char *status, char **self)
 	while (s->app[n])
 		n++;
 	*self = rank_shim_self_exe();
-	char **v = *self ? xcalloc(n + 6, sizeof(char *)) : NULL;
+	char **v = *self ? xcalloc(n + 8, sizeof(char *)) : NULL;
 	if (!v)
 		return NULL;
-	v[0] = *self;
-	v[1] = (char *)"rank-shim";
-	v[2] = (char *)"--status-file";
-	v[3] = (char *)status;
-	v[4] = (char *)"--";
-	memcpy(v + 5, s->app, n * sizeof(char *));
+	size_t k = 0;
+	v[k++] = *self;
+	v[k++] = (char *)"rank-shim";
+	v[k++] = (char *)"--status-file";
+	v[k++] = (char *)status;
+	if (s->app_pgid > 0) { /* the relay's application in the launcher-facing group */
+		snprintf(s->pgid_word, sizeof(s->pgid_word), "%d", (int)s->app_pgid);
+		v[k++] = (char *)"--app-pgid";
+		v[k++] = s->pgid_word;
+	}
+	v[k++] = (char *)"--";
+	memcpy(v + k, s->app, n * sizeof(char *));
 	return v;
 }
 
@@ -504,8 +518,11 @@ static int try_count(struct shim *s, struct err *e)
 		xfree(status);
 		return err_oom(e);
 	}
+	/* duration_time: the rank's wall time beside its CPU time (task-clock),
+	 * the process-level budget of a rank that records no context switch */
 	snprintf(s->events, sizeof(s->events), "%s",
-		 node_has_pmu() ? "task-clock,cycles,instructions" : "task-clock");
+		 node_has_pmu() ? "task-clock,cycles,instructions,duration_time"
+				: "task-clock,duration_time");
 	char *self = NULL;
 	char **relay = relayed(s, status, &self);
 	char **full = perf_argv_stat(s->perf, s->events, csv, relay ? relay : s->app);
@@ -713,13 +730,30 @@ static int collect(struct shim *s, struct err *e)
 	return rc;
 }
 
+/* The collection out of the launcher's reach (exec_rank_split): from here on
+ * this process is the writer; the launcher's pid waits. A failed split (no
+ * lock) collects as before, in the launcher's group, and says so. */
+static void split_writer(struct shim *s)
+{
+	if (!s->o->split_writer)
+		return;
+	char *lock = xasprintf("%s/%s", s->o->directory, RANK_SHIM_WRITERS_LOCK);
+	int rc = lock ? exec_rank_split(lock, &s->app_pgid) : -ENOMEM;
+	if (rc < 0)
+		degrade(s, DEG_RANK_COLLECTION_INTERRUPTED, DEG_RANK_COLLECTION_INTERRUPTED_REMEDY,
+			"rank %d's shim on %s could not move its collection out of the launcher's "
+			"process group (%s): an interrupt of the launch (mpirun kills its ranks' "
+			"groups) can lose this rank's data", s->id.rank, s->node, strerror(-rc));
+	xfree(lock);
+}
+
 /* Relay mode: the application as is, its end written for the shim above
  * perf stat; a signal becomes exit 128+N (no core of nunatak's own). */
-static int relay_run(struct executor *x, const char *status, char *const *app,
+static int relay_run(struct executor *x, const struct rank_shim_opts *o, char *const *app,
 		     struct rank_shim_result *res, struct err *e)
 {
 	struct exec_request rq = {.argv = (const char *const *)app, .application = true,
-				  .forward_signals = true};
+				  .forward_signals = true, .join_pgid = o->app_pgid};
 	struct exec_result r = {0};
 	int rc = executor__run(x, &rq, &r, e);
 	if (rc == 0) {
@@ -727,7 +761,7 @@ static int relay_run(struct executor *x, const char *status, char *const *app,
 		int len = r.term_signal ? snprintf(line, sizeof(line), "signal %d\n", r.term_signal)
 					: snprintf(line, sizeof(line), "exit %d\n", r.exit_code);
 		struct err we = {0};
-		fs_write_atomic(status, line, (size_t)len, &we);
+		fs_write_atomic(o->status_file, line, (size_t)len, &we);
 		res->exit_code = r.exit_code;
 		res->role = "relay";
 	}
@@ -745,7 +779,7 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 	if (!app || !app[0])
 		return err_set(e, -EINVAL, ERR_USAGE, "rank-shim needs a command after `--`");
 	if (o->status_file)
-		return relay_run(x, o->status_file, app, res, e);
+		return relay_run(x, o, app, res, e);
 	sp_rank_env__detect(getenv_fn ? getenv_fn : env_lookup, ctx, &s.id);
 	int rc;
 	if (s.id.runtime == SP_RANK_NONE || !o->directory) {
@@ -768,6 +802,7 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 		rc = run_bare(&s, e); /* cannot write: the Run will declare this rank */
 		goto out;
 	}
+	split_writer(&s);
 	rc = collect(&s, e);
 	if (rc == 0) {
 		/* after the application, which it must not delay: the node's Machine

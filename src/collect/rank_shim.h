@@ -32,6 +32,7 @@
 #define NUNATAK_COLLECT_RANK_SHIM_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct executor;
 struct err;
@@ -81,7 +82,19 @@ struct rank_shim_opts {
 	bool perf_script;       /* also write perf-script.txt + perf-buildid-list.txt
 				   in the rank (ingestion reads perf.data directly;
 				   this is for formats its reader refuses) */
+	bool split_writer;      /* in a rank, split first (exec_rank_split): the pid the
+				   launcher knows waits in the launcher's group with
+				   the application, the collection runs out of its
+				   reach (`nunatak rank-shim` only; never in tests
+				   that call rank_shim_run in-process) */
+	pid_t app_pgid;         /* relay mode: the process group the application
+				   starts in (the rank's launcher-facing group), or 0 */
 };
+
+/* Beside the ranks' directories in <directory>: the rank shims' writers hold
+ * its shared lock while they write (exec_rank_split); `nunatak run` waits
+ * for them after the launcher ended (exec_request.writers_lock). */
+#define RANK_SHIM_WRITERS_LOCK ".rank-writers"
 
 /* Returns a variable of the rank's environment, or NULL (getenv-like). */
 typedef const char *(*rank_shim_getenv)(const char *name, void *ctx);

@@ -55,6 +55,16 @@ struct exec_request {
 					the launcher, a forwarded signal goes to the ranks
 					and not to the launcher (mpirun would SIGKILL shims
 					still writing their data); 0: signal the launcher */
+	pid_t join_pgid;             /* > 0: the command starts in that existing process
+					group (a rank's launcher-facing group, see
+					exec_rank_split), so the launcher's signals reach
+					it; a group gone leaves it in ours */
+	const char *writers_lock;    /* an MPI launch: once the launcher ended, wait until
+					no rank shim's writer holds this file's shared lock
+					(exec_rank_split; the launcher may have killed the
+					shims' launcher-facing halves while they wrote), at
+					most RANK_WRITERS_WAIT_S or until a second interrupt;
+					then the file is removed */
 	const char *output_path;     /* a file the command is expected to write (perf
 					record's perf.data): the result says whether it
 					did, and recording/replay keep that answer */
@@ -103,6 +113,9 @@ struct exec_result {
 				while an application runs); not waited for, not killed */
 	int survivor_pid;    /* the first of them, and its name */
 	char survivor_comm[16];
+	int writers_unfinished; /* writers_lock: rank shims still held it when nunatak
+				   stopped waiting: 1 at the time bound, 2 at a second
+				   interrupt; 0: they all finished */
 	bool abandoned;      /* forward_signals: a second such signal arrived while the
 				child still ran; the child and its descendants were
 				killed (SIGKILL) so that nunatak stops waiting */
@@ -140,6 +153,24 @@ struct executor {
  * writes how the child ended to status_fd at offset 0 ("exit N\n",
  * "signal N\n") and ends the same way (returns the exit code). */
 int exec_become(pid_t pgid, bool ttou_default, int status_fd, char *const *argv);
+
+/* How long `nunatak run` waits for the rank shims' writers after the
+ * launcher ended (exec_request.writers_lock). */
+#define RANK_WRITERS_WAIT_S 600
+
+/* A rank's `nunatak rank-shim` splits in two: this process, the one the
+ * launcher started and signals (with its process group), stays in that
+ * group, waits for its child and ends as the child ends (exit code or
+ * signal); it never returns. The child returns 0: it is the writer, in a
+ * process group of its own, out of the launcher's reach, holding a shared
+ * lock on lock_path until it exits; *group is the launcher-facing group,
+ * which the application joins (exec_request.join_pgid, fg-exec --pgid) to
+ * get the launcher's signals as it would bare. A signal sent to the waiting
+ * half by someone else than the launcher's group kill or a `nunatak run`
+ * (which reach the application themselves) is passed on to the writer's
+ * descendants. Returns -errno (no split, *group 0) when the lock cannot be
+ * taken or the fork fails. */
+int exec_rank_split(const char *lock_path, pid_t *group);
 
 struct executor *executor__new_real(void);
 /* Records every invocation made through `inner` into `entry_dir` (created;

@@ -25,10 +25,24 @@ pid_t exec_find_zombie(const char *comm);
 /* sig to root's descendants, deepest first, then to root (exec/tree.c). */
 void exec_signal_tree(pid_t root, int sig, bool outside_only, int ranks);
 bool exec_is_nunatak(pid_t pid);
+/* Whether a descendant of root (not root) is in process group `group`. */
+bool exec_tree_in_group(pid_t root, pid_t group);
+/* sig to root's descendants but root, deepest first, collectors (perf
+ * running `nunatak fg-exec`) left out (exec/tree.c). */
+void exec_signal_below(pid_t root, int sig);
 /* Our live (not zombie) children now: after the application was reaped,
  * what it left running and we adopted as its subreaper. The first one's pid
  * and name into *first, comm. */
 int exec_survivors(pid_t *first, char comm[16]);
+
+/* The rank shim's split (exec_rank_split, exec/split.c): the waiting half's
+ * handlers for SIGINT/SIGTERM/SIGHUP/SIGQUIT armed and restored (old[NR_SPLIT]), and its
+ * wait for the writer, ending as the writer ended (never returns). */
+#define NR_SPLIT 4
+struct sigaction;
+void exec_split_arm(struct sigaction *old);
+void exec_split_disarm(const struct sigaction *old);
+void exec_split_wait(pid_t writer, pid_t group) __attribute__((noreturn));
 
 /* Merging a batch's per-line calls (exec.h merge_slot; exec/merge.c). */
 struct exec_request;

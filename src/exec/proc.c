@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -570,8 +571,8 @@ static int spawn_io(const struct exec_request *req, const char *path, char **env
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setsigmask(&attr, mask);
 	short flags = POSIX_SPAWN_SETSIGMASK;
-	if (req->own_pgrp) {
-		posix_spawnattr_setpgroup(&attr, 0);
+	if (req->own_pgrp || req->join_pgid > 0) {
+		posix_spawnattr_setpgroup(&attr, req->own_pgrp ? 0 : req->join_pgid);
 		flags |= POSIX_SPAWN_SETPGROUP;
 	}
 	posix_spawnattr_setflags(&attr, flags);
@@ -579,6 +580,12 @@ static int spawn_io(const struct exec_request *req, const char *path, char **env
 	int rc = setup_io(req, &fa, io, &cf, e);
 	if (rc == 0) {
 		int src = posix_spawn(pid, path, &fa, &attr, (char *const *)req->argv, env);
+		if (src == EPERM && req->join_pgid > 0 && !req->own_pgrp) {
+			/* the group is gone (its launcher-facing process was
+			 * killed): the command starts in ours, as before */
+			posix_spawnattr_setflags(&attr, (short)(flags & ~POSIX_SPAWN_SETPGROUP));
+			src = posix_spawn(pid, path, &fa, &attr, (char *const *)req->argv, env);
+		}
 		if (src != 0) {
 			*pid = 0;
 			launch_failure(req, res, src == ENOENT ? EXEC_NOT_FOUND : EXEC_NOT_EXECUTABLE,
@@ -656,6 +663,24 @@ static int io_finish(struct proc_io *io, struct exec_result *res)
 	return rc;
 }
 
+/* Until the rank shims' writers are done (none holds the lock's shared
+ * side): bounded, and a second interrupt stops waiting (exec_result.
+ * writers_unfinished). A file never created means no shim took it. */
+static int wait_writers(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	double end = now_s() + RANK_WRITERS_WAIT_S;
+	bool done;
+	while (!(done = flock(fd, LOCK_EX | LOCK_NB) == 0) && now_s() < end && fwd_count < 2)
+		nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+	if (done)
+		unlink(path);
+	close(fd);
+	return done ? 0 : fwd_count >= 2 ? 2 : 1;
+}
+
 static int spawn_and_wait(const struct exec_request *req, const char *path, char **env,
 			  struct exec_result *res, struct err *e)
 {
@@ -683,6 +708,8 @@ static int spawn_and_wait(const struct exec_request *req, const char *path, char
 		sigaction(SIGTTOU, &old_ttou, NULL);
 	if (rc == 0 && pid > 0)
 		rc = wait_child(req, pid, t0, &io, res, e);
+	if (req->writers_lock && rc == 0 && pid > 0)
+		res->writers_unfinished = wait_writers(req->writers_lock);
 	/* What the application left running (a daemon) was adopted by us. */
 	if (reaper && rc == 0 && pid > 0 && req->application && !res->abandoned) {
 		pid_t first = -1;
@@ -1013,4 +1040,37 @@ void exec_isolated__release(struct exec_isolated *res)
 {
 	xfree(res->out);
 	memset(res, 0, sizeof(*res));
+}
+
+int exec_rank_split(const char *lock_path, pid_t *group)
+{
+	*group = 0;
+	int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || flock(fd, LOCK_SH | LOCK_NB) != 0) {
+		int rc = -errno;
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	struct sigaction old[NR_SPLIT];
+	exec_split_arm(old);
+	pid_t pg = getpgrp();
+	pid_t w = fork();
+	if (w < 0) {
+		int rc = -errno;
+		exec_split_disarm(old);
+		close(fd);
+		return rc;
+	}
+	if (w > 0) {
+		close(fd); /* the lock is the writer's (same open file, still held) */
+		exec_split_wait(w, pg);
+	}
+	exec_split_disarm(old);
+	/* Out of the launcher's group; fd stays open (and locked) until the
+	 * writer exits, close-on-exec keeps it from its children. */
+	if (setpgid(0, 0) != 0)
+		return -errno; /* cannot happen (a fresh child) */
+	*group = pg;
+	return 0;
 }

@@ -122,9 +122,10 @@ static enum role role_of(pid_t pid, const char *self)
  * signalled, would SIGTERM the application and end by the signal itself,
  * hiding the application's own status; it ends when the application does.
  * With outside_only (the terminal's Ctrl-C already reached our process
- * group), only the processes outside our group get it: ranks that Open MPI
- * puts in groups of their own, the application should `fg-exec` have failed
- * to join ours; never another session's (a daemon that detached itself). */
+ * group), only the processes outside our group get it: the application
+ * should `fg-exec` have failed to join ours; never another session's (a
+ * daemon that detached itself); nothing under an MPI launcher in our group,
+ * which got it too and signals its ranks as it does bare. */
 void exec_signal_tree(pid_t root, int sig, bool outside_only, int ranks)
 {
 	pid_t *tree = xcalloc(MAX_TREE, sizeof(*tree));
@@ -135,6 +136,11 @@ void exec_signal_tree(pid_t root, int sig, bool outside_only, int ranks)
 	pid_t group = getpgrp(), session = getsid(0);
 	if (!tree)
 		tree = &root, n = 1;
+	/* A terminal's Ctrl-C reached an MPI launcher in our group too: it does
+	 * what it does bare (Open MPI's mpirun kills the job, MPICH's sends the
+	 * ranks SIGINT); the ranks get what it sends them, nothing of ours. */
+	if (outside_only && ranks > 0 && getpgid(root) == group)
+		n = 0;
 	int shims = 0;
 	for (size_t i = n; i-- > 0;) {
 		pid_t p = tree[i];
@@ -153,6 +159,30 @@ void exec_signal_tree(pid_t root, int sig, bool outside_only, int ranks)
 	}
 	if (tree != &root)
 		xfree(tree);
+}
+
+bool exec_tree_in_group(pid_t root, pid_t group)
+{
+	pid_t *tree = xcalloc(MAX_TREE, sizeof(*tree));
+	size_t n = tree ? find_tree(root, tree, false) : 0;
+	bool found = false;
+	for (size_t i = 1; i < n && !found; i++)
+		found = getpgid(tree[i]) == group;
+	xfree(tree);
+	return found;
+}
+
+void exec_signal_below(pid_t root, int sig)
+{
+	pid_t *tree = xcalloc(MAX_TREE, sizeof(*tree));
+	size_t n = tree ? find_tree(root, tree, false) : 0;
+	char self[4096];
+	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[sl > 0 ? sl : 0] = '\0';
+	for (size_t i = n; i-- > 1;)
+		if (sl <= 0 || role_of(tree[i], self) != ROLE_COLLECTOR)
+			kill(tree[i], sig);
+	xfree(tree);
 }
 
 /* Whether `pid` runs the same program as this process: another nunatak (the

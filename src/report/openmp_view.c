@@ -17,6 +17,11 @@
 	"time-base samples in the outlined function only: the time preempted while working " \
 	"needs the scheduler's call stacks (root)"
 
+#define R_SPLIT                                                                          \
+	"the runtime's frames do not say which region a barrier wait served: the thread's "  \
+	"wait split between the regions it took part in, in proportion to its deficit in "   \
+	"each (the region's longest work minus its own)"
+
 #define CLOCK_OMPT "CLOCK_MONOTONIC (OMPT callbacks of libomp)"
 
 static json_t *time_json(const struct omp_view *v, double ns, enum quality q, const char *reason,
@@ -121,7 +126,10 @@ json_t *openmp_view_payload(const struct omp_view *v, const struct pivot *p)
 						      v->ompt ? "implicit task - wait (OMPT)"
 							      : "samples in the outlined function + preempted there"));
 			json_object_set_new(row, "wait_ns",
-					    time_json(v, th->wait_ns, q, v->wait_measured ? NULL : R_SPIN_ONLY,
+					    time_json(v, th->wait_ns, th->wait_split ? QUALITY_ESTIMATED : q,
+						      !v->wait_measured ? R_SPIN_ONLY
+						      : th->wait_split	? R_SPLIT
+									: NULL,
 						      v->ompt ? "sync_region_wait: barriers, taskwait, taskgroup (OMPT)"
 							      : "samples in the runtime + off-CPU time in a runtime stack"));
 			json_array_append_new(threads, row);
@@ -131,8 +139,14 @@ json_t *openmp_view_payload(const struct omp_view *v, const struct pivot *p)
 					rg->line > 0 ? json_integer(rg->line) : json_null(),
 					"line_is_pragma", rg->pragma, "threads",
 					threads ? threads : json_array());
-		json_object_set_new(row, "time_ns", time_json(v, rg->time_ns, q,
-							      v->wait_measured ? NULL : R_SPIN_ONLY,
+		bool split = false;
+		for (size_t t = 0; t < rg->nr_threads; t++)
+			split |= rg->threads[t].wait_split;
+		json_object_set_new(row, "time_ns", time_json(v, rg->time_ns,
+							      split ? QUALITY_ESTIMATED : q,
+							      !v->wait_measured ? R_SPIN_ONLY
+							      : split		? R_SPLIT
+										: NULL,
 							      "max over threads of work_ns + wait_ns"));
 		json_object_set_new(row, "measured_by", json_string(v->ompt ? "ompt" : "frames"));
 		json_array_append_new(regions, row);
@@ -199,7 +213,9 @@ int openmp_view_lines(const struct omp_view *v, struct text_lines *out)
 			     "(of its time in the region, wall clock; %zu region%s, %zu thread%s; %s)",
 			v->runtime, v->ompt ? ", OMPT" : "", worst->thread, 100.0 * wf, where, v->nr_regions,
 			v->nr_regions == 1 ? "" : "s", big->nr_threads, big->nr_threads == 1 ? "" : "s",
-			v->wait_measured ? "measured" : "estimated: " R_SPIN_ONLY);
+			!v->wait_measured ? "estimated: " R_SPIN_ONLY
+			: worst->wait_split ? "estimated: " R_SPLIT
+					    : "measured");
 	if (v->nr_ranks) {
 		char all[64];
 		snprintf(all, sizeof(all), "%zu regions", v->nr_regions);

@@ -398,7 +398,7 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 		struct launch_time lt = {.wall_s = ctx ? ctx->app_wall_s : NAN,
 					 .cpu_s = ctx && ctx->app_cpu_s > 0 ? ctx->app_cpu_s : -1,
 					 .cpu_includes_collector = ctx && ctx->cpu_includes_collector};
-		time_view_lines(&tb, &lt, out);
+		time_view_lines(&tb, &lt, p, out);
 	}
 	else
 		out->failed = true;

@@ -96,6 +96,52 @@ static void process_budget(const struct launch_time *lt, struct process_budget *
 	b->offr = o ? R_PROCESS : w && c ? R_THREADS : R_NO_SWITCHES;
 }
 
+#define R_RANK_THREADS                                                                    \
+	"perf stat counts the rank it launches as a whole (per-thread counts need an attach " \
+	"by thread id) and the rank's threads are gone from /proc when it ends: a "           \
+	"counting-only rank's time is per rank, never per thread"
+#define R_RANK_OFF "process level: the rank's wall time - the CPU time of all its threads, " \
+		   "exact for a single-threaded rank (" R_RANK_THREADS ")"
+#define R_RANK_OFF_THREADS                                                                \
+	"the rank's threads were on the CPU longer than it lived (several at once): off-CPU " \
+	"time needs the per-thread context switches of a sampled rank"
+#define R_RANK_NO_WALL "no duration_time in this rank's perf stat (a Run older than it)"
+
+/* Counting-only ranks (beyond the sampling threshold): their process-level
+ * time, from their perf stat. */
+static json_t *counted_rows(const struct time_budget *tb, const struct pivot *p)
+{
+	static const char *const L_DUR[] = {"duration_time", NULL};
+	static const char *const L_TC[] = {"task-clock", NULL};
+	static const char *const L_BOTH[] = {"duration_time", "task-clock", NULL};
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < tb->nr_counted; i++) {
+		const struct rank_time *r = &tb->counted[i];
+		const struct locus *l = &p->loci[r->locus];
+		bool w = isfinite(r->wall_ns), c = isfinite(r->cpu_ns);
+		bool o = w && c && r->cpu_ns <= r->wall_ns;
+		json_t *row = json_pack("{s:s?, s:i, s:n, s:s}", "node", l->node, "rank", l->rank,
+					"threads", "threads_reason", R_RANK_THREADS);
+		if (!row)
+			continue;
+		json_object_set_new(row, "wall_ns",
+				    derived(r->wall_ns, w ? QUALITY_MEASURED : QUALITY_UNAVAILABLE,
+					    w ? NULL : R_RANK_NO_WALL, "perf stat duration_time",
+					    "the rank's duration (perf stat)", L_DUR));
+		json_object_set_new(row, "cpu_ns",
+				    derived(r->cpu_ns, c ? QUALITY_MEASURED : QUALITY_UNAVAILABLE,
+					    c ? NULL : "no task-clock in this rank's perf stat",
+					    "perf stat task-clock", "sum over the rank's threads", L_TC));
+		json_object_set_new(row, "offcpu_ns",
+				    derived(o ? r->wall_ns - r->cpu_ns : NAN,
+					    o ? QUALITY_ESTIMATED : QUALITY_UNAVAILABLE,
+					    o ? R_RANK_OFF : !w ? R_RANK_NO_WALL : R_RANK_OFF_THREADS,
+					    "perf stat duration_time", "wall_ns - cpu_ns", L_BOTH));
+		json_array_append_new(a, row);
+	}
+	return a ? a : json_array();
+}
+
 json_t *time_view_payload(const struct time_budget *tb, const struct pivot *p,
 			  const struct launch_time *lt)
 {
@@ -135,6 +181,7 @@ json_t *time_view_payload(const struct time_budget *tb, const struct pivot *p,
 	for (size_t i = 0; rows && i < tb->nr_loci; i++)
 		json_array_append_new(rows, locus_row(p, &tb->loci[i]));
 	json_object_set_new(o, "loci", rows ? rows : json_array());
+	json_object_set_new(o, "counted_ranks", counted_rows(tb, p));
 	return o;
 }
 
@@ -169,8 +216,54 @@ static double pct(double part, double whole)
 	return whole > 0 ? 100.0 * part / whole : NAN;
 }
 
+#define COUNTED_LINES 4
+
+/* One line per counting-only rank (the first COUNTED_LINES). */
+static void counted_lines(const struct time_budget *tb, const struct pivot *p,
+			  struct text_lines *out)
+{
+	if (!tb->nr_counted)
+		return;
+	text_lines__add(out, "time of the %zu counting-only rank%s (perf stat): per rank, not per "
+			     "thread (perf stat counts the rank it launches as a whole, and its "
+			     "threads are gone from /proc when it ends)",
+			tb->nr_counted, tb->nr_counted == 1 ? "" : "s");
+	for (size_t i = 0; i < tb->nr_counted && i < COUNTED_LINES; i++) {
+		const struct rank_time *r = &tb->counted[i];
+		int rank = p && r->locus >= 0 && (size_t)r->locus < p->nr_loci ? p->loci[r->locus].rank
+									   : -1;
+		if (isfinite(r->wall_ns) && isfinite(r->cpu_ns) && r->cpu_ns <= r->wall_ns)
+			text_lines__add(out, "  rank %d: wall %.3g s; on CPU %.3g s (%.1f%% of wall "
+					     "time), off CPU %.3g s (estimated: wall - CPU of all its "
+					     "threads, exact for one thread)",
+					rank, r->wall_ns * 1e-9, r->cpu_ns * 1e-9,
+					pct(r->cpu_ns, r->wall_ns), (r->wall_ns - r->cpu_ns) * 1e-9);
+		else if (isfinite(r->wall_ns) && isfinite(r->cpu_ns))
+			text_lines__add(out, "  rank %d: wall %.3g s; CPU %.3g s over several threads; "
+					     "off-CPU time unavailable (%s)",
+					rank, r->wall_ns * 1e-9, r->cpu_ns * 1e-9, R_RANK_OFF_THREADS);
+		else if (isfinite(r->cpu_ns))
+			text_lines__add(out, "  rank %d: CPU %.3g s; wall and off-CPU time unavailable "
+					     "(%s)", rank, r->cpu_ns * 1e-9, R_RANK_NO_WALL);
+	}
+	if (tb->nr_counted > COUNTED_LINES)
+		text_lines__add(out, "  ... and %zu more in the payload (time_budget.counted_ranks)",
+				tb->nr_counted - COUNTED_LINES);
+}
+
+static int budget_lines(const struct time_budget *tb, const struct launch_time *lt,
+			struct text_lines *out);
+
 int time_view_lines(const struct time_budget *tb, const struct launch_time *lt,
-		    struct text_lines *out)
+		    const struct pivot *p, struct text_lines *out)
+{
+	int rc = budget_lines(tb, lt, out);
+	counted_lines(tb, p, out);
+	return rc < 0 || out->failed ? -1 : 0;
+}
+
+static int budget_lines(const struct time_budget *tb, const struct launch_time *lt,
+			struct text_lines *out)
 {
 	if (!tb->available) {
 		struct process_budget b;

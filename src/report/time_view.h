@@ -24,8 +24,10 @@ struct launch_time {
 	bool cpu_includes_collector;
 };
 
+/* The summary's time lines; then, under MPI, one per counting-only rank
+ * (its process-level time from perf stat; p names the ranks). */
 int time_view_lines(const struct time_budget *tb, const struct launch_time *lt,
-		    struct text_lines *out);
+		    const struct pivot *p, struct text_lines *out);
 
 /* time_budget{mechanism, wall_ns, cpu_ns, offcpu_ns, preempted_ns, loci[{node,
  * rank, thread, pid, wall_ns, cpu_ns, offcpu_ns, preempted_ns}]}. New

@@ -258,6 +258,26 @@ static void outlived(struct run_state *s, const struct exec_result *res)
 	run_state__degrade(s, DEG_APPLICATION_OUTLIVED, msg, DEG_APPLICATION_OUTLIVED_REMEDY);
 }
 
+/* Rank shims still writing when nunatak stopped waiting for them after the
+ * launcher ended (exec_rank_split): their ranks are declared by the ingest
+ * (ranks-missing names them); this says why. */
+static void writers_left(struct run_state *s, const struct exec_result *res)
+{
+	if (!res->writers_unfinished)
+		return;
+	char msg[512], why[64];
+	if (res->writers_unfinished == 2)
+		snprintf(why, sizeof(why), "a second interrupt");
+	else
+		snprintf(why, sizeof(why), "%d s", RANK_WRITERS_WAIT_S);
+	snprintf(msg, sizeof(msg), "rank shims were still writing their ranks' data when nunatak "
+		 "stopped waiting for them (%s after the launcher ended): the ranks without "
+		 "rank.json then are declared missing", why);
+	run_state__degrade(s, DEG_RANK_COLLECTION_INTERRUPTED, msg,
+			   "interrupt once and let nunatak finish: the shims write after the "
+			   "launcher killed the ranks");
+}
+
 int stage_collect(struct run_state *s, struct err *e)
 {
 	/* HOOK(mpi): the rewritten launch, ranks collecting themselves
@@ -303,6 +323,7 @@ int stage_collect(struct run_state *s, struct err *e)
 		collector_died(s, res.wrapper_signal);
 		collector_failed(s, &p);
 		outlived(s, &res);
+		writers_left(s, &res);
 		run_announce_outcome(s);
 	}
 	exec_result__release(&res);

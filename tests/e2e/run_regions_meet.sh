@@ -55,6 +55,11 @@ p = json.load(open(payp))
 try:
     import jsonschema
     schema = json.load(open(os.path.join(os.environ["NUNATAK_SOURCE_DIR"], "docs/schemas/report-payload.json")))
+    # flame nodes nest as deep as the sampled stacks (perf keeps 127 frames, a
+    # frame-pointer chain that loops fills them all; the flame allows 512): Debian's
+    # jsonschema 4.10 spends about 8 Python frames a level and passes the default
+    # limit of 1000 from ~115 levels (RecursionError, seen as nobody at 129 levels)
+    sys.setrecursionlimit(20000)
     jsonschema.Draft202012Validator(schema).validate(p)
 except ImportError:
     print("note: python3-jsonschema absent: payload not validated against its schema")

@@ -72,6 +72,7 @@ static void t_foreign_thread(void)
 		CHECK_INT(a->thread, 0);
 		CHECK_INT(b->thread, 1);
 		CHECK(b->wait_ns == 2e8 && b->work_ns == 1e8 && a->work_ns == 3e8);
+		CHECK(!b->wait_split && !v.wait_split); /* one region: nothing to split */
 	}
 	omp_view__release(&v);
 	pivot__release(&p);
@@ -105,7 +106,58 @@ static void t_idle_worker(void)
 	pivot__release(&p);
 }
 
+/* Two regions of opposite imbalance (thread 0 works 3x in the first,
+ * thread 1 3x in the second): each thread's wait in libgomp, which no frame
+ * ties to a region, goes to the region where it had to wait (its deficit),
+ * estimated, not to the one where it worked most; a wait whose stack holds
+ * the outlined function is that region's. A thread with a single region
+ * keeps its whole wait there, not estimated. */
+static void t_two_regions(void)
+{
+	struct pivot p;
+	pivot__init(&p);
+	int64_t t0 = locus(&p, 100, 100), t1 = locus(&p, 100, 101);
+	static const char *const r0[] = {"main._omp_fn.0", APP, "GOMP_parallel", LIBGOMP};
+	static const char *const r1[] = {"main._omp_fn.1", APP, "GOMP_parallel", LIBGOMP};
+	static const char *const pool[] = {"schedule", "[kernel.kallsyms]", "(caller unknown)",
+					   LIBGOMP};
+	static const char *const named[] = {"schedule", "[kernel.kallsyms]", "gomp_barrier_wait_end",
+					    LIBGOMP, "main._omp_fn.1", APP};
+	stack(&p, t0, "task-clock", 3e8, r0, 2);
+	stack(&p, t1, "task-clock", 1e8, r0, 2);
+	stack(&p, t0, "task-clock", 1e8, r1, 2);
+	stack(&p, t1, "task-clock", 3e8, r1, 2);
+	stack(&p, t1, OFFCPU_COUNTER, 2e8, pool, 2);
+	stack(&p, t0, OFFCPU_COUNTER, 2e8, pool, 2);
+	stack(&p, t1, OFFCPU_COUNTER, 5e7, named, 3);
+	struct omp_view v;
+	CHECK_INT(omp_view_build(&p, "task-clock", &v), 0);
+	CHECK_INT(v.nr_regions, 2);
+	CHECK(v.wait_measured && v.wait_split);
+	for (size_t i = 0; i < v.nr_regions; i++) {
+		const struct omp_region *r = &v.regions[i];
+		const struct omp_thread *a = thread_of(r, t0), *b = thread_of(r, t1);
+		CHECK(a && b);
+		if (!a || !b)
+			continue;
+		if (!strcmp(r->name, "main._omp_fn.0")) {
+			CHECK(b->wait_ns == 2e8 && b->wait_split); /* thread 1 waited here */
+			CHECK(a->wait_ns == 0 && a->wait_split); /* none of its pool: a choice too */
+			CHECK(a->work_ns == 3e8 && b->work_ns == 1e8);
+		} else {
+			CHECK_STR(r->name, "main._omp_fn.1");
+			CHECK(a->wait_ns == 2e8 && a->wait_split);
+			CHECK(b->wait_ns == 5e7 && b->wait_split); /* its named wait only */
+			CHECK(r->time_ns == 3e8 + 5e7);
+		}
+	}
+	omp_view__release(&v);
+	pivot__release(&p);
+}
+
 static const struct test_case cases[] = {
+	{"two_regions", "waits split between regions by the thread's deficit in each",
+	 t_two_regions},
 	{"foreign_thread", "a thread outside the application's OpenMP threads is none of them",
 	 t_foreign_thread},
 	{"idle_worker", "a worker that only ran the runtime is kept, numbered among the kept",
