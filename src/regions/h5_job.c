@@ -333,17 +333,18 @@ static bool take_counters(struct cur *c, struct region_counters *out, const stru
 	ok = ok && take_events(c, &rc);
 	rc.events_over = (size_t)r_u64(c);
 	uint64_t nr = r_u64(c);
-	const struct ctr_row *rows = ok && nr <= (c->n - c->off) / sizeof(*rows)
-					     ? r_view(c, nr * sizeof(*rows))
-					     : NULL;
-	if (ok && nr && rows && !(rc.rows = xmalloc(nr * sizeof(*rows))))
+	size_t row = sizeof(struct ctr_row);
+	/* bytes, maybe unaligned in the stream: copied, never accessed there */
+	const unsigned char *rows = ok && nr <= (c->n - c->off) / row ? r_view(c, nr * row) : NULL;
+	if (ok && nr && rows && !(rc.rows = xmalloc(nr * row)))
 		c->bad = true;
 	for (uint64_t i = 0; rows && rc.rows && i < nr; i++) {
-		memcpy(&rc.rows[i], &rows[i], sizeof(*rows));
+		memcpy(&rc.rows[i], rows + i * row, row);
 		if (rc.rows[i].region >= ts->nr_regions)
 			c->bad = true;
-		for (size_t k = 0; k < CTR_EVENTS_MAX; k++) /* bytes as they came: 0 or 1 */
-			rc.rows[i].have[k] = ((const unsigned char *)&rows[i].have[k])[0] != 0;
+		unsigned char *have = (unsigned char *)rc.rows[i].have; /* 0 or 1, as bool */
+		for (size_t k = 0; k < CTR_EVENTS_MAX; k++)
+			have[k] = have[k] != 0;
 	}
 	rc.nr_rows = rc.cap_rows = rows ? (size_t)nr : 0;
 	rc.ranks_with = (size_t)r_u64(c);

@@ -39,6 +39,12 @@ check() {
 }
 segv=$d/segv_rank0.h5
 crash="libhdf5 crashed reading it (Segmentation fault"
+# Under AddressSanitizer its memcpy check stops libhdf5 before the fault,
+# and the child ends by the sanitizer's exit code: still an error naming
+# the file, which says so.
+if grep -qa "AddressSanitizer" "$NUNATAK"; then
+	crash="the process reading it ended (exit 1) without an answer"
+fi
 check "$segv" "$crash" inspect "$segv"
 check "$segv" "$crash" tree "$segv"
 check "$segv" "$crash" export "$segv" -f csv -o "$tmp/x.csv"
@@ -51,11 +57,11 @@ cmp -s sound.h5 keep.h5 || fail "convert changed keep.h5 although it failed"
 rc=0; "$NUNATAK" regions inspect "$segv" --json >err.json 2>/dev/null || rc=$?
 if [ "$known" = 1 ]; then
 	[ "$rc" = 1 ] || fail "--json exited $rc"
-	python3 - err.json "$segv" <<'PY' || fail "--json: $(cat err.json)"
+	python3 - err.json "$segv" "$crash" <<'PY' || fail "--json: $(cat err.json)"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["error"]["code"] == "trace.corrupt", d
-assert d["error"]["message"].startswith(sys.argv[2] + ": libhdf5 crashed"), d
+assert d["error"]["message"].startswith(sys.argv[2] + ": " + sys.argv[3]), d
 PY
 fi
 # the sound file in the same directory still reads after the crash

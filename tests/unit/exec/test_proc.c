@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -400,12 +401,11 @@ static int iso_greedy(void *arg, int fd)
 {
 	(void)arg;
 	(void)fd;
-	size_t n = (size_t)1 << 30;
-	char *p = malloc(n); /* beyond the child's 64 MiB: refused */
-	if (!p)
+	size_t n = (size_t)1 << 30; /* beyond the child's 64 MiB: refused */
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
 		return 12;
-	memset(p, 1, n);
-	free(p);
+	munmap(p, n);
 	return 0;
 }
 
