@@ -183,7 +183,7 @@ static void end_slow(const struct sp_site *h) __attribute__((noinline, cold));
 static void end_mismatch(struct sp_thread *t, const struct sp_site *h, uint64_t now)
 	__attribute__((noinline, cold));
 static void record_slow(struct sp_thread *t, const struct sp_site *h, uint64_t start,
-			uint64_t end) __attribute__((noinline, cold));
+			uint64_t end, const int64_t *cv) __attribute__((noinline, cold));
 static void anchor_slow(struct sp_thread *t) __attribute__((noinline, cold));
 static void in_handler(struct sp_thread *t) __attribute__((noinline, cold));
 static void end_counted(struct sp_thread *t, const struct sp_site *h, bool tsc)
@@ -299,9 +299,12 @@ static void anchor_slow(struct sp_thread *t)
  * stored (and through a flush): a signal handler's call recorded in that
  * window would take the same slot, so it is dropped and counted instead.
  * A handler that ran before busy was set has finished: the count read
- * after includes its call. */
+ * after includes its call.
+ * @p cv: the call's counts (sp_counters__end, on the caller's stack, so a
+ * handler's own call cannot change them), kept at the call's index; NULL
+ * (a constant at the call sites without counters): nothing more to do. */
 static inline void record(struct sp_thread *t, const struct sp_site *h, uint64_t start,
-			  uint64_t end)
+			  uint64_t end, const int64_t *cv)
 {
 	if (unlikely(t->busy)) {
 		in_handler(t);
@@ -311,13 +314,15 @@ static inline void record(struct sp_thread *t, const struct sp_site *h, uint64_t
 	atomic_signal_fence(memory_order_seq_cst);
 	size_t n = atomic_load_explicit(&t->n, memory_order_relaxed);
 	if (unlikely(n == SP_BUF_CALLS || end >= t->next_anchor)) {
-		record_slow(t, h, start, end);
+		record_slow(t, h, start, end, cv);
 		return;
 	}
 	struct sp_call *call = &t->buf[n];
 	call->site = h;
 	call->start = start;
 	call->end = end;
+	if (cv)
+		sp_counters__keep(t, n, cv);
 	/* Publishes the call to a concurrent sp_finalize (plain store on x86). */
 	atomic_store_explicit(&t->n, n + 1, memory_order_release);
 	atomic_signal_fence(memory_order_seq_cst);
@@ -333,7 +338,7 @@ static void in_handler(struct sp_thread *t)
 
 /* Entered with t->busy set; clears it. */
 static void record_slow(struct sp_thread *t, const struct sp_site *h, uint64_t start,
-			uint64_t end)
+			uint64_t end, const int64_t *cv)
 {
 	if (sp_tls_inlib) { /* a handler: this thread holds a lock of ours */
 		in_handler(t);
@@ -354,6 +359,8 @@ static void record_slow(struct sp_thread *t, const struct sp_site *h, uint64_t s
 	call->site = h;
 	call->start = start;
 	call->end = end;
+	if (cv) /* after the flush: the counts go with the call's new index */
+		sp_counters__keep(t, n, cv);
 	atomic_store_explicit(&t->n, n + 1, memory_order_release);
 out:
 	atomic_signal_fence(memory_order_seq_cst);
@@ -382,9 +389,13 @@ static void end_mismatch(struct sp_thread *t, const struct sp_site *h, uint64_t 
 		uint64_t start = t->stack[i].start;
 		atomic_signal_fence(memory_order_seq_cst);
 		t->depth = i;
-		if (t->ctr)
-			sp_counters__end(t, h, i);
-		record(t, h, start, now);
+		if (t->ctr) {
+			int64_t cv[SP_CTR_MAX];
+			sp_counters__end(t, h, i, cv);
+			record(t, h, start, now, cv);
+		} else {
+			record(t, h, start, now, NULL);
+		}
 		return;
 	}
 	sp_registry__misuse_at(t, SP_MISUSE_END_UNOPENED, h);
@@ -421,7 +432,7 @@ static inline void end_body(struct sp_thread *t, const struct sp_site *h, bool t
 	/* read before the slot is given back to a signal handler's sp_begin */
 	atomic_signal_fence(memory_order_seq_cst);
 	t->depth = d;
-	record(t, h, start, now);
+	record(t, h, start, now, NULL);
 }
 
 /* sp_end with counters: they are read before the stamp (see begin_body). */
@@ -429,8 +440,9 @@ static void end_counted(struct sp_thread *t, const struct sp_site *h, bool tsc)
 {
 	uint32_t d = t->depth;
 	bool inner = d - 1 < SP_STACK_MAX && t->stack[d - 1].site == h;
+	int64_t cv[SP_CTR_MAX];
 	if (inner)
-		sp_counters__end(t, h, d - 1);
+		sp_counters__end(t, h, d - 1, cv);
 	uint64_t now = stamp(tsc);
 	if (!inner) {
 		end_mismatch(t, h, now);
@@ -439,7 +451,7 @@ static void end_counted(struct sp_thread *t, const struct sp_site *h, bool tsc)
 	uint64_t start = t->stack[d - 1].start;
 	atomic_signal_fence(memory_order_seq_cst);
 	t->depth = d - 1;
-	record(t, h, start, now);
+	record(t, h, start, now, cv);
 }
 
 SP_HOT void sp_end(const struct sp_site *h)

@@ -43,6 +43,10 @@ struct sp_ctr_thread {
 	uint32_t used;  /* slots taken */
 	uint64_t dropped; /* calls whose counts were not kept */
 	unsigned char state[SP_CTR_STATE_BYTES] __attribute__((aligned(8)));
+	/* Each buffered call's inclusive counts, n per call at the call's index
+	 * in the thread's buffer (SP_CTR_NONE: not kept); flushed beside the
+	 * calls (stream.c). Touched only as far as the buffer fills. */
+	int64_t vals[SP_BUF_CALLS * SP_CTR_MAX];
 	struct ctr_slot slots[SP_CTR_SLOTS];
 	struct ctr_frame frames[SP_CTR_DEPTH];
 };
@@ -391,9 +395,11 @@ static struct ctr_slot *slot_of(struct sp_ctr_thread *c, const struct sp_site *h
 	return NULL;
 }
 
-void sp_counters__end(struct sp_thread *t, const struct sp_site *h, uint32_t d)
+void sp_counters__end(struct sp_thread *t, const struct sp_site *h, uint32_t d, int64_t *cv)
 {
 	struct sp_ctr_thread *c = t->ctr;
+	for (int k = 0; k < c->n; k++)
+		cv[k] = SP_CTR_NONE;
 	if (!c->live)
 		return;
 	if (d >= SP_CTR_DEPTH) {
@@ -411,11 +417,25 @@ void sp_counters__end(struct sp_thread *t, const struct sp_site *h, uint32_t d)
 	s->calls++;
 	for (int k = 0; k < c->n; k++) {
 		uint64_t delta = now[k] - f->begin[k];
+		cv[k] = delta <= (uint64_t)INT64_MAX ? (int64_t)delta : SP_CTR_NONE;
 		s->incl[k] += delta;
 		s->excl[k] += delta - f->child[k];
 		if (parent)
 			parent->child[k] += delta;
 	}
+}
+
+void sp_counters__keep(struct sp_thread *t, size_t n, const int64_t *cv)
+{
+	struct sp_ctr_thread *c = t->ctr;
+	memcpy(&c->vals[n * (size_t)c->n], cv, (size_t)c->n * sizeof(int64_t));
+}
+
+const int64_t *sp_counters__values(const struct sp_thread *t, int *per_call)
+{
+	const struct sp_ctr_thread *c = t->ctr;
+	*per_call = c ? c->n : 0;
+	return c ? c->vals : NULL;
 }
 
 /* ---- finalize ---- */

@@ -16,8 +16,9 @@
  * unavailable (every software event, and this machine). PAPI's preset
  * names are accepted as aliases where perf has a generic event
  * (PAPI_TOT_CYC, PAPI_TOT_INS, ...). Measured cost: a region pair with one
- * event about 1.4 us, two events about 1.45 us, against 25 ns without
- * (bench/lib bench_lib_static; docs/cli/regions.md).
+ * event about 1.3 us, two events about 1.35 us, against 22-25 ns without
+ * (bench/lib bench_lib_static; docs/cli/regions.md); keeping each call's
+ * counts (sp_counters__keep, flushed as 'CVAL' frames) did not move it.
  *
  * A test-only backend with known counts (tests/programs/ctr_test/ctr_test_backend.c)
  * is reached through a weak reference: it exists only in test programs
@@ -96,7 +97,16 @@ void sp_counters__thread_exit(struct sp_thread *t);
 
 /* Hot path, out of line: the region at stack depth @p d opens / closes. */
 void sp_counters__begin(struct sp_thread *t, uint32_t d);
-void sp_counters__end(struct sp_thread *t, const struct sp_site *h, uint32_t d);
+/* @p cv receives the closing call's inclusive counts (SP_CTR_NONE each when
+ * they were not kept): the caller's storage, for sp_counters__keep. */
+void sp_counters__end(struct sp_thread *t, const struct sp_site *h, uint32_t d, int64_t *cv);
+
+/* Hot path, before the call is published: keeps @p cv (sp_counters__end's)
+ * as the counts of call @p n of the thread's buffer. No allocation. */
+void sp_counters__keep(struct sp_thread *t, size_t n, const int64_t *cv);
+/* The thread's per-call counts, *per_call values per buffered call (0 and
+ * NULL: the thread has no group). Read by the flush, under the stream lock. */
+const int64_t *sp_counters__values(const struct sp_thread *t, int *per_call);
 
 /* Fills the trace's counter section: @p region_of maps a site to its
  * region index (-1: none), @p lane_of a thread (by snapshot position) to

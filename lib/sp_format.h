@@ -51,6 +51,11 @@
  * start stamp, uint64 end stamp) in the order calls ended */
 #define SP_FRAME_CALLS 0x4c4c4143u
 #define SP_STREAM_CALL_LEN 24
+/* 'CVAL': the counts of the CALL frame just before it (same lane):
+ * int32 lane order, int32 values per call (the counted events), then per
+ * call in that frame's order, per counted event: int64 inclusive count
+ * (SP_CTR_NONE: not kept). Only when events are counted. */
+#define SP_FRAME_VALUES 0x4c415643u
 #define SP_FRAME_MAX (64u << 20) /* readers refuse a longer frame as corrupt */
 
 /*
@@ -84,6 +89,20 @@
  *     sums of the regions closed inside it on that lane).
  * Unavailable events have no values: never zero. */
 #define SP_EXT_COUNTERS 0x52544e43u
+
+/* 'CCAL': each call's counts (format version SP_CCAL_VERSION), present
+ * with CNTR when events were counted; may repeat (at most SP_CCAL_CHUNK
+ * calls a section, the sections in order):
+ *   int32 version, int32 ncounted, int64 ncalls in this section,
+ *   per call: int32 region (-1: padding, skip), int32 lane, int64 start ns
+ *     (the call's start as in the trace), per counted event in event
+ *     order: int64 inclusive count of that call (SP_CTR_NONE: not kept).
+ * Calls are in the order they were recorded; every call of the trace has
+ * one entry. */
+#define SP_EXT_CALL_COUNTERS 0x4c414343u
+#define SP_CCAL_VERSION 1
+#define SP_CCAL_CHUNK (1u << 20)
+#define SP_CTR_NONE (-1)
 
 /* What an event measures: lets readers derive rates (sp_format.h). */
 enum sp_ctr_kind {

@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "log.h"
+#include "counters.h"
 #include "registry.h"
 #include "site_read.h"
 #include "scope_profiler.h"
@@ -350,8 +351,15 @@ static void flush_locked(struct sp_thread *t)
 	frame_header(SP_FRAME_CALLS, 8 + n * SP_STREAM_CALL_LEN);
 	stage_u32((uint32_t)t->order);
 	stage_u32(0);
-	struct iovec iov[2] = {{stage, stage_n}, {t->buf, n * sizeof(struct sp_call)}};
-	int rc = write_all(iov, 2);
+	/* The calls' counts follow as their own frame (sp_format.h 'CVAL'). */
+	int per_call = 0;
+	const int64_t *vals = t->ctr ? sp_counters__values(t, &per_call) : NULL;
+	size_t vbytes = vals ? n * (size_t)per_call * sizeof(int64_t) : 0;
+	uint32_t vhdr[4] = {SP_FRAME_VALUES, (uint32_t)(8 + vbytes), (uint32_t)t->order,
+			    (uint32_t)per_call};
+	struct iovec iov[4] = {{stage, stage_n}, {t->buf, n * sizeof(struct sp_call)},
+			       {vhdr, sizeof(vhdr)}, {(void *)vals, vbytes}};
+	int rc = write_all(iov, vals ? 4 : 2);
 	if (rc < 0) {
 		sp_log(SP_LOG_ERROR, "cannot write the trace file %s: %s: later calls are "
 		       "dropped and counted", path ? path : "(memory)", strerror(-rc));
@@ -410,9 +418,29 @@ void sp_stream__drain(struct sp_thread **threads, size_t nr)
 	busy_end(was);
 }
 
-int sp_stream__each_call(int (*fn)(void *ctx, int order, const struct sp_call *calls,
-				   size_t n),
-			 void *ctx)
+/* The 'CVAL' frame at @p off if it holds the counts of the @p n calls of
+ * lane @p order just read: their values in @p vbuf (*per_call each), the
+ * frame's length in *skip; NULL otherwise (nothing consumed). */
+static const int64_t *values_after(int in, off_t off, int32_t order, size_t n, int64_t *vbuf,
+				   int *per_call, off_t *skip)
+{
+	uint32_t h[4];
+	*skip = 0;
+	if (pread(in, h, sizeof(h), off) != (ssize_t)sizeof(h) || h[0] != SP_FRAME_VALUES ||
+	    (int32_t)h[2] != order || h[3] < 1 || h[3] > SP_CTR_MAX ||
+	    h[1] != 8 + n * h[3] * sizeof(int64_t))
+		return NULL;
+	size_t bytes = h[1] - 8;
+	if (pread(in, vbuf, bytes, off + (off_t)sizeof(h)) != (ssize_t)bytes)
+		return NULL;
+	*per_call = (int)h[3];
+	*skip = (off_t)(8 + h[1]);
+	return vbuf;
+}
+
+int sp_stream__each_call_values(int (*fn)(void *ctx, int order, const struct sp_call *calls,
+					  size_t n, const int64_t *vals, int per_call),
+				void *ctx)
 {
 	sp_lock(&lock);
 	int in = fd;
@@ -421,8 +449,12 @@ int sp_stream__each_call(int (*fn)(void *ctx, int order, const struct sp_call *c
 		return 0;
 	size_t cap = 1u << 20;
 	unsigned char *buf = malloc(cap);
-	if (!buf)
+	int64_t *vbuf = malloc((size_t)SP_BUF_CALLS * SP_CTR_MAX * sizeof(int64_t));
+	if (!buf || !vbuf) {
+		free(buf);
+		free(vbuf);
 		return -ENOMEM;
+	}
 	off_t off = SP_STREAM_HEADER_LEN;
 	int rc = 0;
 	for (;;) {
@@ -450,13 +482,42 @@ int sp_stream__each_call(int (*fn)(void *ctx, int order, const struct sp_call *c
 		off += hdr[1];
 		int32_t order;
 		memcpy(&order, buf, 4);
-		rc = fn(ctx, order, (const struct sp_call *)(buf + 8),
-			(hdr[1] - 8) / SP_STREAM_CALL_LEN);
+		size_t n = (hdr[1] - 8) / SP_STREAM_CALL_LEN;
+		int per_call = 0;
+		off_t skip = 0;
+		const int64_t *vals = n <= SP_BUF_CALLS
+					      ? values_after(in, off, order, n, vbuf, &per_call, &skip)
+					      : NULL;
+		off += skip;
+		rc = fn(ctx, order, (const struct sp_call *)(buf + 8), n, vals, per_call);
 		if (rc)
 			break;
 	}
 	free(buf);
+	free(vbuf);
 	return rc;
+}
+
+struct calls_only {
+	int (*fn)(void *ctx, int order, const struct sp_call *calls, size_t n);
+	void *ctx;
+};
+
+static int calls_only(void *ctx, int order, const struct sp_call *calls, size_t n,
+		      const int64_t *vals, int per_call)
+{
+	(void)vals;
+	(void)per_call;
+	struct calls_only *c = ctx;
+	return c->fn(c->ctx, order, calls, n);
+}
+
+int sp_stream__each_call(int (*fn)(void *ctx, int order, const struct sp_call *calls,
+				   size_t n),
+			 void *ctx)
+{
+	struct calls_only c = {fn, ctx};
+	return sp_stream__each_call_values(calls_only, &c);
 }
 
 bool sp_stream__each_site(void (*fn)(void *ctx, const struct sp_site *site, uint64_t calls),

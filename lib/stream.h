@@ -40,6 +40,13 @@ int sp_stream__each_call(int (*fn)(void *ctx, int order, const struct sp_call *c
 				   size_t n),
 			 void *ctx);
 
+/* The same, each frame with its calls' counts (sp_format.h 'CVAL'):
+ * @p vals holds @p per_call values per call, NULL when the frame has none
+ * (no events counted, or the thread had no counter group). */
+int sp_stream__each_call_values(int (*fn)(void *ctx, int order, const struct sp_call *calls,
+					  size_t n, const int64_t *vals, int per_call),
+				void *ctx);
+
 /* Calls @p fn(ctx, handle, calls flushed) for every handle in the file.
  * Returns false (and calls nothing) when the counts are not exact (memory
  * ran out, a write failed): then count by reading the file back. */

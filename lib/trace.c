@@ -343,6 +343,56 @@ int sp_trace__each_call(const struct sp_trace *tr,
 	return rc;
 }
 
+struct counts_pass {
+	struct sp_trace_src *src;
+	size_t *fill;
+	int (*fn)(void *ctx, int32_t region, int32_t lane, int64_t start_ns,
+		  const int64_t *vals);
+	void *ctx;
+};
+
+static int counts_frame(void *ctx, int order, const struct sp_call *calls, size_t n,
+			const int64_t *vals, int per_call)
+{
+	struct counts_pass *p = ctx;
+	struct sp_trace_src *src = p->src;
+	struct sp_trace *tr = src->b.tr;
+	if (order < 0 || (size_t)order >= src->in->nr_threads)
+		return 0;
+	int32_t lane = src->lane_of[order];
+	bool usable = vals && per_call == tr->nr_ctr_counted;
+	for (size_t i = 0; i < n; i++) {
+		int32_t r = resolve(&src->b, calls[i].site);
+		if (r < 0 || p->fill[r] == tr->regions[r].nr_calls)
+			continue;
+		p->fill[r]++;
+		int rc = p->fn(p->ctx, r, lane, sp_clock_map__ns(src->map, calls[i].start),
+			       usable ? vals + i * (size_t)per_call : NULL);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int sp_trace__each_call_counts(const struct sp_trace *tr,
+			       int (*fn)(void *ctx, int32_t region, int32_t lane,
+					 int64_t start_ns, const int64_t *vals),
+			       void *ctx, uint64_t *seen)
+{
+	*seen = 0;
+	if (!tr->ctr_src)
+		return -EINVAL;
+	size_t *fill = calloc(tr->nr_regions + 1, sizeof(*fill));
+	if (!fill)
+		return -ENOMEM;
+	struct counts_pass p = {tr->ctr_src, fill, fn, ctx};
+	int rc = sp_stream__each_call_values(counts_frame, &p);
+	for (size_t r = 0; r < tr->nr_regions; r++)
+		*seen += fill[r];
+	free(fill);
+	return rc;
+}
+
 static void src_free(struct sp_trace_src *src)
 {
 	if (!src)
@@ -465,12 +515,15 @@ int sp_trace__build(struct sp_trace *tr, const struct sp_trace_input *in,
 	tr->has_samples = in->samples != NULL || in->with_modules;
 	if (rc == 0 && tr->has_samples)
 		rc = build_samples(&b, in);
-	if (rc == 0 && streamed) {
+	/* Kept too when events were counted: the writer reads each call's
+	 * counts back from the file (sp_trace__each_call_counts). */
+	if (rc == 0 && (streamed || tr->nr_ctr_counted > 0)) {
 		struct sp_trace_src *src = calloc(1, sizeof(*src));
 		size_t *fill = calloc(tr->nr_regions + 1, sizeof(*fill));
 		if (src && fill) {
 			*src = (struct sp_trace_src){b, in, lane_of, map, fill};
-			tr->src = src;
+			tr->src = streamed ? src : NULL;
+			tr->ctr_src = src;
 			memset(&b, 0, sizeof(b)); /* owned by src now */
 			lane_of = NULL;
 		} else {
@@ -503,6 +556,8 @@ void sp_trace__free(struct sp_trace *tr)
 			free(tr->misuse[k].names[i]);
 	free(tr->regions);
 	free(tr->calls);
+	if (tr->ctr_src != tr->src)
+		src_free(tr->ctr_src);
 	src_free(tr->src);
 	free(tr->lanes);
 	free(tr->ctr_rows);

@@ -21,7 +21,7 @@ struct sp_trace_src;
 
 /* The HDF5 plugin reads struct sp_trace directly: bump on any layout
  * change; the loader refuses a plugin built with another value. */
-#define SP_TRACE_ABI 3
+#define SP_TRACE_ABI 4
 #define SP_TRACE_ABI_KEY ((long)SP_TRACE_ABI * 1000000L + (long)sizeof(struct sp_trace))
 
 struct sp_call_out {
@@ -105,6 +105,9 @@ struct sp_trace {
 	size_t nr_ctr_rows;
 	struct sp_ctr_row_out *ctr_rows;
 	uint64_t ctr_threads_without, ctr_dropped;
+	/* what sp_trace__each_call_counts reads the calls' counts with (the
+	 * same as src when streamed); NULL when no event was counted */
+	struct sp_trace_src *ctr_src;
 	/* misuse, indexed by enum sp_misuse_kind (sp_format.h) */
 	struct sp_misuse_out misuse[SP_MISUSE_KIND_NR];
 };
@@ -127,6 +130,15 @@ struct sp_trace_input {
 int sp_trace__each_call(const struct sp_trace *tr,
 			int (*fn)(void *ctx, uint32_t region, const struct sp_call_out *c),
 			void *ctx);
+
+/* Each call of the trace with its counts (events counted only), in the
+ * order recorded: @p fn(ctx, region, lane, start ns, vals), vals holding
+ * nr_ctr_counted inclusive counts (SP_CTR_NONE: not kept), NULL when the
+ * call has none. *seen: calls passed. 0, -errno or fn's non-zero return. */
+int sp_trace__each_call_counts(const struct sp_trace *tr,
+			       int (*fn)(void *ctx, int32_t region, int32_t lane,
+					 int64_t start_ns, const int64_t *vals),
+			       void *ctx, uint64_t *seen);
 
 /* Builds @p tr (zeroed first). 0 or -ENOMEM; on failure tr is freed. */
 int sp_trace__build(struct sp_trace *tr, const struct sp_trace_input *in,

@@ -147,13 +147,81 @@ static void put_counters(struct sp_out *o, const struct sp_trace *tr)
 	}
 }
 
+/* 'CCAL': every call's counts, in sections of at most SP_CCAL_CHUNK calls. */
+static uint64_t calls_of(const struct sp_trace *tr)
+{
+	uint64_t n = 0;
+	for (size_t r = 0; r < tr->nr_regions; r++)
+		n += tr->regions[r].nr_calls;
+	return n;
+}
+
+static bool with_call_counts(const struct sp_trace *tr)
+{
+	return tr->nr_ctr_counted > 0 && tr->ctr_src && calls_of(tr) > 0;
+}
+
+static size_t call_counts_len(const struct sp_trace *tr)
+{
+	uint64_t n = calls_of(tr), sections = (n + SP_CCAL_CHUNK - 1) / SP_CCAL_CHUNK;
+	return (size_t)(sections * (8 + 16) + n * (16 + (uint64_t)tr->nr_ctr_counted * 8));
+}
+
+struct ccal {
+	struct sp_out *o;
+	const struct sp_trace *tr;
+	uint64_t done, total;
+};
+
+static void ccal_entry(struct ccal *c, int32_t region, int32_t lane, int64_t start,
+		       const int64_t *vals)
+{
+	int nc = c->tr->nr_ctr_counted;
+	if (c->done % SP_CCAL_CHUNK == 0) {
+		uint64_t left = c->total - c->done, k = left < SP_CCAL_CHUNK ? left : SP_CCAL_CHUNK;
+		sp_out__i32(c->o, (int32_t)SP_EXT_CALL_COUNTERS);
+		sp_out__i32(c->o, (int32_t)(16 + k * (16 + (uint64_t)nc * 8)));
+		sp_out__i32(c->o, SP_CCAL_VERSION);
+		sp_out__i32(c->o, nc);
+		sp_out__i64(c->o, (int64_t)k);
+	}
+	sp_out__i32(c->o, region);
+	sp_out__i32(c->o, lane);
+	sp_out__i64(c->o, start);
+	for (int k = 0; k < nc; k++)
+		sp_out__i64(c->o, vals ? vals[k] : SP_CTR_NONE);
+	c->done++;
+}
+
+static int ccal_call(void *ctx, int32_t region, int32_t lane, int64_t start_ns,
+		     const int64_t *vals)
+{
+	struct ccal *c = ctx;
+	if (c->done == c->total)
+		return -EIO; /* more than counted: cannot happen (each region is bounded) */
+	ccal_entry(c, region, lane, start_ns, vals);
+	return 0;
+}
+
+static void put_call_counts(struct sp_out *o, const struct sp_trace *tr)
+{
+	struct ccal c = {o, tr, 0, calls_of(tr)};
+	uint64_t seen;
+	sp_trace__each_call_counts(tr, ccal_call, &c, &seen);
+	/* The length was announced: calls the file no longer holds are padding
+	 * entries (region -1) that readers skip. */
+	while (c.done < c.total)
+		ccal_entry(&c, -1, -1, 0, NULL);
+}
+
 /* After the seed's last field: readers of the seed's layout stop before it. */
 static void put_extension(struct sp_out *o, const struct sp_trace *tr)
 {
 	int kinds;
 	size_t mlen = misuse_len(tr, &kinds);
 	size_t total = 8 + timing_len(tr) + (kinds ? 8 + mlen : 0) +
-		       (tr->nr_ctr_events ? 8 + counters_len(tr) : 0);
+		       (tr->nr_ctr_events ? 8 + counters_len(tr) : 0) +
+		       (with_call_counts(tr) ? call_counts_len(tr) : 0);
 	sp_out__put(o, SP_EXT_MAGIC, 8);
 	sp_out__i64(o, (int64_t)total);
 	put_timing(o, tr);
@@ -161,6 +229,8 @@ static void put_extension(struct sp_out *o, const struct sp_trace *tr)
 		put_misuse(o, tr);
 	if (tr->nr_ctr_events)
 		put_counters(o, tr);
+	if (with_call_counts(tr))
+		put_call_counts(o, tr);
 }
 
 int sp_writer__spt(const struct sp_trace *tr, const char *path)

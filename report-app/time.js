@@ -77,6 +77,27 @@ function ranksOpenmp(ranks) {
     })));
 }
 
+// Counting-only MPI ranks: their time per rank from perf stat, never per
+// thread (the row says why).
+function countedRanks(tb) {
+  const rows = tb.counted_ranks || [];
+  if (!rows.length) return null;
+  return el("div", {class: "tb-counted"},
+    el("h3", {}, "Counting-only ranks (perf stat)"),
+    el("p", {class: "muted"}, "Per rank, not per thread: " + (rows[0].threads_reason || "")),
+    el("table", {class: "tb-threads"},
+      el("thead", {}, el("tr", {}, el("th", {}, "rank"), el("th", {class: "num"}, "wall"),
+        el("th", {class: "num"}, "on CPU (all its threads)"), el("th", {class: "num"}, "off CPU (of the rank's wall time)"))),
+      el("tbody", {}, rows.map(r => {
+        const w = num(r.wall_ns), o = num(r.offcpu_ns);
+        return el("tr", {}, el("td", {class: "num"}, r.rank),
+          el("td", {class: "num"}, w === null ? unavailSpan(r.wall_ns) : nsText(r.wall_ns)),
+          el("td", {class: "num"}, num(r.cpu_ns) === null ? unavailSpan(r.cpu_ns) : nsText(r.cpu_ns)),
+          el("td", {class: "num"}, o === null ? unavailSpan(r.offcpu_ns) : [nsText(r.offcpu_ns), w ? " (" + pct(o / w) + ")" : ""],
+            " ", qualityBadge(qualityOf(r.offcpu_ns), r.offcpu_ns.reason || "")));
+      }))));
+}
+
 function timeSection(payload) {
   const tb = payload.time_budget;
   if (!tb) return null;
@@ -85,7 +106,7 @@ function timeSection(payload) {
   if (cpu === null || off === null)
     return el("section", {class: "time-budget", id: "time-budget"}, head,
       el("p", {}, "Wall time ", wall === null ? unavailSpan(tb.wall_ns) : nsText(tb.wall_ns), " ", qualityBadge(qualityOf(tb.wall_ns), tb.wall_ns && tb.wall_ns.reason || ""),
-        "; on-CPU and off-CPU time ", unavailSpan(tb.cpu_ns), "."));
+        "; on-CPU and off-CPU time ", unavailSpan(tb.cpu_ns), "."), countedRanks(tb));
   const threads = (tb.loci || []).length, base = cpu + off;
   const text = threads > 1
     ? `Wall ${nsText(tb.wall_ns)} over ${threads} threads (${formatNumber(base / 1e9, "s")} of thread time): on CPU ${nsText(tb.cpu_ns)} (${pct(cpu / base)} of the threads' wall time), off CPU ${nsText(tb.offcpu_ns)} (${pct(off / base)}).`
@@ -96,5 +117,6 @@ function timeSection(payload) {
     timeBar(cpu, off - pre, pre, base),
     el("p", {class: "tb-legend muted"}, el("span", {class: "tb-key tb-cpu"}), " on CPU ",
       el("span", {class: "tb-key tb-blocked"}), " blocked ", el("span", {class: "tb-key tb-preempted"}), " preempted"),
-    offcpuTable(payload.offcpu_hotspots, off), openmpTable(payload.openmp), timeThreads(tb));
+    offcpuTable(payload.offcpu_hotspots, off), openmpTable(payload.openmp), timeThreads(tb),
+    countedRanks(tb));
 }

@@ -52,6 +52,11 @@ def counted_csv(r):
     return stat.replace(m.group(0), "%.2f,msec,%s,%d," % (ms, m.group(2), int(ms * 1e6)))
 
 
+# each node's Machine, as the shims record it (machine/node_profile.h): the
+# recording's, since every synthetic node is this machine
+if os.path.isdir(os.path.join(tpl, "machines")):
+    shutil.copytree(os.path.join(tpl, "machines"), os.path.join(out, "machines"), dirs_exist_ok=True)
+
 for r in range(n):
     d = os.path.join(out, "rank-%d" % r)
     os.makedirs(d, exist_ok=True)

@@ -35,6 +35,9 @@ struct rank_shim_cli {
 	const char *offcpu;
 	const char *ompt_lib;
 	bool perf_script;
+	const char *launch_machine;
+	int node_calibration;
+	const char *cc;
 	char *status_file;
 	int app_pgid;
 };
@@ -74,6 +77,13 @@ static const struct opt_spec shim_options[] = {
 	 "stacks: and their stacks at each switch out", false},
 	{"perf-script", 0, OPT_BOOL, offsetof(struct rank_shim_cli, perf_script), NULL,
 	 "also extract perf-script.txt and perf-buildid-list.txt in the rank", false},
+	{"launch-machine", 0, OPT_STRING, offsetof(struct rank_shim_cli, launch_machine), "ID",
+	 "the launch node's Machine identity (a node of another Machine may calibrate)", false},
+	{"node-calibration", 0, OPT_INT, offsetof(struct rank_shim_cli, node_calibration), "S",
+	 "local rank 0 calibrates its node's Machine after the application when it is not "
+	 "the launch node's and has no cached profile, within S seconds", false},
+	{"cc", 0, OPT_STRING, offsetof(struct rank_shim_cli, cc), "CC",
+	 "the C compiler of that calibration ([tools] cc)", false},
 	{"status-file", 0, OPT_STRING, offsetof(struct rank_shim_cli, status_file), "FILE",
 	 "relay only (what a counting rank runs under perf stat): run the command, write "
 	 "how it ended to FILE", false},
@@ -125,6 +135,8 @@ int cmd_rank_shim(int argc, char **argv)
 					     : !strcmp(c.offcpu, "switches") ? OFFCPU_SWITCHES
 									      : OFFCPU_PROCESS,
 				   .perf_script = c.perf_script, .status_file = c.status_file,
+				   .launch_machine = c.launch_machine,
+				   .node_calibration_s = c.node_calibration, .cc = c.cc,
 				   .split_writer = true,
 				   .app_pgid = c.app_pgid > 0 ? (pid_t)c.app_pgid : 0};
 	struct executor *x = executor__new_real();

@@ -78,8 +78,8 @@ static const struct opt_spec export_opts[] = {
 	 "speedscope, chrome, collapsed, csv or json (required)", false},
 	OPT_OUT("write to FILE (default and '-': stdout)"),
 	{"table", 0, OPT_STRING, O(table), "WHAT",
-	 "csv/json: events (one row per call, default), summary, or counters (per rank, "
-	 "lane, region and event)", false},
+	 "csv/json: events (one row per call, default), summary, counters (per rank, "
+	 "lane, region and event) or counter-calls (each call's counts)", false},
 	OPT_RANKS, OPT_INC, OPT_EXC, OPT_V, OPT_Q};
 static const struct opt_spec convert_opts[] = {
 	OPT_OUT("the merged HDF5 profile to write (required)"), OPT_V, OPT_Q};
@@ -176,10 +176,14 @@ static int run_export(struct trace_set *ts, const struct regions_opts *o,
 		x.summary = true;
 	else if (o->table && strcmp(o->table, "counters") == 0)
 		x.counters = true;
+	else if (o->table && strcmp(o->table, "counter-calls") == 0)
+		x.counter_calls = true;
 	else if (o->table && strcmp(o->table, "events") != 0)
 		return err_set(e, -EINVAL, ERR_USAGE,
-			       "--table '%s': expected events, summary or counters", o->table);
-	if ((x.summary || x.counters) && x.format != EXPORT_CSV && x.format != EXPORT_JSON)
+			       "--table '%s': expected events, summary, counters or counter-calls",
+			       o->table);
+	if ((x.summary || x.counters || x.counter_calls) && x.format != EXPORT_CSV &&
+	    x.format != EXPORT_JSON)
 		return err_set(e, -EINVAL, ERR_USAGE, "--table %s needs --format csv or json",
 			       o->table);
 	struct outfile out;

@@ -732,7 +732,7 @@ static int collect(struct shim *s, struct err *e)
 
 /* The collection out of the launcher's reach (exec_rank_split): from here on
  * this process is the writer; the launcher's pid waits. A failed split (no
- * lock) collects as before, in the launcher's group, and says so. */
+ * fork) collects as before, in the launcher's group, and says so. */
 static void split_writer(struct shim *s)
 {
 	if (!s->o->split_writer)
@@ -740,7 +740,8 @@ static void split_writer(struct shim *s)
 	char *lock = xasprintf("%s/%s", s->o->directory, RANK_SHIM_WRITERS_LOCK);
 	int rc = lock ? exec_rank_split(lock, &s->app_pgid) : -ENOMEM;
 	if (rc < 0)
-		degrade(s, DEG_RANK_COLLECTION_INTERRUPTED, DEG_RANK_COLLECTION_INTERRUPTED_REMEDY,
+		degrade(s, DEG_RANK_COLLECTION_INTERRUPTED,
+			"check the node's limit on processes (ulimit -u) and its memory",
 			"rank %d's shim on %s could not move its collection out of the launcher's "
 			"process group (%s): an interrupt of the launch (mpirun kills its ranks' "
 			"groups) can lose this rank's data", s->id.rank, s->node, strerror(-rc));
@@ -809,7 +810,11 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 		 * and its cached Ceilings; none recorded, the node borrows the launch
 		 * node's (said so) */
 		struct err me = {0};
-		if (node_profile_record(o->directory, s.machine_id, &me) < 0)
+		struct node_calibration cal = {.x = x, .launch_id = o->launch_machine,
+					       .budget_s = o->node_calibration_s, .cc = o->cc};
+		bool calibrates = o->launch_machine && o->node_calibration_s > 0 &&
+				  s.id.local_rank == 0;
+		if (node_profile_record(o->directory, calibrates ? &cal : NULL, s.machine_id, &me) < 0)
 			s.machine_id[0] = '\0';
 		struct err we = {0};
 		write_rank_json(&s, &we); /* a failed write leaves the rank declared missing */

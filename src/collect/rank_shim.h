@@ -79,6 +79,13 @@ struct rank_shim_opts {
 				   (its threads' wall, CPU and off-CPU time),
 				   OFFCPU_STACKS the stacks at each switch out; a perf
 				   that refuses them records without (announced) */
+	const char *launch_machine; /* the launch node's Machine identity, or NULL: with
+				       node_calibration_s > 0, local rank 0 of a node
+				       of another Machine with no cached profile
+				       calibrates it after its application
+				       (machine/node_profile.h) */
+	int node_calibration_s; /* the calibration budget (s); 0: never on a node */
+	const char *cc;         /* [tools] cc for that calibration, or NULL */
 	bool perf_script;       /* also write perf-script.txt + perf-buildid-list.txt
 				   in the rank (ingestion reads perf.data directly;
 				   this is for formats its reader refuses) */

@@ -13,7 +13,7 @@
 
 char **rank_shim_argv(const char *self, const struct rank_shim_opts *o)
 {
-	char **v = xcalloc(48, sizeof(*v)); /* 30 words at most, and the NULL */
+	char **v = xcalloc(48, sizeof(*v)); /* 36 words at most, and the NULL */
 	if (!v)
 		return NULL;
 	size_t k = 0;
@@ -70,6 +70,16 @@ char **rank_shim_argv(const char *self, const struct rank_shim_opts *o)
 	}
 	if (o->perf_script)
 		ADD("--perf-script");
+	if (o->launch_machine && o->node_calibration_s > 0) {
+		ADD("--launch-machine");
+		ADD(o->launch_machine);
+		ADD("--node-calibration");
+		ADDF("%d", o->node_calibration_s);
+	}
+	if (o->launch_machine && o->node_calibration_s > 0 && o->cc) {
+		ADD("--cc");
+		ADD(o->cc);
+	}
 	ADD("--");
 #undef ADD
 #undef ADDF

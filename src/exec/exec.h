@@ -168,8 +168,9 @@ int exec_become(pid_t pgid, bool ttou_default, int status_fd, char *const *argv)
  * get the launcher's signals as it would bare. A signal sent to the waiting
  * half by someone else than the launcher's group kill or a `nunatak run`
  * (which reach the application themselves) is passed on to the writer's
- * descendants. Returns -errno (no split, *group 0) when the lock cannot be
- * taken or the fork fails. */
+ * descendants. Returns 1 in the writer when the lock could not be taken (a
+ * file system without locks: nunatak will not wait for this writer), -errno
+ * (no split, *group 0) when the fork fails. */
 int exec_rank_split(const char *lock_path, pid_t *group);
 
 struct executor *executor__new_real(void);

@@ -1048,12 +1048,12 @@ void exec_isolated__release(struct exec_isolated *res)
 int exec_rank_split(const char *lock_path, pid_t *group)
 {
 	*group = 0;
+	/* A file system without locks (some NFS mounts) still splits: only
+	 * nunatak's wait for this writer is lost (return 1). */
 	int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0 || flock(fd, LOCK_SH | LOCK_NB) != 0) {
-		int rc = -errno;
-		if (fd >= 0)
-			close(fd);
-		return rc;
+	if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) != 0) {
+		close(fd);
+		fd = -1;
 	}
 	struct sigaction old[NR_SPLIT];
 	exec_split_arm(old);
@@ -1062,11 +1062,13 @@ int exec_rank_split(const char *lock_path, pid_t *group)
 	if (w < 0) {
 		int rc = -errno;
 		exec_split_disarm(old);
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return rc;
 	}
 	if (w > 0) {
-		close(fd); /* the lock is the writer's (same open file, still held) */
+		if (fd >= 0)
+			close(fd); /* the lock is the writer's (same open file, still held) */
 		exec_split_wait(w, pg);
 	}
 	exec_split_disarm(old);
@@ -1075,5 +1077,5 @@ int exec_rank_split(const char *lock_path, pid_t *group)
 	if (setpgid(0, 0) != 0)
 		return -errno; /* cannot happen (a fresh child) */
 	*group = pg;
-	return 0;
+	return fd >= 0 ? 0 : 1;
 }

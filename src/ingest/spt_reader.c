@@ -197,6 +197,9 @@ void spt_trace__release(struct spt_trace *t)
 	t->ext.nr_misuse = 0;
 	zfree(&t->ext.counters.events);
 	t->ext.counters.nr_events = 0;
+	zfree(&t->ext.call_counts.sections);
+	t->ext.call_counts.nr_sections = 0;
+	t->ext.call_counts.cap_sections = 0;
 	zfree(&t->image);
 	t->nr_regions = 0;
 	t->nr_threads = 0;
@@ -326,6 +329,51 @@ static int parse_counters(struct trace_cursor *c, struct spt_counters *x)
 	return trace_cursor__take(c, (size_t)x->nr_rows * row, "counter rows", &x->rows);
 }
 
+/* A 'CCAL' section; one of a newer version is skipped (its version kept,
+ * so readers can say so): the files of older writers stay readable, and
+ * so do this reader's with a newer one. */
+static int parse_call_counts(struct trace_cursor *c, struct spt_call_counts *x)
+{
+	int32_t version, nc;
+	int64_t n;
+	int rc;
+	size_t at = c->off;
+	if ((rc = trace_cursor__i32(c, "call counts version", &version)))
+		return rc;
+	if (version != SP_CCAL_VERSION) {
+		if (version > SP_CCAL_VERSION) {
+			x->newer_version = version;
+			return 0;
+		}
+		return err_set(c->e, -EINVAL, ERR_TRACE_CORRUPT,
+			       "%s: byte %zu: expected a call counts version of 1 or more, found "
+			       "%" PRId32, c->path, at, version);
+	}
+	if ((rc = trace_cursor__i32(c, "call counts events", &nc)) ||
+	    (rc = trace_cursor__i64(c, "call counts calls", &n)))
+		return rc;
+	if (nc < 1 || nc > 8) /* the library counts at most 8 events */
+		return err_set(c->e, -EINVAL, ERR_TRACE_CORRUPT,
+			       "%s: byte %zu: expected 1 to 8 counted events per call, found "
+			       "%" PRId32, c->path, at + 4, nc);
+	size_t entry = SPT_CCAL_ENTRY_LEN(nc);
+	if (n < 0 || (uint64_t)n > (c->len - c->off) / entry)
+		return err_set(c->e, -EINVAL, ERR_TRACE_TRUNCATED,
+			       "%s: byte %zu: truncated: expected %" PRId64 " call counts of %zu "
+			       "bytes, found %zu bytes", c->path, at + 8, n, entry, c->len - c->off);
+	if (xgrow((void **)&x->sections, &x->cap_sections, (size_t)x->nr_sections + 1,
+		  sizeof(*x->sections)))
+		return err_set(c->e, -ENOMEM, ERR_OOM, "%s: out of memory", c->path);
+	struct spt_ccal_section *sec = &x->sections[x->nr_sections];
+	sec->nr_counted = nc;
+	sec->nr_calls = n;
+	sec->offset = c->off;
+	rc = trace_cursor__take(c, (size_t)n * entry, "call counts", &sec->entries);
+	if (rc == 0)
+		x->nr_sections++;
+	return rc;
+}
+
 int spt_parse_ext(const unsigned char *buf, size_t len, size_t off, const char *path, bool swap,
 		  struct spt_ext *x, struct err *e)
 {
@@ -358,6 +406,8 @@ int spt_parse_ext(const unsigned char *buf, size_t len, size_t off, const char *
 			rc = parse_misuse(&s, x);
 		else if ((uint32_t)tag == SP_EXT_COUNTERS && !x->counters.events)
 			rc = parse_counters(&s, &x->counters);
+		else if ((uint32_t)tag == SP_EXT_CALL_COUNTERS)
+			rc = parse_call_counts(&s, &x->call_counts);
 		if (rc)
 			return rc;
 		c.off += (size_t)n; /* unknown sections are skipped */

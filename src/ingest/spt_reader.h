@@ -120,6 +120,36 @@ static inline void spt_counters__row(const struct spt_counters *c, bool swap, in
 	}
 }
 
+/* One 'CCAL' section (sp_format.h): each call's counts, entries of
+ * SPT_CCAL_ENTRY_LEN(nr_counted) bytes, views into the file. */
+struct spt_ccal_section {
+	int32_t nr_counted;
+	int64_t nr_calls;
+	const unsigned char *entries;
+	size_t offset; /* in the file, for messages */
+};
+#define SPT_CCAL_ENTRY_LEN(counted) (16 + 8 * (size_t)(counted))
+
+struct spt_call_counts {
+	int32_t nr_sections;
+	struct spt_ccal_section *sections; /* owned */
+	size_t cap_sections;
+	int32_t newer_version;             /* > 0: a section of a newer format, skipped */
+};
+
+/* Entry @p i of section @p s: region (-1: padding), lane, start ns, and the
+ * call's inclusive count per counted event (SP_CTR_NONE: not kept). */
+static inline void spt_ccal__entry(const struct spt_ccal_section *s, bool swap, int64_t i,
+				   int32_t *region, int32_t *lane, int64_t *start, int64_t *vals)
+{
+	const unsigned char *p = s->entries + (size_t)i * SPT_CCAL_ENTRY_LEN(s->nr_counted);
+	*region = spt_load_i32(p, swap);
+	*lane = spt_load_i32(p + 4, swap);
+	*start = spt_load_i64(p + 8, swap);
+	for (int32_t k = 0; k < s->nr_counted; k++)
+		vals[k] = spt_load_i64(p + 16 + 8 * (size_t)k, swap);
+}
+
 /* The extension block of a finished trace (has_timing false without it). */
 struct spt_ext {
 	bool present;
@@ -130,6 +160,7 @@ struct spt_ext {
 	int32_t nr_misuse;
 	struct spt_misuse *misuse; /* owned */
 	struct spt_counters counters;
+	struct spt_call_counts call_counts;
 };
 
 /* What an unfinished trace held. */

@@ -298,6 +298,9 @@ static int scan(struct rec *r, struct spt_cut *cut)
 			 : tag == SP_FRAME_THREAD ? on_thread(r, body, body + n)
 			 : tag == SP_FRAME_ANCHOR ? on_anchor(r, body, body + n)
 			 : tag == SP_FRAME_CALLS  ? on_calls(r, body, body + n)
+			 /* each call's counts: the finished trace's CCAL section
+			  * carries them; a cut trace's are skipped, as its sums */
+			 : tag == SP_FRAME_VALUES ? 0
 						  : 1;
 		if (rc < 0)
 			return rc;

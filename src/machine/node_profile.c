@@ -17,6 +17,7 @@
 #include "common/fsutil.h"
 #include "common/safefs.h"
 #include "machine/cache.h"
+#include "machine/profile.h"
 #include "machine/snapshot.h"
 
 #define NODE_PROFILE_MAX_BYTES ((size_t)1 << 20)
@@ -51,7 +52,62 @@ static int parent_affinity(struct allocation *a)
 	return 0;
 }
 
-int node_profile_record(const char *collect_dir, char id[MACHINE_ID_SIZE], struct err *e)
+/* Calibrates m (no profile cached for it) with the launcher's CPU set: 1
+ * when it now has Ceilings from a kernel (cached on this node when the
+ * cache is writable), 0 with *why, -ENOMEM. */
+static int calibrate_node(struct machine *m, const struct node_calibration *cal, char **why,
+			  struct err *e)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	for (size_t i = 0; i < m->alloc.nr_affinity; i++)
+		if (m->alloc.affinity_mask[i] >= 0 && m->alloc.affinity_mask[i] < CPU_SETSIZE)
+			CPU_SET(m->alloc.affinity_mask[i], &set);
+	if (m->alloc.nr_affinity)
+		sched_setaffinity(0, sizeof(set), &set); /* refused: the rank's own CPUs */
+	struct profile_opts o = {.calibrate = true, .cc = cal->cc, .budget_s = cal->budget_s,
+				 .occasion = "first Run on this node"};
+	struct profile_outcome po;
+	memset(&po, 0, sizeof(po));
+	int rc = machine_profile(m, cal->x, &o, &po, e);
+	if (rc == 0) {
+		rc = po.calibrated && m->nr_ceilings && !po.cal.problem ? 1 : 0;
+		for (size_t i = 0; rc == 1 && i < m->nr_ceilings; i++)
+			rc = !ceiling__from_theory(&m->ceilings[i]);
+		if (rc == 0) {
+			xfree(*why);
+			*why = xasprintf("calibrated on the node in this Run, without a usable "
+					 "Ceiling: %s",
+					 po.cal.problem ? po.cal.problem : "theoretical table only");
+		}
+	}
+	profile_outcome__release(&po);
+	return rc;
+}
+
+/* path written once: the calibrating rank replaces it, the others only
+ * create it when absent (never over a calibrated one). */
+static int write_profile(const char *path, const char *text, bool replace, struct err *e)
+{
+	size_t len = strlen(text);
+	if (replace)
+		return fs_write_atomic(path, text, len, e);
+	char *tmp = NULL;
+	int fd = fs_tmp_create(path, 0644, &tmp);
+	if (fd < 0)
+		return err_set(e, fd, ERR_RANK_WRITE, "cannot write beside %s: %s", path,
+			       strerror(-fd));
+	bool ok = write(fd, text, len) == (ssize_t)len;
+	close(fd);
+	int rc = ok && link(tmp, path) != 0 && errno != EEXIST ? -errno : ok ? 0 : -EIO;
+	unlink(tmp);
+	xfree(tmp);
+	return rc ? err_set(e, rc, ERR_RANK_WRITE, "cannot write %s: %s", path, strerror(-rc))
+		  : 0;
+}
+
+int node_profile_record(const char *collect_dir, const struct node_calibration *cal,
+			char id[MACHINE_ID_SIZE], struct err *e)
 {
 	struct machine m;
 	machine__init(&m);
@@ -62,6 +118,7 @@ int node_profile_record(const char *collect_dir, char id[MACHINE_ID_SIZE], struc
 		rc = err_oom(e);
 	char *cache = NULL, *why = NULL;
 	int cached = 0;
+	bool calibrated = false;
 	if (rc == 0) {
 		struct err ce = {0};
 		cache = machine_cache_dir(&ce);
@@ -70,6 +127,11 @@ int node_profile_record(const char *collect_dir, char id[MACHINE_ID_SIZE], struc
 			rc = err_oom(e);
 		else if (cached == 0)
 			why = xstrdup(ce.msg[0] ? ce.msg : "no cached profile");
+	}
+	if (rc == 0 && cached == 0 && cal && cal->launch_id && strcmp(cal->launch_id, id) != 0) {
+		cached = calibrate_node(&m, cal, &why, e);
+		calibrated = cached == 1;
+		rc = cached < 0 ? cached : 0;
 	}
 	if (cached != 1)
 		machine__clear_ceilings(&m); /* the theoretical table is no node's own */
@@ -81,11 +143,12 @@ int node_profile_record(const char *collect_dir, char id[MACHINE_ID_SIZE], struc
 	else if (rc == 0 && mkdir(dir, 0755) != 0 && errno != EEXIST)
 		rc = err_set(e, -errno, ERR_RANK_WRITE, "cannot create %s: %s", dir, strerror(errno));
 	struct stat st;
-	if (rc == 0 && lstat(path, &st) != 0) { /* one file per Machine: the first rank writes it */
-		json_t *doc = json_pack("{s:o, s:b, s:o}", "machine", machine__to_json(&m), "cached",
-					cached == 1, "why", why ? json_string(why) : json_null());
+	if (rc == 0 && (calibrated || lstat(path, &st) != 0)) {
+		json_t *doc = json_pack("{s:o, s:b, s:b, s:o}", "machine", machine__to_json(&m),
+					"cached", cached == 1, "calibrated", calibrated, "why",
+					why && cached != 1 ? json_string(why) : json_null());
 		char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
-		rc = text ? fs_write_atomic(path, text, strlen(text), e) : err_oom(e);
+		rc = text ? write_profile(path, text, calibrated, e) : err_oom(e);
 		free(text);
 		json_decref(doc);
 	}

@@ -2,8 +2,10 @@
 /*
  * Ceilings per node (model/node_machines.h). On each node, the rank shim
  * records the Machine its rank ran on: node_profile_record() takes the
- * node's snapshot, loads the Ceilings cached for its identity on that node
- * (never calibrates: that would delay the rank), and writes
+ * node's snapshot (with the CPU set the launcher holds there, the shim's
+ * parent's, not the rank's own binding to some of its cores), loads the
+ * Ceilings cached for its identity on that node, calibrates (never before the application, which that would delay; one rank per node
+ * may calibrate after it, below), and writes
  * <collect>/machines/<identity>.json = {"machine": {...}, "cached": bool,
  * "why": text or null} once per identity; rank.json names the identity.
  * Back on the launch node, node_machines_gather() reads them and
@@ -21,11 +23,26 @@ struct err;
 
 #define NODE_PROFILE_DIR "machines" /* below the collect directory */
 
+struct executor;
+
+/* Calibration on a node (one rank per node asks for it, after its
+ * application): once per Machine identity, as the launch node's first Run. */
+struct node_calibration {
+	struct executor *x;
+	const char *launch_id; /* the launch node's Machine: never calibrated here */
+	double budget_s;       /* [calibration] budget */
+	const char *cc;        /* [tools] cc, or NULL */
+};
+
 /* On a node: writes its Machine into <collect_dir>/machines/ (see above)
- * and its identity into id. Returns 0, or a negative errno (e filled): the
+ * and its identity into id. With cal (non-NULL), a Machine other than the
+ * launch node's without a cached profile is calibrated first (with the
+ * launcher's CPU set there) and cached on the node, so this Run and later
+ * ones use its own Ceilings. Returns 0, or a negative errno (e filled): the
  * rank then records no Machine, and its node borrows the launch node's
  * Ceilings with that reason. */
-int node_profile_record(const char *collect_dir, char id[MACHINE_ID_SIZE], struct err *e);
+int node_profile_record(const char *collect_dir, const struct node_calibration *cal,
+			char id[MACHINE_ID_SIZE], struct err *e);
 
 /* On the launch node: one entry per (node, Machine) from the rank.json files
  * ("node", "machine") and the Machines the shims wrote, then resolved against

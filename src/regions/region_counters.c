@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/alloc.h"
@@ -12,6 +13,8 @@
 #include "modules/trace_h5.h"
 #include "regions/regions_run.h"
 #include "regions/trace_set.h"
+
+static void sort_calls(struct region_counters *rc);
 
 const char *region_counters__unit(int32_t kind)
 {
@@ -132,6 +135,75 @@ static int add_rows(struct region_counters *rc, struct trace_set *ts, const stru
 	return 0;
 }
 
+/* Each call's counts (the 'CCAL' sections): regions interned once. */
+static int add_calls(struct region_counters *rc, struct trace_set *ts, const struct spt_trace *t,
+		     const int *map, const char *path, struct err *e)
+{
+	const struct spt_call_counts *cc = &t->ext.call_counts;
+	int32_t nc = t->ext.counters.nr_counted, lanes = t->nr_threads > 0 ? t->nr_threads : 1;
+	if (cc->newer_version > rc->calls_newer_version)
+		rc->calls_newer_version = cc->newer_version;
+	if (!cc->nr_sections)
+		return 0;
+	int64_t *ids = xcalloc((size_t)t->nr_regions + 1, sizeof(*ids));
+	if (!ids)
+		return err_oom(e);
+	for (int64_t r = 0; r < t->nr_regions; r++)
+		ids[r] = -1;
+	int rc_ = 0;
+	rc->ranks_with_calls++;
+	for (int32_t k = 0; k < cc->nr_sections && rc_ == 0; k++) {
+		const struct spt_ccal_section *sec = &cc->sections[k];
+		if (sec->nr_counted != nc) {
+			rc_ = err_set(e, -EINVAL, ERR_TRACE_CORRUPT,
+				      "%s: byte %zu: expected call counts of the %" PRId32 " counted "
+				      "events, found %" PRId32, path, sec->offset - 16, nc,
+				      sec->nr_counted);
+			break;
+		}
+		for (int64_t i = 0; i < sec->nr_calls && rc_ == 0; i++) {
+			int32_t region, lane;
+			int64_t start, v[8];
+			spt_ccal__entry(sec, t->swap, i, &region, &lane, &start, v);
+			if (region == -1)
+				continue; /* padding: a call the file no longer held */
+			if (region < 0 || region >= t->nr_regions || lane < 0 || lane >= lanes) {
+				rc_ = err_set(e, -EINVAL, ERR_TRACE_CORRUPT,
+					      "%s: byte %zu: expected a call of one of the %" PRId64
+					      " regions on one of the %" PRId32 " lanes, found region "
+					      "%" PRId32 ", lane %" PRId32, path,
+					      sec->offset + (size_t)i * SPT_CCAL_ENTRY_LEN(nc),
+					      t->nr_regions, lanes, region, lane);
+				break;
+			}
+			const struct spt_region *r = &t->regions[region];
+			if (ids[region] < 0)
+				ids[region] = trace_set__intern(ts, r->name, r->name_len, r->file,
+								r->file_len, r->line);
+			for (int32_t q = 0; q < nc && rc_ == 0 && ids[region] >= 0; q++) {
+				if (map[q] < 0)
+					continue;
+				if (v[q] < 0) {
+					rc->calls_not_kept++;
+					continue;
+				}
+				if (xgrow((void **)&rc->calls, &rc->cap_calls, rc->nr_calls + 1,
+					  sizeof(*rc->calls))) {
+					rc_ = err_oom(e);
+					break;
+				}
+				rc->calls[rc->nr_calls++] = (struct ctr_call){
+					(uint32_t)ids[region], t->rank, lane, (uint16_t)map[q], start, v[q]};
+				rc->calls_sorted = false;
+			}
+			if (ids[region] < 0 && rc_ == 0)
+				rc_ = err_oom(e);
+		}
+	}
+	xfree(ids);
+	return rc_;
+}
+
 int region_counters__read_path(struct region_counters *rc, struct trace_set *ts,
 			       const char *path, struct err *e)
 {
@@ -162,6 +234,10 @@ int region_counters__read_path(struct region_counters *rc, struct trace_set *ts,
 			rc_ = note_events(rc, &t, emap, e);
 		if (rc_ == 0)
 			rc_ = add_rows(rc, ts, &t, emap, path, e);
+		if (rc_ == 0 && rc->want_calls)
+			rc_ = add_calls(rc, ts, &t, emap, path, e);
+		if (rc_ == 0)
+			sort_calls(rc);
 	}
 	spt_trace__release(&t);
 	trace_unmap_file(map, len);
@@ -169,9 +245,10 @@ int region_counters__read_path(struct region_counters *rc, struct trace_set *ts,
 }
 
 int region_counters__read(struct region_counters *rc, struct trace_set *ts,
-			  const struct rank_filter *rf, struct err *e)
+			  const struct rank_filter *rf, bool want_calls, struct err *e)
 {
 	memset(rc, 0, sizeof(*rc));
+	rc->want_calls = want_calls;
 	for (size_t i = 0; i < ts->nr_src; i++) {
 		if (rf && !rank_filter__has(rf, ts->src[i].rank))
 			continue;
@@ -195,6 +272,7 @@ void region_counters__release(struct region_counters *rc)
 	}
 	xfree(rc->backend);
 	xfree(rc->rows);
+	xfree(rc->calls);
 	memset(rc, 0, sizeof(*rc));
 }
 
@@ -226,4 +304,62 @@ int region_counters__event_of_kind(const struct region_counters *rc, int32_t kin
 		if (rc->events[i].kind == kind && rc->events[i].ranks_counted)
 			return (int)i;
 	return -1;
+}
+
+static int cmp_call(const void *a, const void *b)
+{
+	const struct ctr_call *x = a, *y = b;
+	if (x->region != y->region)
+		return x->region < y->region ? -1 : 1;
+	if (x->ev != y->ev)
+		return x->ev < y->ev ? -1 : 1;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->lane != y->lane)
+		return x->lane < y->lane ? -1 : 1;
+	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+static void sort_calls(struct region_counters *rc)
+{
+	if (!rc->calls_sorted && rc->nr_calls)
+		qsort(rc->calls, rc->nr_calls, sizeof(*rc->calls), cmp_call);
+	rc->calls_sorted = true;
+}
+
+const struct ctr_call *region_counters__calls(const struct region_counters *rc, size_t *n)
+{
+	*n = rc->calls_sorted ? rc->nr_calls : 0;
+	return rc->calls;
+}
+
+bool region_counters__call_stats(const struct region_counters *rc, uint32_t id, size_t ev,
+				 struct ctr_call_stats *out)
+{
+	size_t n;
+	const struct ctr_call *c = region_counters__calls(rc, &n);
+	memset(out, 0, sizeof(*out));
+	/* the first call of (id, ev): calls are sorted by region, then event */
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c[mid].region < id || (c[mid].region == id && c[mid].ev < ev))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t end = lo;
+	double sum = 0;
+	while (end < n && c[end].region == id && c[end].ev == ev)
+		sum += (double)c[end++].value;
+	if (end == lo)
+		return false;
+	out->calls = end - lo;
+	out->min = c[lo].value;
+	out->max = c[end - 1].value;
+	out->median = c[lo + (out->calls - 1) / 2].value;
+	out->mean = sum / (double)out->calls;
+	return true;
 }

@@ -38,6 +38,22 @@ struct ctr_row {
 	int64_t incl[CTR_EVENTS_MAX], excl[CTR_EVENTS_MAX];
 };
 
+/* One call's inclusive count of one event (the trace's 'CCAL' section). */
+struct ctr_call {
+	uint32_t region;  /* trace_set region id */
+	int32_t rank, lane;
+	uint16_t ev;      /* index in events[] */
+	int64_t start_ns; /* the call's start, as in the trace */
+	int64_t value;
+};
+
+/* The spread of one region's calls for one event. */
+struct ctr_call_stats {
+	size_t calls;     /* calls with a count */
+	int64_t min, median, max; /* median: the lower middle value */
+	double mean;
+};
+
 struct region_counters {
 	char *backend;          /* of the first rank with the section */
 	bool test_backend;      /* some rank used the test-only backend */
@@ -48,17 +64,29 @@ struct region_counters {
 	size_t nr_rows, cap_rows;
 	size_t ranks_with, ranks_without; /* with / without a counter section */
 	int64_t threads_without, dropped; /* summed over ranks */
+	/* Each call's counts, where the trace keeps them (ranks_with_calls of
+	 * the ranks_with); calls_not_kept: calls whose counts were dropped.
+	 * Read only when want_calls is set before reading (40 bytes a call and
+	 * event in memory: inspect and export ask, nunatak run does not). */
+	bool want_calls;
+	struct ctr_call *calls;
+	size_t nr_calls, cap_calls;
+	bool calls_sorted;
+	size_t ranks_with_calls;
+	int64_t calls_not_kept;
+	int32_t calls_newer_version; /* > 0: a rank's per-call counts are of a newer format */
 	/* Regions to show (by trace_set id; the caller's filters), NULL: all.
 	 * Borrowed. */
 	const bool *selected;
 	size_t nr_selected;
 };
 
-/* Reads the counter sections of the ranks @p rf selects (NULL: all). Region
+/* Reads the counter sections of the ranks @p rf selects (NULL: all);
+ * each call's counts too when @p want_calls. Region
  * names are interned into @p ts. 0 or -errno (e filled: a malformed trace,
  * a row naming a region or lane the trace lacks). */
 int region_counters__read(struct region_counters *rc, struct trace_set *ts,
-			  const struct rank_filter *rf, struct err *e);
+			  const struct rank_filter *rf, bool want_calls, struct err *e);
 /* Reads the counter section of one .spt trace into @p rc (zeroed before
  * the first call; rows accumulate). 0 or -errno (e filled). */
 int region_counters__read_path(struct region_counters *rc, struct trace_set *ts,
@@ -88,6 +116,15 @@ int region_counters__event_of_kind(const struct region_counters *rc, int32_t kin
  * ranks that could not count it. */
 bool region_counters__sum(const struct region_counters *rc, uint32_t id, size_t ev,
 			  int64_t *incl, int64_t *excl, int64_t *calls, size_t *rows_missing);
+
+/* The spread over the calls of region @p id for event @p ev (every rank
+ * and lane); false when no call of it has a per-call count (the traces
+ * predate them, or an .h5). */
+bool region_counters__call_stats(const struct region_counters *rc, uint32_t id, size_t ev,
+				 struct ctr_call_stats *out);
+/* The calls with a count, sorted by region, event, value, rank, lane,
+ * start (the readers sort them): for exports. */
+const struct ctr_call *region_counters__calls(const struct region_counters *rc, size_t *n);
 
 /* The unit of an event kind for display ("ns", "cycles", "flop", ...). */
 const char *region_counters__unit(int32_t kind);

@@ -130,8 +130,8 @@ static json_t *timing_json(const struct rank_note *r)
 	for (int32_t l = 0; l < r->nr_lanes; l++) {
 		const struct lane_time *t = &r->lanes[l];
 		json_array_append_new(
-			lanes, json_pack("{s:i, s:I, s:I, s:I, s:o}", "lane", (int)l, "first_ns",
-					 (json_int_t)t->first_ns, "last_ns", (json_int_t)t->last_ns,
+			lanes, json_pack("{s:i, s:s, s:I, s:I, s:I, s:o}", "lane", (int)l, "name",
+					 t->name, "first_ns", (json_int_t)t->first_ns, "last_ns", (json_int_t)t->last_ns,
 					 "wall_ns", (json_int_t)rank_notes_diff_ns(t->last_ns, t->first_ns), "cpu_ns",
 					 t->cpu_ns >= 0 ? json_integer(t->cpu_ns) : json_null()));
 	}

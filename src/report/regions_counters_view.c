@@ -5,8 +5,10 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/alloc.h"
 #include "common/text.h"
 #include "report/csv.h"
 #include "ingest/spt_reader.h"
@@ -167,6 +169,19 @@ static json_t *qv_json(const struct qv *x, const char *unit)
 	return quality__json(x->v, unit, x->q, x->reason[0] ? x->reason : NULL);
 }
 
+/* Each call's inclusive count, spread over the region's calls (the trace's
+ * 'CCAL' section); null when no trace of the region keeps them. */
+static json_t *spread_json(const struct region_counters *rc, uint32_t id, size_t ev,
+			   const char *unit)
+{
+	struct ctr_call_stats st;
+	if (!region_counters__call_stats(rc, id, ev, &st))
+		return json_null();
+	return json_pack("{s:I, s:I, s:I, s:I, s:f, s:s}", "calls", (json_int_t)st.calls, "min",
+			 (json_int_t)st.min, "median", (json_int_t)st.median, "max",
+			 (json_int_t)st.max, "mean", st.mean, "unit", unit);
+}
+
 static json_t *event_json(const struct region_counters *rc, const struct summary *s,
 			  uint32_t id, size_t ev)
 {
@@ -181,10 +196,11 @@ static json_t *event_json(const struct region_counters *rc, const struct summary
 	qv_div(&per_call, &sum.incl, &calls, 1.0, "per call");
 	rate(rc, ev, &sum, &t, &per_s, rate_unit, sizeof(rate_unit));
 	snprintf(call_unit, sizeof(call_unit), "%s/call", unit);
-	return json_pack("{s:o, s:o, s:o, s:o, s:I}", "inclusive", qv_json(&sum.incl, unit),
+	return json_pack("{s:o, s:o, s:o, s:o, s:I, s:o}", "inclusive", qv_json(&sum.incl, unit),
 			 "exclusive", qv_json(&sum.excl, unit), "per_call",
 			 qv_json(&per_call, call_unit), "per_second", qv_json(&per_s, rate_unit),
-			 "calls", (json_int_t)sum.calls);
+			 "calls", (json_int_t)sum.calls, "call_spread",
+			 spread_json(rc, id, ev, call_unit));
 }
 
 static json_t *lanes_json(const struct region_counters *rc, uint32_t id)
@@ -259,13 +275,15 @@ json_t *regions_counters_json(const struct region_counters *rc, const struct sum
 							 "events", evs, "derived", der, "lanes",
 							 lanes_json(rc, id)));
 	}
-	return json_pack("{s:s, s:b, s:I, s:I, s:I, s:I, s:o, s:o}", "backend",
+	return json_pack("{s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}", "backend",
 			 rc->backend ? rc->backend : "", "test_backend", rc->test_backend,
 			 "ranks_with_counters", (json_int_t)rc->ranks_with,
 			 "ranks_without_counters", (json_int_t)rc->ranks_without,
 			 "threads_without_counters", (json_int_t)rc->threads_without,
-			 "dropped_calls", (json_int_t)rc->dropped, "events", events_json(rc),
-			 "regions", regions);
+			 "dropped_calls", (json_int_t)rc->dropped, "ranks_with_call_counts",
+			 (json_int_t)rc->ranks_with_calls, "call_counts_not_kept",
+			 (json_int_t)rc->calls_not_kept, "events", events_json(rc), "regions",
+			 regions);
 }
 
 static const char *qv_text(char *buf, size_t n, const struct qv *x, const char *unit)
@@ -319,6 +337,39 @@ static void print_region(const struct region_counters *rc, const struct summary 
 	}
 }
 
+/* Each call's inclusive count over the region's calls, where the traces
+ * keep them (their 'CCAL' section). */
+static void print_spread(const struct region_counters *rc, const struct trace_set *ts, FILE *out)
+{
+	bool head = false;
+	for (uint32_t id = 0; id < ts->nr_regions; id++) {
+		if (!has_rows(rc, id))
+			continue;
+		for (size_t e = 0; e < rc->nr_events; e++) {
+			struct ctr_call_stats st;
+			if (!region_counters__call_stats(rc, id, e, &st))
+				continue;
+			if (!head)
+				fprintf(out, "\nPer call (each call's inclusive count):\n%-24s  %-18s  "
+					"%10s  %14s  %14s  %14s  %14s\n", "region", "event", "calls",
+					"min", "median", "max", "mean");
+			head = true;
+			fprintf(out, "%-24s  %-18s  %10zu  %14" PRId64 "  %14" PRId64 "  %14" PRId64
+				"  %14.1f\n", ts->regions[id].name, rc->events[e].name, st.calls,
+				st.min, st.median, st.max, st.mean);
+		}
+	}
+	if (rc->calls_not_kept)
+		fprintf(out, "counts of %" PRId64 " calls not kept per call (see the warning the "
+			"library gave)\n", rc->calls_not_kept);
+	if (rc->calls_newer_version)
+		fprintf(out, "per-call counts of a newer trace format (version %" PRId32 ") were "
+			"skipped: update nunatak to read them\n", rc->calls_newer_version);
+	if (!head && rc->ranks_with > rc->ranks_with_calls && rc->nr_rows)
+		fprintf(out, "no per-call counts: the traces keep sums only (written before "
+			"per-call counts, or an .h5 profile)\n");
+}
+
 void regions_counters_print(const struct region_counters *rc, const struct summary *s,
 			    const struct trace_set *ts, FILE *out)
 {
@@ -339,6 +390,7 @@ void regions_counters_print(const struct region_counters *rc, const struct summa
 				x->ranks_unavailable, x->ranks_unavailable == 1 ? "" : "s",
 				x->reason_rank, x->reason ? x->reason : "no reason given");
 	}
+	print_spread(rc, ts, out);
 	if (rc->dropped || rc->threads_without)
 		fprintf(out, "counts of %" PRId64 " calls dropped, %" PRId64 " threads without "
 			"counters: sums marked ~ (estimated)\n", rc->dropped, rc->threads_without);
@@ -401,4 +453,58 @@ int regions_counters_rows_json(const struct region_counters *rc, const struct tr
 	fputc('\n', out);
 	json_decref(arr);
 	return rc_ || ferror(out) ? -EIO : 0;
+}
+
+static int cmp_call_time(const void *a, const void *b)
+{
+	const struct ctr_call *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->lane != y->lane)
+		return x->lane < y->lane ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	if (x->region != y->region)
+		return x->region < y->region ? -1 : 1;
+	return (x->ev > y->ev) - (x->ev < y->ev);
+}
+
+int regions_counter_calls_write(const struct region_counters *rc, const struct trace_set *ts,
+				bool json, FILE *out)
+{
+	size_t n;
+	const struct ctr_call *src = region_counters__calls(rc, &n);
+	struct ctr_call *c = xcalloc(n + 1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	if (n)
+		memcpy(c, src, n * sizeof(*c));
+	qsort(c, n, sizeof(*c), cmp_call_time);
+	json_t *arr = json ? json_array() : NULL;
+	if (!json)
+		fputs("rank,lane,region,start_ns,event,unit,value\n", out);
+	for (size_t i = 0; i < n; i++) {
+		const char *unit = region_counters__unit(rc->events[c[i].ev].kind);
+		if (json) {
+			json_array_append_new(arr, json_pack(
+				"{s:i, s:i, s:s, s:I, s:s, s:s, s:I}", "rank", c[i].rank, "lane",
+				c[i].lane, "region", ts->regions[c[i].region].name, "start_ns",
+				(json_int_t)c[i].start_ns, "event", rc->events[c[i].ev].name, "unit",
+				unit, "value", (json_int_t)c[i].value));
+			continue;
+		}
+		fprintf(out, "%" PRId32 ",%" PRId32 ",", c[i].rank, c[i].lane);
+		csv_put_field(out, ts->regions[c[i].region].name);
+		fprintf(out, ",%" PRId64 ",", c[i].start_ns);
+		csv_put_field(out, rc->events[c[i].ev].name);
+		fprintf(out, ",%s,%" PRId64 "\n", unit, c[i].value);
+	}
+	xfree(c);
+	int r = 0;
+	if (json) {
+		r = !arr || json_dumpf(arr, out, JSON_INDENT(2)) != 0 ? -EIO : 0;
+		fputc('\n', out);
+		json_decref(arr);
+	}
+	return r || ferror(out) ? -EIO : 0;
 }

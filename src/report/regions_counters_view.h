@@ -13,6 +13,7 @@
 #ifndef NUNATAK_REPORT_REGIONS_COUNTERS_VIEW_H
 #define NUNATAK_REPORT_REGIONS_COUNTERS_VIEW_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -36,5 +37,12 @@ int regions_counters_csv(const struct region_counters *rc, const struct trace_se
 			 FILE *out);
 int regions_counters_rows_json(const struct region_counters *rc, const struct trace_set *ts,
 			       FILE *out);
+
+/* `regions export --table counter-calls`: each call's inclusive count of
+ * each event (the traces' 'CCAL' section), one row per call and event, by
+ * rank, lane and start: CSV `rank,lane,region,start_ns,event,unit,value`,
+ * or the same rows as a JSON array. 0 or -errno. */
+int regions_counter_calls_write(const struct region_counters *rc, const struct trace_set *ts,
+				bool json, FILE *out);
 
 #endif

@@ -414,11 +414,14 @@ static int export_counters(struct trace_set *ts, const struct export_opts *o, FI
 			   struct err *e)
 {
 	struct region_counters rc;
-	int r = region_counters__read(&rc, ts, o->ranks, e);
+	int r = region_counters__read(&rc, ts, o->ranks, o->counter_calls, e);
 	if (r)
 		return r;
-	r = o->format == EXPORT_JSON ? regions_counters_rows_json(&rc, ts, out)
-				     : regions_counters_csv(&rc, ts, out);
+	if (o->counter_calls)
+		r = regions_counter_calls_write(&rc, ts, o->format == EXPORT_JSON, out);
+	else
+		r = o->format == EXPORT_JSON ? regions_counters_rows_json(&rc, ts, out)
+					     : regions_counters_csv(&rc, ts, out);
 	region_counters__release(&rc);
 	return r ? err_set(e, r, ERR_OUTPUT_WRITE, "writing the counters failed") : 0;
 }
@@ -428,7 +431,7 @@ int regions_export(struct trace_set *ts, const struct export_opts *o, FILE *out,
 {
 	if (o->summary)
 		return export_summary(ts, o, out, con, e);
-	if (o->counters)
+	if (o->counters || o->counter_calls)
 		return export_counters(ts, o, out, e);
 	struct xctx x = {.ts = ts, .format = o->format, .first = true};
 	struct path_tree pt;

@@ -32,6 +32,7 @@ struct export_opts {
 	int format; /* enum export_format */
 	bool summary; /* csv/json: region summaries instead of events */
 	bool counters; /* csv/json: counters per (rank, lane, region, event) */
+	bool counter_calls; /* csv/json: each call's counts per event */
 	const struct rank_filter *ranks;
 	const struct summary_view *view; /* for summary */
 };

@@ -258,7 +258,7 @@ int regions_inspect(struct trace_set *ts, const struct rank_filter *rf,
 	/* Counters are read after the summary: interning their region names
 	 * then adds none the summary did not size for. */
 	if (rc == 0)
-		rc = region_counters__read(&ctr, ts, rf, e);
+		rc = region_counters__read(&ctr, ts, rf, true, e);
 	/* The counters of the regions the summary shows (--include, --exclude). */
 	uint32_t *ids = NULL;
 	size_t nr = 0;

@@ -18,6 +18,8 @@
 #include "common/err.h"
 #include "doctor/doctor.h"
 #include "common/err_codes.h"
+#include "machine/calibrate.h"
+#include "model/machine_identity.h"
 #include "mpi/skip.h"
 
 static size_t count(char *const *v)
@@ -48,7 +50,16 @@ struct collector *collector_for_ranks(struct run_state *s, struct err *e)
 			      "separated by commas (MPI_Test,MPI_Iprobe)", skip);
 		skip = NULL;
 	}
+	/* a node of another Machine calibrates itself once, as this one did */
+	char lid[MACHINE_ID_SIZE] = "";
+	bool node_cal = s->machine && !s->replay && !run_calibration_skipped(s) &&
+			machine_identity(s->machine, lid) == 0;
+	double budget = s->cfg && s->cfg->calibration_budget_s > 0 ? s->cfg->calibration_budget_s
+								   : CALIBRATION_DEFAULT_BUDGET_S;
 	struct rank_shim_opts o = {.directory = s->collect_dir, .freq = s->freq,
+				   .launch_machine = node_cal ? lid : NULL,
+				   .node_calibration_s = node_cal ? (int)(budget + 0.5) : 0,
+				   .cc = s->cfg ? config__tool(s->cfg, "cc") : NULL,
 				   .rank_threshold = threshold, .mpi_profile = mpi_lib,
 				   .mpi_skip = skip,
 				   .perf = s->caps.perf.present ? s->caps.perf.path : NULL,

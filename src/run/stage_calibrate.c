@@ -43,8 +43,7 @@ static const struct ceiling *find(const struct machine *m, const char *name)
 	return NULL;
 }
 
-/* Why calibration did not run, or NULL when it was allowed. */
-static const char *skipped(const struct run_state *s)
+const char *run_calibration_skipped(const struct run_state *s)
 {
 	const char *env = getenv("NUNATAK_NO_CALIBRATE");
 	if (s->req->no_calibrate)
@@ -127,7 +126,7 @@ static int degrade(struct run_state *s, const struct profile_outcome *po, const 
 
 int stage_calibrate(struct run_state *s, struct err *e)
 {
-	const char *why = skipped(s);
+	const char *why = run_calibration_skipped(s);
 	struct profile_opts o = {.calibrate = why == NULL,
 				 .replay = s->replay,
 				 .cc = config__tool(s->cfg, "cc"),

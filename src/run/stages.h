@@ -82,6 +82,10 @@ int stage_analyse(struct run_state *s, struct err *e);
 /* Under MPI: each node's Machine and Ceilings into s->nodes (run/node_ceilings.c);
  * a node that borrows the launch node's is a degradation. 0 or -ENOMEM. */
 int run_node_machines(struct run_state *s, struct err *e);
+/* Why calibration may not run in this Run (--no-calibrate, the configuration,
+ * NUNATAK_NO_CALIBRATE), or NULL when it may: on the launch node before the
+ * application, on a node of another Machine after its ranks' (run/ranks.c). */
+const char *run_calibration_skipped(const struct run_state *s);
 /* pivot.sqlite, and the manifest built in memory (s->out.manifest). */
 int stage_store(struct run_state *s, struct err *e);
 #define RUN_ABANDONED_MANIFEST ".manifest-abandoned.json"

@@ -103,6 +103,21 @@ def read_counters(c):
     return out
 
 
+def read_call_counts(c, end, path):
+    """Section CCAL (docs/formats.md): a version, then each call's counts."""
+    version = c.take("i")
+    if version != 1:  # a newer layout: skipped, as the format says
+        c.off = end
+        return {"version": version, "calls": []}
+    nc, n = c.take("i"), c.take("q")
+    calls = []
+    for _ in range(n):
+        region, lane, start = c.take("i"), c.take("i"), c.take("q")
+        calls.append({"region": region, "lane": lane, "start": start,
+                      "values": [c.take("q") for _ in range(nc)]})
+    return {"version": version, "counted": nc, "calls": calls}
+
+
 def read_ext(c, path):
     """The extension block after the seed's fields (docs/formats.md)."""
     if c.data[c.off:c.off + 8] != b"SPTEXT01":
@@ -131,6 +146,9 @@ def read_ext(c, path):
                 ext["misuse"][MISUSE_KEYS[kind]] = {"count": count, "regions": regions}
         elif tag == 0x52544e43:  # CNTR: counters per region and lane
             ext["counters"] = read_counters(c)
+        elif tag == 0x4c414343:  # CCAL: each call's counts, sections in order
+            sec = read_call_counts(c, end, path)
+            ext.setdefault("call_counts", []).extend(sec["calls"])
         else:  # unknown sections are skipped, as the format says
             c.off = end
         if c.off != end:

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Ceilings per node on a real two-node Slurm cluster whose nodes differ (n2's slurmd pinned to one CPU: another Machine than n1 and the launch node): under `nunatak run -- srun -N 2 -n 2`, n1's rank uses the launch node's Ceilings (same Machine), n2's has none of its own and borrows them downgraded with the reason and the degradation node-ceilings-borrowed; after `srun -w n2 nunatak calibrate` the next Run places n2's rank against n2's own cached Ceilings (the values that calibration measured), without the degradation; the summary, the manifest and the payload say which node used which
+# Ceilings per node on a real two-node Slurm cluster whose nodes differ (n2's slurmd pinned to one CPU: another Machine than n1 and the launch node): under `nunatak run -- srun -N 2 -n 2` without calibration, n1's rank uses the launch node's Ceilings (same Machine), n2's has none of its own and borrows them downgraded with the reason and the degradation node-ceilings-borrowed; after `srun -w n2 nunatak calibrate` the next Run places n2's rank against n2's own cached Ceilings (the values that calibration measured), without the degradation; with calibration allowed and n2's profile gone, n2 calibrates itself during the Run, once; the summary, the manifest and the payload say which node used which
 cpu=$(taskset -pc $$ 2>/dev/null | sed 's/.*: //' | cut -d, -f1 | cut -d- -f1)
 [ "$(nproc)" -ge 2 ] && [ -n "$cpu" ] || {
 	echo "skip: fewer than two CPUs here: two nodes cannot differ in their CPU sets"; exit 2; }
@@ -12,17 +12,19 @@ perf record -q -o /dev/null -- true 2>/dev/null || {
 }
 fail=0
 
-# run NAME: one Run of 2 ranks, one per node; the Run's --json report beside it
+# run NAME [ENV...]: one Run of 2 ranks, one per node; the Run's --json report beside it
 run() {
+	local name=$1
+	shift
 	set +e
-	timeout 900 "$NUNATAK" run -o "$tmp/run-$1" -- srun -N 2 -n 2 --mpi=pmix "$tmp/prog_openmpi" 20 \
-		>"$1.out" 2>"$1.err" </dev/null
+	timeout 900 env "$@" "$NUNATAK" run -o "$tmp/run-$name" -- srun -N 2 -n 2 --mpi=pmix "$tmp/prog_openmpi" 20 \
+		>"$name.out" 2>"$name.err" </dev/null
 	local rc=$?
 	set -e
-	[ "$rc" = 0 ] || { echo "FAIL: $1: nunatak run exited $rc"; cat "$1.err"; exit 1; }
-	grep -q "^mpi_imbalance: 2 ranks" "$1.out" || { echo "FAIL: $1: the application's output is lost"; cat "$1.out"; exit 1; }
-	"$NUNATAK" report --json "$tmp/run-$1" >"$1.json"
-	grep -A3 "Ceilings per node" "$1.err" || true
+	[ "$rc" = 0 ] || { echo "FAIL: $name: nunatak run exited $rc"; cat "$name.err"; exit 1; }
+	grep -q "^mpi_imbalance: 2 ranks" "$name.out" || { echo "FAIL: $name: the application's output is lost"; cat "$name.out"; exit 1; }
+	"$NUNATAK" report --json "$tmp/run-$name" >"$name.json"
+	grep -A3 "Ceilings per node" "$name.err" || true
 }
 
 # check NAME WANT [CALIBRATION]: n2's source is WANT (borrowed, own)
@@ -101,5 +103,13 @@ set -e
 [ "$rc" = 0 ] || { echo "FAIL: srun -w n2 nunatak calibrate exited $rc"; cat n2-cal.err; exit 1; }
 run own
 check own own "$tmp/n2-cal.json" || fail=1
-[ "$fail" = 0 ] || { cat borrowed.err own.err; exit 1; }
+
+# n2's profile gone, calibration allowed: the launch node calibrates its own
+# Machine before the application, n2's rank its node's after its own
+id2=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["machine"]["identity"])' n2-cal.json)
+rm -f "$XDG_CACHE_HOME/nunatak/machines/$id2.json"
+run incal -u NUNATAK_NO_CALIBRATE
+[ -s "$XDG_CACHE_HOME/nunatak/machines/$id2.json" ] || { echo "FAIL: n2 was not calibrated during the Run"; cat incal.err; fail=1; }
+check incal own "$XDG_CACHE_HOME/nunatak/machines/$id2.json" || fail=1
+[ "$fail" = 0 ] || { cat borrowed.err own.err incal.err; exit 1; }
 echo "ok: each rank placed against its own node's Ceilings; a node without them borrowed the launch node's, estimated, said so, until calibrated there"
