@@ -355,8 +355,20 @@ static bool take_counters(struct cur *c, struct region_counters *out, const stru
 		region_counters__release(&rc);
 		return !(c->bad = true);
 	}
+	/* What an .h5 never adds stays the parent's: the filter, and each
+	 * call's counts read from .spt ranks before (the child's copy of them
+	 * is not sent back). */
 	rc.selected = out->selected;
 	rc.nr_selected = out->nr_selected;
+	rc.want_calls = out->want_calls;
+	rc.calls = out->calls;
+	rc.nr_calls = out->nr_calls;
+	rc.cap_calls = out->cap_calls;
+	rc.calls_sorted = out->calls_sorted;
+	rc.ranks_with_calls = out->ranks_with_calls;
+	rc.calls_not_kept = out->calls_not_kept;
+	rc.calls_newer_version = out->calls_newer_version;
+	out->calls = NULL;
 	region_counters__release(out);
 	*out = rc;
 	return true;
