@@ -114,6 +114,14 @@ static void parse_notes(struct elf_info *out, const struct image *im, uint64_t o
 	}
 }
 
+char *elf_notes_build_id(const void *notes, size_t len)
+{
+	struct image im = {.p = notes, .len = len, .is64 = true}; /* notes read 4 bytes a field */
+	struct elf_info info = {0};
+	parse_notes(&info, &im, 0, len);
+	return info.build_id;
+}
+
 static int parse_phdrs(struct elf_info *out, const struct image *im, struct err *e)
 {
 	uint64_t phoff = RD(im, 0, 28, 4, 32, 8);

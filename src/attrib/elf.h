@@ -76,6 +76,11 @@ int elf_info__parse(struct elf_info *out, const void *image, size_t len, unsigne
 int elf_info__read(struct elf_info *out, const char *path, unsigned flags, struct err *e);
 void elf_info__release(struct elf_info *info);
 
+/* The GNU build-id of a notes blob (an ELF PT_NOTE's content, or
+ * /sys/kernel/notes: the running kernel's), lowercase hex (caller frees),
+ * or NULL when it holds none. */
+char *elf_notes_build_id(const void *notes, size_t len);
+
 /* The link-time virtual address of a file offset, via the PT_LOAD that maps
  * it. Returns 0, or -ENOENT when no loadable segment covers the offset. */
 int elf_info__offset_to_vaddr(const struct elf_info *info, uint64_t offset, uint64_t *vaddr);

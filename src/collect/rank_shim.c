@@ -5,6 +5,7 @@
 #include "collect/preload_path.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -12,11 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "tools/perf.h"
+#include "attrib/elf.h"
+#include "ingest/buildid.h"
+#include "ingest/perf_data.h"
 #include "common/alloc.h"
 #include "common/degradation_kinds.h"
 #include "common/signame.h"
@@ -38,8 +42,6 @@ struct shim {
 	const char *target;   /* the application's own argv[0] */
 	bool no_clock;        /* perf refused -k CLOCK_MONOTONIC: record without */
 	bool no_switch;       /* perf refused the context switches: record without */
-	bool no_buildid_mmap; /* perf or the kernel refused --buildid-mmap */
-	bool kernel_buildid_mmap; /* the kernel is recent enough to be asked */
 	struct sp_rank_info id;
 	char node[256];
 	char machine_id[MACHINE_ID_SIZE]; /* the node's Machine (machine/node_profile.h), "" */
@@ -225,25 +227,6 @@ static void detect_perf_version(struct shim *s, struct err *e)
 	perf_argv__free(v);
 }
 
-/* Build-ids from the kernel's MMAP2 records (tools/perf.h): perf skips its
- * pass over perf.data and every module after the application ended. */
-static bool buildid_mmap(const struct shim *s)
-{
-	return !s->no_buildid_mmap && s->have_pv && perf_version__at_least(&s->pv, 5, 12) &&
-	       s->kernel_buildid_mmap;
-}
-
-/* The running kernel is 5.12 or later (MMAP2 build-ids): asking an older one
- * would print perf's refusal into the application's stderr. */
-static bool kernel_at_least_5_12(void)
-{
-	struct utsname u;
-	int major = 0, minor = 0;
-	if (uname(&u) != 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
-		return false;
-	return major > 5 || (major == 5 && minor >= 12);
-}
-
 /* One perf record attempt. Returns 1 when perf refused before launching. */
 static int record_once(struct shim *s, const struct counter_group *g, const char *data,
 		       struct err *e)
@@ -254,16 +237,26 @@ static int record_once(struct shim *s, const struct counter_group *g, const char
 				      .group = g,
 				      .output = data,
 				      .switch_events = s->o->offcpu >= OFFCPU_SWITCHES && !s->no_switch,
-				      .offcpu_stacks = s->o->offcpu >= OFFCPU_STACKS && !s->no_switch,
-				      .buildid_mmap = buildid_mmap(s)};
+				      .offcpu_stacks = s->o->offcpu >= OFFCPU_STACKS && !s->no_switch};
 	char **argv = perf_argv_record(&ro, s->app);
 	/* -q: perf's own chatter would land in the application's stderr.
 	 * --no-bpf-event: synthesizing the BPF programs' events cost ~0.9 s per
 	 * perf start on the measured VM (of 1.2 s), for samples an HPC rank never
-	 * has. -N: N ranks must not copy every DSO into the shared $HOME/.debug
-	 * (the build-ids stay in perf.data's header). */
-	const char *extra[] = {"-q", "--no-bpf-event", "-N",
-			       s->o->call_graph ? "--call-graph" : NULL, s->o->call_graph, NULL};
+	 * has. -N: N ranks must not copy every DSO into the shared $HOME/.debug.
+	 * -B: no build-id pass after the application (a second read of the
+	 * whole perf.data and of every module it maps: 0.07 s of perf's CPU
+	 * per LAMMPS rank, issue 27); the shim lists the mapped modules'
+	 * build-ids itself (write_build_ids). perf script mode keeps perf's
+	 * own list in perf.data's header. */
+	const char *extra[7] = {"-q", "--no-bpf-event", "-N"};
+	size_t k = 3;
+	if (!s->o->perf_script)
+		extra[k++] = "-B";
+	if (s->o->call_graph) {
+		extra[k++] = "--call-graph";
+		extra[k++] = s->o->call_graph;
+	}
+	extra[k] = NULL;
 	char **full = argv ? insert_after_sub(argv, extra) : NULL;
 	if (!full) {
 		perf_argv__free(argv);
@@ -281,6 +274,75 @@ static int record_once(struct shim *s, const struct counter_group *g, const char
 	if (s->res.term_signal == 0 && perf_record_rejected(s->res.exit_code, written))
 		return 1;
 	return 0;
+}
+
+/* A module's build-id, once per path ("" when it has none or cannot be
+ * read: not asked again). */
+static int add_mapped(void *ctx, const char *path, size_t n)
+{
+	struct buildid_list *l = ctx;
+	char *p = xstrndup(path, n);
+	if (!p)
+		return -ENOMEM;
+	int rc = 0;
+	if (!buildid_list__find(l, p)) {
+		struct elf_info info;
+		struct err e = {0};
+		bool ok = elf_info__read(&info, p, 0, &e) == 0 && info.build_id;
+		rc = buildid_list__add(l, p, n, ok ? info.build_id : "", ok ? strlen(info.build_id) : 0);
+		elf_info__release(&info);
+	}
+	xfree(p);
+	return rc;
+}
+
+/* perf-buildid-list.txt in the rank's directory, as `perf buildid-list`
+ * prints it: the build-id of every module the recording maps as code, read
+ * here, on the rank's node, right after the run (perf record -B skipped its
+ * own pass), and the running kernel's. ingest/ranks.c reads it in place of
+ * perf.data's header. Nothing written when the recording cannot be read:
+ * modules then keep no build-id, as with a perf that wrote none. */
+static void write_build_ids(struct shim *s, const char *data)
+{
+	struct buildid_list l;
+	buildid_list__init(&l);
+	int fd = open(data, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	void *map = MAP_FAILED;
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0)
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (fd >= 0)
+		close(fd);
+	struct err e = {0};
+	int rc = map != MAP_FAILED ? perf_data__mapped_files(map, (size_t)st.st_size, add_mapped, &l, &e)
+				   : -EIO;
+	if (map != MAP_FAILED)
+		munmap(map, (size_t)st.st_size);
+	char *notes = NULL, *kernel = NULL;
+	size_t nl = 0;
+	if (rc == 0 && fs_read_file("/sys/kernel/notes", 1 << 16, &notes, &nl) == 0)
+		kernel = elf_notes_build_id(notes, nl);
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	for (size_t i = 0; rc == 0 && i <= l.n; i++) {
+		const char *id = i < l.n ? l.v[i].build_id : kernel;
+		const char *path = i < l.n ? l.v[i].path : "[kernel.kallsyms]";
+		char *line = id && *id ? xasprintf("%s %s\n", id, path) : NULL;
+		size_t n = line ? strlen(line) : 0;
+		if (n && xgrow((void **)&text, &cap, len + n + 1, 1) == 0) {
+			memcpy(text + len, line, n + 1);
+			len += n;
+		}
+		xfree(line);
+	}
+	char *path = rc == 0 && text ? xasprintf("%s/%s", s->dir, RANK_SHIM_BUILD_IDS) : NULL;
+	if (path)
+		fs_write_atomic(path, text, len, &e);
+	xfree(path);
+	xfree(text);
+	xfree(kernel);
+	xfree(notes);
+	buildid_list__release(&l);
 }
 
 static void extract_samples(struct shim *s, const char *data, struct err *e)
@@ -352,13 +414,6 @@ static int try_sample(struct shim *s, struct err *e)
 	const struct counter_group *used = g;
 	/* perf itself refused (a permission), not an option: no rung helps. */
 	bool at_all = rc != 1 || records_at_all(s);
-	/* A kernel older than 5.12 has no build-id in MMAP2: perf says so and
-	 * stops before launching; perf.data's header then holds them, as
-	 * before. Nothing is lost: no degradation. */
-	if (rc == 1 && buildid_mmap(s) && at_all) {
-		s->no_buildid_mmap = true;
-		rc = record_once(s, g, data, e);
-	}
 	/* The context switches first: a perf (or a node's permissions) that
 	 * refuses them still samples, the threads' budget then unmeasured. */
 	if (rc == 1 && s->o->offcpu >= OFFCPU_SWITCHES && at_all) {
@@ -391,6 +446,8 @@ static int try_sample(struct shim *s, struct err *e)
 			 g ? g->uarch : "");
 		if (s->o->perf_script)
 			extract_samples(s, data, e);
+		else
+			write_build_ids(s, data);
 	} else if (rc == 1) {
 		degrade(s, DEG_RANK_SAMPLING_REJECTED,
 			DEG_RANK_SAMPLING_REJECTED_REMEDY,
@@ -493,9 +550,10 @@ static char **relayed(struct shim *s, const char *status, char **self)
 
 /* What the relay wrote is how the application ended (perf stat's own exit
  * status can lose both a signal and, in a race of perf 6.1, the code). */
-static void read_relay(struct shim *s, const char *status)
+static bool read_relay(struct shim *s, const char *status)
 {
 	char *text = read_small_file(status);
+	bool read = text && *text;
 	int n = 0;
 	if (text && sscanf(text, "signal %d", &n) == 1 && n > 0 && n < 128) {
 		s->res.term_signal = n;
@@ -506,6 +564,7 @@ static void read_relay(struct shim *s, const char *status)
 	}
 	xfree(text);
 	unlink(status);
+	return read;
 }
 
 /* Returns 0 when the application ran under perf stat, 1 when perf refused. */
@@ -537,8 +596,9 @@ static int try_count(struct shim *s, struct err *e)
 	unlink(status);
 	int rc = run_app_argv(s, full, csv, true, e);
 	perf_argv__free(full);
-	if (rc == 0 && relay)
-		read_relay(s, status);
+	/* The relay's word, or perf stat dying under a running application:
+	 * the application ran, counted or not, and never runs twice. */
+	bool ran = rc == 0 && ((relay && read_relay(s, status)) || s->res.wrapper_signal);
 	xfree(relay);
 	xfree(self);
 	xfree(status);
@@ -546,7 +606,7 @@ static int try_count(struct shim *s, struct err *e)
 		char *text = read_small_file(csv);
 		bool counts = csv_has_counts(text);
 		xfree(text);
-		if (counts || s->res.term_signal) {
+		if (counts || s->res.term_signal || ran) {
 			s->role = "counter";
 			s->counted = counts;
 			s->ran = true;
@@ -717,7 +777,6 @@ static int collect(struct shim *s, struct err *e)
 	/* provenance: the perf version of every rank's node (rank.json) */
 	if (!s->have_pv)
 		detect_perf_version(s, e);
-	s->kernel_buildid_mmap = kernel_at_least_5_12();
 	int rc = 1;
 	if (samples)
 		rc = try_sample(s, e);

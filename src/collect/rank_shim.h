@@ -39,6 +39,9 @@ struct err;
 
 #define RANK_SHIM_DEFAULT_THRESHOLD 64
 #define RANK_SHIM_MPI_PROFILE "mpi-profile.txt" /* in <directory>/rank-<N>/ */
+/* the build-ids of the modules a sampling rank mapped, as `perf buildid-list`
+ * prints them (perf record -B wrote none into perf.data) */
+#define RANK_SHIM_BUILD_IDS "perf-buildid-list.txt"
 
 struct rank_shim_opts {
 	const char *directory;  /* <run>/collect (required) */

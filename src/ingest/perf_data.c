@@ -113,8 +113,12 @@ static int sideband_mmap(struct reader *r, const unsigned char *p, size_t rs, bo
 		path = kernel_module_name(path, n, kbuf, sizeof(kbuf), &n);
 	/* {u8 size, u8, u16, u8 build_id[20]} where MMAP2 holds the device:
 	 * the kernel read it at mmap time (perf record --buildid-mmap, which
-	 * writes no build-id table in the header) */
-	if (v2 && (misc & MMAP2_BUILD_ID_FLAG) && r->bids && p[40] > 0 && p[40] <= 20) {
+	 * writes no build-id table in the header). Only when this recording
+	 * asked for it: the kernel (6.18 here) leaves the misc bit set for the
+	 * next event given the same mmap, so a perf session watching the same
+	 * task beside one that asked gets the bit over a device and inode. */
+	if (v2 && (misc & MMAP2_BUILD_ID_FLAG) && r->bids && r->mmap_build_ids && p[40] > 0 &&
+	    p[40] <= 20) {
 		char hex[41];
 		for (size_t i = 0; i < p[40]; i++)
 			snprintf(hex + 2 * i, 3, "%02x", p[44 + i]);
@@ -388,6 +392,8 @@ int perf_data__read_switches(const void *buf, size_t len, perf_sample_fn fn, voi
 			switch_log__enable(sw);
 	if (!rc && !(r.maps = perf_maps__new()))
 		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < r.nr_attrs; i++)
+		r.mmap_build_ids |= r.attrs[i].build_id;
 	if (!rc)
 		rc = perf_data__read_build_ids(&r, ids);
 	if (!rc)
@@ -396,6 +402,39 @@ int perf_data__read_switches(const void *buf, size_t len, perf_sample_fn fn, voi
 		rc = pass_samples(&r);
 	if (rc == -ENOMEM)
 		err_set(e, rc, ERR_OOM, "out of memory reading perf.data");
+	reader__release(&r);
+	return rc;
+}
+
+int perf_data__mapped_files(const void *buf, size_t len,
+			    int (*fn)(void *ctx, const char *path, size_t n), void *ctx,
+			    struct err *e)
+{
+	struct reader r = {.b = buf, .len = len, .e = e};
+	r.comms.last = -1;
+	int rc = perf_data__read_header(&r);
+	for (size_t off = r.data_start; !rc && off + 8 <= r.data_end;) {
+		const unsigned char *p = r.b + off;
+		uint32_t type = rd32(p);
+		size_t rs = rd16(p + 6);
+		if (rs < 8 || rs > r.data_end - off) {
+			rc = perf_data__corrupt(&r, off, "record size smaller than its header or past the data");
+			break;
+		}
+		size_t fname = type == PERF_RECORD_MMAP2 ? 72 : 40;
+		if ((type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2) && rs > fname &&
+		    !(rd16(p + 4) & PERF_RECORD_MISC_MMAP_DATA) && p[fname] == '/')
+			rc = fn(ctx, (const char *)p + fname, strnlen((const char *)p + fname, rs - fname));
+		if (type == REC_AUXTRACE && rs >= 16) {
+			uint64_t aux = rd64(p + 8);
+			if (aux > r.data_end - off - rs) {
+				rc = perf_data__corrupt(&r, off, "AUXTRACE payload past the data");
+				break;
+			}
+			off += (size_t)aux;
+		}
+		off += rs;
+	}
 	reader__release(&r);
 	return rc;
 }

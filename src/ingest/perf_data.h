@@ -90,6 +90,14 @@ int ingest_perf_data(const void *buf, size_t len, const struct ingest_opts *o,
 int ingest_perf_data_file(const char *path, const struct ingest_opts *o, struct pivot *p,
 			  struct ingest_stats *st, struct err *e);
 
+/* The files buf's MMAP and MMAP2 records map as code (absolute paths, as
+ * recorded, in record order, repeats included), each through fn(ctx, path,
+ * its length); fn's non-zero value stops the walk and is returned. 0, or
+ * -ENOTSUP / -EINVAL with e as perf_data__read(). Reads no sample. */
+int perf_data__mapped_files(const void *buf, size_t len,
+			    int (*fn)(void *ctx, const char *path, size_t n), void *ctx,
+			    struct err *e);
+
 /* The clock of every event of a perf.data image: CLOCK_MONOTONIC (1) when
  * each was recorded with use_clockid and that clock, the clock id when they
  * share another; -2 when use_clockid is off (perf's own clock) or the events

@@ -143,6 +143,7 @@ static int read_attrs(struct reader *r)
 		d->read_format = rd64(a + 32);
 		d->freq = (rd64(a + 40) >> 10) & 1;
 		d->context_switch = (rd64(a + 40) >> 26) & 1;
+		d->build_id = (rd64(a + 40) >> 34) & 1;
 		d->clockid = -2;
 		if ((rd64(a + 40) >> 25) & 1) /* use_clockid; clockid sits at byte 92 */
 			d->clockid = rd32(a + 4) >= 96 && asz - 16 >= 96 ? (int32_t)rd32(a + 92) : -1;

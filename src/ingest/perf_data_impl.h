@@ -42,6 +42,7 @@ struct pd_attr {
 	uint64_t config, sample_period, sample_type, read_format;
 	bool freq;
 	bool context_switch; /* PERF_RECORD_SWITCH records were asked for */
+	bool build_id;       /* MMAP2 records carry build-ids (perf record --buildid-mmap) */
 	int32_t clockid; /* use_clockid's clock; -2 when off (perf's clock), -1 unreadable */
 	char name[128];
 	size_t name_len;
@@ -63,6 +64,7 @@ struct reader {
 	int trailer_tid;      /* offset of {pid, tid} in that trailer, -1: none */
 	struct switch_log *sw; /* context switches and thread lives, or NULL */
 	struct buildid_list *bids; /* build-ids of MMAP2 records are added, or NULL */
+	bool mmap_build_ids;  /* an attr asked for them (the misc bit alone can leak) */
 	struct perf_maps *maps;
 	struct strtab comms;  /* comm strings */
 	struct tidcomm { int64_t tid; uint64_t hash; uint32_t comm; } *tc;

@@ -150,6 +150,18 @@ static int ingest_samples(struct rank_walk *w, int rank, const char *node, struc
 	struct ingest_opts o = {.sz = sizeof(o), .node = node, .rank = rank, .pass_index = 0};
 	struct ingest_stats st = {0};
 	struct err de = {0};
+	/* the shim's list of the build-ids (perf record -B wrote none in the
+	 * header); a Run without one reads the header's */
+	struct buildid_list ids;
+	buildid_list__init(&ids);
+	char *bids = rank_file(w, rank, "perf-buildid-list.txt");
+	char *buf = NULL;
+	size_t len = 0;
+	if (bids && fs_read_file(bids, MAX_SMALL_BYTES, &buf, &len) == 0 &&
+	    buildid_list__parse(&ids, buf, len, NULL) == 0 && ids.n > 0)
+		o.build_ids = &ids;
+	xfree(buf);
+	xfree(bids);
 	int rc = ingest_perf_data_file(data, &o, w->p, &st, &de);
 	if (rc < 0 && rc != -ENOMEM) {
 		ingest_stats__release(&st);
@@ -172,6 +184,7 @@ static int ingest_samples(struct rank_walk *w, int rank, const char *node, struc
 		w->sum->nr_sampled += st.nr_samples > 0;
 	}
 	ingest_stats__release(&st);
+	buildid_list__release(&ids);
 	xfree(data);
 	return rc;
 }

@@ -17,9 +17,9 @@ static struct collector *after_refusal(struct run_state *s, const char *why)
 {
 	char msg[160];
 	snprintf(msg, sizeof(msg), "%s", why);
-	s->rejected = true;
+	s->collect.rejected = true;
 	if (collector_fallback_preload(s, msg))
-		return collector_preload__new(s->preload_lib);
+		return collector_preload__new(s->collect.preload_lib);
 	strncat(msg, ": no samples", sizeof(msg) - strlen(msg) - 1);
 	run_state__degrade(s, DEG_CPU_COLLECTION_FAILED, msg, DEG_CPU_COLLECTION_FAILED_REMEDY);
 	return collector_bare__new();
@@ -30,19 +30,19 @@ int collect_one_pass(struct run_state *s, struct collect_pass *p, struct exec_re
 {
 	struct collect_env env;
 	run_state__collect_env(s, &env);
-	int rc = collector__launch(s->coll, &env, p, res, e);
-	if (collector_is_perf(s->coll)) { /* what the ladder kept */
-		s->group = collector_perf__group(s->coll);
-		s->stacks = collector_perf__stacks(s->coll);
+	int rc = collector__launch(s->collect.coll, &env, p, res, e);
+	if (collector_is_perf(s->collect.coll)) { /* what the ladder kept */
+		s->collect.group = collector_perf__group(s->collect.coll);
+		s->collect.stacks = collector_perf__stacks(s->collect.coll);
 	}
 	if (rc == 1) {
-		struct collector *next = after_refusal(s, collector__refusal(s->coll));
-		collector__free(s->coll);
-		s->coll = next;
-		rc = next ? collector__launch(s->coll, &env, p, res, e) : err_oom(e);
+		struct collector *next = after_refusal(s, collector__refusal(s->collect.coll));
+		collector__free(s->collect.coll);
+		s->collect.coll = next;
+		rc = next ? collector__launch(s->collect.coll, &env, p, res, e) : err_oom(e);
 	}
 	s->launched = p->launched;
-	s->t_app_launch = p->mono_start;
-	s->t_app_stop = p->mono_end;
+	s->cost.app_launch = p->mono_start;
+	s->cost.app_stop = p->mono_end;
 	return rc;
 }

@@ -311,7 +311,7 @@ static void prepare_abandon(struct run_state *s, struct sigaction old[])
 {
 	struct err e = {0};
 	abandon_ready = 0;
-	held_count = s->pass.interrupted_by || run_interrupted_by(s) ? 1 : 0;
+	held_count = s->collect.passes[0].interrupted_by || run_interrupted_by(s) ? 1 : 0;
 	hold_signals(old);
 	if (!s->dir)
 		return;
@@ -349,7 +349,7 @@ static int abandon_now(struct run_state *s, json_t **json_out)
 	if (s->dir)
 		console__info(s->con, "Run: %s", s->dir);
 	if (s->req->json) {
-		*json_out = run_json_document(s, s->pass.exit_code, "none", "abandoned");
+		*json_out = run_json_document(s, s->collect.passes[0].exit_code, "none", "abandoned");
 	}
 	return 128 + (sig ? sig : SIGINT);
 }
@@ -379,9 +379,9 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 	s.req = req;
 	s.con = con;
 	s.world_size = -1;
-	s.pass.exit_code = -1;
-	s.t_start = now_s();
-	s.calibrate_s = s.netprobe_s = -1;
+	s.collect.passes[0].exit_code = -1;
+	s.cost.start = now_s();
+	s.cost.calibrate_s = s.cost.netprobe_s = -1;
 	pivot__init(&s.pivot);
 	manifest__init(&s.out.manifest);
 	int rc = preflight(req, con, &s.error);
@@ -391,9 +391,9 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 		struct err e = {0};
 		double t0 = now_s();
 		run_reserve_space(&s);
-		s.t_launch = t0;
+		s.cost.launch = t0;
 		int crc = stage_collect(&s, &e);
-		s.t_app_end = now_s();
+		s.cost.app_end = now_s();
 		/* perf's start-up and teardown are in here too: the application's
 		 * own time is the bare run's (bench/run separates them). */
 		console__debug(con, 1, "stage collect: %.3f s", now_s() - t0);
@@ -403,9 +403,9 @@ int run_pipeline(const struct run_request *req, struct console *con, json_t **js
 				rc = PIPE_EXIT_BEFORE_LAUNCH;
 		}
 	}
-	bool abandoned = s.pass.abandoned;
-	for (int i = 0; i < s.mp.nr; i++)
-		abandoned = abandoned || s.mp.passes[i].abandoned;
+	bool abandoned = s.collect.passes[0].abandoned;
+	for (int i = 0; i < s.collect.nr_passes; i++)
+		abandoned = abandoned || s.collect.passes[i].abandoned;
 	if (rc == 0 && abandoned) {
 		rc = abandon_now(&s, json_out);
 	} else if (rc == 0) {

@@ -59,8 +59,9 @@ struct run_request {
 	int cmd_argc;
 };
 
-/* One pass of collection (an entry of the manifest's passes[]): s->pass for
- * a single-pass Run, s->mp.passes[i] under --multi-pass. */
+/* One pass of collection (an entry of the manifest's passes[]):
+ * s->collect.passes[0] for a single-pass Run, s->collect.passes[i] under
+ * --multi-pass. */
 struct run_pass {
 	int index;
 	bool skipped;         /* never ran: an earlier pass failed */
@@ -130,25 +131,26 @@ struct run_state {
 	char *collect_dir;  /* <dir>/collect (owned) */
 	char created[32];   /* ISO-8601 UTC */
 
-	/* collection (stage "collect") */
-	struct caps caps;           /* the capability probe: perf, permission */
-	bool sampling_blocked;      /* perf absent or forbidden: no collector */
-	const struct counter_group *group; /* the µarch's counter group, or NULL */
-	struct run_pass pass;
-	struct collector *coll;     /* the collector that ran (collect/collector.h), owned */
-	char *perf_data;            /* pass 0's perf.data, for the regions' meet (owned) */
-	bool script_ok;             /* perf script produced perf-script.txt (single pass) */
-	bool rejected;              /* perf record refused every rung of the ladder */
-	enum collector_kind collector; /* the collector this Run uses (collect/collector.h) */
-	int stacks;                 /* enum stacks_mode (collect/stacks.h) perf records with */
-	int offcpu;                 /* enum offcpu_mechanism (doctor/offcpu.h) */
-	struct run_multi_pass {     /* --multi-pass (stage_passes.c) */
-		struct pass_plan *plan; /* the passes (owned), or NULL: one pass */
-		struct run_pass passes[4]; /* every pass that ran (passes[0] is also s->pass) */
-		int nr;                 /* 0 for a single pass */
-		json_t *json;           /* manifest "multi_pass" (owned), or NULL */
-	} mp;
-	char *preload_lib;          /* libscope_profiler.so injected, or NULL (owned) */
+	/* collection (stages "preload", "stacks", "collect", then "ingest"
+	 * reads it): who collects, with what, and every pass's outcome */
+	struct run_collection {
+		struct caps caps;           /* the capability probe: perf, permission */
+		bool sampling_blocked;      /* perf absent or forbidden: no collector */
+		const struct counter_group *group; /* the µarch's counter group, or NULL */
+		enum collector_kind collector; /* the collector this Run uses (collect/collector.h) */
+		int stacks;                 /* enum stacks_mode (collect/stacks.h) perf records with */
+		int offcpu;                 /* enum offcpu_mechanism (doctor/offcpu.h) */
+		char *preload_lib;          /* libscope_profiler.so injected, or NULL (owned) */
+		struct collector *coll;     /* the collector that ran (collect/collector.h), owned */
+		char *perf_data;            /* pass 0's perf.data, for the regions' meet (owned) */
+		bool rejected;              /* perf record refused every rung of the ladder */
+		/* The passes, held once: passes[0] is the Run's (the single pass,
+		 * or --multi-pass's pass 0, whose exit code the Run returns). */
+		struct run_pass passes[4];
+		int nr_passes;              /* passes --multi-pass ran (stage_passes.c), 0: one pass */
+		struct pass_plan *plan;     /* --multi-pass's passes (owned), or NULL: one pass */
+		json_t *multi_pass_json;    /* manifest "multi_pass" (owned), or NULL */
+	} collect;
 
 	/* ingestion + attribution (stages "ingest", "attribute") */
 	struct attrib_tools *tools; /* located before launch (doctor), owned */
@@ -161,16 +163,20 @@ struct run_state {
 	/* nunatak's own cost (run/run_cost.c, manifest "cost"): monotonic
 	 * seconds at the start, the launch, the application's end; the
 	 * calibration's and the network probe's wall time (< 0: did not run) */
-	double t_start, t_launch, t_app_end, calibrate_s, netprobe_s;
-	double t_app_launch, t_app_stop; /* the application itself (0: unknown) */
-	bool netprobe_cached;       /* the network Ceilings came from the cache */
+	struct run_cost_clock {
+		double start, launch, app_end, calibrate_s, netprobe_s;
+		double app_launch, app_stop; /* the application itself (0: unknown) */
+		bool netprobe_cached;        /* the network Ceilings came from the cache */
+	} cost;
 
 	/* degradations, outcome (provenance is collected by stage_store) */
-	/* region traces (stage_regions.c): SCOPE_PROFILER_PREFIX for the app */
-	char *regions_env;            /* "SCOPE_PROFILER_PREFIX=<collect>/regions/<name>" (owned) */
-	const char *app_env_set[4];   /* {regions_env, ompt_env..., NULL}: the application's extra environment */
-	char *ompt_dir;               /* <collect>/ompt, where the OMPT tool writes, or NULL: not added (owned) */
-	char *ompt_env[2];            /* OMP_TOOL_LIBRARIES=..., NUNATAK_OMPT_DIR=... (owned) */
+	/* the application's extra environment (stage_regions.c, the OMPT tool) */
+	struct run_app_env {
+		char *regions; /* "SCOPE_PROFILER_PREFIX=<collect>/regions/<name>" (owned) */
+		const char *set[4]; /* {regions, ompt..., NULL}: what the launch adds */
+		char *ompt_dir; /* <collect>/ompt, where the OMPT tool writes, or NULL: not added (owned) */
+		char *ompt[2];  /* OMP_TOOL_LIBRARIES=..., NUNATAK_OMPT_DIR=... (owned) */
+	} env;
 
 	struct degradations degradations;
 	bool launched;              /* the application was started */

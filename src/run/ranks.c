@@ -62,16 +62,16 @@ struct collector *collector_for_ranks(struct run_state *s, struct err *e)
 				   .cc = s->cfg ? config__tool(s->cfg, "cc") : NULL,
 				   .rank_threshold = threshold, .mpi_profile = mpi_lib,
 				   .mpi_skip = skip,
-				   .perf = s->caps.perf.present ? s->caps.perf.path : NULL,
+				   .perf = s->collect.caps.perf.present ? s->collect.caps.perf.path : NULL,
 				   /* set in every rank: mpirun forwards its environment
 				    * to its own node's ranks only */
-				   .regions_name = s->regions_env ? s->name : NULL,
+				   .regions_name = s->env.regions ? s->name : NULL,
 				   /* samples and region traces on one timeline */
 				   .clock_monotonic = true, .sampler_lib = lib,
-				   .offcpu = s->offcpu,
+				   .offcpu = s->collect.offcpu,
 				   /* the OMPT tool on every node, as the region prefix */
-				   .ompt_lib = s->ompt_env[0] ? strchr(s->ompt_env[0], '=') + 1 : NULL,
-				   .call_graph = s->stacks ? stacks_mode__name(s->stacks) : NULL,
+				   .ompt_lib = s->env.ompt[0] ? strchr(s->env.ompt[0], '=') + 1 : NULL,
+				   .call_graph = s->collect.stacks ? stacks_mode__name(s->collect.stacks) : NULL,
 				   .preload_only = s->req->collector == COLLECTOR_PRELOAD};
 	struct collector *c = collector_mpi_ranks__new(&o, s->prefix, s->app, s->req->cmd,
 						       s->world_size, e);

@@ -79,7 +79,7 @@ static void network_probe(struct run_state *s, const struct mpi_stack *st, const
 	struct err e = {0};
 	console__info(s->con, "measuring the network: rank 0 <-> last rank ping-pong");
 	int rc = executor__run(s->x, &rq, &r, &e);
-	s->netprobe_s = r.duration_s;
+	s->cost.netprobe_s = r.duration_s;
 	struct netprobe np;
 	char why[320] = "";
 	if (rc != 0 || r.exit_code != 0 || !r.out || netprobe_parse(r.out, &np) != 0 ||
@@ -117,8 +117,8 @@ static bool network_cached(struct run_state *s, const char *key)
 		      "set and MPI stack; delete the file to measure again)", path);
 	if (mpi)
 		depend(s, "mpi", "%s", mpi);
-	s->netprobe_cached = true;
-	s->netprobe_s = 0;
+	s->cost.netprobe_cached = true;
+	s->cost.netprobe_s = 0;
 	xfree(path);
 	xfree(mpi);
 	return true;

@@ -41,19 +41,19 @@ void run_cost(struct run_state *s, double now)
 	struct manifest *m = &s->out.manifest;
 	if (!s->dir || !s->out.have_manifest || !s->launched)
 		return;
-	double cal = s->calibrate_s > 0 ? s->calibrate_s : 0;
-	double net = s->netprobe_s > 0 && !s->netprobe_cached ? s->netprobe_s : 0;
+	double cal = s->cost.calibrate_s > 0 ? s->cost.calibrate_s : 0;
+	double net = s->cost.netprobe_s > 0 && !s->cost.netprobe_cached ? s->cost.netprobe_s : 0;
 	json_t *c = json_object();
 	if (!c)
 		return;
-	double launch = s->t_app_launch > 0 ? s->t_app_launch : s->t_launch;
-	double stop = s->t_app_stop > 0 ? s->t_app_stop : s->t_app_end;
-	json_object_set_new(c, "setup", part(s, launch - s->t_start - cal - net, NULL));
+	double launch = s->cost.app_launch > 0 ? s->cost.app_launch : s->cost.launch;
+	double stop = s->cost.app_stop > 0 ? s->cost.app_stop : s->cost.app_end;
+	json_object_set_new(c, "setup", part(s, launch - s->cost.start - cal - net, NULL));
 	json_object_set_new(c, "calibration", part(s, cal, NULL));
 	json_object_set_new(c, "network_probe", part(s, net, NULL));
 	json_object_set_new(c, "network_ceilings",
-			    json_string(!s->mpi ? "none" : s->netprobe_cached ? "cached"
-							 : s->netprobe_s >= 0 ? "measured"
+			    json_string(!s->mpi ? "none" : s->cost.netprobe_cached ? "cached"
+							 : s->cost.netprobe_s >= 0 ? "measured"
 									      : "none"));
 	const json_t *o = s->overhead;
 	json_t *ov = o ? json_pack("{s:O, s:s, s:O, s:O}", "value", json_object_get(o, "value"),

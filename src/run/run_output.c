@@ -37,11 +37,11 @@ static size_t nr_resolved(const struct pivot *p)
 static const struct ceiling *sample_cost(const struct run_state *s, bool *exact)
 {
 	*exact = true;
-	if (!s->machine || s->collector == COLLECTOR_USE_PRELOAD)
+	if (!s->machine || s->collect.collector == COLLECTOR_USE_PRELOAD)
 		return NULL;
-	if (s->stacks == STACKS_DWARF)
+	if (s->collect.stacks == STACKS_DWARF)
 		return machine__cost(s->machine, COST_PERF_DWARF);
-	*exact = s->stacks == STACKS_FP;
+	*exact = s->collect.stacks == STACKS_FP;
 	return machine__cost(s->machine, COST_PERF_FP);
 }
 
@@ -51,13 +51,13 @@ static json_t *unmeasured(const struct run_state *s, const char *coll, const cha
 			 "quality", "unavailable", "reason", why, "samples",
 			 (json_int_t)s->counts.nr_samples, "cost_per_sample_s", "cost_quality",
 			 "unavailable", "formula", "samples x cost_per_sample_s", "collector", coll,
-			 "stacks", stacks_mode__name(s->stacks));
+			 "stacks", stacks_mode__name(s->collect.stacks));
 }
 
 bool run_sampled(const struct run_state *s)
 {
 	/* an MPI Run's ranks sample themselves: nothing samples around them */
-	return s->mpi ? s->counts.nr_sampled_ranks > 0 : s->pass.sampled;
+	return s->mpi ? s->counts.nr_sampled_ranks > 0 : s->collect.passes[0].sampled;
 }
 
 /* samples x the cost per sample measured on this Machine with the
@@ -70,10 +70,10 @@ void run_overhead(struct run_state *s)
 	if (!run_sampled(s) || s->counts.nr_samples <= 0 || s->overhead)
 		return;
 	bool exact;
-	const char *coll = s->collector == COLLECTOR_USE_PRELOAD ? "preload" : "perf";
+	const char *coll = s->collect.collector == COLLECTOR_USE_PRELOAD ? "preload" : "perf";
 	const struct ceiling *c = sample_cost(s, &exact);
 	if (!c || c->quality == QUALITY_UNAVAILABLE || !(c->value > 0)) {
-		char *why = !c && s->collector == COLLECTOR_USE_PRELOAD
+		char *why = !c && s->collect.collector == COLLECTOR_USE_PRELOAD
 				    ? xstrdup("the cost of a preload sample is not measured by the "
 					      "calibration")
 			    : !c ? xstrdup("no cost per sample in this Machine's profile (`nunatak "
@@ -87,11 +87,11 @@ void run_overhead(struct run_state *s)
 	enum quality q = exact ? c->quality : QUALITY_ESTIMATED;
 	char *why = xasprintf("the cost of one sample with %s stacks, measured on this Machine by "
 			      "the calibration%s%s%s%s",
-			      exact ? stacks_mode__name(s->stacks) : "fp",
+			      exact ? stacks_mode__name(s->collect.stacks) : "fp",
 			      s->mpi ? "; samples of every sampled rank, so CPU time summed over "
 				       "those ranks"
 				     : "",
-			      exact ? "" : s->stacks == STACKS_NONE ? "; this Run took no stacks: an "
+			      exact ? "" : s->collect.stacks == STACKS_NONE ? "; this Run took no stacks: an "
 								      "upper bound"
 								    : "; this Run's stacks are LBR",
 			      c->reason ? "; " : "", c->reason ? c->reason : "");
@@ -100,7 +100,7 @@ void run_overhead(struct run_state *s)
 				"estimated", "reason", why, "samples", (json_int_t)s->counts.nr_samples,
 				"cost_per_sample_s", c->value, "cost_quality", quality__name(q),
 				"formula", "samples x cost_per_sample_s", "collector", coll,
-				"stacks", stacks_mode__name(s->stacks));
+				"stacks", stacks_mode__name(s->collect.stacks));
 	xfree(why);
 }
 
@@ -129,14 +129,15 @@ static void overhead(struct run_state *s)
 static void summary(struct run_state *s)
 {
 	const struct analysis *a = &s->out.analysis;
+	const struct run_pass *p = &s->collect.passes[0];
 	struct summary_ctx ctx = {.ceilings_reason = NULL,
 				  .nr_ranks = s->mpi ? s->counts.nr_ranks : -1,
 				  .nr_sampled_ranks = s->counts.nr_sampled_ranks,
-				  .app_wall_s = s->pass.duration_s,
-				  .app_cpu_s = s->pass.cpu_user_s >= 0 && s->pass.cpu_sys_s >= 0
-						   ? s->pass.cpu_user_s + s->pass.cpu_sys_s : -1,
-				  .cpu_includes_collector = s->pass.sampled &&
-							    s->collector == COLLECTOR_USE_PERF};
+				  .app_wall_s = p->duration_s,
+				  .app_cpu_s = p->cpu_user_s >= 0 && p->cpu_sys_s >= 0
+						   ? p->cpu_user_s + p->cpu_sys_s : -1,
+				  .cpu_includes_collector = p->sampled &&
+							    s->collect.collector == COLLECTOR_USE_PERF};
 	/* The reason is the Run's own degradation, never a fixed sentence. */
 	for (size_t i = 0; !a->have_ceilings && i < s->degradations.n; i++)
 		if (!strcmp(s->degradations.v[i].name, DEG_CEILINGS_UNAVAILABLE))
@@ -159,7 +160,7 @@ static void summary(struct run_state *s)
 void run_announce_outcome(struct run_state *s)
 {
 	char a[16], b[16];
-	const struct run_pass *p = &s->pass;
+	const struct run_pass *p = &s->collect.passes[0];
 	if (p->interrupted_by && p->term_signal)
 		console__warn(s->con, "interrupted by %s: the application ended by %s (exit %d); "
 			      "writing the Run of what was collected until then",
@@ -182,9 +183,9 @@ static void outcome_json(const struct run_state *s, json_t *doc, const char *sta
 	int intr = run_interrupted_by(s);
 	if (!doc)
 		return;
-	if (s->launched && s->pass.term_signal)
+	if (s->launched && s->collect.passes[0].term_signal)
 		json_object_set_new(doc, "signal",
-				    json_string(sig_name(s->pass.term_signal, b, sizeof(b))));
+				    json_string(sig_name(s->collect.passes[0].term_signal, b, sizeof(b))));
 	if (s->launched && intr)
 		json_object_set_new(doc, "interrupted_by", json_string(sig_name(intr, b, sizeof(b))));
 	json_object_set_new(doc, "status", json_string(status));
@@ -225,18 +226,18 @@ int run_finish(struct run_state *s, json_t **json_out)
 	if (s->launched && intr)
 		console__info(s->con, "application: interrupted by %s (exit %d%s%s): the Run holds "
 			      "what was collected until then", sig_name(intr, sa, sizeof(sa)),
-			      s->pass.exit_code, s->pass.term_signal ? ", ended by " : "",
-			      s->pass.term_signal ? sig_name(s->pass.term_signal, sb, sizeof(sb)) : "");
-	else if (s->launched && s->pass.term_signal)
+			      s->collect.passes[0].exit_code, s->collect.passes[0].term_signal ? ", ended by " : "",
+			      s->collect.passes[0].term_signal ? sig_name(s->collect.passes[0].term_signal, sb, sizeof(sb)) : "");
+	else if (s->launched && s->collect.passes[0].term_signal)
 		console__info(s->con, "application: ended by %s (exit %d)",
-			      sig_name(s->pass.term_signal, sa, sizeof(sa)), s->pass.exit_code);
+			      sig_name(s->collect.passes[0].term_signal, sa, sizeof(sa)), s->collect.passes[0].exit_code);
 	if (s->dir)
 		console__info(s->con, "Run: %s", s->dir);
 	if (s->out.report_path)
 		console__info(s->con, "Report: %s", s->out.report_path);
 	if (s->req->json) /* which collector sampled: "perf", "preload" (the stand-in), "none" */
 		*json_out = run_json_document(s, s->exit_code,
-					      s->pass.sampled ? collector_kind__name(s->collector)
+					      s->collect.passes[0].sampled ? collector_kind__name(s->collect.collector)
 							      : "none",
 					      s->pivot_unwritten ? "incomplete" : "complete");
 	return 0;

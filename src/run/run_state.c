@@ -35,7 +35,7 @@ void run_state__collect_env(struct run_state *s, struct collect_env *env)
 {
 	*env = (struct collect_env){.x = s->x, .con = s->con, .replay = s->replay,
 				    .recording = s->req->record_entry != NULL, .freq = s->freq,
-				    .app = s->app, .env_set = s->app_env_set,
+				    .app = s->app, .env_set = s->env.set,
 				    .collect_dir = s->collect_dir, .degrade = degrade, .run = s};
 }
 
@@ -52,10 +52,10 @@ void run_pass__take(struct run_pass *p, const struct exec_result *res)
 /* The first signal nunatak received while any pass ran, 0: none. */
 int run_interrupted_by(const struct run_state *s)
 {
-	for (int i = 0; i < s->mp.nr; i++)
-		if (s->mp.passes[i].interrupted_by)
-			return s->mp.passes[i].interrupted_by;
-	return s->pass.interrupted_by;
+	for (int i = 0; i < s->collect.nr_passes; i++)
+		if (s->collect.passes[i].interrupted_by)
+			return s->collect.passes[i].interrupted_by;
+	return s->collect.passes[0].interrupted_by;
 }
 
 static void run_result__release(struct run_result *o)
@@ -94,17 +94,17 @@ void run_state__release(struct run_state *s)
 	xfree(s->name);
 	xfree(s->dir);
 	xfree(s->collect_dir);
-	caps__release(&s->caps);
-	collector__free(s->coll);
-	xfree(s->perf_data);
+	caps__release(&s->collect.caps);
+	collector__free(s->collect.coll);
+	xfree(s->collect.perf_data);
 	run_result__release(&s->out);
-	xfree(s->regions_env);
-	xfree(s->ompt_dir);
-	xfree(s->ompt_env[0]);
-	xfree(s->ompt_env[1]);
-	xfree(s->preload_lib);
-	xfree(s->mp.plan);
-	json_decref(s->mp.json);
+	xfree(s->env.regions);
+	xfree(s->env.ompt_dir);
+	xfree(s->env.ompt[0]);
+	xfree(s->env.ompt[1]);
+	xfree(s->collect.preload_lib);
+	xfree(s->collect.plan);
+	json_decref(s->collect.multi_pass_json);
 	json_decref(s->nodes);
 	pivot__release(&s->pivot);
 	degradations__release(&s->degradations);

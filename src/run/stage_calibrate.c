@@ -154,7 +154,7 @@ int stage_calibrate(struct run_state *s, struct err *e)
 	}
 	if (po.calibrated) {
 		console__progress_end(s->con, "calibration");
-		s->calibrate_s = po.cal.total_s;
+		s->cost.calibrate_s = po.cal.total_s;
 	}
 	if (rc == 0 && !s->replay) {
 		/* A recording keeps the Ceilings this Run used (cached ones included,

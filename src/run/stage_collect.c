@@ -68,10 +68,10 @@ static char *probe_salt(void)
 
 static int probe_group(struct run_state *s, struct err *e)
 {
-	if (!s->group || s->sampling_blocked ||
+	if (!s->collect.group || s->collect.sampling_blocked ||
 	    (s->replay && !json_object_get(s->recorded_meta, "counter_probe")))
 		return 0;
-	char **argv = perf_argv_probe(s->caps.perf.path, s->group);
+	char **argv = perf_argv_probe(s->collect.caps.perf.path, s->collect.group);
 	if (!argv)
 		return err_oom(e);
 	char *salt = probe_salt();
@@ -88,8 +88,8 @@ static int probe_group(struct run_state *s, struct err *e)
 		snprintf(msg, sizeof(msg),
 			 "perf cannot open the %s counter group on this machine (%s): sampling "
 			 "time only, FLOP and DRAM figures unavailable",
-			 s->group->uarch, why[0] ? why : "no reason given");
-		s->group = NULL;
+			 s->collect.group->uarch, why[0] ? why : "no reason given");
+		s->collect.group = NULL;
 		rc = run_state__degrade(s, DEG_COUNTER_EVENTS_UNAVAILABLE, msg,
 					perf_group_remedy(s->cpuinfo));
 	}
@@ -105,23 +105,23 @@ static int probe_group(struct run_state *s, struct err *e)
  * says so in its rank.json. */
 static int offcpu_decide(struct run_state *s)
 {
-	bool perf_collects = s->mpi ? s->caps.perf.present && s->req->collector != COLLECTOR_PRELOAD
-				    : s->collector == COLLECTOR_USE_PERF;
-	s->offcpu = offcpu_mechanism(&s->caps, perf_collects);
+	bool perf_collects = s->mpi ? s->collect.caps.perf.present && s->req->collector != COLLECTOR_PRELOAD
+				    : s->collect.collector == COLLECTOR_USE_PERF;
+	s->collect.offcpu = offcpu_mechanism(&s->collect.caps, perf_collects);
 	enum offcpu_mechanism asked = OFFCPU_STACKS;
 	if (s->req->offcpu)
 		offcpu_mechanism__parse(s->req->offcpu, &asked); /* validated by cmd_run */
 	if (s->replay)
 		return 0;
-	if ((int)asked < s->offcpu) { /* less than the machine allows, by the user's choice */
-		s->offcpu = asked;
+	if ((int)asked < s->collect.offcpu) { /* less than the machine allows, by the user's choice */
+		s->collect.offcpu = asked;
 		return run_state__degrade(s, OFFCPU_DEGRADATION, offcpu_mechanism__asked(asked),
 					  offcpu_mechanism__asked_remedy(asked));
 	}
-	if (s->offcpu == OFFCPU_STACKS)
+	if (s->collect.offcpu == OFFCPU_STACKS)
 		return 0;
-	return run_state__degrade(s, OFFCPU_DEGRADATION, offcpu_mechanism__describe(s->offcpu),
-				  offcpu_mechanism__remedy(s->offcpu));
+	return run_state__degrade(s, OFFCPU_DEGRADATION, offcpu_mechanism__describe(s->collect.offcpu),
+				  offcpu_mechanism__remedy(s->collect.offcpu));
 }
 
 /* Silent losses said (issue 24): a perf older or newer than any nunatak
@@ -129,9 +129,9 @@ static int offcpu_decide(struct run_state *s)
  * perf_event_paranoid >= 2, whose samples leave out the kernel's time. */
 static int untested_or_user_only(struct run_state *s)
 {
-	const struct perf_version *v = &s->caps.perf.version;
+	const struct perf_version *v = &s->collect.caps.perf.version;
 	int rc = 0;
-	if (s->caps.perf.present &&
+	if (s->collect.caps.perf.present &&
 	    (!perf_version__at_least(v, 5, 0) || perf_version__at_least(v, 7, 0))) {
 		char msg[200];
 		snprintf(msg, sizeof(msg), "perf %s is not a version nunatak was tested with (5.x, "
@@ -139,11 +139,11 @@ static int untested_or_user_only(struct run_state *s)
 		rc = run_state__degrade(s, DEG_PERF_VERSION_UNTESTED, msg,
 					DEG_PERF_VERSION_UNTESTED_REMEDY);
 	}
-	if (rc == 0 && !s->replay && !s->caps.root && s->caps.paranoid >= 2) {
+	if (rc == 0 && !s->replay && !s->collect.caps.root && s->collect.caps.paranoid >= 2) {
 		char msg[200];
 		snprintf(msg, sizeof(msg), "kernel.perf_event_paranoid=%d: as an ordinary user, perf "
 			 "samples user space only; time in the kernel (system calls, page faults) "
-			 "is not in this Run", s->caps.paranoid);
+			 "is not in this Run", s->collect.caps.paranoid);
 		rc = run_state__degrade(s, DEG_KERNEL_TIME_UNSAMPLED, msg,
 					DEG_KERNEL_TIME_UNSAMPLED_REMEDY);
 	}
@@ -154,19 +154,19 @@ static int untested_or_user_only(struct run_state *s)
  * doctor reads too (under replay: the recorded answers). */
 int stage_detect_perf(struct run_state *s, struct err *e)
 {
-	int rc = caps_probe(&s->caps, s->x, config__tool(s->cfg, "perf"), e);
+	int rc = caps_probe(&s->collect.caps, s->x, config__tool(s->cfg, "perf"), e);
 	if (rc < 0)
 		return rc;
 	/* perf blocked: the collector decision announces the stand-in, or the
 	 * caps' degradation when there is none (collect/collector.h). */
-	if (s->caps.sampling_blocked) {
-		rc = collector_decide(s, false, s->caps.perf.present ? s->caps.degradation.message
+	if (s->collect.caps.sampling_blocked) {
+		rc = collector_decide(s, false, s->collect.caps.perf.present ? s->collect.caps.degradation.message
 								     : "perf not found");
 		return rc < 0 ? rc : offcpu_decide(s);
 	}
-	if (!perf_version__at_least(&s->caps.perf.version, 6, 4))
+	if (!perf_version__at_least(&s->collect.caps.perf.version, 6, 4))
 		console__debug(s->con, 1, "perf %s has no dsoff: offsets computed from mmap events",
-			       s->caps.perf.version.text);
+			       s->collect.caps.perf.version.text);
 	rc = untested_or_user_only(s);
 	if (rc == 0)
 		rc = collector_decide(s, true, NULL);
@@ -189,11 +189,11 @@ static struct collector *chosen(struct run_state *s)
 	/* the kernel keeps perf and the preload out of it (target-privileged) */
 	if (privileged_target(s))
 		return collector_bare__new();
-	if (s->collector == COLLECTOR_USE_PRELOAD)
-		return collector_preload__new(s->preload_lib);
-	if (s->sampling_blocked || !s->caps.perf.present)
+	if (s->collect.collector == COLLECTOR_USE_PRELOAD)
+		return collector_preload__new(s->collect.preload_lib);
+	if (s->collect.sampling_blocked || !s->collect.caps.perf.present)
 		return collector_bare__new();
-	return collector_perf__new(&s->caps.perf, s->group, s->stacks, s->offcpu);
+	return collector_perf__new(&s->collect.caps.perf, s->collect.group, s->collect.stacks, s->collect.offcpu);
 }
 
 /* The pass's outcome into the Run's record of it. */
@@ -295,22 +295,22 @@ int stage_collect(struct run_state *s, struct err *e)
 	struct exec_result res = {0};
 	struct collect_pass p;
 	rc = collect_pass__init(&p, s->collect_dir, 0, false);
-	if (rc == 0 && s->mpi && !(s->coll = collector_for_ranks(s, e))) {
+	if (rc == 0 && s->mpi && !(s->collect.coll = collector_for_ranks(s, e))) {
 		collect_pass__release(&p);
 		return e->errnum ? e->errnum : -ENOMEM;
 	}
-	if (rc == 0 && !s->coll && !(s->coll = chosen(s)))
+	if (rc == 0 && !s->collect.coll && !(s->collect.coll = chosen(s)))
 		rc = -ENOMEM;
-	if (rc == 0 && collector_is_perf(s->coll) && !(s->perf_data = xstrdup(p.perf_data)))
+	if (rc == 0 && collector_is_perf(s->collect.coll) && !(s->collect.perf_data = xstrdup(p.perf_data)))
 		rc = -ENOMEM;
 	if (rc < 0) {
 		collect_pass__release(&p);
 		return err_set(e, rc, ERR_OOM, "out of memory");
 	}
 	rc = collect_one_pass(s, &p, &res, e);
-	if (collector_is_passes(s->coll)) { /* unless pass 0's perf refused to start */
+	if (collector_is_passes(s->collect.coll)) { /* unless pass 0's perf refused to start */
 		passes_take(s);
-		if (!(s->perf_data = xstrdup(collector_passes__outcome(s->coll, 0)->pass.perf_data)) &&
+		if (!(s->collect.perf_data = xstrdup(collector_passes__outcome(s->collect.coll, 0)->pass.perf_data)) &&
 		    rc == 0)
 			rc = err_oom(e); /* the regions meet pass 0's samples */
 		exec_result__release(&res);
@@ -318,7 +318,7 @@ int stage_collect(struct run_state *s, struct err *e)
 		return rc;
 	}
 	if (rc == 0) {
-		run_pass__take(&s->pass, &res);
+		run_pass__take(&s->collect.passes[0], &res);
 		s->exit_code = res.exit_code;
 		collector_died(s, res.wrapper_signal);
 		collector_failed(s, &p);
@@ -330,14 +330,13 @@ int stage_collect(struct run_state *s, struct err *e)
 	/* Replayed and recorded Runs go through perf script, the only output a
 	 * corpus entry can serve; a live Run reads perf.data directly (faster) and
 	 * falls back to perf script in the ingest stage. */
-	bool perf_ran = p.sampled && s->collector == COLLECTOR_USE_PERF;
+	bool perf_ran = p.sampled && s->collect.collector == COLLECTOR_USE_PERF;
 	if (rc == 0 && perf_ran && (s->replay || s->req->record_entry)) {
 		struct collect_env env;
 		run_state__collect_env(s, &env);
-		rc = collector__extract(s->coll, &env, &p, e);
+		rc = collector__extract(s->collect.coll, &env, &p, e);
 	}
-	pass_times(&s->pass, &p);
-	s->script_ok = p.script_ok;
+	pass_times(&s->collect.passes[0], &p);
 	collect_pass__release(&p);
 	return rc;
 }

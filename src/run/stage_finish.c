@@ -53,30 +53,30 @@ static int ingest_pass(struct run_state *s, struct err *e)
 		return err_set(e, rc, ERR_RUN_CREATE, "pass 0: %s", strerror(-rc));
 	}
 	p.sampled = true;
-	p.script_ok = s->script_ok;
+	p.script_ok = s->collect.passes[0].script_ok;
 	struct collect_env env;
 	run_state__collect_env(s, &env);
 	struct collect_counts n = {0};
-	rc = collector__ingest(s->coll, &env, &p, &o, &s->pivot, &n, e);
+	rc = collector__ingest(s->collect.coll, &env, &p, &o, &s->pivot, &n, e);
 	s->counts.nr_samples += n.nr_samples; /* summed over passes */
 	if (rc == 0 && s->mpi) { /* HOOK(mpi): the ranks' own directories */
 		s->counts.nr_ranks = n.nr_ranks;
 		s->counts.nr_sampled_ranks = n.nr_sampled_ranks;
 	}
-	s->script_ok = p.script_ok; /* the perf script fallback extracted it */
+	s->collect.passes[0].script_ok = p.script_ok; /* the perf script fallback extracted it */
 	collect_pass__release(&p);
 	return rc;
 }
 
 static int ingest_samples(struct run_state *s, struct err *e)
 {
-	if (!s->coll)
+	if (!s->collect.coll)
 		return 0;
 	if (s->mpi) /* the ranks sampled themselves: nothing is sampled around them */
 		return s->launched ? ingest_pass(s, e) : 0;
-	if (collector_is_passes(s->coll))
+	if (collector_is_passes(s->collect.coll))
 		return ingest_pass(s, e);
-	return s->pass.sampled ? ingest_pass(s, e) : 0;
+	return s->collect.passes[0].sampled ? ingest_pass(s, e) : 0;
 }
 
 int stage_ingest(struct run_state *s, struct err *e)
@@ -127,7 +127,7 @@ int stage_attribute(struct run_state *s, struct err *e)
 				   : err_oom(e);
 	/* fp stacks: a leaf without a frame hides its caller: recovered where
 	 * the code proves it, else said unknown. */
-	if (rc == 0 && s->stacks == STACKS_FP && !s->replay) {
+	if (rc == 0 && s->collect.stacks == STACKS_FP && !s->replay) {
 		struct frameless_report fr;
 		rc = frameless_mark(&s->pivot, s->x, config__tool(s->cfg, "objdump"), &fr) < 0
 			     ? err_oom(e)
@@ -166,8 +166,8 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 	int rc = 0;
 	m->name = xstrdup(s->name);
 	m->created = xstrdup(s->created);
-	m->exit_code = s->launched ? s->pass.exit_code : -1;
-	m->term_signal = s->launched ? s->pass.term_signal : 0;
+	m->exit_code = s->launched ? s->collect.passes[0].exit_code : -1;
+	m->term_signal = s->launched ? s->collect.passes[0].term_signal : 0;
 	m->interrupted_by = s->launched ? run_interrupted_by(s) : 0;
 	m->status = st;
 	m->world_size = s->mpi && s->world_size > 0 ? s->world_size : -1;
@@ -180,12 +180,12 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 	}
 	m->generated_by = xstrdup("nunatak " NUNATAK_VERSION);
 	m->provenance.effective_configuration = json_incref(s->prov.effective_config);
-	if (s->caps.perf.present && s->caps.perf.version.text[0]) {
+	if (s->collect.caps.perf.present && s->collect.caps.perf.version.text[0]) {
 		if (!s->prov.dependencies)
 			s->prov.dependencies = json_object();
 		if (s->prov.dependencies)
 			json_object_set_new(s->prov.dependencies, "perf",
-					    json_string(s->caps.perf.version.text));
+					    json_string(s->collect.caps.perf.version.text));
 	}
 	run_note_compiler(s);
 	/* the symbolizer attribution used: LLVM's (with its major) or addr2line */
@@ -201,9 +201,9 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 	    (rc = provenance_collect_git(&m->provenance, s->x,
 							     config__tool(s->cfg, "git"), cwd, e)) < 0)
 		return rc;
-	int nr = s->mp.nr > 1 ? s->mp.nr : 1;
+	int nr = s->collect.nr_passes > 1 ? s->collect.nr_passes : 1;
 	for (int i = 0; s->launched && i < nr; i++) {
-		const struct run_pass *ps = s->mp.nr > 1 ? &s->mp.passes[i] : &s->pass;
+		const struct run_pass *ps = &s->collect.passes[i];
 		if (ps->skipped)
 			continue; /* passes-skipped says why */
 		rc |= manifest__add_pass(m, i, ps->exit_code, ps->start, ps->end);
@@ -217,36 +217,39 @@ static int fill_manifest(struct run_state *s, struct manifest *m, enum run_statu
 			mp->duration_s = ps->duration_s;
 			mp->cpu_user_s = ps->cpu_user_s;
 			mp->cpu_sys_s = ps->cpu_sys_s;
-			mp->cpu_includes_collector = ps->sampled && s->collector == COLLECTOR_USE_PERF;
+			mp->cpu_includes_collector = ps->sampled && s->collect.collector == COLLECTOR_USE_PERF;
 		}
-		if (ps->sampled && s->collector == COLLECTOR_USE_PRELOAD)
+		if (ps->sampled && s->collect.collector == COLLECTOR_USE_PRELOAD)
 			rc |= manifest__add_collector(m, "scope_profiler-preload", NUNATAK_VERSION);
 		else if (ps->sampled)
-			rc |= manifest__add_collector(m, "perf", s->caps.perf.version.text);
+			rc |= manifest__add_collector(m, "perf", s->collect.caps.perf.version.text);
 		/* an MPI pass: perf in every rank (each rank.json says its own
 		 * node's perf version), nunatak's MPI interposition when injected */
-		if (s->mpi && !ps->sampled && s->caps.perf.present)
-			rc |= manifest__add_collector(m, "perf", s->caps.perf.version.text);
+		if (s->mpi && !ps->sampled && s->collect.caps.perf.present)
+			rc |= manifest__add_collector(m, "perf", s->collect.caps.perf.version.text);
 		if (s->mpi && s->prov.mpi_probe)
 			rc |= manifest__add_collector(m, "nunatak-mpi", s->prov.mpi_probe);
-		if (s->mp.nr > 1 && ps->sampled && !s->replay) {
+		if (s->collect.nr_passes > 1 && ps->sampled && !s->replay) {
 			char key[32], path[48];
 			snprintf(key, sizeof(key), "perf.data.pass-%d", i);
 			snprintf(path, sizeof(path), "collect/pass-%d/perf.data", i);
 			rc |= manifest__set_file(m, key, path);
 		}
 	}
-	if (s->mp.json)
-		m->multi_pass = json_incref(s->mp.json);
+	if (s->collect.multi_pass_json)
+		m->multi_pass = json_incref(s->collect.multi_pass_json);
 	if (s->nodes)
 		m->nodes = json_incref(s->nodes);
 	for (size_t i = 0; i < s->degradations.n; i++)
 		rc |= degradations__add(&m->degradations, s->degradations.v[i].name,
 					s->degradations.v[i].message,
 					s->degradations.v[i].remedy) < 0;
-	if (s->pass.sampled && !s->replay && s->collector == COLLECTOR_USE_PERF && s->mp.nr < 2)
+	const struct run_collection *c = &s->collect;
+	if (c->passes[0].sampled && !s->replay && c->collector == COLLECTOR_USE_PERF &&
+	    c->nr_passes < 2)
 		rc |= manifest__set_file(m, "perf.data", "collect/perf.data");
-	if (s->script_ok && s->mp.nr < 2) {
+	/* perf script of the single pass (--multi-pass keeps each pass's own) */
+	if (c->passes[0].script_ok && c->nr_passes == 0) {
 		rc |= manifest__set_file(m, "perf-script", "collect/perf-script.txt");
 		rc |= manifest__set_file(m, "perf-buildid-list", "collect/perf-buildid-list.txt");
 	}
@@ -262,7 +265,7 @@ int stage_analyse(struct run_state *s, struct err *e)
 		return -ENOMEM;
 	const struct ceiling *c = s->machine ? s->machine->ceilings : NULL;
 	size_t nc = s->machine ? s->machine->nr_ceilings : 0;
-	const json_t *below = json_object_get(json_object_get(s->mp.json, "dram_bound"),
+	const json_t *below = json_object_get(json_object_get(s->collect.multi_pass_json, "dram_bound"),
 					      "dram_bytes_below");
 	o->have_analysis = analysis_run_bounded(&s->pivot, c, nc, ANALYSIS_FLOOR_SAMPLES,
 						json_is_number(below) ? json_number_value(below)

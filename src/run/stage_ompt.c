@@ -63,22 +63,22 @@ int run_ompt_env(struct run_state *s, struct err *e)
 		xfree(lib);
 		return 0;
 	}
-	s->ompt_dir = xasprintf("%s/ompt", s->collect_dir);
-	s->ompt_env[0] = xasprintf(TOOLS_VAR "=%s", lib);
-	s->ompt_env[1] = s->ompt_dir ? xasprintf(DIR_VAR "=%s", s->ompt_dir) : NULL;
+	s->env.ompt_dir = xasprintf("%s/ompt", s->collect_dir);
+	s->env.ompt[0] = xasprintf(TOOLS_VAR "=%s", lib);
+	s->env.ompt[1] = s->env.ompt_dir ? xasprintf(DIR_VAR "=%s", s->env.ompt_dir) : NULL;
 	xfree(lib);
-	if (!s->ompt_env[0] || !s->ompt_env[1])
+	if (!s->env.ompt[0] || !s->env.ompt[1])
 		return err_oom(e);
-	if (fs_mkdir_p(s->ompt_dir) < 0) { /* the tool would have nowhere to write */
-		console__debug(s->con, 1, "OMPT tool not added: cannot create %s", s->ompt_dir);
+	if (fs_mkdir_p(s->env.ompt_dir) < 0) { /* the tool would have nowhere to write */
+		console__debug(s->con, 1, "OMPT tool not added: cannot create %s", s->env.ompt_dir);
 		return 0;
 	}
 	size_t k = 0;
-	while (s->app_env_set[k])
+	while (s->env.set[k])
 		k++;
-	s->app_env_set[k++] = s->ompt_env[0];
-	s->app_env_set[k++] = s->ompt_env[1];
-	s->app_env_set[k] = NULL;
+	s->env.set[k++] = s->env.ompt[0];
+	s->env.set[k++] = s->env.ompt[1];
+	s->env.set[k] = NULL;
 	return 0;
 }
 
@@ -94,7 +94,7 @@ static bool runs_libomp(const struct pivot *p)
 
 int run_ompt_ingest(struct run_state *s, struct err *e)
 {
-	if (!s->ompt_dir || !s->launched)
+	if (!s->env.ompt_dir || !s->launched)
 		return 0;
 	char host[256] = "localhost";
 	if (s->machine && s->machine->hostname)
@@ -103,7 +103,7 @@ int run_ompt_ingest(struct run_state *s, struct err *e)
 		gethostname(host, sizeof(host) - 1);
 	struct degradations d = {0};
 	int nr = 0;
-	int rc = ingest_ompt(s->ompt_dir, s->mpi ? NULL : host, &s->pivot, &d, &nr, e);
+	int rc = ingest_ompt(s->env.ompt_dir, s->mpi ? NULL : host, &s->pivot, &d, &nr, e);
 	for (size_t i = 0; i < d.n; i++)
 		run_state__degrade(s, d.v[i].name, d.v[i].message, d.v[i].remedy);
 	if (rc == 0 && nr == 0 && d.n == 0 && runs_libomp(&s->pivot))

@@ -45,7 +45,7 @@ static int no_collector(struct run_state *s, const char *why)
 	}
 	snprintf(msg, sizeof(msg), "%s: no CPU samples will be collected%s", why,
 		 s->req->collector == COLLECTOR_PERF ? " (--collector perf)" : "");
-	const char *remedy = s->caps.perf.present
+	const char *remedy = s->collect.caps.perf.present
 				     ? "sudo sysctl kernel.perf_event_paranoid=2 (or 1), or "
 				       "--collector preload"
 				     : "install perf (linux-perf / linux-tools) or set tools.perf";
@@ -58,13 +58,13 @@ int collector_decide(struct run_state *s, bool perf_can_sample, const char *why_
 	bool want_lib = !s->replay && (s->req->collector == COLLECTOR_PRELOAD ||
 				       (s->req->collector == COLLECTOR_AUTO && !perf_can_sample));
 	if (want_lib)
-		s->preload_lib = doctor_preload_library();
-	s->collector = collector_choose(s->req->collector, perf_can_sample, s->preload_lib);
-	s->sampling_blocked = s->collector != COLLECTOR_USE_PERF;
-	console__debug(s->con, 1, "collector: %s", collector_kind__name(s->collector));
-	if (s->collector == COLLECTOR_USE_PRELOAD)
+		s->collect.preload_lib = doctor_preload_library();
+	s->collect.collector = collector_choose(s->req->collector, perf_can_sample, s->collect.preload_lib);
+	s->collect.sampling_blocked = s->collect.collector != COLLECTOR_USE_PERF;
+	console__debug(s->con, 1, "collector: %s", collector_kind__name(s->collect.collector));
+	if (s->collect.collector == COLLECTOR_USE_PRELOAD)
 		return announce_preload(s, why_not ? why_not : "--collector preload");
-	if (s->collector == COLLECTOR_NONE)
+	if (s->collect.collector == COLLECTOR_NONE)
 		return no_collector(s, why_not ? why_not : "perf cannot sample");
 	return 0;
 }
@@ -73,11 +73,11 @@ bool collector_fallback_preload(struct run_state *s, const char *why)
 {
 	if (s->req->collector != COLLECTOR_AUTO || s->replay)
 		return false;
-	s->preload_lib = doctor_preload_library();
-	if (!s->preload_lib)
+	s->collect.preload_lib = doctor_preload_library();
+	if (!s->collect.preload_lib)
 		return false;
-	s->collector = COLLECTOR_USE_PRELOAD;
-	s->sampling_blocked = true;
+	s->collect.collector = COLLECTOR_USE_PRELOAD;
+	s->collect.sampling_blocked = true;
 	announce_preload(s, why);
 	return true;
 }

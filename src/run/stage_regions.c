@@ -24,10 +24,10 @@ int stage_regions_env(struct run_state *s, struct err *e)
 {
 	if (!s->collect_dir || !s->name)
 		return 0;
-	s->regions_env = xasprintf(PREFIX_VAR "=%s/regions/%s", s->collect_dir, s->name);
-	if (!s->regions_env)
+	s->env.regions = xasprintf(PREFIX_VAR "=%s/regions/%s", s->collect_dir, s->name);
+	if (!s->env.regions)
 		return err_oom(e);
-	s->app_env_set[0] = s->regions_env;
+	s->env.set[0] = s->env.regions;
 	/* Ours wins, so the Run holds the traces; the user's value is kept in
 	 * the manifest's effective configuration. */
 	const char *user = getenv(PREFIX_VAR);
@@ -54,8 +54,8 @@ int stage_regions(struct run_state *s, struct err *e)
 	else
 		gethostname(host, sizeof(host) - 1);
 	struct meet_opts o = {.regions_dir = dir, .collect_dir = s->collect_dir,
-			      .perf_data = s->pass.sampled && !s->mpi && s->collector == COLLECTOR_USE_PERF
-					   ? s->perf_data
+			      .perf_data = s->collect.passes[0].sampled && !s->mpi && s->collect.collector == COLLECTOR_USE_PERF
+					   ? s->collect.perf_data
 					   : NULL,
 			      .mpi = s->mpi, .node = host};
 	struct degradations d = {0};

@@ -88,7 +88,7 @@ int stage_machine(struct run_state *s, struct err *e)
 		return rc;
 	if (s->machine->cpuinfo_text)
 		s->cpuinfo = xstrdup(s->machine->cpuinfo_text);
-	s->group = s->sampling_blocked ? NULL : perf_counter_group(s->cpuinfo);
+	s->collect.group = s->collect.sampling_blocked ? NULL : perf_counter_group(s->cpuinfo);
 	return 0;
 }
 

@@ -22,7 +22,7 @@ static int stage_stacks_decide(struct run_state *s, struct err *e);
 
 static int forced(struct run_state *s, enum stacks_mode m)
 {
-	s->stacks = m;
+	s->collect.stacks = m;
 	if (m == STACKS_DWARF) {
 		/* The asked rate is kept: the stack copy's size bounds the cost. */
 		console__info(s->con, "--call-graph dwarf: stacks unwound from %d-byte copies of "
@@ -52,11 +52,11 @@ char *run_target_path(const struct run_state *s)
 static void record_stacks(struct run_state *s)
 {
 	json_t *c = s->prov.effective_config;
-	if (!c || !s->stacks)
+	if (!c || !s->collect.stacks)
 		return;
-	json_object_set_new(c, "stacks.call_graph", json_string(stacks_mode__name(s->stacks)));
+	json_object_set_new(c, "stacks.call_graph", json_string(stacks_mode__name(s->collect.stacks)));
 	json_object_set_new(c, "stacks.sampling_frequency", json_integer(s->freq));
-	if (s->stacks == STACKS_DWARF)
+	if (s->collect.stacks == STACKS_DWARF)
 		json_object_set_new(c, "stacks.dwarf_stack_copy_bytes",
 				    json_integer(STACKS_DWARF_COPY_BYTES));
 }
@@ -72,7 +72,7 @@ int stage_stacks(struct run_state *s, struct err *e)
 static int stage_stacks_decide(struct run_state *s, struct err *e)
 {
 	/* Only perf records stacks; the preload sampler's degradation says so. */
-	if (s->collector != COLLECTOR_USE_PERF)
+	if (s->collect.collector != COLLECTOR_USE_PERF)
 		return 0;
 	if (s->req->call_graph) {
 		enum stacks_mode m = STACKS_NONE;
@@ -92,7 +92,7 @@ static int stage_stacks_decide(struct run_state *s, struct err *e)
 	xfree(target);
 	if (rc < 0)
 		return rc;
-	s->stacks = d.mode;
+	s->collect.stacks = d.mode;
 	if (s->replay && d.no_objdump) {
 		/* An entry recorded before the ladder existed: no stack decision
 		 * was recorded, and its perf record asked for none. */

@@ -35,7 +35,7 @@ int run_ompt_env(struct run_state *s, struct err *e);
 int run_ompt_ingest(struct run_state *s, struct err *e);
 /* Names the OMPT region sites (file:line of the fork), from stage_attribute. */
 int run_ompt_symbolize(struct run_state *s, struct err *e);
-/* The call-stack ladder or --call-graph (collect/stacks.h): s->stacks. */
+/* The call-stack ladder or --call-graph (collect/stacks.h): s->collect.stacks. */
 int stage_stacks(struct run_state *s, struct err *e);
 /* The target as objdump and ldd need it: a path, or the PATH lookup of a
  * bare name (the name itself under replay). Caller frees; NULL without one. */
@@ -45,28 +45,28 @@ char *run_target_path(const struct run_state *s);
  * the one recorded). Once; nothing when the target is no ELF or says nothing. */
 void run_note_compiler(struct run_state *s);
 /* The launch itself: the application once, through the Run's collector
- * (s->coll, collect/collector.h). */
+ * (s->collect.coll, collect/collector.h). */
 int stage_collect(struct run_state *s, struct err *e);
 /* One pass through s->coll (set by the caller): when perf refuses to start,
  * the preload sampler (announced) or the bare collector takes over and the
- * application runs once all the same (s->rejected). Syncs s->group,
- * s->stacks and s->launched. Returns collector__launch()'s < 0 or 0. */
+ * application runs once all the same (s->collect.rejected). Syncs s->collect.group,
+ * s->collect.stacks and s->launched. Returns collector__launch()'s < 0 or 0. */
 struct collect_pass;
 int collect_one_pass(struct run_state *s, struct collect_pass *p, struct exec_result *res,
 		     struct err *e);
 /* The collector (collect/collector.h), decided once perf was probed: sets
- * s->collector and announces a stand-in or a missing collector. */
+ * s->collect.collector and announces a stand-in or a missing collector. */
 int collector_decide(struct run_state *s, bool perf_can_sample, const char *why_not);
 /* perf refused to record before starting the application: under `auto`,
  * the preload sampler stands in (announced). False when it cannot. */
 bool collector_fallback_preload(struct run_state *s, const char *why);
 /* --multi-pass (collect/passes.h): the plan, and the passes collector
- * (collect/collector.h) as s->coll. Returns 0 when it is set, 1 when
+ * (collect/collector.h) as s->collect.coll. Returns 0 when it is set, 1 when
  * multi-pass is unavailable here (announced: the caller runs one pass), or
  * a negative error. */
 int collect_passes(struct run_state *s, struct err *e);
-/* After the passes ran: their outcomes into s->passes, s->pass (pass 0's),
- * s->exit_code, and the group and stacks perf kept. */
+/* After the passes ran: their outcomes into s->collect.passes (pass 0's
+ * exit code is the Run's), and the group and stacks perf kept. */
 void passes_take(struct run_state *s);
 /* After attribution of every pass: witness spread, recompiled modules, a
  * DRAM bound (stage "passes"; nothing for a single pass). */

@@ -216,11 +216,8 @@ char **perf_argv_record(const struct perf_record_opts *o, char *const *cmd)
 	}
 	if (o->no_bpf_event)
 		ab_add(&b, "--no-bpf-event");
-	if (o->buildid_mmap)
-		ab_add(&b, "--buildid-mmap");
 	/* -N: no copy of every sampled binary into ~/.debug; the build-ids we
-	 * need are still written into perf.data's header (or its MMAP2
-	 * records). */
+	 * need are still written into perf.data's header. */
 	ab_add(&b, "--no-buildid-cache");
 	/* perf record prints "[ perf record: Woken up ...]" on stderr; -q keeps
 	 * the application's stderr as it would be without nunatak. */

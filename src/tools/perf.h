@@ -93,13 +93,6 @@ struct perf_record_opts {
 	/* -e OFFCPU_STACK_EVENT: the blocking thread's stack at each switch
 	 * out (root, or perf_event_paranoid <= 1: doctor/offcpu.h). */
 	bool offcpu_stacks;
-	/* perf >= 5.12, kernel >= 5.12: --buildid-mmap. The kernel writes each
-	 * module's build-id into its MMAP2 record (ingest/perf_data.c reads it)
-	 * and perf skips its build-id pass after the application ended: a
-	 * second read of the whole perf.data and of every module (0.19 -> 0.12 s
-	 * of perf's CPU on LAMMPS, issue 27). A kernel without it makes perf
-	 * refuse before the application starts. */
-	bool buildid_mmap;
 };
 
 /*

@@ -233,6 +233,45 @@ static void t_no_rank_dirs(void)
 	pivot__release(&p);
 }
 
+/* A sampling rank's perf.data read in place, its build-ids from the list the
+ * shim wrote beside it (perf record -B wrote none in the header, issue 27):
+ * the list wins over a header, and a rank without a list keeps its header's. */
+static void t_shim_build_ids(void)
+{
+	snprintf(root, sizeof(root), "/tmp/nunatak-test-ranks-b-%d", (int)getpid());
+	mkdir(root, 0755);
+	g_world = 2;
+	char cmd[1024];
+	for (int r = 0; r < 2; r++) {
+		rank_json(r, "n", "sampler", true, false, "");
+		snprintf(cmd, sizeof(cmd), "cp '%s/tests/golden/perf-data/flat.data' '%s/rank-%d/perf.data'",
+			 TEST_SOURCE_DIR, root, r);
+		CHECK_INT(system(cmd), 0);
+	}
+	put("rank-0/perf-buildid-list.txt", "00112233445566778899aabbccddeeff00112233 /tmp/ing_prog\n");
+	struct pivot p;
+	pivot__init(&p);
+	struct degradations d = {0};
+	struct ranks_summary s;
+	CHECK_INT(ingest_ranks(root, 2, &p, &d, &s, NULL), 0);
+	CHECK_INT(s.nr_sampled, 2);
+	bool listed = false, header = false;
+	for (size_t i = 0; i < p.nr_hotspots; i++) {
+		const struct hotspot *h = &p.hotspots[i];
+		if (!h->module || strcmp(h->module, "/tmp/ing_prog") != 0)
+			continue;
+		CHECK(h->build_id != NULL);
+		listed |= strcmp(h->build_id, "00112233445566778899aabbccddeeff00112233") == 0;
+		header |= strcmp(h->build_id, "939c377cb6dd31137b0f5490d95a3ea5cc6302a2") == 0;
+	}
+	CHECK(listed); /* rank 0: the shim's list */
+	CHECK(header); /* rank 1: no list, the header's */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	CHECK_INT(system(cmd), 0);
+	degradations__release(&d);
+	pivot__release(&p);
+}
+
 static void t_format_list(void)
 {
 	char buf[64];
@@ -252,6 +291,7 @@ static const struct test_case cases[] = {
 	{"merged", "one per-rank degradation name is declared once", t_merged_per_name},
 	{"no_ranks", "a Run without ranks yields nothing", t_no_rank_dirs},
 	{"format_list", "rank lists are compact", t_format_list},
+	{"shim_build_ids", "a rank's build-ids from the shim's list, else its header", t_shim_build_ids},
 };
 
 TEST_MAIN(cases)

@@ -25,7 +25,7 @@ static void state_for(struct run_state *s, struct run_request *req, enum collect
 	req->collector = c;
 	s->replay = true;
 	s->freq = 997;
-	s->caps.perf.present = perf_present;
+	s->collect.caps.perf.present = perf_present;
 }
 
 static void t_perf_samples(void)
@@ -34,8 +34,8 @@ static void t_perf_samples(void)
 	struct run_state s;
 	state_for(&s, &req, COLLECTOR_AUTO, true);
 	CHECK_INT(collector_decide(&s, true, NULL), 0);
-	CHECK_INT(s.collector, COLLECTOR_USE_PERF);
-	CHECK(!s.sampling_blocked);
+	CHECK_INT(s.collect.collector, COLLECTOR_USE_PERF);
+	CHECK(!s.collect.sampling_blocked);
 	CHECK_INT(s.degradations.n, 0);
 	run_state__release(&s);
 }
@@ -48,8 +48,8 @@ static void t_perf_forced_blocked(void)
 	struct run_state s;
 	state_for(&s, &req, COLLECTOR_PERF, true);
 	CHECK_INT(collector_decide(&s, false, "perf_event_paranoid is 3"), 0);
-	CHECK_INT(s.collector, COLLECTOR_NONE);
-	CHECK(s.sampling_blocked);
+	CHECK_INT(s.collect.collector, COLLECTOR_NONE);
+	CHECK(s.collect.sampling_blocked);
 	CHECK_INT(s.degradations.n, 1);
 	CHECK_STR(s.degradations.v[0].name, "cpu-collection-unavailable");
 	CHECK(strstr(s.degradations.v[0].message, "perf_event_paranoid is 3") != NULL);
@@ -66,7 +66,7 @@ static void t_no_perf_remedy(void)
 	struct run_state s;
 	state_for(&s, &req, COLLECTOR_AUTO, false);
 	CHECK_INT(collector_decide(&s, false, NULL), 0);
-	CHECK_INT(s.collector, COLLECTOR_NONE);
+	CHECK_INT(s.collect.collector, COLLECTOR_NONE);
 	CHECK_INT(s.degradations.n, 1);
 	CHECK(strstr(s.degradations.v[0].message, "perf cannot sample") != NULL);
 	CHECK(strstr(s.degradations.v[0].remedy, "install perf") != NULL);
