@@ -550,9 +550,10 @@ static char **relayed(struct shim *s, const char *status, char **self)
 
 /* What the relay wrote is how the application ended (perf stat's own exit
  * status can lose both a signal and, in a race of perf 6.1, the code). */
-static void read_relay(struct shim *s, const char *status)
+static bool read_relay(struct shim *s, const char *status)
 {
 	char *text = read_small_file(status);
+	bool read = text && *text;
 	int n = 0;
 	if (text && sscanf(text, "signal %d", &n) == 1 && n > 0 && n < 128) {
 		s->res.term_signal = n;
@@ -563,6 +564,7 @@ static void read_relay(struct shim *s, const char *status)
 	}
 	xfree(text);
 	unlink(status);
+	return read;
 }
 
 /* Returns 0 when the application ran under perf stat, 1 when perf refused. */
@@ -594,8 +596,9 @@ static int try_count(struct shim *s, struct err *e)
 	unlink(status);
 	int rc = run_app_argv(s, full, csv, true, e);
 	perf_argv__free(full);
-	if (rc == 0 && relay)
-		read_relay(s, status);
+	/* The relay's word, or perf stat dying under a running application:
+	 * the application ran, counted or not, and never runs twice. */
+	bool ran = rc == 0 && ((relay && read_relay(s, status)) || s->res.wrapper_signal);
 	xfree(relay);
 	xfree(self);
 	xfree(status);
@@ -603,7 +606,7 @@ static int try_count(struct shim *s, struct err *e)
 		char *text = read_small_file(csv);
 		bool counts = csv_has_counts(text);
 		xfree(text);
-		if (counts || s->res.term_signal) {
+		if (counts || s->res.term_signal || ran) {
 			s->role = "counter";
 			s->counted = counts;
 			s->ran = true;

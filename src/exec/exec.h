@@ -217,6 +217,40 @@ static inline const json_t *executor__recorded_meta(struct executor *x)
 
 void exec_result__release(struct exec_result *res);
 
+/* What exec_isolate() allows its child. */
+struct exec_bounds {
+	double cpu_s;     /* CPU seconds (RLIMIT_CPU: SIGXCPU, then SIGKILL); 0: none */
+	double wall_s;    /* wall-clock seconds, then SIGKILL; 0: none */
+	size_t mem_bytes; /* address space it may map beyond what it inherited; 0: none */
+	size_t out_max;   /* output bytes kept at most (more: killed, out_cut) */
+};
+
+struct exec_isolated {
+	int exit_code;     /* fn's return value & 0xff, when it returned */
+	int term_signal;   /* killed by this signal (SIGSEGV, SIGXCPU, SIGKILL...), else 0 */
+	bool timed_out;    /* killed at wall_s */
+	bool cpu_exceeded; /* stopped at cpu_s */
+	bool out_cut;      /* wrote more than out_max: killed */
+	double cpu_s;      /* the child's CPU time (user + system) */
+	char *out;         /* what it wrote to out_fd (NUL-terminated), or NULL */
+	size_t out_len;
+};
+
+/*
+ * Runs fn(arg, out_fd) in a forked child of this process (no exec: the
+ * same image, nothing loaded in the parent) and reads what it writes to
+ * out_fd back into res->out as it comes. For code that cannot be trusted
+ * with untrusted input (a third-party parser that crashes or loops on a
+ * corrupt file): the child has no core dump, dies with nunatak, and is
+ * bounded by *b; a crash, a hang or a limit is an outcome in *res, never
+ * nunatak's. Returns 0, or negative (e filled) when the child could not be
+ * started. Call only while nunatak has one thread. Release with
+ * exec_isolated__release().
+ */
+int exec_isolate(int (*fn)(void *arg, int out_fd), void *arg, const struct exec_bounds *b,
+		 struct exec_isolated *res, struct err *e);
+void exec_isolated__release(struct exec_isolated *res);
+
 /* Looks `name` up in PATH (or checks it when it contains a '/'). Returns 0 and
  * a malloc'd absolute path, -ENOENT when absent, -EACCES when not executable. */
 int exec_which(const char *name, char **path_out);

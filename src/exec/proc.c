@@ -910,6 +910,141 @@ int exec_become(pid_t pgid, bool ttou_default, int status_fd, char *const *argv)
 }
 
 
+/* ---- isolated calls (exec_isolate) ---- */
+
+/* The address space this process maps now (/proc/self/statm), 0 unknown. */
+static size_t mapped_now(void)
+{
+	char buf[128];
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return (size_t)strtoull(buf, NULL, 10) * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static void isolated_child(int (*fn)(void *, int), void *arg, const struct exec_bounds *b,
+			   int fd)
+{
+	setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0});
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* A fault kills the child by its signal, whatever the parent installed:
+	 * the system call itself, as a sanitizer's sigaction() would keep its
+	 * own handler (whose report ends the process with an exit code). The
+	 * kernel's struct, all zero: SIG_DFL, no flags, an empty mask. */
+	static const int faults[] = {SIGPIPE, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+	unsigned long dfl[4] = {0, 0, 0, 0};
+	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		syscall(SYS_rt_sigaction, faults[i], dfl, NULL, (size_t)8); /* the kernel's sigset: 64 bits */
+	if (b->cpu_s > 0) {
+		rlim_t s = (rlim_t)(b->cpu_s + 0.999);
+		setrlimit(RLIMIT_CPU, &(struct rlimit){s, s + 1});
+	}
+	size_t now = b->mem_bytes ? mapped_now() : 0;
+	if (now)
+		setrlimit(RLIMIT_AS, &(struct rlimit){now + b->mem_bytes, now + b->mem_bytes});
+	/* _exit: no exit-time work of the parent's (atexit, stdio, a
+	 * sanitizer's leak check) runs twice */
+	_exit(fn(arg, fd) & 0xff);
+}
+
+/* Reads the child's output until it ends (EOF) or the wall bound. */
+static void isolated_read(int *fd, pid_t pid, const struct exec_bounds *b, double deadline,
+			  struct exec_isolated *res, struct io_buf *buf)
+{
+	for (;;) {
+		double left = deadline > 0 ? deadline - now_s() : 1.0;
+		if (left <= 0) {
+			res->timed_out = true;
+			kill(pid, SIGKILL);
+			return;
+		}
+		struct pollfd p = {*fd, POLLIN, 0};
+		int r = poll(&p, 1, (int)(left > 1.0 ? 1000 : left * 1000 + 1));
+		if (r < 0 && errno != EINTR)
+			return;
+		if (r <= 0)
+			continue;
+		if (buf_read(fd, buf) < 0 || (b->out_max && buf->len > b->out_max)) {
+			res->out_cut = true;
+			kill(pid, SIGKILL);
+			return;
+		}
+		if (*fd < 0)
+			return; /* EOF: the child ended or closed it */
+	}
+}
+
+/* Reaps the child, killing it at the wall bound. */
+static void isolated_wait(pid_t pid, const struct exec_bounds *b, double deadline,
+			  struct exec_isolated *res)
+{
+	int status = 0;
+	struct rusage ru;
+	memset(&ru, 0, sizeof(ru));
+	for (;;) {
+		pid_t w = wait4(pid, &status, WNOHANG, &ru);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			return;
+		if (deadline > 0 && now_s() >= deadline && !res->timed_out) {
+			res->timed_out = true;
+			kill(pid, SIGKILL);
+		}
+		nanosleep(&(struct timespec){0, 5000000}, NULL);
+	}
+	res->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+		     (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	if (WIFSIGNALED(status)) {
+		res->term_signal = WTERMSIG(status);
+		res->exit_code = 128 + res->term_signal;
+		res->cpu_exceeded = b->cpu_s > 0 && !res->timed_out && !res->out_cut &&
+				    (res->term_signal == SIGXCPU ||
+				     (res->term_signal == SIGKILL && res->cpu_s >= b->cpu_s - 0.5));
+	} else {
+		res->exit_code = WEXITSTATUS(status);
+	}
+}
+
+int exec_isolate(int (*fn)(void *arg, int out_fd), void *arg, const struct exec_bounds *b,
+		 struct exec_isolated *res, struct err *e)
+{
+	memset(res, 0, sizeof(*res));
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return err_set(e, -errno, ERR_EXEC_SPAWN, "cannot make a pipe: %s", strerror(errno));
+	fflush(NULL); /* nothing buffered is written twice */
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		isolated_child(fn, arg, b, fds[1]);
+	}
+	int err = errno;
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		return err_set(e, -err, ERR_EXEC_SPAWN, "cannot fork: %s", strerror(err));
+	}
+	fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+	double deadline = b->wall_s > 0 ? now_s() + b->wall_s : 0;
+	struct io_buf buf = {0};
+	isolated_read(&fds[0], pid, b, deadline, res, &buf);
+	close_fd(&fds[0]);
+	isolated_wait(pid, b, deadline, res);
+	take_buf(&buf, &res->out, &res->out_len);
+	return 0;
+}
+
+void exec_isolated__release(struct exec_isolated *res)
+{
+	xfree(res->out);
+	memset(res, 0, sizeof(*res));
+}
+
 int exec_rank_split(const char *lock_path, pid_t *group)
 {
 	*group = 0;

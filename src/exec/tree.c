@@ -87,9 +87,20 @@ void exec_kill_tree(pid_t root)
 
 enum role { ROLE_OTHER, ROLE_COLLECTOR, ROLE_RANK_SHIM };
 
+/* `rank-shim --status-file` before its `--`: perf stat's relay in a rank. */
+static bool relay_argv(const char *a, const char *end)
+{
+	for (; a < end && strcmp(a, "--") != 0; a += strlen(a) + 1)
+		if (strcmp(a, "--status-file") == 0)
+			return true;
+	return false;
+}
+
 /* What `pid` is to us, from its argv: a collector running the application
  * through `nunatak fg-exec` (collect_fg_argv: our executable followed by
- * "fg-exec" past argv[0]), a rank's `nunatak rank-shim`, or anything else.
+ * "fg-exec" past argv[0]) or a rank's relay (perf stat: our executable
+ * followed by "rank-shim" past argv[0]), a rank's `nunatak rank-shim`, or
+ * anything else.
  * `self` is /proc/self/exe's target. */
 static enum role role_of(pid_t pid, const char *self)
 {
@@ -107,12 +118,20 @@ static enum role role_of(pid_t pid, const char *self)
 		const char *next = a + strlen(a) + 1;
 		if (next >= end || strcmp(a, self) != 0)
 			continue;
-		if (strcmp(next, "fg-exec") == 0 && a != buf)
+		/* perf record running fg-exec, perf stat running a rank's relay */
+		if ((strcmp(next, "fg-exec") == 0 || strcmp(next, "rank-shim") == 0) && a != buf)
 			return ROLE_COLLECTOR;
 		if (strcmp(next, "rank-shim") == 0 && a == buf)
-			return ROLE_RANK_SHIM;
+			return relay_argv(next, end) ? ROLE_OTHER : ROLE_RANK_SHIM;
 	}
 	return ROLE_OTHER;
+}
+
+/* A rank's shim as its launcher started it: not the writer half of a split
+ * shim (exec_rank_split: its parent is the shim), nor perf stat's relay. */
+static bool launched_shim(pid_t pid, const char *self)
+{
+	return role_of(pid, self) == ROLE_RANK_SHIM && role_of(parent_of(pid), self) != ROLE_RANK_SHIM;
 }
 
 /* `sig` to root and its descendants, the deepest first, as a terminal's
@@ -145,7 +164,7 @@ void exec_signal_tree(pid_t root, int sig, bool outside_only, int ranks)
 	for (size_t i = n; i-- > 0;) {
 		pid_t p = tree[i];
 		enum role r = sl > 0 ? role_of(p, self) : ROLE_OTHER;
-		shims += r == ROLE_RANK_SHIM;
+		shims += r == ROLE_RANK_SHIM && launched_shim(p, self);
 		if (r == ROLE_COLLECTOR)
 			continue;
 		if (outside_only && (getpgid(p) == group || getsid(p) != session))

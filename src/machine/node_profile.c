@@ -203,6 +203,7 @@ static int load_machine(const char *collect_dir, const char *id, struct node_mac
 		char got[MACHINE_ID_SIZE];
 		n->known = machine_identity(&n->m, got) == 0 && strcmp(got, id) == 0;
 		const char *w = json_string_value(json_object_get(doc, "why"));
+		n->calibrated = json_is_true(json_object_get(doc, "calibrated"));
 		if (!n->known)
 			*why = xasprintf("%s describes another Machine (%s)", path, got);
 		else if (!json_is_true(json_object_get(doc, "cached")))

@@ -37,6 +37,9 @@ static json_t *entry_json(const struct node_machine *n)
 	if (!o) {
 		json_decref(ranks);
 		json_decref(m);
+	} else if (json_object_set_new(o, "calibrated", json_boolean(n->calibrated))) {
+		json_decref(o);
+		return NULL;
 	}
 	return o;
 }
@@ -67,6 +70,7 @@ static int entry_from_json(struct node_machine *n, const json_t *o, size_t k, st
 	if (!(n->node = xstrdup(node)) || (reason && !(n->reason = xstrdup(reason))))
 		return err_oom(e);
 	n->source = NODE_CEILINGS_BORROWED; /* an unknown source is never trusted */
+	n->calibrated = json_is_true(json_object_get(o, "calibrated"));
 	for (int s = 0; src && s < 3; s++)
 		if (strcmp(src, source_names[s]) == 0)
 			n->source = (enum node_ceilings_source)s;

@@ -37,6 +37,7 @@ struct node_machine {
 	struct machine m;         /* the node's Machine and the Ceilings its ranks use */
 	enum node_ceilings_source source;
 	char *reason;             /* why borrowed, else NULL */
+	bool calibrated;          /* its own Ceilings were calibrated on the node in this Run */
 };
 
 struct node_machines {
@@ -47,7 +48,7 @@ struct node_machines {
 const char *node_ceilings_source__name(enum node_ceilings_source s);
 
 /* [{node, ranks[], identity, machine{machine__to_json}, ceilings_source,
- * reason}]; a new reference or NULL on allocation failure. */
+ * reason, calibrated}]; a new reference or NULL on allocation failure. */
 json_t *node_machines__to_json(const struct node_machines *nm);
 /* The inverse; an entry without a node name or ranks is refused (-EINVAL,
  * e names it). nm is initialised by this call. */

@@ -6,6 +6,12 @@
  * most never touch an .h5. The executable does not link it; each call here
  * opens the module, checks it and calls through its table.
  *
+ * Every call that reads or writes an .h5 runs in a child process: the
+ * functions of trace_h5.h but trace_h5_support() are regions/h5_job.c,
+ * which forks (exec_isolate) and calls h5_module_call() below in the
+ * child: libhdf5 is not ours and crashes or loops on some corrupt files;
+ * the module is loaded there, never in nunatak itself.
+ *
  * No state is kept between calls, so nothing global of ours exists: the
  * module is opened with RTLD_NODELETE, so dlclose() only drops the reference
  * and the next dlopen() finds it already mapped (a lookup by name, a few
@@ -25,6 +31,7 @@
 #include "build_config.h"
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "modules/h5_job.h"
 #include "modules/h5_module.h"
 
 /* The installed layout: bin/nunatak, lib/nunatak/nunatak-hdf5.so. */
@@ -140,73 +147,33 @@ static void module_close(struct h5_module *m)
 	m->handle = NULL;
 }
 
-int trace_h5_list_ranks(const char *path, int32_t **ranks, size_t *nr, struct err *e)
-{
-	struct h5_module m;
-	*ranks = NULL;
-	*nr = 0;
-	int rc = module_open(&m, e);
-	if (rc) {
-		err_prefix(e, "%s", path);
-		return rc;
-	}
-	rc = m.ops->list_ranks(path, ranks, nr, e);
-	module_close(&m);
-	return rc;
-}
+/* ---- every call runs in a child process (modules/h5_job.h) ---- */
 
-int trace_h5_load(struct trace_set *ts, const char *path, int32_t rank, struct rank_data *rd,
-		  struct err *e)
+int h5_module_call(struct h5_job *j, struct err *e)
 {
 	struct h5_module m;
 	int rc = module_open(&m, e);
 	if (rc) {
-		err_prefix(e, "%s", path);
+		err_prefix(e, "%s", j->path);
 		return rc;
 	}
-	rc = m.ops->load(ts, path, rank, rd, e);
-	module_close(&m);
-	return rc;
-}
-
-int trace_h5_counters(struct region_counters *rc, struct trace_set *ts, const char *path,
-		      int32_t rank, struct err *e)
-{
-	struct h5_module m;
-	int rc_ = module_open(&m, e);
-	if (rc_) {
-		err_prefix(e, "%s", path);
-		return rc_;
+	switch (j->kind) {
+	case H5_JOB_RANKS:
+		rc = m.ops->list_ranks(j->path, &j->ranks, &j->nr_ranks, e);
+		break;
+	case H5_JOB_LOAD:
+		rc = m.ops->load(j->ts, j->path, j->rank, j->rd, e);
+		break;
+	case H5_JOB_COUNTERS:
+		rc = m.ops->counters(j->rc, j->ts, j->path, j->rank, e);
+		break;
+	case H5_JOB_CONVERT:
+		rc = m.ops->convert(j->ts, j->out, j->con, e);
+		break;
+	case H5_JOB_MERGE:
+		rc = m.ops->merge(j->runs, j->nr_runs, j->names, j->out, j->con, e);
+		break;
 	}
-	rc_ = m.ops->counters(rc, ts, path, rank, e);
-	module_close(&m);
-	return rc_;
-}
-
-int trace_h5_convert(struct trace_set *ts, const char *out, struct console *con,
-		     struct err *e)
-{
-	struct h5_module m;
-	int rc = module_open(&m, e);
-	if (rc) {
-		err_prefix(e, "%s", out);
-		return rc;
-	}
-	rc = m.ops->convert(ts, out, con, e);
-	module_close(&m);
-	return rc;
-}
-
-int trace_h5_merge(struct trace_set *runs, size_t nr, const char *const *names, const char *out,
-		   struct console *con, struct err *e)
-{
-	struct h5_module m;
-	int rc = module_open(&m, e);
-	if (rc) {
-		err_prefix(e, "%s", out);
-		return rc;
-	}
-	rc = m.ops->merge(runs, nr, names, out, con, e);
 	module_close(&m);
 	return rc;
 }

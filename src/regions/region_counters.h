@@ -54,6 +54,8 @@ struct ctr_call_stats {
 	double mean;
 };
 
+/* A field added here that an .h5's counters change must also cross from the
+ * child that reads the .h5 (regions/h5_job.c, take_counters). */
 struct region_counters {
 	char *backend;          /* of the first rank with the section */
 	bool test_backend;      /* some rank used the test-only backend */

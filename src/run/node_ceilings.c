@@ -13,6 +13,7 @@
 
 #include "run/pipeline.h"
 #include "common/alloc.h"
+#include "common/console.h"
 #include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "common/err_codes.h"
@@ -53,6 +54,11 @@ int run_node_machines(struct run_state *s, struct err *e)
 	int rc = node_machines_gather(s->rundir.collect_dir, s->machine, &nm, e);
 	if (rc < 0)
 		return rc;
+	for (size_t i = 0; i < nm.n; i++) /* why the job took longer this once */
+		if (nm.v[i].calibrated && nm.v[i].source == NODE_CEILINGS_OWN)
+			console__info(s->con, "calibration: node %s, another Machine than this one, "
+				      "calibrated itself after its ranks (first Run on it) and "
+				      "cached its Ceilings there for later Runs", nm.v[i].node);
 	if (nm.n) {
 		s->out.nodes = node_machines__to_json(&nm);
 		rc = s->out.nodes ? degrade_borrowed(s, &nm) : -ENOMEM;

@@ -37,4 +37,35 @@ for r in range(2):
 PY
 	grep -q "application: interrupted by SIG$sig" "err-mpi-$sig.txt" || fail "no interrupted line"
 done
-echo "ok: SIGINT/SIGTERM reach both ranks through mpirun"
+
+# A counting rank (rank_threshold 1: rank 1 runs under perf stat and the
+# shim's relay): SIGTERM reaches its application, not perf stat (which would
+# die of it, its counts lost, and the shim once ran the application again).
+printf '[sampling]\nrank_threshold = 1\n' > nunatak.toml
+rm -f ready.* got-*
+"$NUNATAK" run -o "$WORK/r-mpi-count" -- mpirun "${flags[@]}" -n 2 ./faulty ready-sigterm \
+	> out-mpi-count.txt 2> err-mpi-count.txt &
+NPID=$!
+wait_ready 2
+kill -TERM $NPID
+for _ in $(seq 3000); do # bounded: a second run of the application would never end
+	kill -0 $NPID 2>/dev/null || break
+	[ "$(ls ready.* | wc -l)" -gt 2 ] && { kill -KILL -- -$NPID; fail "the application ran twice in a rank"; }
+	sleep 0.1
+done
+set +e; wait $NPID; rc=$?; set -e
+rm -f nunatak.toml
+[ "$rc" -eq 0 ] || fail "counting rank, SIGTERM: nunatak exited $rc, the ranks exited 0"
+[ "$(ls got-15.* | wc -l)" -eq 2 ] || fail "SIGTERM did not reach both ranks: $(ls got-*)"
+python3 - "$WORK/r-mpi-count" <<'PY' || fail "the counting rank lost its counts"
+import json, os, sys
+r = json.load(open(os.path.join(sys.argv[1], "collect", "rank-1", "rank.json")))
+assert r["exit_code"] == 0, r
+# counted, unless perf stat cannot count here at all (the rank then ran
+# bare and says why); a perf stat killed by the SIGTERM counts nothing
+if r["role"] == "bare":
+    assert r["degradations"], r
+else:
+    assert r["role"] == "counter" and r["counted"], r
+PY
+echo "ok: SIGINT/SIGTERM reach both ranks through mpirun, a counting rank's too"

@@ -29,7 +29,7 @@ run() {
 
 # check NAME WANT [CALIBRATION]: n2's source is WANT (borrowed, own)
 check() {
-	python3 - "$tmp/run-$1/manifest.json" "$1.json" "$1.err" "$2" "$cpu" "${3:-}" <<'PY'
+	python3 - "$tmp/run-$1/manifest.json" "$1.json" "$1.err" "$2" "$cpu" "${3:-}" "$1" <<'PY'
 import json, sys
 man, pay = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 err, want, cpu, cal = open(sys.argv[3]).read(), sys.argv[4], int(sys.argv[5]), sys.argv[6]
@@ -70,6 +70,10 @@ else:
     assert {k: (c["value"], c["quality"]) for k, c in c2.items()} == mine, (c2, mine)
     assert not deg, deg
     assert "its own Machine's cached profile" in err, "no summary line"
+    # calibrated by its rank in this Run (incal), or before it (srun calibrate)
+    incal = sys.argv[7] == "incal"
+    assert n2["calibrated"] == incal and not n1["calibrated"], (n1["calibrated"], n2["calibrated"])
+    assert ("calibration: node n2, another Machine than this one, calibrated itself" in err) == incal
 # the payload: each node's Machine and Ceilings in the Nodes rows; a rank's
 # placement row names its node and the Ceilings it was placed against
 rows = {r["node"]: r for r in pay["ranks"]["nodes"]["rows"]}

@@ -228,11 +228,13 @@ static void t_per_node(void)
 	CHECK_INT(node_machine__ceiling(&nm.v[1], "dram_bandwidth")->quality, QUALITY_MEASURED);
 
 	/* through the manifest's JSON and back */
+	nm.v[1].calibrated = true;
 	json_t *nj = node_machines__to_json(&nm);
 	struct node_machines back;
 	CHECK_INT(node_machines__from_json(&back, nj, &e), 0);
 	CHECK_INT(back.n, 3);
 	CHECK_INT(back.v[2].source, NODE_CEILINGS_BORROWED);
+	CHECK(back.v[1].calibrated && !back.v[0].calibrated && !back.v[2].calibrated);
 	CHECK_STR(back.v[2].reason, nm.v[2].reason);
 	CHECK_NEAR(node_machine__ceiling(&back.v[1], "flops_dp")->value, 5e10, 1);
 	CHECK(node_machines__of_rank(&back, 1) == &back.v[1]);

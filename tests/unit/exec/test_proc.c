@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -357,7 +358,117 @@ static void t_batch(void)
 	xfree(data);
 }
 
+/* ---- exec_isolate: a call in a bounded child ---- */
+
+static int iso_answer(void *arg, int fd)
+{
+	const char *msg = arg;
+	size_t n = strlen(msg);
+	for (int i = 0; i < 1000; i++) /* more than a pipe holds: read as it comes */
+		if (write(fd, msg, n) != (ssize_t)n)
+			return 9;
+	return 3;
+}
+
+static int iso_crash(void *arg, int fd)
+{
+	(void)arg;
+	if (write(fd, "partial", 7) != 7)
+		return 9;
+	raise(SIGSEGV);
+	return 0;
+}
+
+static int iso_spin(void *arg, int fd)
+{
+	(void)arg;
+	(void)fd;
+	for (volatile unsigned long i = 0;; i++)
+		;
+	return 0;
+}
+
+static int iso_sleep(void *arg, int fd)
+{
+	(void)arg;
+	(void)fd;
+	for (;;)
+		pause();
+	return 0;
+}
+
+static int iso_greedy(void *arg, int fd)
+{
+	(void)arg;
+	(void)fd;
+	size_t n = (size_t)1 << 30; /* beyond the child's 64 MiB: refused */
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 12;
+	munmap(p, n);
+	return 0;
+}
+
+static void t_isolate(void)
+{
+	struct exec_bounds b = {.cpu_s = 60, .wall_s = 600};
+	struct exec_isolated x;
+	struct err e = {0};
+	const char *msg = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n";
+	CHECK_INT(exec_isolate(iso_answer, (void *)msg, &b, &x, &e), 0);
+	CHECK_INT(x.exit_code, 3);
+	CHECK_INT(x.term_signal, 0);
+	CHECK(!x.timed_out && !x.cpu_exceeded && !x.out_cut);
+	CHECK_INT((long long)x.out_len, 1000LL * (long long)strlen(msg));
+	CHECK(x.out && memcmp(x.out, msg, strlen(msg)) == 0);
+	exec_isolated__release(&x);
+
+	/* a crash is an outcome, with what came before it */
+	CHECK_INT(exec_isolate(iso_crash, NULL, &b, &x, &e), 0);
+	CHECK_INT(x.term_signal, SIGSEGV);
+	CHECK(!x.timed_out && !x.cpu_exceeded);
+	CHECK(x.out && x.out_len == 7 && memcmp(x.out, "partial", 7) == 0);
+	exec_isolated__release(&x);
+
+	/* more output than allowed: killed */
+	struct exec_bounds small = {.cpu_s = 60, .wall_s = 600, .out_max = 4096};
+	CHECK_INT(exec_isolate(iso_answer, (void *)msg, &small, &x, &e), 0);
+	CHECK(x.out_cut); /* (it may have ended before the kill) */
+	exec_isolated__release(&x);
+
+	/* memory beyond the bound is refused to the child, not to us */
+	struct exec_bounds mem = {.cpu_s = 60, .wall_s = 600, .mem_bytes = (size_t)64 << 20};
+	CHECK_INT(exec_isolate(iso_greedy, NULL, &mem, &x, &e), 0);
+	CHECK_INT(x.exit_code, 12);
+	exec_isolated__release(&x);
+}
+
+static void t_isolate_bounds(void)
+{
+	struct exec_isolated x;
+	struct err e = {0};
+	/* a loop is stopped by its CPU time (whatever the machine's load) */
+	struct exec_bounds cpu = {.cpu_s = 1, .wall_s = 900};
+	CHECK_INT(exec_isolate(iso_spin, NULL, &cpu, &x, &e), 0);
+	CHECK(x.cpu_exceeded);
+	CHECK(!x.timed_out);
+	CHECK(x.term_signal == SIGXCPU || x.term_signal == SIGKILL);
+	CHECK(x.cpu_s >= 0.5); /* the kernel's tick accounting: 0.83 s seen */
+	exec_isolated__release(&x);
+	/* a wait is stopped by the wall clock */
+	struct exec_bounds wall = {.cpu_s = 60, .wall_s = 1};
+	CHECK_INT(exec_isolate(iso_sleep, NULL, &wall, &x, &e), 0);
+	CHECK(x.timed_out);
+	CHECK(!x.cpu_exceeded);
+	CHECK_INT(x.term_signal, SIGKILL);
+	exec_isolated__release(&x);
+}
+
 static const struct test_case cases[] = {
+	{"isolate", "exec_isolate: output streamed back, a crash, too much output and memory "
+	 "are outcomes of the child", t_isolate},
+	{"isolate_bounds", "exec_isolate: a loop stopped by CPU time, a wait by wall time",
+	 t_isolate_bounds},
 	{"large_capture", "3 MB stdout + 2 MB stderr captured without deadlock", t_large_capture},
 	{"stdin", "1 MiB stdin fed while stdout drains; unread stdin is harmless",
 	 t_stdin_roundtrip},
