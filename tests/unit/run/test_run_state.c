@@ -91,14 +91,14 @@ static void t_release_partial(void)
 	/* A Run that stopped early: only some fields were filled. */
 	struct run_state s;
 	memset(&s, 0, sizeof(s));
-	s.name = xstrdup("solver");
-	s.dir = xstrdup("/tmp/nowhere");
+	s.rundir.name = xstrdup("solver");
+	s.rundir.dir = xstrdup("/tmp/nowhere");
 	s.cfg = xcalloc(1, sizeof(*s.cfg));
-	CHECK(s.name && s.dir && s.cfg);
+	CHECK(s.rundir.name && s.rundir.dir && s.cfg);
 	CHECK_INT(config__init(s.cfg), 0);
 	pivot__init(&s.pivot);
 	run_state__release(&s);
-	CHECK(s.name == NULL && s.dir == NULL && s.cfg == NULL);
+	CHECK(s.rundir.name == NULL && s.rundir.dir == NULL && s.cfg == NULL);
 	run_state__release(&s); /* twice is harmless */
 }
 

@@ -30,7 +30,7 @@ static void state_for(struct run_state *s, struct run_request *req, const char *
 	console__init(&con, stderr, CONSOLE_QUIET);
 	s->con = &con;
 	s->req = req;
-	s->target = "./solver";
+	s->launch.target = "./solver";
 	s->cfg = xcalloc(1, sizeof(*s->cfg));
 	CHECK(s->cfg && config__init(s->cfg) == 0);
 	xfree(s->cfg->runs_dir);
@@ -52,13 +52,13 @@ static void t_flag_name_wins(void)
 	state_for(&s, &req, d, "from-config");
 	struct err e = {0};
 	CHECK_INT(stage_rundir(&s, &e), 0);
-	CHECK_STR(s.name, "nightly-run"); /* sanitised for a directory name */
-	CHECK(strncmp(s.dir, d, strlen(d)) == 0);
-	CHECK(strstr(s.dir + strlen(d), "/nightly-run-") != NULL);
-	CHECK(is_dir(s.collect_dir));
+	CHECK_STR(s.rundir.name, "nightly-run"); /* sanitised for a directory name */
+	CHECK(strncmp(s.rundir.dir, d, strlen(d)) == 0);
+	CHECK(strstr(s.rundir.dir + strlen(d), "/nightly-run-") != NULL);
+	CHECK(is_dir(s.rundir.collect_dir));
 	/* A Run's timestamps are UTC. */
-	CHECK(strlen(s.created) == 25);
-	CHECK_STR(s.created + 19, "+00:00");
+	CHECK(strlen(s.rundir.created) == 25);
+	CHECK_STR(s.rundir.created + 19, "+00:00");
 	run_state__release(&s);
 	free(d);
 	done();
@@ -72,13 +72,13 @@ static void t_config_name_next(void)
 	state_for(&s, &req, d, "from-config");
 	struct err e = {0};
 	CHECK_INT(stage_rundir(&s, &e), 0);
-	CHECK_STR(s.name, "from-config");
+	CHECK_STR(s.rundir.name, "from-config");
 	/* Two Runs of the same name in the same second never share a directory. */
-	char *first = xstrdup(s.dir);
+	char *first = xstrdup(s.rundir.dir);
 	run_state__release(&s);
 	state_for(&s, &req, d, "from-config");
 	CHECK_INT(stage_rundir(&s, &e), 0);
-	CHECK(strcmp(first, s.dir) != 0);
+	CHECK(strcmp(first, s.rundir.dir) != 0);
 	xfree(first);
 	run_state__release(&s);
 	free(d);
@@ -97,9 +97,9 @@ static void t_output_exact(void)
 	CHECK_INT(stage_rundir(&s, &e), 0);
 	char *real = realpath(out, NULL);
 	CHECK(real != NULL);
-	CHECK_STR(s.dir, real); /* absolute, exactly -o's */
+	CHECK_STR(s.rundir.dir, real); /* absolute, exactly -o's */
 	free(real);
-	CHECK(is_dir(s.collect_dir));
+	CHECK(is_dir(s.rundir.collect_dir));
 	run_state__release(&s);
 	free(d);
 	done();

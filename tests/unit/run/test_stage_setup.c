@@ -40,7 +40,7 @@ static void state_for(struct run_state *s, struct run_request *req, char **cmd)
 	console__init(&con, stderr, CONSOLE_QUIET);
 	s->con = &con;
 	s->req = req;
-	s->world_size = -1;
+	s->launch.world_size = -1;
 	req->cmd = cmd;
 	req->cmd_argc = 0;
 	while (cmd[req->cmd_argc])
@@ -55,13 +55,13 @@ static void t_launch_plain(void)
 	state_for(&s, &req, cmd);
 	struct err e = {0};
 	CHECK_INT(stage_launch(&s, &e), 0);
-	CHECK(!s.mpi);
-	CHECK_INT(s.world_size, -1);
-	CHECK(s.prefix[0] == NULL);
-	CHECK_STR(s.app[0], "sh");
-	CHECK_STR(s.app[2], "exit 0");
-	CHECK(s.app[3] == NULL);
-	CHECK_STR(s.target, "sh");
+	CHECK(!s.launch.mpi);
+	CHECK_INT(s.launch.world_size, -1);
+	CHECK(s.launch.prefix[0] == NULL);
+	CHECK_STR(s.launch.app[0], "sh");
+	CHECK_STR(s.launch.app[2], "exit 0");
+	CHECK(s.launch.app[3] == NULL);
+	CHECK_STR(s.launch.target, "sh");
 	run_state__release(&s);
 }
 
@@ -77,16 +77,16 @@ static void t_launch_mpi(void)
 	state_for(&s, &req, cmd);
 	struct err e = {0};
 	CHECK_INT(stage_launch(&s, &e), 0);
-	CHECK(s.mpi);
-	CHECK_INT(s.world_size, 4);
-	CHECK_STR(s.prefix[0], "mpirun");
-	CHECK_STR(s.prefix[3], "4");
-	CHECK_STR(s.target, "sh");
+	CHECK(s.launch.mpi);
+	CHECK_INT(s.launch.world_size, 4);
+	CHECK_STR(s.launch.prefix[0], "mpirun");
+	CHECK_STR(s.launch.prefix[3], "4");
+	CHECK_STR(s.launch.target, "sh");
 	size_t n = 0;
-	while (s.app[n])
+	while (s.launch.app[n])
 		n++;
-	CHECK_STR(s.app[n - 3], "sh");
-	CHECK_STR(s.app[n - 1], "true");
+	CHECK_STR(s.launch.app[n - 3], "sh");
+	CHECK_STR(s.launch.app[n - 1], "true");
 	run_state__release(&s);
 }
 
@@ -100,8 +100,8 @@ static void t_launch_unresolved(void)
 	state_for(&s, &req, cmd);
 	struct err e = {0};
 	CHECK_INT(stage_launch(&s, &e), 0);
-	CHECK(s.app[0] != NULL);
-	CHECK(s.target != NULL);
+	CHECK(s.launch.app[0] != NULL);
+	CHECK(s.launch.target != NULL);
 	run_state__release(&s);
 }
 
