@@ -94,6 +94,8 @@ int region_counters__read(struct region_counters *rc, struct trace_set *ts,
 int region_counters__read_path(struct region_counters *rc, struct trace_set *ts,
 			       const char *path, struct err *e);
 void region_counters__release(struct region_counters *rc);
+/* Sorts the per-call counts by rank, lane and start (after a reader added them). */
+void region_counters__sort_calls(struct region_counters *rc);
 
 /* For readers of other containers (the .h5's /rank<r>/perf_events): the
  * index of event @p name (added with @p kind when new), -1 beyond

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "regions/rank_filter.h"
+
 struct calls;
 struct console;
 struct err;
@@ -18,15 +20,6 @@ struct path_tree;
 struct rank_data;
 struct trace_set;
 
-/* Which ranks to visit: all when nr == 0. */
-struct rank_filter {
-	int32_t *ranks;
-	size_t nr;
-};
-
-/* Parses "0,2,4-7" into f (caller frees f->ranks). */
-int rank_filter_parse(struct rank_filter *f, const char *list, struct err *e);
-bool rank_filter__has(const struct rank_filter *f, int32_t rank);
 /* Number of trace sources the filter selects; an unmatched rank is an error. */
 int rank_filter__count(const struct rank_filter *f, const struct trace_set *ts, size_t *n,
 		       struct err *e);

@@ -93,6 +93,8 @@ void trace_set__sizes(size_t *trace_set, size_t *rank_data);
 /* Returns the id of `name` (len bytes), adding it with file/line if new. */
 int64_t trace_set__intern(struct trace_set *ts, const char *name, size_t len, const char *file,
 			  size_t file_len, int32_t line);
+/* A copy of s (len bytes) with invalid UTF-8 replaced; NULL when out of memory. */
+char *trace_set__clean_name(const char *s, size_t len);
 
 /* Presents a parsed trace as rank_data (views into the trace's bytes, which
  * must outlive rd; rd->path is left to the caller). For fuzzing and tests. */
