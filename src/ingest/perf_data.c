@@ -203,7 +203,11 @@ static const char *comm_of(struct reader *r, int64_t tid, size_t *len)
 }
 
 /* Frames of a callchain, skipping PERF_CONTEXT_* markers, which switch the
- * mode (kernel/user) of the entries that follow them. */
+ * mode (kernel/user) of the entries that follow them. A return address of 0
+ * ends the chain (as in perf_script.c): it is never a caller, and the kernel's frame-pointer
+ * walk, once in a module without frame pointers, reads zeros from the stack
+ * (seen: libevent's chain looping on 0 up to perf's 127-frame cap, a flame
+ * 126 "[unknown]" levels deep where nothing was known). */
 static int callchain(struct reader *r, const unsigned char *p, uint64_t nr, int cpumode,
 		     struct ingest_sample *s)
 {
@@ -218,6 +222,8 @@ static int callchain(struct reader *r, const unsigned char *p, uint64_t nr, int 
 				: PERF_RECORD_MISC_HYPERVISOR;
 			continue;
 		}
+		if (ip == 0 && n > 0)
+			break;
 		resolve(r, cpumode, s->pid, ip, s->time_ns, &r->frames[n++]);
 	}
 	s->callchain = n ? r->frames : NULL;

@@ -207,6 +207,7 @@ struct parser {
 	struct perf_maps *maps; /* created on the first mmap event */
 	struct ingest_frame *frames;
 	size_t nr_frames, cap_frames;
+	bool chain_ended; /* a frame at address 0 ended the pending chain */
 	struct ingest_sample pending; /* call-graph header awaiting its frames */
 	bool has_pending;
 	const char *pending_line;
@@ -354,6 +355,13 @@ static int frame_line(struct parser *ps, struct cursor c, int64_t lineno)
 	 * the real frame's address): it is no call. */
 	if (f.module_len == 7 && memcmp(f.module, "inlined", 7) == 0)
 		return 0;
+	/* A return address of 0 is never a caller: the frame-pointer walk read
+	 * zeros from the stack of a module without frame pointers (as in
+	 * perf_data.c's callchain()); the chain ends there. */
+	if (ps->chain_ended || (has_ip && ip == 0 && ps->nr_frames > 0)) {
+		ps->chain_ended = true;
+		return 0;
+	}
 	complete_offset(ps, &f, ps->pending.pid, ip, has_ip, ps->pending.time_ns, true);
 	if (xgrow((void **)&ps->frames, &ps->cap_frames, ps->nr_frames + 1, sizeof(*ps->frames)))
 		return -ENOMEM;
@@ -397,6 +405,7 @@ static int header_line(struct parser *ps, struct cursor line, int64_t lineno)
 		ps->pending = s;
 		ps->has_pending = true;
 		ps->nr_frames = 0;
+		ps->chain_ended = false;
 		ps->pending_line = line.p;
 		ps->pending_len = (size_t)(line.end - line.p);
 		ps->pending_lineno = lineno;

@@ -283,6 +283,34 @@ static void t_dwarf_inlined(void)
 	ingest_stats__release(&st);
 }
 
+/* A frame-pointer walk through a module without frame pointers reads zeros
+ * from the stack: perf prints them as frames at address 0, up to its cap.
+ * The chain ends at the first; nothing after it is a caller. */
+static const char zero_chain[] =
+	"        callers 27743/27743  1439.200742: PERF_RECORD_MMAP2 27743/27743: "
+	"[0x560f7b113000(0x1000) @ 0x1000 fe:00 10955255 252700632]: r-xp /tmp/pl/callers\n"
+	"callers 27743/27743  1439.255459:   10309278 task-clock: \n"
+	"\t            1173 leaf+0x2a (/tmp/pl/callers)\n"
+	"\t            11a8 caller_a+0x22 (/tmp/pl/callers)\n"
+	"\t               0 [unknown] ([unknown])\n"
+	"\t               0 [unknown] ([unknown])\n"
+	"\t            1080 _start+0x20 (/tmp/pl/callers)\n"
+	"\n";
+
+static void t_zero_return(void)
+{
+	struct pivot p;
+	pivot__init(&p);
+	struct ingest_stats st = {0};
+	CHECK_INT(ingest_perf_script(zero_chain, sizeof(zero_chain) - 1, &opts, &p, &st, NULL), 0);
+	CHECK_INT(p.nr_stacks, 1);
+	CHECK_INT(p.nr_stack_frames, 2); /* leaf <- caller_a, then the chain ends */
+	for (size_t i = 0; i < p.nr_stack_frames; i++)
+		CHECK(strcmp(p.stack_frames[i].module, "[unknown]") != 0);
+	pivot__release(&p);
+	ingest_stats__release(&st);
+}
+
 static void t_no_mmap_events(void)
 {
 	const char txt[] = "a 1/1 1.000000: 10 task-clock: 5555 main+0x1 (/bin/x)\n";
@@ -392,6 +420,7 @@ static const struct test_case cases[] = {
 	{"stacks", "call-graph form: stacks and frames, innermost first", t_stacks},
 	{"perf61_offsets", "perf < 6.4: offsets from mmap events, fork inherits", t_perf61_offsets},
 	{"dwarf_inlined", "libdw's (inlined) frames are not calls", t_dwarf_inlined},
+	{"zero_return", "a frame at address 0 ends the chain", t_zero_return},
 	{"no_mmap_events", "no dsoff and no mmap events: degradation", t_no_mmap_events},
 	{"unparsed_shapes", "unparsed lines counted, rpartition, odd comm", t_unparsed_and_shapes},
 	{"canon", "counter canonicalization table", t_canon},
