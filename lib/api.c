@@ -312,7 +312,7 @@ static inline void record(struct sp_thread *t, const struct sp_site *h, uint64_t
 	}
 	t->busy = 1;
 	atomic_signal_fence(memory_order_seq_cst);
-	size_t n = atomic_load_explicit(&t->n, memory_order_relaxed);
+	size_t n = atomic_load_explicit(&t->n, memory_order_acquire);
 	if (unlikely(n == SP_BUF_CALLS || end >= t->next_anchor)) {
 		record_slow(t, h, start, end, cv);
 		return;
@@ -346,10 +346,10 @@ static void record_slow(struct sp_thread *t, const struct sp_site *h, uint64_t s
 	}
 	if (end >= t->next_anchor)
 		anchor_slow(t);
-	size_t n = atomic_load_explicit(&t->n, memory_order_relaxed);
+	size_t n = atomic_load_explicit(&t->n, memory_order_acquire);
 	if (n >= SP_BUF_CALLS) {
 		sp_stream__flush(t);
-		n = atomic_load_explicit(&t->n, memory_order_relaxed);
+		n = atomic_load_explicit(&t->n, memory_order_acquire);
 		if (n >= SP_BUF_CALLS) { /* drained by a concurrent finalize */
 			sp_registry__misuse(t, SP_MISUSE_AFTER_FINALIZE);
 			goto out;
