@@ -324,7 +324,10 @@ int manifest__read(struct manifest *m, const char *run_dir, struct err *e)
 			     "holding manifest.json)",
 			     run_dir);
 	else if (rc == -ENOENT)
-		rc = err_set(e, rc, ERR_RUN_NOT_A_RUN, "not a nunatak Run: %s has no manifest.json",
+		rc = err_set(e, rc, ERR_RUN_NOT_A_RUN,
+			     "not a nunatak Run: %s has no manifest.json; give a Run directory "
+			     "(Runs land in .nunatak/ where `nunatak run` was started), or no "
+			     "argument for the newest Run there",
 			     run_dir);
 	else if (rc)
 		rc = err_set(e, rc, rc == -ENOMEM ? ERR_OOM : ERR_RUN_UNREADABLE,

@@ -128,7 +128,11 @@ static void t_not_a_run(void)
 	CHECK(manifest__read(&m, dir, &e) < 0);
 	CHECK_STR(e.code, "run.not_a_run");
 	char want[512];
-	snprintf(want, sizeof(want), "not a nunatak Run: %s has no manifest.json", dir);
+	snprintf(want, sizeof(want),
+		 "not a nunatak Run: %s has no manifest.json; give a Run directory (Runs land in "
+		 ".nunatak/ where `nunatak run` was started), or no argument for the newest Run "
+		 "there",
+		 dir);
 	CHECK_STR(e.msg, want);
 	done();
 }
