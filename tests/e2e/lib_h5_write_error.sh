@@ -19,7 +19,7 @@ printf '%s\n' "$out"
 [ "$st" = 1 ] || { echo "FAIL: exit status $st, expected 1 (sp_finalize reported the .h5; 139 is a crash at exit)"; exit 1; }
 printf '%s\n' "$out" | grep -q "^threads: 1 workers x 2 rounds done" ||
   { echo "FAIL: the program's output was lost (exit handlers did not complete)"; exit 1; }
-printf '%s\n' "$out" | grep -qx "scope_profiler: error: cannot write $tmp/x_rank00000.h5: File too large" ||
+printf '%s\n' "$out" | grep -qxF "scope_profiler: error: cannot write $tmp/x_rank00000.h5: File too large" ||
   { echo "FAIL: the .h5 error does not name the system's reason (EFBIG)"; exit 1; }
 if printf '%s\n' "$out" | grep -q "Permission denied"; then
   echo "FAIL: Permission denied said for a file size limit"; exit 1
