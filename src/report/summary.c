@@ -385,7 +385,10 @@ static void admissions(const struct analysis *a, const struct pivot *p,
 		text_lines__add(out, "  - what the %d unsampled rank%s did: never extrapolated",
 				nr_ranks - nr_sampled, nr_ranks - nr_sampled == 1 ? "" : "s");
 	if (out->n == before)
-		text_lines__add(out, "  - nothing beyond the degradations listed below");
+		text_lines__add(out, ctx && ctx->nr_degradations
+					     ? "  - nothing beyond the degradations listed below"
+					     : "  - nothing more: no measurement was degraded, and each "
+					       "estimated figure above gives its reason");
 }
 
 int summary_render(const struct analysis *a, const struct pivot *p,
