@@ -873,7 +873,8 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 		 * node's (said so) */
 		struct err me = {0};
 		struct node_calibration cal = {.x = x, .launch_id = o->launch_machine,
-					       .budget_s = o->node_calibration_s, .cc = o->cc};
+					       .budget_s = o->node_calibration_s, .cc = o->cc,
+					       .sampler_lib = o->sampler_lib};
 		bool calibrates = o->launch_machine && o->node_calibration_s > 0 &&
 				  s.id.local_rank == 0;
 		if (node_profile_record(o->directory, calibrates ? &cal : NULL, s.machine_id, &me) < 0)
