@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "clock.h"
 
+#include "amem.h"
 #include "inlib.h"
 
 #include <errno.h>
@@ -15,7 +16,7 @@ uint64_t sp_clock_init_mono_ns, sp_clock_init_real_ns;
 
 static pthread_mutex_t anchor_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t *anchor_tsc, *anchor_mono;
-static size_t anchor_nr, anchor_cap;
+static size_t anchor_nr, anchor_cap, tsc_bytes, mono_bytes;
 static bool clock_ready;
 static bool anchors_frozen; /* test hook in use: keep its table exact */
 
@@ -47,6 +48,16 @@ static bool cpu_has_invariant_tsc(void)
 #endif
 }
 
+/* Read when the library is loaded (sp_clock__probe): the first call, which
+ * may be made in a signal handler, uses stdio no more. -1: not probed. */
+static int invariant_tsc = -1;
+
+void sp_clock__probe(void)
+{
+	if (invariant_tsc < 0)
+		invariant_tsc = cpu_has_invariant_tsc();
+}
+
 /* One (tsc, mono) pair: the tightest of a few tries brackets the monotonic
  * read between two TSC reads and uses their midpoint. */
 static void take_pair(uint64_t *tsc, uint64_t *mono)
@@ -68,19 +79,20 @@ static void take_pair(uint64_t *tsc, uint64_t *mono)
 	}
 }
 
+/* Mapped, never malloc'd (amem.h): a signal handler's sp_end that runs its
+ * thread's periodic flush takes an anchor. */
 static void append_locked(uint64_t tsc, uint64_t mono)
 {
 	if (anchor_nr == anchor_cap) {
-		size_t cap = anchor_cap ? anchor_cap * 2 : 64;
-		uint64_t *t = realloc(anchor_tsc, cap * sizeof(*t));
-		if (!t)
-			return;
+		size_t need = (anchor_cap ? anchor_cap * 2 : 64) * sizeof(uint64_t);
+		void *t = anchor_tsc, *m = anchor_mono;
+		bool ok = sp_amem__reserve(&t, &tsc_bytes, need) &&
+			  sp_amem__reserve(&m, &mono_bytes, need);
 		anchor_tsc = t;
-		uint64_t *m = realloc(anchor_mono, cap * sizeof(*m));
-		if (!m)
-			return;
 		anchor_mono = m;
-		anchor_cap = cap;
+		if (!ok)
+			return;
+		anchor_cap = need / sizeof(uint64_t);
 	}
 	anchor_tsc[anchor_nr] = tsc;
 	anchor_mono[anchor_nr] = mono;
@@ -93,7 +105,7 @@ void sp_clock__init(void)
 		return;
 	const char *force = getenv("SCOPE_PROFILER_CLOCK");
 	bool want_tsc = !(force && strcmp(force, "monotonic") == 0);
-	sp_clock_tsc = want_tsc && cpu_has_invariant_tsc();
+	sp_clock_tsc = want_tsc && (invariant_tsc >= 0 ? invariant_tsc : cpu_has_invariant_tsc());
 	clock_ready = true;
 	uint64_t t0, m0;
 	take_pair(&t0, &m0);

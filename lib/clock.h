@@ -49,10 +49,16 @@ static inline uint64_t sp_clock__now(void)
 }
 
 /*
- * Decides the mode (reads /proc/cpuinfo and the env) and takes the first
- * anchor. Idempotent; called under the library's init lock.
+ * Decides the mode (the env, and /proc/cpuinfo unless sp_clock__probe read
+ * it already) and takes the first anchor. Idempotent; called under the
+ * library's init lock.
  */
 void sp_clock__init(void);
+
+/* Reads whether the TSC is invariant (/proc/cpuinfo, through stdio) ahead
+ * of sp_clock__init, which then reads nothing: called when the library is
+ * loaded, since the first call may be made in a signal handler. */
+void sp_clock__probe(void);
 
 /* Takes one anchor now and appends it to the table (mutex inside; not
  * async-signal-safe). Returns the stamp it used. */

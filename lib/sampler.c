@@ -12,6 +12,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "amem.h"
 #include "clock.h"
 #include "log.h"
 #include "registry.h"
@@ -30,7 +31,7 @@ static bool ever_ran;
 static int req_hz;
 static struct timespec interval;
 static struct timer_slot *slots;
-static size_t nr_slots, cap_slots;
+static size_t nr_slots, cap_slots, slot_bytes;
 static int nr_timers_created;
 static uint64_t cpu_start_ns, cpu_stop_ns;
 static _Atomic(struct sp_sample_chunk *) all_chunks;
@@ -140,13 +141,13 @@ static bool slot_remove_locked(int64_t tid)
 static int timer_for_locked(int64_t tid)
 {
 	bool replaced = slot_remove_locked(tid);
-	if (nr_slots == cap_slots) {
-		size_t cap = cap_slots ? cap_slots * 2 : 16;
-		struct timer_slot *s = realloc(slots, cap * sizeof(*s));
-		if (!s)
+	if (nr_slots == cap_slots) { /* mapped (amem.h): a thread may register in a handler */
+		size_t need = (cap_slots ? cap_slots * 2 : 16) * sizeof(*slots);
+		void *p = slots;
+		if (!sp_amem__reserve(&p, &slot_bytes, need))
 			return -ENOMEM;
-		slots = s;
-		cap_slots = cap;
+		slots = p;
+		cap_slots = need / sizeof(*slots);
 	}
 	struct sigevent sev;
 	memset(&sev, 0, sizeof(sev));

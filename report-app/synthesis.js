@@ -12,10 +12,12 @@ function runDuration(payload) {
   let total = 0, known = false, coarse = false;
   for (const p of payload.passes || []) {
     if (typeof p.duration_s === "number" && p.duration_s > 0) { total += p.duration_s * 1000; known = true; continue; }
+    // A replay's start and end are the replay's, not the recorded application's.
+    if (payload.machine && payload.machine.recorded) continue;
     const a = Date.parse(p.start), b = Date.parse(p.end);
     if (Number.isFinite(a) && Number.isFinite(b) && b >= a) { total += b - a; known = coarse = true; }
   }
-  if (!known) return "duration unavailable";
+  if (!known) return payload.machine && payload.machine.recorded ? "duration not recorded" : "duration unavailable";
   if (coarse) return total < 1000 ? "under 1 s (wall clock, whole seconds)" : "about " + formatNumber(total / 1000, "s") + " wall clock";
   // nunatak's start and end of collection around the application: longer
   // than the application's own wall time ("Where the wall time went").

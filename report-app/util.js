@@ -122,6 +122,9 @@ function sig3(x) {
 function formatNumber(x, unit) {
   if (unit === "ratio") return sig3(x) + "\u00d7";
   if (unit === "sample" || unit === "locus") return Math.round(x).toLocaleString("en-US");
+  // a duration in ns (payload Values of times) reads as the seconds it is:
+  // "563 ms", never "562688049 ns"
+  if (unit === "ns") return formatNumber(x / 1e9, "s");
   if (unit === "s") return x >= 1 || x === 0 ? sig3(x) + " s" : x >= 1e-3 ? sig3(x * 1e3) + " ms"
     : x >= 1e-6 ? sig3(x * 1e6) + " \u00b5s" : sig3(x * 1e9) + " ns";
   if (unit && /\/s$|^B$|byte/.test(unit) && unit !== "flop/byte") {

@@ -118,7 +118,8 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 									 m.passes[0].cpu_sys_s
 							       : -1,
 					  .cpu_includes_collector =
-						  m.nr_passes && m.passes[0].cpu_includes_collector};
+						  m.nr_passes && m.passes[0].cpu_includes_collector,
+					  .nr_degradations = m.degradations.n};
 		for (size_t i = 0; !a.have_ceilings && i < m.degradations.n; i++)
 			if (!strcmp(m.degradations.v[i].name, DEG_CEILINGS_UNAVAILABLE))
 				ctx.ceilings_reason = m.degradations.v[i].message;

@@ -293,8 +293,11 @@ static void unresolved_line(const struct analysis *a, const struct pivot *p,
 }
 
 /* Several unresolved addresses of one module are one finding (issue 24):
- * the first stands for the module, the others are not listed again. */
-static bool module_shown_before(const struct analysis *a, const struct pivot *p, size_t i)
+ * the first shown stands for the module, the others are not listed again
+ * (they are in its "with N more" line). An address whose module's first
+ * address was not shown is counted with the rest. */
+static bool module_shown_before(const struct analysis *a, const struct pivot *p, size_t i,
+				const bool *shown_at)
 {
 	const struct hotspot *h = &p->hotspots[a->diags[i].hotspot];
 	if (h->level != RESOLUTION_UNRESOLVED || !h->module)
@@ -302,7 +305,7 @@ static bool module_shown_before(const struct analysis *a, const struct pivot *p,
 	for (size_t k = 0; k < i; k++) {
 		const struct hotspot *o = &p->hotspots[a->diags[k].hotspot];
 		if (o->level == RESOLUTION_UNRESOLVED && o->module && !strcmp(o->module, h->module))
-			return true;
+			return shown_at[k];
 	}
 	return false;
 }
@@ -385,7 +388,57 @@ static void admissions(const struct analysis *a, const struct pivot *p,
 		text_lines__add(out, "  - what the %d unsampled rank%s did: never extrapolated",
 				nr_ranks - nr_sampled, nr_ranks - nr_sampled == 1 ? "" : "s");
 	if (out->n == before)
-		text_lines__add(out, "  - nothing beyond the degradations listed below");
+		text_lines__add(out, ctx && ctx->nr_degradations
+					     ? "  - nothing beyond the degradations listed below"
+					     : "  - nothing more: no measurement was degraded, and each "
+					       "estimated figure above gives its reason");
+}
+
+/* The findings, each with its module line, then how many Hotspots above
+ * the floor were left out and their share: those neither shown nor named in
+ * a shown finding's module line (issue 22: "3 more ... holding 0.0%" counted
+ * the grouped addresses again). */
+static int findings_lines(const struct analysis *a, const struct pivot *p,
+			  const struct summary_ctx *ctx, const char *reason, struct text_lines *out)
+{
+	size_t shown = 0, nrest = 0;
+	double covered = 0, rest = 0;
+	bool *shown_at = xcalloc(a->nr_diags ? a->nr_diags : 1, sizeof(bool));
+	struct stack_index si;
+	bool have_si = p->nr_stacks > 0 && stack_index__build(&si, p) == 0;
+	struct rank_placement rp;
+	bool have_rp = rank_placement_run(p, a, ctx ? ctx->nodes : NULL, &rp) == 0;
+	for (size_t i = 0; shown_at && i < a->nr_diags; i++) {
+		const struct diagnostic *g = &a->diags[i];
+		if (module_shown_before(a, p, i, shown_at)) {
+			covered += isfinite(g->share.value) ? g->share.value : 0;
+			continue; /* in its module's line */
+		}
+		if (shown < SUMMARY_MAX_FINDINGS && is_finding(g, covered, shown)) {
+			finding(g, p, a->time_base, reason != NULL,
+				have_rp && i < RANK_PLACEMENT_TOP ? &rp : NULL, have_si ? &si : NULL,
+				out);
+			module_group_line(a, p, i, out);
+			shown_at[i] = true;
+			shown++;
+		} else {
+			rest += g->share.value;
+			nrest++;
+		}
+		covered += isfinite(g->share.value) ? g->share.value : 0;
+	}
+	if (have_si)
+		stack_index__release(&si);
+	if (have_rp)
+		rank_placement__release(&rp);
+	char rb[24]; /* an unavailable share among the rest: their sum is unavailable */
+	if (nrest)
+		text_lines__add(out, "  ... and %zu more Hotspot%s above the floor, holding %s "
+				     "(every one in the report's inventory)",
+				nrest, nrest == 1 ? "" : "s", pct(rb, sizeof(rb), rest));
+	int rc = shown_at && have_rp ? 0 : -ENOMEM;
+	xfree(shown_at);
+	return rc;
 }
 
 int summary_render(const struct analysis *a, const struct pivot *p,
@@ -415,41 +468,8 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 	const char *reason = shared_reason(a);
 	if (reason)
 		text_lines__add(out, "  no roofline placement for any Hotspot: %s", reason);
-	size_t shown = 0;
-	double covered = 0, rest = 0;
-	struct stack_index si;
-	bool have_si = p->nr_stacks > 0 && stack_index__build(&si, p) == 0;
-	struct rank_placement rp;
-	bool have_rp = rank_placement_run(p, a, ctx ? ctx->nodes : NULL, &rp) == 0;
-	if (!have_rp)
+	if (findings_lines(a, p, ctx, reason, out) < 0)
 		out->failed = true;
-	for (size_t i = 0; i < a->nr_diags; i++) {
-		const struct diagnostic *g = &a->diags[i];
-		if (module_shown_before(a, p, i)) {
-			covered += isfinite(g->share.value) ? g->share.value : 0;
-			continue; /* in its module's line */
-		}
-		if (shown < SUMMARY_MAX_FINDINGS && is_finding(g, covered, shown)) {
-			finding(g, p, a->time_base, reason != NULL,
-				have_rp && i < RANK_PLACEMENT_TOP ? &rp : NULL, have_si ? &si : NULL,
-				out);
-			module_group_line(a, p, i, out);
-			shown++;
-		} else {
-			rest += g->share.value;
-		}
-		covered += isfinite(g->share.value) ? g->share.value : 0;
-	}
-	if (have_si)
-		stack_index__release(&si);
-	if (have_rp)
-		rank_placement__release(&rp);
-	char rb[24]; /* an unavailable share among the rest: their sum is unavailable */
-	if (a->nr_diags > shown)
-		text_lines__add(out, "  ... and %zu more Hotspot%s above the floor, holding %s "
-				     "(every one in the report's inventory)",
-				a->nr_diags - shown, a->nr_diags - shown == 1 ? "" : "s",
-				pct(rb, sizeof(rb), rest));
 	if (a->others_count) {
 		char ob[24];
 		text_lines__add(out, "  others: %zu Hotspot%s below the floor - %s of the sampled time",

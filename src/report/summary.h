@@ -31,6 +31,7 @@ struct summary_ctx {
 	double app_wall_s;           /* the launch's duration, <= 0: unknown (report/time_view.h) */
 	double app_cpu_s;            /* its wait4 CPU time, < 0: unknown (0 reads unknown too) */
 	bool cpu_includes_collector;
+	size_t nr_degradations;      /* the Run's degradations, listed after the summary */
 };
 
 /* Appends the summary lines to *out. Returns 0 or -ENOMEM. */

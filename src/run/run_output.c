@@ -137,7 +137,8 @@ static void summary(struct run_state *s)
 				  .app_cpu_s = p->cpu_user_s >= 0 && p->cpu_sys_s >= 0
 						   ? p->cpu_user_s + p->cpu_sys_s : -1,
 				  .cpu_includes_collector = p->sampled &&
-							    s->collect.collector == COLLECTOR_USE_PERF};
+							    s->collect.collector == COLLECTOR_USE_PERF,
+				  .nr_degradations = s->degradations.n};
 	/* The reason is the Run's own degradation, never a fixed sentence. */
 	for (size_t i = 0; !a->have_ceilings && i < s->degradations.n; i++)
 		if (!strcmp(s->degradations.v[i].name, DEG_CEILINGS_UNAVAILABLE))

@@ -52,6 +52,8 @@ assert "estimated" in rows["n2"], rows["n2"]
 n2 = re.search(r'<tr [^>]*data-node="n2".*?</tr>', nodes, re.S).group(0)
 assert 'title="node n2 (Machine bbbb' in n2, "the borrowed Ceilings' reason is not on the page"
 assert "42.5 Gflop/s" in rows["n1"] and "19.0 GB/s" in rows["n1"], rows["n1"]
+# each node's times read as seconds, as the ranks' do (never "1500000000 ns")
+assert "1.50 s" in rows["n1"] and "2.00 s" in rows["n1"] and " ns" not in rows["n1"], rows["n1"]
 table = re.search(r'<table class="grid-table ranks-placement">.*?</table>', d0, re.S)
 assert table, "no per-rank placement table in the detail"
 table = table.group(0)

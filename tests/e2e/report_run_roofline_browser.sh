@@ -92,6 +92,8 @@ head = re.search(r'<header class="topbar">.*?</header>', dom, re.S).group(0)
 text = re.sub(r"<[^>]+>", "", head)
 assert "recorded Machine" in text and "CPU model not recorded" in text, text
 assert pl["machine"]["recorded"] is True, pl["machine"]
+# Its duration is the recording's, never the replay's few milliseconds.
+assert "duration not recorded" in text and "under 1 s" not in text, text
 PY
 # The same points as CSV (report --format roofline-csv), figure for figure.
 "$NUNATAK" report --format roofline-csv "$tmp/roof" >"$tmp/roof.csv"

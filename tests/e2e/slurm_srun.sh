@@ -2,6 +2,21 @@
 # A real two-node Slurm cluster (tests/slurm/cluster.sh): `nunatak run -- srun -N 2 -n 4` of an Open MPI program (--mpi=pmix) and an MPICH one (--mpi=pmi2) keeps the application's output and exit status as bare srun; every rank knows the world size (4) and its node (n1 n1 n2 n2), every rank is sampled, and the probe links the program's own MPI
 . "$NUNATAK_SOURCE_DIR/tests/e2e/slurm_lib.bash" tests/e2e/mpi_exit.c
 fail=0
+# Each node has its own /dev/shm, as real nodes do: Open MPI's shared-memory
+# segments are named from the host and Slurm's job id, the same in every test
+# cluster (n1, n2, jobs from 1); two clusters at once shared them and their
+# ranks crashed in mca_btl_vader (tests/slurm/cluster.sh)
+if ! shared=$(grep -h "no private /dev/shm" "$cluster_dir"/node-n*/slurmd.out); then
+	mark="nunatak-shm-$$"
+	timeout 300 srun -N 1 -n 1 -w n1 sh -c "echo n1 >/dev/shm/$mark" </dev/null || { echo "FAIL: srun -w n1 exited $?"; fail=1; }
+	seen=$(timeout 300 srun -N 1 -n 1 -w n2 sh -c "cat /dev/shm/$mark 2>/dev/null || echo none" </dev/null) || true
+	here=$(cat "/dev/shm/$mark" 2>/dev/null || echo none)
+	rm -f "/dev/shm/$mark"
+	echo "/dev/shm/$mark written on n1: n2 sees '$seen', this machine '$here'"
+	[ "$seen" = none ] && [ "$here" = none ] || { echo "FAIL: n1's /dev/shm is not its own"; fail=1; }
+else
+	echo "note: not checked: $shared"
+fi
 for pair in "openmpi pmix libmpi.so.40" "mpich pmi2 libmpich.so.12"; do
 	read -r mpi plugin soname <<<"$pair"
 	set +e

@@ -5,7 +5,13 @@
 # (scripts/deps.sh test): munged, slurmctld and two slurmd (-N n1, -N n2),
 # each slurmd under `unshare --uts --mount` with its own hostname and its own
 # per-node directory bound over DIR/node (spool, logs, and the PMIx client
-# directory, PMIxCliTmpDirBase: two nodes' step daemons must not share it).
+# directory, PMIxCliTmpDirBase: two nodes' step daemons must not share it)
+# and its own /dev/shm, as a real node has: Open MPI's shared-memory
+# transport names its segments /dev/shm/vader_segment.<host>.<job>.<rank>,
+# the job from Slurm's job id, and every test cluster has nodes n1, n2 and
+# job ids from 1, so two clusters at once on one machine (tests of several
+# checkouts) mapped each other's segments and their ranks crashed in
+# mca_btl_vader_poll_handle_frag (SIGSEGV, bare srun as under nunatak).
 # Everything listens on 127.0.0.1, on ports free when the cluster starts.
 # NUNATAK_SLURM_N2_CPUS=LIST (e.g. 0) starts n2's slurmd under `taskset -c
 # LIST`: its tasks inherit that CPU set, so n2 is another Machine than n1
@@ -164,7 +170,10 @@ start_node() {
 	[ "$n" = n2 ] && [ -n "${NUNATAK_SLURM_N2_CPUS:-}" ] && pin=(taskset -c "$NUNATAK_SLURM_N2_CPUS")
 	mkdir -p "$dir/node-$n/spool" "$dir/node-$n/pmix" "$dir/node"
 	timeout -k 10 "$LIFETIME" "${pin[@]}" unshare --uts --mount --propagation private /bin/sh -c '
-		hostname "$1" && mount --bind "$2/node-$1" "$2/node" && exec slurmd -D -N "$1"' \
+		hostname "$1" && mount --bind "$2/node-$1" "$2/node" || exit 1
+		mount -t tmpfs -o mode=1777,size=512m "nunatak-$1-shm" /dev/shm ||
+			echo "cluster.sh: no private /dev/shm on $1 (mount refused): shared with the machine"
+		exec slurmd -D -N "$1"' \
 		sh "$n" "$dir" </dev/null >>"$dir/node-$n/slurmd.out" 2>&1 &
 	echo $! >>"$dir/pids"
 }
