@@ -204,6 +204,7 @@ static int write_samples(hid_t rank, const struct sp_trace *tr)
 		.region = tr->sample_region,
 		.module = tr->sample_module,
 		.address = tr->sample_addr,
+		.weight = tr->sample_weight,
 		.nr_regions = tr->nr_regions,
 		.nr_modules = nm,
 		.region_names = names,
