@@ -96,4 +96,15 @@ PY
 python3 "$NUNATAK_SOURCE_DIR/tests/fixtures/run/quality_walk.py" "$d/payload.json"
 rows=$(python3 -c "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from mpi_collectives where members is not null').fetchone()[0])" "$d/run/pivot.sqlite")
 [ "$rows" -ge $((ranks * 7)) ] || { echo "mpi_collectives rows missing from the pivot ($rows)"; exit 1; }
+# a Run from before the collectives (its pivot without the table) still
+# reports: no collectives in its matrix, nothing else lost
+cp -r "$d/run" "$d/old"
+python3 -c "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute('drop table mpi_collectives'); db.commit()" "$d/old/pivot.sqlite"
+"$NUNATAK" report --json "$d/old" >"$d/old.json" || { echo "a Run without mpi_collectives no longer reports"; exit 1; }
+python3 - "$d/old.json" "$d/payload.json" <<'PY'
+import json, sys
+old, new = (json.load(open(f)) for f in sys.argv[1:3])
+assert old["ranks"]["comm_matrix"] is None, old["ranks"]["comm_matrix"]  # no peer rows either
+assert [r["mpi_calls"] for r in old["ranks"]["rows"]] == [r["mpi_calls"] for r in new["ranks"]["rows"]]
+PY
 echo "ok ($stack, $ranks ranks)"
