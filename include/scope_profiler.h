@@ -174,9 +174,14 @@ SP_API const struct sp_site *sp_region_n(const char *name, size_t name_len,
  * be re-entered (recording a call, writing the buffer to the file, holding
  * a lock, registering the thread) is dropped and counted as misuse
  * "in_signal_handler" (reported at finalize, in the trace), never waited
- * for. Not covered: the process's very first call (the library's lazy
- * set-up allocates; call sp_init() first), and counters per region
- * (sp_set_events()) read from a handler.
+ * for. Whatever else a handler's call runs allocates nothing and takes no
+ * lock its thread may hold: the thread's periodic flush to the trace file
+ * (its creation included), the thread's registration (its first call), the
+ * process's first call, counters per region (sp_set_events()). Limits
+ * (docs/security.md): the process's first call allocates if
+ * SCOPE_PROFILER_PREFIX or the MPI rank's variables changed after the
+ * library was loaded (call sp_init() first), and a log callback
+ * (sp_set_log_fn()) may be called there when the trace file fails.
  * @param h handle from sp_region() or a static sp_site; NULL is counted
  */
 SP_API void sp_begin(const struct sp_site *h);

@@ -49,6 +49,9 @@ static int finalize_now(void);
 
 static void on_exit_hook(void)
 {
+	int st0 = atomic_load(&sp_state);
+	if (st0 == SP_STATE_UNINIT || st0 == SP_STATE_DISABLED)
+		return; /* hooked at load, never recorded: nothing to write */
 	if (getpid() != owner_pid || atomic_load(&forked_child)) {
 		sp_log(SP_LOG_INFO, "fork child %ld: nothing written (the parent owns rank %d's files)",
 		       (long)getpid(), rank_info.rank);
@@ -68,8 +71,10 @@ static void on_exit_hook(void)
 
 static void on_fork_child(void)
 {
-	atomic_store(&forked_child, true);
 	int st = atomic_load(&sp_state);
+	if (st == SP_STATE_UNINIT || st == SP_STATE_DISABLED)
+		return; /* hooked at load, never initialised: the child is on its own */
+	atomic_store(&forked_child, true);
 	atomic_store(&sp_fast, 0);
 	if (st == SP_STATE_LIVE || st == SP_STATE_FINALIZED) {
 		atomic_store(&sp_state, SP_STATE_FORKED);
@@ -99,6 +104,42 @@ static void stream_path(void)
 	free(p);
 }
 
+static void hook_exit(void)
+{
+	if (!exit_hooked) {
+		exit_hooked = true;
+		atexit(on_exit_hook);
+		pthread_atfork(NULL, NULL, on_fork_child);
+	}
+}
+
+/* The process's first call may be made in a signal handler (one that may
+ * have interrupted malloc): what it needs that allocates (the prefix, the
+ * trace's path, the exit and fork hooks) is prepared when the library is
+ * loaded (sp_api_ctor), from the environment then. The first call redoes
+ * it only if SCOPE_PROFILER_PREFIX or the rank's variables changed since. */
+static char *prefix_env_at_load;
+static bool prepared;
+
+static void prepare_locked(void)
+{
+	sp_rank_env__detect(env_lookup, NULL, &rank_info);
+	set_prefix_from_env();
+	stream_path();
+	const char *p = getenv("SCOPE_PROFILER_PREFIX");
+	prefix_env_at_load = p ? strdup(p) : NULL;
+	prepared = prefix && (!p || prefix_env_at_load);
+	hook_exit();
+}
+
+static bool same_env(const char *now, const char *then)
+{
+	return now ? then && strcmp(now, then) == 0 : !then;
+}
+
+/* Allocates nothing when prepared at load and the environment is the same
+ * (async-signal-safe then: the SCOPE_PROFILER_EVENTS probes are system
+ * calls; sampling from the environment started at load). */
 static void init_locked(void)
 {
 	if (atomic_load(&sp_state) != SP_STATE_UNINIT)
@@ -111,15 +152,17 @@ static void init_locked(void)
 		return;
 	}
 	sp_clock__init();
-	sp_rank_env__detect(env_lookup, NULL, &rank_info);
-	set_prefix_from_env();
-	stream_path();
-	owner_pid = getpid();
-	if (!exit_hooked) {
-		exit_hooked = true;
-		atexit(on_exit_hook);
-		pthread_atfork(NULL, NULL, on_fork_child);
+	struct sp_rank_info ri;
+	sp_rank_env__detect(env_lookup, NULL, &ri);
+	bool same = prepared && ri.rank == rank_info.rank &&
+		    same_env(getenv("SCOPE_PROFILER_PREFIX"), prefix_env_at_load);
+	rank_info = ri;
+	if (!same) {
+		set_prefix_from_env();
+		stream_path();
 	}
+	owner_pid = getpid();
+	hook_exit();
 	atomic_store(&sp_state, SP_STATE_LIVE);
 	atomic_store(&sp_fast, sp_clock_tsc);
 	sp_log(SP_LOG_DEBUG, "rank %d (%s), prefix %s, clock %s", rank_info.rank,
@@ -158,6 +201,10 @@ void sp_api__ensure_init(void)
  * Writes nothing by itself: the exit hook does, and only when initialised. */
 __attribute__((constructor)) static void sp_api_ctor(void)
 {
+	sp_lock(&api_lock);
+	if (atomic_load(&sp_state) == SP_STATE_UNINIT && !prepared)
+		prepare_locked();
+	sp_unlock(&api_lock);
 	const char *hz = getenv("SCOPE_PROFILER_SAMPLE_HZ");
 	if (hz && *hz && strcmp(hz, "0") != 0)
 		sp_api__ensure_init();

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "clock.h"
 
+#include "amem.h"
 #include "inlib.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 bool sp_clock_tsc;
 uint64_t sp_clock_anchor_interval = UINT64_MAX;
@@ -15,7 +18,7 @@ uint64_t sp_clock_init_mono_ns, sp_clock_init_real_ns;
 
 static pthread_mutex_t anchor_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t *anchor_tsc, *anchor_mono;
-static size_t anchor_nr, anchor_cap;
+static size_t anchor_nr, anchor_cap, tsc_bytes, mono_bytes;
 static bool clock_ready;
 static bool anchors_frozen; /* test hook in use: keep its table exact */
 
@@ -24,24 +27,38 @@ __attribute__((noinline)) uint64_t sp_clock__mono_ns_outline(void)
 	return sp_clock__mono_ns();
 }
 
+/* The first processor's block of /proc/cpuinfo, read with open/read (the
+ * first call, which decides the clock, may be made in a signal handler:
+ * no stdio). Under the library's init lock. */
+static char cpuinfo[16384];
+
 /* Both flags are needed: constant_tsc alone still stops in deep C-states. */
 static bool cpu_has_invariant_tsc(void)
 {
 #if defined(__x86_64__)
-	FILE *f = fopen("/proc/cpuinfo", "re");
-	if (!f)
+	int fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return false;
-	char line[4096];
-	bool constant = false, nonstop = false;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "flags", 5) != 0)
+	size_t n = 0;
+	char *flags = NULL, *eol = NULL;
+	while (n + 1 < sizeof(cpuinfo) && !eol) {
+		ssize_t r = read(fd, cpuinfo + n, sizeof(cpuinfo) - 1 - n);
+		if (r < 0 && errno == EINTR)
 			continue;
-		constant = strstr(line, " constant_tsc") != NULL;
-		nonstop = strstr(line, " nonstop_tsc") != NULL;
-		break;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		cpuinfo[n] = 0;
+		if (!flags)
+			flags = strncmp(cpuinfo, "flags", 5) == 0 ? cpuinfo : strstr(cpuinfo, "\nflags");
+		if (flags)
+			eol = strchr(flags + 1, '\n');
 	}
-	fclose(f);
-	return constant && nonstop;
+	close(fd);
+	if (!eol)
+		return false;
+	*eol = 0;
+	return strstr(flags, " constant_tsc") && strstr(flags, " nonstop_tsc");
 #else
 	return false;
 #endif
@@ -68,19 +85,20 @@ static void take_pair(uint64_t *tsc, uint64_t *mono)
 	}
 }
 
+/* Mapped, never malloc'd (amem.h): a signal handler's sp_end that runs its
+ * thread's periodic flush takes an anchor. */
 static void append_locked(uint64_t tsc, uint64_t mono)
 {
 	if (anchor_nr == anchor_cap) {
-		size_t cap = anchor_cap ? anchor_cap * 2 : 64;
-		uint64_t *t = realloc(anchor_tsc, cap * sizeof(*t));
-		if (!t)
-			return;
+		size_t need = (anchor_cap ? anchor_cap * 2 : 64) * sizeof(uint64_t);
+		void *t = anchor_tsc, *m = anchor_mono;
+		bool ok = sp_amem__reserve(&t, &tsc_bytes, need) &&
+			  sp_amem__reserve(&m, &mono_bytes, need);
 		anchor_tsc = t;
-		uint64_t *m = realloc(anchor_mono, cap * sizeof(*m));
-		if (!m)
-			return;
 		anchor_mono = m;
-		anchor_cap = cap;
+		if (!ok)
+			return;
+		anchor_cap = need / sizeof(uint64_t);
 	}
 	anchor_tsc[anchor_nr] = tsc;
 	anchor_mono[anchor_nr] = mono;

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,10 @@ struct sp_ctr_thread {
 	int n;          /* counted events */
 	uint32_t used;  /* slots taken */
 	uint64_t dropped; /* calls whose counts were not kept */
+	/* Set while sp_counters__end runs: a signal handler's sp_end on this
+	 * thread that interrupted it would share the region table and the
+	 * frames being updated, so its counts are not kept (dropped). */
+	volatile sig_atomic_t ending;
 	unsigned char state[SP_CTR_STATE_BYTES] __attribute__((aligned(8)));
 	/* Each buffered call's inclusive counts, n per call at the call's index
 	 * in the thread's buffer (SP_CTR_NONE: not kept); flushed beside the
@@ -214,7 +219,7 @@ static const struct sp_ctr_backend perf_backend = {"perf_event", perf_resolve, p
 
 static void unavailable_reason(struct sp_ctr_event *ev, int err, const char *be)
 {
-	const char *what = strerror(err);
+	const char *what = sp_log__errstr(err);
 	if (err == ENOENT || err == EOPNOTSUPP || err == ENODEV)
 		snprintf(ev->reason, sizeof(ev->reason),
 			 "this machine exposes no counter for it (no PMU or an event "
@@ -345,8 +350,13 @@ void sp_counters__thread_start(struct sp_thread *t)
 	int rc = cfg.be->open(c->state, cfg.ids, cfg.nr_counted);
 	if (rc < 0) {
 		atomic_fetch_add(&cfg.threads_without, 1);
-		if (!cfg.first_failure[0])
-			snprintf(cfg.first_failure, sizeof(cfg.first_failure), "%s", strerror(-rc));
+		if (!cfg.first_failure[0]) { /* no stdio: a handler may register a thread */
+			const char *e = sp_log__errstr(-rc);
+			size_t k = 0;
+			for (; e[k] && k + 1 < sizeof(cfg.first_failure); k++)
+				cfg.first_failure[k] = e[k];
+			cfg.first_failure[k] = 0;
+		}
 		munmap(c, sizeof(*c));
 		return;
 	}
@@ -406,12 +416,18 @@ void sp_counters__end(struct sp_thread *t, const struct sp_site *h, uint32_t d, 
 		c->dropped++;
 		return;
 	}
+	if (c->ending) { /* a handler interrupted this function */
+		c->dropped++;
+		return;
+	}
+	c->ending = 1;
+	atomic_signal_fence(memory_order_seq_cst);
 	uint64_t now[SP_CTR_MAX];
 	struct ctr_frame *f = &c->frames[d];
 	struct ctr_slot *s = slot_of(c, h);
 	if (!f->ok || !s || cfg.be->read(c->state, now, c->n) != 0) {
 		c->dropped++;
-		return;
+		goto out;
 	}
 	struct ctr_frame *parent = d > 0 && d - 1 < SP_CTR_DEPTH ? &c->frames[d - 1] : NULL;
 	s->calls++;
@@ -423,6 +439,9 @@ void sp_counters__end(struct sp_thread *t, const struct sp_site *h, uint32_t d, 
 		if (parent)
 			parent->child[k] += delta;
 	}
+out:
+	atomic_signal_fence(memory_order_seq_cst);
+	c->ending = 0;
 }
 
 void sp_counters__keep(struct sp_thread *t, size_t n, const int64_t *cv)

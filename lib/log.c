@@ -69,6 +69,16 @@ void sp_log__emit(int level, const char *fmt, ...)
 	(void)w;
 }
 
+const char *sp_log__errstr(int err)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 32)
+	const char *d = strerrordesc_np(err);
+	return d ? d : "unknown error";
+#else
+	return strerror(err);
+#endif
+}
+
 void sp_set_log_fn(sp_log_fn fn, void *ctx)
 {
 	log_ctx = ctx;

@@ -26,6 +26,11 @@ void sp_log__emit(int level, const char *fmt, ...) __attribute__((format(printf,
 	} while (0)
 bool sp_log__misuse_shown(void);
 
+/* The text of errno value @p err (positive): glibc's untranslated static
+ * table, no locale and no allocation, unlike strerror: the stream's
+ * messages may be formatted in a signal handler. */
+const char *sp_log__errstr(int err);
+
 #define sp_log(level, ...)                                                     \
 	do {                                                                   \
 		if (sp_log__enabled(level))                                    \

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -95,22 +96,28 @@ int sp_out__commit(struct sp_out *o)
 	return o->err;
 }
 
-void sp_out__make_dirs(const char *path)
+void sp_out__make_dirs_in(const char *path, char *buf)
 {
-	char *p = strdup(path);
-	if (!p)
-		return;
-	char *slash = strrchr(p, '/');
-	if (slash && slash != p) {
+	size_t n = strlen(path);
+	memcpy(buf, path, n + 1);
+	char *slash = strrchr(buf, '/');
+	if (slash && slash != buf) {
 		*slash = 0;
-		for (char *c = p + 1; *c; c++) {
+		for (char *c = buf + 1; *c; c++) {
 			if (*c != '/')
 				continue;
 			*c = 0;
-			mkdir(p, 0755);
+			mkdir(buf, 0755);
 			*c = '/';
 		}
-		mkdir(p, 0755);
+		mkdir(buf, 0755);
 	}
+}
+
+void sp_out__make_dirs(const char *path)
+{
+	char *p = malloc(strlen(path) + 1);
+	if (p)
+		sp_out__make_dirs_in(path, p);
 	free(p);
 }

@@ -47,4 +47,9 @@ static inline void sp_out__u64(struct sp_out *o, uint64_t v) { sp_out__put(o, &v
  * write that follows, which reports them). */
 void sp_out__make_dirs(const char *path);
 
+/* The same with @p buf (strlen(path) + 1 bytes) as its working copy:
+ * allocates nothing (the stream's first flush may run in a signal
+ * handler). */
+void sp_out__make_dirs_in(const char *path, char *buf);
+
 #endif

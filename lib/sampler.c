@@ -12,6 +12,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "amem.h"
 #include "clock.h"
 #include "log.h"
 #include "registry.h"
@@ -30,7 +31,7 @@ static bool ever_ran;
 static int req_hz;
 static struct timespec interval;
 static struct timer_slot *slots;
-static size_t nr_slots, cap_slots;
+static size_t nr_slots, cap_slots, slot_bytes;
 static int nr_timers_created;
 static uint64_t cpu_start_ns, cpu_stop_ns;
 static _Atomic(struct sp_sample_chunk *) all_chunks;
@@ -84,12 +85,14 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	/* Only our timers: a stray kill -PROF is not a sample. */
 	if (!atomic_load_explicit(&running, memory_order_relaxed) || si->si_code != SI_TIMER)
 		goto out;
+	/* Expirations the kernel folded into this signal count too. */
+	uint32_t weight = 1 + (uint32_t)(si->si_overrun > 0 ? si->si_overrun : 0);
 	struct sp_sample_chunk *c = tls_samples;
 	size_t n = c ? atomic_load_explicit(&c->nr, memory_order_relaxed) : 0;
 	if (!c || n == c->cap) {
 		struct sp_sample_chunk *fresh = chunk_map();
 		if (!fresh) {
-			atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
+			atomic_fetch_add_explicit(&dropped, weight, memory_order_relaxed);
 			goto out;
 		}
 		c = tls_samples = fresh;
@@ -107,7 +110,8 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	}
 	c->s[n].site = site;
 	c->s[n].addr = interrupted_pc(uc);
-	c->ticks++;
+	c->s[n].weight = weight;
+	c->ticks += weight;
 	atomic_store_explicit(&c->nr, n + 1, memory_order_release);
 	c->handler_stamps += sp_clock__now() - t0;
 out:
@@ -137,13 +141,13 @@ static bool slot_remove_locked(int64_t tid)
 static int timer_for_locked(int64_t tid)
 {
 	bool replaced = slot_remove_locked(tid);
-	if (nr_slots == cap_slots) {
-		size_t cap = cap_slots ? cap_slots * 2 : 16;
-		struct timer_slot *s = realloc(slots, cap * sizeof(*s));
-		if (!s)
+	if (nr_slots == cap_slots) { /* mapped (amem.h): a thread may register in a handler */
+		size_t need = (cap_slots ? cap_slots * 2 : 16) * sizeof(*slots);
+		void *p = slots;
+		if (!sp_amem__reserve(&p, &slot_bytes, need))
 			return -ENOMEM;
-		slots = s;
-		cap_slots = cap;
+		slots = p;
+		cap_slots = need / sizeof(*slots);
 	}
 	struct sigevent sev;
 	memset(&sev, 0, sizeof(sev));

@@ -15,13 +15,10 @@ static bool read_mem(void *dst, const void *src, size_t n)
 	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n;
 }
 
-char *sp_mem__read_string(const char *p, size_t max)
+bool sp_mem__read_string_to(const char *p, char *out, size_t max)
 {
 	if (!p)
-		return NULL;
-	char *out = malloc(max + 1);
-	if (!out)
-		return NULL;
+		return false;
 	size_t len = 0;
 	while (len < max) {
 		/* Never cross a page boundary in one read: the next page may be
@@ -31,12 +28,21 @@ char *sp_mem__read_string(const char *p, size_t max)
 		if (step > max - len)
 			step = max - len;
 		if (!read_mem(out + len, p + len, step))
-			break;
-		char *nul = memchr(out + len, 0, step);
-		if (nul)
-			return out;
+			return false;
+		if (memchr(out + len, 0, step))
+			return true;
 		len += step;
 	}
+	return false;
+}
+
+char *sp_mem__read_string(const char *p, size_t max)
+{
+	if (!p)
+		return NULL;
+	char *out = malloc(max + 1);
+	if (out && sp_mem__read_string_to(p, out, max))
+		return out;
 	free(out);
 	return NULL;
 }
@@ -51,5 +57,19 @@ bool sp_site__read(const struct sp_site *site, struct sp_site *copy, char **name
 	if (!*name)
 		return false;
 	*file = copy->file ? sp_mem__read_string(copy->file, 65536) : NULL;
+	return true;
+}
+
+bool sp_site__read_to(const struct sp_site *site, struct sp_site *copy, char *name,
+		      char *file, size_t max)
+{
+	name[0] = file[0] = 0;
+	if (!read_mem(copy, site, sizeof(*copy)) || copy->magic != SP_SITE_MAGIC ||
+	    !sp_mem__read_string_to(copy->name, name, max)) {
+		name[0] = 0;
+		return false;
+	}
+	if (!copy->file || !sp_mem__read_string_to(copy->file, file, max))
+		file[0] = 0;
 	return true;
 }

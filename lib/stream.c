@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "amem.h"
 #include "clock.h"
 #include "log.h"
 #include "counters.h"
@@ -35,11 +36,18 @@ struct seen_slot {
 	uint64_t key, calls;
 };
 static struct seen_slot *seen;
-static size_t seen_cap, seen_nr;
+static size_t seen_cap, seen_nr, seen_bytes;
 static bool counts_lost; /* the table could not grow: counts incomplete */
 /* Frames assembled before one writev. */
 static unsigned char *stage;
 static size_t stage_n, stage_cap;
+/* A flush may run in a signal handler (a handler's sp_end, when its
+ * thread's flush is due): everything it touches is above (amem.h: mapped,
+ * never malloc'd) or this scratch area (the temporary name and the mkdir
+ * copy of the path; a region's name and file read from the host). */
+static char *scratch;
+static size_t scratch_cap;
+#define SITE_STR_MAX 65536
 
 void sp_stream__set_path(const char *p, int r)
 {
@@ -72,15 +80,18 @@ static bool stage_reserve(size_t n)
 {
 	if (stage_n + n <= stage_cap)
 		return true;
-	size_t cap = stage_cap ? stage_cap : 4096;
-	while (cap < stage_n + n)
-		cap *= 2;
-	unsigned char *s = realloc(stage, cap);
-	if (!s)
-		return false;
-	stage = s;
-	stage_cap = cap;
-	return true;
+	void *p = stage;
+	bool ok = sp_amem__reserve(&p, &stage_cap, stage_n + n);
+	stage = p;
+	return ok;
+}
+
+static bool scratch_reserve(size_t n)
+{
+	void *p = scratch;
+	bool ok = sp_amem__reserve(&p, &scratch_cap, n);
+	scratch = p;
+	return ok;
 }
 
 static void stage_put(const void *p, size_t n)
@@ -148,15 +159,14 @@ static int write_header(void)
 static int open_file(void)
 {
 	size_t len = strlen(path) + SP_TMP_EXTRA;
-	char *tmp = malloc(len);
-	if (!tmp)
+	if (!scratch_reserve(len))
 		return -ENOMEM;
-	sp_out__make_dirs(path);
+	char *tmp = scratch;
+	sp_out__make_dirs_in(path, tmp);
 	fd = sp_tmp_create(path, tmp, len, O_APPEND);
 	int rc = fd < 0 ? fd : write_header();
 	if (fd < 0) {
 		fd = -1;
-		free(tmp);
 		return rc;
 	}
 	if (rc == 0 && rename(tmp, path) != 0)
@@ -167,7 +177,6 @@ static int open_file(void)
 		fd = -1;
 		unlink(tmp);
 	}
-	free(tmp);
 	return rc;
 }
 
@@ -187,7 +196,7 @@ static int create_locked(void)
 		in_memory = true;
 		sp_log(SP_LOG_WARN, "cannot create the trace file %s (%s): calls are kept in "
 		       "memory until sp_finalize, and a crash would lose them; check the "
-		       "prefix's directory", path ? path : "(no path)", strerror(-rc));
+		       "prefix's directory", path ? path : "(no path)", sp_log__errstr(-rc));
 		return 0;
 	}
 	if (fd >= 0)
@@ -195,7 +204,7 @@ static int create_locked(void)
 	fd = -1;
 	failed = true;
 	sp_log(SP_LOG_ERROR, "cannot create the trace file %s (%s), nor a memory file: "
-	       "calls are dropped and counted", path ? path : "(no path)", strerror(-rc));
+	       "calls are dropped and counted", path ? path : "(no path)", sp_log__errstr(-rc));
 	return -EIO;
 }
 
@@ -203,8 +212,8 @@ static int create_locked(void)
 static struct seen_slot *seen_slot(uint64_t key, bool *fresh)
 {
 	if ((seen_nr + 1) * 2 > seen_cap) {
-		size_t cap = seen_cap ? seen_cap * 2 : 256;
-		struct seen_slot *s = calloc(cap, sizeof(*s));
+		size_t cap = seen_cap ? seen_cap * 2 : 256, bytes;
+		struct seen_slot *s = sp_amem__zeroed(cap * sizeof(*s), &bytes);
 		if (!s)
 			return NULL;
 		for (size_t i = 0; i < seen_cap; i++) {
@@ -215,9 +224,10 @@ static struct seen_slot *seen_slot(uint64_t key, bool *fresh)
 				j = (j + 1) & (cap - 1);
 			s[j] = seen[i];
 		}
-		free(seen);
+		sp_amem__free(seen, seen_bytes);
 		seen = s;
 		seen_cap = cap;
+		seen_bytes = bytes;
 	}
 	size_t j = (key >> 4) & (seen_cap - 1);
 	for (; seen[j].key; j = (j + 1) & (seen_cap - 1))
@@ -242,9 +252,11 @@ static void frame_header(uint32_t tag, size_t len)
 static bool stage_site(const struct sp_site *site)
 {
 	struct sp_site copy;
-	char *name = NULL, *file = NULL;
-	int32_t valid = sp_site__read(site, &copy, &name, &file) ? 1 : 0;
-	size_t len = 8 + 4 + 4 + 4 + (name ? strlen(name) : 0) + 4 + (file ? strlen(file) : 0);
+	if (!scratch_reserve(2 * (SITE_STR_MAX + 1)))
+		return false;
+	char *name = scratch, *file = scratch + SITE_STR_MAX + 1;
+	int32_t valid = sp_site__read_to(site, &copy, name, file, SITE_STR_MAX) ? 1 : 0;
+	size_t len = 8 + 4 + 4 + 4 + strlen(name) + 4 + strlen(file);
 	bool ok = stage_reserve(SP_FRAME_HEADER_LEN + len);
 	if (ok) {
 		frame_header(SP_FRAME_SITE, len);
@@ -254,8 +266,6 @@ static bool stage_site(const struct sp_site *site)
 		stage_str(name);
 		stage_str(file);
 	}
-	free(name);
-	free(file);
 	return ok;
 }
 
@@ -362,7 +372,7 @@ static void flush_locked(struct sp_thread *t)
 	int rc = write_all(iov, vals ? 4 : 2);
 	if (rc < 0) {
 		sp_log(SP_LOG_ERROR, "cannot write the trace file %s: %s: later calls are "
-		       "dropped and counted", path ? path : "(memory)", strerror(-rc));
+		       "dropped and counted", path ? path : "(memory)", sp_log__errstr(-rc));
 		close(fd);
 		fd = -1;
 		failed = true;
@@ -546,11 +556,13 @@ void sp_stream__close(bool remove, const char *keep_path)
 			unlink(path);
 	}
 	fd = -1;
-	free(seen);
-	free(stage);
+	sp_amem__free(seen, seen_bytes);
+	sp_amem__free(stage, stage_cap);
+	sp_amem__free(scratch, scratch_cap);
 	seen = NULL;
 	stage = NULL;
-	seen_cap = seen_nr = stage_cap = stage_n = 0;
+	scratch = NULL;
+	seen_cap = seen_nr = seen_bytes = stage_cap = stage_n = scratch_cap = 0;
 	sp_unlock(&lock);
 }
 

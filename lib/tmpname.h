@@ -21,6 +21,23 @@
 /* Room a caller adds to strlen(final) for the name and its NUL. */
 #define SP_TMP_EXTRA 24
 
+/* "<final>.tmp.<v in 16 hex digits>" into tmp (len bytes, cut to fit),
+ * without stdio: the stream's first flush may run in a signal handler. */
+static inline void sp_tmp_name(const char *final, uint64_t v, char *tmp, size_t len)
+{
+	if (!len)
+		return;
+	size_t n = 0;
+	for (; final[n] && n + 1 < len; n++)
+		tmp[n] = final[n];
+	static const char tag[] = ".tmp.", hex[] = "0123456789abcdef";
+	for (size_t i = 0; tag[i] && n + 1 < len; i++)
+		tmp[n++] = tag[i];
+	for (int shift = 60; shift >= 0 && n + 1 < len; shift -= 4)
+		tmp[n++] = hex[(v >> shift) & 15];
+	tmp[n] = 0;
+}
+
 /* Creates the file (0644 & ~umask, O_RDWR | O_CLOEXEC | extra_flags) and
  * writes its name into tmp (len >= strlen(final) + SP_TMP_EXTRA). Returns
  * the fd or -errno. */
@@ -34,7 +51,7 @@ static inline int sp_tmp_create(const char *final, char *tmp, size_t len, int ex
 			v ^= (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts.tv_sec ^
 			     ((uint64_t)getpid() << 32) ^ (uint64_t)tries;
 		}
-		snprintf(tmp, len, "%s.tmp.%016" PRIx64, final, v);
+		sp_tmp_name(final, v, tmp, len);
 		int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | extra_flags,
 			      0644);
 		if (fd >= 0)

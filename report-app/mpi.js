@@ -33,6 +33,18 @@ function mpiCell(row, name) {
     site ? el("div", {class: "mpi-site"}, siteText(site)) : null);
 }
 
+// nunatak's own probe where it costs more than 1% of a rank's time
+// (ranks.mpi_probe, stated): the share, the calls that cost it and the
+// option leaving them out, as the summary says it.
+function mpiProbeNote(p) {
+  if (!p || !p.stated || num(p.fraction) === null || !Array.isArray(p.calls) || !p.calls.length) return null;
+  const calls = p.calls.map(c => `${Number(c.calls).toLocaleString("en-US")} calls of ${c.name}`).join(", ");
+  return el("p", {class: "mpi-probe"}, `nunatak's MPI probe took ${pct(num(p.fraction))} of rank ${p.rank}'s time `,
+    qualityBadge(qualityOf(p.fraction), reasonTitle(p.fraction)),
+    ` (its cost per call, measured at MPI_Init, times ${calls}); to leave those calls out of the measurement: `,
+    el("code", {}, "nunatak run " + p.option), " (docs/mpi.md)");
+}
+
 function mpiMatrix(r) {
   const rows = r.rows.filter(x => x.mpi_calls && x.mpi_calls.length);
   if (!rows.length) return null;
@@ -48,7 +60,7 @@ function mpiMatrix(r) {
   return el("div", {class: "mpi-matrix"},
     el("h3", {}, "MPI calls by rank"),
     el("p", {class: "muted"}, "Measured by interposition (PMPI) in every rank: wall-clock time inside each MPI call on that rank (per rank, never summed over ranks), its share of the rank's wall time from MPI_Init to MPI_Finalize, and its heaviest call site."),
-    head,
+    head, mpiProbeNote(r.mpi_probe),
     el("table", {class: "grid-table mpi-calls"},
       el("thead", {}, el("tr", {}, el("th", {scope: "col", class: "rank-col"}, "Rank"),
         el("th", {scope: "col", class: "in-mpi-col", title: "wall clock inside MPI calls, over the rank's time from MPI_Init to MPI_Finalize"}, "In MPI ", el("span", {class: "clock"}, "wall clock")),
@@ -96,13 +108,11 @@ function rankSpan(bin, b, n) {
   return lo === hi ? `rank ${lo}` : `ranks ${lo}\u2013${hi}`;
 }
 
-// Who talks to whom: a heat map of the point-to-point bytes sent (rows:
-// senders, columns: receivers), at most 64 x 64 cells of `bin` ranks each,
-// shaded on a log scale, and the heaviest pairs by name.
-function commMatrix(c) {
-  if (!c || !Array.isArray(c.cells) || !c.cells.length) return null;
-  const n = c.bins, b = c.bin, S = Math.max(4, Math.min(24, Math.floor(480 / n))), L = 70, T = 16;
-  const max = Math.max(...c.cells.map(x => x[2]), 1);
+// A heat map of rank pairs (rows: from, columns: to), at most 64 x 64 cells
+// of `b` ranks each, shaded on a log scale of the cells' bytes.
+function heatMap(cells, n, b, cls, color, tip) {
+  const S = Math.max(4, Math.min(24, Math.floor(480 / n))), L = 70, T = 16;
+  const max = Math.max(...cells.map(x => x[2]), 1);
   const shade = v => v > 0 ? (0.15 + 0.85 * Math.log1p(v) / Math.log1p(max)).toFixed(3) : "0.06";
   const shapes = [
     svg("text", {x: L, y: 11, class: "lane", text: "to \u2192 (rank)"}),
@@ -112,11 +122,49 @@ function commMatrix(c) {
     shapes.push(svg("text", {x: 2, y: T + 14 + i * S + Math.min(S, 12) - 1, class: "lane", text: String(i * b)}));
     shapes.push(svg("text", {x: L + i * S, y: T + 11, class: "lane", text: String(i * b)}));
   }
-  for (const [from, to, bytes, messages, time] of c.cells) {
-    const tip = `${rankSpan(from, b, c.ranks)} \u2192 ${rankSpan(to, b, c.ranks)}: ${formatNumber(bytes, "B")} in ${messages} messages, ${nsText(time)} wall clock`;
-    shapes.push(svg("rect", {x: L + to * S, y: T + 14 + from * S, width: S - 1, height: S - 1, fill: "#4e79a7", "fill-opacity": shade(bytes),
-      class: "comm-cell", "data-from": from, "data-to": to}, svg("title", {text: tip})));
+  for (const x of cells) {
+    const [from, to, bytes] = x;
+    shapes.push(svg("rect", {x: L + to * S, y: T + 14 + from * S, width: S - 1, height: S - 1, fill: color, "fill-opacity": shade(bytes),
+      class: cls, "data-from": from, "data-to": to}, svg("title", {text: tip(x)})));
   }
+  return svg("svg", {class: "comm-heat", viewBox: `0 0 ${L + n * S + 4} ${T + 14 + n * S + 4}`, width: L + n * S + 4, height: T + 14 + n * S + 4}, shapes);
+}
+
+// Collectives: what each collective's meaning implies between its
+// communicator's members, estimated (the MPI library's algorithm decides the
+// real pairs), drawn apart from the measured point-to-point map.
+function collMatrix(k) {
+  if (!k || !Array.isArray(k.cells) || !k.cells.length) return null;
+  const b = k.bin;
+  const tip = ([from, to, bytes, calls, time]) => `${rankSpan(from, b, k.ranks)} \u2192 ${rankSpan(to, b, k.ranks)}: ${formatNumber(bytes, "B")} by the collectives' patterns (estimated) in ${calls} calls, ${nsText(time)} of their time`;
+  const scale = b > 1 ? ` Each cell holds ${b} consecutive ranks.` : "";
+  const unplaced = k.unplaced && k.unplaced.calls ? ` ${k.unplaced.calls} collective calls (${formatNumber(k.unplaced.bytes, "B")}) on communicators that could not be placed in MPI_COMM_WORLD are not drawn.` : "";
+  const byPattern = Object.entries(k.bytes_by_pattern || {}).filter(([, v]) => v > 0).map(([p, v]) => `${p} ${formatNumber(v, "B")}`).join(", ");
+  const groups = (k.groups || []).map(g => el("tr", {},
+    el("td", {}, g.function), el("td", {}, g.pattern), el("td", {}, g.members),
+    el("td", {class: "num"}, g.root === null ? "\u2013" : g.root), el("td", {class: "num"}, g.calls),
+    el("td", {class: "num"}, valueText(g.bytes)), el("td", {class: "num"}, nsText(g.time_ns))));
+  const more = k.groups_total > (k.groups || []).length ? ` The ${(k.groups || []).length} heaviest of ${k.groups_total} collectives by communicator and root:` : "";
+  return el("div", {class: "comm-matrix comm-collectives"},
+    el("h4", {}, "Collectives ", qualityBadge("estimated", k.reason)),
+    el("p", {class: "muted"}, `Collective calls measured by interposition in ${k.ranks_reporting} of ${k.ranks} ranks (${k.calls} calls, ${nsText(k.time_ns)}), placed on their communicators' members: ${valueText(k.bytes)} by pattern${byPattern ? " (" + byPattern + ")" : ""}. Estimated: ${k.reason}. Rows send, columns receive; darker is more bytes (log scale).` + scale + unplaced),
+    heatMap(k.cells, k.bins, b, "coll-cell", "#e15759", tip),
+    el("p", {class: "muted"}, k.basis + "." + more),
+    groups.length ? el("table", {class: "grid-table comm-groups"},
+      el("thead", {}, el("tr", {}, ["Collective", "Pattern", "Members (world ranks)", "Root", "Calls", "Bytes (estimated)"].map(h => el("th", {scope: "col"}, h)),
+        el("th", {scope: "col"}, "Time ", el("span", {class: "clock"}, "wall clock")))),
+      el("tbody", {}, groups)) : null);
+}
+
+// Who talks to whom: the point-to-point bytes sent, measured, and apart the
+// collectives' estimated pairs; the heaviest pairs by name.
+function commMatrix(c) {
+  if (!c) return null;
+  const coll = collMatrix(c.collectives);
+  const p2p = Array.isArray(c.cells) && c.cells.length;
+  if (!p2p && !coll) return null;
+  const n = c.bins, b = c.bin;
+  const tip = ([from, to, bytes, messages, time]) => `${rankSpan(from, b, c.ranks)} \u2192 ${rankSpan(to, b, c.ranks)}: ${formatNumber(bytes, "B")} in ${messages} messages, ${nsText(time)} wall clock`;
   const scale = b > 1 ? ` Each cell holds ${b} consecutive ranks.` : "";
   const unplaced = c.unplaced && c.unplaced.messages ? ` ${c.unplaced.messages} messages (${formatNumber(c.unplaced.bytes, "B")}) went to partners that could not be placed in MPI_COMM_WORLD and are not drawn.` : "";
   const top = (c.top_pairs || []).map(t => el("tr", {},
@@ -125,12 +173,15 @@ function commMatrix(c) {
     el("td", {class: "num"}, nsText(t.time_ns))));
   return el("div", {class: "comm-matrix"},
     el("h3", {}, "Who talks to whom"),
-    el("p", {class: "muted"}, `Point-to-point traffic measured by interposition in ${c.ranks_reporting} of ${c.ranks} ranks: ${formatNumber(c.bytes, "B")} in ${c.messages} messages. Rows send, columns receive; darker is more bytes (log scale).` + scale + unplaced + " " + c.basis + "."),
-    svg("svg", {class: "comm-heat", viewBox: `0 0 ${L + n * S + 4} ${T + 14 + n * S + 4}`, width: L + n * S + 4, height: T + 14 + n * S + 4}, shapes),
+    el("h4", {}, "Point-to-point ", qualityBadge("measured", "exact totals counted by interposition")),
+    p2p ? el("p", {class: "muted"}, `Point-to-point traffic measured by interposition in ${c.ranks_reporting} of ${c.ranks} ranks: ${formatNumber(c.bytes, "B")} in ${c.messages} messages. Rows send, columns receive; darker is more bytes (log scale).` + scale + unplaced + " " + c.basis + ".")
+      : el("p", {class: "muted"}, "No point-to-point call named a partner in this Run."),
+    p2p ? heatMap(c.cells, n, b, "comm-cell", "#4e79a7", tip) : null,
     top.length ? el("table", {class: "grid-table comm-top"},
       el("thead", {}, el("tr", {}, ["From", "To", "Bytes", "Messages"].map(h => el("th", {scope: "col"}, h)),
         el("th", {scope: "col"}, "Time ", el("span", {class: "clock"}, "wall clock")))),
-      el("tbody", {}, top)) : null);
+      el("tbody", {}, top)) : null,
+    coll);
 }
 
 function mpiSection(r) {

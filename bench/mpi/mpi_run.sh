@@ -12,16 +12,22 @@
 # usage: mpi_run.sh NUNATAK [FALLBACK_APP]
 # env: PAIRS (default 4), RANKS (2), STEPS (1000), LATTICE (16), CALIBRATE=1
 # (the warm-up calibrates the Machine: the overhead line gets its cost per
-# sample), APP_UNITS (mpi_imbalance's units, 200).
+# sample), APP_UNITS (mpi_imbalance's units, 200), LAUNCH (the launcher and
+# its options instead of `mpirun -n RANKS`, split on blanks: srun_run.sh
+# passes `srun -N 2 -n 4 --mpi=pmix`).
 set -eu
 nunatak=$(realpath "$1") fallback=${2:+$(realpath "$2")}
-command -v mpirun >/dev/null || { echo "mpirun not found: nothing to measure"; exit 77; }
+if [ -n "${LAUNCH:-}" ]; then
+	read -ra mpi <<<"$LAUNCH"
+else
+	mpi=(mpirun --oversubscribe -n "${RANKS:-2}")
+	[ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
+fi
+command -v "${mpi[0]}" >/dev/null || { echo "${mpi[0]} not found: nothing to measure"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME="$work/cache" NUNATAK_SITE_CONFIG=/dev/null
 [ "${CALIBRATE:-0}" = 1 ] || export NUNATAK_NO_CALIBRATE=1
-mpi=(mpirun --oversubscribe -n "${RANKS:-2}")
-[ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
 cd "$work"
 if command -v lmp >/dev/null; then
 	n=${LATTICE:-16}

@@ -11,7 +11,9 @@ rank 1 counted):
     per rank (one rank in 7 does 30 % more work);
   - every rank an MPI profile: the recorded functions, sites and events under
     its own rank, node and world, plus its point-to-point partners (ring and
-    the next node's same local rank: a 2-D halo).
+    the next node's same local rank: a 2-D halo) and its collectives: an
+    MPI_Allreduce, an MPI_Bcast from rank 0 and an MPI_Barrier on
+    MPI_COMM_WORLD, an MPI_Allreduce on its node's communicator.
 Then it writes time.monotonic() to SCALE_STAMP: the collection is over and
 nunatak's own finishing work begins. `--version` answers as Open MPI 4.1.4;
 any other command (the network ping-pong) is refused."""
@@ -74,8 +76,15 @@ for r in range(n):
     for p in sorted({(r + 1) % n, (r - 1) % n, (r + 64) % n, (r - 64) % n} - {r}):
         peers.append("peer\tsend\t%d\t20\t%d\t163840" % (p, 1000000 + 37 * r))
         peers.append("peer\trecv\t%d\t20\t%d\t163840" % (p, 20000000 + 101 * (r % 13)))
+    lo, hi = r - local, min(n, r - local + 64) - 1
+    colls = ["ccomm\t0\t%d\t0-%d" % (n, n - 1),
+             "ccomm\t1\t%d\t%s" % (hi - lo + 1, "%d-%d" % (lo, hi) if hi > lo else str(lo)),
+             "coll\tMPI_Allreduce\t0\t-1\t100\t%d\t80000" % (5000000 + 71 * r),
+             "coll\tMPI_Bcast\t0\t0\t10\t%d\t40960" % (2000000 + 13 * r),
+             "coll\tMPI_Barrier\t0\t-1\t5\t%d\t0" % (300000 + 7 * r),
+             "coll\tMPI_Allreduce\t1\t-1\t50\t%d\t400000" % (1000000 + 3 * r)]
     lines = ["nunatak-mpi\t1", "rank\t%d" % r, "world\t%d" % n, "node\t%s" % node,
-             "pid\t%d" % (100000 + r)] + body + peers + ["dropped\t0\t0", "end"]
+             "pid\t%d" % (100000 + r)] + body + peers + colls + ["dropped\t0\t0", "end"]
     with open(os.path.join(d, "mpi-profile.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
 with open(os.environ["SCALE_STAMP"], "w") as f:

@@ -6,8 +6,8 @@
  * rank `from` sent to rank `to` (messages and bytes, from the sender's send
  * rows) and the time both spent on it (the sender's time in the sends naming
  * `to` plus the receiver's time in the blocking receives naming `from`).
- * Collectives name no partner and are not in it: their totals per rank are
- * the mpi_calls rows. At scale the matrix is also binned into at most
+ * Collectives name no partner and are not in it: their semantic pairs,
+ * estimated, are analysis/comm_collectives.h's, kept apart. At scale the matrix is also binned into at most
  * COMM_MATRIX_MAX_BINS x COMM_MATRIX_MAX_BINS cells of `bin` consecutive
  * ranks each, for the heat map.
  */

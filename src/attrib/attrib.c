@@ -288,21 +288,16 @@ static int steps(struct ctx *c)
 	return rc;
 }
 
-int attrib_run(struct pivot *p, struct executor *x, const struct attrib_tools *tools,
-	       const struct attrib_opts *opts, struct degradations *d, struct err *e)
+/* Everything after the kernel: the modules' symbolizers and the rest. */
+static int user_space(struct ctx *c)
 {
-	static const struct attrib_opts defaults = {0};
-	struct ctx c = {.p = p, .x = x, .tools = tools, .o = opts ? opts : &defaults, .d = d, .e = e};
-	/* The kernel first, from kallsyms: it needs no symbolizer. */
-	int krc = attrib_kernel(p, x, c.o, d, e);
-	if (krc)
-		return krc;
+	const struct attrib_tools *tools = c->tools;
 	if (tools->tool != ATTRIB_TOOL_LLVM) {
 		const char *name;
 		char *msg, *remedy;
 		int rc = attrib_tools__degradation(tools, &name, &msg, &remedy);
 		if (rc > 0)
-			rc = degradations__add(d, name, msg, remedy) < 0 ? -ENOMEM : 0;
+			rc = degradations__add(c->d, name, msg, remedy) < 0 ? -ENOMEM : 0;
 		xfree(msg);
 		xfree(remedy);
 		if (rc < 0)
@@ -310,18 +305,18 @@ int attrib_run(struct pivot *p, struct executor *x, const struct attrib_tools *t
 		if (tools->tool == ATTRIB_TOOL_NONE)
 			return 0; /* the Measurements stay exactly as ingested */
 	}
-	set_env(&c);
-	int rc = steps(&c);
-	if (!rc && c.extents) { /* a no-op unless x records */
-		json_t *meta = json_pack("{s:O}", "elf_extents", c.extents);
-		if (!meta || executor__annotate(x, meta) < 0)
-			rc = err_set(e, -EIO, ERR_EXEC_RECORD,
+	set_env(c);
+	int rc = steps(c);
+	if (!rc && c->extents) { /* a no-op unless x records */
+		json_t *meta = json_pack("{s:O}", "elf_extents", c->extents);
+		if (!meta || executor__annotate(c->x, meta) < 0)
+			rc = err_set(c->e, -EIO, ERR_EXEC_RECORD,
 				     "cannot write the extent verdicts into the recording's meta.json");
 		json_decref(meta);
 	}
-	json_decref(c.extents);
-	for (size_t i = 0; i < c.nr_mods; i++) {
-		struct mod *m = &c.mods[i];
+	json_decref(c->extents);
+	for (size_t i = 0; i < c->nr_mods; i++) {
+		struct mod *m = &c->mods[i];
 		xfree(m->path);
 		xfree(m->offs);
 		xfree(m->addrs);
@@ -331,8 +326,23 @@ int attrib_run(struct pivot *p, struct executor *x, const struct attrib_tools *t
 		elf_info__release(&m->elf);
 		line_checksums__release(&m->sums.sums);
 	}
-	xfree(c.mods);
-	xfree(c.timeout_env);
+	xfree(c->mods);
+	xfree(c->timeout_env);
+	return rc;
+}
+
+int attrib_run(struct pivot *p, struct executor *x, const struct attrib_tools *tools,
+	       const struct attrib_opts *opts, struct degradations *d, struct err *e)
+{
+	static const struct attrib_opts defaults = {0};
+	struct ctx c = {.p = p, .x = x, .tools = tools, .o = opts ? opts : &defaults, .d = d, .e = e};
+	/* The kernel first, from kallsyms: it needs no symbolizer (a kallsyms
+	 * read from the kernel is cached on a thread meanwhile, joined here). */
+	struct attrib_kstore *kstore = NULL;
+	int rc = attrib_kernel(p, x, c.o, d, &kstore, e);
+	if (!rc)
+		rc = user_space(&c);
+	attrib_kernel_store_join(kstore);
 	if (rc == -ENOMEM && e && !e->errnum)
 		err_set(e, rc, ERR_OOM, "attribution: out of memory");
 	return rc;

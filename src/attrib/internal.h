@@ -40,8 +40,13 @@ int attrib_fuse(struct pivot *p, const struct hotspot_attr *attr, struct err *e)
  */
 struct degradations;
 struct executor;
+struct attrib_kstore;
 int attrib_kernel(struct pivot *p, struct executor *x, const struct attrib_opts *o,
-		  struct degradations *d, struct err *e);
+		  struct degradations *d, struct attrib_kstore **st, struct err *e);
+/* A kallsyms read from the kernel is stored into the cache on a thread
+ * (*st from attrib_kernel, NULL when none runs): joined here, before
+ * attribution returns. */
+void attrib_kernel_store_join(struct attrib_kstore *st);
 
 struct attrib_module_sums {
 	const char *module;

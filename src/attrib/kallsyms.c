@@ -101,28 +101,40 @@ static int collect(const char *buf, size_t len, struct entry **ents, size_t *n,
 	return 0;
 }
 
+/* Strictly ascending addresses (nunatak's own cache of the table, written
+ * sorted with one name per address): nothing to sort or to choose. */
+static bool ascending(const struct entry *ents, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (ents[i - 1].addr >= ents[i].addr)
+			return false;
+	return true;
+}
+
 int kallsyms__parse(const char *buf, size_t len, struct kallsyms *ks, struct err *e)
 {
 	struct entry *ents = NULL;
 	size_t n = 0;
 	ks->zeros = true;
 	int rc = collect(buf, len, &ents, &n, ks, e);
-	if (!rc && n) {
+	if (!rc && n && !ascending(ents, n))
 		qsort(ents, n, sizeof(*ents), entry_cmp);
-		if (!(ks->v = xcalloc(n, sizeof(*ks->v))))
-			rc = err_oom(e);
-	}
+	/* the names kept (the first of each address after the sort) in one
+	 * block: 100 000+ symbols, one allocation */
+	size_t bytes = 0;
+	for (size_t i = 0; !rc && i < n; i++)
+		if (i == 0 || ents[i - 1].addr != ents[i].addr)
+			bytes += ents[i].len + 1;
+	if (!rc && n && (!(ks->v = xcalloc(n, sizeof(*ks->v))) || !(ks->names = xmalloc(bytes))))
+		rc = err_oom(e);
+	char *at = ks->names;
 	for (size_t i = 0; !rc && i < n; i++) {
 		if (ks->n && ks->v[ks->n - 1].addr == ents[i].addr)
 			continue;
-		char *s = xmalloc(ents[i].len + 1);
-		if (!s) {
-			rc = err_oom(e);
-			break;
-		}
-		memcpy(s, ents[i].name, ents[i].len);
-		s[ents[i].len] = '\0';
-		ks->v[ks->n++] = (struct ksym){ents[i].addr, s};
+		memcpy(at, ents[i].name, ents[i].len);
+		at[ents[i].len] = '\0';
+		ks->v[ks->n++] = (struct ksym){ents[i].addr, at};
+		at += ents[i].len + 1;
 	}
 	xfree(ents);
 	if (rc)
@@ -156,8 +168,7 @@ const struct ksym *kallsyms__find(const struct kallsyms *ks, uint64_t off, uint6
 
 void kallsyms__release(struct kallsyms *ks)
 {
-	for (size_t i = 0; i < ks->n; i++)
-		xfree(ks->v[i].name);
+	xfree(ks->names);
 	xfree(ks->v);
 	memset(ks, 0, sizeof(*ks));
 }

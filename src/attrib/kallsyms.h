@@ -28,6 +28,7 @@ struct ksym {
 struct kallsyms {
 	struct ksym *v; /* core text symbols, ascending; one per address */
 	size_t n;
+	char *names;    /* the names v[i].name point into, NUL-separated */
 	uint64_t text, etext; /* `_text` and `_etext`, when has_text / has_etext */
 	bool has_text, has_etext;
 	bool zeros; /* every address read as 0: the real ones are hidden */

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,20 +91,84 @@ static char *cache_path(void)
 	return path;
 }
 
+/* "%016x T name\n" without printf: 120 000 lines formatted per cold Run. */
+static size_t put_line(char *b, uint64_t addr, char type, const char *name)
+{
+	static const char hex[] = "0123456789abcdef";
+	for (int i = 15; i >= 0; i--, addr >>= 4)
+		b[i] = hex[addr & 15];
+	b[16] = ' ';
+	b[17] = type;
+	b[18] = ' ';
+	size_t l = strlen(name);
+	memcpy(b + 19, name, l);
+	b[19 + l] = '\n';
+	return 20 + l;
+}
+
 static void cache_store(const char *path, const struct kallsyms *ks)
 {
-	size_t cap = 64 * (ks->n + 2), len = 0;
+	size_t cap = 2 * 32, len = 0;
+	for (size_t i = 0; i < ks->n; i++)
+		cap += 20 + strlen(ks->v[i].name);
 	char *b = xmalloc(cap);
-	for (size_t i = 0; b && i < ks->n && len < cap; i++)
-		len += (size_t)snprintf(b + len, cap - len, "%016" PRIx64 " T %s\n", ks->v[i].addr,
-					ks->v[i].name);
-	if (b && len < cap)
-		len += (size_t)snprintf(b + len, cap - len, "%016" PRIx64 " A _text\n", ks->text);
-	if (b && len < cap && ks->has_etext)
-		len += (size_t)snprintf(b + len, cap - len, "%016" PRIx64 " A _etext\n", ks->etext);
-	if (b && len < cap && fs_write_cache(path, b, len, 0600) == 0) /* 0600: kernel addresses */
+	for (size_t i = 0; b && i < ks->n; i++)
+		len += put_line(b + len, ks->v[i].addr, 'T', ks->v[i].name);
+	if (b)
+		len += put_line(b + len, ks->text, 'A', "_text");
+	if (b && ks->has_etext)
+		len += put_line(b + len, ks->etext, 'A', "_etext");
+	if (b && fs_write_cache(path, b, len, 0600) == 0) /* 0600: kernel addresses */
 		(void)cache_seal_file(path, KALLSYMS_SEAL, strlen(KALLSYMS_SEAL));
 	xfree(b);
+}
+
+/*
+ * Storing a freshly read kallsyms (formatting ~5 MB, writing it, sealing
+ * it: ~40 ms of CPU, most of a first Run's attribution of the kernel) runs
+ * on a thread of its own while attribution goes on (the symbolizer process
+ * runs meanwhile); attrib_run joins it before it returns. Without a thread
+ * the store runs where it used to.
+ */
+struct attrib_kstore {
+	pthread_t th;
+	char *path;
+	struct kallsyms ks;
+};
+
+static void *kstore_run(void *arg)
+{
+	struct attrib_kstore *st = arg;
+	cache_store(st->path, &st->ks);
+	return NULL;
+}
+
+/* Takes ks and path over; NULL when the store ran here (or no memory). */
+static struct attrib_kstore *kstore_start(char *path, struct kallsyms *ks)
+{
+	struct attrib_kstore *st = xcalloc(1, sizeof(*st));
+	if (st) {
+		st->path = path;
+		st->ks = *ks;
+		memset(ks, 0, sizeof(*ks));
+		if (pthread_create(&st->th, NULL, kstore_run, st) == 0)
+			return st;
+		*ks = st->ks;
+		xfree(st);
+	}
+	cache_store(path, ks);
+	xfree(path);
+	return NULL;
+}
+
+void attrib_kernel_store_join(struct attrib_kstore *st)
+{
+	if (!st)
+		return;
+	pthread_join(st->th, NULL);
+	kallsyms__release(&st->ks);
+	xfree(st->path);
+	xfree(st);
 }
 
 /* The cached set when it parses whole and names symbols; ks stays zeroed else. */
@@ -128,9 +193,11 @@ static bool cache_load(const char *path, struct kallsyms *ks)
 	return ok;
 }
 
-/* Why the kernel samples cannot be named here, or NULL: they can (ks filled). */
+/* Why the kernel samples cannot be named here, or NULL: they can (ks
+ * filled; *store, when set, the cache path ks is to be stored at: it was
+ * read from the kernel, not the cache). */
 static const char *load(const struct attrib_opts *o, struct kallsyms *ks, char *why, size_t n,
-			const char **remedy, struct err *e, int *rc)
+			const char **remedy, char **store, struct err *e, int *rc)
 {
 	struct utsname u = {0};
 	*remedy = "run attribution as root on the kernel that recorded";
@@ -168,9 +235,7 @@ static const char *load(const struct attrib_opts *o, struct kallsyms *ks, char *
 		*remedy = "run as root or set kernel.kptr_restrict=0";
 		return why;
 	}
-	if (cache)
-		cache_store(cache, ks);
-	xfree(cache);
+	*store = cache; /* NULL: no cache home */
 	return NULL;
 }
 
@@ -367,7 +432,7 @@ static size_t count_kernel(const struct pivot *p)
  * why nothing is named (NULL: kx filled); *silent for an old replay. */
 static const char *excerpt(struct pivot *p, struct executor *x, const struct attrib_opts *o,
 			   struct kexcerpt *kx, char *why, size_t n, const char **remedy,
-			   bool *silent, struct err *e, int *rc)
+			   bool *silent, struct attrib_kstore **st, struct err *e, int *rc)
 {
 	*silent = false;
 	if (o->replay) {
@@ -379,9 +444,18 @@ static const char *excerpt(struct pivot *p, struct executor *x, const struct att
 		return !j ? "replay" : kexcerpt__from_json(kx, j, &bad) ? NULL : bad;
 	}
 	struct kallsyms ks = {0};
-	const char *no = load(o, &ks, why, n, remedy, e, rc);
+	char *store = NULL;
+	const char *no = load(o, &ks, why, n, remedy, &store, e, rc);
 	if (!no && !*rc && kexcerpt__from_kallsyms(kx, p, &ks))
 		*rc = err_oom(e);
+	bool keep = store && !no && !*rc;
+	if (keep && st) {
+		*st = kstore_start(store, &ks); /* takes store over */
+		store = NULL;
+	} else if (keep) {
+		cache_store(store, &ks); /* a caller that joins no thread */
+	}
+	xfree(store);
 	kallsyms__release(&ks);
 	if (no || *rc)
 		return no;
@@ -402,7 +476,7 @@ static const char *excerpt(struct pivot *p, struct executor *x, const struct att
 }
 
 int attrib_kernel(struct pivot *p, struct executor *x, const struct attrib_opts *o,
-		  struct degradations *d, struct err *e)
+		  struct degradations *d, struct attrib_kstore **st, struct err *e)
 {
 	size_t k = count_kernel(p);
 	if (!k)
@@ -412,7 +486,7 @@ int attrib_kernel(struct pivot *p, struct executor *x, const struct attrib_opts 
 	const char *remedy = NULL;
 	bool silent = false;
 	int rc = 0;
-	const char *no = excerpt(p, x, o, &kx, why, sizeof(why), &remedy, &silent, e, &rc);
+	const char *no = excerpt(p, x, o, &kx, why, sizeof(why), &remedy, &silent, st, e, &rc);
 	char msg[640];
 	snprintf(msg, sizeof(msg),
 		 "kernel samples stay one unresolved [kernel.kallsyms] Hotspot: %s", no ? no : "");

@@ -13,6 +13,7 @@
 #include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "common/exit_codes.h"
+#include "doctor/doctor.h"
 #include "cli/options.h"
 #include "common/alloc.h"
 #include "common/config.h"
@@ -52,8 +53,9 @@ static const struct verb_spec calibrate_spec = {
 		   "calibrated before. Each Ceiling is the maximum of its repetitions, with its "
 		   "Quality: measured, or estimated with the reason (dispersion, concurrent load, "
 		   "a scalar build, above the theoretical peak, or the theoretical table itself). "
-		   "It also measures what one perf sample costs the application here (fp and "
-		   "dwarf stacks), which each Run's overhead line multiplies by its samples.",
+		   "It also measures what one sample costs the application here (perf with fp and "
+		   "dwarf stacks, and the preload sampler), which each Run's overhead line "
+		   "multiplies by its samples.",
 	.opts = calibrate_options,
 	.nr_opts = OPTS_NR(calibrate_options),
 	.max_pos = 0,
@@ -185,11 +187,13 @@ static int calibrate(const struct calibrate_opts_cli *o, struct console *con)
 	struct executor *x = rc < 0 ? NULL
 			     : o->replay ? executor__new_replay(o->replay, &e)
 					 : executor__new_real();
+	char *sampler_lib = o->replay ? NULL : doctor_preload_library();
 	if (x && (rc = machine__snapshot(&m, x, &e)) == 0) {
 		struct profile_opts popt = {.calibrate = true,
 					    .force = o->force,
 					    .replay = o->replay != NULL,
 					    .cc = config__tool(&cfg, "cc"),
+					    .sampler_lib = sampler_lib,
 					    .budget_s = cfg.calibration_budget_s,
 					    .progress = progress,
 					    .announce = announce,
@@ -210,6 +214,7 @@ static int calibrate(const struct calibrate_opts_cli *o, struct console *con)
 		rc = 0;
 	}
 	profile_outcome__release(&po);
+	xfree(sampler_lib);
 	machine__release(&m);
 	executor__free(x);
 	config__release(&cfg);

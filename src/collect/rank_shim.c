@@ -774,9 +774,6 @@ static int collect(struct shim *s, struct err *e)
 			stand_in ? "was sampled by the preload sampler instead" : "ran uncounted");
 		return stand_in ? try_preload(s, e) : run_bare(s, e);
 	}
-	/* provenance: the perf version of every rank's node (rank.json) */
-	if (!s->have_pv)
-		detect_perf_version(s, e);
 	int rc = 1;
 	if (samples)
 		rc = try_sample(s, e);
@@ -786,6 +783,12 @@ static int collect(struct shim *s, struct err *e)
 		rc = try_count(s, e);
 	if (rc == 1)
 		rc = run_bare(s, e);
+	/* provenance: the perf version of every rank's node (rank.json), asked
+	 * after the application, which it must not delay (a perf process, ~5 ms
+	 * of a loaded node before every rank's start; issue 27). perf script
+	 * mode asked before recording: its fields depend on it. */
+	if (rc == 0 && !s->have_pv)
+		detect_perf_version(s, e);
 	return rc;
 }
 
@@ -870,7 +873,8 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 		 * node's (said so) */
 		struct err me = {0};
 		struct node_calibration cal = {.x = x, .launch_id = o->launch_machine,
-					       .budget_s = o->node_calibration_s, .cc = o->cc};
+					       .budget_s = o->node_calibration_s, .cc = o->cc,
+					       .sampler_lib = o->sampler_lib};
 		bool calibrates = o->launch_machine && o->node_calibration_s > 0 &&
 				  s.id.local_rank == 0;
 		if (node_profile_record(o->directory, calibrates ? &cal : NULL, s.machine_id, &me) < 0)

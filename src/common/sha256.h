@@ -19,6 +19,11 @@ struct sha256 {
 	uint64_t nr_bytes;   /* total bytes fed so far */
 	uint8_t block[64];
 	size_t fill;         /* bytes pending in block */
+	/* The CPU's SHA instructions (x86-64 SHA-NI): -1 not asked yet (asked
+	 * on the first large update only: a CPUID costs ~30 us in a VM), 0 the
+	 * portable code, 1 the instructions. Set to 0 after sha256__init to
+	 * force the portable code (the unit test compares both). */
+	signed char accel;
 };
 
 void sha256__init(struct sha256 *s);

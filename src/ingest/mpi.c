@@ -15,6 +15,7 @@
 #include "ingest/mpi_profile.h"
 #include "ingest/ranks.h"
 #include "model/model.h"
+#include "model/rank_list.h"
 #include "common/fsutil.h"
 
 #define MAX_PROFILE_BYTES (64u << 20)
@@ -152,6 +153,32 @@ static int add_overhead(struct walk *w, int64_t locus, const struct mpi_profile 
 	return measure(w, locus, "mpi_probe_overhead", total, why);
 }
 
+/* The `coll` records: members as a rank list (each communicator's text made
+ * once), NULL when its communicator was not placed or its list is
+ * incomplete (a profile cut short). */
+static int add_collectives(struct walk *w, int64_t locus, const struct mpi_profile *mp)
+{
+	char **text = xcalloc(mp->nr_ccomms + 1, sizeof(char *));
+	int rc = text ? 0 : -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < mp->nr_colls; i++) {
+		const struct mpi_prof_coll *c = &mp->colls[i];
+		const struct mpi_prof_ccomm *cc = mpi_profile_ccomm(mp, c->comm);
+		size_t k = cc ? (size_t)(cc - mp->ccomms) : 0;
+		if (cc && !text[k] && !(text[k] = rank_list_format(cc->members, cc->nr)))
+			rc = -ENOMEM;
+		struct mpi_collective row = {.locus = locus, .name = c->name,
+					     .members = cc ? text[k] : NULL, .size = cc ? cc->size : 0,
+					     .root = cc ? c->root : -1, .calls = c->calls,
+					     .time_ns = c->time_ns, .bytes = c->bytes};
+		if (rc == 0 && pivot__add_mpi_collective(w->p, &row) < 0)
+			rc = -ENOMEM;
+	}
+	for (size_t i = 0; text && i < mp->nr_ccomms; i++)
+		xfree(text[i]);
+	xfree(text);
+	return rc;
+}
+
 static int add_profile(struct walk *w, int rank, const char *node, int term_signal,
 		       struct mpi_profile *mp)
 {
@@ -181,6 +208,8 @@ static int add_profile(struct walk *w, int rank, const char *node, int term_sign
 				     .calls = q->calls, .time_ns = q->time_ns, .bytes = q->bytes};
 		rc = pivot__add_mpi_peer(w->p, &c) < 0 ? -ENOMEM : 0;
 	}
+	if (rc == 0)
+		rc = add_collectives(w, locus, mp);
 	const char *reason = NULL;
 	bool finished = strcmp(mp->state, "finalized") == 0;
 	if (!finished) {

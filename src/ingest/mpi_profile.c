@@ -8,6 +8,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "model/rank_list.h"
 
 #define MAX_FIELDS 8
 
@@ -169,6 +170,53 @@ static int add_peer(struct mpi_profile *p, const struct rec *r)
 	return 0;
 }
 
+static int add_ccomm(struct mpi_profile *p, const struct rec *r)
+{
+	int id = -1;
+	int64_t size = 0;
+	if (r->n != 4 || !small_int(r->f[1], &id) || id < 0 || !num(r->f[2], false, &size) ||
+	    size <= 0 || size > MPI_PROFILE_MAX_COMM_SIZE || !*r->f[3])
+		return -EINVAL;
+	struct mpi_prof_ccomm *c = NULL;
+	for (size_t i = 0; i < p->nr_ccomms && !c; i++)
+		if (p->ccomms[i].id == id)
+			c = &p->ccomms[i];
+	if (c && c->size != (int)size)
+		return -EINVAL;
+	if (!c) {
+		if (xgrow((void **)&p->ccomms, &p->cap_ccomms, p->nr_ccomms + 1, sizeof(*p->ccomms)) < 0)
+			return -ENOMEM;
+		c = &p->ccomms[p->nr_ccomms++];
+		*c = (struct mpi_prof_ccomm){.id = id, .size = (int)size};
+	}
+	return rank_list_append(r->f[3], (size_t)size, &c->members, &c->nr, &c->cap);
+}
+
+static int add_coll(struct mpi_profile *p, const struct rec *r)
+{
+	int64_t v[3];
+	int comm = -1, root = -1;
+	if (r->n != 7 || !*r->f[1] || !small_int(r->f[2], &comm) || !small_int(r->f[3], &root) ||
+	    !nums(r, 4, v, 3))
+		return -EINVAL;
+	if (xgrow((void **)&p->colls, &p->cap_colls, p->nr_colls + 1, sizeof(*p->colls)) < 0)
+		return -ENOMEM;
+	struct mpi_prof_coll *c = &p->colls[p->nr_colls];
+	if (!(c->name = xstrdup(r->f[1])))
+		return -ENOMEM;
+	c->comm = comm, c->root = root, c->calls = v[0], c->time_ns = v[1], c->bytes = v[2];
+	p->nr_colls++;
+	return 0;
+}
+
+const struct mpi_prof_ccomm *mpi_profile_ccomm(const struct mpi_profile *p, int id)
+{
+	for (size_t i = 0; id >= 0 && i < p->nr_ccomms; i++)
+		if (p->ccomms[i].id == id)
+			return p->ccomms[i].nr == (size_t)p->ccomms[i].size ? &p->ccomms[i] : NULL;
+	return NULL;
+}
+
 /* The header and scalar records. Returns 1 when the record is not one. */
 static int scalar(struct mpi_profile *p, const struct rec *r)
 {
@@ -226,6 +274,10 @@ static int record(struct mpi_profile *p, const struct rec *r)
 	}
 	if (strcmp(k, "peer") == 0)
 		return add_peer(p, r);
+	if (strcmp(k, "ccomm") == 0)
+		return add_ccomm(p, r);
+	if (strcmp(k, "coll") == 0)
+		return add_coll(p, r);
 	if (strcmp(k, "dropped") == 0) {
 		int64_t v[2];
 		if (r->n != 3 || !nums(r, 1, v, 2))
@@ -307,5 +359,11 @@ void mpi_profile__release(struct mpi_profile *p)
 	xfree(p->sites);
 	xfree(p->events);
 	xfree(p->peers);
+	for (size_t i = 0; i < p->nr_ccomms; i++)
+		xfree(p->ccomms[i].members);
+	xfree(p->ccomms);
+	for (size_t i = 0; i < p->nr_colls; i++)
+		xfree(p->colls[i].name);
+	xfree(p->colls);
 	*p = (struct mpi_profile){0};
 }

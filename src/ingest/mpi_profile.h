@@ -53,6 +53,24 @@ struct mpi_prof_peer {
 	int64_t calls, time_ns, bytes;
 };
 
+/* A communicator's members (ranks in MPI_COMM_WORLD, in its own order) as
+ * the `ccomm` records list them; complete when nr == size. */
+struct mpi_prof_ccomm {
+	int id, size;
+	int *members;
+	size_t nr, cap;
+};
+
+/* A collective's totals on one communicator (comm: a ccomm id, -1: not
+ * placed) with one root (rank in MPI_COMM_WORLD, -1: none). */
+struct mpi_prof_coll {
+	char *name;
+	int comm, root;
+	int64_t calls, time_ns, bytes;
+};
+
+#define MPI_PROFILE_MAX_COMM_SIZE (1 << 22)
+
 struct mpi_profile {
 	int version;
 	int rank, world;       /* -1 when absent */
@@ -76,6 +94,10 @@ struct mpi_profile {
 	size_t nr_skipped, cap_skipped;
 	struct mpi_prof_peer *peers;
 	size_t nr_peers, cap_peers;
+	struct mpi_prof_ccomm *ccomms;
+	size_t nr_ccomms, cap_ccomms;
+	struct mpi_prof_coll *colls;
+	size_t nr_colls, cap_colls;
 	int64_t dropped_sites, dropped_events;
 	bool complete;         /* the `end` record was read */
 };
@@ -85,5 +107,8 @@ struct mpi_profile {
  * as far as parsing went either way; release it with mpi_profile__release. */
 int mpi_profile_parse(const char *text, size_t len, struct mpi_profile *out, struct err *e);
 void mpi_profile__release(struct mpi_profile *p);
+
+/* The communicator of id with its complete member list, or NULL. */
+const struct mpi_prof_ccomm *mpi_profile_ccomm(const struct mpi_profile *p, int id);
 
 #endif

@@ -278,7 +278,8 @@ static int costs(struct machine *m, struct executor *x, const struct calibrate_o
 		return machine_sample_costs(m, x, o, bin, r, e);
 	}
 	int rc = sample_cost_unavailable(m, COST_PERF_FP, why) ||
-		 sample_cost_unavailable(m, COST_PERF_DWARF, why)
+		 sample_cost_unavailable(m, COST_PERF_DWARF, why) ||
+		 sample_cost_unavailable(m, COST_PRELOAD, why)
 			 ? err_set(e, -ENOMEM, ERR_OOM, "out of memory") : 0;
 	xfree(no_kernel);
 	return rc;

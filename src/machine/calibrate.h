@@ -112,6 +112,8 @@ struct calibrate_opts {
 	double triad_bytes;      /* 0: the kernel's own default (1/8 RAM, [768 MiB, 6 GiB]) */
 	const int *free_cpus;    /* the allocated CPUs found free (free_cpus.h), */
 	int nr_free_cpus;        /* 0 (or >= the cores): every allocated core */
+	const char *sampler_lib; /* libscope_profiler.so (the preload sampler), or
+				    NULL: its cost per sample is unavailable */
 	calibrate_progress_fn progress;
 	void *progress_ctx;
 };

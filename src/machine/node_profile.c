@@ -65,7 +65,8 @@ static int calibrate_node(struct machine *m, const struct node_calibration *cal,
 			CPU_SET(m->alloc.affinity_mask[i], &set);
 	if (m->alloc.nr_affinity)
 		sched_setaffinity(0, sizeof(set), &set); /* refused: the rank's own CPUs */
-	struct profile_opts o = {.calibrate = true, .cc = cal->cc, .budget_s = cal->budget_s,
+	struct profile_opts o = {.calibrate = true, .cc = cal->cc, .sampler_lib = cal->sampler_lib,
+				 .budget_s = cal->budget_s,
 				 .occasion = "first Run on this node"};
 	struct profile_outcome po;
 	memset(&po, 0, sizeof(po));

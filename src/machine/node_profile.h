@@ -32,6 +32,7 @@ struct node_calibration {
 	const char *launch_id; /* the launch node's Machine: never calibrated here */
 	double budget_s;       /* [calibration] budget */
 	const char *cc;        /* [tools] cc, or NULL */
+	const char *sampler_lib; /* the preload sampler (its cost per sample), or NULL */
 };
 
 /* On a node: writes its Machine into <collect_dir>/machines/ (see above)

@@ -56,6 +56,7 @@ static int calibrate(struct machine *m, struct executor *x, const struct profile
 	double llc = live ? machine_llc_bytes("/", m) : 0;
 	struct calibrate_opts co = {
 		.cc = o->cc,
+		.sampler_lib = o->sampler_lib,
 		.work_dir = work_dir,
 		.replay = o->replay,
 		.budget_s = o->budget_s,

@@ -30,6 +30,7 @@ struct profile_opts {
 	bool force;              /* ignore a cached profile and calibrate */
 	bool replay;             /* the executor replays a recording */
 	const char *cc;          /* [tools] cc */
+	const char *sampler_lib; /* libscope_profiler.so for its cost per sample, or NULL */
 	double budget_s;         /* 0: CALIBRATION_DEFAULT_BUDGET_S */
 	calibrate_progress_fn progress;
 	profile_announce_fn announce; /* told before a calibration starts */

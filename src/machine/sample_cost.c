@@ -3,6 +3,7 @@
 #include "machine/sample_cost.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,34 +123,45 @@ static int take(struct machine *m, const char *kernel, const char *name,
 	return rc;
 }
 
+#define NR_COSTS 3
+
 int machine_sample_costs(struct machine *m, struct executor *x, const struct calibrate_opts *o,
 			 const char *bin, struct calibrate_report *r, struct err *e)
 {
-	(void)o;
-	static const char *const kernel[2] = {"sample_fp", "sample_dwarf"};
-	static const char *const name[2] = {COST_PERF_FP, COST_PERF_DWARF};
+	static const char *const kernel[NR_COSTS] = {"sample_fp", "sample_dwarf",
+						     "sample_preload"};
+	static const char *const name[NR_COSTS] = {COST_PERF_FP, COST_PERF_DWARF, COST_PRELOAD};
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int freq = cost_freq();
-	char reps[16], ms[16], hz[16], one[] = "1";
+	char reps[16], ms[16], hz[16], phz[16], one[] = "1";
 	snprintf(reps, sizeof(reps), "%d", SAMPLE_COST_REPS);
 	snprintf(ms, sizeof(ms), "%d", SAMPLE_COST_MS);
 	snprintf(hz, sizeof(hz), "%d", freq);
-	const char *argv[2][7];
-	struct exec_request rq[2];
-	struct exec_result res[2];
-	for (int i = 0; i < 2; i++) {
-		const char *a[] = {bin, kernel[i], one, reps, ms, hz, NULL};
+	snprintf(phz, sizeof(phz), "%d", SAMPLE_COST_PRELOAD_FREQ);
+	/* the preload sampler without its library: unavailable, saying so */
+	int n = o->sampler_lib ? NR_COSTS : NR_COSTS - 1;
+	const char *argv[NR_COSTS][8];
+	struct exec_request rq[NR_COSTS];
+	struct exec_result res[NR_COSTS];
+	for (int i = 0; i < n; i++) {
+		bool pre = i == NR_COSTS - 1;
+		const char *a[] = {bin, kernel[i], one, reps, ms, pre ? phz : hz,
+				   pre ? o->sampler_lib : NULL, NULL};
 		memcpy(argv[i], a, sizeof(a));
 		rq[i] = (struct exec_request){.argv = argv[i], .capture_stdout = true,
 					      .capture_stderr = true, .timeout_s = 120};
 	}
-	int rc = executor__run_batch(x, rq, 2, res, e);
-	for (int i = 0; rc == 0 && i < 2; i++)
+	int rc = executor__run_batch(x, rq, (size_t)n, res, e);
+	for (int i = 0; rc == 0 && i < n; i++)
 		if (take(m, kernel[i], name[i], &res[i]) < 0)
 			rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < n; i++)
 		exec_result__release(&res[i]);
+	if (rc == 0 && n < NR_COSTS &&
+	    sample_cost_unavailable(m, COST_PRELOAD, "not measured: libscope_profiler.so (the "
+				    "preload sampler) is not beside nunatak") < 0)
+		rc = err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	r->cost_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	r->cost_freq = freq;

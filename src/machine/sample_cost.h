@@ -20,6 +20,19 @@
  * counted: on a node whose every core runs the application it adds to this.
  * No perf process runs, so a recording of a Run replays in order.
  *
+ * The preload sampler (where perf is blocked) is measured the same way
+ * (kernel sample_preload): libscope_profiler.so, dlopen'ed by the kernel,
+ * samples itself with its own SIGPROF handler; each sampled repetition is
+ * cut into SAMPLE_COST_PRELOAD_FREQ slices per CPU second, each followed by
+ * a SIGPROF queued to the thread with SI_TIMER (what the sampler's timers
+ * send; delivered and handled on the way back to user space, as theirs
+ * are), each bare one by getppid (the same kernel entry and exit). Its
+ * timers proper run on thread CPU time and expire at most once per kernel
+ * tick (CONFIG_HZ): too rarely for the slowdown to stand above the noise;
+ * what the timer's expiry costs the kernel at the tick is not in the
+ * figure. Without the library beside nunatak its cost is unavailable with
+ * that reason.
+ *
  * Quality: measured when the middle half of the per-pair costs lies within
  * +-25 % of the median (a busy machine only adds noise to CPU times);
  * estimated with the reasons otherwise; unavailable, with the reason, when
@@ -41,10 +54,12 @@ struct machine;
 #define SAMPLE_COST_REPS 7
 #define SAMPLE_COST_MS 30 /* of CPU time per repetition */
 #define SAMPLE_COST_SPREAD 0.5 /* (q3 - q1) / median above it: estimated */
+#define SAMPLE_COST_PRELOAD_FREQ 20000 /* a sample costs ~2 us: 4 % of the CPU time */
 
 /* The cost names, one per call-stack mode measured (model/machine.h). */
 #define COST_PERF_FP "perf_sample_fp"
 #define COST_PERF_DWARF "perf_sample_dwarf"
+#define COST_PRELOAD "preload_sample"
 
 /* Pure: the cost named `name` from a sample_* kernel's output, into *out
  * (strings allocated; release with ceiling__release_strings). Returns 0 or
@@ -54,10 +69,11 @@ int sample_cost_compute(const char *name, const struct kernel_output *k, struct 
 /* An unavailable cost named `name` with its reason, put into m. 0 / -ENOMEM. */
 int sample_cost_unavailable(struct machine *m, const char *name, const char *why);
 
-/* Runs the sample_fp and sample_dwarf kernels through x (at once: each
- * is timed on its own thread's CPU time) and puts the costs into m
- * (unavailable ones with their reason). bin is the built calibration
- * kernel. Returns 0 or -ENOMEM. */
+/* Runs the sample_fp, sample_dwarf and sample_preload kernels through x
+ * (at once: each is timed on its own thread's CPU time) and puts the costs
+ * into m (unavailable ones with their reason; the preload one when
+ * o->sampler_lib is NULL). bin is the built calibration kernel. Returns 0
+ * or -ENOMEM. */
 int machine_sample_costs(struct machine *m, struct executor *x, const struct calibrate_opts *o,
 			 const char *bin, struct calibrate_report *r, struct err *e);
 

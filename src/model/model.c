@@ -177,6 +177,12 @@ static void mpi_peer__release(struct mpi_peer *c)
 	xfree(c->direction);
 }
 
+static void mpi_collective__release(struct mpi_collective *c)
+{
+	xfree(c->name);
+	xfree(c->members);
+}
+
 static void omp_site__release(struct omp_site *c)
 {
 	xfree(c->module);
@@ -332,6 +338,15 @@ int64_t pivot__add_mpi_peer(struct pivot *p, const struct mpi_peer *src)
 	});
 }
 
+int64_t pivot__add_mpi_collective(struct pivot *p, const struct mpi_collective *src)
+{
+	APPEND(mpi_collectives, mpi_collective__release, {
+		dst->name = dst->members = NULL;
+		DUP(name);
+		DUP(members);
+	});
+}
+
 int64_t pivot__add_omp_site(struct pivot *p, const struct omp_site *src)
 {
 	APPEND(omp_sites, omp_site__release, {
@@ -366,6 +381,7 @@ void pivot__release(struct pivot *p)
 	RELEASE_ALL(events, event__release);
 	RELEASE_ALL(mpi_peers, mpi_peer__release);
 	RELEASE_ALL(omp_sites, omp_site__release);
+	RELEASE_ALL(mpi_collectives, mpi_collective__release);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -217,6 +217,24 @@ struct mpi_peer {
 	int64_t bytes;
 };
 
+/* A rank's totals of one collective on one communicator with one root,
+ * measured by interposition (the probe's `coll` records): members, the
+ * communicator's ranks in MPI_COMM_WORLD in its own order as a rank list
+ * ("0-3", "2,0", "0-6:2": model/rank_list.h), NULL when the communicator
+ * could not be placed (then size 0); root: the root's rank in
+ * MPI_COMM_WORLD, -1 for collectives without one (or not placed). bytes:
+ * this rank's bytes as the probe counts them (src/mpi/probe/nunatak_mpi.c). */
+struct mpi_collective {
+	int64_t locus;
+	char *name;          /* "MPI_Bcast" */
+	char *members;
+	int size;
+	int root;
+	int64_t calls;
+	int64_t time_ns;
+	int64_t bytes;
+};
+
 /* One OpenMP parallel region on one thread, measured by nunatak's OMPT tool
  * (lib/ompt/nunatak_ompt.c) in LLVM's libomp: the region is the call site
  * of its fork (module and ELF virtual address of the call, named by
@@ -268,6 +286,7 @@ struct pivot {
 	PIVOT_ARRAY(event, events);
 	PIVOT_ARRAY(mpi_peer, mpi_peers);
 	PIVOT_ARRAY(omp_site, omp_sites);
+	PIVOT_ARRAY(mpi_collective, mpi_collectives);
 };
 
 void pivot__init(struct pivot *p);
@@ -294,6 +313,7 @@ int64_t pivot__add_mpi_site(struct pivot *p, const struct mpi_site *src);
 int64_t pivot__add_event(struct pivot *p, const struct event *src);
 int64_t pivot__add_mpi_peer(struct pivot *p, const struct mpi_peer *src);
 int64_t pivot__add_omp_site(struct pivot *p, const struct omp_site *src);
+int64_t pivot__add_mpi_collective(struct pivot *p, const struct mpi_collective *src);
 
 /* Display name of a Hotspot: its name, or "module-basename+0x<offset>". Caller frees. */
 char *hotspot__display_name(const struct hotspot *h);

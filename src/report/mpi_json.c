@@ -2,10 +2,12 @@
 #include "report/mpi_json.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/comm_collectives.h"
 #include "analysis/comm_matrix.h"
 #include "analysis/mpi_view.h"
 #include "common/alloc.h"
@@ -156,8 +158,21 @@ done:
 	"point-to-point calls measured by interposition in every rank, exact totals: a pair "  \
 	"(from, to) holds the messages and bytes `from` sent to `to` and the wall-clock time " \
 	"both spent on them (the sends naming `to`, the blocking receives naming `from`); "    \
-	"time in MPI_Wait/MPI_Test names no partner and is not in it; collectives and "        \
-	"one-sided calls are per rank only (rows[].mpi_calls)"
+	"time in MPI_Wait/MPI_Test names no partner and is not in it; collectives are apart "  \
+	"(collectives: estimated), one-sided calls per rank only (rows[].mpi_calls)"
+
+#define COLL_REASON                                                                          \
+	"the MPI library's algorithm (tree, ring, recursive doubling...) decides which ranks "  \
+	"really exchange a collective's data; only the volume its meaning implies is known"
+#define COLL_BASIS                                                                           \
+	"each rank's collective calls measured by interposition (calls, wall-clock time, its "  \
+	"bytes), placed on the communicator's members by rank in MPI_COMM_WORLD; a pair "       \
+	"holds the bytes the collective's pattern implies: one-to-all (Bcast, Scatter): root " \
+	"-> each member, the bytes it received; all-to-one (Reduce, Gather): each member -> "  \
+	"root, the bytes it sent; all-pairs: each member -> each other, its bytes (Allreduce, " \
+	"Allgather) or its bytes / members (Alltoall[v], Reduce_scatter); prefix (Scan): "    \
+	"each member -> every later one; sync (Barrier): no bytes. A pair's calls are the "   \
+	"sending member's; each member's time is spread evenly over its pairs"
 
 static json_t *comm_cells(const struct comm_matrix *m)
 {
@@ -191,30 +206,109 @@ static json_t *comm_top(const struct comm_matrix *m)
 	return a;
 }
 
+static json_t *coll_cells(const struct comm_collectives *c)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < c->nr_cells; i++) {
+		const struct comm_pair *q = &c->cells[i];
+		if (json_array_append_new(a, json_pack("[i, i, I, I, I]", q->from, q->to,
+						       (json_int_t)q->bytes, (json_int_t)q->messages,
+						       (json_int_t)q->time_ns)) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static json_t *coll_bytes(int64_t b)
+{
+	return quality__json((double)b, "B", QUALITY_ESTIMATED, COLL_REASON);
+}
+
+static json_t *coll_groups(const struct comm_collectives *c)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < c->nr_groups && i < COMM_COLL_TOP_GROUPS; i++) {
+		const struct comm_coll_group *g = &c->groups[i];
+		json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:o, s:i, s:I, s:o, s:o}", "function",
+				      g->name, "pattern", comm_pattern_name(g->pattern), "members",
+				      g->members, "size", g->size, "root",
+				      g->root >= 0 ? json_integer(g->root) : json_null(),
+				      "ranks_reporting", g->nr_reporting, "calls",
+				      (json_int_t)g->calls, "bytes", coll_bytes(g->bytes), "time_ns",
+				      interposed_ns(g->time_ns, -1, 0));
+		if (!o || json_array_append_new(a, o) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* The collectives' matrix (analysis/comm_collectives.h): estimated, apart
+ * from the point-to-point one; null when no rank left collective rows. */
+static json_t *coll_json(const struct pivot *p, int nr_ranks)
+{
+	struct comm_collectives c;
+	if (comm_collectives_build(p, nr_ranks, &c) < 0)
+		return NULL;
+	if (!c.nr_reporting) {
+		comm_collectives__release(&c);
+		return json_null();
+	}
+	json_t *by = json_object();
+	for (int k = 0; by && k < COMM_NR_PATTERNS; k++)
+		json_object_set_new(by, comm_pattern_name(k), json_integer(c.pattern_bytes[k]));
+	json_t *cells = coll_cells(&c), *groups = coll_groups(&c);
+	json_t *o = by && cells && groups
+		? json_pack("{s:s, s:s, s:i, s:i, s:I, s:o, s:o, s:o, s:{s:I, s:I}, s:i, s:i, s:o, "
+			    "s:o, s:I, s:s}",
+			    "quality", "estimated", "reason", COLL_REASON, "ranks", c.nr_ranks,
+			    "ranks_reporting", c.nr_reporting, "calls", (json_int_t)c.calls,
+			    "bytes", coll_bytes(c.bytes), "bytes_by_pattern", by, "time_ns",
+			    interposed_ns(c.time_ns, -1, 0), "unplaced", "calls",
+			    (json_int_t)c.unplaced_calls, "bytes", (json_int_t)c.unplaced_bytes,
+			    "bin", c.bin, "bins", c.nr_bins, "cells", cells, "groups", groups,
+			    "groups_total", (json_int_t)c.nr_groups, "basis", COLL_BASIS)
+		: NULL;
+	if (!o) {
+		json_decref(by);
+		json_decref(cells);
+		json_decref(groups);
+	}
+	comm_collectives__release(&c);
+	return o;
+}
+
 json_t *mpi_comm_matrix_json(const struct pivot *p, int nr_ranks)
 {
 	struct comm_matrix m;
-	if (comm_matrix_build(p, nr_ranks, &m) < 0)
+	json_t *coll = coll_json(p, nr_ranks);
+	if (!coll || comm_matrix_build(p, nr_ranks, &m) < 0) {
+		json_decref(coll);
 		return NULL;
-	if (!m.nr_reporting) {
+	}
+	if (!m.nr_reporting && json_is_null(coll)) {
 		comm_matrix__release(&m);
-		return json_null();
+		return coll;
 	}
 	json_t *cells = comm_cells(&m), *top = comm_top(&m);
 	json_t *o = cells && top
 			    ? json_pack("{s:i, s:i, s:I, s:I, s:o, s:{s:I, s:I}, s:i, s:i, s:o, s:o, "
-					"s:s}",
+					"s:s, s:o}",
 					"ranks", m.nr_ranks, "ranks_reporting", m.nr_reporting,
 					"messages", (json_int_t)m.messages, "bytes",
 					(json_int_t)m.bytes, "time_ns", interposed_ns(m.time_ns, -1, 0),
 					"unplaced", "messages", (json_int_t)m.unplaced_messages,
 					"bytes", (json_int_t)m.unplaced_bytes, "bin", m.bin, "bins",
 					m.nr_bins, "cells", cells, "top_pairs", top, "basis",
-					COMM_BASIS)
+					COMM_BASIS, "collectives", coll)
 			    : NULL;
 	if (!o) {
 		json_decref(cells);
 		json_decref(top);
+		json_decref(coll);
 	}
 	comm_matrix__release(&m);
 	return o;
@@ -250,4 +344,34 @@ void mpi_comm_matrix_line(const struct pivot *p, int nr_ranks, char *buf, size_t
 		 m.bytes > 0 ? 100.0 * (double)h->bytes / (double)m.bytes : 0.0,
 		 (long long)h->messages);
 	comm_matrix__release(&m);
+}
+
+void mpi_comm_coll_line(const struct pivot *p, int nr_ranks, char *buf, size_t cap)
+{
+	struct comm_collectives c;
+	buf[0] = '\0';
+	if (comm_collectives_build(p, nr_ranks, &c) < 0 || !c.nr_reporting || !c.nr_groups) {
+		comm_collectives__release(&c);
+		return;
+	}
+	size_t comms = 0;
+	for (size_t i = 0; i < c.nr_groups; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = strcmp(c.groups[j].members, c.groups[i].members) == 0;
+		comms += !seen;
+	}
+	char all[32], top[32], members[48];
+	const struct comm_coll_group *h = &c.groups[0];
+	bytes_text(c.bytes, all, sizeof(all));
+	bytes_text(h->bytes, top, sizeof(top));
+	snprintf(members, sizeof(members), "%.40s%s", h->members,
+		 strlen(h->members) > 40 ? "..." : "");
+	snprintf(buf, cap,
+		 "collectives (estimated: the pairs follow each collective's meaning, not the MPI "
+		 "library's algorithm): %s in %lld calls on %zu communicators; heaviest %s (%s) "
+		 "over ranks %s, %s (%.1f%%)",
+		 all, (long long)c.calls, comms, h->name, comm_pattern_name(h->pattern), members, top,
+		 c.bytes > 0 ? 100.0 * (double)h->bytes / (double)c.bytes : 0.0);
+	comm_collectives__release(&c);
 }

@@ -30,11 +30,19 @@ json_t *mpi_timeline_json(const struct pivot *p);
  * {ranks, ranks_reporting, messages, bytes, time_ns (Value, wall clock),
  * unplaced {messages, bytes}, bin, bins, cells: [[from bin, to bin, bytes,
  * messages, time_ns]], top_pairs: [{from, to, messages, bytes, time_ns
- * (Value)}], basis}; json null when no rank left peer rows. New reference,
- * NULL on ENOMEM. */
+ * (Value)}], basis, collectives}; collectives (analysis/comm_collectives.h),
+ * estimated, apart: {quality, reason, ranks, ranks_reporting, calls, bytes
+ * (Value, estimated), bytes_by_pattern, time_ns (Value), unplaced {calls,
+ * bytes}, bin, bins, cells: [[from bin, to bin, bytes, calls, time_ns]],
+ * groups: [{function, pattern, members, size, root, ranks_reporting, calls,
+ * bytes, time_ns}] (the COMM_COLL_TOP_GROUPS heaviest), groups_total, basis}
+ * or null. json null when no rank left peer or collective rows. New
+ * reference, NULL on ENOMEM. */
 json_t *mpi_comm_matrix_json(const struct pivot *p, int nr_ranks);
 
 /* The summary's line on it, into buf ("" when there is none). */
 void mpi_comm_matrix_line(const struct pivot *p, int nr_ranks, char *buf, size_t cap);
+/* The summary's line on the collectives' (estimated) matrix, "" when none. */
+void mpi_comm_coll_line(const struct pivot *p, int nr_ranks, char *buf, size_t cap);
 
 #endif

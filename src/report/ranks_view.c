@@ -130,6 +130,20 @@ static int probe_line(const struct mpi_view *v, struct text_lines *out)
 			       names);
 }
 
+/* Who talks to whom: point-to-point (measured), collectives (estimated). */
+static int comm_lines(const struct rank_imbalance *ri, struct text_lines *out)
+{
+	char comm[200], coll[400];
+	int rc = 0;
+	mpi_comm_matrix_line(ri->pivot, (int)ri->nr_rows, comm, sizeof(comm));
+	if (comm[0])
+		rc = text_lines__add(out, "  %s", comm);
+	mpi_comm_coll_line(ri->pivot, (int)ri->nr_rows, coll, sizeof(coll));
+	if (rc == 0 && coll[0])
+		rc = text_lines__add(out, "  %s", coll);
+	return rc;
+}
+
 int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 {
 	char why_buf[256];
@@ -175,11 +189,8 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 				     ri->mpi.dom_rank, 100 * ri->mpi.dom_fraction, ri->mpi.dom_call);
 	if (rc == 0)
 		rc = probe_line(&ri->mpi, out);
-	char comm[200];
 	if (rc == 0 && ri->pivot)
-		mpi_comm_matrix_line(ri->pivot, (int)ri->nr_rows, comm, sizeof(comm));
-	if (rc == 0 && ri->pivot && comm[0])
-		rc = text_lines__add(out, "  %s", comm);
+		rc = comm_lines(ri, out);
 	if (rc == 0 && ri->periods_exact)
 		rc = text_lines__add(out, "  rank times: counted task-clock on %d ranks, the sum of "
 				     "their task-clock samples' periods on the %d sampled (the same "

@@ -33,12 +33,15 @@ static size_t nr_resolved(const struct pivot *p)
 /* The Machine's cost per sample for this Run's collector and call-stack
  * mode (machine/sample_cost.h), *exact false when the closest measured one
  * stands in (fp for a Run without stacks or with LBR: an upper bound, the
- * stack walk being the most of what differs). NULL: none in the profile. */
+ * stack walk being the most of what differs). The preload sampler takes no
+ * stacks: its own cost. NULL: none in the profile. */
 static const struct ceiling *sample_cost(const struct run_state *s, bool *exact)
 {
 	*exact = true;
-	if (!s->machine || s->collect.collector == COLLECTOR_USE_PRELOAD)
+	if (!s->machine)
 		return NULL;
+	if (s->collect.collector == COLLECTOR_USE_PRELOAD)
+		return machine__cost(s->machine, COST_PRELOAD);
 	if (s->collect.stacks == STACKS_DWARF)
 		return machine__cost(s->machine, COST_PERF_DWARF);
 	*exact = s->collect.stacks == STACKS_FP;
@@ -69,15 +72,12 @@ void run_overhead(struct run_state *s)
 {
 	if (!run_sampled(s) || s->counts.nr_samples <= 0 || s->out.overhead)
 		return;
-	bool exact;
-	const char *coll = s->collect.collector == COLLECTOR_USE_PRELOAD ? "preload" : "perf";
+	bool exact, pre = s->collect.collector == COLLECTOR_USE_PRELOAD;
+	const char *coll = pre ? "preload" : "perf";
 	const struct ceiling *c = sample_cost(s, &exact);
 	if (!c || c->quality == QUALITY_UNAVAILABLE || !(c->value > 0)) {
-		char *why = !c && s->collect.collector == COLLECTOR_USE_PRELOAD
-				    ? xstrdup("the cost of a preload sample is not measured by the "
-					      "calibration")
-			    : !c ? xstrdup("no cost per sample in this Machine's profile (`nunatak "
-					   "calibrate --force` measures it with the Ceilings)")
+		char *why = !c ? xstrdup("no cost per sample in this Machine's profile (`nunatak "
+					 "calibrate --force` measures it with the Ceilings)")
 				 : xasprintf("the calibration could not measure the cost per sample: "
 					     "%s", c->reason ? c->reason : "?");
 		s->out.overhead = why ? unmeasured(s, coll, why) : NULL;
@@ -85,9 +85,12 @@ void run_overhead(struct run_state *s)
 		return;
 	}
 	enum quality q = exact ? c->quality : QUALITY_ESTIMATED;
-	char *why = xasprintf("the cost of one sample with %s stacks, measured on this Machine by "
-			      "the calibration%s%s%s%s",
-			      exact ? stacks_mode__name(s->collect.stacks) : "fp",
+	char *what = pre ? xstrdup("of the preload sampler (a SIGPROF and its handler)")
+			 : xasprintf("with %s stacks",
+				     exact ? stacks_mode__name(s->collect.stacks) : "fp");
+	char *why = !what ? NULL
+		    : xasprintf("the cost of one sample %s, measured on this Machine by "
+			      "the calibration%s%s%s%s", what,
 			      s->launch.mpi ? "; samples of every sampled rank, so CPU time summed over "
 				       "those ranks"
 				     : "",
@@ -102,6 +105,7 @@ void run_overhead(struct run_state *s)
 				"formula", "samples x cost_per_sample_s", "collector", coll,
 				"stacks", stacks_mode__name(s->collect.stacks));
 	xfree(why);
+	xfree(what);
 }
 
 static void overhead(struct run_state *s)

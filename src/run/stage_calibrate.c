@@ -20,6 +20,7 @@
 #include "common/degradation_kinds.h"
 #include "common/err.h"
 #include "common/err_codes.h"
+#include "doctor/doctor.h"
 #include "exec/exec.h"
 #include "machine/profile.h"
 #include "machine/snapshot.h"
@@ -127,9 +128,11 @@ static int degrade(struct run_state *s, const struct profile_outcome *po, const 
 int stage_calibrate(struct run_state *s, struct err *e)
 {
 	const char *why = run_calibration_skipped(s);
+	char *sampler_lib = s->replay || why ? NULL : doctor_preload_library();
 	struct profile_opts o = {.calibrate = why == NULL,
 				 .replay = s->replay,
 				 .cc = config__tool(s->cfg, "cc"),
+				 .sampler_lib = sampler_lib,
 				 .budget_s = s->cfg->calibration_budget_s,
 				 .progress = progress,
 				 .announce = announce,
@@ -137,6 +140,7 @@ int stage_calibrate(struct run_state *s, struct err *e)
 	struct profile_outcome po;
 	memset(&po, 0, sizeof(po));
 	int rc = machine_profile(s->machine, s->x, &o, &po, e);
+	xfree(sampler_lib);
 	if (rc < 0 && rc != -ENOMEM) {
 		/* The cache cannot be written (a read-only or full file system, a
 		 * path through a file): the Run goes on without measured Ceilings. */

@@ -250,6 +250,17 @@ static const struct pivot_column mpi_peer_cols[] = {
 	COL_NN(mpi_peer, bytes, "bytes", PCOL_I64, PRESENT_ALWAYS),
 };
 
+static const struct pivot_column mpi_collective_cols[] = {
+	REF(mpi_collective, locus, "loci"),
+	TEXT_NN(mpi_collective, name),
+	TEXT(mpi_collective, members),
+	COL_NN(mpi_collective, size, "size", PCOL_INT, PRESENT_ALWAYS),
+	COL(mpi_collective, root, "root", PCOL_INT, PRESENT_NONNEG),
+	COL_NN(mpi_collective, calls, "calls", PCOL_I64, PRESENT_ALWAYS),
+	COL_NN(mpi_collective, time_ns, "time_ns", PCOL_I64, PRESENT_ALWAYS),
+	COL_NN(mpi_collective, bytes, "bytes", PCOL_I64, PRESENT_ALWAYS),
+};
+
 static const struct pivot_column omp_site_cols[] = {
 	REF(omp_site, locus, "loci"),
 	TEXT(omp_site, module),
@@ -296,6 +307,7 @@ ADDER(mpi_site)
 ADDER(event)
 ADDER(mpi_peer)
 ADDER(omp_site)
+ADDER(mpi_collective)
 
 #define TABLE(name_, type, array, check_)                                           \
 	{#name_, type##_cols, (int)(sizeof(type##_cols) / sizeof(type##_cols[0])),   \
@@ -318,6 +330,7 @@ const struct pivot_table pivot_tables[] = {
 	TABLE(events, event, events, NULL),
 	TABLE(mpi_peers, mpi_peer, mpi_peers, NULL),
 	TABLE(omp_sites, omp_site, omp_sites, NULL),
+	TABLE(mpi_collectives, mpi_collective, mpi_collectives, NULL),
 };
 const size_t nr_pivot_tables = sizeof(pivot_tables) / sizeof(pivot_tables[0]);
 

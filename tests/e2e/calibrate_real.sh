@@ -93,7 +93,7 @@ else:
 # Ceilings, with its frequency and time in the calibration's report.
 costs = {x["name"]: x for x in c1["machine"].get("costs", [])}
 if not cal["budget_cut"]:
-    assert set(costs) == {"perf_sample_fp", "perf_sample_dwarf"}, costs
+    assert set(costs) == {"perf_sample_fp", "perf_sample_dwarf", "preload_sample"}, costs
     assert cal["cost_frequency"] > 0 and cal["cost_seconds"] > 0, cal
 for x in costs.values():
     assert x["unit"] == "s" and x["quality"] in ("measured", "estimated", "unavailable"), x

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The page at cluster scale (issue 22 items 6-7), from a payload: nodes as Loci (each node's ranks as ranges, its time, the busiest node against the mean) and the point-to-point heat map of 4096 ranks in 64 x 64 cells of 64 ranks, with its heaviest pairs named
+# The page at cluster scale (issue 22 items 6-7), from a payload: nodes as Loci (each node's ranks as ranges, its time, the busiest node against the mean) and the point-to-point heat map of 4096 ranks in 64 x 64 cells of 64 ranks, with its heaviest pairs named, measured; apart, the collectives' heat map (an Allreduce over every rank: 64 x 64 cells), labelled estimated with the reason, and its collectives by communicator
 set -eu
 . "$NUNATAK_SOURCE_DIR/tests/fixtures/report/chromium.sh"
 tmp=$(mktemp -d)
@@ -26,6 +26,16 @@ r["comm_matrix"] = {"ranks": n, "ranks_reporting": n, "messages": 4096, "bytes":
     "cells": cells,
     "top_pairs": [{"from": 4095, "to": 0, "messages": 1, "bytes": 8000, "time_ns": v(1e4, clock="wall clock")}],
     "basis": "point-to-point calls measured by interposition in every rank"}
+why = "the MPI library's algorithm decides which ranks really exchange a collective's data"
+coll = [[f, t, 8 * 64 * (63 if f == t else 64), 64 * (63 if f == t else 64), 8192] for f in range(64) for t in range(64)]
+r["comm_matrix"]["collectives"] = {"quality": "estimated", "reason": why, "ranks": n, "ranks_reporting": n,
+    "calls": 4096, "bytes": {"value": 8 * 4096 * 4095, "unit": "B", "quality": "estimated", "reason": why},
+    "bytes_by_pattern": {"one-to-all": 0, "all-to-one": 0, "all-pairs": 8 * 4096 * 4095, "prefix": 0, "sync": 0},
+    "time_ns": v(33.5e6, clock="wall clock"), "unplaced": {"calls": 3, "bytes": 24}, "bin": b, "bins": 64, "cells": coll,
+    "groups": [{"function": "MPI_Allreduce", "pattern": "all-pairs", "members": "0-4095", "size": 4096, "root": None,
+                "ranks_reporting": 4096, "calls": 4096, "bytes": {"value": 8 * 4096 * 4095, "unit": "B", "quality": "estimated", "reason": why},
+                "time_ns": v(33.5e6, clock="wall clock")}],
+    "groups_total": 1, "basis": "each rank's collective calls measured by interposition"}
 json.dump(p, open(sys.argv[2], "w"))
 PY
 "$NUNATAK" report --payload "$tmp/payload.json" --html 2>"$tmp/err.txt"
@@ -36,5 +46,11 @@ expect "$tmp/dom.html" '<h3>Nodes</h3>' 'busiest node cn001 at 1.37x the mean no
 	'<h3>Who talks to whom</h3>' 'in 4096 of 4096 ranks' 'Each cell holds 64 consecutive ranks.' \
 	'<title>ranks 4032–4095 → ranks 0–63: 8.00 kB in 1 messages'
 [ "$(grep -o 'class="comm-cell"' "$tmp/dom.html" | wc -l)" = 128 ] || { echo "FAIL: not 128 heat-map cells"; exit 1; }
+expect "$tmp/dom.html" '<h4>Point-to-point <span class="badge q-measured"' '<h4>Collectives <span class="badge q-estimated"' \
+	"Estimated: the MPI library's algorithm decides which ranks really exchange" '134 MB by pattern (all-pairs 134 MB)' \
+	"<title>ranks 0–63 → ranks 64–127: 32.8 kB by the collectives' patterns (estimated) in 4096 calls" \
+	'<td>MPI_Allreduce</td><td>all-pairs</td><td>0-4095</td><td class="num">–</td>'
+expect "$tmp/dom.html" '3 collective calls (24.0 B) on communicators that could not be placed'
+[ "$(grep -o 'class="coll-cell"' "$tmp/dom.html" | wc -l)" = 4096 ] || { echo "FAIL: not 4096 collective cells"; exit 1; }
 reject "$tmp/dom.html" 'undefined' 'NaN' '>null<' 'class="fatal"'
 echo ok

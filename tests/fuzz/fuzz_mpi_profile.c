@@ -23,6 +23,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < p.nr_events; i++)
 		if (!p.events[i].name || p.events[i].peer < -1 || p.events[i].duration_ns < 0)
 			__builtin_trap();
+	for (size_t i = 0; i < p.nr_ccomms; i++)
+		if (p.ccomms[i].nr > (size_t)p.ccomms[i].size || p.ccomms[i].id < 0)
+			__builtin_trap();
+	for (size_t i = 0; i < p.nr_colls; i++)
+		if (!p.colls[i].name || p.colls[i].comm < -1 || p.colls[i].root < -1)
+			__builtin_trap();
 	if (strlen(p.state) >= sizeof(p.state))
 		__builtin_trap();
 	mpi_profile__release(&p);

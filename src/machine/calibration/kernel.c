@@ -7,6 +7,7 @@
 //
 // Usage: kernel <triad|fma_dp|fma_sp> <threads> <reps> <ms> [bytes]
 //        kernel <sample_fp|sample_dwarf> 1 <reps> <ms> <freq>
+//        kernel sample_preload 1 <reps> <ms> <freq> <libscope_profiler.so>
 //   triad   a[i] = b[i] + s * c[i] over `bytes` (three arrays; default 1/8
 //           of RAM clamped to [768 MiB, 6 GiB]), counted 24 B per element;
 //   fma_dp  12 independent FMA chains per thread, double precision;
@@ -19,6 +20,19 @@
 //           prints "work <flop per repetition>", "rep <i> <bare rate>" and
 //           "sampled <i> <sampled rate> <samples taken>", the rates over the
 //           thread's CPU time (robust to other processes' load).
+//   sample_preload  the same pairs for the preload sampler (where perf is
+//           blocked): the library dlopen'ed, sampling started with
+//           sp_start_sampling() in each sampled half, each repetition cut in
+//           <freq> slices per CPU second with a system call after each: the
+//           sampled half queues SIGPROF with SI_TIMER to this thread (what
+//           the sampler's timers send, delivered and handled on the way back
+//           to user space as theirs are), the bare half calls getppid (the
+//           same kernel entry and exit). The sampler's own timers run on
+//           thread CPU time and expire at most once per kernel tick: too
+//           rarely for the slowdown to stand above the noise. A wrapper
+//           counts every SIGPROF handled (the samples) and calls the
+//           library's handler. Ends with _exit: the library's exit hook
+//           never writes a trace here.
 // Up to `reps` repetitions (until the last 3 agree within 2 %) run for
 // about `ms` milliseconds each (of CPU time for the FMA kernels, each thread
 // timing itself, "timing cpu"; of wall time for the triad) on `threads`
@@ -42,8 +56,10 @@
 #include <time.h>
 #include <unistd.h>
 #if defined(__linux__)
+#include <dlfcn.h>
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #endif
@@ -64,7 +80,7 @@
 #define CHAINS 12
 #define MIB (1024.0 * 1024.0)
 
-enum kind { TRIAD, FMA_DP, FMA_SP, SAMPLE_FP, SAMPLE_DWARF };
+enum kind { TRIAD, FMA_DP, FMA_SP, SAMPLE_FP, SAMPLE_DWARF, SAMPLE_PRELOAD };
 
 /* The chains' results land here, so the compiler cannot drop them. */
 static volatile double sink_dp;
@@ -392,7 +408,8 @@ static double loadavg(void)
 static int usage(void)
 {
 	fputs("usage: kernel <triad|fma_dp|fma_sp> <threads> <reps> <ms> [bytes]\n"
-	      "       kernel <sample_fp|sample_dwarf> 1 <reps> <ms> <freq>\n", stderr);
+	      "       kernel <sample_fp|sample_dwarf> 1 <reps> <ms> <freq>\n"
+	      "       kernel sample_preload 1 <reps> <ms> <freq> <libscope_profiler.so>\n", stderr);
 	return 2;
 }
 
@@ -492,6 +509,127 @@ static int sample_pairs(struct shared *s, struct worker *w, int reps, long freq)
 	close(fd);
 	return 0;
 }
+
+/* The preload sampler's handler, as the library installed it, and the
+ * SIGPROF signals handled through the counting wrapper in front of it. */
+static struct sigaction lib_sa;
+static volatile long nr_prof;
+
+static void counting(int sig, siginfo_t *si, void *uc)
+{
+	nr_prof++;
+	lib_sa.sa_sigaction(sig, si, uc);
+}
+
+struct preload {
+	int (*start)(int);
+	int (*stop)(void);
+	int wrapped; /* lib_sa holds the library's handler */
+	siginfo_t si; /* what the sampler's timers send: SIGPROF, SI_TIMER */
+	pid_t pid, tid;
+};
+
+static int preload_open(struct preload *p, const char *lib)
+{
+	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "kernel: cannot load the preload sampler: %s\n", dlerror());
+		return -1;
+	}
+	p->start = (int (*)(int))dlsym(h, "sp_start_sampling");
+	p->stop = (int (*)(void))dlsym(h, "sp_stop_sampling");
+	if (!p->start || !p->stop) {
+		fprintf(stderr, "kernel: %s has no sp_start_sampling/sp_stop_sampling\n", lib);
+		return -1;
+	}
+	memset(&p->si, 0, sizeof(p->si));
+	p->si.si_signo = SIGPROF;
+	p->si.si_code = SI_TIMER;
+	p->pid = getpid();
+	p->tid = (pid_t)syscall(SYS_gettid);
+	return 0;
+}
+
+/* Sampling on (the library's handler behind the counting wrapper) or off;
+ * -1 when the library refused. */
+static int preload_set(struct preload *p, int on, long freq)
+{
+	if (!on)
+		return p->stop();
+	if (p->wrapped) /* the library starts only over its own handler */
+		sigaction(SIGPROF, &lib_sa, NULL);
+	int rc = p->start((int)freq);
+	if (rc != 0) {
+		fprintf(stderr, "kernel: sp_start_sampling: %s\n", strerror(rc < 0 ? -rc : rc));
+		return -1;
+	}
+	if (!p->wrapped && sigaction(SIGPROF, NULL, &lib_sa) == 0 &&
+	    (lib_sa.sa_flags & SA_SIGINFO) && lib_sa.sa_sigaction)
+		p->wrapped = 1;
+	if (!p->wrapped) {
+		fputs("kernel: the preload sampler installed no SIGPROF handler\n", stderr);
+		return -1;
+	}
+	struct sigaction sa = lib_sa;
+	sa.sa_sigaction = counting;
+	return sigaction(SIGPROF, &sa, NULL);
+}
+
+/* One fma_dp repetition in n slices with a system call after each: a
+ * SIGPROF queued to this thread as the sampler's timers send it (sampled:
+ * delivered and handled on the way back to user space, as a timer's is),
+ * or getppid (bare: the same kernel entry and exit, no signal). On this
+ * thread's CPU time. */
+static double sliced_rep(struct shared *s, struct worker *w, struct preload *p, long n,
+			 int sampled)
+{
+	long per = s->iters / n > 0 ? s->iters / n : 1;
+	double c0 = thread_cpu(), flop = 0;
+	for (long i = 0; i < n; i++) {
+		flop += fma_dp(per, 1.0 + (double)(i & 7));
+		if (sampled)
+			syscall(SYS_rt_tgsigqueueinfo, p->pid, p->tid, SIGPROF, &p->si);
+		else
+			syscall(SYS_getppid);
+	}
+	w[0].result = flop;
+	w[0].cpu = thread_cpu() - c0;
+	return w[0].cpu;
+}
+
+/* Pairs of repetitions, bare and sampled by the preload sampler's handler,
+ * freq samples per second of the repetition's CPU time. */
+static int preload_pairs(struct shared *s, struct worker *w, int reps, long freq, double ms,
+			 const char *lib)
+{
+	struct preload p;
+	memset(&p, 0, sizeof(p));
+	if (!lib || preload_open(&p, lib) != 0)
+		return 3;
+	long n = (long)((double)freq * ms / 1e3);
+	n = n < 1 ? 1 : n;
+	for (int r = 0; r < reps; r++) {
+		double tb = 0, ts = 0;
+		long n0 = 0, n1 = 0;
+		for (int half = 0; half < 2; half++) {
+			if ((half + r) % 2 == 0) {
+				tb = sliced_rep(s, w, &p, n, 0);
+				continue;
+			}
+			if (preload_set(&p, 1, freq) != 0)
+				return 3;
+			n0 = nr_prof;
+			ts = sliced_rep(s, w, &p, n, 1);
+			n1 = nr_prof;
+			preload_set(&p, 0, freq);
+		}
+		printf("rep %d %.6e\nsampled %d %.6e %ld\n", r, work_of(s, w) / tb, r,
+		       work_of(s, w) / ts, n1 - n0);
+		fflush(stdout);
+	}
+	printf("work %.6e\n", work_of(s, w));
+	return 0;
+}
 #else
 static int sample_pairs(struct shared *s, struct worker *w, int reps, long freq)
 {
@@ -499,18 +637,31 @@ static int sample_pairs(struct shared *s, struct worker *w, int reps, long freq)
 	fputs("kernel: task-clock sampling needs Linux's perf_event_open\n", stderr);
 	return 3;
 }
+
+static int preload_pairs(struct shared *s, struct worker *w, int reps, long freq, double ms,
+			 const char *lib)
+{
+	(void)s, (void)w, (void)reps, (void)freq, (void)ms, (void)lib;
+	fputs("kernel: the preload sampler's cost is measured on Linux only\n", stderr);
+	return 3;
+}
 #endif
 
 /* The sample_* kernels after sizing: pairs, then the CPU share. */
-static int sample_main(struct shared *s, struct worker *w, int reps, long freq)
+static int sample_main(struct shared *s, struct worker *w, int reps, long freq, double ms,
+		       const char *lib)
 {
 	if (s->threads != 1 || freq < 1 || freq > 1000000)
 		return usage();
 	double t0 = now(), cpu0 = cpu_seconds();
-	int rc = sample_pairs(s, w, reps, freq);
+	int rc = s->kind == SAMPLE_PRELOAD ? preload_pairs(s, w, reps, freq, ms, lib)
+					   : sample_pairs(s, w, reps, freq);
 	double share = (cpu_seconds() - cpu0) / (now() - t0);
 	if (rc == 0)
 		printf("cpu_share %.3f\n", share > 1 ? 1.0 : share);
+	fflush(stdout);
+	if (s->kind == SAMPLE_PRELOAD)
+		_exit(rc); /* the library's exit hook would write a trace */
 	return rc;
 }
 
@@ -577,6 +728,8 @@ int main(int argc, char **argv)
 		s.kind = SAMPLE_FP;
 	else if (!strcmp(argv[1], "sample_dwarf"))
 		s.kind = SAMPLE_DWARF;
+	else if (!strcmp(argv[1], "sample_preload"))
+		s.kind = SAMPLE_PRELOAD;
 	else
 		return usage();
 	s.threads = atoi(argv[2]);
@@ -621,8 +774,9 @@ int main(int argc, char **argv)
 	printf("kernel %s\nisa %s\nthreads %d\nload %.2f\n", argv[1], ISA, s.threads, load);
 	if (s.kind == TRIAD)
 		printf("bytes %zu\n", s.n * 24);
-	if (s.kind == SAMPLE_FP || s.kind == SAMPLE_DWARF)
-		return sample_main(&s, w, reps, argc > 5 ? strtol(argv[5], NULL, 10) : 0);
+	if (s.kind == SAMPLE_FP || s.kind == SAMPLE_DWARF || s.kind == SAMPLE_PRELOAD)
+		return sample_main(&s, w, reps, argc > 5 ? strtol(argv[5], NULL, 10) : 0, ms,
+				   argc > 6 ? argv[6] : NULL);
 	double share = run_reps(&s, w, reps);
 	if (s.kind == TRIAD)
 		printf("init_s %.3f\n", t_init);

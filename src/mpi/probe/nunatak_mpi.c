@@ -24,7 +24,8 @@
  * The polling family (MPI_Test*, MPI_Iprobe, MPI_Improbe,
  * MPI_Request_get_status) takes a cheaper path: per-thread counters only,
  * 1 call in 64 timed and the others' time estimated from them
- * (nunatak_mpi_poll.inc).
+ * (nunatak_mpi_poll.inc), their Fortran bindings too
+ * (nunatak_mpi_fortran_poll.inc).
  *
  * Cost: two clock reads, one hash probe and a few adds per call; nothing
  * allocates on that path. The clock is the TSC when the kernel itself keeps
@@ -71,6 +72,18 @@
  * NK_COMM_SLOTS communicators at once, a world larger than NK_PEER_MAX).
  * Completion calls (MPI_Wait*, MPI_Test*) name no partner and are not in it,
  * nor are collectives and one-sided calls (their totals are the functions').
+ *
+ * Collectives (nunatak_mpi_colls.inc), two more records:
+ *   ccomm ID SIZE MEMBERS   a communicator's members, by rank in
+ *     MPI_COMM_WORLD in the communicator's order: comma-separated `a`, `a-b`
+ *     (a to b by 1) or `a-b:s` (a to b by s); a long list spans several
+ *     `ccomm` lines of one ID, each adding members. ID 0 is MPI_COMM_WORLD.
+ *   coll NAME ID ROOT CALLS TIME_NS BYTES   a collective's totals on one
+ *     communicator (ID, -1: not placed) with one root (rank in
+ *     MPI_COMM_WORLD, -1 for collectives without one), bytes as above.
+ * The members are learnt once per communicator (the same translation as the
+ * peers'), kept after MPI_Comm_free (the totals outlive the handle), shared
+ * by communicators with the same members, up to NK_CCOMM_MAX lists.
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -96,6 +109,9 @@
 #define NK_SAMPLE_EVERY 256
 #define NK_COMM_SLOTS 32
 #define NK_PEER_MAX 65536
+#define NK_CCOMM_MAX 64
+#define NK_COLL_SLOTS 512 /* power of two */
+#define NK_COLL_PROBES 32
 #define NK_EXPORT __attribute__((visibility("default")))
 
 #define NK_FUNCTIONS(X)                                                                    \
@@ -128,11 +144,25 @@ struct nk_peer {
 	struct nk_totals dir[2];
 };
 
-/* A communicator's ranks in MPI_COMM_WORLD: map NULL when congruent. */
+/* A communicator's ranks in MPI_COMM_WORLD: map NULL when congruent.
+ * ccomm: its member list's index in nk.ccomms, -1 when none could be kept. */
 struct nk_comm {
 	MPI_Comm comm;
-	int used, unmappable, size;
+	int used, unmappable, size, ccomm;
 	int *map;
+};
+
+/* A member list of the collectives' communicators (members NULL: the world's
+ * ranks in order); written once, read by the writer after nr_ccomms. */
+struct nk_ccomm {
+	int size;
+	int *members;
+};
+
+/* A collective's totals on one member list with one root. */
+struct nk_coll {
+	uint64_t key; /* fn + 1 | ccomm << 7 | (root + 1) << 16; 0: empty */
+	struct nk_totals t;
 };
 
 struct nk_event {
@@ -164,6 +194,10 @@ static struct {
 	struct nk_peer unplaced;
 	struct nk_comm comms[NK_COMM_SLOTS];
 	int comm_lock;
+	struct nk_ccomm ccomms[NK_CCOMM_MAX];
+	int nr_ccomms;
+	struct nk_coll colls[NK_COLL_SLOTS];
+	struct nk_totals coll_unplaced[NK_NR_FUNCTIONS];
 } nk;
 
 static __thread int nk_depth __attribute__((tls_model("initial-exec")));
@@ -334,5 +368,7 @@ static uint64_t nk_recvd(const MPI_Status *st, int count, MPI_Datatype dt)
 	} while (0)
 
 #include "nunatak_mpi_write.inc"
+#include "nunatak_mpi_colls.inc"
 #include "nunatak_mpi_wrappers.inc"
 #include "nunatak_mpi_fortran.inc"
+#include "nunatak_mpi_fortran_poll.inc"

@@ -128,7 +128,7 @@ static void t_name_kernel(void)
 	make_pivot(&p);
 	struct degradations d = {0};
 	struct err e = {0};
-	CHECK_INT(attrib_kernel(&p, NULL, &o, &d, &e), 0);
+	CHECK_INT(attrib_kernel(&p, NULL, &o, &d, NULL, &e), 0);
 	CHECK_INT(d.n, 0);
 	CHECK_INT(p.nr_hotspots, 3); /* do_sched_yield (fused), __x64_sys_getppid, /bin/x */
 	CHECK_STR(p.hotspots[0].name, "do_sched_yield");
@@ -149,7 +149,7 @@ static void expect_folded(const struct attrib_opts *o, const char *why, size_t n
 	make_pivot(&p);
 	struct degradations d = {0};
 	struct err e = {0};
-	CHECK_INT(attrib_kernel(&p, NULL, o, &d, &e), 0);
+	CHECK_INT(attrib_kernel(&p, NULL, o, &d, NULL, &e), 0);
 	CHECK_INT(p.nr_hotspots, 2); /* one unresolved kernel Hotspot, as before offsets */
 	CHECK_STR(p.hotspots[0].module, "[kernel.kallsyms]");
 	CHECK(p.hotspots[0].name == NULL && !p.hotspots[0].has_offset);
@@ -204,7 +204,7 @@ static void name_through(struct executor *x, const struct attrib_opts *o)
 	pivot__add_stack_frame(&p, &f1);
 	struct degradations d = {0};
 	struct err e = {0};
-	CHECK_INT(attrib_kernel(&p, x, o, &d, &e), 0);
+	CHECK_INT(attrib_kernel(&p, x, o, &d, NULL, &e), 0);
 	CHECK_INT(d.n, 0);
 	CHECK_INT(p.nr_hotspots, 3);
 	CHECK_STR(p.hotspots[0].name, "do_sched_yield");
@@ -249,7 +249,7 @@ static void t_record_replay(void)
 	struct pivot p;
 	make_pivot(&p);
 	struct degradations d = {0};
-	CHECK_INT(attrib_kernel(&p, rep, &r, &d, &e), 0);
+	CHECK_INT(attrib_kernel(&p, rep, &r, &d, NULL, &e), 0);
 	CHECK_INT(p.nr_hotspots, 2);
 	CHECK(d.n == 1 && strstr(d.v[0].message, "kernel_symbols is malformed"));
 	pivot__release(&p);

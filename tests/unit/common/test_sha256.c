@@ -3,6 +3,8 @@
 // chunk sizes, which must not change the digest.
 #include "common/sha256.h"
 
+#include <stdbool.h>
+
 #include "harness.h"
 
 static void t_empty(void)
@@ -91,6 +93,63 @@ static void t_padding_edges(void)
 	}
 }
 
+static void t_million_a_oneshot(void)
+{
+	/* In one update: whole blocks straight from the input, through the
+	 * CPU's SHA instructions where it has them. */
+	static char m[1000000];
+	memset(m, 'a', sizeof(m));
+	char hex[SHA256_HEX_SIZE];
+	sha256_hex(m, sizeof(m), hex);
+	CHECK_STR(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+static void digest_hex(const uint8_t *buf, size_t n, size_t step, int accel, char *hex,
+		       signed char *used)
+{
+	struct sha256 s;
+	uint8_t d[SHA256_DIGEST_SIZE];
+	sha256__init(&s);
+	if (accel == 0)
+		s.accel = 0; /* the portable code only */
+	for (size_t at = 0; at < n; at += step)
+		sha256__update(&s, buf + at, n - at < step ? n - at : step);
+	*used = s.accel;
+	sha256__final(&s, d);
+	for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
+
+static void t_accel_matches_portable(void)
+{
+	/* Pseudo-random bytes of every length around the block and the
+	 * acceleration threshold, whole and in odd chunks: the SHA-NI code
+	 * and the portable one give one digest. */
+	static uint8_t buf[(1 << 16) + 200];
+	uint32_t x = 2463534242u;
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		buf[i] = (uint8_t)x;
+	}
+	static const size_t lens[] = {0, 1, 63, 64, 65, 127, 128, 4095, 4096, 4097, 4159,
+				      8192 + 55, 12345, 1 << 16, (1 << 16) + 200};
+	static const size_t steps[] = {1 << 20, 4096, 4160, 5000};
+	bool accelerated = false;
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+		for (size_t j = 0; j < sizeof(steps) / sizeof(steps[0]); j++) {
+			char a[SHA256_HEX_SIZE], p[SHA256_HEX_SIZE];
+			signed char used = 0, none = 0;
+			digest_hex(buf, lens[i], steps[j], -1, a, &used);
+			digest_hex(buf, lens[i], steps[j], 0, p, &none);
+			CHECK_STR(a, p);
+			CHECK(none == 0);
+			accelerated = accelerated || used > 0;
+		}
+	if (!accelerated)
+		SKIP("this CPU has no SHA instructions (x86-64 SHA-NI): only the portable "
+		     "code ran, the comparison is not made here");
+}
+
 static const struct test_case cases[] = {
 	{"empty", "digest of the empty message", t_empty},
 	{"abc", "FIPS 180-4 one-block vector", t_abc},
@@ -98,5 +157,9 @@ static const struct test_case cases[] = {
 	{"million_a", "one million 'a' fed in 7-byte chunks", t_million_a},
 	{"chunking", "every split point gives the one-shot digest", t_chunking},
 	{"padding_edges", "55/56/64-byte messages (padding block boundaries)", t_padding_edges},
+	{"million_a_oneshot", "one million 'a' in one update (the accelerated path)",
+	 t_million_a_oneshot},
+	{"accel_matches_portable", "SHA-NI and portable digests agree on every length",
+	 t_accel_matches_portable},
 };
 TEST_MAIN(cases)

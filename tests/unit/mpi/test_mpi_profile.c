@@ -133,6 +133,51 @@ static void t_peers(void)
 	mpi_profile__release(&p);
 }
 
+static void t_collectives(void)
+{
+	/* a member list over two lines, a split in reverse order, an unplaced
+	 * call, and a list cut short (its communicator not placed) */
+	const char *t = "nunatak-mpi\t1\nrank\t2\nccomm\t0\t4\t0-3\n"
+			"ccomm\t1\t5\t6,4\nccomm\t1\t5\t0-8:4\nccomm\t2\t3\t1\n"
+			"coll\tMPI_Bcast\t1\t4\t2\t100\t500\n"
+			"coll\tMPI_Allreduce\t0\t-1\t3\t90\t6144\n"
+			"coll\tMPI_Barrier\t-1\t-1\t1\t7\t0\n"
+			"coll\tMPI_Reduce\t2\t1\t1\t5\t8\nend\n";
+	struct mpi_profile p;
+	struct err e = {0};
+	CHECK_INT(mpi_profile_parse(t, strlen(t), &p, &e), 0);
+	CHECK_INT(p.nr_ccomms, 3);
+	const struct mpi_prof_ccomm *c = mpi_profile_ccomm(&p, 1);
+	CHECK(c && c->size == 5 && c->nr == 5);
+	CHECK(c && c->members[0] == 6 && c->members[1] == 4 && c->members[2] == 0 &&
+	      c->members[4] == 8);
+	CHECK(mpi_profile_ccomm(&p, 0) && mpi_profile_ccomm(&p, 0)->members[3] == 3);
+	CHECK(mpi_profile_ccomm(&p, 2) == NULL); /* 1 of its 3 members */
+	CHECK(mpi_profile_ccomm(&p, 7) == NULL);
+	CHECK_INT(p.nr_colls, 4);
+	CHECK_STR(p.colls[0].name, "MPI_Bcast");
+	CHECK(p.colls[0].comm == 1 && p.colls[0].root == 4 && p.colls[0].calls == 2 &&
+	      p.colls[0].time_ns == 100 && p.colls[0].bytes == 500);
+	CHECK(p.colls[1].root == -1 && p.colls[2].comm == -1);
+	mpi_profile__release(&p);
+	static const char *const bad[] = {
+		"nunatak-mpi\t1\nccomm\t0\t2\t0-3\n",           /* more members than its size */
+		"nunatak-mpi\t1\nccomm\t0\t2\t1\nccomm\t0\t3\t2\n", /* two sizes */
+		"nunatak-mpi\t1\nccomm\t0\t4\t3-1\n",           /* a range going down */
+		"nunatak-mpi\t1\nccomm\t0\t4\t0-3:2\n",         /* a step past its end */
+		"nunatak-mpi\t1\nccomm\t0\t4\t0,,1\n",
+		"nunatak-mpi\t1\nccomm\t-1\t4\t0-3\n",
+		"nunatak-mpi\t1\nccomm\t0\t99999999\t0-99999998\n", /* beyond the cap */
+		"nunatak-mpi\t1\ncoll\tMPI_Bcast\t0\t1\t2\t3\n",  /* a field short */
+		"nunatak-mpi\t1\ncoll\tMPI_Bcast\tx\t1\t2\t3\t4\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_INT(mpi_profile_parse(bad[i], strlen(bad[i]), &p, &e), -EINVAL);
+		CHECK(strstr(e.msg, "line 2: malformed `c") || strstr(e.msg, "line 3: malformed `c"));
+		mpi_profile__release(&p);
+	}
+}
+
 static void t_stack(void)
 {
 	struct mpi_stack st;
@@ -221,6 +266,8 @@ static const struct test_case cases[] = {
 	 t_polled},
 	{"peers", "point-to-point totals per partner and direction; a bad direction refused",
 	 t_peers},
+	{"collectives", "communicators' members over several lines, collectives' totals; "
+	 "member lists cut short or malformed", t_collectives},
 	{"stack", "launcher --version and the matching mpicc", t_stack},
 	{"netprobe", "ping-pong output into network Ceilings with their Quality", t_netprobe},
 };

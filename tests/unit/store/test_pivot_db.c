@@ -267,9 +267,10 @@ static void t_absent_tables(void)
 	build(&p);
 	CHECK_INT(pivot_db_write(&p, path, NULL, &e), 0);
 	sql(path, "DROP TABLE region_stats; DROP TABLE stack_frames; "
-		  "ALTER TABLE measurements DROP COLUMN coverage");
+		  "DROP TABLE mpi_collectives; ALTER TABLE measurements DROP COLUMN coverage");
 	pivot__init(&r);
 	CHECK_INT(pivot_db_read(&r, path, &e), 0);
+	CHECK_INT(r.nr_mpi_collectives, 0); /* a Run from before the collectives */
 	CHECK_INT(r.nr_region_stats, 0);
 	CHECK_INT(r.nr_stack_frames, 0);
 	CHECK_INT(r.nr_measurements, 3);
@@ -436,11 +437,46 @@ static void t_omp_sites(void)
 	done();
 }
 
+/* Collectives per communicator survive write + read: members NULL (not
+ * placed), root NULL (none). */
+static void t_mpi_collectives(void)
+{
+	char *path = tmpfile_path();
+	struct pivot p, r;
+	struct err e = {0};
+	pivot__init(&p);
+	CHECK_INT(pivot__intern_locus(&p, "n", 3, -1), 0);
+	struct mpi_collective c = {.locus = 0, .name = (char *)"MPI_Bcast",
+				   .members = (char *)"3,1", .size = 2, .root = 3, .calls = 2,
+				   .time_ns = 700, .bytes = 500};
+	CHECK_INT(pivot__add_mpi_collective(&p, &c), 0);
+	c.members = NULL, c.size = 0, c.root = -1, c.name = (char *)"MPI_Allreduce";
+	CHECK_INT(pivot__add_mpi_collective(&p, &c), 1);
+	CHECK_INT(pivot_db_write(&p, path, NULL, &e), 0);
+	pivot__init(&r);
+	CHECK_INT(pivot_db_read(&r, path, &e), 0);
+	CHECK_INT(r.nr_mpi_collectives, 2);
+	CHECK_STR(r.mpi_collectives[0].members, "3,1");
+	CHECK(r.mpi_collectives[0].size == 2 && r.mpi_collectives[0].root == 3 &&
+	      r.mpi_collectives[0].calls == 2 && r.mpi_collectives[0].time_ns == 700 &&
+	      r.mpi_collectives[0].bytes == 500);
+	CHECK(r.mpi_collectives[1].members == NULL && r.mpi_collectives[1].root == -1);
+	pivot__release(&p);
+	pivot__release(&r);
+	done();
+}
+
 /* The schema is generated from the column tables; the SQL a reader of old
  * Runs depends on stays what it was, word for word. */
 static void t_schema(void)
 {
-	CHECK_INT(nr_pivot_tables, 15);
+	CHECK_INT(nr_pivot_tables, 16);
+	CHECK_STR(pivot_tables[15].name, "mpi_collectives");
+	char *coll = pivot_table__ddl(&pivot_tables[15]);
+	CHECK_STR(coll, "locus INTEGER NOT NULL REFERENCES loci(id), name TEXT NOT NULL, members "
+			"TEXT, size INTEGER NOT NULL, root INTEGER, calls INTEGER NOT NULL, time_ns "
+			"INTEGER NOT NULL, bytes INTEGER NOT NULL");
+	xfree(coll);
 	CHECK_STR(pivot_tables[14].name, "omp_sites");
 	char *omp = pivot_table__ddl(&pivot_tables[14]);
 	CHECK_STR(omp, "locus INTEGER NOT NULL REFERENCES loci(id), module TEXT, address INTEGER "
@@ -472,6 +508,8 @@ static void t_schema(void)
 }
 
 static const struct test_case cases[] = {
+	{"mpi_collectives", "collectives per communicator and root: write + read, NULLs kept",
+	 t_mpi_collectives},
 	{"schema", "the column tables generate the schema of every Run so far", t_schema},
 	{"roundtrip", "every table survives write + read; NULLs stay NULL", t_roundtrip},
 	{"omp_sites", "OMPT regions survive write + read", t_omp_sites},
