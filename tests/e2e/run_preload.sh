@@ -58,7 +58,7 @@ hs = {h["name"]: h for h in rep["hotspots"]}
 assert hs["heavy_seventy"]["share"]["quality"] == "estimated", hs["heavy_seventy"]["share"]
 print(f"{name}: heavy {shares['heavy_seventy']:.3f} light {shares['light_thirty']:.3f}")
 PY
-	grep -q "preload sampler: [0-9]* samples at a measured [0-9]* Hz" "$tmp/$name/err.txt" || {
+	grep -q "preload sampler: [0-9]* samples for [0-9]* timer expirations at a measured [0-9]* Hz" "$tmp/$name/err.txt" || {
 		cat "$tmp/$name/err.txt"; echo "$name: the time base was not stated"; exit 1; }
 }
 
