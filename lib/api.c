@@ -123,7 +123,6 @@ static bool prepared;
 
 static void prepare_locked(void)
 {
-	sp_clock__probe();
 	sp_rank_env__detect(env_lookup, NULL, &rank_info);
 	set_prefix_from_env();
 	stream_path();

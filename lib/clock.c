@@ -5,10 +5,12 @@
 #include "inlib.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 bool sp_clock_tsc;
 uint64_t sp_clock_anchor_interval = UINT64_MAX;
@@ -25,37 +27,41 @@ __attribute__((noinline)) uint64_t sp_clock__mono_ns_outline(void)
 	return sp_clock__mono_ns();
 }
 
+/* The first processor's block of /proc/cpuinfo, read with open/read (the
+ * first call, which decides the clock, may be made in a signal handler:
+ * no stdio). Under the library's init lock. */
+static char cpuinfo[16384];
+
 /* Both flags are needed: constant_tsc alone still stops in deep C-states. */
 static bool cpu_has_invariant_tsc(void)
 {
 #if defined(__x86_64__)
-	FILE *f = fopen("/proc/cpuinfo", "re");
-	if (!f)
+	int fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return false;
-	char line[4096];
-	bool constant = false, nonstop = false;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "flags", 5) != 0)
+	size_t n = 0;
+	char *flags = NULL, *eol = NULL;
+	while (n + 1 < sizeof(cpuinfo) && !eol) {
+		ssize_t r = read(fd, cpuinfo + n, sizeof(cpuinfo) - 1 - n);
+		if (r < 0 && errno == EINTR)
 			continue;
-		constant = strstr(line, " constant_tsc") != NULL;
-		nonstop = strstr(line, " nonstop_tsc") != NULL;
-		break;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		cpuinfo[n] = 0;
+		if (!flags)
+			flags = strncmp(cpuinfo, "flags", 5) == 0 ? cpuinfo : strstr(cpuinfo, "\nflags");
+		if (flags)
+			eol = strchr(flags + 1, '\n');
 	}
-	fclose(f);
-	return constant && nonstop;
+	close(fd);
+	if (!eol)
+		return false;
+	*eol = 0;
+	return strstr(flags, " constant_tsc") && strstr(flags, " nonstop_tsc");
 #else
 	return false;
 #endif
-}
-
-/* Read when the library is loaded (sp_clock__probe): the first call, which
- * may be made in a signal handler, uses stdio no more. -1: not probed. */
-static int invariant_tsc = -1;
-
-void sp_clock__probe(void)
-{
-	if (invariant_tsc < 0)
-		invariant_tsc = cpu_has_invariant_tsc();
 }
 
 /* One (tsc, mono) pair: the tightest of a few tries brackets the monotonic
@@ -105,7 +111,7 @@ void sp_clock__init(void)
 		return;
 	const char *force = getenv("SCOPE_PROFILER_CLOCK");
 	bool want_tsc = !(force && strcmp(force, "monotonic") == 0);
-	sp_clock_tsc = want_tsc && (invariant_tsc >= 0 ? invariant_tsc : cpu_has_invariant_tsc());
+	sp_clock_tsc = want_tsc && cpu_has_invariant_tsc();
 	clock_ready = true;
 	uint64_t t0, m0;
 	take_pair(&t0, &m0);

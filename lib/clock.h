@@ -49,19 +49,15 @@ static inline uint64_t sp_clock__now(void)
 }
 
 /*
- * Decides the mode (the env, and /proc/cpuinfo unless sp_clock__probe read
- * it already) and takes the first anchor. Idempotent; called under the
- * library's init lock.
+ * Decides the mode (reads /proc/cpuinfo, without stdio, and the env) and
+ * takes the first anchor. Idempotent; called under the library's init lock.
  */
 void sp_clock__init(void);
 
-/* Reads whether the TSC is invariant (/proc/cpuinfo, through stdio) ahead
- * of sp_clock__init, which then reads nothing: called when the library is
- * loaded, since the first call may be made in a signal handler. */
-void sp_clock__probe(void);
-
-/* Takes one anchor now and appends it to the table (mutex inside; not
- * async-signal-safe). Returns the stamp it used. */
+/* Takes one anchor now and appends it to the table (mapped memory, never
+ * malloc; its mutex is a section of the library, inlib.h: a signal
+ * handler's flush reaches it only when its thread holds no lock of ours).
+ * Returns the stamp it used. */
 uint64_t sp_clock__anchor(void);
 
 /* Copies up to @p max anchors from index @p from as (tsc, mono ns) pairs

@@ -193,6 +193,8 @@ int sp_h5_write_samples(hid_t rank, const struct sp_h5_samples *s)
 	if (rc == 0)
 		rc = dset_1d(g, "address", H5T_STD_U64LE, H5T_NATIVE_UINT64, n, s->address);
 	if (rc == 0)
+		rc = dset_1d(g, "weight", H5T_STD_I32LE, H5T_NATIVE_INT32, n, s->weight);
+	if (rc == 0)
 		rc = sp_h5_dset_strings(g, "region_names", s->region_names, s->nr_regions);
 	if (rc == 0)
 		rc = sp_h5_dset_strings(g, "module_paths", s->module_paths, s->nr_modules);

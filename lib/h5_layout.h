@@ -67,6 +67,7 @@ struct sp_h5_samples {
 	size_t nr_samples;
 	const int32_t *region, *module;
 	const uint64_t *address;
+	const int32_t *weight; /* timer expirations per sample (>= 1) */
 	size_t nr_regions, nr_modules;
 	const char *const *region_names, *const *module_paths;
 	const uint64_t *module_bases;

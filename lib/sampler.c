@@ -85,12 +85,14 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	/* Only our timers: a stray kill -PROF is not a sample. */
 	if (!atomic_load_explicit(&running, memory_order_relaxed) || si->si_code != SI_TIMER)
 		goto out;
+	/* Expirations the kernel folded into this signal count too. */
+	uint32_t weight = 1 + (uint32_t)(si->si_overrun > 0 ? si->si_overrun : 0);
 	struct sp_sample_chunk *c = tls_samples;
 	size_t n = c ? atomic_load_explicit(&c->nr, memory_order_relaxed) : 0;
 	if (!c || n == c->cap) {
 		struct sp_sample_chunk *fresh = chunk_map();
 		if (!fresh) {
-			atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
+			atomic_fetch_add_explicit(&dropped, weight, memory_order_relaxed);
 			goto out;
 		}
 		c = tls_samples = fresh;
@@ -108,7 +110,8 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	}
 	c->s[n].site = site;
 	c->s[n].addr = interrupted_pc(uc);
-	c->ticks++;
+	c->s[n].weight = weight;
+	c->ticks += weight;
 	atomic_store_explicit(&c->nr, n + 1, memory_order_release);
 	c->handler_stamps += sp_clock__now() - t0;
 out:

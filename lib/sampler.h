@@ -8,7 +8,14 @@
  * CPU-time weighted like perf's task-clock. The cost: the kernel checks
  * CPU timers at its tick, so the rate is capped at CONFIG_HZ (250 here) and
  * idle or blocked time is not sampled. The achieved rate is measured
- * (signals handled / process CPU seconds while sampling) and written.
+ * (timer expirations / process CPU seconds while sampling) and written.
+ *
+ * Weights: a timer whose signal is still pending (the thread was not on a
+ * CPU at a tick, SIGPROF blocked, a sanitizer deferring the handler) does
+ * not send another one: the kernel counts the missed expirations in the
+ * next signal's si_overrun. Each sample carries 1 + si_overrun as its
+ * weight, the CPU time since the thread's previous sample in intervals, as
+ * perf's period: on a loaded machine most expirations arrive that way.
  *
  * Which threads: all threads alive at start (from /proc/self/task), every
  * thread that later records its first region, and - in the shared library,
@@ -34,13 +41,14 @@ struct sp_thread;
 struct sp_sample {
 	const struct sp_site *site; /* innermost open region, NULL if none */
 	uint64_t addr;              /* interrupted instruction address */
+	uint32_t weight;            /* timer expirations this signal stands for */
 };
 
 struct sp_sample_chunk {
 	struct sp_sample_chunk *next_all; /* every chunk of the process */
 	_Atomic size_t nr;
 	size_t cap;
-	uint64_t ticks;          /* signals handled into this chunk's thread */
+	uint64_t ticks;          /* expirations handled into this chunk's thread */
 	uint64_t handler_stamps; /* clock stamps spent in the handler */
 	struct sp_sample s[];
 };
@@ -48,8 +56,8 @@ struct sp_sample_chunk {
 struct sp_sampler_stats {
 	int requested_hz;
 	double effective_hz; /* ticks per CPU second of the process while sampling */
-	uint64_t ticks;      /* every tick, in a region or not */
-	uint64_t dropped;    /* ticks whose sample could not be stored */
+	uint64_t ticks;      /* every expiration, in a region or not (sum of weights) */
+	uint64_t dropped;    /* expirations whose sample could not be stored */
 	double cpu_s;        /* process CPU seconds while sampling */
 	double handler_s;    /* seconds spent in the handler */
 	double overhead;     /* handler_s / cpu_s (excludes kernel delivery) */

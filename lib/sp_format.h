@@ -21,7 +21,7 @@
 #define SP_SPT_VERSION_LOC 2   /* + source file and line per region */
 #define SP_SPT_VERSION_LANES 3 /* + lane per call and a thread table */
 #define SP_SPT_VERSION_MAX 3
-#define SP_SPS_VERSION 1
+#define SP_SPS_VERSION 2 /* 2: + a weight per sample */
 
 /*
  * An unfinished trace: what a recording process keeps at the .spt path

@@ -463,7 +463,8 @@ static int build_samples(struct builder *b, const struct sp_trace_input *in)
 	tr->sample_region = malloc((n + 1) * sizeof(int32_t));
 	tr->sample_module = malloc((n + 1) * sizeof(int32_t));
 	tr->sample_addr = malloc((n + 1) * sizeof(uint64_t));
-	if (!tr->sample_region || !tr->sample_module || !tr->sample_addr)
+	tr->sample_weight = malloc((n + 1) * sizeof(int32_t));
+	if (!tr->sample_region || !tr->sample_module || !tr->sample_addr || !tr->sample_weight)
 		return -ENOMEM;
 	struct sp_modules mods;
 	if (sp_modules__load(&mods) < 0)
@@ -475,6 +476,8 @@ static int build_samples(struct builder *b, const struct sp_trace_input *in)
 			tr->sample_region[s] = c->s[i].site ? resolve(b, c->s[i].site) : -1;
 			tr->sample_addr[s] = c->s[i].addr;
 			tr->sample_module[s] = sp_modules__find(&mods, c->s[i].addr);
+			uint32_t w = c->s[i].weight;
+			tr->sample_weight[s] = w == 0 ? 1 : w > INT32_MAX ? INT32_MAX : (int32_t)w;
 		}
 	}
 	tr->nr_modules = sp_modules__take(&mods, &tr->modules);
@@ -565,5 +568,6 @@ void sp_trace__free(struct sp_trace *tr)
 	free(tr->sample_region);
 	free(tr->sample_module);
 	free(tr->sample_addr);
+	free(tr->sample_weight);
 	memset(tr, 0, sizeof(*tr));
 }

@@ -92,6 +92,7 @@ struct sp_trace {
 	int32_t *sample_region; /* -1: no open region */
 	int32_t *sample_module; /* -1: address in no known module */
 	uint64_t *sample_addr;
+	int32_t *sample_weight; /* >= 1: timer expirations the sample stands for */
 	uint64_t bad_sites; /* handles that were not readable sp_site descriptors */
 	/* timing context (CLOCK_MONOTONIC ns; start_ns -1 if unknown) */
 	int64_t init_ns, finalize_ns, init_real_ns, start_ns;

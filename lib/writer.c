@@ -288,6 +288,7 @@ int sp_writer__sps(const struct sp_trace *tr, const char *path)
 			sp_out__i32(o, tr->sample_region[s]);
 			sp_out__i32(o, tr->sample_module[s]);
 			sp_out__u64(o, tr->sample_addr[s]);
+			sp_out__i32(o, tr->sample_weight[s]);
 		}
 	}
 	int rc = sp_out__commit(o);

@@ -204,6 +204,7 @@ static int write_samples(hid_t rank, const struct sp_trace *tr)
 		.region = tr->sample_region,
 		.module = tr->sample_module,
 		.address = tr->sample_addr,
+		.weight = tr->sample_weight,
 		.nr_regions = tr->nr_regions,
 		.nr_modules = nm,
 		.region_names = names,
@@ -279,6 +280,32 @@ long sp_h5_plugin_abi(void)
 	return SP_TRACE_ABI_KEY;
 }
 
+/* HDF5 only says that a call failed; its file driver's message says why
+ * the system refused ("..., errno = 27, error message = 'File too large'"):
+ * the first such errno of a write is what the error names, not EIO. */
+static int h5_sys_errno;
+
+static herr_t errno_of(unsigned n, const H5E_error2_t *e, void *ctx)
+{
+	(void)n;
+	(void)ctx;
+	const char *p = e && e->desc ? strstr(e->desc, "errno = ") : NULL;
+	if (p && !h5_sys_errno) {
+		long v = strtol(p + 8, NULL, 10);
+		if (v > 0 && v < 4096)
+			h5_sys_errno = (int)v;
+	}
+	return 0;
+}
+
+/* Called by HDF5 on each failed call, instead of printing its stack. */
+static herr_t on_h5_error(hid_t stack, void *ctx)
+{
+	(void)ctx;
+	H5Ewalk2(stack, H5E_WALK_DOWNWARD, errno_of, NULL);
+	return 0;
+}
+
 __attribute__((visibility("default"))) int sp_h5_plugin_write(const struct sp_trace *tr,
 								 const char *path,
 								 const char *label);
@@ -296,10 +323,17 @@ int sp_h5_plugin_write(const struct sp_trace *tr, const char *path, const char *
 		return rfd;
 	}
 	close(rfd);
-	H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* the library stays silent */
+	/* libhdf5 1.10's exit handler crashes (SIGSEGV in H5F__close_cb) after a
+	 * file whose close failed (a full disk, a file size limit): the host
+	 * program died at exit, its output unflushed. When this write is what
+	 * starts HDF5 in the process, it registers no exit handler (our file is
+	 * closed here either way); a program using HDF5 itself keeps its own. */
+	H5dont_atexit();
+	H5Eset_auto2(H5E_DEFAULT, on_h5_error, NULL); /* silent; keeps the errno */
+	h5_sys_errno = 0;
 	errno = 0;
 	hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-	int rc = f < 0 ? -(errno ? errno : EIO) : 0; /* the system's reason, when it gave one */
+	int rc = f < 0 ? -(h5_sys_errno ? h5_sys_errno : errno ? errno : EIO) : 0;
 	if (f >= 0) {
 		(void)write_metadata(f, label, tr); /* a profile without it still reads */
 		char name[32];
@@ -317,6 +351,8 @@ int sp_h5_plugin_write(const struct sp_trace *tr, const char *path, const char *
 		if (H5Fclose(f) < 0 && rc == 0)
 			rc = -EIO;
 	}
+	if (rc == -EIO && h5_sys_errno)
+		rc = -h5_sys_errno;
 	if (rc == 0 && rename(tmp, path) != 0)
 		rc = -errno;
 	if (rc != 0)

@@ -33,6 +33,18 @@ function mpiCell(row, name) {
     site ? el("div", {class: "mpi-site"}, siteText(site)) : null);
 }
 
+// nunatak's own probe where it costs more than 1% of a rank's time
+// (ranks.mpi_probe, stated): the share, the calls that cost it and the
+// option leaving them out, as the summary says it.
+function mpiProbeNote(p) {
+  if (!p || !p.stated || num(p.fraction) === null || !Array.isArray(p.calls) || !p.calls.length) return null;
+  const calls = p.calls.map(c => `${Number(c.calls).toLocaleString("en-US")} calls of ${c.name}`).join(", ");
+  return el("p", {class: "mpi-probe"}, `nunatak's MPI probe took ${pct(num(p.fraction))} of rank ${p.rank}'s time `,
+    qualityBadge(qualityOf(p.fraction), reasonTitle(p.fraction)),
+    ` (its cost per call, measured at MPI_Init, times ${calls}); to leave those calls out of the measurement: `,
+    el("code", {}, "nunatak run " + p.option), " (docs/mpi.md)");
+}
+
 function mpiMatrix(r) {
   const rows = r.rows.filter(x => x.mpi_calls && x.mpi_calls.length);
   if (!rows.length) return null;
@@ -48,7 +60,7 @@ function mpiMatrix(r) {
   return el("div", {class: "mpi-matrix"},
     el("h3", {}, "MPI calls by rank"),
     el("p", {class: "muted"}, "Measured by interposition (PMPI) in every rank: wall-clock time inside each MPI call on that rank (per rank, never summed over ranks), its share of the rank's wall time from MPI_Init to MPI_Finalize, and its heaviest call site."),
-    head,
+    head, mpiProbeNote(r.mpi_probe),
     el("table", {class: "grid-table mpi-calls"},
       el("thead", {}, el("tr", {}, el("th", {scope: "col", class: "rank-col"}, "Rank"),
         el("th", {scope: "col", class: "in-mpi-col", title: "wall clock inside MPI calls, over the rank's time from MPI_Init to MPI_Finalize"}, "In MPI ", el("span", {class: "clock"}, "wall clock")),

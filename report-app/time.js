@@ -84,7 +84,8 @@ function countedRanks(tb) {
   if (!rows.length) return null;
   return el("div", {class: "tb-counted"},
     el("h3", {}, "Counting-only ranks (perf stat)"),
-    el("p", {class: "muted"}, "Per rank, not per thread: " + (rows[0].threads_reason || "")),
+    el("p", {class: "muted"}, "Per rank, not per thread: " + (rows[0].threads_reason || "") +
+      (tb.counted_ranks_total > rows.length ? `. ${rows.length} of the ${tb.counted_ranks_total} counting-only ranks: ${tb.counted_ranks_rule || ""}.` : "")),
     el("table", {class: "tb-threads"},
       el("thead", {}, el("tr", {}, el("th", {}, "rank"), el("th", {class: "num"}, "wall"),
         el("th", {class: "num"}, "on CPU (all its threads)"), el("th", {class: "num"}, "off CPU (of the rank's wall time)"))),

@@ -125,12 +125,14 @@ static int preload_ingest(struct collector *c, const struct collect_env *env,
 	}
 	if (rc == 0 && n > 0) {
 		out->nr_samples = info.samples;
-		console__info(env->con, "preload sampler: %lld samples at a measured %d Hz%s (%d Hz "
-					"requested; CPU-time timers tick at the kernel's HZ), each "
-					"worth %.3g ms of CPU time (estimated)",
-			      (long long)info.samples, info.hz_min,
+		console__info(env->con, "preload sampler: %lld samples for %lld timer expirations at "
+					"a measured %d Hz%s (%d Hz requested; the kernel signals "
+					"CPU-time timers at its tick at most, a sample weighs the "
+					"expirations it stood for), one per %.3g ms of CPU time on "
+					"average (estimated)",
+			      (long long)info.samples, (long long)info.ticks, info.hz_min,
 			      info.hz_max != info.hz_min ? " and more" : "", env->freq,
-			      info.hz_min > 0 ? 1e3 / info.hz_min : 0.0);
+			      info.samples > 0 ? 1e3 * info.cpu_s / (double)info.samples : 0.0);
 	}
 	for (int i = 0; paths && i < n; i++)
 		xfree(paths[i]);

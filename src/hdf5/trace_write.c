@@ -220,17 +220,18 @@ static int samples_from_sps(hid_t rk, const struct sps_file *sf)
 {
 	hsize_t n = (hsize_t)sf->nr_samples, nr = (hsize_t)sf->nr_regions,
 		nm = (hsize_t)sf->nr_modules;
-	int32_t *reg = xmalloc(n * 4 + 4), *mod = xmalloc(n * 4 + 4);
+	int32_t *reg = xmalloc(n * 4 + 4), *mod = xmalloc(n * 4 + 4), *wgt = xmalloc(n * 4 + 4);
 	uint64_t *adr = xmalloc(n * 8 + 8), *base = xmalloc(nm * 8 + 8);
 	char **names = xcalloc(nr + nm + 1, sizeof(*names));
 	int rc = -ENOMEM;
-	if (!reg || !mod || !adr || !base || !names)
+	if (!reg || !mod || !wgt || !adr || !base || !names)
 		goto out;
 	for (hsize_t i = 0; i < n; i++) {
 		struct sps_sample x = sps_file__sample(sf, (int64_t)i);
 		reg[i] = x.region;
 		mod[i] = x.module;
 		adr[i] = x.address;
+		wgt[i] = x.weight;
 	}
 	for (hsize_t i = 0; i < nr; i++)
 		if (!(names[i] = xstrndup(sf->regions[i].s, sf->regions[i].len)))
@@ -251,6 +252,7 @@ static int samples_from_sps(hid_t rk, const struct sps_file *sf)
 		.region = reg,
 		.module = mod,
 		.address = adr,
+		.weight = wgt,
 		.nr_regions = nr,
 		.nr_modules = nm,
 		.region_names = (const char *const *)names,
@@ -264,6 +266,7 @@ out:
 	xfree(names);
 	xfree(reg);
 	xfree(mod);
+	xfree(wgt);
 	xfree(adr);
 	xfree(base);
 	return rc;

@@ -66,10 +66,12 @@ static int add_build_ids(const struct sps_file *f, struct mod *mods, struct buil
 static int add_samples(const struct sps_file *f, const struct mod *mods,
 		       struct ingest_agg *a, struct sps_ingest_info *info)
 {
-	uint64_t period = (uint64_t)(NS_PER_S / f->hz + 0.5);
+	double period = NS_PER_S / f->hz; /* one timer expiration */
 	for (int64_t i = 0; i < f->nr_samples; i++) {
 		struct sps_sample smp = sps_file__sample(f, i);
-		struct ingest_sample s = {.pid = -1, .tid = -1, .period = period,
+		/* A sample weighs the expirations its signal stood for. */
+		struct ingest_sample s = {.pid = -1, .tid = -1,
+					  .period = (uint64_t)(period * smp.weight + 0.5),
 					  .event = "task-clock", .event_len = 10};
 		if (smp.module >= 0) {
 			const struct sps_module *m = &f->modules[smp.module];

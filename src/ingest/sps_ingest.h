@@ -29,17 +29,18 @@ struct pivot;
 /* What the files said about their time base, summed over files. */
 struct sps_ingest_info {
 	int nr_files;
-	int64_t ticks;        /* timer ticks in total */
+	int64_t ticks;        /* timer expirations in total (the samples' weights) */
 	int64_t samples;      /* samples ingested */
 	int64_t outside;      /* samples with no module (address not in a mapped object) */
 	int hz_min, hz_max;   /* achieved rates of the files (0 when none) */
-	double cpu_s;         /* Σ ticks / hz: the CPU time the ticks stand for */
+	double cpu_s;         /* Σ ticks / hz: the CPU time the expirations stand for */
 };
 
 /* The reason string every preload task-clock Measurement carries. */
 #define SPS_TIME_REASON                                                                    \
-	"preload sampler: CPU-time timer ticks at the achieved (measured) rate, each worth " \
-	"the mean interval; no hardware counters"
+	"preload sampler: CPU-time timer expirations at the achieved (measured) rate, each " \
+	"worth the mean interval, a sample as many as its signal stood for; no hardware "    \
+	"counters"
 
 /*
  * Ingests the .sps files (paths, n of them) into p as task-clock samples

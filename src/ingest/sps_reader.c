@@ -61,7 +61,7 @@ static int check_samples(struct trace_cursor *c, struct sps_file *f)
 {
 	for (int64_t i = 0; i < f->nr_samples; i++) {
 		struct sps_sample s = sps_file__sample(f, i);
-		size_t at = f->samples_offset + (size_t)i * 16;
+		size_t at = f->samples_offset + (size_t)i * f->sample_size;
 		if (s.region < -1 || s.region >= f->nr_regions)
 			return err_set(c->e, -EINVAL, ERR_TRACE_CORRUPT,
 				       "%s: byte %zu: sample %" PRId64 ": expected a region index "
@@ -72,6 +72,11 @@ static int check_samples(struct trace_cursor *c, struct sps_file *f)
 				       "%s: byte %zu: sample %" PRId64 ": expected a module index "
 				       "-1..%" PRId32 ", found %" PRId32,
 				       c->path, at + 4, i, f->nr_modules - 1, s.module);
+		if (s.weight < 1)
+			return err_set(c->e, -EINVAL, ERR_TRACE_CORRUPT,
+				       "%s: byte %zu: sample %" PRId64 ": expected a weight >= 1, "
+				       "found %" PRId32,
+				       c->path, at + 16, i, s.weight);
 	}
 	return 0;
 }
@@ -94,25 +99,26 @@ int sps_parse(const unsigned char *buf, size_t len, const char *path, struct sps
 	f->swap = c.swap;
 	if (f->version < 0)
 		return err_set(e, -EINVAL, ERR_TRACE_BAD_VERSION,
-			       "%s: byte 8: expected sample format version 1 in either byte order, "
-			       "found %" PRId32,
-			       path, spt_load_i32(buf + 8, false));
+			       "%s: byte 8: expected sample format version 1..%d in either byte "
+			       "order, found %" PRId32,
+			       path, SPS_MAX_VERSION, spt_load_i32(buf + 8, false));
 	if (f->version > SPS_MAX_VERSION)
 		return err_set(e, -EINVAL, ERR_TRACE_NEWER_VERSION,
 			       "%s: byte 8: sample format version %d is newer than this reader "
-			       "(expected 1): update nunatak",
-			       path, f->version);
+			       "(expected 1..%d): update nunatak",
+			       path, f->version, SPS_MAX_VERSION);
 	c.off = 12;
 	if ((rc = trace_cursor__i32(&c, "rank", &f->rank)) || (rc = trace_cursor__i32(&c, "sampling rate", &f->hz)) ||
 	    (rc = trace_cursor__i64(&c, "tick count", &f->ticks)) || (rc = parse_tables(&c, f)))
 		goto fail;
 	size_t at = c.off;
+	f->sample_size = f->version >= 2 ? 20 : 16;
 	if ((rc = trace_cursor__i64(&c, "sample count", &f->nr_samples)) ||
-	    (rc = check_count(&c, at, f->nr_samples, 16, "sample count")))
+	    (rc = check_count(&c, at, f->nr_samples, f->sample_size, "sample count")))
 		goto fail;
 	f->samples = buf + c.off;
 	f->samples_offset = c.off;
-	c.off += (size_t)f->nr_samples * 16;
+	c.off += (size_t)f->nr_samples * f->sample_size;
 	if (c.off != len) {
 		rc = err_set(e, -EINVAL, ERR_TRACE_CORRUPT,
 			     "%s: byte %zu: expected the end of the file, found %zu more bytes", path,
@@ -129,9 +135,10 @@ fail:
 
 struct sps_sample sps_file__sample(const struct sps_file *f, int64_t i)
 {
-	const unsigned char *p = f->samples + (size_t)i * 16;
+	const unsigned char *p = f->samples + (size_t)i * f->sample_size;
 	struct sps_sample s = {spt_load_i32(p, f->swap), spt_load_i32(p + 4, f->swap),
-			       (uint64_t)spt_load_i64(p + 8, f->swap)};
+			       (uint64_t)spt_load_i64(p + 8, f->swap),
+			       f->sample_size >= 20 ? spt_load_i32(p + 16, f->swap) : 1};
 	return s;
 }
 

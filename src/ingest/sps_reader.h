@@ -4,7 +4,7 @@
  * in the writer's byte order (detected from the version field):
  *
  *   char[8]  "SCOPESMP"
- *   int32    version (1)
+ *   int32    version (1 or 2)
  *   int32    rank
  *   int32    sampling rate, Hz
  *   int64    timer ticks in total, whether or not they landed in a region
@@ -12,7 +12,9 @@
  *   int32    number of modules;  per module: int32 path length, char[] path,
  *                                            uint64 load address
  *   int64    number of samples;  per sample: int32 region (-1: outside every
- *            region), int32 module (-1 if unknown), uint64 absolute address
+ *            region), int32 module (-1 if unknown), uint64 absolute address,
+ *            and from version 2 int32 weight (>= 1: timer expirations the
+ *            sample stands for; a version-1 sample weighs 1)
  */
 #ifndef NUNATAK_INGEST_SPS_READER_H
 #define NUNATAK_INGEST_SPS_READER_H
@@ -50,7 +52,8 @@ struct sps_file {
 	int32_t nr_modules;
 	struct sps_module *modules; /* owned */
 	int64_t nr_samples;
-	const unsigned char *samples; /* nr_samples records of 16 bytes, borrowed */
+	const unsigned char *samples; /* nr_samples records of sample_size bytes, borrowed */
+	size_t sample_size;           /* 16 (version 1) or 20 (version 2: + weight) */
 	size_t samples_offset;
 };
 
@@ -58,6 +61,7 @@ struct sps_sample {
 	int32_t region;
 	int32_t module;
 	uint64_t address;
+	int32_t weight; /* >= 1 */
 };
 
 /* Parses `len` bytes named `path`; the result borrows `buf`. Returns 0 or a

@@ -27,6 +27,7 @@ struct hit {
 	uint32_t region, module; /* module UINT32_MAX: unknown */
 	uint64_t vaddr;
 	int32_t loc; /* index into the module's symbolized addresses, -1 unknown */
+	int32_t weight; /* timer expirations the sample stood for */
 };
 
 struct lctx {
@@ -96,6 +97,7 @@ static int add_file(struct lctx *x, const char *path, struct err *e)
 						 smp.address, f.modules[smp.module].load_address)
 				   : smp.address;
 		h->loc = -1;
+		h->weight = smp.weight;
 	}
 	if (rc == -ENOMEM)
 		err_set(e, rc, ERR_OOM, "out of memory");
@@ -251,14 +253,14 @@ static int cmp_row_rank(const void *a, const void *b, void *ctx)
 			return tot[x->region] > tot[y->region] ? -1 : 1;
 		return x->region < y->region ? -1 : 1;
 	}
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
+	if (x->ticks != y->ticks)
+		return x->ticks > y->ticks ? -1 : 1;
 	return cmp_row_key(a, b);
 }
 
 /* One row per (region, file:line, function); everything without a line is ??:0. */
 static struct lines_row *make_rows(const struct lctx *x, const struct sym_loc *locs, size_t *nr,
-			     int64_t *tot)
+			     int64_t *tot, int64_t *tot_samples)
 {
 	struct lines_row *r = xmalloc((x->nr_hits + 1) * sizeof(*r));
 	if (!r)
@@ -268,15 +270,17 @@ static struct lines_row *make_rows(const struct lctx *x, const struct sym_loc *l
 		bool known = l && l->file;
 		/* The symbol table names the function even without -g. */
 		r[i] = (struct lines_row){x->hits[i].region, known ? l->file : NULL,
-				    l ? l->function : NULL, known ? l->line : 0, 1};
-		tot[x->hits[i].region]++;
+				    l ? l->function : NULL, known ? l->line : 0, 1, x->hits[i].weight};
+		tot[x->hits[i].region] += x->hits[i].weight;
+		tot_samples[x->hits[i].region]++;
 	}
 	qsort(r, x->nr_hits, sizeof(*r), cmp_row_key);
 	size_t w = 0;
 	for (size_t i = 0; i < x->nr_hits; i++) {
-		if (w && cmp_row_key(&r[w - 1], &r[i]) == 0)
-			r[w - 1].count++;
-		else
+		if (w && cmp_row_key(&r[w - 1], &r[i]) == 0) {
+			r[w - 1].count += r[i].count;
+			r[w - 1].ticks += r[i].ticks;
+		} else
 			r[w++] = r[i];
 	}
 	qsort_r(r, w, sizeof(*r), cmp_row_rank, tot);
@@ -297,10 +301,15 @@ int lines_compute(const char *const *inputs, size_t nr_inputs, const struct line
 	if (rc == 0)
 		rc = symbolize_all(x, &out->locs_, &out->nr_locs_, con, e);
 	if (rc == 0) {
-		out->region_total = xcalloc(x->names.nr_regions + 1, sizeof(*out->region_total));
-		out->rows = out->region_total
-				    ? make_rows(x, out->locs_, &out->nr_rows, out->region_total)
+		size_t nr = x->names.nr_regions + 1;
+		out->region_total = xcalloc(nr, sizeof(*out->region_total));
+		out->region_samples = xcalloc(nr, sizeof(*out->region_samples));
+		out->rows = out->region_total && out->region_samples
+				    ? make_rows(x, out->locs_, &out->nr_rows, out->region_total,
+						out->region_samples)
 				    : NULL;
+		for (size_t i = 0; out->region_total && i < nr; i++)
+			out->sample_ticks += out->region_total[i];
 		if (!out->rows)
 			rc = err_oom(e);
 	}
@@ -320,6 +329,7 @@ void lines_result__release(struct lines_result *r)
 	xfree(r->locs_);
 	xfree(r->rows);
 	xfree(r->region_total);
+	xfree(r->region_samples);
 	if (x) {
 		xfree(x->hits);
 		xfree(x->files);

@@ -4,7 +4,8 @@
  * sample's address becomes an ELF virtual address of its module
  * (lines_symbolize.h), each module is symbolized in one batched call, and the
  * samples are counted per (region, file:line, function) over all ranks,
- * hottest first. Code without line information is one "??:0" row per region.
+ * hottest first. A sample weighs the timer expirations it stood for (its
+ * signal's si_overrun + 1, .sps version 2): shares are of those ticks. Code without line information is one "??:0" row per region.
  * Shares rather than seconds: the timer's effective rate can be below the
  * requested one.
  */
@@ -34,7 +35,8 @@ struct lines_row {
 	uint32_t region; /* into names->regions */
 	const char *file, *func;
 	int line;
-	int64_t count;
+	int64_t count; /* samples */
+	int64_t ticks; /* timer expirations those samples stood for */
 };
 
 /* One sampler file read: its rank and the rate it achieved. */
@@ -46,7 +48,9 @@ struct lines_file {
 struct lines_result {
 	struct lines_row *rows;     /* hottest region first, hottest line first within */
 	size_t nr_rows;
-	int64_t *region_total;      /* samples per region id */
+	int64_t *region_total;      /* ticks (expirations) per region id */
+	int64_t *region_samples;    /* samples per region id */
+	int64_t sample_ticks;       /* Σ region_total: expirations of the samples read */
 	const struct lines_file *files;
 	size_t nr_files;
 	size_t nr_samples;

@@ -64,10 +64,10 @@ static void print_text(const struct lines_result *x, const struct lines_row *r, 
 			lo, hi);
 	for (size_t i = 0; i < n;) {
 		uint32_t reg = r[i].region;
-		fprintf(out, "\nregion %s: %" PRId64 " samples (%.1f%% of samples)\n",
-			x->names->regions[reg].name, tot[reg],
-			x->nr_samples ? 100.0 * (double)tot[reg] / (double)x->nr_samples : 0.0);
-		fprintf(out, "%7s  %8s  %s\n", "share", "samples", "line  function");
+		fprintf(out, "\nregion %s: %" PRId64 " samples, %" PRId64 " ticks (%.1f%% of ticks)\n",
+			x->names->regions[reg].name, x->region_samples[reg], tot[reg],
+			x->sample_ticks ? 100.0 * (double)tot[reg] / (double)x->sample_ticks : 0.0);
+		fprintf(out, "%7s  %8s  %s\n", "share", "ticks", "line  function");
 		int shown = 0;
 		for (; i < n && r[i].region == reg; i++, shown++) {
 			if (top > 0 && shown >= top)
@@ -78,7 +78,7 @@ static void print_text(const struct lines_result *x, const struct lines_row *r, 
 			else
 				snprintf(loc, sizeof(loc), "??:0");
 			fprintf(out, "%6.1f%%  %8" PRId64 "  %s  %s%s\n",
-				100.0 * (double)r[i].count / (double)tot[reg], r[i].count, loc,
+				100.0 * (double)r[i].ticks / (double)tot[reg], r[i].ticks, loc,
 				r[i].func ? r[i].func : r[i].file ? "??" : "(no line information)",
 				r[i].func && !r[i].file ? " (no line information: build with -g)" : "");
 			char *text = source ? source_line(r[i].file, r[i].line) : NULL;
@@ -102,17 +102,19 @@ static int print_json(const struct lines_result *x, const struct lines_row *r, s
 				continue;
 			char *text = source ? source_line(r[i].file, r[i].line) : NULL;
 			json_array_append_new(
-				lines, json_pack("{s:s, s:i, s:o, s:I, s:f, s:o}", "file",
+				lines, json_pack("{s:s, s:i, s:o, s:I, s:I, s:f, s:o}", "file",
 						 r[i].file ? r[i].file : "??", "line", r[i].line,
 						 "function",
 						 r[i].func ? json_string(r[i].func) : json_null(),
-						 "samples", (json_int_t)r[i].count, "share",
-						 (double)r[i].count / (double)tot[reg], "source",
+						 "samples", (json_int_t)r[i].count, "ticks",
+						 (json_int_t)r[i].ticks, "share",
+						 (double)r[i].ticks / (double)tot[reg], "source",
 						 text ? json_string(text) : json_null()));
 			xfree(text);
 		}
-		json_array_append_new(regions, json_pack("{s:s, s:I, s:o}", "region",
+		json_array_append_new(regions, json_pack("{s:s, s:I, s:I, s:o}", "region",
 							 x->names->regions[reg].name, "samples",
+							 (json_int_t)x->region_samples[reg], "ticks",
 							 (json_int_t)tot[reg], "lines", lines));
 	}
 	json_t *files = json_array();

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "analysis/time_budget.h"
+#include "common/alloc.h"
 #include "common/text.h"
 #include "ingest/switches.h"
 #include "model/model.h"
@@ -107,16 +108,61 @@ static void process_budget(const struct launch_time *lt, struct process_budget *
 	"time needs the per-thread context switches of a sampled rank"
 #define R_RANK_NO_WALL "no duration_time in this rank's perf stat (a Run older than it)"
 
+#define COUNTED_PAYLOAD_MAX 64
+#define COUNTED_RULE                                                                        \
+	"beyond 64 counting-only ranks the payload lists the first 32 and the 32 others with " \
+	"the largest off-CPU share of their wall time; the pivot keeps every rank's counts"
+
+/* The off-CPU share of a counted rank's wall time, -1 when unavailable. */
+static double counted_off_share(const struct rank_time *r)
+{
+	return isfinite(r->wall_ns) && isfinite(r->cpu_ns) && r->cpu_ns <= r->wall_ns &&
+			       r->wall_ns > 0
+		       ? (r->wall_ns - r->cpu_ns) / r->wall_ns
+		       : -1;
+}
+
+/* Which counted ranks the payload lists (keep[i]): all up to
+ * COUNTED_PAYLOAD_MAX; beyond, the first COUNTED_PAYLOAD_MAX / 2 and the
+ * COUNTED_PAYLOAD_MAX / 2 others with the largest off-CPU share (the
+ * outliers), so a 4096-rank page stays small. Returns how many. */
+static size_t counted_keep(const struct time_budget *tb, bool *keep)
+{
+	size_t n = tb->nr_counted, kept = 0;
+	for (size_t i = 0; i < n; i++)
+		keep[i] = n <= COUNTED_PAYLOAD_MAX || i < COUNTED_PAYLOAD_MAX / 2;
+	for (size_t i = 0; i < n; i++)
+		kept += keep[i];
+	while (kept < COUNTED_PAYLOAD_MAX && kept < n) {
+		size_t best = n;
+		for (size_t i = 0; i < n; i++)
+			if (!keep[i] && (best == n || counted_off_share(&tb->counted[i]) >
+							  counted_off_share(&tb->counted[best])))
+				best = i;
+		keep[best] = true;
+		kept++;
+	}
+	return kept;
+}
+
 /* Counting-only ranks (beyond the sampling threshold): their process-level
- * time, from their perf stat. */
+ * time, from their perf stat (those counted_keep chooses). */
 static json_t *counted_rows(const struct time_budget *tb, const struct pivot *p)
 {
 	static const char *const L_DUR[] = {"duration_time", NULL};
 	static const char *const L_TC[] = {"task-clock", NULL};
 	static const char *const L_BOTH[] = {"duration_time", "task-clock", NULL};
 	json_t *a = json_array();
+	bool *keep = xcalloc(tb->nr_counted + 1, sizeof(bool));
+	if (!keep) {
+		json_decref(a);
+		return json_array();
+	}
+	counted_keep(tb, keep);
 	for (size_t i = 0; a && i < tb->nr_counted; i++) {
 		const struct rank_time *r = &tb->counted[i];
+		if (!keep[i])
+			continue;
 		const struct locus *l = &p->loci[r->locus];
 		bool w = isfinite(r->wall_ns), c = isfinite(r->cpu_ns);
 		bool o = w && c && r->cpu_ns <= r->wall_ns;
@@ -139,6 +185,7 @@ static json_t *counted_rows(const struct time_budget *tb, const struct pivot *p)
 					    "perf stat duration_time", "wall_ns - cpu_ns", L_BOTH));
 		json_array_append_new(a, row);
 	}
+	xfree(keep);
 	return a ? a : json_array();
 }
 
@@ -182,6 +229,9 @@ json_t *time_view_payload(const struct time_budget *tb, const struct pivot *p,
 		json_array_append_new(rows, locus_row(p, &tb->loci[i]));
 	json_object_set_new(o, "loci", rows ? rows : json_array());
 	json_object_set_new(o, "counted_ranks", counted_rows(tb, p));
+	json_object_set_new(o, "counted_ranks_total", json_integer((json_int_t)tb->nr_counted));
+	if (tb->nr_counted > COUNTED_PAYLOAD_MAX)
+		json_object_set_new(o, "counted_ranks_rule", json_string(COUNTED_RULE));
 	return o;
 }
 

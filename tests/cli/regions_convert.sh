@@ -98,6 +98,8 @@ assert int(out["rank1/samples"].attrs["ticks"]) == int(own["rank1/samples"].attr
 sps = read_sps(sys.argv[4])
 no = h5py.File(sys.argv[3], "r")["rank1/samples"]
 assert [int(a) for a in no["address"][:]] == [x[2] for x in sps["samples"]], "samples from .sps"
+assert [int(w) for w in no["weight"][:]] == sps["weights"], "weights from .sps"
+assert list(out["rank1/samples/weight"][:]) == list(own["rank1/samples/weight"][:])
 assert [s(x) for x in no["region_names"][:]] == sps["regions"]
 assert int(no.attrs["ticks"]) == sps["ticks"]
 print("convert keeps metadata, label and samples")

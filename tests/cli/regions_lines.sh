@@ -44,7 +44,7 @@ head -1 out.txt | grep -qx "2 sample files, 18 samples, 80 timer ticks, effectiv
 # work's first instruction is on line 2 ("{"): 5 + 4 + 4 samples from both binaries, same file:line.
 grep -qE "^ +86\.7% +13  $tmp/hot\.c:2  work$" out.txt || fail "hot line: $(cat out.txt)"
 grep -qE "^ +13\.3% +2  \?\?:0  \(no line information\)$" out.txt || fail "??:0 row: $(cat out.txt)"
-grep -q "^region io: 3 samples" out.txt || fail "io region"
+grep -q "^region io: 3 samples, 3 ticks" out.txt || fail "io region"
 "$NUNATAK" regions lines . --top 1 | grep -c '??:0' | grep -qx 1 || fail "--top 1"
 "$SCOPE_PROFILER_BIN" lines s_rank00000.sps --json >out.json
 python3 - out.json <<'PY'

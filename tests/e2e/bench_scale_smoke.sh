@@ -16,7 +16,13 @@ tail -n 1 "$tmp/out" | grep -qE '^ranks 130 finish_s [0-9]+\.[0-9]+ rss_mb [0-9]
 "$NUNATAK" report --json "$tmp/run" >"$tmp/payload.json"
 python3 - "$tmp/payload.json" <<'PY'
 import json, sys
-r = json.load(open(sys.argv[1]))["ranks"]
+payload = json.load(open(sys.argv[1]))
+r = payload["ranks"]
+# 127 counting-only ranks: the payload lists 64 of them and says which (a
+# 4096-rank page stays small), the summary's figures cover them all
+tb = payload["time_budget"]
+assert tb["counted_ranks_total"] == 127 and len(tb["counted_ranks"]) == 64, (tb["counted_ranks_total"], len(tb["counted_ranks"]))
+assert "largest off-CPU share" in tb["counted_ranks_rule"], tb["counted_ranks_rule"]
 rows = r["rows"]
 assert len(rows) == 130 and r["world_size"] == 130, (len(rows), r["world_size"])
 assert r["missing"] == [], r["missing"]

@@ -157,17 +157,19 @@ def read_ext(c, path):
 
 
 def read_sps(path):
-    c, version = _open(path, b"SCOPESMP", (1,))
+    c, version = _open(path, b"SCOPESMP", (1, 2))
     out = {"version": version, "rank": c.take("i"), "hz": c.take("i"),
            "ticks": c.take("q")}
     out["regions"] = [c.string() for _ in range(c.take("i"))]
     out["modules"] = []
     for _ in range(c.take("i")):
         out["modules"].append({"path": c.string(), "base": c.take("Q")})
-    out["samples"] = []
+    out["samples"], out["weights"] = [], []
     for _ in range(c.take("q")):
         region, module, addr = c.take("i"), c.take("i"), c.take("Q")
         out["samples"].append((region, module, addr))
+        # version 2: the timer expirations the sample stands for (si_overrun + 1)
+        out["weights"].append(c.take("i") if version >= 2 else 1)
     if c.off != len(c.data):
         raise FormatError(f"{path}: {len(c.data) - c.off} trailing bytes")
     return out

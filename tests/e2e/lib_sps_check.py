@@ -24,12 +24,16 @@ def load_segments(path):
             segs.append((vaddr, vaddr + memsz))
     return segs
 
-def check(path, exe, min_ticks):
+def check(path, exe, min_ticks, requested_hz):
     s = read_sps(path)
-    assert s["version"] == 1 and s["rank"] == 0
-    assert 0 < s["hz"] <= 300, s["hz"]          # effective rate, capped at the tick
+    assert s["version"] == 2 and s["rank"] == 0
+    # expirations per CPU second of the process: at most the rate asked for
+    # (each thread's timer runs on that thread's CPU time), never above it
+    assert 0 < s["hz"] <= requested_hz * 1.02 + 1, s["hz"]
     assert s["ticks"] >= min_ticks, s["ticks"]
-    assert s["ticks"] == len(s["samples"]), (s["ticks"], len(s["samples"]))
+    # every expiration is in a sample's weight (none dropped here)
+    assert all(w >= 1 for w in s["weights"]), s["weights"]
+    assert s["ticks"] == sum(s["weights"]), (s["ticks"], sum(s["weights"]))
     mods = s["modules"]
     assert mods and mods[0]["path"] == exe, (mods[0], exe)
     segs = [load_segments(m["path"]) if m["path"].startswith("/") else None for m in mods]

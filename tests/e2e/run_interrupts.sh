@@ -13,6 +13,7 @@ NPID=$!
 wait_ready 1
 APP=$(ls ready.* | sed 's/ready\.//')
 kill -INT $NPID
+wait_delivered $NPID # taken: the second is not merged with it
 sleep 0.5 # the first one is being ignored; not a timing assertion
 kill -0 $NPID 2>/dev/null || fail "nunatak ended after one interrupt of a deaf application"
 kill -INT $NPID

@@ -3,21 +3,6 @@
 . "$NUNATAK_SOURCE_DIR/tests/fixtures/run/interrupts_lib.sh"
 need_perf
 
-# Until SIGINT sent to pid is no longer pending: its handler has run (or is
-# running); a second one sent after that is a second interrupt, not merged
-# with the first. Bounded, not timed.
-wait_delivered() {
-	for _ in $(seq 600); do
-		local pend
-		pend=$(awk '/^(SigPnd|ShdPnd):/ {print $2}' "/proc/$1/status" 2>/dev/null) || return 0
-		[ -z "$pend" ] && return 0
-		local busy=0
-		for p in $pend; do (( 16#$p & 2 )) && busy=1; done
-		[ $busy = 0 ] && return 0
-		sleep 0.1
-	done
-	fail "SIGINT stayed pending in $1"
-}
 outcome() { # run-dir: status, interrupted_by, signal, outcome on one line
 	python3 - "$1" <<'PY'
 import json, os, sys
@@ -62,29 +47,12 @@ case "$o" in "abandoned SIGINT SIGKILL | "*) ;;
 # 3. The same from a terminal (a pseudo-terminal; ^C is sent by its line
 # discipline to the foreground process group, as a user's Ctrl-C).
 cat > pty_int.py <<'PY'
-import glob, os, pty, select, signal, sys, time
+import glob, os, signal, sys
+sys.path.insert(0, os.path.join(os.environ["NUNATAK_SOURCE_DIR"], "tests/fixtures/run"))
+from pty_run import Pty, sigint_pending as pending
 presses, cmd = int(sys.argv[1]), sys.argv[2:]
-try:
-    pid, fd = pty.fork()
-except OSError as e:
-    print("skip: no pseudo-terminal:", e); sys.exit(2)
-if pid == 0:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    os.execvp(cmd[0], cmd)
-out = open("pty-out.txt", "wb")
-seen = b""
-def pump(t):  # False once the terminal is closed (nunatak ended)
-    global seen
-    r, _, _ = select.select([fd], [], [], t)
-    if not r: return True
-    try: b = os.read(fd, 65536)
-    except OSError: return False
-    out.write(b); out.flush(); seen += b; return bool(b)
-def pending(p):
-    try: st = open("/proc/%d/status" % p).read()
-    except OSError: return False
-    return any(int(l.split()[1], 16) & 2 for l in st.splitlines()
-               if l.startswith(("SigPnd:", "ShdPnd:")))
+term = Pty(cmd, "pty-out.txt", "wb")
+pid, fd, pump = term.pid, term.fd, term.pump
 for _ in range(6000):
     if glob.glob("ready.*"): break
     if not pump(0.1): break
@@ -94,7 +62,7 @@ for i in range(presses):
     # group; then until nunatak took it: a second ^C is not merged with
     # the first (bounded waits, not timed assertions).
     for _ in range(3000):
-        if seen.count(b"^C") > i or not pump(0.1): break
+        if term.seen.count(b"^C") > i or not pump(0.1): break
     for _ in range(600):
         if not pending(pid): break
         pump(0.1)

@@ -46,7 +46,12 @@ for _ in $(seq 600); do
 done
 grep -qs '"status": "incomplete"' r-post/manifest.json || fail "no provisional manifest before post-processing"
 kill -INT $NPID
-sleep 0.3 # not an assertion: the first interrupt is being held
+# until its handler has taken it (the handler says so): a second SIGINT sent
+# sooner could merge with the first while still pending (bounded, not timed)
+for _ in $(seq 600); do
+	grep -qs "interrupt again to abandon post-processing" err-post.txt && break
+	sleep 0.1
+done
 kill -0 $NPID 2>/dev/null || fail "one interrupt during post-processing ended nunatak"
 kill -INT $NPID
 set +e; wait $NPID; rc=$?; set -e

@@ -24,7 +24,8 @@
  * The polling family (MPI_Test*, MPI_Iprobe, MPI_Improbe,
  * MPI_Request_get_status) takes a cheaper path: per-thread counters only,
  * 1 call in 64 timed and the others' time estimated from them
- * (nunatak_mpi_poll.inc).
+ * (nunatak_mpi_poll.inc), their Fortran bindings too
+ * (nunatak_mpi_fortran_poll.inc).
  *
  * Cost: two clock reads, one hash probe and a few adds per call; nothing
  * allocates on that path. The clock is the TSC when the kernel itself keeps
@@ -370,3 +371,4 @@ static uint64_t nk_recvd(const MPI_Status *st, int count, MPI_Datatype dt)
 #include "nunatak_mpi_colls.inc"
 #include "nunatak_mpi_wrappers.inc"
 #include "nunatak_mpi_fortran.inc"
+#include "nunatak_mpi_fortran_poll.inc"

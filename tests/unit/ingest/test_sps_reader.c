@@ -5,7 +5,8 @@
 #include "ingest/sps_reader.h"
 #include "regions/trace_bytes.h"
 
-static void build(struct tb *t, bool big, int version, int32_t bad_region)
+/* Version 2 adds a weight per sample: {1, 7, last_weight}. */
+static void build_w(struct tb *t, bool big, int version, int32_t bad_region, int32_t last_weight)
 {
 	memset(t, 0, sizeof(*t));
 	t->big = big;
@@ -27,16 +28,24 @@ static void build(struct tb *t, bool big, int version, int32_t bad_region)
 		tb_i32(t, reg[i]);
 		tb_i32(t, mod[i]);
 		tb_i64(t, 0x555555555123 + i);
+		if (version >= 2)
+			tb_i32(t, i == 2 ? last_weight : i == 1 ? 7 : 1);
 	}
+}
+
+static void build(struct tb *t, bool big, int version, int32_t bad_region)
+{
+	build_w(t, big, version, bad_region, 1);
 }
 
 static void t_golden(void)
 {
-	for (int big = 0; big < 2; big++) {
+	for (int k = 0; k < 4; k++) {
+		int big = k & 1, version = 1 + (k >> 1);
 		struct tb t;
 		struct sps_file f;
 		struct err e = {0};
-		build(&t, big, 1, -1);
+		build(&t, big, version, -1);
 		CHECK_INT(sps_parse(t.b, t.n, "s.sps", &f, &e), 0);
 		CHECK_INT(f.rank, 5);
 		CHECK_INT(f.hz, 997);
@@ -51,6 +60,9 @@ static void t_golden(void)
 		CHECK_INT(s.module, 0);
 		CHECK(s.address == 0x555555555125ull);
 		CHECK_INT(sps_file__sample(&f, 1).module, -1);
+		/* a version-1 sample weighs one expiration */
+		CHECK_INT(sps_file__sample(&f, 1).weight, version >= 2 ? 7 : 1);
+		CHECK_INT(s.weight, 1);
 		sps_file__release(&f);
 		free(t.b);
 	}
@@ -70,16 +82,25 @@ static void t_errors(void)
 		CHECK(strcmp(e.code, "trace.truncated") == 0 || strcmp(e.code, "trace.bad_magic") == 0);
 	}
 	free(t.b);
-	build(&t, true, 2, 0);
+	build_w(&t, false, 2, 0, 0);
+	CHECK(sps_parse(t.b, t.n, "w0.sps", &f, &e) < 0);
+	CHECK_STR(e.code, "trace.corrupt");
+	CHECK(strstr(e.msg, "sample 2: expected a weight >= 1, found 0") != NULL);
+	for (size_t n = 0; n < t.n; n++) {
+		CHECK(sps_parse(t.b, n, "cut.sps", &f, &e) < 0);
+		CHECK(strcmp(e.code, "trace.truncated") == 0 || strcmp(e.code, "trace.bad_magic") == 0);
+	}
+	free(t.b);
+	build(&t, true, 3, 0);
 	CHECK(sps_parse(t.b, t.n, "new.sps", &f, &e) < 0);
 	CHECK_STR(e.code, "trace.newer_version");
-	CHECK_STR(e.msg, "new.sps: byte 8: sample format version 2 is newer than this reader "
-			 "(expected 1): update nunatak");
+	CHECK_STR(e.msg, "new.sps: byte 8: sample format version 3 is newer than this reader "
+			 "(expected 1..2): update nunatak");
 	free(t.b);
 }
 
 static const struct test_case cases[] = {
-	{"golden", ".sps v1 in both byte orders read back", t_golden},
+	{"golden", ".sps v1 and v2 in both byte orders read back", t_golden},
 	{"errors", "bad indices, truncation, newer version", t_errors},
 };
 TEST_MAIN(cases)

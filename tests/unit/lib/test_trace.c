@@ -216,6 +216,8 @@ static void t_sps(void)
 	struct sp_trace tr = sample_trace(reg, calls, mod);
 	int32_t sr[2] = {0, -1}, sm[2] = {0, -1};
 	uint64_t sa[2] = {0x401234, 0x7fff0000};
+	int32_t sw[2] = {1, 2}; /* the second signal stood for two expirations */
+	tr.sample_weight = sw;
 	tr.sample_region = sr;
 	tr.sample_module = sm;
 	tr.sample_addr = sa;
@@ -231,7 +233,10 @@ static void t_sps(void)
 	unsigned char b[512];
 	size_t n;
 	read_all(path, b, sizeof(b), &n);
-	CHECK_INT(n, 8 + 4 + 4 + 4 + 8 + 4 + 9 + 6 + 4 + (4 + 8 + 8) + 8 + 2 * 16);
+	CHECK_INT(n, 8 + 4 + 4 + 4 + 8 + 4 + 9 + 6 + 4 + (4 + 8 + 8) + 8 + 2 * 20);
+	int32_t version;
+	memcpy(&version, b + 8, 4);
+	CHECK_INT(version, 2);
 	int32_t hz;
 	int64_t ticks;
 	memcpy(&hz, b + 16, 4);
@@ -241,11 +246,13 @@ static void t_sps(void)
 	uint64_t base, addr;
 	memcpy(&base, b + 28 + 4 + 9 + 6 + 4 + 12, 8);
 	CHECK_INT(base, 0x400000);
-	memcpy(&addr, b + n - 8, 8);
+	memcpy(&addr, b + n - 12, 8);
 	CHECK_INT(addr, 0x7fff0000);
-	int32_t mod_last;
-	memcpy(&mod_last, b + n - 12, 4);
+	int32_t mod_last, weight_last;
+	memcpy(&mod_last, b + n - 16, 4);
 	CHECK_INT(mod_last, -1);
+	memcpy(&weight_last, b + n - 4, 4);
+	CHECK_INT(weight_last, 2);
 	unlink(path);
 }
 

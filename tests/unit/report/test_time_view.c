@@ -58,6 +58,8 @@ static void t_counted_ranks(void)
 	json_t *o = time_view_payload(&tb, &p, NULL);
 	json_t *rows = json_object_get(o, "counted_ranks");
 	CHECK_INT(json_array_size(rows), 3);
+	CHECK_INT(json_integer_value(json_object_get(o, "counted_ranks_total")), 3);
+	CHECK(json_object_get(o, "counted_ranks_rule") == NULL); /* all listed */
 	CHECK(row_of(rows, 0) == NULL);
 	json_t *a = row_of(rows, 1), *b = row_of(rows, 2), *c = row_of(rows, 3);
 	CHECK(a && b && c);
@@ -96,7 +98,35 @@ static void t_counted_ranks(void)
 	pivot__release(&p);
 }
 
+static void t_counted_at_scale(void)
+{
+	/* 4000 counted ranks: the payload lists 64, the first 32 and the 32 with
+	 * the largest off-CPU share (ranks 1000-1031 here), and says so */
+	struct pivot p;
+	pivot__init(&p);
+	for (int r = 0; r < 4000; r++) {
+		int64_t l = pivot__intern_locus(&p, "n", r, -1);
+		measure(&p, l, "task-clock", r >= 1000 && r < 1032 ? 1e8 : 9e8);
+		measure(&p, l, "duration_time", 1e9);
+	}
+	struct time_budget tb;
+	CHECK_INT(time_budget_build(&p, &tb), 0);
+	CHECK_INT(tb.nr_counted, 4000);
+	json_t *o = time_view_payload(&tb, &p, NULL);
+	json_t *rows = json_object_get(o, "counted_ranks");
+	CHECK_INT(json_array_size(rows), 64);
+	CHECK_INT(json_integer_value(json_object_get(o, "counted_ranks_total")), 4000);
+	CHECK(strstr(json_string_value(json_object_get(o, "counted_ranks_rule")), "largest off-CPU"));
+	CHECK(row_of(rows, 0) && row_of(rows, 31) && !row_of(rows, 32));
+	CHECK(row_of(rows, 1000) && row_of(rows, 1031) && !row_of(rows, 1032) && !row_of(rows, 999));
+	json_decref(o);
+	time_budget__release(&tb);
+	pivot__release(&p);
+}
+
 static const struct test_case cases[] = {
+	{"counted_at_scale", "beyond 64 counted ranks: the first and the off-CPU outliers, said",
+	 t_counted_at_scale},
 	{"counted_ranks", "a counting-only rank's time per rank, with its Quality and reasons",
 	 t_counted_ranks},
 };
