@@ -5,9 +5,12 @@
 // when the Machine carries both Ceilings and the Hotspot has both values;
 // otherwise the caller shows an "Off the roofline" box with the reason.
 
+// The Run-wide placement's Ceilings: the sum of its nodes' when the Run
+// spans nodes (payload "roofline", with its basis), else the Machine's.
 function ceilingsOf(payload) {
   const out = {};
-  const list = payload.machine && Array.isArray(payload.machine.ceilings) ? payload.machine.ceilings : [];
+  const rf = payload.roofline && Array.isArray(payload.roofline.ceilings) ? payload.roofline.ceilings : null;
+  const list = rf || (payload.machine && Array.isArray(payload.machine.ceilings) ? payload.machine.ceilings : []);
   for (const c of list) {
     if (c && typeof c.value === "number" && Number.isFinite(c.value) && c.value > 0 &&
         c.quality !== "unavailable")
@@ -20,7 +23,7 @@ function ceilingsOf(payload) {
 function offRooflineReason(payload, h) {
   const c = ceilingsOf(payload);
   if (!c.flops_dp || !c.dram_bandwidth)
-    return (h.attainable && h.attainable.reason) ||
+    return (payload.roofline && payload.roofline.missing) || (h.attainable && h.attainable.reason) ||
       "the Machine carries no flops_dp or dram_bandwidth Ceiling";
   for (const key of ["dram_intensity", "achieved"]) {
     const v = h[key];

@@ -244,7 +244,7 @@ function runRooflineSection(payload) {
   if (!hs.length) return null;
   if (!placed.length || !roofs.peaks.length || !roofs.mems.length) {
     const why = unplaced.size === 1 ? [...unplaced.keys()][0]
-      : !roofs.peaks.length || !roofs.mems.length ? "the Machine carries no flops_dp or dram_bandwidth Ceiling"
+      : !roofs.peaks.length || !roofs.mems.length ? (payload.roofline && payload.roofline.missing) || "the Machine carries no flops_dp or dram_bandwidth Ceiling"
         : "each Hotspot lacks a value the roofline needs (its detail says which)";
     return el("p", {class: "no-run-roofline"}, `No Hotspot is placed on the roofline: ${why}.`);
   }
@@ -256,7 +256,9 @@ function runRooflineSection(payload) {
   const legend = el("p", {class: "muted roofline-legend"},
     "Area follows the share of the sampled time; ", qualityBadge("measured"), " solid, ",
     qualityBadge("estimated"), " hatched", regions.length ? "; diamonds are regions" : "",
-    ". Hover a mark for its figures, click it for its detail.");
+    ". Hover a mark for its figures, click it for its detail.",
+    payload.roofline && payload.roofline.basis ? el("span", {class: "roof-basis"},
+      ` Roofs: ${payload.roofline.basis}, as every rank's FLOPs are placed together; each rank against its own node's in a Hotspot's detail.`) : null);
   const toggle = hasRanks ? el("label", {class: "rank-toggle"},
     el("input", {type: "checkbox", onchange: ev => draw(ev.target.checked)}),
     " show the range over ranks") : null;

@@ -48,14 +48,17 @@ static int gather_ranks(const struct pivot *p, struct rank_placement *rp)
 	return 0;
 }
 
-/* The Ceilings rank k is placed against: its node's, else the Run's. */
+/* The Ceilings rank k is placed against: its node's, else the Run's when
+ * the Run records no nodes. A rank missing from recorded nodes has none: the
+ * Run's may be its nodes' sum (model/node_machines.h), no one rank's roof. */
 static size_t ceilings_of(const struct rank_placement *rp, size_t k, const struct analysis *a,
-			  struct ceiling c[2], const struct ceiling **flops,
-			  const struct ceiling **bw)
+			  const struct node_machines *nodes, struct ceiling c[2],
+			  const struct ceiling **flops, const struct ceiling **bw)
 {
 	const struct node_machine *n = rp->node[k];
-	*flops = n ? node_machine__ceiling(n, "flops_dp") : a->flops_ceiling;
-	*bw = n ? node_machine__ceiling(n, "dram_bandwidth") : a->bw_ceiling;
+	bool run = !n && !(nodes && nodes->n);
+	*flops = n ? node_machine__ceiling(n, "flops_dp") : run ? a->flops_ceiling : NULL;
+	*bw = n ? node_machine__ceiling(n, "dram_bandwidth") : run ? a->bw_ceiling : NULL;
 	size_t nc = 0;
 	if (*flops)
 		c[nc++] = **flops;
@@ -94,7 +97,7 @@ int rank_placement_run(const struct pivot *p, const struct analysis *a,
 		rp->node[k] = node_machines__of_rank(nodes, rp->ranks[k]);
 		struct ceiling c[2];
 		const struct ceiling *flops, *bw;
-		size_t nc = ceilings_of(rp, k, a, c, &flops, &bw);
+		size_t nc = ceilings_of(rp, k, a, nodes, c, &flops, &bw);
 		rc = analysis_run(&view, nc ? c : NULL, nc, 1, &rp->per_rank[k]);
 		/* The ceilings live in c[]: repoint to the caller's, which outlive us. */
 		rp->per_rank[k].flops_ceiling = flops;

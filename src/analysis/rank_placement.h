@@ -7,7 +7,8 @@
  * Measurements only, against its own node's Ceilings (model/node_machines.h:
  * the node's Machine's, or the launch node's downgraded to estimated with the
  * reason when the node has none) and the Run's Ceilings when the Run records
- * no node Machines: one set of formulas, the same Qualities and reasons. A rank with no sample of a Hotspot has no row
+ * no node Machines (a rank missing from recorded nodes is not placed: the
+ * Run's Ceilings are then its nodes' sum): one set of formulas, the same Qualities and reasons. A rank with no sample of a Hotspot has no row
  * for it (never extrapolated). Computed only when the pivot holds at least
  * two ranks with Hotspot-level samples.
  *

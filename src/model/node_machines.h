@@ -61,4 +61,30 @@ const struct ceiling *node_machine__ceiling(const struct node_machine *n, const 
 
 void node_machines__release(struct node_machines *nm);
 
+/* The Ceilings of the whole Run, for its aggregate placement (the roofline
+ * of the Run): a Hotspot's achieved rate there sums the FLOPs of every rank
+ * on every node over the busiest Locus' time, so its roof is every node's
+ * together, not the launch node's alone. flops_dp and dram_bandwidth, each
+ * the sum over the Run's nodes of that node's Ceiling (its own Machine's, or
+ * the launch node's borrowed, estimated); each node counted once (the
+ * Machine of its lowest rank: a node whose ranks ran under several Machines
+ * makes the sum estimated, said). Quality: the worst of the terms, their
+ * reasons joined. A node without the Ceiling leaves that sum out (never a
+ * partial sum: too low a roof overstates every envelope), the reason in
+ * `missing`. */
+struct run_ceilings {
+	bool applies;            /* false: the Run's Ceilings are the launch node's
+				    (no nodes, or one node not all of whose
+				    Machines have their own Ceilings) */
+	struct ceiling c[2];     /* flops_dp, dram_bandwidth: the present ones first */
+	size_t n;
+	size_t nr_nodes;
+	char *basis;             /* "the sum of the Ceilings of its 2 nodes (n1, n2)" */
+	char *missing;           /* why a sum is left out, or NULL */
+};
+
+/* Fills rc (initialised here). Returns 0 or -ENOMEM (rc released). */
+int node_machines__run_ceilings(const struct node_machines *nm, struct run_ceilings *rc);
+void run_ceilings__release(struct run_ceilings *rc);
+
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "report/nodes_view.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -105,4 +106,46 @@ int nodes_view_lines(const struct node_machines *nm, struct text_lines *out)
 				     n->reason ? ": " : "", n->reason ? n->reason : "");
 	}
 	return rc;
+}
+
+json_t *nodes_view_roofline_json(const struct node_machines *nm)
+{
+	struct run_ceilings rc;
+	if (node_machines__run_ceilings(nm, &rc) < 0 || !rc.applies)
+		return NULL;
+	json_t *cs = json_array();
+	for (size_t k = 0; cs && k < rc.n; k++) {
+		json_t *c = quality__json(rc.c[k].value, rc.c[k].unit, rc.c[k].quality,
+					  rc.c[k].reason);
+		if (!c || json_object_set_new(c, "name", json_string(rc.c[k].name)) ||
+		    json_array_append_new(cs, c)) {
+			json_decref(cs);
+			cs = NULL;
+		}
+	}
+	json_t *o = cs ? json_pack("{s:s, s:I, s:o, s:o}", "basis", rc.basis, "nodes",
+				   (json_int_t)rc.nr_nodes, "ceilings", cs, "missing",
+				   rc.missing ? json_string(rc.missing) : json_null())
+		       : NULL;
+	run_ceilings__release(&rc);
+	return o;
+}
+
+int nodes_view_roofline_line(const struct node_machines *nm, struct text_lines *out)
+{
+	struct run_ceilings rc;
+	if (!nm || node_machines__run_ceilings(nm, &rc) < 0)
+		return nm ? -ENOMEM : 0;
+	int r = 0;
+	if (rc.applies) {
+		char f[160] = "flops_dp unavailable", b[160] = "dram_bandwidth unavailable";
+		for (size_t k = 0; k < rc.n; k++)
+			snprintf(strcmp(rc.c[k].name, "flops_dp") ? b : f, sizeof(f), "%s %.3g %s %s",
+				 rc.c[k].name, rc.c[k].value, rc.c[k].unit, quality__name(rc.c[k].quality));
+		r = text_lines__add(out, "  roofline of the whole Run (every rank's FLOPs together): "
+				    "against %s: %s, %s%s%s", rc.basis, f, b,
+				    rc.missing ? "; " : "", rc.missing ? rc.missing : "");
+	}
+	run_ceilings__release(&rc);
+	return r;
 }

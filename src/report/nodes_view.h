@@ -30,4 +30,15 @@ void nodes_view_augment(json_t *ranks, const struct node_machines *nm);
  * the launch node's. Returns 0 or -ENOMEM. */
 int nodes_view_lines(const struct node_machines *nm, struct text_lines *out);
 
+/* The payload's "roofline": {basis, nodes, ceilings[{name, value, unit,
+ * quality, reason}], missing}: the Ceilings the Run-wide placement used when
+ * they are its nodes' sum (model/node_machines.h), NULL otherwise (the
+ * launch Machine's, payload "machine"). */
+json_t *nodes_view_roofline_json(const struct node_machines *nm);
+
+/* "  roofline of the whole Run ...: against the sum of the Ceilings of its 2
+ * nodes (n1, n2): flops_dp ..., dram_bandwidth ..." when that applies; nm
+ * may be NULL. Returns 0 or -ENOMEM. */
+int nodes_view_roofline_line(const struct node_machines *nm, struct text_lines *out);
+
 #endif

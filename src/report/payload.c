@@ -262,6 +262,7 @@ json_t *payload_build(const json_t *manifest, const struct pivot *p, const struc
 	json_t *rk = ranks ? ranks_view_payload(ranks) : NULL;
 	if (rk)
 		nodes_view_augment(rk, &nodes);
+	json_object_set_new(out, "roofline", nodes_view_roofline_json(&nodes)); /* NULL: absent */
 	node_machines__release(&nodes);
 	json_object_set_new(out, "ranks", rk ? rk : json_null());
 	json_t *rg = regions_json(p, a);

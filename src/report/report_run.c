@@ -77,6 +77,24 @@ static double dram_bytes_below(const struct manifest *m)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* The analysis as `run` computed it: the Run-wide placement against the
+ * sum of its nodes' Ceilings when the manifest records nodes that are not
+ * all the launch node (model/node_machines.h), else the launch Machine's.
+ * nodes is filled from the manifest (empty when absent or unreadable); rc
+ * holds the summed Ceilings a borrows. Returns 0 or -ENOMEM. */
+static int analyse(const struct manifest *m, const struct pivot *p, struct node_machines *nodes,
+		   struct run_ceilings *rc, struct analysis *a)
+{
+	struct err ne = {0};
+	if (m->nodes && node_machines__from_json(nodes, m->nodes, &ne) < 0)
+		memset(nodes, 0, sizeof(*nodes));
+	if (node_machines__run_ceilings(nodes, rc) < 0)
+		return -ENOMEM;
+	const struct ceiling *c = rc->applies ? rc->c : m->machine.ceilings;
+	size_t nc = rc->applies ? rc->n : m->machine.nr_ceilings;
+	return analysis_run_bounded(p, c, nc, ANALYSIS_FLOOR_SAMPLES, dram_bytes_below(m), a);
+}
+
 int report_run(const char *run_dir, bool no_source, struct report_out *out, struct err *e)
 {
 	memset(out, 0, sizeof(*out));
@@ -100,9 +118,12 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 	if (rc == 0)
 		rc = pivot_db_read(&p, db, e);
 	xfree(db);
+	struct node_machines nodes;
+	struct run_ceilings rcl;
+	memset(&nodes, 0, sizeof(nodes));
+	memset(&rcl, 0, sizeof(rcl));
 	if (rc == 0) {
-		rc = analysis_run_bounded(&p, m.machine.ceilings, m.machine.nr_ceilings,
-					  ANALYSIS_FLOOR_SAMPLES, dram_bytes_below(&m), &a);
+		rc = analyse(&m, &p, &nodes, &rcl, &a);
 		have_a = rc == 0;
 		if (rc < 0)
 			err_set(e, rc, ERR_OOM, "out of memory");
@@ -123,13 +144,8 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 		for (size_t i = 0; !a.have_ceilings && i < m.degradations.n; i++)
 			if (!strcmp(m.degradations.v[i].name, DEG_CEILINGS_UNAVAILABLE))
 				ctx.ceilings_reason = m.degradations.v[i].message;
-		struct node_machines nodes;
-		memset(&nodes, 0, sizeof(nodes));
-		struct err ne = {0};
-		if (m.nodes && node_machines__from_json(&nodes, m.nodes, &ne) == 0)
-			ctx.nodes = &nodes;
+		ctx.nodes = nodes.n ? &nodes : NULL;
 		rc = summary_render(&a, &p, &ctx, &out->lines);
-		node_machines__release(&nodes);
 		multi_pass_lines(&m, &out->lines);
 		degradation_lines(&m, &out->lines);
 		outcome_line(&m, &out->lines);
@@ -145,6 +161,8 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 	}
 	if (have_a)
 		analysis__release(&a);
+	run_ceilings__release(&rcl);
+	node_machines__release(&nodes);
 	pivot__release(&p);
 	manifest__release(&m);
 	if (rc < 0)

@@ -68,9 +68,13 @@ static bool placeable(const json_t *h)
 	return isfinite(i) && i > 0 && isfinite(a) && a > 0;
 }
 
+/* The Run-wide roof: its nodes' summed Ceilings (payload "roofline") when
+ * the Run spans nodes, else the Machine's. */
 static const json_t *ceiling(const json_t *payload, const char *name)
 {
-	const json_t *list = json_object_get(json_object_get(payload, "machine"), "ceilings"), *c;
+	const json_t *list = json_object_get(json_object_get(payload, "roofline"), "ceilings"), *c;
+	if (!json_is_array(list))
+		list = json_object_get(json_object_get(payload, "machine"), "ceilings");
 	size_t k;
 	json_array_foreach(list, k, c)
 	{
@@ -114,6 +118,18 @@ static void row(FILE *out, const char *kind, const char *name, const json_t *h, 
 	fputc('\n', out);
 }
 
+/* A rank row's roof: the Ceilings it was placed against (its node's, the
+ * payload's hotspots[].ranks[].ceilings), else the Run's. */
+static struct roofs rank_roofs(const json_t *x, const struct roofs *run)
+{
+	const json_t *c = json_object_get(x, "ceilings");
+	const json_t *peak = json_object_get(c, "flops_dp"), *bw = json_object_get(c, "dram_bandwidth");
+	double p = value_of(peak), b = value_of(bw);
+	if (isfinite(p) && p > 0 && isfinite(b) && b > 0)
+		return (struct roofs){peak, bw};
+	return *run;
+}
+
 int roofline_csv_write(const json_t *payload, FILE *out, size_t *placed, struct err *e)
 {
 	*placed = 0;
@@ -130,8 +146,10 @@ int roofline_csv_write(const json_t *payload, FILE *out, size_t *placed, struct 
 			row(out, "hotspot", name, h, h, NULL, &r);
 			++*placed;
 			json_array_foreach(json_object_get(h, "ranks"), k, x)
-				if (placeable(x))
-					row(out, "hotspot-rank", name, x, h, json_object_get(x, "rank"), &r);
+				if (placeable(x)) {
+					struct roofs own = rank_roofs(x, &r);
+					row(out, "hotspot-rank", name, x, h, json_object_get(x, "rank"), &own);
+				}
 		}
 		json_array_foreach(json_object_get(payload, "regions"), i, h)
 			if (placeable(h)) {

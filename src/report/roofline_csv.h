@@ -5,7 +5,9 @@
  * One row per placed Hotspot, then one per rank of it (MPI Runs), then the
  * regions carrying counters; each figure beside its Quality, an unavailable
  * figure an empty field (never 0), and on every row the two Ceilings the
- * placement is judged against.
+ * placement is judged against: the Run's (its nodes' sum when it spans
+ * nodes, payload "roofline") on a Hotspot's or region's row, the rank's own
+ * node's on a rank's row.
  */
 #ifndef NUNATAK_REPORT_ROOFLINE_CSV_H
 #define NUNATAK_REPORT_ROOFLINE_CSV_H

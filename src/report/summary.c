@@ -463,7 +463,8 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 	headline(a, p, out);
 	if (ctx && ctx->ranks && ranks_view_lines(ctx->ranks, out) < 0)
 		out->failed = true;
-	if (ctx && ctx->nodes && nodes_view_lines(ctx->nodes, out) < 0)
+	if (ctx && ctx->nodes && (nodes_view_lines(ctx->nodes, out) < 0 ||
+				  nodes_view_roofline_line(ctx->nodes, out) < 0))
 		out->failed = true;
 	const char *reason = shared_reason(a);
 	if (reason)

@@ -27,6 +27,7 @@
 #include "analysis/imbalance.h"
 #include "common/err.h"
 #include "model/model.h"
+#include "model/node_machines.h"
 #include "store/manifest.h"
 
 struct console;
@@ -93,6 +94,8 @@ struct run_result {
 	bool pivot_unwritten;       /* stage_store could not write pivot.sqlite: the Run is incomplete */
 	json_t *overhead;           /* manifest "overhead" object, or NULL (owned) */
 	json_t *nodes;              /* manifest "nodes" (run/node_ceilings.c), or NULL (owned) */
+	struct run_ceilings run_ceilings; /* the Run's roof when its nodes' sum (the analysis
+					     borrows them), else .applies false */
 };
 
 /* The Run in progress, passed to every stage. Owned by run_pipeline(). */

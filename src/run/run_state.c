@@ -62,6 +62,7 @@ static void run_result__release(struct run_result *o)
 {
 	if (o->have_analysis)
 		analysis__release(&o->analysis);
+	run_ceilings__release(&o->run_ceilings);
 	if (o->have_ranks)
 		rank_imbalance__release(&o->ranks);
 	manifest__release(&o->manifest);

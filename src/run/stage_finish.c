@@ -265,6 +265,20 @@ int stage_analyse(struct run_state *s, struct err *e)
 		return -ENOMEM;
 	const struct ceiling *c = s->machine ? s->machine->ceilings : NULL;
 	size_t nc = s->machine ? s->machine->nr_ceilings : 0;
+	/* the Run-wide placement sums every rank's FLOPs: its roof is the sum
+	 * of its nodes' Ceilings (model/node_machines.h), not the launch node's */
+	struct node_machines nm;
+	struct err ne = {0};
+	if (s->out.nodes && node_machines__from_json(&nm, s->out.nodes, &ne) == 0) {
+		int rc = node_machines__run_ceilings(&nm, &o->run_ceilings);
+		node_machines__release(&nm);
+		if (rc < 0)
+			return err_oom(e);
+	}
+	if (o->run_ceilings.applies) {
+		c = o->run_ceilings.c;
+		nc = o->run_ceilings.n;
+	}
 	const json_t *below = json_object_get(json_object_get(s->collect.multi_pass_json, "dram_bound"),
 					      "dram_bytes_below");
 	o->have_analysis = analysis_run_bounded(&s->pivot, c, nc, ANALYSIS_FLOOR_SAMPLES,

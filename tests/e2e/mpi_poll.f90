@@ -5,18 +5,22 @@
 ! MPI_Iprobe for a message never sent (tag 7); phase 2, another with
 ! MPI_Testany. After `min` calls of each phase it tells rank 0 (a small
 ! send), which then sends the awaited message: rank 1 polls at least `min`
-! times whatever the load, and prints the exact counts:
-! "rank 1 tests N iprobes M testanys K data 42". gfortran's line table
-! puts a call made through Open MPI's `use mpi` (its ignore-TKR module) at
-! the line of its loop's `do` when it is the loop's first call: the test
-! accepts that line (LOOP_LINE_n) or the call's own.
+! times whatever the load. Phase 3: 1000 calls each of MPI_Testall,
+! MPI_Testsome, MPI_Request_get_status and MPI_Improbe on a receive never
+! matched (then cancelled). It prints the exact counts: "rank 1 tests N
+! iprobes M testanys K testalls 1000 testsomes 1000 getstatuses 1000
+! improbes 1000 data 42". gfortran's line table
+! may put a call made through Open MPI's `use mpi` at a neighbouring line
+! (its loop's `do`, the next statement): the test accepts the call's marked
+! line or the line the binary's debug information gives the call.
 ! usage: mpi_poll_f [min=1000000]
 program mpi_poll_f
   use mpi
   implicit none
-  integer :: ierr, rank, nranks, ping, data, req, reqs(1), idx
+  integer :: ierr, rank, nranks, ping, data, req, reqs(1), idx, outcount, indices(1), msg
+  integer :: spare, i
   integer :: status(MPI_STATUS_SIZE)
-  integer(8) :: min, tests, iprobes, testanys
+  integer(8) :: min, tests, iprobes, testanys, others
   logical :: flag, pflag
   character(len=32) :: arg
   call MPI_Init(ierr)
@@ -47,7 +51,7 @@ program mpi_poll_f
     testanys = 0
     flag = .false.
     call MPI_Irecv(data, 1, MPI_INTEGER, 0, 2, MPI_COMM_WORLD, req, ierr)
-    do ! LOOP_LINE_1
+    do
       tests = tests + 1
       call MPI_Test(req, flag, MPI_STATUS_IGNORE, ierr) ! TEST_LINE
       if (flag) exit
@@ -57,14 +61,30 @@ program mpi_poll_f
     end do
     flag = .false.
     call MPI_Irecv(data, 1, MPI_INTEGER, 0, 4, MPI_COMM_WORLD, reqs(1), ierr)
-    do ! LOOP_LINE_2
+    do
       testanys = testanys + 1
       call MPI_Testany(1, reqs, idx, flag, status, ierr) ! TESTANY_LINE
       if (flag) exit
       if (testanys == min) call MPI_Send(ping, 1, MPI_INTEGER, 0, 3, MPI_COMM_WORLD, ierr)
     end do
-    print '(A,I0,A,I0,A,I0,A,I0)', 'rank 1 tests ', tests, ' iprobes ', iprobes, &
-      ' testanys ', testanys, ' data ', data
+    others = 0
+    call MPI_Irecv(spare, 1, MPI_INTEGER, 0, 99, MPI_COMM_WORLD, reqs(1), ierr)
+    do i = 1, 1000
+      others = others + 1
+      call MPI_Testall(1, reqs, flag, MPI_STATUSES_IGNORE, ierr) ! TESTALL_LINE
+      call MPI_Testsome(1, reqs, outcount, indices, MPI_STATUSES_IGNORE, ierr) ! TESTSOME_LINE
+      call MPI_Request_get_status(reqs(1), pflag, status, ierr) ! GETSTATUS_LINE
+      call MPI_Improbe(0, 98, MPI_COMM_WORLD, flag, msg, status, ierr) ! IMPROBE_LINE
+      if (flag .or. pflag .or. outcount > 0) then
+        print '(A)', 'mpi_poll_f: a receive never sent completed'
+        stop 1
+      end if
+    end do
+    call MPI_Cancel(reqs(1), ierr)
+    call MPI_Wait(reqs(1), status, ierr)
+    print '(A,I0,A,I0,A,I0,5(A,I0))', 'rank 1 tests ', tests, ' iprobes ', iprobes, &
+      ' testanys ', testanys, ' testalls ', others, ' testsomes ', others, &
+      ' getstatuses ', others, ' improbes ', others, ' data ', data
   end if
   call MPI_Finalize(ierr)
 end program mpi_poll_f

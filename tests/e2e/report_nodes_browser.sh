@@ -29,6 +29,10 @@ h["ranks"] = [{"rank": r["rank"], "node": r["node"], "ceilings": ceil[r["node"]]
                "attainable": h["attainable"], "envelope_fraction": h["envelope_fraction"],
                "classification": h["classification"], "classification_reason": h["classification_reason"]}
               for r in rows]
+# the Run-wide roof: the sum of the two nodes' Ceilings (n2's borrowed, estimated)
+p["roofline"] = {"basis": "the sum of the Ceilings of its 2 nodes (n1, n2)", "nodes": 2, "missing": None,
+                 "ceilings": [dict(v(8.5e10, "flop/s", "estimated", why), name="flops_dp"),
+                              dict(v(3.8e10, "B/s", "estimated", why), name="dram_bandwidth")]}
 json.dump(p, open(sys.argv[2], "w"))
 PY
 "$NUNATAK" report --payload "$tmp/p/payload.json" --html 2>/dev/null
@@ -63,6 +67,13 @@ trs = {m.group(1): m.group(0) for m in re.finditer(r'<tr data-rank="(\d+)">.*?</
 assert sorted(trs) == ["0", "1", "2", "3"], sorted(trs)
 assert "<td>n1</td>" in trs["0"] and "<td>n2</td>" in trs["3"], (trs["0"], trs["3"])
 assert "q-estimated" in trs["3"] and "q-estimated" not in trs["0"], (trs["0"], trs["3"])
-print("nodes:", rows)
+# the Run's roofline is drawn against that sum, and says so
+roof = re.search(r'<section class="run-roofline".*?</section>', dom, re.S)
+assert roof, "no roofline of the Run on the page"
+roof = roof.group(0)
+labels = [text(t) for t in re.findall(r'<text class="roof-label"[^>]*>(.*?)</text>', roof, re.S)]
+assert "flops_dp 85.0 Gflop/s \u00b7 estimated" in labels and "DRAM 38.0 GB/s \u00b7 estimated" in labels, labels
+assert "Roofs: the sum of the Ceilings of its 2 nodes (n1, n2)" in text(roof), text(roof)
+print("nodes:", rows, "roofs:", labels)
 PY
 echo "ok: each node's Machine and Ceilings on the page, each rank's too"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Ceilings per node on a real two-node Slurm cluster whose nodes differ (n2's slurmd pinned to one CPU: another Machine than n1 and the launch node): under `nunatak run -- srun -N 2 -n 2` without calibration, n1's rank uses the launch node's Ceilings (same Machine), n2's has none of its own and borrows them downgraded with the reason and the degradation node-ceilings-borrowed; after `srun -w n2 nunatak calibrate` the next Run places n2's rank against n2's own cached Ceilings (the values that calibration measured), without the degradation; with calibration allowed and n2's profile gone, n2 calibrates itself during the Run, once; the summary, the manifest and the payload say which node used which
+# Ceilings per node on a real two-node Slurm cluster whose nodes differ (n2's slurmd pinned to one CPU: another Machine than n1 and the launch node): under `nunatak run -- srun -N 2 -n 2` without calibration, n1's rank uses the launch node's Ceilings (same Machine), n2's has none of its own and borrows them downgraded with the reason and the degradation node-ceilings-borrowed; after `srun -w n2 nunatak calibrate` the next Run places n2's rank against n2's own cached Ceilings (the values that calibration measured), without the degradation; with calibration allowed and n2's profile gone, n2 calibrates itself during the Run, once; the summary, the manifest and the payload say which node used which; the Run-wide placement (every rank's FLOPs together) is against the sum of the two nodes' Ceilings, said in the summary and the payload
 cpu=$(taskset -pc $$ 2>/dev/null | sed 's/.*: //' | cut -d, -f1 | cut -d- -f1)
 [ "$(nproc)" -ge 2 ] && [ -n "$cpu" ] || {
 	echo "skip: fewer than two CPUs here: two nodes cannot differ in their CPU sets"; exit 2; }
@@ -91,6 +91,22 @@ for r in placed:
     cf = {c["name"]: c for c in n["machine"]["ceilings"]}.get("flops_dp")
     if cf and cf["value"]:
         assert f["value"] == cf["value"] and f["quality"] == cf["quality"], (r, cf)
+# the Run-wide placement (every rank's FLOPs together) against the sum of
+# the two nodes' Ceilings, never the launch node's alone
+rf = pay["roofline"]
+assert rf["basis"] == "the sum of the Ceilings of its 2 nodes (n1, n2)" and rf["nodes"] == 2, rf
+sums = {c["name"]: c for c in rf["ceilings"]}
+for k in ("flops_dp", "dram_bandwidth"):
+    if any(k not in c or not c[k]["value"] or c[k]["quality"] == "unavailable" for c in (c1, c2)):
+        assert k not in sums and rf["missing"], (k, rf)
+        continue
+    total = c1[k]["value"] + c2[k]["value"]
+    assert abs(sums[k]["value"] - total) <= 1e-9 * total, (k, sums[k], total)
+    worst = "estimated" if "estimated" in (c1[k]["quality"], c2[k]["quality"]) else "measured"
+    assert sums[k]["quality"] == worst, (k, sums[k], c1[k], c2[k])
+    if want == "borrowed":
+        assert n2["reason"] in sums[k]["reason"], (k, sums[k])
+assert "roofline of the whole Run (every rank's FLOPs together): against the sum of the Ceilings of its 2 nodes (n1, n2)" in err, "no summary line"
 print(f"n1 {n1['ceilings_source']} (Machine {n1['identity']}), n2 {n2['ceilings_source']} "
       f"(Machine {n2['identity']}, CPU {cpu}); {len(placed)} rank placement rows checked")
 PY

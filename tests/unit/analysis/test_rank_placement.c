@@ -310,7 +310,159 @@ static void t_per_node(void)
 	machine__release(&m3);
 }
 
+
+/* The Run-wide placement (the roofline of the whole Run): a Hotspot's
+ * achieved rate there is every rank's FLOPs over the busiest Locus' time,
+ * so its roof is the sum of the nodes' Ceilings, each node's own (borrowed
+ * ones estimated), never the launch node's alone (issue 22). */
+static void t_run_ceilings(void)
+{
+	struct machine launch, m2, m3;
+	machine__init(&launch);
+	launch.cpu_model = xstrdup("CPU A");
+	launch.logical_cores = 4;
+	add_ceiling(&launch, "flops_dp", 1e11, "flop/s");
+	add_ceiling(&launch, "dram_bandwidth", 1e10, "B/s");
+	machine__init(&m2);
+	m2.cpu_model = xstrdup("CPU B");
+	m2.logical_cores = 4;
+	add_ceiling(&m2, "flops_dp", 5e10, "flop/s");
+	add_ceiling(&m2, "dram_bandwidth", 5e9, "B/s");
+	machine__init(&m3);
+	m3.cpu_model = xstrdup("CPU C");
+	m3.logical_cores = 2;
+	struct node_machines nm = {0};
+	node_entry(&nm, "n1", 0, &launch);
+	node_entry(&nm, "n2", 1, &m2);
+	node_entry(&nm, "n3", 2, &m3);
+	const char *why[3] = {NULL, NULL, "no profile cached for it"};
+	struct err e = {0};
+	CHECK_INT(node_machines_resolve(&nm, &launch, why, &e), 0);
+	struct run_ceilings rc;
+	CHECK_INT(node_machines__run_ceilings(&nm, &rc), 0);
+	CHECK(rc.applies);
+	CHECK_INT(rc.n, 2);
+	CHECK_INT(rc.nr_nodes, 3);
+	CHECK_STR(rc.basis, "the sum of the Ceilings of its 3 nodes (n1, n2, n3)");
+	CHECK(rc.missing == NULL);
+	/* n1 + n2 + n3 (borrowed: the launch node's, estimated) */
+	CHECK_STR(rc.c[0].name, "flops_dp");
+	CHECK_NEAR(rc.c[0].value, 1e11 + 5e10 + 1e11, 1);
+	CHECK_STR(rc.c[1].name, "dram_bandwidth");
+	CHECK_NEAR(rc.c[1].value, 1e10 + 5e9 + 1e10, 1);
+	CHECK_STR(rc.c[1].unit, "B/s");
+	CHECK_INT(rc.c[1].quality, QUALITY_ESTIMATED);
+	CHECK(rc.c[1].reason && strstr(rc.c[1].reason, "node n3 (Machine "));
+
+	/* axpy, one rank per node, 2e9 flop and 2e9 B in 1 s each: 6e9 flop/s at
+	 * intensity 1 under a roof of 2.5e10 B/s x 1; the launch node's alone
+	 * (1e10) would have called it 60% of its envelope */
+	struct pivot p;
+	pivot__init(&p);
+	struct hotspot h = {.module = (char *)"/bin/solver", .name = (char *)"axpy",
+			    .level = RESOLUTION_FUNCTION, .offset = 0x1000, .has_offset = true};
+	int64_t hs = pivot__add_hotspot(&p, &h);
+	static const char *const nodes[3] = {"n1", "n2", "n3"};
+	for (int r = 0; r < 3; r++) {
+		int64_t l = pivot__intern_locus(&p, nodes[r], r, 100 + r);
+		meas(&p, hs, l, "task-clock", 1e9, 1000, QUALITY_MEASURED, NULL);
+		meas(&p, hs, l, "flops_dp", 2e9, 400, QUALITY_MEASURED, NULL);
+		meas(&p, hs, l, "dram_bytes", 2e9, 300, QUALITY_MEASURED, NULL);
+	}
+	struct analysis a;
+	CHECK_INT(analysis_run(&p, rc.c, rc.n, 30, &a), 0);
+	CHECK_NEAR(a.diags[0].achieved.value, 6e9, 1);
+	CHECK_NEAR(a.diags[0].attainable.value, 2.5e10, 1);
+	CHECK_NEAR(a.diags[0].envelope_fraction.value, 0.24, 1e-9);
+	CHECK_INT(a.diags[0].envelope_fraction.quality, QUALITY_ESTIMATED);
+	/* each rank still against its own node's, never the sum */
+	struct rank_placement rp;
+	CHECK_INT(rank_placement_run(&p, &a, &nm, &rp), 0);
+	CHECK_NEAR(rank_placement__get(&rp, 1, hs)->attainable.value, 5e9, 1);
+	CHECK_NEAR(rank_placement__get(&rp, 0, hs)->attainable.value, 1e10, 1);
+	rank_placement__release(&rp);
+
+	/* said in the summary, carried by the payload (the page draws it) */
+	struct text_lines t = {0};
+	struct summary_ctx ctx = {.nr_ranks = -1, .nodes = &nm};
+	CHECK_INT(summary_render(&a, &p, &ctx, &t), 0);
+	char *all = text_lines__join(&t);
+	if (!strstr(all, "  roofline of the whole Run (every rank's FLOPs together): against the "
+			 "sum of the Ceilings of its 3 nodes (n1, n2, n3): flops_dp 2.5e+11 flop/s "
+			 "estimated, dram_bandwidth 2.5e+10 B/s estimated\n")) {
+		fprintf(stderr, "%s", all);
+		CHECK(0);
+	}
+	free(all);
+	text_lines__release(&t);
+	json_t *nj = node_machines__to_json(&nm);
+	json_t *man = json_pack("{s:O}", "nodes", nj);
+	json_t *pl = payload_build(man, &p, &a, NULL, false);
+	json_t *rf = json_object_get(pl, "roofline");
+	CHECK_STR(json_string_value(json_object_get(rf, "basis")),
+		  "the sum of the Ceilings of its 3 nodes (n1, n2, n3)");
+	json_t *c1 = json_array_get(json_object_get(rf, "ceilings"), 1);
+	CHECK_STR(json_string_value(json_object_get(c1, "name")), "dram_bandwidth");
+	CHECK_NEAR(json_number_value(json_object_get(c1, "value")), 2.5e10, 1);
+	CHECK_STR(json_string_value(json_object_get(c1, "quality")), "estimated");
+	json_decref(pl);
+	json_decref(man);
+	json_decref(nj);
+	analysis__release(&a);
+	pivot__release(&p);
+	run_ceilings__release(&rc);
+
+	/* n3 without a DRAM Ceiling at all: no partial sum, the reason said */
+	machine__clear_ceilings(&nm.v[2].m);
+	add_ceiling(&nm.v[2].m, "flops_dp", 2e10, "flop/s");
+	CHECK_INT(node_machines__run_ceilings(&nm, &rc), 0);
+	CHECK(rc.applies);
+	CHECK_INT(rc.n, 1);
+	CHECK_STR(rc.c[0].name, "flops_dp");
+	CHECK_STR(rc.missing, "node n3 has no dram_bandwidth Ceiling: the Run's is unknown");
+	run_ceilings__release(&rc);
+
+	/* two nodes of the launch Machine: twice its roof, measured */
+	node_machines__release(&nm);
+	node_entry(&nm, "n1", 0, &launch);
+	node_entry(&nm, "n2", 1, &launch);
+	const char *none[2] = {NULL, NULL};
+	CHECK_INT(node_machines_resolve(&nm, &launch, none, &e), 0);
+	CHECK_INT(node_machines__run_ceilings(&nm, &rc), 0);
+	CHECK(rc.applies && rc.n == 2);
+	CHECK_NEAR(rc.c[0].value, 2e11, 1);
+	CHECK_INT(rc.c[0].quality, QUALITY_MEASURED);
+	CHECK(rc.c[0].reason == NULL);
+	run_ceilings__release(&rc);
+	/* one node of the launch Machine: the launch node's own, unchanged */
+	nm.n = 1;
+	CHECK_INT(node_machines__run_ceilings(&nm, &rc), 0);
+	CHECK(!rc.applies && rc.n == 0);
+	/* one node, its ranks under two CPU sets (plain mpirun binding each to
+	 * a core): the launch node's, which cover both */
+	nm.n = 2;
+	xfree(nm.v[1].node);
+	nm.v[1].node = xstrdup("n1");
+	CHECK_INT(node_machines__run_ceilings(&nm, &rc), 0);
+	CHECK(!rc.applies && rc.n == 0);
+	/* one node of another Machine with its own Ceilings (a job placed away
+	 * from the launch node): those */
+	nm.n = 1;
+	nm.v[0].source = NODE_CEILINGS_OWN;
+	CHECK_INT(node_machines__run_ceilings(&nm, &rc), 0);
+	CHECK(rc.applies && rc.n == 2 && rc.nr_nodes == 1);
+	CHECK_STR(rc.basis, "the Ceilings of its one node (n1)");
+	CHECK_NEAR(rc.c[1].value, 1e10, 1);
+	run_ceilings__release(&rc);
+	nm.n = 2;
+	node_machines__release(&nm);
+	machine__release(&launch);
+	machine__release(&m2);
+	machine__release(&m3);
+}
+
 static const struct test_case cases[] = {
+	{"run_ceilings", "the Run-wide roof is the sum of its nodes' Ceilings", t_run_ceilings},
 	{"per_node", "each rank against its node's Ceilings; a node without borrows, estimated", t_per_node},
 	{"per_rank", "each rank placed; the lagging one named", t_per_rank},
 	{"single_process", "no per-rank rows outside MPI", t_single_process},

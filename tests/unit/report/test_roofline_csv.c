@@ -75,7 +75,33 @@ static void t_no_ceilings(void)
 	free(csv);
 }
 
+/* A Run over nodes: its rows against the nodes' summed roof (payload
+ * "roofline"), a rank's row against its own node's Ceilings. */
+static void t_nodes(void)
+{
+	char text[4096];
+	snprintf(text, sizeof(text),
+		 "{%s, \"roofline\": {\"basis\": \"the sum\", \"nodes\": 2, \"missing\": null, \"ceilings\": ["
+		 "{\"name\": \"flops_dp\", \"value\": 2e12, \"unit\": \"flop/s\", \"quality\": \"measured\", \"reason\": null},"
+		 "{\"name\": \"dram_bandwidth\", \"value\": 3e11, \"unit\": \"B/s\", \"quality\": \"estimated\", \"reason\": \"y\"}]},"
+		 "\"hotspots\": [{\"name\": \"a\", \"share\": " V(0.5, "measured") ", \"dram_intensity\": " V(0.8, "measured") ", "
+		 "\"achieved\": " V(2e9, "measured") ", \"ranks\": [{\"rank\": 1, \"share\": " V(0.25, "measured") ", "
+		 "\"dram_intensity\": " V(0.7, "measured") ", \"achieved\": " V(1e9, "measured") ", \"ceilings\": "
+		 "{\"flops_dp\": " V(5e11, "measured") ", \"dram_bandwidth\": " V(4e10, "estimated") "}}]}], \"regions\": []}",
+		 MACHINE);
+	size_t placed = 0;
+	char *csv = csv_of(text, &placed);
+	CHECK_INT(placed, 1);
+	char *l1 = strchr(csv, '\n') + 1, *l2 = strchr(l1, '\n') + 1;
+	CHECK(strstr(l1, ",memory,2000000000000,measured,300000000000,estimated\n") != NULL &&
+	      strstr(l1, ",memory,2000000000000,measured,300000000000,estimated\n") < l2);
+	CHECK(strncmp(l2, "hotspot-rank,a,1,", 17) == 0);
+	CHECK(strstr(l2, ",memory,500000000000,measured,40000000000,estimated\n") != NULL);
+	free(csv);
+}
+
 static const struct test_case cases[] = {
+	{"nodes", "a Run over nodes: the summed roof, each rank its node's", t_nodes},
 	{"rows", "placed Hotspots and ranks as rows, quoted names, empty unavailable", t_rows},
 	{"no_ceilings", "no Ceilings: the header alone", t_no_ceilings},
 };
