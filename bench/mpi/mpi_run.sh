@@ -8,7 +8,9 @@
 # of nunatak's own cost by part from the Runs' manifests ("cost": setup,
 # network probe, collection overhead, finish), and on its last line
 # `wall_ratio X`: the median of nunatak / bare over the pairs (post-
-# processing included). Asserts nothing.
+# processing included); with LAMMPS, the median ratio of its own "Loop time"
+# before it (the in-application share: sampling, the MPI probe). Asserts
+# nothing.
 # usage: mpi_run.sh NUNATAK [FALLBACK_APP]
 # env: PAIRS (default 4), RANKS (2), STEPS (1000), LATTICE (16), CALIBRATE=1
 # (the warm-up calibrates the Machine: the overhead line gets its cost per
@@ -61,7 +63,7 @@ echo "$what, ${mpi[*]}, ${PAIRS:-4} interleaved pairs after a warm-up Run"
 "$nunatak" run -q -o warm -- "${mpi[@]}" "${app[@]}" >/dev/null 2>warm.err ||
 	{ echo "the warm-up Run failed:"; tail -5 warm.err; exit 1; }
 exec python3 - "$nunatak" "${PAIRS:-4}" "${mpi[@]}" -- "${app[@]}" <<'PY'
-import json, os, statistics, subprocess, sys, time
+import json, os, re, statistics, subprocess, sys, time
 args = sys.argv[1:]
 nunatak, pairs = args[0], int(args[1])
 sep = args.index("--")
@@ -69,14 +71,19 @@ mpi, app = args[2:sep], args[sep + 1:]
 med = statistics.median
 
 def timed(cmd):
+    """(wall s, exit code, LAMMPS' own 'Loop time' in s or None)."""
     t0 = time.monotonic()
-    rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
-    return time.monotonic() - t0, rc
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                       errors="replace")
+    m = re.search(r"^Loop time of ([0-9.eE+-]+) on", r.stdout, re.M)
+    return time.monotonic() - t0, r.returncode, float(m.group(1)) if m else None
 
-rows, parts = [], {}
+rows, parts, loops = [], {}, []
 for i in range(pairs):
-    bare, brc = timed(mpi + app)
-    nun, nrc = timed([nunatak, "run", "-q", "-o", f"r{i}", "--"] + mpi + app)
+    bare, brc, bloop = timed(mpi + app)
+    nun, nrc, nloop = timed([nunatak, "run", "-q", "-o", f"r{i}", "--"] + mpi + app)
+    if bloop and nloop:
+        loops.append((bloop, nloop))
     if brc or nrc:
         print(f"pair {i}: exit codes bare {brc}, nunatak {nrc}")
     rows.append((bare, nun))
@@ -91,5 +98,11 @@ print(f"median: bare {med(r[0] for r in rows):.3f} s, nunatak run {med(r[1] for 
       f"extra {med(r[1] - r[0] for r in rows):+.3f} s")
 print("nunatak's own cost (manifest 'cost', medians): " +
       ", ".join(f"{k} {med(v):.3f} s" for k, v in parts.items()))
+if loops:
+    # inside the application only (sampling, the MPI probe): what the wall
+    # ratio holds beyond it is start-up and finish
+    print(f"LAMMPS' own loop time (medians): bare {med(l[0] for l in loops):.3f} s, "
+          f"nunatak run {med(l[1] for l in loops):.3f} s, "
+          f"loop_ratio {med(l[1] / l[0] for l in loops):.3f}")
 print(f"wall_ratio {med(r[1] / r[0] for r in rows):.3f}")
 PY
