@@ -266,6 +266,31 @@ static void dwarf_section(struct dwarf_sections *d, const struct image *im, cons
 		d->str_offsets = p, d->str_offsets_len = n;
 }
 
+/* The undefined names of .dynsym `tab` (ELF_READ_IMPORTS). */
+static int read_imports(struct elf_info *out, const struct image *im, const struct shdr *tab,
+			const struct shdr *strtab)
+{
+	uint64_t entsize = im->is64 ? 24 : 16;
+	if (tab->type == SHT_NOBITS || !in_range(im, tab->offset, tab->size))
+		return 0;
+	uint64_t n = tab->size / entsize;
+	out->imports = xcalloc(n ? n : 1, sizeof(*out->imports));
+	if (!out->imports)
+		return -ENOMEM;
+	for (uint64_t i = 1; i < n; i++) { /* entry 0 is the null symbol */
+		uint64_t b = tab->offset + i * entsize;
+		if ((unsigned)RD(im, b, 14, 2, 6, 2) != SHN_UNDEF)
+			continue;
+		const char *name = str_at(im, strtab->offset, strtab->size, rd(im, b, 4));
+		if (!name || !*name)
+			continue;
+		if (!(out->imports[out->nr_imports] = xstrdup(name)))
+			return -ENOMEM;
+		out->nr_imports++;
+	}
+	return 0;
+}
+
 static int parse_shdrs(struct elf_info *out, const struct image *im, unsigned flags, struct err *e)
 {
 	uint64_t shoff = RD(im, 0, 32, 4, 40, 8), shentsize = RD(im, 0, 46, 2, 58, 2);
@@ -316,6 +341,12 @@ static int parse_shdrs(struct elf_info *out, const struct image *im, unsigned fl
 		return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	out->has_symtab = symtab >= 0;
 	out->has_dynsym = dynsym >= 0;
+	if ((flags & ELF_READ_IMPORTS) && dynsym >= 0) {
+		struct shdr dt = shdr_at(im, shoff, shentsize, (uint64_t)dynsym);
+		struct shdr ds = dt.link < shnum ? shdr_at(im, shoff, shentsize, dt.link) : (struct shdr){0};
+		if (read_imports(out, im, &dt, &ds) < 0)
+			return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
+	}
 	if (!(flags & ELF_READ_SYMBOLS) || (symtab < 0 && dynsym < 0))
 		return 0;
 	struct shdr tab = shdr_at(im, shoff, shentsize, (uint64_t)(symtab >= 0 ? symtab : dynsym));
@@ -377,6 +408,9 @@ void elf_info__release(struct elf_info *info)
 	for (size_t i = 0; i < info->nr_funcs; i++)
 		xfree(info->funcs[i].name);
 	xfree(info->funcs);
+	for (size_t i = 0; i < info->nr_imports; i++)
+		xfree(info->imports[i]);
+	xfree(info->imports);
 	xfree(info->loads);
 	xfree(info->build_id);
 	xfree(info->comment);

@@ -60,12 +60,17 @@ struct elf_info {
 	size_t nr_loads;
 	struct elf_func *funcs; /* sorted by start; of aliases, the widest is kept */
 	size_t nr_funcs;
+	char **imports;         /* undefined .dynsym names, in table order (ELF_READ_IMPORTS) */
+	size_t nr_imports;
 };
 
 #define ELF_COMMENT_MAX 480
 
 /* What to read beyond the headers. Symbols cost a pass over the symbol table. */
 #define ELF_READ_SYMBOLS 1u
+/* The names the object imports (undefined dynamic symbols): which bindings
+ * of a library a program calls (run/ranks_mpi.c: mpi_init_f08_). */
+#define ELF_READ_IMPORTS 2u
 
 /* Parses an ELF image held in memory (pure: no I/O, fuzzable). Fills *out
  * (release with elf_info__release even on failure). Returns 0, or -EINVAL

@@ -78,8 +78,10 @@ enum mpi_abi_status mpi_abi_from_ldd(const char *text, struct mpi_abi *out)
 			break;
 		l = nl + 1;
 	}
-	if (best > 0)
+	if (best > 0) {
+		out->f08 = strstr(text, "libmpi_usempif08.so") != NULL;
 		return MPI_ABI_FOUND;
+	}
 	return any ? MPI_ABI_NONE : MPI_ABI_NOT_DYNAMIC;
 }
 

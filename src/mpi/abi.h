@@ -16,12 +16,15 @@
 #ifndef NUNATAK_MPI_ABI_H
 #define NUNATAK_MPI_ABI_H
 
+#include <stdbool.h>
+
 enum mpi_family { MPI_FAMILY_UNKNOWN = 0, MPI_FAMILY_OPENMPI, MPI_FAMILY_MPICH };
 
 struct mpi_abi {
 	char soname[64]; /* "libmpi.so.40" */
 	char path[512];  /* what the loader resolved it to, "" when "not found" */
 	enum mpi_family family;
+	bool f08; /* the loader also resolves Open MPI's mpi_f08 bindings (libmpi_usempif08) */
 };
 
 /* What `ldd` said. */

@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "run/pipeline.h"
+#include "attrib/elf.h"
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/console.h"
@@ -214,6 +216,64 @@ static void unavailable(struct run_state *s, const char *why)
 			   "libmpich.so.12)");
 }
 
+/* The mpi_f08 Fortran bindings the application calls (docs/mpi.md "mpi_f08"):
+ * 2 when MPI_Init itself goes through them (it imports mpi_init[_thread]_f08*),
+ * 1 when other calls do (an f08 import, or Open MPI's libmpi_usempif08 among
+ * what the loader resolves), 0 none. `sym` gets the import that said so. */
+static int f08_bindings(const struct mpi_abi *abi, const char *app, char *sym, size_t cap)
+{
+	struct elf_info elf = {0};
+	struct err e = {0};
+	int level = abi->f08 ? 1 : 0;
+	snprintf(sym, cap, "%s", abi->f08 ? "libmpi_usempif08" : "");
+	if (app && elf_info__read(&elf, app, ELF_READ_IMPORTS, &e) == 0) {
+		for (size_t i = 0; i < elf.nr_imports && level < 2; i++) {
+			const char *n = elf.imports[i];
+			if (strncasecmp(n, "mpi_", 4) != 0 || !(strstr(n, "_f08") || strstr(n, "_F08")))
+				continue;
+			level = strncasecmp(n, "mpi_init_f08", 12) == 0 ||
+						strncasecmp(n, "mpi_init_thread_f08", 19) == 0
+					? 2
+					: 1;
+			snprintf(sym, cap, "%s", n);
+		}
+	}
+	elf_info__release(&elf);
+	return level;
+}
+
+/* Announced before the launch: true (nothing to inject) when MPI_Init goes
+ * through mpi_f08, whose bindings bypass the profiling interface. */
+static bool f08_unmeasured(struct run_state *s, const struct mpi_abi *abi)
+{
+	const char *name = s->launch.app && s->launch.app[0] ? s->launch.app[0] : NULL;
+	char *path = NULL, sym[128], msg[900];
+	if (!name || exec_which(name, &path) != 0)
+		return false;
+	int level = f08_bindings(abi, path, sym, sizeof(sym));
+	const char *how = "the mpi_f08 Fortran bindings of this MPI (%s, %s) call its PMPI_* "
+			  "layer directly, bypassing the MPI_* profiling interface nunatak "
+			  "interposes on";
+	char bypass[300];
+	snprintf(bypass, sizeof(bypass), how, mpi_family_name(abi->family), abi->soname);
+	if (level == 2)
+		snprintf(msg, sizeof(msg), "nunatak injects nothing into the ranks: `%s` calls "
+			 "MPI_Init through mpi_f08 (it imports %s) and %s, so no MPI call is "
+			 "measured; MPI time is only estimated from samples (time inside the MPI "
+			 "library)", path, sym, bypass);
+	else if (level == 1)
+		snprintf(msg, sizeof(msg), "`%s` uses mpi_f08 (%s): %s, so its mpi_f08 calls are "
+			 "missing from the measured MPI time, which covers the other bindings only",
+			 path, sym, bypass);
+	if (level)
+		run_state__degrade(s, UNAVAILABLE, msg,
+				   "for MPI measurement build with `use mpi` instead of `use mpi_f08` "
+				   "(same calls, measured); sampling still shows the time spent in the "
+				   "MPI library");
+	xfree(path);
+	return level == 2;
+}
+
 /* The ping-pong, unless the launcher is another MPI than the application's:
  * its ranks would not form one world. */
 static void network(struct run_state *s, const struct mpi_stack *launcher,
@@ -289,6 +349,8 @@ char *collect_mpi_prepare(struct run_state *s, struct err *e)
 		pr.pingpong = NULL;
 	}
 	network(s, &st, &abi, pr.pingpong, pwhy[0] ? pwhy : pr.reason);
+	if (f08_unmeasured(s, &abi))
+		goto out;
 	if (pr.lib && probe_matches(s, pr.lib, &abi, mpicc, why, sizeof(why))) {
 		lib = pr.lib;
 		pr.lib = NULL;

@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct elf_info info;
 	struct err e = {0};
-	if (elf_info__parse(&info, data, size, ELF_READ_SYMBOLS, &e) == 0) {
+	if (elf_info__parse(&info, data, size, ELF_READ_SYMBOLS | ELF_READ_IMPORTS, &e) == 0) {
 		printable(info.comment);
 		printable(info.producer);
 		for (size_t i = 0; i < info.nr_funcs; i++)

@@ -5,6 +5,8 @@
 
 #include "mpi/abi.h"
 
+#include <string.h>
+
 static void t_openmpi(void)
 {
 	const char *ldd = "\tlinux-vdso.so.1 (0x00007ffd)\n"
@@ -31,6 +33,22 @@ static void t_mpich_fortran(void)
 	CHECK_INT(a.family, MPI_FAMILY_MPICH);
 	CHECK_STR(mpi_family_mpicc(a.family), "mpicc.mpich");
 	CHECK_STR(mpi_family_name(a.family), "MPICH");
+	CHECK(!a.f08); /* MPICH's f08 bindings live in libmpichfort too: the imports tell */
+}
+
+static void t_openmpi_f08(void)
+{
+	/* Debian 12's ldd of a `use mpi_f08` program built with mpifort.openmpi */
+	const char *ldd = "\tlibmpi_usempif08.so.40 => /lib/x86_64-linux-gnu/libmpi_usempif08.so.40 (0x1)\n"
+			  "\tlibmpi_mpifh.so.40 => /lib/x86_64-linux-gnu/libmpi_mpifh.so.40 (0x2)\n"
+			  "\tlibmpi.so.40 => /lib/x86_64-linux-gnu/libmpi.so.40 (0x3)\n";
+	struct mpi_abi a;
+	CHECK_INT(mpi_abi_from_ldd(ldd, &a), MPI_ABI_FOUND);
+	CHECK_STR(a.soname, "libmpi.so.40");
+	CHECK(a.f08);
+	/* `use mpi`: no f08 library */
+	CHECK_INT(mpi_abi_from_ldd(strstr(ldd, "\tlibmpi_mpifh"), &a), MPI_ABI_FOUND);
+	CHECK(!a.f08);
 }
 
 static void t_indirect_and_missing(void)
@@ -75,5 +93,6 @@ static const struct test_case cases[] = {
 	{"mpich_fortran", "an MPICH Fortran program: the C library is the ABI", t_mpich_fortran},
 	{"indirect_and_missing", "MPI through another library, unresolved, Intel's", t_indirect_and_missing},
 	{"none", "no MPI, not dynamic, empty", t_none},
+	{"openmpi_f08", "Open MPI's mpi_f08 bindings among the resolved libraries", t_openmpi_f08},
 };
 TEST_MAIN(cases)

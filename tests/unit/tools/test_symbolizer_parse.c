@@ -171,6 +171,20 @@ static void t_elf(void)
 	CHECK_INT(elf_info__offset_to_vaddr(&info, info.loads[0].offset, &v), 0);
 	CHECK_INT(v, info.loads[0].vaddr);
 	CHECK_INT(elf_info__offset_to_vaddr(&info, UINT64_MAX - 1, &v), -ENOENT);
+	CHECK_INT(info.nr_imports, 0); /* not asked for */
+	elf_info__release(&info);
+	/* the imports: what the dynamic loader binds from elsewhere (elf_info__read
+	 * calls munmap from libc), never what this executable defines */
+	CHECK_INT(elf_info__read(&info, "/proc/self/exe", ELF_READ_IMPORTS, &e), 0);
+	CHECK_INT(info.nr_funcs, 0);
+	bool munmap_seen = false, own_seen = false;
+	for (size_t i = 0; i < info.nr_imports; i++) {
+		CHECK(info.imports[i][0] != '\0');
+		munmap_seen |= !strcmp(info.imports[i], "munmap");
+		own_seen |= !strcmp(info.imports[i], "t_elf");
+	}
+	CHECK(munmap_seen);
+	CHECK(!own_seen);
 	elf_info__release(&info);
 	/* garbage and truncations are refused with the offset, never a crash */
 	uint8_t img[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
@@ -195,6 +209,6 @@ static const struct test_case cases[] = {
 	{"addr2line", "GNU addr2line -a -f -C -i output", t_addr2line},
 	{"readelf", "llvm-readelf -S sections: symtab, dynsym, debug_info", t_readelf},
 	{"dwarfdump", "llvm-dwarfdump --debug-line MD5 checksums", t_dwarfdump},
-	{"elf", "ELF reader: segments, symbols, extents, refusals", t_elf},
+	{"elf", "ELF reader: segments, symbols, extents, imports, refusals", t_elf},
 };
 TEST_MAIN(cases)
