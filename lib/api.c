@@ -123,6 +123,7 @@ static bool prepared;
 
 static void prepare_locked(void)
 {
+	sp_thread__prepare();
 	sp_rank_env__detect(env_lookup, NULL, &rank_info);
 	set_prefix_from_env();
 	stream_path();

@@ -175,6 +175,28 @@ int sp_h5_write_threads(hid_t rank, size_t n, const int64_t *tid, const char *co
 	return rc;
 }
 
+/* One 1-D dataset of a group: numbers, or strings (file_type STRINGS). */
+struct h5_col {
+	const char *name;
+	hid_t file_type, mem_type;
+	size_t n;
+	const void *data;
+};
+#define STRINGS H5I_INVALID_HID
+
+/* The columns in order (the order the datasets are created in). */
+static int write_cols(hid_t g, const struct h5_col *c, size_t nr)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < nr; i++)
+		rc = c[i].file_type == STRINGS
+			     ? sp_h5_dset_strings(g, c[i].name, (const char *const *)c[i].data,
+						  c[i].n)
+			     : dset_1d(g, c[i].name, c[i].file_type, c[i].mem_type, c[i].n,
+				       c[i].data);
+	return rc;
+}
+
 int sp_h5_write_samples(hid_t rank, const struct sp_h5_samples *s)
 {
 	hid_t g = H5Gcreate2(rank, "samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -187,20 +209,16 @@ int sp_h5_write_samples(hid_t rank, const struct sp_h5_samples *s)
 	if (s->overhead >= 0)
 		sp_h5_attr_f64(g, "overhead", s->overhead);
 	size_t n = s->nr_samples;
-	int rc = dset_1d(g, "region", H5T_STD_I32LE, H5T_NATIVE_INT32, n, s->region);
-	if (rc == 0)
-		rc = dset_1d(g, "module", H5T_STD_I32LE, H5T_NATIVE_INT32, n, s->module);
-	if (rc == 0)
-		rc = dset_1d(g, "address", H5T_STD_U64LE, H5T_NATIVE_UINT64, n, s->address);
-	if (rc == 0)
-		rc = dset_1d(g, "weight", H5T_STD_I32LE, H5T_NATIVE_INT32, n, s->weight);
-	if (rc == 0)
-		rc = sp_h5_dset_strings(g, "region_names", s->region_names, s->nr_regions);
-	if (rc == 0)
-		rc = sp_h5_dset_strings(g, "module_paths", s->module_paths, s->nr_modules);
-	if (rc == 0)
-		rc = dset_1d(g, "module_bases", H5T_STD_U64LE, H5T_NATIVE_UINT64, s->nr_modules,
-			     s->module_bases);
+	const struct h5_col cols[] = {
+		{"region", H5T_STD_I32LE, H5T_NATIVE_INT32, n, s->region},
+		{"module", H5T_STD_I32LE, H5T_NATIVE_INT32, n, s->module},
+		{"address", H5T_STD_U64LE, H5T_NATIVE_UINT64, n, s->address},
+		{"weight", H5T_STD_I32LE, H5T_NATIVE_INT32, n, s->weight},
+		{"region_names", STRINGS, STRINGS, s->nr_regions, s->region_names},
+		{"module_paths", STRINGS, STRINGS, s->nr_modules, s->module_paths},
+		{"module_bases", H5T_STD_U64LE, H5T_NATIVE_UINT64, s->nr_modules, s->module_bases},
+	};
+	int rc = write_cols(g, cols, sizeof(cols) / sizeof(cols[0]));
 	H5Gclose(g);
 	return rc;
 }
@@ -215,19 +233,16 @@ int sp_h5_write_counters(hid_t rank, const struct sp_h5_counters *c)
 	sp_h5_attr_i64(g, "dropped", c->dropped);
 	size_t n = c->nr_events, rows = c->nr_rows;
 	hsize_t d2[2] = {rows, c->nr_counted};
-	int rc = sp_h5_dset_strings(g, "event_names", c->event_names, n);
-	if (rc == 0)
-		rc = dset_1d(g, "event_kinds", H5T_STD_I32LE, H5T_NATIVE_INT32, n, c->event_kinds);
-	if (rc == 0)
-		rc = dset_1d(g, "event_status", H5T_STD_I32LE, H5T_NATIVE_INT32, n, c->event_status);
-	if (rc == 0)
-		rc = sp_h5_dset_strings(g, "event_reasons", c->event_reasons, n);
-	if (rc == 0)
-		rc = sp_h5_dset_strings(g, "region", c->region, rows);
-	if (rc == 0)
-		rc = dset_1d(g, "lane", H5T_STD_I32LE, H5T_NATIVE_INT32, rows, c->lane);
-	if (rc == 0)
-		rc = dset_1d(g, "calls", H5T_STD_I64LE, H5T_NATIVE_INT64, rows, c->calls);
+	const struct h5_col cols[] = {
+		{"event_names", STRINGS, STRINGS, n, c->event_names},
+		{"event_kinds", H5T_STD_I32LE, H5T_NATIVE_INT32, n, c->event_kinds},
+		{"event_status", H5T_STD_I32LE, H5T_NATIVE_INT32, n, c->event_status},
+		{"event_reasons", STRINGS, STRINGS, n, c->event_reasons},
+		{"region", STRINGS, STRINGS, rows, c->region},
+		{"lane", H5T_STD_I32LE, H5T_NATIVE_INT32, rows, c->lane},
+		{"calls", H5T_STD_I64LE, H5T_NATIVE_INT64, rows, c->calls},
+	};
+	int rc = write_cols(g, cols, sizeof(cols) / sizeof(cols[0]));
 	if (rc == 0)
 		rc = sp_h5_dset(g, "inclusive", H5T_STD_I64LE, H5T_NATIVE_INT64, 2, d2, c->inclusive);
 	if (rc == 0)

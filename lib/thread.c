@@ -59,6 +59,11 @@ static void make_exit_key(void)
 	exit_key_made = pthread_key_create(&exit_key, on_thread_exit) == 0;
 }
 
+void sp_thread__prepare(void)
+{
+	pthread_once(&exit_key_once, make_exit_key);
+}
+
 /* Registration is a section a signal handler must not re-enter (inlib.h):
  * a handler's first call on a thread being registered is dropped, counted,
  * rather than registering the thread twice. The struct and buffer are

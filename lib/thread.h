@@ -9,4 +9,10 @@
  * ENOMEM. At its exit its calls reach the stream's file. */
 struct sp_thread *sp_thread__new(void);
 
+/* Creates the key whose destructor flushes an exiting thread's calls; called
+ * when the library is loaded, so that its index is among glibc's first 32
+ * and a registration (maybe in a signal handler) never makes glibc allocate
+ * a second-level block for it in pthread_setspecific. */
+void sp_thread__prepare(void);
+
 #endif

@@ -147,11 +147,11 @@ function collMatrix(k) {
   const more = k.groups_total > (k.groups || []).length ? ` The ${(k.groups || []).length} heaviest of ${k.groups_total} collectives by communicator and root:` : "";
   return el("div", {class: "comm-matrix comm-collectives"},
     el("h4", {}, "Collectives ", qualityBadge("estimated", k.reason)),
-    el("p", {class: "muted"}, `Collective calls measured by interposition in ${k.ranks_reporting} of ${k.ranks} ranks (${k.calls} calls, ${nsText(k.time_ns)}), placed on their communicators' members: ${valueText(k.bytes)} by pattern${byPattern ? " (" + byPattern + ")" : ""}. Estimated: ${k.reason}. Rows send, columns receive; darker is more bytes (log scale).` + scale + unplaced),
+    el("p", {class: "muted"}, `Collective calls measured by interposition in ${k.ranks_reporting} of ${k.ranks} ranks (${k.calls} calls summed over the ranks, ${nsText(k.time_ns)}), placed on their communicators' members: ${valueText(k.bytes)} by pattern${byPattern ? " (" + byPattern + ")" : ""}. Estimated: ${k.reason}. Rows send, columns receive; darker is more bytes (log scale).` + scale + unplaced),
     heatMap(k.cells, k.bins, b, "coll-cell", "#e15759", tip),
     el("p", {class: "muted"}, k.basis + "." + more),
     groups.length ? el("table", {class: "grid-table comm-groups"},
-      el("thead", {}, el("tr", {}, ["Collective", "Pattern", "Members (world ranks)", "Root", "Calls", "Bytes (estimated)"].map(h => el("th", {scope: "col"}, h)),
+      el("thead", {}, el("tr", {}, ["Collective", "Pattern", "Members (world ranks)", "Root", "Calls (all its ranks)", "Bytes (estimated)"].map(h => el("th", {scope: "col"}, h)),
         el("th", {scope: "col"}, "Time ", el("span", {class: "clock"}, "wall clock")))),
       el("tbody", {}, groups)) : null);
 }

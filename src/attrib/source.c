@@ -127,20 +127,33 @@ static int index__build(struct index *ix)
 		while (d && !rc && (de = readdir(d)) && visited++ < MAX_WALK_ENTRIES) {
 			if (de->d_name[0] == '.')
 				continue;
+			/* the type readdir gives spares a stat per entry (two per
+			 * file before): a regular file is only looked up by name,
+			 * a directory only descended; a symbolic link or a file
+			 * system that gives no type is asked as before */
+			struct basename_hit *h = NULL;
+			unsigned char t = de->d_type;
+			if (t == DT_REG && !(h = index__find(ix, de->d_name)))
+				continue;
+			if (t != DT_REG && t != DT_DIR && t != DT_LNK && t != DT_UNKNOWN)
+				continue; /* a fifo, socket or device: never a source */
 			char *path = xasprintf("%s/%s", dir, de->d_name);
 			struct stat st;
 			if (!path) {
 				rc = -ENOMEM;
-			} else if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			} else if (t == DT_REG) {
+				if (h->count++ == 0)
+					h->first = path, path = NULL;
+			} else if (t == DT_DIR || (t == DT_UNKNOWN && lstat(path, &st) == 0 &&
+						   S_ISDIR(st.st_mode))) {
 				if (!xgrow((void **)&stack, &cap, depth + 1, sizeof(*stack))) {
 					stack[depth++] = path;
 					path = NULL;
 				} else {
 					rc = -ENOMEM;
 				}
-			} else if (is_file(path)) {
-				struct basename_hit *h = index__find(ix, de->d_name);
-				if (h && h->count++ == 0)
+			} else if ((h = index__find(ix, de->d_name)) && is_file(path)) {
+				if (h->count++ == 0)
 					h->first = path, path = NULL;
 			}
 			xfree(path);

@@ -369,7 +369,8 @@ void mpi_comm_coll_line(const struct pivot *p, int nr_ranks, char *buf, size_t c
 		 strlen(h->members) > 40 ? "..." : "");
 	snprintf(buf, cap,
 		 "collectives (estimated: the pairs follow each collective's meaning, not the MPI "
-		 "library's algorithm): %s in %lld calls on %zu communicators; heaviest %s (%s) "
+		 "library's algorithm): %s in %lld calls (summed over the ranks) on %zu communicators; "
+		 "heaviest %s (%s) "
 		 "over ranks %s, %s (%.1f%%)",
 		 all, (long long)c.calls, comms, h->name, comm_pattern_name(h->pattern), members, top,
 		 c.bytes > 0 ? 100.0 * (double)h->bytes / (double)c.bytes : 0.0);

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Shared body of mpi_colls.sh (Open MPI) and mpi_colls_mpich.sh: collectives in
-# who talks to whom (tests/e2e/mpi_colls.c on `ranks` ranks). Expects: launcher,
-# mpicc, launcher flags in the array `flags`, `ranks`, and `stack` for messages.
+# Shared body of mpi_colls.sh (Open MPI), mpi_colls_mpich.sh and
+# mpi_colls_fortran*.sh: collectives in who talks to whom (tests/e2e/mpi_colls.c,
+# or its twin mpi_colls.f90 in `src`, on `ranks` ranks). Expects: launcher,
+# mpicc (the compiler), launcher flags in the array `flags`, `ranks`, and
+# `stack` for messages.
 command -v "$launcher" >/dev/null || { echo "skip: $launcher is not installed"; exit 2; }
 command -v "$mpicc" >/dev/null || { echo "skip: $mpicc is not installed"; exit 2; }
 command -v python3 >/dev/null || { echo "skip: python3 needed"; exit 2; }
@@ -12,7 +14,7 @@ export XDG_CACHE_HOME="$tmp/cache" NUNATAK_NO_CALIBRATE=1
 cd "$tmp"
 d="$tmp/$mpicc"
 mkdir -p "$d"
-"$mpicc" -g -O1 -o "$d/colls" "$NUNATAK_SOURCE_DIR/tests/e2e/mpi_colls.c"
+"$mpicc" -g -O1 -o "$d/colls" "${src:-$NUNATAK_SOURCE_DIR/tests/e2e/mpi_colls.c}"
 "$NUNATAK" run -o "$d/run" -- "$launcher" "${flags[@]}" -n "$ranks" "$d/colls" </dev/null >"$d/out" 2>"$d/err" || {
 	echo "nunatak run under $launcher failed ($?)"; cat "$d/err"; exit 1; }
 grep -q "^colls ok$" "$d/out" || { echo "application output lost or wrong"; cat "$d/out"; exit 1; }
@@ -94,4 +96,15 @@ PY
 python3 "$NUNATAK_SOURCE_DIR/tests/fixtures/run/quality_walk.py" "$d/payload.json"
 rows=$(python3 -c "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from mpi_collectives where members is not null').fetchone()[0])" "$d/run/pivot.sqlite")
 [ "$rows" -ge $((ranks * 7)) ] || { echo "mpi_collectives rows missing from the pivot ($rows)"; exit 1; }
+# a Run from before the collectives (its pivot without the table) still
+# reports: no collectives in its matrix, nothing else lost
+cp -r "$d/run" "$d/old"
+python3 -c "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute('drop table mpi_collectives'); db.commit()" "$d/old/pivot.sqlite"
+"$NUNATAK" report --json "$d/old" >"$d/old.json" || { echo "a Run without mpi_collectives no longer reports"; exit 1; }
+python3 - "$d/old.json" "$d/payload.json" <<'PY'
+import json, sys
+old, new = (json.load(open(f)) for f in sys.argv[1:3])
+assert old["ranks"]["comm_matrix"] is None, old["ranks"]["comm_matrix"]  # no peer rows either
+assert [r["mpi_calls"] for r in old["ranks"]["rows"]] == [r["mpi_calls"] for r in new["ranks"]["rows"]]
+PY
 echo "ok ($stack, $ranks ranks)"

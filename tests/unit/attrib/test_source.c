@@ -213,6 +213,48 @@ static void t_by_name(void)
 	teardown();
 }
 
+/* The walk by name trusts readdir's entry types: a symbolic link to a
+ * file counts (found through it), a link to a directory is not descended
+ * (its files would count twice), a fifo named like a source is no source. */
+static void t_walk_kinds(void)
+{
+	setup();
+	char from[256], to[256];
+	mk("data/lnk_target.txt", 20);
+	mk("src/kinds.c", 20);
+	snprintf(to, sizeof(to), "%s/links", root);
+	CHECK(mkdir(to, 0755) == 0);
+	snprintf(from, sizeof(from), "%s/data/lnk_target.txt", root);
+	snprintf(to, sizeof(to), "%s/links/linked.c", root);
+	CHECK(symlink(from, to) == 0);
+	snprintf(from, sizeof(from), "%s/src", root);
+	snprintf(to, sizeof(to), "%s/alias", root);
+	CHECK(symlink(from, to) == 0);
+	snprintf(to, sizeof(to), "%s/a/kinds.c", root);
+	CHECK(mkfifo(to, 0644) == 0);
+	struct pivot p;
+	pivot__init(&p);
+	struct hotspot hs = {.module = (char *)"/m", .name = (char *)"f", .level = RESOLUTION_LINE};
+	int64_t h = pivot__add_hotspot(&p, &hs);
+	frame_fn(&p, h, "only", "/build/gone/only.c", 12, 10);
+	frame_fn(&p, h, "lnk_target", "/build/gone/linked.c", 12, 10);
+	frame_fn(&p, h, "kinds", "/build/gone/kinds.c", 12, 10);
+	struct attrib_opts o = {.root = root};
+	struct err e = {0};
+	CHECK_INT(attrib_extract_sources(&p, &o, NULL, 0, &e), 0);
+	char want[256];
+	snprintf(want, sizeof(want), "%s/src/only.c", root); /* not also alias/only.c */
+	CHECK_STR(extract_of(&p, "/build/gone/only.c")->resolved_path, want);
+	snprintf(want, sizeof(want), "%s/links/linked.c", root);
+	const struct extract *x = extract_of(&p, "/build/gone/linked.c");
+	CHECK_STR(x->resolved_path, want);
+	CHECK(x->text && strstr(x->text, "data/lnk_target.txt:12\n"));
+	snprintf(want, sizeof(want), "%s/src/kinds.c", root); /* the fifo a/kinds.c is none */
+	CHECK_STR(extract_of(&p, "/build/gone/kinds.c")->resolved_path, want);
+	pivot__release(&p);
+	teardown();
+}
+
 static void t_source_map(void)
 {
 	struct attrib_source_map sm[3] = {{"/a", "/x"}, {"/a/b", "/y"}, {"/a/b", "/z"}};
@@ -232,5 +274,6 @@ static const struct test_case cases[] = {
 	{"by_name", "a file found by name alone is embedded only when vouched for", t_by_name},
 	{"staleness", "a present and discordant MD5 withholds the text", t_staleness},
 	{"source_map", "longest prefix, later entries win ties, component boundary", t_source_map},
+	{"walk_kinds", "file links count, directory links and fifos do not", t_walk_kinds},
 };
 TEST_MAIN(cases)
