@@ -12,7 +12,9 @@
  *     #include <scope_profiler.h>
  *     void step(void) { SP_SCOPE("step"); ... }      // timed until '}'
  *
- * Output, written by sp_finalize() (or at exit if it was never called):
+ * Output, written by sp_finalize() (or at exit if it was never called, by
+ * an exit handler registered when the library is loaded: it runs after the
+ * program's own atexit handlers, so regions they record are kept):
  * `<prefix>_rank<NNNNN>.spt` (regions) and, when sampling ran,
  * `<prefix>_rank<NNNNN>.sps` (samples); docs/formats.md documents them.
  * While the program runs, each thread keeps at most 16384 calls (384 KiB)

@@ -509,6 +509,7 @@ void sp_counters__report(void)
 	if (dropped && sp_log__enabled(SP_LOG_ERROR))
 		sp_log__emit(SP_LOG_WARN, "counters: the counts of %llu calls were not kept "
 			     "(deeper than %u open regions, more than %u regions on a "
-			     "thread, or a failed read)",
+			     "thread, a failed read, or a signal handler's call made "
+			     "while its thread counted another)",
 			     (unsigned long long)dropped, SP_CTR_DEPTH, SP_CTR_SLOTS / 4 * 3);
 }

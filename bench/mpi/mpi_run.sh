@@ -8,7 +8,12 @@
 # of nunatak's own cost by part from the Runs' manifests ("cost": setup,
 # network probe, collection overhead, finish), and on its last line
 # `wall_ratio X`: the median of nunatak / bare over the pairs (post-
-# processing included). Asserts nothing.
+# processing included); with LAMMPS, the median ratio of its own "Loop time"
+# before it (the in-application share: sampling, the MPI probe), and the
+# median ratio of CPU time (every process of the run; robust to a shared
+# machine's load, unlike wall time, except for ranks that poll or yield
+# while they wait: they burn CPU for as long as the wait lasts, so the same
+# srun LAMMPS run took 2.5-7.0 s of CPU bare at load 13-14). Asserts nothing.
 # usage: mpi_run.sh NUNATAK [FALLBACK_APP]
 # env: PAIRS (default 4), RANKS (2), STEPS (1000), LATTICE (16), CALIBRATE=1
 # (the warm-up calibrates the Machine: the overhead line gets its cost per
@@ -61,22 +66,45 @@ echo "$what, ${mpi[*]}, ${PAIRS:-4} interleaved pairs after a warm-up Run"
 "$nunatak" run -q -o warm -- "${mpi[@]}" "${app[@]}" >/dev/null 2>warm.err ||
 	{ echo "the warm-up Run failed:"; tail -5 warm.err; exit 1; }
 exec python3 - "$nunatak" "${PAIRS:-4}" "${mpi[@]}" -- "${app[@]}" <<'PY'
-import json, os, statistics, subprocess, sys, time
+import json, os, re, resource, statistics, subprocess, sys, time
 args = sys.argv[1:]
 nunatak, pairs = args[0], int(args[1])
 sep = args.index("--")
 mpi, app = args[2:sep], args[sep + 1:]
 med = statistics.median
 
-def timed(cmd):
-    t0 = time.monotonic()
-    rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
-    return time.monotonic() - t0, rc
+# CPU time: this process's children (the launcher, nunatak, and the ranks
+# when the launcher forks them: mpirun), plus NODE_CPU, a cgroup counter
+# holding whatever else runs the ranks (srun_run.sh: the test cluster's
+# daemons, whose step daemons fork them). Robust to the other load of a
+# shared machine, unlike wall time.
+node_cpu_file = os.environ.get("NODE_CPU", "")
 
-rows, parts = [], {}
+def cpu_now():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = ru.ru_utime + ru.ru_stime
+    if node_cpu_file.endswith("cpuacct.usage"):
+        t += int(open(node_cpu_file).read()) / 1e9
+    elif node_cpu_file.endswith("cpu.stat"):
+        t += int(re.search(r"^usage_usec (\d+)", open(node_cpu_file).read(), re.M)[1]) / 1e6
+    return t
+
+def timed(cmd):
+    """(wall s, exit code, LAMMPS' own 'Loop time' in s or None, CPU s)."""
+    c0, t0 = cpu_now(), time.monotonic()
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                       errors="replace")
+    t1, c1 = time.monotonic(), cpu_now()
+    m = re.search(r"^Loop time of ([0-9.eE+-]+) on", r.stdout, re.M)
+    return t1 - t0, r.returncode, float(m.group(1)) if m else None, c1 - c0
+
+rows, parts, loops, cpus = [], {}, [], []
 for i in range(pairs):
-    bare, brc = timed(mpi + app)
-    nun, nrc = timed([nunatak, "run", "-q", "-o", f"r{i}", "--"] + mpi + app)
+    bare, brc, bloop, bcpu = timed(mpi + app)
+    nun, nrc, nloop, ncpu = timed([nunatak, "run", "-q", "-o", f"r{i}", "--"] + mpi + app)
+    cpus.append((bcpu, ncpu))
+    if bloop and nloop:
+        loops.append((bloop, nloop))
     if brc or nrc:
         print(f"pair {i}: exit codes bare {brc}, nunatak {nrc}")
     rows.append((bare, nun))
@@ -84,12 +112,23 @@ for i in range(pairs):
     for k, v in cost.items():
         if isinstance(v, dict) and v.get("value") is not None:
             parts.setdefault(k, []).append(v["value"])
-    print(f"pair {i}: bare {bare:.3f} s, nunatak run {nun:.3f} s, ratio {nun / bare:.3f}",
-          flush=True)
+    print(f"pair {i}: bare {bare:.3f} s, nunatak run {nun:.3f} s, ratio {nun / bare:.3f}; "
+          f"CPU bare {bcpu:.3f} s, nunatak run {ncpu:.3f} s; load "
+          f"{open('/proc/loadavg').read().split()[0]}", flush=True)
     subprocess.run(["rm", "-rf", f"r{i}"])
 print(f"median: bare {med(r[0] for r in rows):.3f} s, nunatak run {med(r[1] for r in rows):.3f} s, "
       f"extra {med(r[1] - r[0] for r in rows):+.3f} s")
 print("nunatak's own cost (manifest 'cost', medians): " +
       ", ".join(f"{k} {med(v):.3f} s" for k, v in parts.items()))
+if loops:
+    # inside the application only (sampling, the MPI probe): what the wall
+    # ratio holds beyond it is start-up and finish
+    print(f"LAMMPS' own loop time (medians): bare {med(l[0] for l in loops):.3f} s, "
+          f"nunatak run {med(l[1] for l in loops):.3f} s, "
+          f"loop_ratio {med(l[1] / l[0] for l in loops):.3f}")
+if all(c[0] > 0 for c in cpus):
+    print(f"CPU time (medians): bare {med(c[0] for c in cpus):.3f} s, nunatak run "
+          f"{med(c[1] for c in cpus):.3f} s, cpu_ratio {med(c[1] / c[0] for c in cpus):.3f}"
+          f"{'' if node_cpu_file or mpi[0] != 'srun' else ' (the ranks not included: no NODE_CPU)'}")
 print(f"wall_ratio {med(r[1] / r[0] for r in rows):.3f}")
 PY

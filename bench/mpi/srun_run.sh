@@ -25,7 +25,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 # harmless when
 # oversubscribed node, keeps both sides comparable.
 export OMPI_MCA_mpi_yield_when_idle=${OMPI_MCA_mpi_yield_when_idle:-1}
 cluster_dir=$(mktemp -d -t nunatak-slurm.XXXXXX)
-trap 'bash "$cluster" stop "$cluster_dir"' EXIT
+cg=""
+trap 'bash "$cluster" stop "$cluster_dir"; [ -z "$cg" ] || rmdir "$cg" 2>/dev/null || true' EXIT
 rc=0
 bash "$cluster" start "$cluster_dir" </dev/null || rc=$?
 [ "$rc" = 2 ] && exit 77 # cluster.sh said "skip: <why>"
@@ -33,6 +34,25 @@ bash "$cluster" start "$cluster_dir" </dev/null || rc=$?
 # shellcheck disable=SC1091
 . "$cluster_dir/env"
 export SLURM_CONF
+# The ranks are the cluster's (its step daemons fork them), not this
+# script's children: their CPU time is read from a cgroup that this
+# cluster's daemons (those carrying its SLURM_CONF) are moved into, and
+# that the step daemons and ranks they fork inherit (cgroup v1 cpuacct, or
+# v2). Without one, mpi_run.sh says the ranks are not in its CPU figure.
+if [ -w /sys/fs/cgroup/cpuacct ] && mkdir "/sys/fs/cgroup/cpuacct/nunatak-bench.$$" 2>/dev/null; then
+	cg=/sys/fs/cgroup/cpuacct/nunatak-bench.$$ NODE_CPU=$cg/cpuacct.usage
+elif [ -f /sys/fs/cgroup/cgroup.controllers ] && mkdir "/sys/fs/cgroup/nunatak-bench.$$" 2>/dev/null; then
+	cg=/sys/fs/cgroup/nunatak-bench.$$ NODE_CPU=$cg/cpu.stat
+fi
+if [ -n "$cg" ]; then
+	for p in /proc/[0-9]*; do
+		{ tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -qxF "SLURM_CONF=$SLURM_CONF" &&
+			echo "${p#/proc/}" >"$cg/cgroup.procs" 2>/dev/null
+	done
+	export NODE_CPU
+	# the cgroup empties when the cluster stops: removed then (trap)
+	trap 'bash "$cluster" stop "$cluster_dir"; for _ in 1 2 3 4 5; do rmdir "$cg" 2>/dev/null && break; sleep 1; done' EXIT
+fi
 # PMIx for Open MPI (lmp, and our example as Debian's mpicc builds it), PMI-2
 # for an MPICH build of it (tests/e2e/slurm_srun.sh runs both)
 app=$(command -v lmp || echo "${2:-}")

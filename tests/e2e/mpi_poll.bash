@@ -56,7 +56,7 @@ lines = {kinds[k[:-len("_LINE")]]: {v} for k, v in marks.items()}
 for l in sys.argv[6].split():
     sym, _, v = l.partition("=")
     name = "MPI_" + sym[4].upper() + sym[5:].rstrip("_").lower()
-    if name in lines and v.isdigit():
+    if name in lines and v.isdigit() and int(v) > 0:  # 0: addr2line found no line
         lines[name].add(int(v))
 src = sys.argv[5]
 rows = {r["rank"]: r for r in p["ranks"]["rows"]}

@@ -445,10 +445,21 @@ static void *sig_watchdog(void *arg)
 	abort();
 }
 
-static void t_signal_handler(void)
+static void signal_handler_run(bool counted)
 {
 	setup();
 	CHECK_INT(sp_init(prefix, NULL), 0);
+	if (counted) {
+		/* Counters read in the handlers too, also one that interrupted
+		 * the counting of the call it came in (its counts dropped). */
+		CHECK_INT(sp_set_events("task-clock"), 0);
+		if (strstr(logbuf, "cannot be counted")) {
+			fprintf(stderr, "%s", logbuf);
+			SKIP("task-clock cannot be counted here (perf_event_open refused: "
+			     "a container's seccomp or perf_event_paranoid); signal_handler "
+			     "covers the same without counters");
+		}
+	}
 	sig_site = sp_region("in_handler");
 	const struct sp_site *outer = sp_region("outer"), *inner = sp_region("inner"),
 			     *w = sp_region("worker");
@@ -498,6 +509,10 @@ static void t_signal_handler(void)
 	fprintf(stderr, "signal_handler: %ld signals (%ld on the main thread), %lld handler "
 		"pairs recorded, %lld calls dropped as in_signal_handler\n",
 		fired, main_fired, (long long)rec, (long long)dropped);
+	const char *kept = strstr(logbuf, "counters: the counts of");
+	if (counted)
+		fprintf(stderr, "signal_handler: %.*s\n", kept ? (int)strcspn(kept, "\n") : 26,
+			kept ? kept : "every call's counts kept");
 	CHECK(main_fired >= SIG_MAIN_SIGNALS); /* the test exercised something */
 	CHECK(rec <= fired);
 	CHECK(dropped >= fired - rec && dropped <= 2 * (fired - rec));
@@ -507,6 +522,16 @@ static void t_signal_handler(void)
 		for (int64_t i = 0; i < t.r[r].n; i++)
 			CHECK(t.r[r].ends[i] >= t.r[r].starts[i]);
 	cleanup();
+}
+
+static void t_signal_handler(void)
+{
+	signal_handler_run(false);
+}
+
+static void t_signal_handler_counted(void)
+{
+	signal_handler_run(true);
 }
 
 /* The thread's periodic flush (about once a second) run by a signal
@@ -697,6 +722,8 @@ static const struct test_case cases[] = {
 	{"too_deep", "recursion 300 deep recorded; beyond 65536 counted and named", t_too_deep},
 	{"signal_handler", "sp_begin/sp_end in a signal handler interrupting the library: "
 	 "no deadlock, nesting kept, the handler's calls recorded or counted", t_signal_handler},
+	{"signal_handler_counted", "the same with task-clock counted per region: counters "
+	 "read in handlers that interrupt the counting", t_signal_handler_counted},
 	{"signal_flush", "a signal handler's sp_end runs its thread's periodic flush (the "
 	 "trace file's creation): nothing allocated, nothing lost", t_signal_flush},
 	{"signal_first_call", "the process's first call made in a signal handler: initialised "
