@@ -13,20 +13,7 @@ function readPayload() {
   if (!node) throw new Error("this page holds no report payload");
   const p = JSON.parse(node.textContent);
   if (!p || p.name !== "nunatak-report") throw new Error("the embedded JSON is not a nunatak report payload");
-  restoreUnsampled(p);
   return p;
-}
-
-// An unsampled rank's row omits app_ns and sys_ns (docs/mpi.md): always
-// unavailable, "this rank left no samples", on the sampled clock.
-function restoreUnsampled(p) {
-  const rows = p.ranks && Array.isArray(p.ranks.rows) ? p.ranks.rows : [];
-  const none = () => ({value: null, unit: "ns", quality: "unavailable", reason: "this rank left no samples", clock: "sampled CPU time"});
-  for (const r of rows) {
-    if (!r || typeof r !== "object") continue;
-    if (!("app_ns" in r)) r.app_ns = none();
-    if (!("sys_ns" in r)) r.sys_ns = none();
-  }
 }
 
 function hotspotFromHash(payload) {
