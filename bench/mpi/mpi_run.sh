@@ -11,7 +11,9 @@
 # processing included); with LAMMPS, the median ratio of its own "Loop time"
 # before it (the in-application share: sampling, the MPI probe), and the
 # median ratio of CPU time (every process of the run; robust to a shared
-# machine's load, unlike wall time). Asserts nothing.
+# machine's load, unlike wall time, except for ranks that poll or yield
+# while they wait: they burn CPU for as long as the wait lasts, so the same
+# srun LAMMPS run took 2.5-7.0 s of CPU bare at load 13-14). Asserts nothing.
 # usage: mpi_run.sh NUNATAK [FALLBACK_APP]
 # env: PAIRS (default 4), RANKS (2), STEPS (1000), LATTICE (16), CALIBRATE=1
 # (the warm-up calibrates the Machine: the overhead line gets its cost per

@@ -39,6 +39,11 @@
 extern char **environ;
 
 #define KILL_GRACE_S 2.0
+/* How long processes the application left behind get to end before they are
+ * said to outlive it: a launcher's helper ends just after it (Open MPI's
+ * mpirun under Slurm leaves the srun of its daemons 20-70 ms, seen at load
+ * 15), a daemon does not. */
+#define SURVIVOR_GRACE_S 2.0
 
 struct io_buf {
 	char *p;
@@ -317,6 +322,18 @@ static void wrapped_comm(const struct exec_request *req, char comm[16])
 	n = n > 15 ? 15 : n;
 	memcpy(comm, base, n);
 	comm[n] = '\0';
+}
+
+/* The processes the application started that still run once those ending
+ * with it had SURVIVOR_GRACE_S to do so (their zombies are skipped; they are
+ * ours, the subreaper's, and cost nothing until we exit). */
+static int settle_survivors(pid_t *first, char comm[16])
+{
+	double t0 = now_s();
+	int n;
+	while ((n = exec_survivors(first, comm)) > 0 && now_s() - t0 < SURVIVOR_GRACE_S)
+		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+	return n;
 }
 
 /* Pumps the pipes until the child exits; *status is its wait status. */
@@ -713,7 +730,7 @@ static int spawn_and_wait(const struct exec_request *req, const char *path, char
 	/* What the application left running (a daemon) was adopted by us. */
 	if (reaper && rc == 0 && pid > 0 && req->application && !res->abandoned) {
 		pid_t first = -1;
-		res->nr_survivors = exec_survivors(&first, res->survivor_comm);
+		res->nr_survivors = settle_survivors(&first, res->survivor_comm);
 		res->survivor_pid = (int)first;
 	}
 	if (reaper)

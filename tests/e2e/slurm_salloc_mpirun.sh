@@ -1,5 +1,5 @@
 #!/bin/bash
-# A real two-node Slurm cluster (tests/slurm/cluster.sh): `salloc -N 2 -n 4 nunatak run -- mpirun -n 4` with Open MPI's mpirun and MPICH's (Hydra), each launching its ranks through Slurm: output and exit status as bare, every rank sampled with its world size and its node (n1 n1 n2 n2)
+# A real two-node Slurm cluster (tests/slurm/cluster.sh): `salloc -N 2 -n 4 nunatak run -- mpirun -n 4` with Open MPI's mpirun and MPICH's (Hydra), each launching its ranks through Slurm: output and exit status as bare, every rank sampled with its world size and its node (n1 n1 n2 n2); nothing said to outlive the application (the srun of Open MPI's daemons ends just after mpirun)
 . "$NUNATAK_SOURCE_DIR/tests/e2e/slurm_lib.bash" tests/e2e/mpi_exit.c
 fail=0
 for mpi in openmpi mpich; do
@@ -17,6 +17,9 @@ for mpi in openmpi mpich; do
 	[ "$bare" = "$got" ] || { echo "FAIL: $mpi: exit $got under nunatak, $bare bare"; cat "$mpi.err" "$mpi.bare.err"; fail=1; }
 	diff <(sort "$mpi.bare.out") <(sort "$mpi.out") || { echo "FAIL: $mpi: the output changed"; fail=1; }
 	[ "$(grep -c 'of 4 says hello' "$mpi.out")" = 4 ] || { echo "FAIL: $mpi: not 4 ranks of 4"; cat "$mpi.out" "$mpi.err"; fail=1; }
+	# the launcher's helpers end with it (Open MPI's mpirun leaves the srun of
+	# its daemons a few tens of ms): nothing outlived the application
+	! grep -q "application-outlived" "$mpi.err" || { echo "FAIL: $mpi: a helper of the launcher called a process that outlived the application"; grep "application-outlived" "$mpi.err"; fail=1; }
 	rows=$(rank_rows "$tmp/run-$mpi")
 	echo "$rows"
 	want="0 4 n1 sampler True False
