@@ -210,8 +210,10 @@ SP_API void sp_end(const struct sp_site *h);
  *
  * Timers count each thread's CPU time (so blocked threads are not
  * interrupted and no system call fails with EINTR); the kernel delivers
- * them at most at its tick rate (CONFIG_HZ). The rate achieved is measured
- * and written, never the requested one. Installs a SIGPROF handler; refuses
+ * signals at most at its tick rate (CONFIG_HZ) and counts the expirations
+ * it folded into one signal (si_overrun): each sample weighs those. The
+ * rate achieved (expirations per CPU second) is measured and written,
+ * never the requested one. Installs a SIGPROF handler; refuses
  * if the program has its own.
  * @param hz requested rate per thread of CPU time; <= 0 for the default (200)
  * @return 0, -EALREADY if sampling, -EBUSY if SIGPROF is taken, -errno

@@ -241,7 +241,8 @@ static void log_sampler(const struct sp_trace *tr)
 	       s->ticks ? s->handler_s * 1e9 / (double)s->ticks : 0.0, tr->nr_samples);
 	if (s->requested_hz > 0 && s->effective_hz < 0.8 * s->requested_hz && s->ticks >= 50)
 		sp_log(SP_LOG_WARN, "sampling achieved %.1f Hz of %d Hz requested "
-		       "(CPU-time timers fire at the kernel tick at most)",
+		       "(CPU time of threads without a timer, or expirations a thread "
+		       "had not been signalled before it ended)",
 		       s->effective_hz, s->requested_hz);
 }
 

@@ -6,8 +6,9 @@
  * runs, so the signal lands on a running thread and never interrupts a
  * blocking system call (no EINTR in the application), and samples are
  * CPU-time weighted like perf's task-clock. The cost: the kernel checks
- * CPU timers at its tick, so the rate is capped at CONFIG_HZ (250 here) and
- * idle or blocked time is not sampled. The achieved rate is measured
+ * CPU timers at its tick, so signals come at CONFIG_HZ (250 here) at most
+ * (expirations beyond are folded into them, see Weights) and idle or
+ * blocked time is not sampled. The achieved rate is measured
  * (timer expirations / process CPU seconds while sampling) and written.
  *
  * Weights: a timer whose signal is still pending (the thread was not on a

@@ -47,6 +47,14 @@ function machineBits(m) {
   el("span", {class: "recorded-tag"}, "recorded Machine"), " ", text);
 }
 
+// A Run over several nodes says so before the Machine, which is the launch
+// node's (each node's own is in the Nodes table): "2 nodes, launch node".
+function nodesBits(r) {
+  const rows = r && r.nodes && Array.isArray(r.nodes.rows) ? r.nodes.rows : [];
+  return rows.length > 1 ? el("span", {class: "nodes-count", title: "each node's Machine and Ceilings: the Nodes table"},
+    `${rows.length} nodes, launch node`) : null;
+}
+
 // The command as the header shows it: the application first (the target,
 // whatever the Run's name), the launcher after it, muted; the whole command
 // in the tooltip.
@@ -68,6 +76,7 @@ function topBar(payload, toggleDrawer) {
   const bits = [
     el("span", {class: "run-name"}, run.name || "unnamed Run"),
     commandBits(run),
+    nodesBits(payload.ranks),
     machineBits(payload.machine),
     el("span", {}, runDuration(payload)),
   ];
@@ -78,7 +87,7 @@ function topBar(payload, toggleDrawer) {
     bits.push(el("span", {class: "exit-bad", title: run.outcome || ""},
       "interrupted by " + run.interrupted_by));
   const parts = [];
-  bits.forEach((b, i) => { if (i) parts.push(el("span", {class: "sep"}, "\u00b7")); parts.push(b); });
+  bits.filter(b => b).forEach((b, i) => { if (i) parts.push(el("span", {class: "sep"}, "\u00b7")); parts.push(b); });
   return el("header", {class: "topbar"},
     el("span", {class: "brand"}, "nunatak"), el("div", {class: "run-line"}, parts),
     el("button", {type: "button", class: "drawer-btn", "aria-controls": "provenance",

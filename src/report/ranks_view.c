@@ -297,7 +297,7 @@ static json_t *row_json(const struct rank_imbalance *ri, const struct rank_row *
 	json_t *time = quality__json_clock(row->time_ns, "ns", QUALITY_MEASURED,
 					   "this rank was neither sampled nor counted",
 					   counted ? "counted CPU time (task-clock)" : CLOCK_SAMPLED);
-	return json_pack("{s:i, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:i, s:i}",
+	json_t *o = json_pack("{s:i, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:i, s:i}",
 			 "rank", row->rank, "node",
 			 row->node ? json_string(row->node) : json_null(), "sampled", row->sampled,
 			 "counted", row->counted, "time_ns", time,
@@ -306,6 +306,14 @@ static json_t *row_json(const struct rank_imbalance *ri, const struct rank_row *
 			 "sys_ns", sampled_ns(row, row->sys_ns), "mpi_fraction", frac,
 			 "samples", (json_int_t)row->samples, "mpi", mpi, "mpi_calls", calls, "threads", row->nr_threads,
 			 "helper_threads", row->nr_helpers);
+	/* An unsampled rank's app_ns and sys_ns are omitted: always unavailable
+	 * with R_NOT_SAMPLED on the sampled clock, which the reader restores
+	 * (docs/mpi.md); 250 bytes a row, a megabyte of a 4096-rank page. */
+	if (o && row->present && isnan(row->app_ns))
+		json_object_del(o, "app_ns");
+	if (o && row->present && isnan(row->sys_ns))
+		json_object_del(o, "sys_ns");
+	return o;
 }
 
 /* The Run's MPI share: measured when ranks were interposed (estimated when

@@ -67,6 +67,9 @@ trs = {m.group(1): m.group(0) for m in re.finditer(r'<tr data-rank="(\d+)">.*?</
 assert sorted(trs) == ["0", "1", "2", "3"], sorted(trs)
 assert "<td>n1</td>" in trs["0"] and "<td>n2</td>" in trs["3"], (trs["0"], trs["3"])
 assert "q-estimated" in trs["3"] and "q-estimated" not in trs["0"], (trs["0"], trs["3"])
+# the header says the Run spans 2 nodes before the (launch node's) Machine
+head = re.search(r'<header[^>]*>.*?</header>', dom, re.S)
+assert head and "2 nodes, launch node" in text(head.group(0)), head and text(head.group(0))
 # the Run's roofline is drawn against that sum, and says so
 roof = re.search(r'<section class="run-roofline".*?</section>', dom, re.S)
 assert roof, "no roofline of the Run on the page"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# GCC's libgomp (no OMPT), two parallel regions of opposite imbalance (thread 0 works 3x in the first, thread 1 2x in the second): the payload's openmp has both regions apart (main._omp_fn.0 and .1, each with its pragma's line) and each thread's work in each; as root (the scheduler's stacks) the waits are split between the regions: each region's waiting thread gets at least 70% (-50 ms) of what it timed itself at that region's barrier and at most 130% (+100 ms, + its own wait in the other region), the other thread hardly any, estimated with the reason; the summary names 2 regions
+# GCC's libgomp (no OMPT), two parallel regions of opposite imbalance (thread 0 works 3x in the first, thread 1 2x in the second): the payload's openmp has both regions apart (main._omp_fn.0 and .1, each with its pragma's line) and each thread's work in each; as root (the scheduler's stacks) the waits are split between the regions: each region's waiting thread gets at least 70% (-50 ms) of what it timed itself at that region's barrier and at most 130% (+200 ms, + its own wait in the other region), the other thread hardly any, estimated with the reason; the summary names 2 regions
 . "$NUNATAK_SOURCE_DIR/tests/fixtures/run/e2e_lib.sh"
 need_perf
 command -v gcc >/dev/null || { echo "skip: gcc not installed"; exit 2; }
@@ -60,9 +60,10 @@ for i, name in enumerate(["main._omp_fn.0", "main._omp_fn.1"]):
             assert q[k] >= 0.70 * waits[k] - 0.05e9, (name, "thread %d waits %.0f ms, it timed %.0f ms" % (k, q[k] / 1e6, waits[k] / 1e6))
             # and not much more: its little wait in the other region (which
             # the split cannot tell apart), libgomp starting and ending the
-            # team, preempted there under load (unseen by its own clock)
+            # team, preempted there under load (unseen by its own clock: at
+            # load 22 on 2 cores that came to 2 ms past a 100 ms margin)
             other = truth[1 - i][2 + k]
-            assert q[k] <= 1.30 * waits[k] + other + 0.10e9, (name, "thread %d waits %.0f ms, it timed %.0f ms (+%.0f ms in the other region)" % (k, q[k] / 1e6, waits[k] / 1e6, other / 1e6))
+            assert q[k] <= 1.30 * waits[k] + other + 0.20e9, (name, "thread %d waits %.0f ms, it timed %.0f ms (+%.0f ms in the other region)" % (k, q[k] / 1e6, waits[k] / 1e6, other / 1e6))
             assert q[1 - k] <= waits[1 - k] + 0.25 * w[1 - k], (name, "thread %d hardly waits" % (1 - k), q, waits)
             checked += 1
 if root and not checked:
