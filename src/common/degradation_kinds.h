@@ -71,7 +71,8 @@
 	  "use perf 4.1 or newer on a kernel with clockid support") \
 	X(DEG_MPI_ANALYSIS_UNAVAILABLE, "mpi-analysis-unavailable", true, \
 	  "link the application against the shared MPI library of the " \
-	  "launcher's MPI (mpicc without -static)") \
+	  "launcher's MPI (mpicc without -static); from Fortran, `use mpi` " \
+	  "instead of `use mpi_f08`") \
 	X(DEG_MPI_EVENTS_DROPPED, "mpi-events-dropped", true, \
 	  "nothing to do: stated bound") \
 	X(DEG_MPI_PROFILE_UNREADABLE, "mpi-profile-unreadable", true, \

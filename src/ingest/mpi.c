@@ -319,8 +319,10 @@ static int declare(struct walk *w, struct degradations *d)
 	if (w->missing.n) {
 		snprintf(msg, sizeof(msg),
 			 "%d rank%s left no MPI profile (%s): the application did not load "
-			 "nunatak's MPI library (MPI linked statically, or not an MPI program) or "
-			 "died before MPI_Init; MPI time there is only estimated from samples",
+			 "nunatak's MPI library (MPI linked statically, or not an MPI program), "
+			 "called MPI_Init through the mpi_f08 Fortran bindings (which bypass the "
+			 "profiling interface) or died before MPI_Init; MPI time there is only "
+			 "estimated from samples",
 			 w->missing.n, w->missing.n > 1 ? "s" : "",
 			 ranks_format_list(w->missing.v, w->missing.n, list, sizeof(list)));
 		rc = degradations__add(d, DEG_MPI_ANALYSIS_UNAVAILABLE, msg,

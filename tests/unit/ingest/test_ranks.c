@@ -9,6 +9,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "ingest/mpi.h"
 #include "ingest/ranks.h"
 
 static char root[256];
@@ -272,6 +273,33 @@ static void t_shim_build_ids(void)
 	pivot__release(&p);
 }
 
+/* A rank that preloaded the MPI library but left no profile: every possible
+ * cause is named, mpi_f08 included, never static linking alone. */
+static void t_mpi_missing(void)
+{
+	snprintf(root, sizeof(root), "/tmp/nunatak-test-ranks-f-%d", (int)getpid());
+	mkdir(root, 0755);
+	put("rank-0/rank.json", "{\"rank\": 0, \"node\": \"n\", \"exit_code\": 0, "
+				"\"mpi_profile\": \"rank-0/mpi-profile.txt\"}");
+	struct pivot p;
+	pivot__init(&p);
+	struct degradations d = {0};
+	struct mpi_ingest_summary s;
+	struct err e = {0};
+	CHECK_INT(ingest_mpi(root, 1, &p, &d, &s, &e), 0);
+	CHECK_INT(s.nr_expected, 1);
+	CHECK_INT(s.nr_profiled, 0);
+	const struct degradation *g = find_degr(&d, "mpi-analysis-unavailable");
+	CHECK(g && strstr(g->message, "1 rank left no MPI profile (0)"));
+	CHECK(g && strstr(g->message, "linked statically") && strstr(g->message, "mpi_f08"));
+	CHECK(g && strstr(g->remedy, "`use mpi` instead of `use mpi_f08`"));
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	CHECK_INT(system(cmd), 0);
+	degradations__release(&d);
+	pivot__release(&p);
+}
+
 static void t_format_list(void)
 {
 	char buf[64];
@@ -291,6 +319,7 @@ static const struct test_case cases[] = {
 	{"merged", "one per-rank degradation name is declared once", t_merged_per_name},
 	{"no_ranks", "a Run without ranks yields nothing", t_no_rank_dirs},
 	{"format_list", "rank lists are compact", t_format_list},
+	{"mpi_missing", "a rank without an MPI profile: every cause named, mpi_f08 too", t_mpi_missing},
 	{"shim_build_ids", "a rank's build-ids from the shim's list, else its header", t_shim_build_ids},
 };
 
