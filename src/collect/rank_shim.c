@@ -41,6 +41,8 @@ struct shim {
 	char *const *app;     /* what runs (env + preload + application when preloading) */
 	const char *target;   /* the application's own argv[0] */
 	bool no_clock;        /* perf refused -k CLOCK_MONOTONIC: record without */
+	pid_t launcher;       /* the launcher's process on the node (our parent before the
+				 split): its CPU set is the node's allocation */
 	bool no_switch;       /* perf refused the context switches: record without */
 	struct sp_rank_info id;
 	char node[256];
@@ -865,6 +867,7 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 		rc = run_bare(&s, e); /* cannot write: the Run will declare this rank */
 		goto out;
 	}
+	s.launcher = getppid(); /* before the split makes our parent the waiting half */
 	split_writer(&s);
 	rc = collect(&s, e);
 	if (rc == 0) {
@@ -877,7 +880,8 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 					       .sampler_lib = o->sampler_lib};
 		bool calibrates = o->launch_machine && o->node_calibration_s > 0 &&
 				  s.id.local_rank == 0;
-		if (node_profile_record(o->directory, calibrates ? &cal : NULL, s.machine_id, &me) < 0)
+		if (node_profile_record(o->directory, calibrates ? &cal : NULL, s.launcher,
+					 s.machine_id, &me) < 0)
 			s.machine_id[0] = '\0';
 		struct err we = {0};
 		write_rank_json(&s, &we); /* a failed write leaves the rank declared missing */

@@ -31,11 +31,11 @@ static bool network_ceiling(const struct ceiling *c)
  * rank's own binding to some of its cores (mpirun binds each rank to one):
  * the CPU set of the shim's parent, the launcher's process on the node
  * (orted or mpirun, slurmstepd, Hydra's proxy). Unreadable: the rank's own. */
-static int parent_affinity(struct allocation *a)
+static int parent_affinity(struct allocation *a, pid_t launcher)
 {
 	cpu_set_t set;
 	CPU_ZERO(&set);
-	if (sched_getaffinity(getppid(), sizeof(set), &set) < 0 || CPU_COUNT(&set) == 0)
+	if (sched_getaffinity(launcher > 0 ? launcher : getppid(), sizeof(set), &set) < 0 || CPU_COUNT(&set) == 0)
 		return 0;
 	size_t n = (size_t)CPU_COUNT(&set), k = 0;
 	int *mask = xcalloc(n, sizeof(int));
@@ -108,12 +108,12 @@ static int write_profile(const char *path, const char *text, bool replace, struc
 }
 
 int node_profile_record(const char *collect_dir, const struct node_calibration *cal,
-			char id[MACHINE_ID_SIZE], struct err *e)
+			pid_t launcher, char id[MACHINE_ID_SIZE], struct err *e)
 {
 	struct machine m;
 	machine__init(&m);
 	int rc = machine__snapshot(&m, NULL, e);
-	if (rc == 0 && parent_affinity(&m.alloc) < 0)
+	if (rc == 0 && parent_affinity(&m.alloc, launcher) < 0)
 		rc = err_oom(e);
 	if (rc == 0 && machine_identity(&m, id))
 		rc = err_oom(e);

@@ -16,6 +16,7 @@
 #ifndef NUNATAK_MACHINE_NODE_PROFILE_H
 #define NUNATAK_MACHINE_NODE_PROFILE_H
 
+#include <sys/types.h>
 #include "model/machine_identity.h"
 #include "model/node_machines.h"
 
@@ -41,9 +42,11 @@ struct node_calibration {
  * launcher's CPU set there) and cached on the node, so this Run and later
  * ones use its own Ceilings. Returns 0, or a negative errno (e filled): the
  * rank then records no Machine, and its node borrows the launch node's
- * Ceilings with that reason. */
+ * Ceilings with that reason. launcher: the pid of the launcher's process on
+ * the node (the shim's parent before it split off its writer), whose CPU
+ * set is the node's allocation; <= 0: this process's parent. */
 int node_profile_record(const char *collect_dir, const struct node_calibration *cal,
-			char id[MACHINE_ID_SIZE], struct err *e);
+			pid_t launcher, char id[MACHINE_ID_SIZE], struct err *e);
 
 /* On the launch node: one entry per (node, Machine) from the rank.json files
  * ("node", "machine") and the Machines the shims wrote, then resolved against

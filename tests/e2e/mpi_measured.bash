@@ -2,8 +2,10 @@
 # Shared body of mpi_measured.sh (Open MPI) and mpi_measured_mpich.sh:
 # MPI time measured by nunatak's interposition library, per rank and per call
 # site, against what the program measures itself. Expects: launcher, mpicc,
-# launcher flags in the array `flags`, and `stack` for messages.
+# launcher flags in the array `flags`, and `stack` for messages; `bind`
+# (optional): the launcher's flags that bind each rank to one core.
 set -eu
+[ -n "${bind+x}" ] || bind=()
 command -v "$launcher" >/dev/null || { echo "skip: $launcher is not installed"; exit 2; }
 command -v "$mpicc" >/dev/null || { echo "skip: $mpicc is not installed"; exit 2; }
 tmp=$(mktemp -d)
@@ -127,6 +129,24 @@ PY
 # (10 ms units: which rank waits most is noise here, only the measurement counts)
 grep -q "rank [01] waits [0-9]*% of its time in \`MPI_" "$tmp/err2" || {
 	echo "cached library not injected"; cat "$tmp/err2"; exit 1; }
+
+# 2b. Ranks bound to a core each (mpirun's binding): the node's Machine is the
+# launcher's CPU set there, not one rank's core. The shim's writer is a child
+# of the launcher-facing half, whose CPU set is the rank's: read before the
+# split, one Machine for the node, the launch node's, and nothing borrowed.
+if [ "${#bind[@]}" -gt 0 ]; then
+	"$NUNATAK" run -o "$tmp/runb" -- "$launcher" "${flags[@]}" "${bind[@]}" -n 2 "$tmp/mpi_wait" 10 \
+		>/dev/null 2>"$tmp/errb" || { echo "nunatak run, bound ranks"; cat "$tmp/errb"; exit 1; }
+	python3 - "$tmp/runb/manifest.json" <<'PY' || { echo "the node's Machine under bound ranks"; cat "$tmp/errb"; exit 1; }
+import json, sys
+m = json.load(open(sys.argv[1]))
+nodes = m.get("nodes") or []
+assert len(nodes) == 1 and sorted(nodes[0]["ranks"]) == [0, 1], [(n["node"], n["ranks"], n["identity"]) for n in nodes]
+assert nodes[0]["identity"] == m["machine"]["identity"], (nodes[0]["identity"], m["machine"]["identity"])
+assert nodes[0]["machine"]["allocation"]["affinity_mask"] == m["machine"]["allocation"]["affinity_mask"], nodes[0]["machine"]["allocation"]
+assert "node-ceilings-borrowed" not in [d["name"] for d in m["degradations"]], m["degradations"]
+PY
+fi
 
 # 3. Rank 1 dies of SIGKILL before MPI_Finalize: rank 0's data stays intact
 # and measured, rank 1's stops at its last flush and is declared.

@@ -5,5 +5,7 @@ mpicc=mpicc
 stack="Open MPI"
 browser=1
 flags=(--oversubscribe)
+# one core per rank (overload allowed on a 1-core machine): 2b
+bind=(--bind-to core:overload-allowed)
 [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
 . "$NUNATAK_SOURCE_DIR/tests/e2e/mpi_measured.bash"

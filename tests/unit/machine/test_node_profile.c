@@ -47,8 +47,8 @@ static void t_record_and_gather(void)
 	setenv("XDG_CACHE_HOME", dir, 1); /* an empty cache: no node has a profile */
 	char id[MACHINE_ID_SIZE], again[MACHINE_ID_SIZE];
 	struct err e = {0};
-	CHECK_INT(node_profile_record(dir, NULL, id, &e), 0);
-	CHECK_INT(node_profile_record(dir, NULL, again, &e), 0); /* once per identity */
+	CHECK_INT(node_profile_record(dir, NULL, 0, id, &e), 0);
+	CHECK_INT(node_profile_record(dir, NULL, 0, again, &e), 0); /* once per identity */
 	CHECK_STR(again, id);
 	char *path = xasprintf("%s/machines/%s.json", dir, id);
 	json_t *doc = json_load_file(path, 0, NULL);
