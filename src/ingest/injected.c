@@ -5,13 +5,16 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "attrib/elf.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "ingest/aggregate.h"
 
-enum { NOT_INJECTED, PROBE, PRELOAD, OMPT };
+/* SELF: nunatak's own executable, sampled before it execs the application
+ * (`nunatak fg-exec`, the rank shim): collection, never the application. */
+enum { NOT_INJECTED, PROBE, PRELOAD, OMPT, SELF };
 
 #define PSEUDO_MPI "[mpi:"
 #define PSEUDO_COLLECTION "[collection:"
@@ -33,11 +36,30 @@ struct injected {
 	size_t cap_frames;
 	const char **lab; /* per input frame: its pseudo-module, or NULL */
 	size_t cap_lab;
+	char self[4096]; /* nunatak's own executable, or "" */
+	size_t self_len;
 };
 
+struct injected *injected__new_self(const char *self)
+{
+	struct injected *c = xcalloc(1, sizeof(struct injected));
+	size_t n = self ? strlen(self) : 0;
+	if (c && n && n < sizeof(c->self)) {
+		memcpy(c->self, self, n + 1);
+		c->self_len = n;
+	}
+	return c;
+}
+
+/* This process's executable when it is nunatak (a test binary, or a program
+ * linking the ingest code, is not). */
 struct injected *injected__new(void)
 {
-	return xcalloc(1, sizeof(struct injected));
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	const char *base = strrchr(exe, '/');
+	return injected__new_self(base && strcmp(base + 1, "nunatak") == 0 ? exe : NULL);
 }
 
 void injected__free(struct injected *c)
@@ -57,8 +79,10 @@ void injected__free(struct injected *c)
 	xfree(c);
 }
 
-static int kind_of(const char *m, size_t len)
+static int kind_of(const struct injected *c, const char *m, size_t len)
 {
+	if (c->self_len && len == c->self_len && memcmp(m, c->self, len) == 0)
+		return SELF;
 	const char *b = m + len;
 	while (b > m && b[-1] != '/')
 		b--;
@@ -115,7 +139,7 @@ static bool public_label(const struct lib *l, int kind, const struct ingest_fram
 	const struct elf_func *fn = elf_info__func_at(&l->elf, vaddr);
 	const char *n = fn ? fn->name : NULL;
 	size_t len = n ? strlen(n) : 0;
-	if (kind == OMPT) /* callbacks of the OpenMP runtime: no call of the application */
+	if (kind == OMPT || kind == SELF) /* the OpenMP runtime's callbacks; nunatak itself */
 		return false;
 	if (kind == PRELOAD)
 		return len > 3 && strncmp(n, "sp_", 3) == 0 &&
@@ -141,7 +165,7 @@ static int label_frames(struct injected *c, const struct ingest_frame *f, size_t
 	const char *outer = NULL;
 	int outer_kind = NOT_INJECTED;
 	for (size_t i = n; i-- > 0;) {
-		int kind = kind_of(f[i].module, f[i].module_len);
+		int kind = kind_of(c, f[i].module, f[i].module_len);
 		c->lab[i] = NULL;
 		if (kind == NOT_INJECTED) {
 			outer = NULL;
@@ -178,7 +202,7 @@ int injected__rewrite(struct injected *c, const struct ingest_sample *s,
 	    xgrow((void **)&c->frames, &c->cap_frames, n, sizeof(*c->frames)) < 0)
 		return -ENOMEM;
 	int rc = label_frames(c, in, n);
-	int hit_kind = kind_of(s->hit.module, s->hit.module_len);
+	int hit_kind = kind_of(c, s->hit.module, s->hit.module_len);
 	if (rc <= 0 && hit_kind == NOT_INJECTED)
 		return rc;
 	*out = *s;

@@ -17,7 +17,9 @@
  *  - in the preload library: its public entry point the application called
  *    (`sp_*`, `[collection:sp_region_begin]`), else `[collection:overhead]`;
  *  - in nunatak's OMPT tool (libnunatak_ompt.so*), called back by the
- *    OpenMP runtime: `[collection:overhead]`.
+ *    OpenMP runtime: `[collection:overhead]`;
+ *  - in nunatak's own executable (`nunatak fg-exec` or the rank shim,
+ *    sampled before it execs the application): `[collection:overhead]`.
  * Consecutive frames that become the same pseudo frame are one frame.
  * The functions come from the library's own ELF symbols (attrib/elf.h); a
  * library that cannot be read is still hidden, under the generic names.
@@ -31,8 +33,11 @@
 struct ingest_sample;
 struct injected;
 
-/* A new cache of the injected libraries met (their symbols), or NULL. */
+/* A new cache of the injected libraries met (their symbols), or NULL; the
+ * running executable counts as nunatak's own when it is named nunatak. */
 struct injected *injected__new(void);
+/* The same with nunatak's executable given (NULL: none). */
+struct injected *injected__new_self(const char *self);
 void injected__free(struct injected *c);
 
 /* When s has a frame in an injected library, *out is s rewritten (its

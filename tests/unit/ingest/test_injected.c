@@ -5,6 +5,7 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <unistd.h>
 
 #include "attrib/elf.h"
 #include "common/err.h"
@@ -51,6 +52,33 @@ static void t_probe_unreadable(void)
 	struct ingest_sample h = {.hit = fr(PROBE, 0x1230)};
 	CHECK_INT(injected__rewrite(c, &h, &out), 1);
 	CHECK(is(&out.hit, "[mpi:MPI]"));
+	injected__free(c);
+}
+
+/* nunatak's own executable, sampled before it execs the application (fg-exec,
+ * the rank shim): collection, never a Hotspot; another module of that name
+ * elsewhere is the application's. */
+static void t_self(void)
+{
+	struct injected *c = injected__new_self("/opt/nunatak/bin/nunatak");
+	struct ingest_frame chain[] = {fr("/opt/nunatak/bin/nunatak", 0x1234),
+				       fr("/opt/nunatak/bin/nunatak", 0x40), fr(APP, 0x10)};
+	struct ingest_sample s = {.hit = chain[0], .callchain = chain, .nr_callchain = 3}, out;
+	CHECK_INT(injected__rewrite(c, &s, &out), 1);
+	CHECK(is(&out.hit, "[collection:overhead]") && !out.hit.has_offset);
+	CHECK(out.nr_callchain == 2 && is(&out.callchain[0], "[collection:overhead]") &&
+	      is(&out.callchain[1], APP));
+	struct ingest_sample other = {.hit = fr("/home/u/nunatak", 0x10)};
+	CHECK_INT(injected__rewrite(c, &other, &out), 0);
+	injected__free(c);
+	/* a test binary is not nunatak: its own frames are left alone */
+	c = injected__new();
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	CHECK(n > 0);
+	exe[n > 0 ? n : 0] = '\0';
+	struct ingest_sample mine = {.hit = fr(exe, 0x10)};
+	CHECK_INT(injected__rewrite(c, &mine, &out), 0);
 	injected__free(c);
 }
 
@@ -158,6 +186,7 @@ static const struct test_case cases[] = {
 	{"aggregated", "two ranks' probe samples: one named Hotspot, named stack frames",
 	 t_aggregated},
 	{"untouched", "a sample with no injected frame is left as it is", t_untouched},
+	{"self", "nunatak's own executable is collection overhead", t_self},
 	{"probe_unreadable", "an unreadable probe hidden as [mpi:MPI], its frames one",
 	 t_probe_unreadable},
 	{"preload_real", "the preload library: entry point names the frame, internals fold in",
