@@ -36,7 +36,7 @@ void allocation__release(struct allocation *a)
 	a->memory_limit_bytes = -1;
 }
 
-static void ceiling__release(struct ceiling *c)
+void ceiling__release(struct ceiling *c)
 {
 	xfree(c->name);
 	xfree(c->unit);

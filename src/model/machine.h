@@ -100,6 +100,8 @@ void allocation__release(struct allocation *a);
 bool machine__allocated_cores(const struct machine *m, double *cores);
 
 /* Appends a copy of c. Returns 0 or -ENOMEM. */
+/* Frees what a ceiling owns (name, unit, reason). */
+void ceiling__release(struct ceiling *c);
 int machine__add_ceiling(struct machine *m, const struct ceiling *c);
 /* Drops every Ceiling (before loading a cached profile's). */
 void machine__clear_ceilings(struct machine *m);

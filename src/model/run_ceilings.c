@@ -156,11 +156,8 @@ int node_machines__run_ceilings(const struct node_machines *nm, struct run_ceili
 
 void run_ceilings__release(struct run_ceilings *rc)
 {
-	for (size_t k = 0; k < rc->n; k++) {
-		xfree(rc->c[k].name);
-		xfree(rc->c[k].unit);
-		xfree(rc->c[k].reason);
-	}
+	for (size_t k = 0; k < rc->n; k++)
+		ceiling__release(&rc->c[k]);
 	xfree(rc->basis);
 	xfree(rc->missing);
 	memset(rc, 0, sizeof(*rc));
