@@ -70,15 +70,29 @@ LAUNCHES="srun -N 2 -n 2 --mpi=$plugin|one rank per node"
 	LAUNCHES+=";srun -N 2 -n $ranks --mpi=$plugin|$((ranks / 2)) ranks per node"
 export LAUNCHES
 set -o pipefail
-# mpi_run.sh's output as it comes; its last line (wall_ratio of the last
-# launch) held back until the oversubscription's share is printed before it
-bash "$here/mpi_run.sh" "$@" </dev/null | awk '
-/^wall_ratio by launch: / { print; n = split(substr($0, 23), f, ", ")
-	for (i = 1; i <= n; i++) { k = split(f[i], w, " "); r[i] = w[k] } ; next }
-/^wall_ratio [0-9.]+$/ { last = $0; next }
-{ print; fflush() }
-END {
-	if (n == 2 && r[2] > 1)
-		printf "oversubscription: one rank per node (a core per rank) costs %+.1f %% (wall_ratio %.3f), two ranks per node (4 ranks and 4 perf processes on this machine'"'"'s 2 cores) %+.1f %% (%.3f): %.0f %% of that excess is the sharing of cores, which a node with a core per rank does not do\n", (r[1] - 1) * 100, r[1], (r[2] - 1) * 100, r[2], (r[2] > r[1] ? (r[2] - r[1]) / (r[2] - 1) * 100 : 0)
-	if (last != "") print last
-}'
+# mpi_run.sh's output as it comes (a shell loop: awk would buffer it); its
+# last line (wall_ratio of the last launch) held back until the
+# oversubscription's share is printed before it
+bash "$here/mpi_run.sh" "$@" </dev/null | {
+	last="" by=""
+	while IFS= read -r line; do
+		case $line in
+		"wall_ratio by launch: "*) by=${line#wall_ratio by launch: } ;;
+		"wall_ratio "[0-9]*) last=$line; continue ;;
+		esac
+		printf '%s\n' "$line"
+	done
+	[ -z "$by" ] || python3 -c '
+import sys
+r = [float(x.rsplit(" ", 1)[1]) for x in sys.argv[1].split(", ")]
+one, two = r[0], r[-1]
+line = (f"oversubscription: one rank per node (a core per rank) {one:.3f}x bare, two ranks "
+        f"per node (4 ranks and their 4 perf processes on this machine\x27s 2 cores) {two:.3f}x")
+if 1 <= one <= two and two > 1:
+    line += (f": {(two - one) / (two - 1) * 100:.0f} % of the 4-rank excess is the sharing "
+             "of cores, which a node with a core per rank does not do")
+else:
+    line += ": the two do not order as expected, the noise of this machine\x27s load is larger"
+print(line)' "$by"
+	[ -z "$last" ] || printf '%s\n' "$last"
+}
