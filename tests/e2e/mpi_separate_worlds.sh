@@ -79,7 +79,7 @@ set -e
 echo "mpirun.mpich, MPICH program: exit $rc"
 [ "$(grep -c ' of 3 says hello$' "$d/own.out")" = 3 ] || {
 	echo "FAIL: the control did not run as one 3-rank world"; cat "$d/own.out" "$d/own.err"; exit 1; }
-grep -q " 3 ranks (3 sampled)" "$d/own.err" || { echo "FAIL: the control is not said as 3 ranks"; cat "$d/own.err"; fail=1; }
+grep -q " 3 ranks (" "$d/own.err" || { echo "FAIL: the control is not said as 3 ranks"; cat "$d/own.err"; fail=1; }
 if grep -q "separate [0-9]*-rank MPI world\|mpi-separate-worlds\|who talks to whom: not placed" "$d/own.err"; then
 	echo "FAIL: one world said as separate ones"; cat "$d/own.err"; fail=1
 fi
