@@ -297,11 +297,20 @@ static void count(struct counter *c, const struct exec_request *rq)
 	c->symbolizers++;
 	if (!rq->env_unset || !rq->env_unset[0])
 		c->debuginfod_allowed = true;
-	for (const char *p = rq->stdin_data; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : "") {
-		const char *hex = strstr(p, "0x");
-		if (hex && c->nr_asked < 256)
+	/* stdin: stdin_len bytes, "0x…" lines (after a "module" prefix when
+	 * merged), not NUL-terminated */
+	char *in = xstrndup(rq->stdin_data ? rq->stdin_data : "", rq->stdin_data ? rq->stdin_len : 0);
+	CHECK(in);
+	for (char *p = in; *p;) {
+		char *nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		char *sp = strrchr(p, ' '), *hex = sp ? sp + 1 : p; /* the last word */
+		if (!strncmp(hex, "0x", 2) && c->nr_asked < 256)
 			c->asked[c->nr_asked++] = strtoull(hex, NULL, 16);
+		p = nl ? nl + 1 : p + strlen(p);
 	}
+	xfree(in);
 	for (size_t i = 1; rq->argv[i]; i++)
 		if (!strncmp(rq->argv[i], "0x", 2) && c->nr_asked < 256)
 			c->asked[c->nr_asked++] = strtoull(rq->argv[i], NULL, 16);
