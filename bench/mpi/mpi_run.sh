@@ -101,6 +101,12 @@ for l in "${launches[@]}"; do
 		echo "timeline of one Run, $side, ${mpi[*]} (load $(cut -d' ' -f1 /proc/loadavg)):"
 		perf script -i tl.data -F comm,pid,tid,time,event --show-task-events 2>/dev/null |
 			python3 "$here/timeline.py" 1000 "$(cat tl.pid)" "$comm" "${daemons[@]}" || true
+		# the Run's own account beside it: its application part is the
+		# launcher's life plus any wait for the ranks' writers or survivors
+		[ $side = bare ] || python3 -c 'import json, sys
+c = json.load(open(sys.argv[1])).get("cost", {})
+print("  the manifest'"'"'s cost: " + ", ".join("%s %.3f s" % (k, v["value"]) for k, v in c.items()
+      if isinstance(v, dict) and v.get("value") is not None))' tl/manifest.json || true
 		rm -rf tl tl.data tl.pid
 	done
 done
