@@ -186,7 +186,11 @@ function commMatrix(c) {
 
 function mpiSection(r) {
   if (!r || !Array.isArray(r.rows)) return null;
-  const m = mpiMatrix(r), t = mpiTimeline(r.mpi_timeline), c = commMatrix(r.comm_matrix);
+  const m = mpiMatrix(r), t = mpiTimeline(r.mpi_timeline);
+  // separate worlds number their ranks from 0 each: no matrix over the launch's ranks
+  const c = r.separate_worlds
+    ? el("p", {class: "muted comm-apart"}, `Who talks to whom: not placed. The ranks ran as ${r.separate_worlds.text}, each numbering its ranks from 0, so peers and communicator members are not the launch's ranks.`)
+    : commMatrix(r.comm_matrix);
   if (!m && !t && !c) return null;
   return el("section", {class: "mpi"}, m, c, t);
 }

@@ -148,7 +148,8 @@ function lociText(cov, ranks) {
   const nHelp = available(cov.helper_threads) ? cov.helper_threads.value : 0;
   let out = "";
   const nAll = ranks && Array.isArray(ranks.rows) ? ranks.rows.length : 0;
-  if (nRanks) out = `on ${nRanks < nAll ? nRanks + " of " : ""}${plural(nAll, "rank")}` +
+  const apart = ranks && ranks.separate_worlds ? ` (${ranks.separate_worlds.text}, not one job)` : "";
+  if (nRanks) out = `on ${nRanks < nAll ? nRanks + " of " : ""}${plural(nAll, "rank")}${apart}` +
     (nLoci !== null && nLoci > nRanks ? ` (${plural(nLoci, "application thread")})` : "");
   else if (nLoci !== null) out = `on ${plural(nLoci, "Locus", "Loci")}`;
   if (nHelp) out += `${out ? "; " : ""}${plural(nHelp, "MPI runtime helper thread")} (progress, event loops) seen beside them, not counted as Loci`;
@@ -298,8 +299,12 @@ const RANK_COLUMNS = [
 function ranksHead(r) {
   const sampled = r.rows.filter(x => x.sampled).length;
   const imb = r.imbalance || {};
-  const head = `${plural(r.rows.length, "rank")} (${sampled} sampled); busiest rank ${r.busiest_rank} at ` +
-    `${available(imb) ? imb.value.toFixed(2) + "x" : "unavailable"} the mean; MPI holds ` +
+  // separate worlds (docs/mpi.md): never "N ranks", never an imbalance across them
+  const sw = r.separate_worlds;
+  const who = sw ? `${sw.text}, not one ${r.rows.length}-rank job (${sampled} sampled); imbalance across them not computed: ${imb.reason}`
+    : available(imb) ? `${plural(r.rows.length, "rank")} (${sampled} sampled); busiest rank ${r.busiest_rank} at ${imb.value.toFixed(2)}x the mean`
+    : `${plural(r.rows.length, "rank")} (${sampled} sampled); imbalance unavailable${imb.reason ? ": " + imb.reason : ""}`;
+  const head = `${who}; MPI holds ` +
     `${available(r.mpi_fraction) ? pct(r.mpi_fraction.value) : "unavailable"} of the time` +
     (available(r.mpi_fraction) ? (r.mpi_fraction.source === "interposition" ? " (wall clock inside MPI calls)" : " (sampled CPU time)") : "");
   const help = r.helper_threads || {};
@@ -346,7 +351,7 @@ function ranksSection(r) {
       c.avail && !c.avail(x) ? el("span", {class: "unavail"}, "unavailable") : c.cell(x)))));
   return el("section", {class: "ranks"}, el("h3", {}, "Ranks"),
     el("p", {}, head, " ", qualityBadge(qualityOf(imb), reasonTitle(imb)),
-      imb.basis ? el("span", {class: "muted"}, " measured on " + imb.basis) : null,
+      imb.basis && !r.separate_worlds ? el("span", {class: "muted"}, " measured on " + imb.basis) : null,
       imb.quality === "estimated" && imb.reason && available(imb)
         ? el("span", {class: "val q-estimated"}, ` \u2014 the busiest rank's ${imb.value.toFixed(2)}x is downgraded to estimated: ${imb.reason}`) : null),
     threads,

@@ -18,17 +18,25 @@
 # env: PAIRS (default 4), RANKS (2), STEPS (1000), LATTICE (16), CALIBRATE=1
 # (the warm-up calibrates the Machine: the overhead line gets its cost per
 # sample), APP_UNITS (mpi_imbalance's units, 200), LAUNCH (the launcher and
-# its options instead of `mpirun -n RANKS`, split on blanks: srun_run.sh
-# passes `srun -N 2 -n 4 --mpi=pmix`).
+# its options instead of `mpirun -n RANKS`, split on blanks), LAUNCHES
+# (several launches, separated by `;`, each with its label after a `|`:
+# measured in the same interleaved pairs, bare and nunatak of each launch in
+# turn, a block of medians per launch; the last line is the last launch's:
+# srun_run.sh passes one rank per node, then two).
 set -eu
 nunatak=$(realpath "$1") fallback=${2:+$(realpath "$2")}
-if [ -n "${LAUNCH:-}" ]; then
-	read -ra mpi <<<"$LAUNCH"
+if [ -n "${LAUNCHES:-}" ]; then
+	IFS=';' read -ra launches <<<"$LAUNCHES"
+elif [ -n "${LAUNCH:-}" ]; then
+	launches=("$LAUNCH")
 else
-	mpi=(mpirun --oversubscribe -n "${RANKS:-2}")
-	[ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
+	launches=("mpirun --oversubscribe -n ${RANKS:-2}")
+	[ "$(id -u)" = 0 ] && launches=("${launches[0]} --allow-run-as-root")
 fi
-command -v "${mpi[0]}" >/dev/null || { echo "${mpi[0]} not found: nothing to measure"; exit 77; }
+for l in "${launches[@]}"; do
+	read -ra words <<<"${l%%|*}"
+	command -v "${words[0]}" >/dev/null || { echo "${words[0]} not found: nothing to measure"; exit 77; }
+done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME="$work/cache" NUNATAK_SITE_CONFIG=/dev/null
@@ -62,15 +70,22 @@ else
 	echo "neither lmp nor the mpi_imbalance example: nothing to measure"
 	exit 77
 fi
-echo "$what, ${mpi[*]}, ${PAIRS:-4} interleaved pairs after a warm-up Run"
-"$nunatak" run -q -o warm -- "${mpi[@]}" "${app[@]}" >/dev/null 2>warm.err ||
-	{ echo "the warm-up Run failed:"; tail -5 warm.err; exit 1; }
-exec python3 - "$nunatak" "${PAIRS:-4}" "${mpi[@]}" -- "${app[@]}" <<'PY'
+for l in "${launches[@]}"; do
+	read -ra mpi <<<"${l%%|*}"
+	echo "$what, ${mpi[*]}, ${PAIRS:-4} interleaved pairs after a warm-up Run"
+	"$nunatak" run -q -o warm -- "${mpi[@]}" "${app[@]}" >/dev/null 2>warm.err ||
+		{ echo "the warm-up Run failed:"; tail -5 warm.err; exit 1; }
+	rm -rf warm
+done
+exec python3 - "$nunatak" "${PAIRS:-4}" "${launches[@]}" -- "${app[@]}" <<'PY'
 import json, os, re, resource, statistics, subprocess, sys, time
 args = sys.argv[1:]
 nunatak, pairs = args[0], int(args[1])
 sep = args.index("--")
-mpi, app = args[2:sep], args[sep + 1:]
+launches, app = args[2:sep], args[sep + 1:]
+# (label, launcher argv) per launch: "argv words[|label]"
+launches = [(l.partition("|")[2] or l.partition("|")[0], l.partition("|")[0].split())
+            for l in launches]
 med = statistics.median
 
 # CPU time: this process's children (the launcher, nunatak, and the ranks
@@ -98,37 +113,63 @@ def timed(cmd):
     m = re.search(r"^Loop time of ([0-9.eE+-]+) on", r.stdout, re.M)
     return t1 - t0, r.returncode, float(m.group(1)) if m else None, c1 - c0
 
-rows, parts, loops, cpus = [], {}, [], []
+class Launch:
+    def __init__(self, label, mpi):
+        self.label, self.mpi = label, mpi
+        self.rows, self.parts, self.loops, self.cpus = [], {}, [], []
+
+runs = [Launch(label, mpi) for label, mpi in launches]
 for i in range(pairs):
-    bare, brc, bloop, bcpu = timed(mpi + app)
-    nun, nrc, nloop, ncpu = timed([nunatak, "run", "-q", "-o", f"r{i}", "--"] + mpi + app)
-    cpus.append((bcpu, ncpu))
-    if bloop and nloop:
-        loops.append((bloop, nloop))
-    if brc or nrc:
-        print(f"pair {i}: exit codes bare {brc}, nunatak {nrc}")
-    rows.append((bare, nun))
-    cost = json.load(open(f"r{i}/manifest.json")).get("cost", {})
-    for k, v in cost.items():
-        if isinstance(v, dict) and v.get("value") is not None:
-            parts.setdefault(k, []).append(v["value"])
-    print(f"pair {i}: bare {bare:.3f} s, nunatak run {nun:.3f} s, ratio {nun / bare:.3f}; "
-          f"CPU bare {bcpu:.3f} s, nunatak run {ncpu:.3f} s; load "
-          f"{open('/proc/loadavg').read().split()[0]}", flush=True)
-    subprocess.run(["rm", "-rf", f"r{i}"])
-print(f"median: bare {med(r[0] for r in rows):.3f} s, nunatak run {med(r[1] for r in rows):.3f} s, "
-      f"extra {med(r[1] - r[0] for r in rows):+.3f} s")
-print("nunatak's own cost (manifest 'cost', medians): " +
-      ", ".join(f"{k} {med(v):.3f} s" for k, v in parts.items()))
-if loops:
-    # inside the application only (sampling, the MPI probe): what the wall
-    # ratio holds beyond it is start-up and finish
-    print(f"LAMMPS' own loop time (medians): bare {med(l[0] for l in loops):.3f} s, "
-          f"nunatak run {med(l[1] for l in loops):.3f} s, "
-          f"loop_ratio {med(l[1] / l[0] for l in loops):.3f}")
-if all(c[0] > 0 for c in cpus):
-    print(f"CPU time (medians): bare {med(c[0] for c in cpus):.3f} s, nunatak run "
-          f"{med(c[1] for c in cpus):.3f} s, cpu_ratio {med(c[1] / c[0] for c in cpus):.3f}"
-          f"{'' if node_cpu_file or mpi[0] != 'srun' else ' (the ranks not included: no NODE_CPU)'}")
-print(f"wall_ratio {med(r[1] / r[0] for r in rows):.3f}")
+    for k, L in enumerate(runs):
+        tag = f"{L.label}: " if len(runs) > 1 else ""
+        bare, brc, bloop, bcpu = timed(L.mpi + app)
+        nun, nrc, nloop, ncpu = timed([nunatak, "run", "-q", "-o", f"r{i}", "--"] + L.mpi + app)
+        L.cpus.append((bcpu, ncpu))
+        if bloop and nloop:
+            L.loops.append((bloop, nloop, bare, nun))
+        if brc or nrc:
+            print(f"{tag}pair {i}: exit codes bare {brc}, nunatak {nrc}")
+        L.rows.append((bare, nun))
+        cost = json.load(open(f"r{i}/manifest.json")).get("cost", {})
+        for key, v in cost.items():
+            if isinstance(v, dict) and v.get("value") is not None:
+                L.parts.setdefault(key, []).append(v["value"])
+        # a Run that measured the network again (its cache missed) pays the
+        # ping-pong inside the pair: said, as it is not the warm case
+        probed = cost.get("network_ceilings") == "measured"
+        print(f"{tag}pair {i}: bare {bare:.3f} s, nunatak run {nun:.3f} s, ratio {nun / bare:.3f}; "
+              f"CPU bare {bcpu:.3f} s, nunatak run {ncpu:.3f} s; load "
+              f"{open('/proc/loadavg').read().split()[0]}"
+              f"{'; the network was measured (cache missed)' if probed else ''}",
+              flush=True)
+        subprocess.run(["rm", "-rf", f"r{i}"])
+
+def summary(L):
+    rows, parts, loops, cpus, mpi = L.rows, L.parts, L.loops, L.cpus, L.mpi
+    if len(runs) > 1:
+        print(f"-- {L.label} ({' '.join(mpi)}):")
+    print(f"median: bare {med(r[0] for r in rows):.3f} s, nunatak run {med(r[1] for r in rows):.3f} s, "
+          f"extra {med(r[1] - r[0] for r in rows):+.3f} s")
+    print("nunatak's own cost (manifest 'cost', medians): " +
+          ", ".join(f"{k} {med(v):.3f} s" for k, v in parts.items()))
+    if loops:
+        # inside the application only (sampling, the MPI probe): what the wall
+        # ratio holds beyond it is start-up and finish
+        print(f"LAMMPS' own loop time (medians): bare {med(l[0] for l in loops):.3f} s, "
+              f"nunatak run {med(l[1] for l in loops):.3f} s, "
+              f"loop_ratio {med(l[1] / l[0] for l in loops):.3f}")
+        # the wall outside LAMMPS' loop: launch, set-up, perf's start-up on
+        # each rank, the ranks' end, the launcher's teardown, the finish
+        print(f"outside LAMMPS' loop (medians): bare {med(l[2] - l[0] for l in loops):.3f} s, "
+              f"nunatak run {med(l[3] - l[1] for l in loops):.3f} s")
+    if all(c[0] > 0 for c in cpus):
+        print(f"CPU time (medians): bare {med(c[0] for c in cpus):.3f} s, nunatak run "
+              f"{med(c[1] for c in cpus):.3f} s, cpu_ratio {med(c[1] / c[0] for c in cpus):.3f}"
+              f"{'' if node_cpu_file or mpi[0] != 'srun' else ' (the ranks not included: no NODE_CPU)'}")
+    return med(r[1] / r[0] for r in rows)
+
+ratios = [summary(L) for L in runs]
+if len(runs) > 1:
+    print("wall_ratio by launch: " + ", ".join(f"{L.label} {r:.3f}" for L, r in zip(runs, ratios)))
+print(f"wall_ratio {ratios[-1]:.3f}")
 PY

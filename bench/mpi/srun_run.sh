@@ -9,6 +9,12 @@
 # example). Last line `wall_ratio X`
 # (issue 27's target: <= 1.05). Asserts nothing; exits 77 after a
 # "skip: <reason>" line when the cluster cannot run here.
+# The two nodes share this machine's 2 cores: 4 ranks and their 4 perf
+# processes oversubscribe them, which a real node (a core per rank) does not.
+# So the same pairs also run `srun -N 2 -n 2` (one rank per node, a core
+# each; same problem, same cores), interleaved with the 4-rank ones, and a
+# line before the last says what share of the 4-rank excess that
+# oversubscription is. RANKS=2 runs the one-per-node launch only.
 # usage: srun_run.sh NUNATAK [FALLBACK_APP]
 # env: as mpi_run.sh (PAIRS, STEPS, LATTICE, CALIBRATE, APP_UNITS); RANKS
 # (default 4).
@@ -58,4 +64,35 @@ fi
 app=$(command -v lmp || echo "${2:-}")
 plugin=pmix
 [ -n "$app" ] && ldd "$app" 2>/dev/null | grep -q libmpich && plugin=pmi2
-LAUNCH="srun -N 2 -n ${RANKS:-4} --mpi=$plugin" bash "$here/mpi_run.sh" "$@" </dev/null
+ranks=${RANKS:-4}
+LAUNCHES="srun -N 2 -n 2 --mpi=$plugin|one rank per node"
+[ "$ranks" = 2 ] ||
+	LAUNCHES+=";srun -N 2 -n $ranks --mpi=$plugin|$((ranks / 2)) ranks per node"
+export LAUNCHES
+set -o pipefail
+# mpi_run.sh's output as it comes (a shell loop: awk would buffer it); its
+# last line (wall_ratio of the last launch) held back until the
+# oversubscription's share is printed before it
+bash "$here/mpi_run.sh" "$@" </dev/null | {
+	last="" by=""
+	while IFS= read -r line; do
+		case $line in
+		"wall_ratio by launch: "*) by=${line#wall_ratio by launch: } ;;
+		"wall_ratio "[0-9]*) last=$line; continue ;;
+		esac
+		printf '%s\n' "$line"
+	done
+	[ -z "$by" ] || python3 -c '
+import sys
+r = [float(x.rsplit(" ", 1)[1]) for x in sys.argv[1].split(", ")]
+one, two = r[0], r[-1]
+line = (f"oversubscription: one rank per node (a core per rank) {one:.3f}x bare, two ranks "
+        f"per node (4 ranks and their 4 perf processes on this machine\x27s 2 cores) {two:.3f}x")
+if 1 <= one <= two and two > 1:
+    line += (f": {(two - one) / (two - 1) * 100:.0f} % of the 4-rank excess is the sharing "
+             "of cores, which a node with a core per rank does not do")
+else:
+    line += ": the two do not order as expected, the noise of this machine\x27s load is larger"
+print(line)' "$by"
+	[ -z "$last" ] || printf '%s\n' "$last"
+}

@@ -200,9 +200,45 @@ static bool verdict_interposed(struct rank_imbalance *ri)
 	return true;
 }
 
+/* The ranks' own world sizes (ingest/mpi.h `mpi_world_size`): the smallest
+ * one below the rows the launch numbered makes them separate worlds. */
+static void own_worlds(const struct pivot *p, struct rank_imbalance *ri)
+{
+	int smallest = 0;
+	for (size_t i = 0; i < p->nr_measurements; i++) {
+		const struct measurement *m = &p->measurements[i];
+		if (m->hotspot != PIVOT_NONE || !m->counter || rank_of(p, m->locus) < 0 ||
+		    strcmp(m->counter, "mpi_world_size") != 0 || !(m->value >= 1))
+			continue;
+		int w = m->value < (double)ri->nr_rows ? (int)m->value : 0;
+		if (w > 0 && (!smallest || w < smallest))
+			smallest = w;
+		ri->own_reporting += w > 0;
+	}
+	if (!smallest || ri->nr_rows < 2) {
+		ri->own_reporting = 0;
+		return;
+	}
+	ri->own_world_size = smallest;
+	ri->own_worlds = (int)((ri->nr_rows + (size_t)smallest - 1) / (size_t)smallest);
+}
+
+/* Separate worlds: ranks of different jobs are not compared. */
+static void verdict_apart(struct rank_imbalance *ri)
+{
+	ri->total_imbalance = ri->app_imbalance = ri->imbalance = NAN;
+	ri->total_busiest = ri->app_busiest = ri->busiest_rank = -1;
+	ri->quality = QUALITY_UNAVAILABLE;
+	set_reason(ri, IMBALANCE_REASON_SEPARATE_WORLDS, ri->own_world_size, (int)ri->nr_rows);
+}
+
 static void verdict(struct rank_imbalance *ri)
 {
 	int n_total = 0, n_app = 0;
+	if (ri->own_world_size > 0) {
+		verdict_apart(ri);
+		return;
+	}
 	ri->periods_exact = periods_exact(ri) && ri->nr_counted > 0 &&
 			    ri->nr_counted < (int)ri->nr_rows;
 	ri->total_imbalance = ratio_over(ri, RV_TOTAL, &ri->total_busiest, &n_total);
@@ -310,7 +346,7 @@ static int nodes_of(struct rank_imbalance *ri)
 			ri->busiest_node = (int)k;
 		}
 	}
-	if (valued >= 2 && sum > 0)
+	if (valued >= 2 && sum > 0 && !ri->own_world_size) /* separate worlds: not compared */
 		ri->node_imbalance = mx / (sum / valued);
 	else
 		ri->busiest_node = -1;
@@ -339,6 +375,7 @@ int imbalance_ranks(const struct pivot *p, int world_size, struct rank_imbalance
 	for (size_t r = 0; r < ri->nr_rows; r++)
 		counted[r] = NAN;
 	accumulate(p, ri, counted);
+	own_worlds(p, ri);
 	if (count_threads(p, ri) < 0) {
 		xfree(counted);
 		return -ENOMEM;

@@ -75,6 +75,9 @@ enum imbalance_reason {
 						 reason_of Loci: the size is ignored */
 	IMBALANCE_REASON_RANK_UNBELIEVABLE,  /* a Locus of rank reason_n among reason_of
 						 Loci: no rank view */
+	IMBALANCE_REASON_SEPARATE_WORLDS,    /* the ranks' own MPI worlds hold reason_n
+						 ranks, the launch reason_of: separate
+						 worlds, no imbalance across them */
 };
 
 enum imbalance_basis {
@@ -121,6 +124,13 @@ struct rank_imbalance {
 	 * reason_n of reason_of ranks. IMBALANCE_REASON_NONE when measured. */
 	enum imbalance_reason reason;
 	int reason_n, reason_of;
+	/* The ranks' own MPI_COMM_WORLD size (Locus-level `mpi_world_size`, from
+	 * the MPI probe), when smaller than the ranks the launch numbered: they
+	 * ran as separate worlds of this size (an MPICH program under Open MPI's
+	 * mpirun: N singletons), not one job; 0 otherwise. own_worlds: how many
+	 * (the rows / own_world_size, rounded up); own_reporting: the ranks whose
+	 * probe said so. No imbalance is computed across separate worlds. */
+	int own_world_size, own_worlds, own_reporting;
 };
 
 /*

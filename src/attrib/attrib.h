@@ -25,7 +25,8 @@
  * order the Python predecessor recorded in the corpus): one symbolizer
  * process per module (modules by decreasing weight, stack-only modules last;
  * two over halves from 8192 addresses), then `llvm-readelf -S` once per
- * module that yielded a bare name, then `llvm-dwarfdump --debug-line` once
+ * module that yielded a bare name and was not read here (a replay's, or
+ * under recording), then `llvm-dwarfdump --debug-line` once
  * per module whose named Hotspots carry source positions and whose line
  * table may hold DWARF 5 MD5s (skipped with no_source). Each step runs its
  * calls through one executor__run_batch(): concurrent on the real executor,
@@ -65,6 +66,9 @@ struct attrib_opts {
 	 * machine's kernel) and recorded_kernel (the release that recorded,
 	 * NULL: unknown) is this one's `uname -r` (docs/attribution.md). */
 	bool replay;
+	/* The executor records (--record): every symbolizer call keeps the
+	 * sampled addresses as they are, which its replay serves in order. */
+	bool record;
 	const char *recorded_kernel;
 	const char *kallsyms_path;
 };

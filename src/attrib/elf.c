@@ -21,12 +21,18 @@
 #define SHT_NOTE 7
 #define SHT_NOBITS 8
 #define SHT_DYNSYM 11
+#define SHF_ALLOC 0x2
 #define SHF_COMPRESSED 0x800
 #define STT_FUNC 2
+#define STT_SECTION 3
+#define STT_FILE 4
 #define STT_GNU_IFUNC 10
 #define SHN_UNDEF 0
 #define SHN_ABS 0xfff1
+#define SHN_LORESERVE 0xff00
 #define SHN_XINDEX 0xffff
+#define EM_X86_64 62
+#define EM_AARCH64 183
 #define NT_GNU_BUILD_ID 3
 
 /* A bounds-checked view of the image: every read goes through rd(). */
@@ -203,6 +209,97 @@ static int read_symbols(struct elf_info *out, const struct image *im, const stru
 	return 0;
 }
 
+static int start_cmp(const void *a, const void *b)
+{
+	const struct elf_start *x = a, *y = b;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* The symbol starts of table `tab` (ELF_READ_STARTS): every defined symbol
+ * but sections and files, so that no start LLVM may choose from is missed;
+ * plain only where every LLVM keeps the symbol the same way. */
+static int read_starts(struct elf_info *out, const struct image *im, const struct shdr *tab,
+		       uint64_t shoff, uint64_t shentsize, uint64_t shnum)
+{
+	uint64_t entsize = im->is64 ? 24 : 16;
+	if (tab->type == SHT_NOBITS || !in_range(im, tab->offset, tab->size))
+		return 0;
+	uint64_t n = tab->size / entsize;
+	struct elf_start *v = xcalloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	size_t k = 0;
+	for (uint64_t i = 1; i < n; i++) { /* entry 0 is the null symbol */
+		uint64_t b = tab->offset + i * entsize;
+		unsigned type = (unsigned)RD(im, b, 12, 1, 4, 1) & 15;
+		unsigned shndx = (unsigned)RD(im, b, 14, 2, 6, 2);
+		uint64_t value = RD(im, b, 4, 4, 8, 8), size = RD(im, b, 8, 4, 16, 8);
+		if (shndx == SHN_UNDEF || type == STT_SECTION || type == STT_FILE)
+			continue;
+		bool alloc = shndx < SHN_LORESERVE && shndx < shnum &&
+			     (shdr_at(im, shoff, shentsize, shndx).flags & SHF_ALLOC);
+		v[k++] = (struct elf_start){.start = value, .min_size = size, .max_size = size,
+					    .plain = (type == STT_FUNC || type == STT_GNU_IFUNC) &&
+						     alloc && size > 0 && value + size > value};
+	}
+	qsort(v, k, sizeof(*v), start_cmp);
+	size_t w = 0;
+	for (size_t r = 0; r < k; r++) {
+		struct elf_start *last = w ? &v[w - 1] : NULL;
+		if (last && last->start == v[r].start) {
+			last->min_size = v[r].min_size < last->min_size ? v[r].min_size : last->min_size;
+			last->max_size = v[r].max_size > last->max_size ? v[r].max_size : last->max_size;
+			last->plain = last->plain && v[r].plain;
+			continue;
+		}
+		v[w++] = v[r];
+	}
+	out->starts = v;
+	out->nr_starts = w;
+	return 0;
+}
+
+bool elf_info__symbol_key(const struct elf_info *info, uint64_t vaddr, uint64_t *key)
+{
+	if (info->machine != EM_X86_64 && info->machine != EM_AARCH64)
+		return false;
+	size_t lo = 0, hi = info->nr_starts;
+	while (lo < hi) { /* first start > vaddr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (info->starts[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || !info->starts[lo - 1].plain)
+		return false;
+	const struct elf_start *s = &info->starts[lo - 1];
+	uint64_t off = vaddr - s->start;
+	if (off < s->min_size)
+		*key = s->start; /* named after it, whichever alias LLVM kept */
+	else if (off >= s->max_size)
+		*key = s->start + s->max_size; /* past every alias: no name */
+	else
+		return false;
+	return true;
+}
+
+/* .gnu_debuglink: a file name, NUL, padding, a CRC. One that cannot be read
+ * counts as debug information (a symbolizer might find the file). */
+static int parse_debuglink(struct elf_info *out, const struct image *im, const struct shdr *s)
+{
+	const char *p = (const char *)im->p + s->offset;
+	const char *z = s->type != SHT_NOBITS && in_range(im, s->offset, s->size)
+				? memchr(p, '\0', (size_t)s->size) : NULL;
+	if (!z || z == p) {
+		out->has_debug_sections = true;
+		return 0;
+	}
+	xfree(out->debuglink);
+	out->debuglink = xstrndup(p, (size_t)(z - p));
+	return out->debuglink ? 0 : -ENOMEM;
+}
+
 /* .comment: NUL-separated strings, one per toolchain (repeated by every
  * object file it built); kept distinct, printable, bounded. */
 #define COMMENT_ITEMS 16
@@ -325,6 +422,12 @@ static int parse_shdrs(struct elf_info *out, const struct image *im, unsigned fl
 			out->has_debug_info = true;
 		if (nm && !strcmp(nm, ".zdebug_line"))
 			out->debug_line_md5 = -1;
+		if (nm && s.type != SHT_NOBITS &&
+		    (!strncmp(nm, ".debug_", 7) || !strncmp(nm, ".zdebug_", 8) ||
+		     !strcmp(nm, ".gnu_debugdata")))
+			out->has_debug_sections = true;
+		if (nm && !strcmp(nm, ".gnu_debuglink") && parse_debuglink(out, im, &s) < 0)
+			return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 		if (nm && !strcmp(nm, ".debug_line") && s.type != SHT_NOBITS)
 			out->debug_line_md5 = (s.flags & SHF_COMPRESSED) || !in_range(im, s.offset, s.size)
 						      ? -1
@@ -347,6 +450,14 @@ static int parse_shdrs(struct elf_info *out, const struct image *im, unsigned fl
 		if (read_imports(out, im, &dt, &ds) < 0)
 			return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	}
+	/* LLVM reads .symtab, or .dynsym when .symtab holds no symbol; starts
+	 * only where that choice is plain (a .symtab of the null symbol alone
+	 * is not read at all). */
+	int64_t stab = symtab >= 0 ? symtab : dynsym;
+	struct shdr st = stab >= 0 ? shdr_at(im, shoff, shentsize, (uint64_t)stab) : (struct shdr){0};
+	if ((flags & ELF_READ_STARTS) && stab >= 0 && st.size / (im->is64 ? 24 : 16) >= 2 &&
+	    read_starts(out, im, &st, shoff, shentsize, shnum) < 0)
+		return err_set(e, -ENOMEM, ERR_OOM, "out of memory");
 	if (!(flags & ELF_READ_SYMBOLS) || (symtab < 0 && dynsym < 0))
 		return 0;
 	struct shdr tab = shdr_at(im, shoff, shentsize, (uint64_t)(symtab >= 0 ? symtab : dynsym));
@@ -415,6 +526,8 @@ void elf_info__release(struct elf_info *info)
 	xfree(info->build_id);
 	xfree(info->comment);
 	xfree(info->producer);
+	xfree(info->starts);
+	xfree(info->debuglink);
 	memset(info, 0, sizeof(*info));
 }
 

@@ -43,6 +43,15 @@ struct elf_func {
 	char *name;
 };
 
+/* An address where symbols of the table llvm-symbolizer reads start
+ * (ELF_READ_STARTS): .symtab, else .dynsym; every defined symbol but
+ * sections and files, the kinds LLVM keeps and some it does not. */
+struct elf_start {
+	uint64_t start;
+	uint64_t min_size, max_size; /* over the symbols starting here */
+	bool plain; /* each of them a sized FUNC or IFUNC of an allocated section */
+};
+
 struct elf_info {
 	int type;               /* ELF_TYPE_EXEC, ELF_TYPE_DYN, ... (e_type) */
 	int machine;            /* e_machine */
@@ -62,6 +71,12 @@ struct elf_info {
 	size_t nr_funcs;
 	char **imports;         /* undefined .dynsym names, in table order (ELF_READ_IMPORTS) */
 	size_t nr_imports;
+	struct elf_start *starts; /* sorted, one per address (ELF_READ_STARTS) */
+	size_t nr_starts;
+	/* Debug information a symbolizer could read beyond the symbols: any
+	 * .debug_* or .zdebug_* section with contents, or .gnu_debugdata. */
+	bool has_debug_sections;
+	char *debuglink;        /* .gnu_debuglink's file name, or NULL */
 };
 
 #define ELF_COMMENT_MAX 480
@@ -71,6 +86,8 @@ struct elf_info {
 /* The names the object imports (undefined dynamic symbols): which bindings
  * of a library a program calls (run/ranks_mpi.c: mpi_init_f08_). */
 #define ELF_READ_IMPORTS 2u
+/* The symbol starts llvm-symbolizer chooses from (elf_info__symbol_key). */
+#define ELF_READ_STARTS 4u
 
 /* Parses an ELF image held in memory (pure: no I/O, fuzzable). Fills *out
  * (release with elf_info__release even on failure). Returns 0, or -EINVAL
@@ -99,5 +116,22 @@ uint64_t elf_info__symbolizer_address(const struct elf_info *info, uint64_t offs
 /* The FUNC symbol whose extent covers vaddr, or NULL (a gap, or no symbols).
  * Borrowed; valid until info is released. */
 const struct elf_func *elf_info__func_at(const struct elf_info *info, uint64_t vaddr);
+
+/*
+ * For a module llvm-symbolizer can only answer from its symbol table (no
+ * debug information anywhere: the caller's to know), an address whose
+ * answer is the one for vaddr, its "Address" aside, shared by every address
+ * with that answer: LLVM (14 to 19) names vaddr after the last symbol
+ * starting at or before it (of several at one address, the largest), and
+ * nothing when that symbol is sized and ends at or before vaddr. So *key is
+ * the start of that symbol when it covers vaddr, its end when vaddr is in
+ * the gap after it. False (keep vaddr) when that is not certain: no symbol
+ * before vaddr, a symbol there that is not a sized FUNC or IFUNC of an
+ * allocated section (zero-size, data, assembly labels, ARM mapping symbols:
+ * LLVM versions differ on those), aliases of different sizes that disagree
+ * about vaddr, or a machine other than x86-64 and AArch64 (LLVM adjusts
+ * symbol addresses elsewhere: Thumb bit, ppc64 .opd). Needs ELF_READ_STARTS.
+ */
+bool elf_info__symbol_key(const struct elf_info *info, uint64_t vaddr, uint64_t *key);
 
 #endif

@@ -119,7 +119,7 @@ static void cache_store(const char *path, const struct kallsyms *ks)
 	if (b && ks->has_etext)
 		len += put_line(b + len, ks->etext, 'A', "_etext");
 	if (b && fs_write_cache(path, b, len, 0600) == 0) /* 0600: kernel addresses */
-		(void)cache_seal_file(path, KALLSYMS_SEAL, strlen(KALLSYMS_SEAL));
+		(void)cache_seal_text(path, KALLSYMS_SEAL, strlen(KALLSYMS_SEAL), b, len);
 	xfree(b);
 }
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "attrib/attrib.h"
 #include "attrib/attrib_ctx.h"
@@ -186,6 +187,52 @@ static int match_answers(struct mod *m)
 	return 0;
 }
 
+/* Whether a path may exist: anything but "no such file" counts (a directory
+ * nunatak cannot search may hold a file the symbolizer can read). */
+static bool may_exist(char *path_take)
+{
+	if (!path_take)
+		return true; /* out of memory: assume it does */
+	bool yes = access(path_take, F_OK) == 0 || (errno != ENOENT && errno != ENOTDIR);
+	xfree(path_take);
+	return yes;
+}
+
+/* A separate debug file llvm-symbolizer would look for (no
+ * --debug-file-directory given): /usr/lib/debug/.build-id/xx/rest.debug,
+ * then the .gnu_debuglink name beside the module, in its .debug/ and under
+ * /usr/lib/debug/<the module's directory>. */
+static bool debug_file_nearby(const struct mod *m)
+{
+	const char *id = m->elf.build_id;
+	if (id && strlen(id) > 2 &&
+	    may_exist(xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2)))
+		return true;
+	const char *link = m->elf.debuglink, *slash = strrchr(m->path, '/');
+	if (!link || !slash)
+		return link != NULL;
+	int dl = (int)(slash - m->path);
+	return may_exist(xasprintf("%.*s/%s", dl, m->path, link)) ||
+	       may_exist(xasprintf("%.*s/.debug/%s", dl, m->path, link)) ||
+	       may_exist(xasprintf("/usr/lib/debug%.*s/%s", dl, m->path, link));
+}
+
+/* Whether llvm-symbolizer can only answer m from its symbol table, so that
+ * every address it names after one symbol gets the same answer: LLVM, m
+ * read here with its symbol starts, no debug information in it, in a file
+ * the symbolizer would find, or from debuginfod. Never for a recording:
+ * its calls keep the sampled addresses. */
+static bool symbols_only(struct ctx *c, const struct mod *m)
+{
+	if (c->tools->tool != ATTRIB_TOOL_LLVM || c->o->record || !m->readable ||
+	    !m->elf.nr_starts || m->elf.has_debug_info || m->elf.has_debug_sections)
+		return false;
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	if (urls && *urls && !c->o->debuginfod_disabled)
+		return false;
+	return !debug_file_nearby(m);
+}
+
 /* Reads m's ELF and computes its distinct symbolizer addresses; false when
  * m must not be symbolized (rebuilt since the run, or unreadable for
  * addr2line). */
@@ -196,7 +243,8 @@ static int prepare(struct ctx *c, struct mod *m, bool *go)
 	/* A replay never trusts the local file at a recorded path: it is
 	 * another machine's binary. */
 	bool replay = c->x->ops->recorded_meta && c->x->ops->recorded_meta(c->x);
-	m->readable = !replay && elf_info__read(&m->elf, m->path, ELF_READ_SYMBOLS, &ee) == 0;
+	m->readable = !replay && elf_info__read(&m->elf, m->path, ELF_READ_SYMBOLS | ELF_READ_STARTS,
+						&ee) == 0;
 	if (m->readable && m->build_id && m->elf.build_id && strcmp(m->build_id, m->elf.build_id)) {
 		elf_info__release(&m->elf);
 		m->readable = false;
@@ -209,9 +257,17 @@ static int prepare(struct ctx *c, struct mod *m, bool *go)
 	m->sorted = xcalloc(m->nr_offs ? m->nr_offs : 1, sizeof(*m->sorted));
 	if (!m->addrs || !m->chain || !m->sorted)
 		return -ENOMEM;
-	for (size_t i = 0; i < m->nr_offs; i++)
-		m->sorted[i] = m->addrs[i] = m->readable ? elf_info__symbolizer_address(&m->elf, m->offs[i])
-							 : m->offs[i];
+	/* Without debug information the answer depends on the symbol only: the
+	 * symbolizer is asked for each symbol's key address, which the per-line
+	 * cache (exec/cache.c) then knows from any earlier Run that sampled that
+	 * function, wherever in it. */
+	bool keyed = symbols_only(c, m);
+	for (size_t i = 0; i < m->nr_offs; i++) {
+		uint64_t a = m->readable ? elf_info__symbolizer_address(&m->elf, m->offs[i]) : m->offs[i];
+		if (keyed)
+			(void)elf_info__symbol_key(&m->elf, a, &a);
+		m->sorted[i] = m->addrs[i] = a;
+	}
 	qsort(m->sorted, m->nr_offs, sizeof(*m->sorted), attrib_u64_cmp);
 	size_t n = 0;
 	for (size_t r = 0; r < m->nr_offs; r++)
@@ -310,7 +366,8 @@ static bool wants_sums(struct ctx *c, struct mod *m)
 }
 
 /* function vs symbol (`llvm-readelf -S`, for a module that yielded a bare
- * name: a .dynsym-only module's names are symbols) and the DWARF 5
+ * name and that the ELF reader did not read, or under recording: a
+ * .dynsym-only module's names are symbols) and the DWARF 5
  * line-table MD5s (`llvm-dwarfdump --debug-line`) in one batch: all readelf
  * calls in module order, then all dwarfdump calls, as before the batch. */
 int attrib_inspect_and_sums(struct ctx *c)
@@ -327,8 +384,11 @@ int attrib_inspect_and_sums(struct ctx *c)
 	for (int pass = 0; !rc && pass < 2; pass++) {
 		for (size_t i = 0; i < c->nr_mods; i++) {
 			struct mod *m = &c->mods[i];
-			if (m->failed || (pass == 0 ? !(m->has_bare && llvm && c->tools->readelf)
-						    : !(want_sums && wants_sums(c, m))))
+			/* readelf only where the ELF reader did not read m (a
+			 * replay's module), or to record its answer */
+			bool readelf = m->has_bare && llvm && c->tools->readelf &&
+				       (!m->readable || c->o->record);
+			if (m->failed || (pass == 0 ? !readelf : !(want_sums && wants_sums(c, m))))
 				continue;
 			const char **a = argv + 4 * n;
 			if (pass == 0)

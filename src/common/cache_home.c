@@ -150,6 +150,18 @@ static int seal_fd(const uint8_t key[CACHE_SEAL_KEY_SIZE], int fd, const void *r
 	return 0;
 }
 
+/* Writes hex (SHA256_HEX_SIZE bytes, its NUL replaced) as "<path>.seal". */
+static int write_seal(const char *path, char hex[SHA256_HEX_SIZE])
+{
+	char *seal = xasprintf("%s" SEAL_SUFFIX, path);
+	if (!seal)
+		return -ENOMEM;
+	hex[SHA256_HEX_SIZE - 1] = '\n';
+	int rc = fs_write_cache(seal, hex, SHA256_HEX_SIZE, 0600);
+	xfree(seal);
+	return rc;
+}
+
 int cache_seal_file(const char *path, const void *recipe, size_t rlen)
 {
 	uint8_t key[CACHE_SEAL_KEY_SIZE];
@@ -162,15 +174,18 @@ int cache_seal_file(const char *path, const void *recipe, size_t rlen)
 		rc = seal_fd(key, fd, recipe, rlen, hex);
 	if (fd >= 0)
 		close(fd);
-	char *seal = rc == 0 ? xasprintf("%s" SEAL_SUFFIX, path) : NULL;
-	if (rc == 0 && !seal)
-		rc = -ENOMEM;
-	if (rc == 0) {
-		hex[SHA256_HEX_SIZE - 1] = '\n';
-		rc = fs_write_cache(seal, hex, SHA256_HEX_SIZE, 0600);
-	}
-	xfree(seal);
-	return rc;
+	return rc == 0 ? write_seal(path, hex) : rc;
+}
+
+int cache_seal_text(const char *path, const void *recipe, size_t rlen, const void *text,
+		    size_t len)
+{
+	uint8_t key[CACHE_SEAL_KEY_SIZE];
+	char hex[SHA256_HEX_SIZE];
+	int rc = cache_seal_key(key);
+	if (rc == 0)
+		cache_seal_with(key, recipe, rlen, text, len, hex);
+	return rc == 0 ? write_seal(path, hex) : rc;
 }
 
 const char *cache_sealed_file_problem(const char *path, const void *recipe, size_t rlen)

@@ -55,6 +55,12 @@ void cache_seal_with(const uint8_t key[CACHE_SEAL_KEY_SIZE], const void *a, size
  * from (sources, compiler). Returns 0 or -errno (then it is never reused). */
 int cache_seal_file(const char *path, const void *recipe, size_t rlen);
 
+/* cache_seal_file() for the bytes just written to path (text, len), sealed
+ * from memory instead of read back: what cache_sealed_text_problem() checks.
+ * A file replaced in between by other bytes fails its check (a miss). */
+int cache_seal_text(const char *path, const void *recipe, size_t rlen, const void *text,
+		    size_t len);
+
 /* NULL when path may be reused: ours, regular, and its seal matches
  * (recipe, its bytes) now; else a static phrase saying why it is a miss
  * ("absent", "is a symbolic link ...", "differs from what nunatak built"). */

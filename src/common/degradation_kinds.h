@@ -79,6 +79,9 @@
 	  "rerun; report the file if it persists") \
 	X(DEG_MPI_RANK_UNFINISHED, "mpi-rank-unfinished", true, \
 	  "check the job log for why those ranks ended early") \
+	X(DEG_MPI_SEPARATE_WORLDS, "mpi-separate-worlds", true, \
+	  "launch the program with its own MPI's launcher (MPICH: mpirun.mpich, " \
+	  "srun --mpi=pmi2; Open MPI: mpirun.openmpi, srun --mpi=pmix)") \
 	X(DEG_MPI_SITES_UNRESOLVED, "mpi-sites-unresolved", true, \
 	  "install LLVM (llvm-symbolizer) or binutils (addr2line); build with " \
 	  "-g for file and line") \

@@ -31,6 +31,11 @@ struct walk {
 	struct pivot *p;
 	int events_cap; /* per rank */
 	struct rank_list missing, unfinished, dropped;
+	/* ranks whose own MPI world is smaller than the world their launcher
+	 * numbered them in (rank.json world_size): separate worlds */
+	struct rank_list apart;
+	int apart_world, apart_launched; /* the first such rank's two sizes */
+	char apart_runtime[16], apart_library[64];
 	char unfinished_msg[200];
 	char *unreadable; /* the first unreadable profile: its path and why, whole */
 	struct mpi_ingest_summary *sum;
@@ -44,14 +49,41 @@ static int push(struct rank_list *l, int r)
 	return 0;
 }
 
-static int measure(struct walk *w, int64_t locus, const char *counter, double v,
-		   const char *reason)
+static int measure_in(struct walk *w, int64_t locus, const char *counter, double v,
+		      const char *unit, const char *reason)
 {
 	struct measurement m = {.hotspot = PIVOT_NONE, .locus = locus, .counter = (char *)counter,
-				.value = v, .unit = (char *)"ns",
+				.value = v, .unit = (char *)unit,
 				.quality = reason ? QUALITY_ESTIMATED : QUALITY_MEASURED,
 				.reason = (char *)reason, .sample_count = -1, .coverage = -1};
 	return pivot__add_measurement(w->p, &m) < 0 ? -ENOMEM : 0;
+}
+
+static int measure(struct walk *w, int64_t locus, const char *counter, double v,
+		   const char *reason)
+{
+	return measure_in(w, locus, counter, v, "ns", reason);
+}
+
+/* The rank's own MPI_COMM_WORLD size (`mpi_world_size`, measured: the MPI
+ * library said it), and whether it is smaller than the world its launcher
+ * numbered it in (`launched`, rank.json's world_size, -1 unknown): an MPICH
+ * program under Open MPI's mpirun is N singletons, not one N-rank job. */
+static int add_world(struct walk *w, int64_t locus, int rank, const struct mpi_profile *mp,
+		     int launched, const char *runtime)
+{
+	if (mp->world < 1)
+		return 0;
+	int rc = measure_in(w, locus, "mpi_world_size", (double)mp->world, "ranks", NULL);
+	if (rc < 0 || launched < 1 || mp->world >= launched)
+		return rc;
+	if (!w->apart.n) {
+		w->apart_world = mp->world;
+		w->apart_launched = launched;
+		snprintf(w->apart_runtime, sizeof(w->apart_runtime), "%s", runtime ? runtime : "");
+		snprintf(w->apart_library, sizeof(w->apart_library), "%.63s", mp->library);
+	}
+	return push(&w->apart, rank);
 }
 
 static int cmp_longest(const void *a, const void *b)
@@ -180,12 +212,15 @@ static int add_collectives(struct walk *w, int64_t locus, const struct mpi_profi
 }
 
 static int add_profile(struct walk *w, int rank, const char *node, int term_signal,
-		       struct mpi_profile *mp)
+		       struct mpi_profile *mp, const json_t *meta)
 {
 	int64_t locus = pivot__intern_locus(w->p, node, rank, -1);
 	if (locus < 0)
 		return -ENOMEM;
-	int rc = 0;
+	const json_t *ws = json_object_get(meta, "world_size");
+	int rc = add_world(w, locus, rank, mp,
+			   json_is_integer(ws) ? (int)json_integer_value(ws) : -1,
+			   json_string_value(json_object_get(meta, "runtime")));
 	int64_t total = 0;
 	for (size_t i = 0; rc == 0 && i < mp->nr_fns; i++) {
 		const struct mpi_prof_fn *f = &mp->fns[i];
@@ -277,7 +312,8 @@ static int one_rank(struct walk *w, int rank, struct err *e)
 			rc = -ENOMEM;
 	} else if (rc == 0) {
 		w->sum->nr_profiled++;
-		rc = add_profile(w, rank, node ? node : mp.node[0] ? mp.node : "unknown", sig, &mp);
+		rc = add_profile(w, rank, node ? node : mp.node[0] ? mp.node : "unknown", sig, &mp,
+				 j);
 	}
 	mpi_profile__release(&mp);
 out:
@@ -312,11 +348,67 @@ static int rank_dirs(const char *dir, struct rank_list *out)
 	return rc;
 }
 
+/* Who numbered the ranks, from rank.json's runtime (lib/rank_env.c names). */
+static const char *launcher_words(const char *runtime)
+{
+	static const struct {
+		const char *rt, *words;
+	} known[] = {
+		{"openmpi", "Open MPI's launcher (it set OMPI_COMM_WORLD_RANK/SIZE)"},
+		{"pmi", "a PMI launcher (MPICH's Hydra, or srun --mpi=pmi2: it set PMI_RANK/SIZE)"},
+		{"pmix", "a PMIx launcher (srun --mpi=pmix, or Open MPI's own: it set PMIX_RANK)"},
+		{"slurm", "srun (it set SLURM_PROCID/SLURM_NTASKS)"},
+		{"mvapich", "MVAPICH's launcher (it set MV2_COMM_WORLD_RANK/SIZE)"},
+	};
+	for (size_t i = 0; runtime && i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(runtime, known[i].rt) == 0)
+			return known[i].words;
+	return "the launcher";
+}
+
+/* The MPI family a library version string names ("Open MPI v4.1.4, ...",
+ * "MPICH Version: 4.0"), or NULL. */
+static const char *library_family(const char *library)
+{
+	if (strstr(library, "Open MPI"))
+		return "Open MPI";
+	if (strstr(library, "MPICH"))
+		return "MPICH";
+	return NULL;
+}
+
+/* `mpi-separate-worlds`: the ranks' own MPI worlds are smaller than the
+ * launch (an MPICH program under Open MPI's mpirun runs as N singletons). */
+static int declare_apart(struct walk *w, struct degradations *d)
+{
+	char list[160], msg[900], remedy[300];
+	const char *fam = library_family(w->apart_library);
+	int wsz = w->apart_world;
+	snprintf(msg, sizeof(msg),
+		 "launcher and MPI library do not match: %s numbered %d ranks, but the MPI "
+		 "library of rank%s %s (%s) says its MPI_COMM_WORLD holds %d rank%s: they ran as "
+		 "separate %d-rank worlds, not one %d-rank job, so imbalance across them and "
+		 "who talks to whom are not computed",
+		 launcher_words(w->apart_runtime), w->apart_launched, w->apart.n > 1 ? "s" : "",
+		 ranks_format_list(w->apart.v, w->apart.n, list, sizeof(list)),
+		 fam ? fam : w->apart_library[0] ? w->apart_library : "unnamed", wsz,
+		 wsz == 1 ? "" : "s", wsz, w->apart_launched);
+	if (fam && strcmp(fam, "MPICH") == 0)
+		snprintf(remedy, sizeof(remedy), "launch the program with MPICH's own launcher "
+			 "(mpirun.mpich or mpiexec.hydra; under Slurm, srun --mpi=pmi2)");
+	else if (fam)
+		snprintf(remedy, sizeof(remedy), "launch the program with Open MPI's own launcher "
+			 "(mpirun.openmpi; under Slurm, srun --mpi=pmix)");
+	else
+		snprintf(remedy, sizeof(remedy), "%s", DEG_MPI_SEPARATE_WORLDS_REMEDY);
+	return degradations__add(d, DEG_MPI_SEPARATE_WORLDS, msg, remedy);
+}
+
 static int declare(struct walk *w, struct degradations *d)
 {
 	char list[160], msg[512];
-	int rc = 0;
-	if (w->missing.n) {
+	int rc = w->apart.n ? declare_apart(w, d) : 0;
+	if (rc >= 0 && w->missing.n) {
 		snprintf(msg, sizeof(msg),
 			 "%d rank%s left no MPI profile (%s): the application did not load "
 			 "nunatak's MPI library (MPI linked statically, or not an MPI program), "
@@ -372,6 +464,7 @@ int ingest_mpi(const char *collect_dir, int world_size, struct pivot *p,
 	xfree(w.missing.v);
 	xfree(w.unfinished.v);
 	xfree(w.dropped.v);
+	xfree(w.apart.v);
 	xfree(w.unreadable);
 	return rc;
 }

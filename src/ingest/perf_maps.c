@@ -8,12 +8,23 @@
 #include "common/alloc.h"
 #include "common/hashtab.h"
 
+/* v[0 .. nr_sorted) by start, for lookups in O(log n) (a LAMMPS rank maps
+ * ~150 modules, and a call chain's frames hop between them: the linear scan
+ * was the largest part of an MPI Run's ingestion, issue 27). */
+struct by_start {
+	uint64_t start, end;
+	uint64_t max_end; /* the largest end of this entry and those before it */
+	size_t idx;       /* into v */
+};
+
 struct pid_maps {
 	int64_t pid;
 	uint64_t hash;
 	struct perf_map *v;
 	size_t n, cap;
 	size_t last; /* cached hit index + 1, 0 none */
+	struct by_start *sorted; /* v[0 .. nr_sorted) by start; v[nr_sorted ..) scanned */
+	size_t nr_sorted, cap_sorted;
 };
 
 struct perf_maps {
@@ -37,8 +48,10 @@ void perf_maps__free(struct perf_maps *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->nr_pids; i++)
+	for (size_t i = 0; i < m->nr_pids; i++) {
 		xfree(m->pids[i].v);
+		xfree(m->pids[i].sorted);
+	}
 	xfree(m->pids);
 	oatab__release(&m->t);
 	strtab__release(&m->paths);
@@ -134,6 +147,73 @@ int perf_maps__fork(struct perf_maps *m, int64_t child, int64_t parent, uint64_t
 	return 0;
 }
 
+static int cmp_by_start(const void *x, const void *y)
+{
+	const struct by_start *a = x, *b = y;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* Sorts every map of pm by start again. -ENOMEM leaves the old index. */
+static int index_maps(struct pid_maps *pm)
+{
+	if (xgrow((void **)&pm->sorted, &pm->cap_sorted, pm->n, sizeof(*pm->sorted)))
+		return -ENOMEM;
+	for (size_t i = 0; i < pm->n; i++)
+		pm->sorted[i] = (struct by_start){.start = pm->v[i].start, .end = pm->v[i].end,
+						  .idx = i};
+	qsort(pm->sorted, pm->n, sizeof(*pm->sorted), cmp_by_start);
+	for (size_t i = 0; i < pm->n; i++)
+		pm->sorted[i].max_end = i && pm->sorted[i - 1].max_end > pm->sorted[i].end
+						? pm->sorted[i - 1].max_end
+						: pm->sorted[i].end;
+	pm->nr_sorted = pm->n;
+	return 0;
+}
+
+/* Among the maps covering ip, the latest one (highest index) mapped at or
+ * before time; else the earliest covering one (lowest index), as a scan of
+ * every map from the newest would find. *hit: whether it is the former. */
+static size_t find_covering(const struct pid_maps *pm, uint64_t ip, uint64_t time, bool *hit)
+{
+	size_t best = 0, fallback = 0; /* index + 1, 0 none */
+	/* the maps added since the index was built: the newest, scanned */
+	for (size_t i = pm->n; i-- > pm->nr_sorted;) {
+		const struct perf_map *c = &pm->v[i];
+		if (ip < c->start || ip >= c->end)
+			continue;
+		if (c->time <= time) {
+			*hit = true;
+			return i + 1;
+		}
+		fallback = i + 1;
+	}
+	/* the last entry starting at or before ip, then back while an earlier
+	 * one may still reach past ip */
+	size_t lo = 0, hi = pm->nr_sorted;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (pm->sorted[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t j = lo; j-- > 0 && pm->sorted[j].max_end > ip;) {
+		const struct by_start *b = &pm->sorted[j];
+		if (b->end <= ip)
+			continue;
+		if (pm->v[b->idx].time <= time) {
+			if (b->idx + 1 > best)
+				best = b->idx + 1;
+		} else if (!fallback || b->idx + 1 < fallback) {
+			fallback = b->idx + 1;
+		}
+	}
+	*hit = best != 0;
+	return best ? best : fallback;
+}
+
 const struct perf_map *perf_maps__find(struct perf_maps *m, int64_t pid, uint64_t ip,
 				       uint64_t time)
 {
@@ -145,18 +225,17 @@ const struct perf_map *perf_maps__find(struct perf_maps *m, int64_t pid, uint64_
 		if (ip >= c->start && ip < c->end && time >= c->time && time < c->superseded)
 			return c;
 	}
-	size_t fallback = 0;
-	for (size_t i = pm->n; i-- > 0;) {
-		const struct perf_map *c = &pm->v[i];
-		if (ip < c->start || ip >= c->end)
-			continue;
-		if (c->time <= time) {
-			pm->last = i + 1;
-			return c;
-		}
-		fallback = i + 1;
-	}
-	return fallback ? &pm->v[fallback - 1] : NULL;
+	/* sorted again once the maps added since outnumber a quarter of those
+	 * indexed (at least 8): O(n log n) in all, however adds and lookups
+	 * alternate (perf script's text interleaves mmaps with samples) */
+	size_t fresh = pm->n - pm->nr_sorted;
+	if (fresh > 8 && fresh > pm->nr_sorted / 4)
+		index_maps(pm); /* out of memory: the new maps stay scanned */
+	bool hit = false;
+	size_t found = find_covering(pm, ip, time, &hit);
+	if (hit)
+		pm->last = found;
+	return found ? &pm->v[found - 1] : NULL;
 }
 
 bool perf_maps__maps_offset(struct perf_maps *m, int64_t pid, const char *path, size_t len,
@@ -202,4 +281,5 @@ void perf_maps__fixup_kernel(struct perf_maps *m)
 		pm->v[i].time = 0;
 	}
 	pm->last = 0;
+	pm->nr_sorted = 0; /* moved and resized: indexed again on the next lookup */
 }

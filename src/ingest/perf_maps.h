@@ -20,7 +20,10 @@
  *
  * Lookups cache the last hit per pid, valid while the sample time lies in
  * [map.time, time the map was first overlapped by a newer map): consecutive
- * samples of a thread hit the same map, so a lookup is O(1) in practice.
+ * samples of a thread hit the same map, so a lookup is O(1) in practice. A
+ * miss (a call chain's frames hop between modules) searches the pid's maps
+ * sorted by start, O(log n) plus the maps overlapping ip; maps added since
+ * the sort are scanned until they outnumber a quarter of the sorted ones.
  */
 #ifndef NUNATAK_INGEST_PERF_MAPS_H
 #define NUNATAK_INGEST_PERF_MAPS_H

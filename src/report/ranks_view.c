@@ -60,10 +60,42 @@ static const char *reason(const struct rank_imbalance *ri, char *buf, size_t cap
 		snprintf(buf, cap, "a Locus of rank %d in a Run holding %d Loci: not a Run nunatak "
 				   "wrote (no rank view)", n, of);
 		return buf;
+	case IMBALANCE_REASON_SEPARATE_WORLDS:
+		snprintf(buf, cap, "each rank's own MPI says its MPI_COMM_WORLD holds %d rank%s, the "
+				   "launch numbered %d: separate jobs, whose ranks are not compared "
+				   "(launcher and MPI library do not match: mpi-separate-worlds)",
+			 n, n == 1 ? "" : "s", of);
+		return buf;
 	case IMBALANCE_REASON_NONE:
 	default:
 		return NULL;
 	}
+}
+
+/* "4 separate 1-rank MPI worlds" / "6 ranks in 3 separate 2-rank MPI
+ * worlds": what the launch really was when the ranks' own worlds are smaller. */
+static void worlds_text(const struct rank_imbalance *ri, char *buf, size_t cap)
+{
+	const char *w = ri->own_worlds == 1 ? "world" : "worlds";
+	if (ri->own_world_size == 1)
+		snprintf(buf, cap, "%d separate 1-rank MPI %s", ri->own_worlds, w);
+	else
+		snprintf(buf, cap, "%zu ranks in %d separate %d-rank MPI %s", ri->nr_rows,
+			 ri->own_worlds, ri->own_world_size, w);
+}
+
+/* The headline of separate worlds: never "N ranks", never an imbalance. */
+static int apart_line(const struct rank_imbalance *ri, const char *extra, const char *mpi,
+		      struct text_lines *out)
+{
+	char worlds[96];
+	worlds_text(ri, worlds, sizeof(worlds));
+	return text_lines__add(out, "%s, not one %zu-rank job (launcher and MPI library do not "
+			       "match: each rank's own MPI says its world holds %d rank%s; "
+			       "mpi-separate-worlds below; %d sampled%s); imbalance across them "
+			       "not computed: separate jobs are not compared%s",
+			       worlds, ri->nr_rows, ri->own_world_size,
+			       ri->own_world_size == 1 ? "" : "s", ri->nr_sampled, extra, mpi);
 }
 
 static int render_threads(const struct rank_imbalance *ri, struct text_lines *out)
@@ -135,6 +167,10 @@ static int comm_lines(const struct rank_imbalance *ri, struct text_lines *out)
 {
 	char comm[200], coll[400];
 	int rc = 0;
+	if (ri->own_world_size > 0)
+		return text_lines__add(out, "  who talks to whom: not placed: each separate world "
+				       "numbers its ranks from 0, so peers and communicator members "
+				       "are not the launch's ranks");
 	mpi_comm_matrix_line(ri->pivot, (int)ri->nr_rows, comm, sizeof(comm));
 	if (comm[0])
 		rc = text_lines__add(out, "  %s", comm);
@@ -167,7 +203,9 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 			 100 * ri->mpi_fraction);
 	const char *ranks = ri->nr_rows == 1 ? "rank" : "ranks";
 	int rc;
-	if (isnan(ri->imbalance))
+	if (ri->own_world_size > 0)
+		rc = apart_line(ri, extra, mpi, out);
+	else if (isnan(ri->imbalance))
 		rc = text_lines__add(out, "%zu %s (%d sampled%s); imbalance unavailable: %s%s",
 				     ri->nr_rows, ranks, ri->nr_sampled, extra,
 				     why ? why : "no rank time", mpi);
@@ -476,7 +514,9 @@ json_t *ranks_view_payload(const struct rank_imbalance *ri)
 			 "nodes", nodes_json(ri), "mpi_dominant", dominant_json(ri), "mpi_probe",
 			 probe_json(&ri->mpi), "mpi_timeline",
 			 ri->pivot ? mpi_timeline_json(ri->pivot) : json_null(), "comm_matrix",
-			 ri->pivot ? mpi_comm_matrix_json(ri->pivot, (int)ri->nr_rows) : json_null(),
+			 ri->pivot && !ri->own_world_size
+				 ? mpi_comm_matrix_json(ri->pivot, (int)ri->nr_rows)
+				 : json_null(),
 			 "imbalance", imb,
 			 "mpi_fraction", mpi, "sys_fraction",
 			 quality__json_clock(ri->sys_fraction, "ratio", QUALITY_MEASURED, no_split,
@@ -491,6 +531,14 @@ json_t *ranks_view_payload(const struct rank_imbalance *ri)
 					     why ? why : no_split, CLOCK_SAMPLED),
 			 "rows", rows, "threads", ri->nr_threads,
 			 "helper_threads", helpers);
+	if (o && ri->own_world_size > 0) {
+		char worlds[96];
+		worlds_text(ri, worlds, sizeof(worlds));
+		json_object_set_new(o, "separate_worlds",
+				    json_pack("{s:s, s:i, s:i, s:i, s:s}", "text", worlds, "worlds",
+					      ri->own_worlds, "world_size", ri->own_world_size,
+					      "reporting", ri->own_reporting, "reason", why ? why : ""));
+	}
 	int omitted = 0;
 	for (size_t r = 0; r < ri->nr_rows; r++)
 		omitted += !calls_kept(ri, &ri->rows[r]);

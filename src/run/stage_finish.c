@@ -121,6 +121,7 @@ int stage_attribute(struct run_state *s, struct err *e)
 				.debuginfod_timeout_s = (int)s->cfg->debuginfod_timeout_s,
 				.symbolizer_timeout_s = s->cfg->symbolizer_timeout_s,
 				.replay = s->replay,
+				.record = s->req->record_entry != NULL,
 				.recorded_kernel = s->machine ? s->machine->kernel : NULL};
 	struct degradations d = {0};
 	int rc = sm && flag_copies ? attrib_run(&s->pivot, s->x, s->tools, &o, &d, e)

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/alloc.h"
@@ -86,7 +87,7 @@ static int glob_versions(struct cands *out, const char *dir, const char *prefix,
 	return rc;
 }
 
-static int candidates(struct cands *c, const char *configured)
+static int candidates(struct cands *c, const char *configured, const struct attrib_locate_roots *r)
 {
 	int rc = 0;
 	if (configured && *configured)
@@ -94,10 +95,66 @@ static int candidates(struct cands *c, const char *configured)
 	if (!rc) /* bare name: the executor resolves PATH (and a replay serves it) */
 		rc = cands__add(c, xstrdup(SYMBOLIZER), 0);
 	if (!rc)
-		rc = glob_versions(c, "/usr/lib", "llvm-", "/bin/" SYMBOLIZER);
+		rc = glob_versions(c, r->lib, "llvm-", "/bin/" SYMBOLIZER);
 	if (!rc)
-		rc = glob_versions(c, "/usr/bin", SYMBOLIZER "-", "");
+		rc = glob_versions(c, r->bin, SYMBOLIZER "-", "");
 	return rc;
+}
+
+static bool same_file(const char *a, const struct stat *b)
+{
+	struct stat st;
+	return stat(a, &st) == 0 && st.st_dev == b->st_dev && st.st_ino == b->st_ino;
+}
+
+/*
+ * Each `--version` probe is a start of the tool (~20 ms of libLLVM loading),
+ * paid by every Run with an empty tool cache. PATH's llvm-symbolizer is often
+ * a link into one of the versioned installs found beside it (Debian 12:
+ * /usr/bin/llvm-symbolizer -> /usr/lib/llvm-14/bin, with llvm-19 installed):
+ * when it is the same file as an install numbered below the minimum while
+ * one numbered at or above it exists, probing it first would only find it
+ * older and go on to that one. So it moves after the candidates numbered at
+ * or above the minimum, still before every other one: the choice is the
+ * same (the first that answers at or above the minimum, else the first with
+ * the highest version), with one probe instead of two. This trusts the
+ * directory's number as the glob's newest-first order already does. Live
+ * only: a replay serves the recorded answers in the recorded order, whatever
+ * this machine's links are. c->v[bare] is the bare name.
+ */
+static void defer_old_path_tool(struct cands *c, size_t bare, const char *path_env)
+{
+	size_t newer = 0;
+	for (size_t i = bare + 1; i < c->n; i++)
+		newer += c->v[i].n >= ATTRIB_LLVM_MINIMUM;
+	char *found = NULL;
+	struct stat st;
+	if (!newer || exec_which_in(SYMBOLIZER, path_env, &found) != 0 || stat(found, &st) != 0) {
+		xfree(found);
+		return;
+	}
+	xfree(found);
+	bool old = false;
+	for (size_t i = bare + 1; !old && i < c->n; i++)
+		old = c->v[i].n > 0 && c->v[i].n < ATTRIB_LLVM_MINIMUM && same_file(c->v[i].path, &st);
+	if (!old)
+		return;
+	/* [newer..., bare, the rest...]: the tail partitioned, order kept */
+	struct cand *v = xcalloc(c->n, sizeof(*v));
+	if (!v)
+		return; /* the original order: one probe more */
+	size_t w = 0;
+	for (size_t i = 0; i < bare; i++)
+		v[w++] = c->v[i];
+	for (size_t i = bare + 1; i < c->n; i++)
+		if (c->v[i].n >= ATTRIB_LLVM_MINIMUM)
+			v[w++] = c->v[i];
+	v[w++] = c->v[bare];
+	for (size_t i = bare + 1; i < c->n; i++)
+		if (c->v[i].n < ATTRIB_LLVM_MINIMUM)
+			v[w++] = c->v[i];
+	memcpy(c->v, v, c->n * sizeof(*v));
+	xfree(v);
 }
 
 /* The major version in "… LLVM version 19.1.7 …", or 0. */
@@ -184,11 +241,21 @@ static int try_addr2line(struct executor *x, const char *configured, struct attr
 int attrib_locate(struct executor *x, const char *configured_llvm, const char *configured_addr2line,
 		  struct attrib_tools *out, struct err *e)
 {
+	static const struct attrib_locate_roots sys = {.lib = "/usr/lib", .bin = "/usr/bin"};
+	return attrib_locate_in(x, configured_llvm, configured_addr2line, &sys, out, e);
+}
+
+int attrib_locate_in(struct executor *x, const char *configured_llvm,
+		     const char *configured_addr2line, const struct attrib_locate_roots *roots,
+		     struct attrib_tools *out, struct err *e)
+{
 	memset(out, 0, sizeof(*out));
 	struct cands c = {0};
-	int rc = candidates(&c, configured_llvm);
+	int rc = candidates(&c, configured_llvm, roots);
 	/* config__tool answers the bare name when nothing is configured */
 	bool configured = configured_llvm && *configured_llvm && strcmp(configured_llvm, SYMBOLIZER);
+	if (!rc && !configured && c.n && !executor__recorded_meta(x))
+		defer_old_path_tool(&c, 0, roots->path_env);
 	/* The first that answers, unless it is older than the minimum and was
 	 * not configured: then a newer versioned install beside it wins (Debian
 	 * 12's PATH llvm-symbolizer is LLVM 14 while llvm-19 sits in

@@ -14,7 +14,9 @@
  * Candidate order (each invoked with --version through the executor, so a
  * replay serves the recorded answers FIFO per basename): the configured
  * `[tools] llvm-symbolizer`, `llvm-symbolizer` on PATH, /usr/lib/llvm-N/bin
- * newest first, /usr/bin/llvm-symbolizer-N newest first. The version comes
+ * newest first, /usr/bin/llvm-symbolizer-N newest first (live, PATH's goes
+ * after the installs numbered >= ATTRIB_LLVM_MINIMUM when it is the same file
+ * as an older one: locate.c, defer_old_path_tool). The version comes
  * from `LLVM version (\d+)\.`. Siblings llvm-readelf and llvm-dwarfdump are
  * taken from the same install (same directory, same -N suffix). Without any
  * LLVM, GNU addr2line (`[tools] addr2line`, else PATH) stands in.
@@ -50,6 +52,17 @@ struct attrib_tools {
 int attrib_locate(struct executor *x, const char *configured_llvm, const char *configured_addr2line,
 		  struct attrib_tools *out, struct err *e);
 void attrib_tools__release(struct attrib_tools *t);
+
+/* Where attrib_locate() looks: the directories of the versioned installs
+ * ("/usr/lib", "/usr/bin") and the PATH the bare name is looked up in (NULL:
+ * the environment's). attrib_locate_in() is attrib_locate() over others (a
+ * test's tree). */
+struct attrib_locate_roots {
+	const char *lib, *bin, *path_env;
+};
+int attrib_locate_in(struct executor *x, const char *configured_llvm,
+		     const char *configured_addr2line, const struct attrib_locate_roots *roots,
+		     struct attrib_tools *out, struct err *e);
 
 /* The degradation this choice implies, for doctor's pre-run announcement and
  * for attribution itself (same text, so the two deduplicate): returns 1 and

@@ -519,7 +519,87 @@ static void t_nodes(void)
 	pivot__release(&p);
 }
 
+static void world_size(struct pivot *p, int rank, int size)
+{
+	int64_t l = pivot__intern_locus(p, rank < 2 ? "n1" : "n2", rank, -1);
+	struct measurement m = {.hotspot = PIVOT_NONE, .locus = l,
+				.counter = (char *)"mpi_world_size", .value = size,
+				.unit = (char *)"ranks", .sample_count = -1, .coverage = -1};
+	CHECK(pivot__add_measurement(p, &m) >= 0);
+}
+
+/* An MPICH program under Open MPI's mpirun: the launch numbers 4 ranks,
+ * each one's own MPI says its world holds 1 rank. They are 4 separate jobs:
+ * never "4 ranks", never an imbalance (rank 0's 3x here would read 2.00x). */
+static void t_separate_worlds(void)
+{
+	struct pivot p;
+	build_mpi_run(&p, true);
+	for (int r = 0; r < 4; r++)
+		world_size(&p, r, 1);
+	struct rank_imbalance ri;
+	CHECK_INT(imbalance_ranks(&p, 4, &ri), 0);
+	CHECK_INT(ri.own_world_size, 1);
+	CHECK_INT(ri.own_worlds, 4);
+	CHECK_INT(ri.own_reporting, 4);
+	CHECK(isnan(ri.imbalance) && isnan(ri.app_imbalance) && isnan(ri.total_imbalance));
+	CHECK(isnan(ri.node_imbalance));
+	CHECK_INT(ri.busiest_rank, -1);
+	CHECK_INT(ri.quality, QUALITY_UNAVAILABLE);
+	CHECK_INT(ri.reason, IMBALANCE_REASON_SEPARATE_WORLDS);
+	struct text_lines t = {0};
+	CHECK_INT(ranks_view_lines(&ri, &t), 0);
+	static const char head[] = "4 separate 1-rank MPI worlds, not one 4-rank job (launcher "
+				   "and MPI library do not match";
+	CHECK(strncmp(t.v[0], head, sizeof(head) - 1) == 0);
+	CHECK(strstr(t.v[0], "imbalance across them not computed") != NULL);
+	bool apart = false;
+	for (size_t i = 0; i < t.n; i++) {
+		CHECK(!strstr(t.v[i], "busiest") && !strstr(t.v[i], "4 ranks"));
+		static const char who[] = "  who talks to whom: not placed";
+		apart |= strncmp(t.v[i], who, sizeof(who) - 1) == 0;
+	}
+	CHECK(apart);
+	text_lines__release(&t);
+	json_t *j = ranks_view_payload(&ri);
+	json_t *sw = json_object_get(j, "separate_worlds");
+	CHECK_STR(json_string_value(json_object_get(sw, "text")), "4 separate 1-rank MPI worlds");
+	CHECK_INT(json_integer_value(json_object_get(sw, "worlds")), 4);
+	CHECK(json_is_null(json_object_get(json_object_get(j, "imbalance"), "value")));
+	CHECK(json_is_null(json_object_get(j, "comm_matrix")));
+	json_decref(j);
+	rank_imbalance__release(&ri);
+
+	/* 6 ranks as 3 worlds of 2 */
+	pivot__release(&p);
+	build_mpi_run(&p, true);
+	for (int r = 0; r < 4; r++)
+		world_size(&p, r, 2);
+	CHECK_INT(imbalance_ranks(&p, 6, &ri), 0);
+	CHECK_INT(ri.own_worlds, 3);
+	CHECK(isnan(ri.imbalance));
+	CHECK_INT(ranks_view_lines(&ri, &t), 0);
+	static const char six[] = "6 ranks in 3 separate 2-rank MPI worlds, not one 6-rank job";
+	CHECK(strncmp(t.v[0], six, sizeof(six) - 1) == 0);
+	text_lines__release(&t);
+	rank_imbalance__release(&ri);
+
+	/* one world, as the launch numbered it: nothing changes */
+	pivot__release(&p);
+	build_mpi_run(&p, true);
+	for (int r = 0; r < 4; r++)
+		world_size(&p, r, 4);
+	CHECK_INT(imbalance_ranks(&p, 4, &ri), 0);
+	CHECK_INT(ri.own_world_size, 0);
+	CHECK_NEAR(ri.imbalance, 2.0, 1e-9);
+	CHECK_INT(ri.busiest_rank, 0);
+	rank_imbalance__release(&ri);
+	pivot__release(&p);
+}
+
 static const struct test_case cases[] = {
+	{"separate_worlds", "ranks whose own MPI worlds are smaller than the launch are separate "
+	 "jobs: said, never compared", t_separate_worlds},
 	{"nodes", "node > rank: per-node totals and the busiest node", t_nodes},
 	{"interposed_counted", "counted ranks: application time from interposition, the waiting ranks never busiest", t_interposed_counted},
 	{"site_share", "the MPI headline quotes the share of the site it names", t_site_share},

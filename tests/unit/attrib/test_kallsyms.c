@@ -50,6 +50,51 @@ static void t_parse(void)
 	kallsyms__release(&ks);
 }
 
+/* The kernel's own order (addresses never descending, aliases listed one
+ * after the other) is taken as it is, not sorted: the same table as the
+ * same lines shuffled, the last listed alias of each address kept. */
+static void t_ordered_aliases(void)
+{
+	static const char ordered[] = "ffffffff81000000 T _text\n"
+				      "ffffffff81000000 T _stext\n"
+				      "ffffffff81001000 T __ia32_sys_getppid\n"
+				      "ffffffff81001000 t __x64_sys_getppid\n"
+				      "ffffffff81002000 T do_sched_yield\n"
+				      "ffffffff81002800 D some_data\n"
+				      "ffffffff81003000 T a_first\n"
+				      "ffffffff81003000 T b_second\n"
+				      "ffffffff81003000 T c_third\n"
+				      "ffffffff81004000 T _etext\n";
+	static const char shuffled[] = "ffffffff81003000 T a_first\n"
+				       "ffffffff81001000 T __ia32_sys_getppid\n"
+				       "ffffffff81004000 T _etext\n"
+				       "ffffffff81000000 T _text\n"
+				       "ffffffff81003000 T b_second\n"
+				       "ffffffff81002000 T do_sched_yield\n"
+				       "ffffffff81002800 D some_data\n"
+				       "ffffffff81001000 t __x64_sys_getppid\n"
+				       "ffffffff81000000 T _stext\n"
+				       "ffffffff81003000 T c_third\n";
+	struct kallsyms a = {0}, b = {0};
+	struct err e = {0};
+	CHECK_INT(kallsyms__parse(ordered, sizeof(ordered) - 1, &a, &e), 0);
+	CHECK_INT(kallsyms__parse(shuffled, sizeof(shuffled) - 1, &b, &e), 0);
+	static const char *const names[] = {"_stext", "__x64_sys_getppid", "do_sched_yield",
+					    "c_third", "_etext"};
+	CHECK_INT(a.n, 5);
+	CHECK_INT(b.n, 5);
+	for (size_t i = 0; i < a.n; i++) {
+		CHECK_STR(a.v[i].name, names[i]);
+		CHECK_STR(b.v[i].name, names[i]);
+		CHECK(a.v[i].addr == b.v[i].addr);
+	}
+	uint64_t end = 0;
+	const struct ksym *s = kallsyms__find(&a, 0x3010, &end);
+	CHECK(s && !strcmp(s->name, "c_third") && end == 0x4000); /* up to _etext */
+	kallsyms__release(&a);
+	kallsyms__release(&b);
+}
+
 static void t_zeros(void)
 {
 	const char z[] = "0000000000000000 T _text\n0000000000000000 T do_sched_yield\n"
@@ -263,6 +308,8 @@ static const struct test_case cases[] = {
 	{"record_replay", "a recording keeps the kernel symbols; its replay names the same",
 	 t_record_replay},
 	{"parse", "unsorted, modules, aliases, data; extents; _etext", t_parse},
+	{"ordered_aliases", "the kernel's order taken as is: last alias kept, as sorted",
+	 t_ordered_aliases},
 	{"zeros", "kptr_restrict zeros: nothing named", t_zeros},
 	{"malformed", "a bad line names its number; empty input", t_malformed},
 	{"name_kernel", "kernel Hotspots named and fused per function", t_name_kernel},

@@ -127,6 +127,13 @@ static void t_seal(void)
 	CHECK(cache_sealed_text_problem(path, "src", 3, "binarY", 6) != NULL);
 	CHECK_INT(fs_write_atomic(path, "planted", 7, &e), 0);
 	CHECK(strstr(cache_sealed_file_problem(path, "src", 3), "differs"));
+	/* sealed from the bytes in memory: the same seal as read back */
+	CHECK_INT(fs_write_atomic(path, "written", 7, &e), 0);
+	CHECK_INT(cache_seal_text(path, "src", 3, "written", 7), 0);
+	CHECK(cache_sealed_file_problem(path, "src", 3) == NULL);
+	CHECK(cache_sealed_text_problem(path, "src", 3, "written", 7) == NULL);
+	CHECK_INT(cache_seal_text(path, "src", 3, "other bytes", 11), 0); /* not the file's */
+	CHECK(strstr(cache_sealed_file_problem(path, "src", 3), "differs"));
 	/* the key is private and random: two caches seal differently */
 	char *key = cache_home_path("seal.key", &no_home);
 	struct stat st;
