@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "run/pipeline.h"
+#include "run/ranks_srun.h"
 #include "attrib/elf.h"
 #include "common/alloc.h"
 #include "common/config.h"
@@ -315,6 +316,8 @@ char *collect_mpi_prepare(struct run_state *s, struct err *e)
 		network(s, &st, &abi, NULL, why);
 		return NULL;
 	}
+	if (srun_mpi_mismatch(s, &abi)) /* said, with the remedy: nothing to inject */
+		return NULL;
 	char *mpicc = abi_mpicc(s, &abi);
 	char *keyed = mpicc ? xasprintf("%s|%s", mpicc, abi.path) : NULL;
 	if (!keyed) {
