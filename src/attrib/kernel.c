@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,9 +194,97 @@ static bool cache_load(const char *path, struct kallsyms *ks)
 	return ok;
 }
 
+/* What reading the kernel's table gave: the cache's, path's, or why not. */
+struct ktable {
+	struct kallsyms ks;
+	char *cache;     /* its cache path (NULL: no cache home, or a path given) */
+	bool from_cache; /* ks is the cached table */
+	int read_errno;  /* path could not be read */
+	int rc;          /* kallsyms__parse() failed: e says why */
+	struct err e;
+};
+
+static void ktable_read(struct ktable *t, const char *kallsyms_path)
+{
+	const char *path = kallsyms_path ? kallsyms_path : "/proc/kallsyms";
+	t->cache = kallsyms_path ? NULL : cache_path();
+	if (t->cache && cache_load(t->cache, &t->ks)) {
+		t->from_cache = true;
+		return;
+	}
+	size_t len = 0;
+	char *buf = slurp(path, &len, &t->read_errno);
+	if (buf)
+		t->rc = kallsyms__parse(buf, len, &t->ks, &t->e);
+	xfree(buf);
+}
+
+static void ktable_release(struct ktable *t)
+{
+	kallsyms__release(&t->ks);
+	xfree(t->cache);
+	t->cache = NULL;
+}
+
+/*
+ * The table read ahead (attrib.h, attrib_kernel_prefetch): /proc/kallsyms
+ * is ~40 ms of the kernel's formatting on a first Run (its cache's check and
+ * parse ~10 ms on a later one), on nunatak's critical path once the
+ * application has ended; read while perf starts (which reads it itself, four
+ * times, before the application runs) it is off that path on any second
+ * core. Every signal is blocked in the thread: they stay the main thread's.
+ */
+struct attrib_kprefetch {
+	pthread_t th;
+	bool joined, taken; /* taken: a second naming reads the table itself */
+	struct ktable t;
+};
+
+static void *kprefetch_run(void *arg)
+{
+	struct attrib_kprefetch *k = arg;
+	ktable_read(&k->t, NULL);
+	return NULL;
+}
+
+struct attrib_kprefetch *attrib_kernel_prefetch(void)
+{
+	struct attrib_kprefetch *k = xcalloc(1, sizeof(*k));
+	sigset_t all, old;
+	sigfillset(&all);
+	if (!k || pthread_sigmask(SIG_SETMASK, &all, &old) != 0) {
+		xfree(k);
+		return NULL;
+	}
+	int rc = pthread_create(&k->th, NULL, kprefetch_run, k);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		xfree(k);
+		return NULL;
+	}
+	return k;
+}
+
+static struct ktable *kprefetch_join(struct attrib_kprefetch *k)
+{
+	if (!k->joined)
+		pthread_join(k->th, NULL);
+	k->joined = true;
+	return &k->t;
+}
+
+void attrib_kernel_prefetch_free(struct attrib_kprefetch *k)
+{
+	if (!k)
+		return;
+	ktable_release(kprefetch_join(k));
+	xfree(k);
+}
+
 /* Why the kernel samples cannot be named here, or NULL: they can (ks
  * filled; *store, when set, the cache path ks is to be stored at: it was
- * read from the kernel, not the cache). */
+ * read from the kernel, not the cache). The table read ahead when there is
+ * one (taken over), else read here. */
 static const char *load(const struct attrib_opts *o, struct kallsyms *ks, char *why, size_t n,
 			const char **remedy, char **store, struct err *e, int *rc)
 {
@@ -209,34 +298,35 @@ static const char *load(const struct attrib_opts *o, struct kallsyms *ks, char *
 		return why;
 	}
 	const char *path = o->kallsyms_path ? o->kallsyms_path : "/proc/kallsyms";
-	char *cache = o->kallsyms_path ? NULL : cache_path();
-	if (cache && cache_load(cache, ks)) {
-		xfree(cache);
-		return NULL;
+	struct ktable own = {0}, *t = &own;
+	if (o->kernel_prefetch && !o->kallsyms_path && !o->kernel_prefetch->taken) {
+		t = kprefetch_join(o->kernel_prefetch);
+		o->kernel_prefetch->taken = true;
+	} else {
+		ktable_read(t, o->kallsyms_path);
 	}
-	size_t len = 0;
-	int err = 0;
-	char *buf = slurp(path, &len, &err);
-	if (!buf) {
-		xfree(cache);
-		snprintf(why, n, "%s cannot be read (%s)", path, strerror(err));
+	const char *no = NULL;
+	*ks = t->ks; /* taken over, whatever follows */
+	memset(&t->ks, 0, sizeof(t->ks));
+	if (t->from_cache) {
+		no = NULL;
+	} else if (t->read_errno) {
+		snprintf(why, n, "%s cannot be read (%s)", path, strerror(t->read_errno));
 		*remedy = "run as root or set kernel.kptr_restrict=0";
-		return why;
-	}
-	*rc = kallsyms__parse(buf, len, ks, e);
-	xfree(buf);
-	if (*rc) {
-		xfree(cache);
-		return NULL;
-	}
-	if (ks->zeros || !ks->has_text || !ks->n) {
-		xfree(cache);
+		no = why;
+	} else if ((*rc = t->rc)) {
+		if (e)
+			*e = t->e;
+	} else if (ks->zeros || !ks->has_text || !ks->n) {
 		snprintf(why, n, "%s shows no addresses (kptr_restrict, or not root)", path);
 		*remedy = "run as root or set kernel.kptr_restrict=0";
-		return why;
+		no = why;
+	} else {
+		*store = t->cache; /* NULL: no cache home */
+		t->cache = NULL;
 	}
-	*store = cache; /* NULL: no cache home */
-	return NULL;
+	ktable_release(t);
+	return no;
 }
 
 /* The symbols this Run's kernel samples fall in, relative to `_text`: what

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* kallsyms parser and the naming of kernel Hotspots (attrib/kernel.c). */
+#include <dirent.h>
 #include <jansson.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "harness.h"
@@ -188,6 +191,113 @@ static void t_name_kernel(void)
 	unlink(fixture);
 }
 
+/* The running kernel's table, read here, or NULL (kallsyms hidden). */
+static char *read_proc_kallsyms(size_t *len)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return NULL;
+	size_t cap = 1 << 20, n = 0, got;
+	char *b = malloc(cap);
+	while (b && (got = fread(b + n, 1, cap - n, f)) > 0)
+		if ((n += got) == cap && !(b = realloc(b, cap *= 2)))
+			break;
+	fclose(f);
+	*len = n;
+	return b;
+}
+
+/* Names the two Hotspots of p at offs through o; checks they are want. */
+static void name_two(const struct attrib_opts *o, const uint64_t offs[2], const char *want[2])
+{
+	struct pivot p;
+	pivot__init(&p);
+	for (int i = 0; i < 2; i++) {
+		struct hotspot h = {.module = (char *)"[kernel.kallsyms]", .offset = offs[i],
+				    .has_offset = true, .level = RESOLUTION_UNRESOLVED};
+		struct measurement m = {.hotspot = pivot__add_hotspot(&p, &h),
+					.counter = (char *)"task-clock", .value = 1000.0 * (i + 1),
+					.unit = (char *)"ns", .quality = QUALITY_MEASURED,
+					.sample_count = i + 1, .coverage = -1};
+		pivot__add_measurement(&p, &m);
+	}
+	struct degradations d = {0};
+	struct err e = {0};
+	struct attrib_kstore *st = NULL;
+	CHECK_INT(attrib_kernel(&p, NULL, o, &d, &st, &e), 0);
+	attrib_kernel_store_join(st);
+	CHECK_INT(d.n, 0);
+	CHECK_INT(p.nr_hotspots, 2);
+	for (int i = 0; i < 2; i++) {
+		CHECK_STR(p.hotspots[i].name, want[i]);
+		CHECK_INT(p.hotspots[i].level, RESOLUTION_FUNCTION);
+	}
+	pivot__release(&p);
+	degradations__release(&d);
+}
+
+/* The table read ahead on a thread (a live Run starts it as perf starts):
+ * the same names as read in place, a first read cached and sealed for the
+ * next, which reads the cache and does not write it again. */
+static void t_prefetch(void)
+{
+	size_t len = 0;
+	char *text = read_proc_kallsyms(&len);
+	struct kallsyms ks = {0};
+	struct err e = {0};
+	if (!text || kallsyms__parse(text, len, &ks, &e) != 0 || ks.zeros || !ks.has_text ||
+	    ks.n < 100)
+		SKIP("/proc/kallsyms shows no addresses here (not root, or kptr_restrict)");
+	free(text);
+	uint64_t offs[2];
+	const char *want[2];
+	for (int i = 0; i < 2; i++) { /* inside two symbols, a third and two thirds in */
+		const struct ksym *k = &ks.v[ks.n * (size_t)(i + 1) / 3];
+		uint64_t end = 0;
+		offs[i] = k->addr - ks.text + ((k + 1)->addr > k->addr + 1 ? 1 : 0);
+		const struct ksym *f = kallsyms__find(&ks, offs[i], &end);
+		CHECK(f != NULL);
+		want[i] = f->name;
+	}
+	struct utsname u;
+	CHECK(uname(&u) == 0);
+	char *cache = tmpdir();
+	setenv("XDG_CACHE_HOME", cache, 1);
+	struct attrib_opts o = {.recorded_kernel = u.release};
+	o.kernel_prefetch = attrib_kernel_prefetch();
+	CHECK(o.kernel_prefetch != NULL);
+	name_two(&o, offs, want); /* first: read from the kernel, then cached */
+	name_two(&o, offs, want); /* a second naming: taken, so read again */
+	attrib_kernel_prefetch_free(o.kernel_prefetch);
+	char *glob_dir = NULL;
+	CHECK(asprintf(&glob_dir, "%s/nunatak/kallsyms", cache) > 0);
+	DIR *dir = opendir(glob_dir);
+	CHECK(dir != NULL);
+	struct dirent *de;
+	char table[4096] = "";
+	while ((de = readdir(dir)))
+		if (strlen(de->d_name) > 4 && !strcmp(de->d_name + strlen(de->d_name) - 4, ".txt"))
+			snprintf(table, sizeof(table), "%s/%s", glob_dir, de->d_name);
+	closedir(dir);
+	struct stat before, after;
+	CHECK(table[0] && stat(table, &before) == 0 && before.st_size > 0);
+	o.kernel_prefetch = attrib_kernel_prefetch();
+	CHECK(o.kernel_prefetch != NULL);
+	name_two(&o, offs, want); /* then: the sealed cache */
+	attrib_kernel_prefetch_free(o.kernel_prefetch);
+	CHECK(stat(table, &after) == 0);
+	CHECK(after.st_ino == before.st_ino && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec &&
+	      after.st_mtim.tv_sec == before.st_mtim.tv_sec); /* not written again */
+	o.kernel_prefetch = NULL;
+	name_two(&o, offs, want); /* read in place */
+	attrib_kernel_prefetch_free(NULL);
+	unsetenv("XDG_CACHE_HOME");
+	kallsyms__release(&ks);
+	free(glob_dir);
+	free(cache);
+	done();
+}
+
 static void expect_folded(const struct attrib_opts *o, const char *why, size_t nr_degr)
 {
 	struct pivot p;
@@ -311,6 +421,8 @@ static const struct test_case cases[] = {
 	{"ordered_aliases", "the kernel's order taken as is: last alias kept, as sorted",
 	 t_ordered_aliases},
 	{"zeros", "kptr_restrict zeros: nothing named", t_zeros},
+	{"prefetch", "the running kernel's table read ahead: same names, cached once",
+	 t_prefetch},
 	{"malformed", "a bad line names its number; empty input", t_malformed},
 	{"name_kernel", "kernel Hotspots named and fused per function", t_name_kernel},
 	{"unavailable", "zeros, other kernel, unknown release, replay: folded", t_unavailable},
