@@ -159,7 +159,7 @@ function lociText(cov, ranks) {
 function coverageSentence(cov, ranks) {
   const out = [];
   out.push(available(cov.samples)
-    ? `${formatNumber(cov.samples.value, "sample")} samples of ${cov.time_base || "an unnamed time base"}`
+    ? `${formatNumber(cov.samples.value, "sample")} sample${cov.samples.value === 1 ? "" : "s"} of ${cov.time_base || "an unnamed time base"}`
     : `samples unavailable (${whyAbsent(cov.samples)})`);
   out.push(available(cov.seconds) ? `over ${formatNumber(cov.seconds.value, "s")} of sampled time`
     : `sampled seconds unavailable (${whyAbsent(cov.seconds)})`);
@@ -434,7 +434,7 @@ function regionsSection(regions) {
     el("td", {}, el("span", {class: "region-path"}, r.path)), el("td", {class: "num"}, r.calls),
     el("td", {class: "num"}, nsText(r.inclusive_ns)), el("td", {class: "num"}, nsText(r.exclusive_ns)),
     off ? el("td", {class: "num"}, nsText(r.exclusive_offcpu_ns)) : null,
-    multi ? el("td", {class: "num"}, r.ranks && num(r.ranks.imbalance) !== null ? `${num(r.ranks.imbalance).toFixed(2)}x (${r.ranks.count} ranks)` : "") : null));
+    multi ? el("td", {class: "num"}, r.ranks && num(r.ranks.imbalance) !== null ? `${num(r.ranks.imbalance).toFixed(2)}x (${plural(r.ranks.count, "rank")})` : "") : null));
   const head = ["Region (call path)", "Calls", "Inclusive", "Exclusive"].concat(off ? ["Exclusive off the CPU"] : [])
     .concat(multi ? ["Busiest rank / mean"] : []);
   return el("section", {class: "regions"}, el("h3", {}, "Regions"),
