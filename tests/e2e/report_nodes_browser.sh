@@ -1,5 +1,5 @@
 #!/bin/bash
-# Ceilings per node on the page (headless Chromium): the Nodes table shows each node's Machine, its flops_dp and dram_bandwidth Ceilings with their Quality and where they came from (the launch node's Machine, or borrowed from the launch node with an estimated badge); a Hotspot's per-rank placement table names each rank's node and the Ceilings it was placed against; a 2-rank Run's "who talks to whom" heat maps draw their axis labels whole ("to → (rank)" was cut to "to → (r")
+# Ceilings per node on the page (headless Chromium): the Nodes table shows each node's Machine, its flops_dp and dram_bandwidth Ceilings with their Quality and where they came from (the launch node's Machine, or borrowed from the launch node with an estimated badge); a Hotspot's per-rank placement table names each rank's node and the Ceilings it was placed against; a 2-rank Run's "who talks to whom" heat maps draw their axis labels whole ("to → (rank)" was cut to "to → (r"); ranks that ran as separate 1-rank MPI worlds are said as such, never as one 4-rank job with a busiest rank
 set -eu
 . "$NUNATAK_SOURCE_DIR/tests/fixtures/report/chromium.sh"
 tmp=$(mktemp -d)
@@ -116,4 +116,38 @@ for h in heats:
 clipped = [l for l in lines if l.startswith("CLIPPED")]
 assert not clipped, clipped
 PY
-echo "ok: each node's Machine and Ceilings on the page, each rank's too; a 2 x 2 heat map's labels whole"
+# Separate 1-rank worlds (an MPICH program under Open MPI's mpirun): the
+# Ranks section never says "4 ranks ... busiest rank", and says why there is
+# no heat map.
+mkdir "$tmp/apart"
+python3 - "$NUNATAK_SOURCE_DIR/tests/fixtures/report/payload-rich.json" "$tmp/apart/payload.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1], encoding="utf-8"))
+r = p["ranks"]
+why = ("each rank's own MPI says its MPI_COMM_WORLD holds 1 rank, the launch numbered 4: separate jobs, "
+       "whose ranks are not compared (launcher and MPI library do not match: mpi-separate-worlds)")
+r["imbalance"] = {"value": None, "unit": "ratio", "quality": "unavailable", "reason": why,
+                  "formula": "busiest rank's time / mean rank time", "basis": "total time"}
+r["busiest_rank"] = -1
+r["comm_matrix"] = None
+r["separate_worlds"] = {"text": "4 separate 1-rank MPI worlds", "worlds": 4, "world_size": 1, "reporting": 4, "reason": why}
+json.dump(p, open(sys.argv[2], "w"))
+PY
+"$NUNATAK" report --payload "$tmp/apart/payload.json" --html 2>/dev/null
+dump_dom "file://$tmp/apart/report.html" "$tmp/apart.dom"
+python3 - "$tmp/apart.dom" <<'PY'
+import html, re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+text = lambda s: html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", s)).strip())
+ranks = re.search(r'<section class="ranks">.*?</section>', dom, re.S)
+assert ranks, "no Ranks section"
+head = text(ranks.group(0))
+assert "Ranks 4 separate 1-rank MPI worlds, not one 4-rank job (" in head, head[:400]
+assert "imbalance across them not computed: each rank's own MPI says its MPI_COMM_WORLD holds 1 rank" in head, head[:600]
+assert "busiest rank" not in head and "4 ranks (" not in head, head[:600]
+mpi = re.search(r'<section class="mpi">.*?</section>', dom, re.S)
+assert mpi and "Who talks to whom: not placed. The ranks ran as 4 separate 1-rank MPI worlds" in text(mpi.group(0)), mpi and text(mpi.group(0))[:400]
+assert re.search(r"on (\d of )?4 ranks \(4 separate 1-rank MPI worlds, not one job\)", text(dom)), "the coverage sentence"
+print("separate worlds:", head[:200])
+PY
+echo "ok: each node's Machine and Ceilings on the page, each rank's too; a 2 x 2 heat map's labels whole; separate worlds said as such"
