@@ -108,6 +108,9 @@ function rankSpan(bin, b, n) {
   return lo === hi ? `rank ${lo}` : `ranks ${lo}\u2013${hi}`;
 }
 
+// Room for "to → (rank)" at 11 px, with a margin for wider fonts.
+const AXIS_LABEL_W = 96;
+
 // A heat map of rank pairs (rows: from, columns: to), at most 64 x 64 cells
 // of `b` ranks each, shaded on a log scale of the cells' bytes.
 function heatMap(cells, n, b, cls, color, tip) {
@@ -119,7 +122,7 @@ function heatMap(cells, n, b, cls, color, tip) {
     svg("text", {x: 2, y: T + 11, class: "lane", text: "from \u2193"})];
   const every = Math.ceil(n / 8);
   for (let i = 0; i < n; i += every) {
-    shapes.push(svg("text", {x: 2, y: T + 14 + i * S + Math.min(S, 12) - 1, class: "lane", text: String(i * b)}));
+    shapes.push(svg("text", {x: 2, y: T + 14 + i * S + Math.max(Math.min(S, 12) - 1, S / 2 + 4), class: "lane", text: String(i * b)}));
     shapes.push(svg("text", {x: L + i * S, y: T + 11, class: "lane", text: String(i * b)}));
   }
   for (const x of cells) {
@@ -127,7 +130,10 @@ function heatMap(cells, n, b, cls, color, tip) {
     shapes.push(svg("rect", {x: L + to * S, y: T + 14 + from * S, width: S - 1, height: S - 1, fill: color, "fill-opacity": shade(bytes),
       class: cls, "data-from": from, "data-to": to}, svg("title", {text: tip(x)})));
   }
-  return svg("svg", {class: "comm-heat", viewBox: `0 0 ${L + n * S + 4} ${T + 14 + n * S + 4}`, width: L + n * S + 4, height: T + 14 + n * S + 4}, shapes);
+  // a small matrix is narrower than its axis label: the label sets the width
+  // (11 px text, report.css), never the cells alone, or "to → (rank)" is cut
+  const W = Math.max(L + n * S + 4, L + AXIS_LABEL_W), H = T + 14 + n * S + 4;
+  return svg("svg", {class: "comm-heat", viewBox: `0 0 ${W} ${H}`, width: W, height: H}, shapes);
 }
 
 // Collectives: what each collective's meaning implies between its
@@ -138,7 +144,7 @@ function collMatrix(k) {
   const b = k.bin;
   const tip = ([from, to, bytes, calls, time]) => `${rankSpan(from, b, k.ranks)} \u2192 ${rankSpan(to, b, k.ranks)}: ${formatNumber(bytes, "B")} by the collectives' patterns (estimated) in ${plural(calls, "call")}, ${nsText(time)} of their time`;
   const scale = b > 1 ? ` Each cell holds ${b} consecutive ranks.` : "";
-  const unplaced = k.unplaced && k.unplaced.calls ? ` ${k.unplaced.calls} collective calls (${formatNumber(k.unplaced.bytes, "B")}) on communicators that could not be placed in MPI_COMM_WORLD are not drawn.` : "";
+  const unplaced = k.unplaced && k.unplaced.calls ? ` ${plural(k.unplaced.calls, "collective call")} (${formatNumber(k.unplaced.bytes, "B")}) on communicators that could not be placed in MPI_COMM_WORLD are not drawn.` : "";
   const byPattern = Object.entries(k.bytes_by_pattern || {}).filter(([, v]) => v > 0).map(([p, v]) => `${p} ${formatNumber(v, "B")}`).join(", ");
   const groups = (k.groups || []).map(g => el("tr", {},
     el("td", {}, g.function), el("td", {}, g.pattern), el("td", {}, g.members),
