@@ -107,7 +107,8 @@ static int add_events(struct walk *w, int64_t locus, struct mpi_profile *mp)
 		keep = (size_t)w->events_cap;
 		mp->dropped_events += (int64_t)(mp->nr_events - keep);
 	}
-	qsort(mp->events, keep, sizeof(*mp->events), cmp_start);
+	if (keep > 1) /* a profile without events has none to sort (and a NULL array) */
+		qsort(mp->events, keep, sizeof(*mp->events), cmp_start);
 	for (size_t i = 0; i < keep; i++) {
 		const struct mpi_prof_event *ev = &mp->events[i];
 		char attrs[96];
