@@ -394,7 +394,7 @@ function nodesSection(r) {
     if (!ms.length) return [el("td", {}, "not recorded"), el("td", {}), el("td", {}), el("td", {})];
     const m = ms[0], c = m.ceilings || {};
     const more = ms.length > 1 ? el("span", {class: "muted"}, ` (+${ms.length - 1} more Machine${ms.length > 2 ? "s" : ""} on this node)`) : null;
-    return [el("td", {title: m.cpu_model || ""}, (m.identity || "unknown") + (m.visible_cores ? `, ${m.visible_cores} of ${m.logical_cores || "?"} cores` : ""), more),
+    return [el("td", {title: m.cpu_model || ""}, (m.identity || "unknown") + (m.visible_cores ? `, ${m.visible_cores} of ${m.logical_cores || "?"} core${m.logical_cores === 1 ? "" : "s"}` : ""), more),
       el("td", {class: "num"}, c.flops_dp ? valueSpan(c.flops_dp) : "unavailable"),
       el("td", {class: "num"}, c.dram_bandwidth ? valueSpan(c.dram_bandwidth) : "unavailable"),
       el("td", {}, m.ceilings_source === "borrowed" ? [from.borrowed, " ", qualityBadge("estimated", m.reason || "")]
