@@ -22,8 +22,13 @@
 # (several launches, separated by `;`, each with its label after a `|`:
 # measured in the same interleaved pairs, bare and nunatak of each launch in
 # turn, a block of medians per launch; the last line is the last launch's:
-# srun_run.sh passes one rank per node, then two).
+# srun_run.sh passes one rank per node, then two), TIMELINE=1 (before the
+# pairs, one bare and one nunatak Run of each launch recorded system-wide,
+# `perf record -a`, root: when each phase began and ended, and the CPU time
+# of each kind of process, by bench/mpi/timeline.py; NODE_DAEMONS, the pids of
+# the node daemons that fork the ranks, from srun_run.sh).
 set -eu
+here=$(cd "$(dirname "$0")" && pwd)
 nunatak=$(realpath "$1") fallback=${2:+$(realpath "$2")}
 if [ -n "${LAUNCHES:-}" ]; then
 	IFS=';' read -ra launches <<<"$LAUNCHES"
@@ -76,6 +81,34 @@ for l in "${launches[@]}"; do
 	"$nunatak" run -q -o warm -- "${mpi[@]}" "${app[@]}" >/dev/null 2>warm.err ||
 		{ echo "the warm-up Run failed:"; tail -5 warm.err; exit 1; }
 	rm -rf warm
+done
+# One Run of each side of each launch, recorded system-wide: its timeline
+daemons=()
+for d in ${NODE_DAEMONS:-}; do daemons+=(--daemon "$d"); done
+comm=$(basename "${app[0]}" | cut -c1-15)
+for l in "${launches[@]}"; do
+	[ "${TIMELINE:-0}" = 1 ] || break
+	read -ra mpi <<<"${l%%|*}"
+	for side in bare nunatak; do
+		cmd=("${mpi[@]}" "${app[@]}")
+		[ $side = bare ] || cmd=("$nunatak" run -q -o tl -- "${mpi[@]}" "${app[@]}")
+		# the command's pid, written before it replaces the shell
+		if ! perf record -q -a -m 256 -F 1000 -e cpu-clock -o tl.data -- \
+			sh -c 'echo $$ >tl.pid; exec "$@"' sh "${cmd[@]}" >/dev/null 2>tl.err; then
+			echo "timeline: perf record -a failed (root needed): $(tail -n 1 tl.err)"
+			break 2
+		fi
+		echo "timeline of one Run, $side, ${mpi[*]} (load $(cut -d' ' -f1 /proc/loadavg)):"
+		perf script -i tl.data -F comm,pid,tid,time,event --show-task-events 2>/dev/null |
+			python3 "$here/timeline.py" 1000 "$(cat tl.pid)" "$comm" "${daemons[@]}"
+		# the Run's own account beside it: its application part is the
+		# launcher's life plus any wait for the ranks' writers or survivors
+		[ $side = bare ] || python3 -c 'import json, sys
+c = json.load(open(sys.argv[1])).get("cost", {})
+print("  the manifest'"'"'s cost: " + ", ".join("%s %.3f s" % (k, v["value"]) for k, v in c.items()
+      if isinstance(v, dict) and v.get("value") is not None))' tl/manifest.json
+		rm -rf tl tl.data tl.pid
+	done
 done
 exec python3 - "$nunatak" "${PAIRS:-4}" "${launches[@]}" -- "${app[@]}" <<'PY'
 import json, os, re, resource, statistics, subprocess, sys, time

@@ -15,6 +15,8 @@
 # each; same problem, same cores), interleaved with the 4-rank ones, and a
 # line before the last says what share of the 4-rank excess that
 # oversubscription is. RANKS=2 runs the one-per-node launch only.
+# TIMELINE=1 first records one Run of each side system-wide (mpi_run.sh):
+# per phase and per kind of process, where the wall and CPU time went.
 # usage: srun_run.sh NUNATAK [FALLBACK_APP]
 # env: as mpi_run.sh (PAIRS, STEPS, LATTICE, CALIBRATE, APP_UNITS); RANKS
 # (default 4).
@@ -59,6 +61,15 @@ if [ -n "$cg" ]; then
 	# the cgroup empties when the cluster stops: removed then (trap)
 	trap 'bash "$cluster" stop "$cluster_dir"; for _ in 1 2 3 4 5; do rmdir "$cg" 2>/dev/null && break; sleep 1; done' EXIT
 fi
+# the slurmd of each node (they fork the step daemons, which fork the
+# ranks): mpi_run.sh's TIMELINE=1 counts what they fork as the launch's
+NODE_DAEMONS=""
+for p in /proc/[0-9]*; do
+	[ "$(cat "$p/comm" 2>/dev/null)" = slurmd ] &&
+		{ tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -qxF "SLURM_CONF=$SLURM_CONF" &&
+		NODE_DAEMONS+=" ${p#/proc/}"
+done
+export NODE_DAEMONS
 # PMIx for Open MPI (lmp, and our example as Debian's mpicc builds it), PMI-2
 # for an MPICH build of it (tests/e2e/slurm_srun.sh runs both)
 app=$(command -v lmp || echo "${2:-}")

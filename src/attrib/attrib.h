@@ -42,6 +42,7 @@ struct pivot;
 struct executor;
 struct degradations;
 struct attrib_tools;
+struct attrib_kprefetch;
 struct err;
 
 struct attrib_source_map {
@@ -71,7 +72,23 @@ struct attrib_opts {
 	bool record;
 	const char *recorded_kernel;
 	const char *kallsyms_path;
+	/* The table read ahead (attrib_kernel_prefetch), or NULL: read then.
+	 * Taken over by the kernel's naming; its owner frees it. Not with a
+	 * kallsyms_path. */
+	struct attrib_kprefetch *kernel_prefetch;
 };
+
+/*
+ * Starts reading the kernel's symbol table for a later attrib_run() (its
+ * cache of this boot, else /proc/kallsyms; docs/attribution.md, "Kernel")
+ * on a thread of its own, every signal blocked there: a live Run starts it
+ * as perf starts, so that the read is off the path after the application.
+ * NULL when no thread can start (attrib_run reads it then). The caller
+ * frees it with attrib_kernel_prefetch_free() (waits for the thread) before
+ * anything that must run with one thread (exec_isolate) and before exiting.
+ */
+struct attrib_kprefetch *attrib_kernel_prefetch(void);
+void attrib_kernel_prefetch_free(struct attrib_kprefetch *k);
 
 /*
  * Names the unresolved Hotspots of p. tools comes from attrib_locate(); with

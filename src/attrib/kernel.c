@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,11 +71,11 @@ static char *slurp(const char *path, size_t *len, int *why)
 /*
  * The core kernel's text symbols do not change within a boot (modules do,
  * and they are not named here): the parsed set is cached per boot id, in
- * kallsyms' own text form, so a later Run skips reading /proc/kallsyms, whose
- * 100 000+ lines the kernel formats on every read (~30 ms). `_text` and
- * `_etext` are written as absolute symbols: they set the base, never a name.
+ * nunatak's compact form of it (kallsyms__encode: a third of kallsyms' text,
+ * nothing to format or parse), so a later Run skips reading /proc/kallsyms,
+ * whose 100 000+ lines the kernel formats on every read (~40 ms).
  */
-#define KALLSYMS_SEAL "kallsyms"
+#define KALLSYMS_SEAL "kallsyms 2"
 #define KALLSYMS_CACHE_MAX (256u << 20)
 
 static char *cache_path(void)
@@ -85,47 +86,24 @@ static char *cache_path(void)
 	size_t n = strspn(boot, "0123456789abcdef-");
 	int no_home = 0;
 	char *dir = n >= 16 ? cache_home_path("kallsyms", &no_home) : NULL;
-	char *path = dir ? xasprintf("%s/%.*s.txt", dir, (int)n, boot) : NULL;
+	char *path = dir ? xasprintf("%s/%.*s.bin", dir, (int)n, boot) : NULL;
 	xfree(dir);
 	xfree(boot);
 	return path;
 }
 
-/* "%016x T name\n" without printf: 120 000 lines formatted per cold Run. */
-static size_t put_line(char *b, uint64_t addr, char type, const char *name)
-{
-	static const char hex[] = "0123456789abcdef";
-	for (int i = 15; i >= 0; i--, addr >>= 4)
-		b[i] = hex[addr & 15];
-	b[16] = ' ';
-	b[17] = type;
-	b[18] = ' ';
-	size_t l = strlen(name);
-	memcpy(b + 19, name, l);
-	b[19 + l] = '\n';
-	return 20 + l;
-}
-
 static void cache_store(const char *path, const struct kallsyms *ks)
 {
-	size_t cap = 2 * 32, len = 0;
-	for (size_t i = 0; i < ks->n; i++)
-		cap += 20 + strlen(ks->v[i].name);
-	char *b = xmalloc(cap);
-	for (size_t i = 0; b && i < ks->n; i++)
-		len += put_line(b + len, ks->v[i].addr, 'T', ks->v[i].name);
-	if (b)
-		len += put_line(b + len, ks->text, 'A', "_text");
-	if (b && ks->has_etext)
-		len += put_line(b + len, ks->etext, 'A', "_etext");
+	size_t len = 0;
+	char *b = kallsyms__encode(ks, &len);
 	if (b && fs_write_cache(path, b, len, 0600) == 0) /* 0600: kernel addresses */
 		(void)cache_seal_text(path, KALLSYMS_SEAL, strlen(KALLSYMS_SEAL), b, len);
 	xfree(b);
 }
 
 /*
- * Storing a freshly read kallsyms (formatting ~5 MB, writing it, sealing
- * it: ~40 ms of CPU, most of a first Run's attribution of the kernel) runs
+ * Storing a freshly read kallsyms (encoding it, writing ~2 MB, sealing it;
+ * the write of new page-cache pages is slow on some VMs) runs
  * on a thread of its own while attribution goes on (the symbolizer process
  * runs meanwhile); attrib_run joins it before it returns. Without a thread
  * the store runs where it used to.
@@ -185,7 +163,7 @@ static bool cache_load(const char *path, struct kallsyms *ks)
 		buf = NULL;
 	}
 	struct err e = {0};
-	bool ok = buf && kallsyms__parse(buf, len, ks, &e) == 0 && !ks->zeros && ks->has_text &&
+	bool ok = buf && kallsyms__decode(buf, len, ks, &e) == 0 && !ks->zeros && ks->has_text &&
 		  ks->n;
 	if (buf && !ok)
 		kallsyms__release(ks);
@@ -193,9 +171,97 @@ static bool cache_load(const char *path, struct kallsyms *ks)
 	return ok;
 }
 
+/* What reading the kernel's table gave: the cache's, path's, or why not. */
+struct ktable {
+	struct kallsyms ks;
+	char *cache;     /* its cache path (NULL: no cache home, or a path given) */
+	bool from_cache; /* ks is the cached table */
+	int read_errno;  /* path could not be read */
+	int rc;          /* kallsyms__parse() failed: e says why */
+	struct err e;
+};
+
+static void ktable_read(struct ktable *t, const char *kallsyms_path)
+{
+	const char *path = kallsyms_path ? kallsyms_path : "/proc/kallsyms";
+	t->cache = kallsyms_path ? NULL : cache_path();
+	if (t->cache && cache_load(t->cache, &t->ks)) {
+		t->from_cache = true;
+		return;
+	}
+	size_t len = 0;
+	char *buf = slurp(path, &len, &t->read_errno);
+	if (buf)
+		t->rc = kallsyms__parse(buf, len, &t->ks, &t->e);
+	xfree(buf);
+}
+
+static void ktable_release(struct ktable *t)
+{
+	kallsyms__release(&t->ks);
+	xfree(t->cache);
+	t->cache = NULL;
+}
+
+/*
+ * The table read ahead (attrib.h, attrib_kernel_prefetch): /proc/kallsyms
+ * is ~40 ms of the kernel's formatting on a first Run (its cache's check and
+ * parse ~10 ms on a later one), on nunatak's critical path once the
+ * application has ended; read while perf starts (which reads it itself, four
+ * times, before the application runs) it is off that path on any second
+ * core. Every signal is blocked in the thread: they stay the main thread's.
+ */
+struct attrib_kprefetch {
+	pthread_t th;
+	bool joined, taken; /* taken: a second naming reads the table itself */
+	struct ktable t;
+};
+
+static void *kprefetch_run(void *arg)
+{
+	struct attrib_kprefetch *k = arg;
+	ktable_read(&k->t, NULL);
+	return NULL;
+}
+
+struct attrib_kprefetch *attrib_kernel_prefetch(void)
+{
+	struct attrib_kprefetch *k = xcalloc(1, sizeof(*k));
+	sigset_t all, old;
+	sigfillset(&all);
+	if (!k || pthread_sigmask(SIG_SETMASK, &all, &old) != 0) {
+		xfree(k);
+		return NULL;
+	}
+	int rc = pthread_create(&k->th, NULL, kprefetch_run, k);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		xfree(k);
+		return NULL;
+	}
+	return k;
+}
+
+static struct ktable *kprefetch_join(struct attrib_kprefetch *k)
+{
+	if (!k->joined)
+		pthread_join(k->th, NULL);
+	k->joined = true;
+	return &k->t;
+}
+
+void attrib_kernel_prefetch_free(struct attrib_kprefetch *k)
+{
+	if (!k)
+		return;
+	ktable_release(kprefetch_join(k));
+	xfree(k);
+}
+
 /* Why the kernel samples cannot be named here, or NULL: they can (ks
  * filled; *store, when set, the cache path ks is to be stored at: it was
- * read from the kernel, not the cache). */
+ * read from the kernel, not the cache). The table read ahead when there is
+ * one (taken over), else read here. */
 static const char *load(const struct attrib_opts *o, struct kallsyms *ks, char *why, size_t n,
 			const char **remedy, char **store, struct err *e, int *rc)
 {
@@ -209,34 +275,35 @@ static const char *load(const struct attrib_opts *o, struct kallsyms *ks, char *
 		return why;
 	}
 	const char *path = o->kallsyms_path ? o->kallsyms_path : "/proc/kallsyms";
-	char *cache = o->kallsyms_path ? NULL : cache_path();
-	if (cache && cache_load(cache, ks)) {
-		xfree(cache);
-		return NULL;
+	struct ktable own = {0}, *t = &own;
+	if (o->kernel_prefetch && !o->kallsyms_path && !o->kernel_prefetch->taken) {
+		t = kprefetch_join(o->kernel_prefetch);
+		o->kernel_prefetch->taken = true;
+	} else {
+		ktable_read(t, o->kallsyms_path);
 	}
-	size_t len = 0;
-	int err = 0;
-	char *buf = slurp(path, &len, &err);
-	if (!buf) {
-		xfree(cache);
-		snprintf(why, n, "%s cannot be read (%s)", path, strerror(err));
+	const char *no = NULL;
+	*ks = t->ks; /* taken over, whatever follows */
+	memset(&t->ks, 0, sizeof(t->ks));
+	if (t->from_cache) {
+		no = NULL;
+	} else if (t->read_errno) {
+		snprintf(why, n, "%s cannot be read (%s)", path, strerror(t->read_errno));
 		*remedy = "run as root or set kernel.kptr_restrict=0";
-		return why;
-	}
-	*rc = kallsyms__parse(buf, len, ks, e);
-	xfree(buf);
-	if (*rc) {
-		xfree(cache);
-		return NULL;
-	}
-	if (ks->zeros || !ks->has_text || !ks->n) {
-		xfree(cache);
+		no = why;
+	} else if ((*rc = t->rc)) {
+		if (e)
+			*e = t->e;
+	} else if (ks->zeros || !ks->has_text || !ks->n) {
 		snprintf(why, n, "%s shows no addresses (kptr_restrict, or not root)", path);
 		*remedy = "run as root or set kernel.kptr_restrict=0";
-		return why;
+		no = why;
+	} else {
+		*store = t->cache; /* NULL: no cache home */
+		t->cache = NULL;
 	}
-	*store = cache; /* NULL: no cache home */
-	return NULL;
+	ktable_release(t);
+	return no;
 }
 
 /* The symbols this Run's kernel samples fall in, relative to `_text`: what

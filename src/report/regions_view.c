@@ -243,7 +243,8 @@ int regions_render(const struct pivot *p, const struct analysis *an, struct text
 			render_rank_places(p, an, r, out);
 	}
 	if (n > REGIONS_SHOWN)
-		text_lines__add(out, "  ... and %zu more call paths", n - REGIONS_SHOWN);
+		text_lines__add(out, "  ... and %zu more call path%s", n - REGIONS_SHOWN,
+				n - REGIONS_SHOWN == 1 ? "" : "s");
 	xfree(rows);
 	return out->failed ? -ENOMEM : 0;
 }

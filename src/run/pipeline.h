@@ -36,6 +36,7 @@ struct err;
 struct config;
 struct machine;
 struct attrib_tools;
+struct attrib_kprefetch;
 typedef struct json_t json_t;
 
 /* What the user asked, from the command line (cmd_run.c fills it; borrowed). */
@@ -163,6 +164,9 @@ struct run_state {
 
 	/* ingestion + attribution (stages "ingest", "attribute") */
 	struct attrib_tools *tools; /* located before launch (doctor), owned */
+	/* the kernel's symbol table read as perf starts (attrib.h), owned:
+	 * freed by stage_attribute, else at release */
+	struct attrib_kprefetch *kprefetch;
 	struct pivot pivot;
 	struct collect_counts counts; /* what ingest counted: samples (over passes), and
 					 under MPI the ranks seen and sampled (0 outside) */

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "run/pipeline.h"
+#include "run/ranks_srun.h"
 #include "attrib/elf.h"
 #include "common/alloc.h"
 #include "common/config.h"
@@ -21,6 +22,7 @@
 #include "model/machine.h"
 #include "mpi/abi.h"
 #include "mpi/build.h"
+#include "mpi/ldd_memo.h"
 #include "mpi/netcache.h"
 #include "mpi/netprobe.h"
 #include "mpi/stack.h"
@@ -126,22 +128,15 @@ static bool network_cached(struct run_state *s, const char *key)
 	return true;
 }
 
-/* What the loader resolves for `path` (ldd, through the execution boundary). */
+/* What the loader resolves for `path` (ldd, through the execution boundary;
+ * its answer kept between Runs while nothing it depends on changed,
+ * mpi/ldd_memo.h, except under recording or replay). */
 static enum mpi_abi_status ldd_abi(struct run_state *s, const char *path, struct mpi_abi *abi)
 {
-	const char *argv[] = {"ldd", path, NULL};
-	struct exec_request rq = {.argv = argv, .capture_stdout = true, .capture_stderr = true,
-				  .timeout_s = 120};
-	struct exec_result r = {0};
-	struct err e = {0};
-	enum mpi_abi_status st = MPI_ABI_NOT_DYNAMIC;
 	*abi = (struct mpi_abi){0};
-	if (executor__run(s->x, &rq, &r, &e) == 0 && r.exit_code != EXEC_NOT_FOUND) {
-		char *both = xasprintf("%s\n%s", r.out ? r.out : "", r.err ? r.err : "");
-		st = mpi_abi_from_ldd(both, abi);
-		xfree(both);
-	}
-	exec_result__release(&r);
+	char *both = ldd_memo_run(s->x, path, !s->replay && !s->req->record_entry);
+	enum mpi_abi_status st = both ? mpi_abi_from_ldd(both, abi) : MPI_ABI_NOT_DYNAMIC;
+	xfree(both);
 	return st;
 }
 
@@ -321,6 +316,8 @@ char *collect_mpi_prepare(struct run_state *s, struct err *e)
 		network(s, &st, &abi, NULL, why);
 		return NULL;
 	}
+	if (srun_mpi_mismatch(s, &abi)) /* said, with the remedy: nothing to inject */
+		return NULL;
 	char *mpicc = abi_mpicc(s, &abi);
 	char *keyed = mpicc ? xasprintf("%s|%s", mpicc, abi.path) : NULL;
 	if (!keyed) {

@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "attrib/attrib.h"
 #include "common/alloc.h"
 #include "common/config.h"
 #include "common/console.h"
@@ -88,6 +89,8 @@ void run_state__release(struct run_state *s)
 		attrib_tools__release(s->tools);
 		xfree(s->tools);
 	}
+	attrib_kernel_prefetch_free(s->kprefetch); /* its thread joined before exiting */
+	s->kprefetch = NULL;
 	if (s->cfg) {
 		config__release(s->cfg);
 		xfree(s->cfg);

@@ -21,6 +21,7 @@
 
 #include "run/pipeline.h"
 #include "run/ranks.h"
+#include "attrib/attrib.h"
 #include "collect/perf_exit.h"
 #include "collect/stacks.h"
 #include "doctor/offcpu.h"
@@ -307,6 +308,12 @@ int stage_collect(struct run_state *s, struct err *e)
 		collect_pass__release(&p);
 		return err_set(e, rc, ERR_OOM, "out of memory");
 	}
+	/* A live perf Run names its kernel samples from kallsyms: read while
+	 * perf starts, not after the application (attrib.h). Not under MPI:
+	 * there the node's cores start the ranks. */
+	if (rc == 0 && !s->replay && !s->launch.mpi && collector_is_perf(s->collect.coll) &&
+	    !s->kprefetch)
+		s->kprefetch = attrib_kernel_prefetch();
 	rc = collect_one_pass(s, &p, &res, e);
 	if (collector_is_passes(s->collect.coll)) { /* unless pass 0's perf refused to start */
 		passes_take(s);

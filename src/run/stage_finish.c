@@ -98,7 +98,7 @@ static struct attrib_source_map *source_maps(const struct run_state *s, size_t *
 	return v;
 }
 
-int stage_attribute(struct run_state *s, struct err *e)
+static int attribute(struct run_state *s, struct err *e)
 {
 	int orc = run_ompt_symbolize(s, e); /* the OpenMP regions' sites, samples or not */
 	if (orc || !s->tools || s->pivot.nr_hotspots == 0)
@@ -122,7 +122,8 @@ int stage_attribute(struct run_state *s, struct err *e)
 				.symbolizer_timeout_s = s->cfg->symbolizer_timeout_s,
 				.replay = s->replay,
 				.record = s->req->record_entry != NULL,
-				.recorded_kernel = s->machine ? s->machine->kernel : NULL};
+				.recorded_kernel = s->machine ? s->machine->kernel : NULL,
+				.kernel_prefetch = s->kprefetch};
 	struct degradations d = {0};
 	int rc = sm && flag_copies ? attrib_run(&s->pivot, s->x, s->tools, &o, &d, e)
 				   : err_oom(e);
@@ -155,6 +156,15 @@ int stage_attribute(struct run_state *s, struct err *e)
 		xfree(flag_copies[i]);
 	xfree(flag_copies);
 	xfree(sm);
+	return rc;
+}
+
+int stage_attribute(struct run_state *s, struct err *e)
+{
+	int rc = attribute(s, e);
+	/* one thread again before the stages that fork (regions' exec_isolate) */
+	attrib_kernel_prefetch_free(s->kprefetch);
+	s->kprefetch = NULL;
 	return rc;
 }
 

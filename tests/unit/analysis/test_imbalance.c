@@ -9,6 +9,7 @@
 #include "analysis/imbalance.h"
 #include "analysis/threads.h"
 #include "common/alloc.h"
+#include "report/mpi_json.h"
 #include "report/ranks_view.h"
 #include "report/summary.h"
 
@@ -432,12 +433,12 @@ static void t_interposed_counted(void)
 	CHECK_INT(ranks_view_lines(&ri, &t), 0);
 	bool said = false;
 	for (size_t i = 0; i < t.n; i++)
-		said |= strstr(t.v[i], "rank times: counted task-clock on 1 ranks, the sum of their "
+		said |= strstr(t.v[i], "rank times: counted task-clock on 1 rank, the sum of their "
 				       "task-clock samples' periods on the 3 sampled") != NULL;
 	CHECK(said);
 	bool why = false, on = false; /* the words of the downgrade and the basis */
 	for (size_t i = 0; i < t.n; i++) {
-		why |= strstr(t.v[i], "1 of 4 ranks were only counted") != NULL;
+		why |= strstr(t.v[i], "1 of 4 ranks was only counted") != NULL;
 		on |= strstr(t.v[i], "measured on application time (CPU time outside the MPI calls "
 				     "measured by interposition)") != NULL;
 	}
@@ -597,7 +598,64 @@ static void t_separate_worlds(void)
 	pivot__release(&p);
 }
 
+/* Counts of one read in the singular (a 1-rank MPI_Barrier said "0 B in 1
+ * calls ... on 1 communicators; heaviest MPI_Barrier (sync) over ranks 0"),
+ * counts of two in the plural. */
+static void t_plural(void)
+{
+	struct pivot p;
+	pivot__init(&p);
+	int64_t l0 = pivot__intern_locus(&p, "n1", 0, -1);
+	int64_t l1 = pivot__intern_locus(&p, "n1", 1, -1);
+	struct mpi_peer send = {.locus = l0, .peer = 1, .direction = (char *)"send", .calls = 1,
+				.time_ns = 1000, .bytes = 8};
+	CHECK(pivot__add_mpi_peer(&p, &send) >= 0);
+	struct mpi_collective bar = {.locus = l0, .name = (char *)"MPI_Barrier",
+				     .members = (char *)"0", .size = 1, .root = -1, .calls = 1,
+				     .time_ns = 500};
+	CHECK(pivot__add_mpi_collective(&p, &bar) >= 0);
+	char line[400];
+	mpi_comm_matrix_line(&p, 2, line, sizeof(line));
+	CHECK_STR(line, "point-to-point: 8 B in 1 message between 1 rank pair; heaviest rank 0 -> "
+			"rank 1, 8 B (100.0%) in 1 message");
+	mpi_comm_coll_line(&p, 2, line, sizeof(line));
+	CHECK_STR(line, "collectives (estimated: the pairs follow each collective's meaning, not "
+			"the MPI library's algorithm): 0 B in 1 call (summed over the ranks) on 1 "
+			"communicator; heaviest MPI_Barrier (sync) over rank 0, 0 B (0.0%)");
+	/* two of each */
+	struct mpi_peer back = {.locus = l1, .peer = 0, .direction = (char *)"send", .calls = 1,
+				.time_ns = 1000, .bytes = 8};
+	CHECK(pivot__add_mpi_peer(&p, &back) >= 0);
+	struct mpi_collective all = {.locus = l1, .name = (char *)"MPI_Barrier",
+				     .members = (char *)"0-1", .size = 2, .root = -1, .calls = 1,
+				     .time_ns = 500};
+	CHECK(pivot__add_mpi_collective(&p, &all) >= 0);
+	mpi_comm_matrix_line(&p, 2, line, sizeof(line));
+	CHECK(strstr(line, "16 B in 2 messages between 2 rank pairs;") != NULL);
+	mpi_comm_coll_line(&p, 2, line, sizeof(line));
+	CHECK(strstr(line, "in 2 calls (summed over the ranks) on 2 communicators;") != NULL);
+	pivot__release(&p);
+
+	/* the rank view's own counts of one */
+	build_mpi_run(&p, false); /* rank 3 only counted */
+	struct rank_imbalance ri;
+	CHECK_INT(imbalance_ranks(&p, 4, &ri), 0);
+	struct text_lines t = {0};
+	CHECK_INT(ranks_view_lines(&ri, &t), 0);
+	bool one = false;
+	for (size_t i = 0; i < t.n; i++) {
+		CHECK(!strstr(t.v[i], " 1 ranks") && !strstr(t.v[i], "1 of 4 ranks were"));
+		one |= strstr(t.v[i], "counted task-clock on 1 rank,") != NULL;
+	}
+	CHECK(one);
+	text_lines__release(&t);
+	rank_imbalance__release(&ri);
+	pivot__release(&p);
+}
+
 static const struct test_case cases[] = {
+	{"plural", "a count of one reads in the singular: calls, communicators, messages, rank "
+	 "pairs, ranks", t_plural},
 	{"separate_worlds", "ranks whose own MPI worlds are smaller than the launch are separate "
 	 "jobs: said, never compared", t_separate_worlds},
 	{"nodes", "node > rank: per-node totals and the busiest node", t_nodes},
