@@ -37,5 +37,15 @@ for path, r in rows.items():
 # checkpoint: 15 calls of nanosleep(1 ms), off the CPU for each whole sleep
 assert ck["calls"] == 15, ck["calls"]
 assert ck["exclusive_offcpu_ns"]["value"] >= 15 * 1e6 * 0.95, ck
-assert re.search(r"timestep > checkpoint - .* 15 calls; .* of the exclusive time off the CPU", err), "summary line"
+# the summary shows the 5 call paths of largest inclusive time: checkpoint
+# (15 x 1 ms asleep) is 5th of 7 on a quiet machine, but under load the
+# 1500 short `exchange` calls can be preempted past it (seen under ASan at
+# load 13); its line is then rightly left out, which the payload's order says
+shown = sorted(rows.values(), key=lambda r: -r["inclusive_ns"]["value"])[:5]
+if any(r["path"] == "timestep > checkpoint" for r in shown):
+    assert re.search(r"timestep > checkpoint - .* 15 calls; .* of the exclusive time off the CPU", err), "summary line"
+else:
+    assert "timestep > checkpoint -" not in err and "... and 2 more call paths" in err, "summary rows"
+    print("checkpoint not among the 5 longest call paths under this load: its line is left out")
+assert re.search(r"timestep > solve > sweep - .* 1500 calls; .* of the exclusive time off the CPU", err), "summary line (sweep)"
 PY
