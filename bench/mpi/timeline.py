@@ -142,6 +142,22 @@ def main():
         print(f"  {kind[:34]:34} {a / hz:9.3f} {b / hz:9.3f} {c / hz:8.3f} {(a + b + c) / hz:8.3f}")
     tot = [sum(v[i] for v in cpu.values()) / hz for i in range(3)]
     print(f"  {'all':34} {tot[0]:9.3f} {tot[1]:9.3f} {tot[2]:8.3f} {sum(tot):8.3f}")
+    # each rank's perf record, from its exec to its application's: the wait
+    # a rank has before it starts where it has a core of its own (here the
+    # ranks share the cores, and wait for each other's too)
+    starts = []
+    for p in records:
+        kids_app = [c for c in kids[p] if c in app_pids]
+        begin = perfs[p]
+        until = min((t for t, pid, comm in execs if pid in kids_app and comm == app),
+                    default=None)
+        if until is not None:
+            starts.append(sum(1 for t, pid, comm in samples
+                              if pid == p and begin <= t < until) / hz)
+    if starts:
+        starts.sort()
+        print(f"perf record's CPU before its rank's application, per rank (s): min "
+              f"{starts[0]:.3f}, median {starts[len(starts) // 2]:.3f}, max {starts[-1]:.3f}")
 
 
 if __name__ == "__main__":
