@@ -6,6 +6,7 @@
 
 #include "harness.h"
 
+#include "analysis/analysis.h"
 #include "analysis/imbalance.h"
 #include "analysis/threads.h"
 #include "common/alloc.h"
@@ -591,6 +592,20 @@ static void t_separate_worlds(void)
 	CHECK(region);
 	text_lines__release(&t);
 
+	/* nor a Hotspot's max / min over their Loci (rank 0's work_units: 3x) */
+	struct analysis an;
+	CHECK_INT(analysis_run(&p, NULL, 0, 0, &an), 0);
+	CHECK_INT(an.separate_worlds, 1);
+	bool hot = false;
+	for (size_t i = 0; i < an.nr_diags; i++) {
+		const struct derived *d = &an.diags[i].imbalance;
+		CHECK(isnan(d->value) && d->quality == QUALITY_UNAVAILABLE);
+		hot |= d->reason && strstr(d->reason, "separate MPI worlds") != NULL;
+		CHECK(!an.diags[i].classification || strcmp(an.diags[i].classification, "imbalance"));
+	}
+	CHECK(hot);
+	analysis__release(&an);
+
 	/* 6 ranks as 3 worlds of 2 */
 	pivot__release(&p);
 	build_mpi_run(&p, true);
@@ -615,6 +630,13 @@ static void t_separate_worlds(void)
 	CHECK_NEAR(ri.imbalance, 2.0, 1e-9);
 	CHECK_INT(ri.busiest_rank, 0);
 	rank_imbalance__release(&ri);
+	CHECK_INT(analysis_run(&p, NULL, 0, 0, &an), 0);
+	CHECK_INT(an.separate_worlds, 0);
+	hot = false;
+	for (size_t i = 0; i < an.nr_diags; i++)
+		hot |= !isnan(an.diags[i].imbalance.value) && an.diags[i].imbalance.value > 1.0;
+	CHECK(hot); /* one world: the Hotspots' imbalance stands */
+	analysis__release(&an);
 	pivot__release(&p);
 }
 
