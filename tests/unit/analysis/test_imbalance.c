@@ -11,6 +11,7 @@
 #include "common/alloc.h"
 #include "report/mpi_json.h"
 #include "report/ranks_view.h"
+#include "report/regions_view.h"
 #include "report/summary.h"
 
 static int64_t hotspot(struct pivot *p, const char *module, const char *name)
@@ -570,6 +571,25 @@ static void t_separate_worlds(void)
 	CHECK(json_is_null(json_object_get(j, "comm_matrix")));
 	json_decref(j);
 	rank_imbalance__release(&ri);
+
+	/* the regions' per-rank spread is not an imbalance across them either */
+	for (int r = 0; r < 2; r++) {
+		struct region_stat st = {.locus = pivot__intern_locus(&p, "n1", r, 1000 + r),
+					 .path = (char *)"solve", .name = (char *)"solve", .calls = 1,
+					 .inclusive_ns = r ? 1000000 : 3000000,
+					 .exclusive_ns = r ? 1000000 : 3000000};
+		CHECK(pivot__add_region_stat(&p, &st) >= 0);
+	}
+	CHECK_INT(imbalance_own_world(&p, -1, NULL), 1);
+	CHECK_INT(regions_render(&p, NULL, &t), 0);
+	bool region = false;
+	for (size_t i = 0; i < t.n; i++) {
+		CHECK(!strstr(t.v[i], "busiest of"));
+		region |= strstr(t.v[i], "solve - ") && strstr(t.v[i], "; its 2 ranks not compared: "
+								"separate 1-rank MPI worlds");
+	}
+	CHECK(region);
+	text_lines__release(&t);
 
 	/* 6 ranks as 3 worlds of 2 */
 	pivot__release(&p);
