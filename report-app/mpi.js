@@ -27,7 +27,7 @@ function mpiCell(row, name) {
   if (!c) return el("td", {class: "num muted"}, "\u2013");
   const wall = row.mpi ? num(row.mpi.wall_ns) : null;
   const site = c.sites && c.sites.length ? c.sites[0] : null;
-  const title = `${c.calls} calls, ${formatNumber(c.bytes, "B")}` + (site ? `; heaviest site ${siteText(site)}` + (site.function ? ` in ${site.function}` : "") : "");
+  const title = `${plural(c.calls, "call")}, ${formatNumber(c.bytes, "B")}` + (site ? `; heaviest site ${siteText(site)}` + (site.function ? ` in ${site.function}` : "") : "");
   return el("td", {class: "num mpi-cell", title},
     el("span", {class: "t"}, nsText(c.time_ns)), wall && num(c.time_ns) !== null ? el("span", {class: "muted t"}, " (" + pct(num(c.time_ns) / wall) + ")") : null,
     site ? el("div", {class: "mpi-site"}, siteText(site)) : null);
@@ -38,7 +38,7 @@ function mpiCell(row, name) {
 // option leaving them out, as the summary says it.
 function mpiProbeNote(p) {
   if (!p || !p.stated || num(p.fraction) === null || !Array.isArray(p.calls) || !p.calls.length) return null;
-  const calls = p.calls.map(c => `${Number(c.calls).toLocaleString("en-US")} calls of ${c.name}`).join(", ");
+  const calls = p.calls.map(c => `${Number(c.calls).toLocaleString("en-US")} call${c.calls === 1 ? "" : "s"} of ${c.name}`).join(", ");
   return el("p", {class: "mpi-probe"}, `nunatak's MPI probe took ${pct(num(p.fraction))} of rank ${p.rank}'s time `,
     qualityBadge(qualityOf(p.fraction), reasonTitle(p.fraction)),
     ` (its cost per call, measured at MPI_Init, times ${calls}); to leave those calls out of the measurement: `,
@@ -108,6 +108,9 @@ function rankSpan(bin, b, n) {
   return lo === hi ? `rank ${lo}` : `ranks ${lo}\u2013${hi}`;
 }
 
+// Room for "to → (rank)" at 11 px, with a margin for wider fonts.
+const AXIS_LABEL_W = 96;
+
 // A heat map of rank pairs (rows: from, columns: to), at most 64 x 64 cells
 // of `b` ranks each, shaded on a log scale of the cells' bytes.
 function heatMap(cells, n, b, cls, color, tip) {
@@ -119,7 +122,7 @@ function heatMap(cells, n, b, cls, color, tip) {
     svg("text", {x: 2, y: T + 11, class: "lane", text: "from \u2193"})];
   const every = Math.ceil(n / 8);
   for (let i = 0; i < n; i += every) {
-    shapes.push(svg("text", {x: 2, y: T + 14 + i * S + Math.min(S, 12) - 1, class: "lane", text: String(i * b)}));
+    shapes.push(svg("text", {x: 2, y: T + 14 + i * S + Math.max(Math.min(S, 12) - 1, S / 2 + 4), class: "lane", text: String(i * b)}));
     shapes.push(svg("text", {x: L + i * S, y: T + 11, class: "lane", text: String(i * b)}));
   }
   for (const x of cells) {
@@ -127,7 +130,10 @@ function heatMap(cells, n, b, cls, color, tip) {
     shapes.push(svg("rect", {x: L + to * S, y: T + 14 + from * S, width: S - 1, height: S - 1, fill: color, "fill-opacity": shade(bytes),
       class: cls, "data-from": from, "data-to": to}, svg("title", {text: tip(x)})));
   }
-  return svg("svg", {class: "comm-heat", viewBox: `0 0 ${L + n * S + 4} ${T + 14 + n * S + 4}`, width: L + n * S + 4, height: T + 14 + n * S + 4}, shapes);
+  // a small matrix is narrower than its axis label: the label sets the width
+  // (11 px text, report.css), never the cells alone, or "to → (rank)" is cut
+  const W = Math.max(L + n * S + 4, L + AXIS_LABEL_W), H = T + 14 + n * S + 4;
+  return svg("svg", {class: "comm-heat", viewBox: `0 0 ${W} ${H}`, width: W, height: H}, shapes);
 }
 
 // Collectives: what each collective's meaning implies between its
@@ -136,9 +142,9 @@ function heatMap(cells, n, b, cls, color, tip) {
 function collMatrix(k) {
   if (!k || !Array.isArray(k.cells) || !k.cells.length) return null;
   const b = k.bin;
-  const tip = ([from, to, bytes, calls, time]) => `${rankSpan(from, b, k.ranks)} \u2192 ${rankSpan(to, b, k.ranks)}: ${formatNumber(bytes, "B")} by the collectives' patterns (estimated) in ${calls} calls, ${nsText(time)} of their time`;
+  const tip = ([from, to, bytes, calls, time]) => `${rankSpan(from, b, k.ranks)} \u2192 ${rankSpan(to, b, k.ranks)}: ${formatNumber(bytes, "B")} by the collectives' patterns (estimated) in ${plural(calls, "call")}, ${nsText(time)} of their time`;
   const scale = b > 1 ? ` Each cell holds ${b} consecutive ranks.` : "";
-  const unplaced = k.unplaced && k.unplaced.calls ? ` ${k.unplaced.calls} collective calls (${formatNumber(k.unplaced.bytes, "B")}) on communicators that could not be placed in MPI_COMM_WORLD are not drawn.` : "";
+  const unplaced = k.unplaced && k.unplaced.calls ? ` ${plural(k.unplaced.calls, "collective call")} (${formatNumber(k.unplaced.bytes, "B")}) on communicators that could not be placed in MPI_COMM_WORLD are not drawn.` : "";
   const byPattern = Object.entries(k.bytes_by_pattern || {}).filter(([, v]) => v > 0).map(([p, v]) => `${p} ${formatNumber(v, "B")}`).join(", ");
   const groups = (k.groups || []).map(g => el("tr", {},
     el("td", {}, g.function), el("td", {}, g.pattern), el("td", {}, g.members),
@@ -147,7 +153,7 @@ function collMatrix(k) {
   const more = k.groups_total > (k.groups || []).length ? ` The ${(k.groups || []).length} heaviest of ${k.groups_total} collectives by communicator and root:` : "";
   return el("div", {class: "comm-matrix comm-collectives"},
     el("h4", {}, "Collectives ", qualityBadge("estimated", k.reason)),
-    el("p", {class: "muted"}, `Collective calls measured by interposition in ${k.ranks_reporting} of ${k.ranks} ranks (${k.calls} calls summed over the ranks, ${nsText(k.time_ns)}), placed on their communicators' members: ${valueText(k.bytes)} by pattern${byPattern ? " (" + byPattern + ")" : ""}. Estimated: ${k.reason}. Rows send, columns receive; darker is more bytes (log scale).` + scale + unplaced),
+    el("p", {class: "muted"}, `Collective calls measured by interposition in ${k.ranks_reporting} of ${plural(k.ranks, "rank")} (${plural(k.calls, "call")} summed over the ranks, ${nsText(k.time_ns)}), placed on their communicators' members: ${valueText(k.bytes)} by pattern${byPattern ? " (" + byPattern + ")" : ""}. Estimated: ${k.reason}. Rows send, columns receive; darker is more bytes (log scale).` + scale + unplaced),
     heatMap(k.cells, k.bins, b, "coll-cell", "#e15759", tip),
     el("p", {class: "muted"}, k.basis + "." + more),
     groups.length ? el("table", {class: "grid-table comm-groups"},
@@ -164,9 +170,9 @@ function commMatrix(c) {
   const p2p = Array.isArray(c.cells) && c.cells.length;
   if (!p2p && !coll) return null;
   const n = c.bins, b = c.bin;
-  const tip = ([from, to, bytes, messages, time]) => `${rankSpan(from, b, c.ranks)} \u2192 ${rankSpan(to, b, c.ranks)}: ${formatNumber(bytes, "B")} in ${messages} messages, ${nsText(time)} wall clock`;
+  const tip = ([from, to, bytes, messages, time]) => `${rankSpan(from, b, c.ranks)} \u2192 ${rankSpan(to, b, c.ranks)}: ${formatNumber(bytes, "B")} in ${plural(messages, "message")}, ${nsText(time)} wall clock`;
   const scale = b > 1 ? ` Each cell holds ${b} consecutive ranks.` : "";
-  const unplaced = c.unplaced && c.unplaced.messages ? ` ${c.unplaced.messages} messages (${formatNumber(c.unplaced.bytes, "B")}) went to partners that could not be placed in MPI_COMM_WORLD and are not drawn.` : "";
+  const unplaced = c.unplaced && c.unplaced.messages ? ` ${plural(c.unplaced.messages, "message")} (${formatNumber(c.unplaced.bytes, "B")}) went to partners that could not be placed in MPI_COMM_WORLD and are not drawn.` : "";
   const top = (c.top_pairs || []).map(t => el("tr", {},
     el("td", {class: "num"}, t.from), el("td", {class: "num"}, t.to),
     el("td", {class: "num"}, formatNumber(t.bytes, "B")), el("td", {class: "num"}, t.messages),
@@ -174,7 +180,7 @@ function commMatrix(c) {
   return el("div", {class: "comm-matrix"},
     el("h3", {}, "Who talks to whom"),
     el("h4", {}, "Point-to-point ", qualityBadge("measured", "exact totals counted by interposition")),
-    p2p ? el("p", {class: "muted"}, `Point-to-point traffic measured by interposition in ${c.ranks_reporting} of ${c.ranks} ranks: ${formatNumber(c.bytes, "B")} in ${c.messages} messages. Rows send, columns receive; darker is more bytes (log scale).` + scale + unplaced + " " + c.basis + ".")
+    p2p ? el("p", {class: "muted"}, `Point-to-point traffic measured by interposition in ${c.ranks_reporting} of ${plural(c.ranks, "rank")}: ${formatNumber(c.bytes, "B")} in ${plural(c.messages, "message")}. Rows send, columns receive; darker is more bytes (log scale).` + scale + unplaced + " " + c.basis + ".")
       : el("p", {class: "muted"}, "No point-to-point call named a partner in this Run."),
     p2p ? heatMap(c.cells, n, b, "comm-cell", "#4e79a7", tip) : null,
     top.length ? el("table", {class: "grid-table comm-top"},

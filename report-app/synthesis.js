@@ -159,7 +159,7 @@ function lociText(cov, ranks) {
 function coverageSentence(cov, ranks) {
   const out = [];
   out.push(available(cov.samples)
-    ? `${formatNumber(cov.samples.value, "sample")} samples of ${cov.time_base || "an unnamed time base"}`
+    ? `${formatNumber(cov.samples.value, "sample")} sample${cov.samples.value === 1 ? "" : "s"} of ${cov.time_base || "an unnamed time base"}`
     : `samples unavailable (${whyAbsent(cov.samples)})`);
   out.push(available(cov.seconds) ? `over ${formatNumber(cov.seconds.value, "s")} of sampled time`
     : `sampled seconds unavailable (${whyAbsent(cov.seconds)})`);
@@ -394,7 +394,7 @@ function nodesSection(r) {
     if (!ms.length) return [el("td", {}, "not recorded"), el("td", {}), el("td", {}), el("td", {})];
     const m = ms[0], c = m.ceilings || {};
     const more = ms.length > 1 ? el("span", {class: "muted"}, ` (+${ms.length - 1} more Machine${ms.length > 2 ? "s" : ""} on this node)`) : null;
-    return [el("td", {title: m.cpu_model || ""}, (m.identity || "unknown") + (m.visible_cores ? `, ${m.visible_cores} of ${m.logical_cores || "?"} cores` : ""), more),
+    return [el("td", {title: m.cpu_model || ""}, (m.identity || "unknown") + (m.visible_cores ? `, ${m.visible_cores} of ${m.logical_cores || "?"} core${m.logical_cores === 1 ? "" : "s"}` : ""), more),
       el("td", {class: "num"}, c.flops_dp ? valueSpan(c.flops_dp) : "unavailable"),
       el("td", {class: "num"}, c.dram_bandwidth ? valueSpan(c.dram_bandwidth) : "unavailable"),
       el("td", {}, m.ceilings_source === "borrowed" ? [from.borrowed, " ", qualityBadge("estimated", m.reason || "")]
@@ -434,7 +434,7 @@ function regionsSection(regions) {
     el("td", {}, el("span", {class: "region-path"}, r.path)), el("td", {class: "num"}, r.calls),
     el("td", {class: "num"}, nsText(r.inclusive_ns)), el("td", {class: "num"}, nsText(r.exclusive_ns)),
     off ? el("td", {class: "num"}, nsText(r.exclusive_offcpu_ns)) : null,
-    multi ? el("td", {class: "num"}, r.ranks && num(r.ranks.imbalance) !== null ? `${num(r.ranks.imbalance).toFixed(2)}x (${r.ranks.count} ranks)` : "") : null));
+    multi ? el("td", {class: "num"}, r.ranks && num(r.ranks.imbalance) !== null ? `${num(r.ranks.imbalance).toFixed(2)}x (${plural(r.ranks.count, "rank")})` : "") : null));
   const head = ["Region (call path)", "Calls", "Inclusive", "Exclusive"].concat(off ? ["Exclusive off the CPU"] : [])
     .concat(multi ? ["Busiest rank / mean"] : []);
   return el("section", {class: "regions"}, el("h3", {}, "Regions"),

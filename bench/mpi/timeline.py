@@ -66,8 +66,9 @@ def main():
     daemons = {int(sys.argv[i + 1]) for i, a in enumerate(sys.argv) if a == "--daemon"}
     forks, execs, exits, samples = parse(sys.stdin)
     mine = [t for t, pid, _ in execs if pid == root]
-    if not mine:
-        sys.exit(f"timeline: process {root} exec'd nothing in the recording")
+    if not mine:  # a recording that lost it: said, not a failure of the benchmark
+        print(f"timeline: process {root} exec'd nothing in the recording")
+        return
     t0 = mine[-1]  # the command's own exec (after the shell that wrote its pid)
     kids = collections.defaultdict(list)
     for c, (p, t) in forks.items():
@@ -85,16 +86,37 @@ def main():
     app_exit = sorted(exits[p] for p in app_pids if p in exits)
     launcher = sorted((t, pid) for t, pid, comm in execs
                       if comm in LAUNCHERS and pid in ours and forks.get(pid, (root,))[0] == root)
-    print(f"wall from the command's start (s): end {end - t0:.3f}")
-    if launcher:
-        lt, lpid = launcher[0]
-        print(f"  launcher exec {lt - t0:.3f}, launcher exit "
-              f"{exits[lpid] - t0 if lpid in exits else float('nan'):.3f}")
-    if app_exec:
-        print(f"  {app} exec: first {app_exec[0] - t0:.3f}, last {app_exec[-1] - t0:.3f} "
-              f"({len(app_exec)} ranks)")
-    if app_exit:
-        print(f"  {app} exit: first {app_exit[0] - t0:.3f}, last {app_exit[-1] - t0:.3f}")
+    if not launcher and any(pid == root and comm in LAUNCHERS for t, pid, comm in execs):
+        launcher = [(t0, root)]  # the bare launch: the command is the launcher
+    print("wall from the command's start (s), in order:")
+    # the launch of the application (a network probe's launch comes first)
+    lt, lpid = launcher[-1] if launcher else (float("nan"), 0)
+    print(f"  launcher exec {lt - t0:.3f}")
+    # the rank shims: nunatak exec'd by a launcher's or step daemon's process;
+    # perf: exec'd below them
+    comm_of = {}
+    for t, pid, comm in sorted(execs):
+        comm_of.setdefault(pid, comm)
+    shims = {pid: t for t, pid, comm in execs if comm == "nunatak" and pid in ours and
+             pid != root and comm_of.get(forks.get(pid, (0,))[0]) in LAUNCHERS}
+    perfs = {pid: t for t, pid, comm in execs if comm == "perf" and pid in ours}
+
+    def span(what, times):
+        times = sorted(times)
+        if times:
+            print(f"  {what}: first {times[0] - t0:.3f}, last {times[-1] - t0:.3f} "
+                  f"({len(times)})")
+    span("rank shim exec", shims.values())
+    first_exit = app_exit[0] if app_exit else float("inf")
+    records = [p for p, t in perfs.items() if t < first_exit]  # perf record (or stat)
+    span("perf record exec", [perfs[p] for p in records])
+    span(f"{app} exec", app_exec)
+    span(f"{app} exit", app_exit)
+    span("perf record exit", [exits[p] for p in records if p in exits])
+    span("other perf processes (after the ranks)", [t for p, t in perfs.items() if t >= first_exit])
+    span("rank shim exit", [exits[p] for p in shims if p in exits])
+    print(f"  launcher exit {exits[lpid] - t0 if lpid in exits else float('nan'):.3f}")
+    print(f"  end {end - t0:.3f}")
     # windows: before the first rank's application, while ranks run, after
     w1 = app_exec[0] if app_exec else end
     w2 = app_exit[-1] if app_exit else end
@@ -120,6 +142,22 @@ def main():
         print(f"  {kind[:34]:34} {a / hz:9.3f} {b / hz:9.3f} {c / hz:8.3f} {(a + b + c) / hz:8.3f}")
     tot = [sum(v[i] for v in cpu.values()) / hz for i in range(3)]
     print(f"  {'all':34} {tot[0]:9.3f} {tot[1]:9.3f} {tot[2]:8.3f} {sum(tot):8.3f}")
+    # each rank's perf record, from its exec to its application's: the wait
+    # a rank has before it starts where it has a core of its own (here the
+    # ranks share the cores, and wait for each other's too)
+    starts = []
+    for p in records:
+        kids_app = [c for c in kids[p] if c in app_pids]
+        begin = perfs[p]
+        until = min((t for t, pid, comm in execs if pid in kids_app and comm == app),
+                    default=None)
+        if until is not None:
+            starts.append(sum(1 for t, pid, comm in samples
+                              if pid == p and begin <= t < until) / hz)
+    if starts:
+        starts.sort()
+        print(f"perf record's CPU before its rank's application, per rank (s): min "
+              f"{starts[0]:.3f}, median {starts[len(starts) // 2]:.3f}, max {starts[-1]:.3f}")
 
 
 if __name__ == "__main__":

@@ -226,8 +226,14 @@ static int read_starts(struct elf_info *out, const struct image *im, const struc
 		return 0;
 	uint64_t n = tab->size / entsize;
 	struct elf_start *v = xcalloc(n ? n : 1, sizeof(*v));
-	if (!v)
+	bool *alloc = xcalloc(shnum ? shnum : 1, sizeof(*alloc)); /* by section index */
+	if (!v || !alloc) {
+		xfree(v);
+		xfree(alloc);
 		return -ENOMEM;
+	}
+	for (uint64_t i = 0; i < shnum; i++)
+		alloc[i] = shdr_at(im, shoff, shentsize, i).flags & SHF_ALLOC;
 	size_t k = 0;
 	for (uint64_t i = 1; i < n; i++) { /* entry 0 is the null symbol */
 		uint64_t b = tab->offset + i * entsize;
@@ -236,12 +242,12 @@ static int read_starts(struct elf_info *out, const struct image *im, const struc
 		uint64_t value = RD(im, b, 4, 4, 8, 8), size = RD(im, b, 8, 4, 16, 8);
 		if (shndx == SHN_UNDEF || type == STT_SECTION || type == STT_FILE)
 			continue;
-		bool alloc = shndx < SHN_LORESERVE && shndx < shnum &&
-			     (shdr_at(im, shoff, shentsize, shndx).flags & SHF_ALLOC);
+		bool in_alloc = shndx < SHN_LORESERVE && shndx < shnum && alloc[shndx];
 		v[k++] = (struct elf_start){.start = value, .min_size = size, .max_size = size,
 					    .plain = (type == STT_FUNC || type == STT_GNU_IFUNC) &&
-						     alloc && size > 0 && value + size > value};
+						     in_alloc && size > 0 && value + size > value};
 	}
+	xfree(alloc);
 	qsort(v, k, sizeof(*v), start_cmp);
 	size_t w = 0;
 	for (size_t r = 0; r < k; r++) {

@@ -181,3 +181,182 @@ void kallsyms__release(struct kallsyms *ks)
 	xfree(ks->v);
 	memset(ks, 0, sizeof(*ks));
 }
+
+/*
+ * nunatak's cache form of a table (attrib/kernel.c): the magic line, `_text`
+ * and `_etext` (8 bytes each, little-endian), a flags byte (1 has_text, 2
+ * has_etext), the symbol count (varint), then one record per symbol not
+ * written as a prefix: varint(address - previous address), a byte p (0, or
+ * 1 then varint(gap): the symbol "__pfx_NAME" at address - gap, the padding
+ * the kernel puts before NAME, half the table), then NAME and a NUL. The
+ * previous address starts at 0. A third of kallsyms' text, and nothing to
+ * format or to parse: a first Run writes and seals less, a later one reads
+ * and checks less. Varints are LEB128, at most 10 bytes.
+ */
+static const char MAGIC[] = "nunatak kallsyms 1\n";
+static const char PFX[] = "__pfx_";
+#define PFX_LEN (sizeof(PFX) - 1)
+
+static size_t put_varint(unsigned char *b, uint64_t v)
+{
+	size_t n = 0;
+	do {
+		b[n] = (unsigned char)(v & 0x7f);
+		v >>= 7;
+		b[n++] |= v ? 0x80 : 0;
+	} while (v);
+	return n;
+}
+
+static void put_u64(unsigned char *b, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* v[i] is the padding before v[i + 1] ("__pfx_" + its name). */
+static bool is_pfx_of(const struct kallsyms *ks, size_t i)
+{
+	const char *p = ks->v[i].name;
+	return i + 1 < ks->n && strncmp(p, PFX, PFX_LEN) == 0 && p[PFX_LEN] &&
+	       strcmp(p + PFX_LEN, ks->v[i + 1].name) == 0;
+}
+
+char *kallsyms__encode(const struct kallsyms *ks, size_t *len)
+{
+	size_t cap = sizeof(MAGIC) - 1 + 17 + 10;
+	for (size_t i = 0; i < ks->n; i++)
+		cap += 21 + strlen(ks->v[i].name) + 1;
+	unsigned char *b = xmalloc(cap);
+	if (!b)
+		return NULL;
+	size_t n = sizeof(MAGIC) - 1;
+	memcpy(b, MAGIC, n);
+	put_u64(b + n, ks->text);
+	put_u64(b + n + 8, ks->etext);
+	b[n + 16] = (unsigned char)((ks->has_text ? 1 : 0) | (ks->has_etext ? 2 : 0));
+	n += 17;
+	n += put_varint(b + n, ks->n);
+	uint64_t prev = 0;
+	for (size_t i = 0; i < ks->n; i++) {
+		bool pfx = is_pfx_of(ks, i);
+		const struct ksym *s = &ks->v[pfx ? i + 1 : i];
+		n += put_varint(b + n, s->addr - prev);
+		b[n++] = pfx ? 1 : 0;
+		if (pfx)
+			n += put_varint(b + n, s->addr - ks->v[i].addr);
+		size_t l = strlen(s->name) + 1;
+		memcpy(b + n, s->name, l);
+		n += l;
+		prev = s->addr;
+		i += pfx;
+	}
+	*len = n;
+	return (char *)b;
+}
+
+static bool get_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+	*v = 0;
+	for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
+		unsigned char c = *(*p)++;
+		if (shift == 63 && (c & 0x7e))
+			return false; /* beyond 64 bits */
+		*v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return true;
+	}
+	return false;
+}
+
+struct rec {
+	uint64_t addr, gap; /* gap: the prefix symbol at addr - gap, when pfx */
+	bool pfx;
+	const char *name;
+	size_t len;
+};
+
+/* The next record after *prev (first: no previous symbol); false if bad. */
+static bool next_rec(const unsigned char **p, const unsigned char *end, uint64_t *prev,
+		     bool first, struct rec *r)
+{
+	uint64_t d;
+	if (!get_varint(p, end, &d) || (!first && d == 0) || d > UINT64_MAX - *prev || *p >= end)
+		return false;
+	r->addr = *prev + d;
+	unsigned char f = *(*p)++;
+	r->pfx = f == 1;
+	r->gap = 0;
+	if (f > 1 || (r->pfx && (!get_varint(p, end, &r->gap) || r->gap == 0 || r->gap > r->addr ||
+				 (!first && r->addr - r->gap <= *prev))))
+		return false;
+	const unsigned char *nul = memchr(*p, '\0', (size_t)(end - *p));
+	if (!nul || nul == *p)
+		return false;
+	r->name = (const char *)*p;
+	r->len = (size_t)(nul - *p);
+	*p = nul + 1;
+	*prev = r->addr;
+	return true;
+}
+
+/* Walks the records: names bytes into *bytes; fills ks->v when names set. */
+static bool walk(const unsigned char *p, const unsigned char *end, uint64_t n,
+		 struct kallsyms *ks, char *names, size_t *bytes)
+{
+	uint64_t prev = 0, got = 0;
+	size_t b = 0;
+	for (bool first = true; p < end; first = false) {
+		struct rec r;
+		if (!next_rec(&p, end, &prev, first, &r) || got + 1 + r.pfx > n)
+			return false;
+		if (r.pfx && names) {
+			ks->v[ks->n++] = (struct ksym){r.addr - r.gap, names + b};
+			memcpy(names + b, PFX, PFX_LEN);
+			memcpy(names + b + PFX_LEN, r.name, r.len + 1);
+		}
+		b += r.pfx ? PFX_LEN + r.len + 1 : 0;
+		if (names) {
+			ks->v[ks->n++] = (struct ksym){r.addr, names + b};
+			memcpy(names + b, r.name, r.len + 1);
+		}
+		b += r.len + 1;
+		got += 1 + r.pfx;
+	}
+	*bytes = b;
+	return got == n;
+}
+
+int kallsyms__decode(const char *buf, size_t len, struct kallsyms *ks, struct err *e)
+{
+	const size_t head = sizeof(MAGIC) - 1 + 17;
+	const unsigned char *p = (const unsigned char *)buf, *end = p + len;
+	uint64_t n = 0;
+	size_t bytes = 0;
+	bool ok = len >= head && memcmp(buf, MAGIC, sizeof(MAGIC) - 1) == 0 && !(p[head - 1] & ~3u);
+	if (ok) {
+		ks->text = 0;
+		ks->etext = 0;
+		for (int i = 7; i >= 0; i--) {
+			ks->text = ks->text << 8 | p[sizeof(MAGIC) - 1 + i];
+			ks->etext = ks->etext << 8 | p[sizeof(MAGIC) - 1 + 8 + i];
+		}
+		ks->has_text = p[head - 1] & 1;
+		ks->has_etext = p[head - 1] & 2;
+		p += head;
+		ok = get_varint(&p, end, &n) && n <= len && walk(p, end, n, ks, NULL, &bytes);
+	}
+	if (!ok) {
+		memset(ks, 0, sizeof(*ks));
+		return err_set(e, -EINVAL, ERR_KALLSYMS_SYNTAX,
+			       "kernel symbols cache: not nunatak's table (bad header or record)");
+	}
+	if (n && (!(ks->v = xcalloc(n, sizeof(*ks->v))) || !(ks->names = xmalloc(bytes)))) {
+		kallsyms__release(ks);
+		return err_oom(e);
+	}
+	ks->n = 0;
+	walk(p, end, n, ks, ks->names, &bytes);
+	ks->zeros = !ks->text && (!n || !ks->v[n - 1].addr);
+	return 0;
+}

@@ -47,4 +47,14 @@ const struct ksym *kallsyms__find(const struct kallsyms *ks, uint64_t off, uint6
 
 void kallsyms__release(struct kallsyms *ks);
 
+/*
+ * nunatak's own cache form of a parsed table (attrib/kernel.c; the format is
+ * in kallsyms.c): kallsyms__encode() returns it (malloc'd, *len bytes; NULL
+ * when out of memory), kallsyms__decode() reads it back into ks (zeroed by
+ * the caller) exactly as encoded: the same symbols, names, `_text`, `_etext`.
+ * A malformed or foreign buffer is an error in e, ks left empty.
+ */
+char *kallsyms__encode(const struct kallsyms *ks, size_t *len);
+int kallsyms__decode(const char *buf, size_t len, struct kallsyms *ks, struct err *e);
+
 #endif

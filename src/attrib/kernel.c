@@ -71,11 +71,11 @@ static char *slurp(const char *path, size_t *len, int *why)
 /*
  * The core kernel's text symbols do not change within a boot (modules do,
  * and they are not named here): the parsed set is cached per boot id, in
- * kallsyms' own text form, so a later Run skips reading /proc/kallsyms, whose
- * 100 000+ lines the kernel formats on every read (~30 ms). `_text` and
- * `_etext` are written as absolute symbols: they set the base, never a name.
+ * nunatak's compact form of it (kallsyms__encode: a third of kallsyms' text,
+ * nothing to format or parse), so a later Run skips reading /proc/kallsyms,
+ * whose 100 000+ lines the kernel formats on every read (~40 ms).
  */
-#define KALLSYMS_SEAL "kallsyms"
+#define KALLSYMS_SEAL "kallsyms 2"
 #define KALLSYMS_CACHE_MAX (256u << 20)
 
 static char *cache_path(void)
@@ -86,47 +86,24 @@ static char *cache_path(void)
 	size_t n = strspn(boot, "0123456789abcdef-");
 	int no_home = 0;
 	char *dir = n >= 16 ? cache_home_path("kallsyms", &no_home) : NULL;
-	char *path = dir ? xasprintf("%s/%.*s.txt", dir, (int)n, boot) : NULL;
+	char *path = dir ? xasprintf("%s/%.*s.bin", dir, (int)n, boot) : NULL;
 	xfree(dir);
 	xfree(boot);
 	return path;
 }
 
-/* "%016x T name\n" without printf: 120 000 lines formatted per cold Run. */
-static size_t put_line(char *b, uint64_t addr, char type, const char *name)
-{
-	static const char hex[] = "0123456789abcdef";
-	for (int i = 15; i >= 0; i--, addr >>= 4)
-		b[i] = hex[addr & 15];
-	b[16] = ' ';
-	b[17] = type;
-	b[18] = ' ';
-	size_t l = strlen(name);
-	memcpy(b + 19, name, l);
-	b[19 + l] = '\n';
-	return 20 + l;
-}
-
 static void cache_store(const char *path, const struct kallsyms *ks)
 {
-	size_t cap = 2 * 32, len = 0;
-	for (size_t i = 0; i < ks->n; i++)
-		cap += 20 + strlen(ks->v[i].name);
-	char *b = xmalloc(cap);
-	for (size_t i = 0; b && i < ks->n; i++)
-		len += put_line(b + len, ks->v[i].addr, 'T', ks->v[i].name);
-	if (b)
-		len += put_line(b + len, ks->text, 'A', "_text");
-	if (b && ks->has_etext)
-		len += put_line(b + len, ks->etext, 'A', "_etext");
+	size_t len = 0;
+	char *b = kallsyms__encode(ks, &len);
 	if (b && fs_write_cache(path, b, len, 0600) == 0) /* 0600: kernel addresses */
 		(void)cache_seal_text(path, KALLSYMS_SEAL, strlen(KALLSYMS_SEAL), b, len);
 	xfree(b);
 }
 
 /*
- * Storing a freshly read kallsyms (formatting ~5 MB, writing it, sealing
- * it: ~40 ms of CPU, most of a first Run's attribution of the kernel) runs
+ * Storing a freshly read kallsyms (encoding it, writing ~2 MB, sealing it;
+ * the write of new page-cache pages is slow on some VMs) runs
  * on a thread of its own while attribution goes on (the symbolizer process
  * runs meanwhile); attrib_run joins it before it returns. Without a thread
  * the store runs where it used to.
@@ -186,7 +163,7 @@ static bool cache_load(const char *path, struct kallsyms *ks)
 		buf = NULL;
 	}
 	struct err e = {0};
-	bool ok = buf && kallsyms__parse(buf, len, ks, &e) == 0 && !ks->zeros && ks->has_text &&
+	bool ok = buf && kallsyms__decode(buf, len, ks, &e) == 0 && !ks->zeros && ks->has_text &&
 		  ks->n;
 	if (buf && !ok)
 		kallsyms__release(ks);
@@ -271,6 +248,11 @@ static struct ktable *kprefetch_join(struct attrib_kprefetch *k)
 		pthread_join(k->th, NULL);
 	k->joined = true;
 	return &k->t;
+}
+
+bool attrib_kernel_prefetch_taken(const struct attrib_kprefetch *k)
+{
+	return k && k->taken;
 }
 
 void attrib_kernel_prefetch_free(struct attrib_kprefetch *k)

@@ -35,6 +35,7 @@ struct walk {
 	 * numbered them in (rank.json world_size): separate worlds */
 	struct rank_list apart;
 	int apart_world, apart_launched; /* the first such rank's two sizes */
+	int launched; /* the ranks the launch made: announced, else its rank directories */
 	char apart_runtime[16], apart_library[64];
 	char unfinished_msg[200];
 	char *unreadable; /* the first unreadable profile: its path and why, whole */
@@ -106,7 +107,8 @@ static int add_events(struct walk *w, int64_t locus, struct mpi_profile *mp)
 		keep = (size_t)w->events_cap;
 		mp->dropped_events += (int64_t)(mp->nr_events - keep);
 	}
-	qsort(mp->events, keep, sizeof(*mp->events), cmp_start);
+	if (keep > 1) /* a profile without events has none to sort (and a NULL array) */
+		qsort(mp->events, keep, sizeof(*mp->events), cmp_start);
 	for (size_t i = 0; i < keep; i++) {
 		const struct mpi_prof_event *ev = &mp->events[i];
 		char attrs[96];
@@ -219,7 +221,7 @@ static int add_profile(struct walk *w, int rank, const char *node, int term_sign
 		return -ENOMEM;
 	const json_t *ws = json_object_get(meta, "world_size");
 	int rc = add_world(w, locus, rank, mp,
-			   json_is_integer(ws) ? (int)json_integer_value(ws) : -1,
+			   json_is_integer(ws) ? (int)json_integer_value(ws) : w->launched,
 			   json_string_value(json_object_get(meta, "runtime")));
 	int64_t total = 0;
 	for (size_t i = 0; rc == 0 && i < mp->nr_fns; i++) {
@@ -449,6 +451,7 @@ int ingest_mpi(const char *collect_dir, int world_size, struct pivot *p,
 	struct rank_list dirs = {0};
 	int rc = rank_dirs(collect_dir, &dirs);
 	int ranks = world_size > dirs.n ? world_size : dirs.n;
+	w.launched = ranks > 1 ? ranks : -1;
 	w.events_cap = ranks > 0 ? MPI_EVENTS_PER_RUN / ranks : MPI_EVENTS_PER_RANK;
 	if (w.events_cap > MPI_EVENTS_PER_RANK)
 		w.events_cap = MPI_EVENTS_PER_RANK;

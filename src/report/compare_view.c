@@ -46,7 +46,8 @@ static char *item_label(const struct compare_item *it)
 	case COMPARE_TOTAL:
 		return xstrdup("total (every sampled Hotspot)");
 	case COMPARE_OTHERS:
-		return xasprintf("others (%zu Hotspots below the floor)", it->nr_members);
+		return xasprintf("others (%zu Hotspot%s below the floor)", it->nr_members,
+				 it->nr_members == 1 ? "" : "s");
 	case COMPARE_HOTSPOT:
 		return it->name && it->module && strcmp(it->name, it->module) &&
 				       !strstr(it->name, "+0x")
@@ -132,8 +133,8 @@ static void section(const struct compare_result *r, enum compare_kind kind, cons
 		if (r->items[i].kind == kind && (kind != COMPARE_LINE || shown++ < TABLE_MAX_LINES))
 			row(out, &r->items[i], color, w);
 	if (kind == COMPARE_LINE && n > TABLE_MAX_LINES)
-		text_lines__add(out, "  ... and %zu more lines (--json lists them all)",
-				n - TABLE_MAX_LINES);
+		text_lines__add(out, "  ... and %zu more line%s (--json lists them all)",
+				n - TABLE_MAX_LINES, n - TABLE_MAX_LINES == 1 ? "" : "s");
 	if (kind != COMPARE_HOTSPOT)
 		return;
 	for (int k = 0; k < 2; k++)

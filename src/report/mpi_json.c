@@ -314,6 +314,9 @@ json_t *mpi_comm_matrix_json(const struct pivot *p, int nr_ranks)
 	return o;
 }
 
+/* The plural's "s" of a count: "1 call", "2 calls". */
+#define S(n) ((n) == 1 ? "" : "s")
+
 /* "1.2 MB": decimal units, as the page's formatNumber. */
 static void bytes_text(int64_t b, char *buf, size_t cap)
 {
@@ -338,11 +341,11 @@ void mpi_comm_matrix_line(const struct pivot *p, int nr_ranks, char *buf, size_t
 	bytes_text(m.bytes, all, sizeof(all));
 	bytes_text(h->bytes, top, sizeof(top));
 	snprintf(buf, cap,
-		 "point-to-point: %s in %lld messages between %zu rank pairs; heaviest rank %d "
-		 "-> rank %d, %s (%.1f%%) in %lld messages",
-		 all, (long long)m.messages, m.nr_pairs, h->from, h->to, top,
-		 m.bytes > 0 ? 100.0 * (double)h->bytes / (double)m.bytes : 0.0,
-		 (long long)h->messages);
+		 "point-to-point: %s in %lld message%s between %zu rank pair%s; heaviest rank %d "
+		 "-> rank %d, %s (%.1f%%) in %lld message%s",
+		 all, (long long)m.messages, S(m.messages), m.nr_pairs, S(m.nr_pairs), h->from, h->to,
+		 top, m.bytes > 0 ? 100.0 * (double)h->bytes / (double)m.bytes : 0.0,
+		 (long long)h->messages, S(h->messages));
 	comm_matrix__release(&m);
 }
 
@@ -367,12 +370,14 @@ void mpi_comm_coll_line(const struct pivot *p, int nr_ranks, char *buf, size_t c
 	bytes_text(h->bytes, top, sizeof(top));
 	snprintf(members, sizeof(members), "%.40s%s", h->members,
 		 strlen(h->members) > 40 ? "..." : "");
+	/* "over rank 0" for a single member, "over ranks 0-3" for a list */
+	bool one = strspn(h->members, "0123456789") == strlen(h->members);
 	snprintf(buf, cap,
 		 "collectives (estimated: the pairs follow each collective's meaning, not the MPI "
-		 "library's algorithm): %s in %lld calls (summed over the ranks) on %zu communicators; "
-		 "heaviest %s (%s) "
-		 "over ranks %s, %s (%.1f%%)",
-		 all, (long long)c.calls, comms, h->name, comm_pattern_name(h->pattern), members, top,
+		 "library's algorithm): %s in %lld call%s (summed over the ranks) on %zu "
+		 "communicator%s; heaviest %s (%s) over rank%s %s, %s (%.1f%%)",
+		 all, (long long)c.calls, S(c.calls), comms, S(comms), h->name,
+		 comm_pattern_name(h->pattern), one ? "" : "s", members, top,
 		 c.bytes > 0 ? 100.0 * (double)h->bytes / (double)c.bytes : 0.0);
 	comm_collectives__release(&c);
 }

@@ -180,8 +180,8 @@ static void rank_lines(const struct omp_view *v, const char *where, struct text_
 				r->worst_thread, 100 * r->worst_share, mpis, verdict);
 	}
 	if (v->nr_ranks > RANK_LINES)
-		text_lines__add(out, "OpenMP: %zu more ranks in the payload (openmp.ranks)",
-				v->nr_ranks - RANK_LINES);
+		text_lines__add(out, "OpenMP: %zu more rank%s in the payload (openmp.ranks)",
+				v->nr_ranks - RANK_LINES, v->nr_ranks - RANK_LINES == 1 ? "" : "s");
 }
 
 int openmp_view_lines(const struct omp_view *v, struct text_lines *out)

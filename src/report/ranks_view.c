@@ -33,7 +33,8 @@ static const char *reason(const struct rank_imbalance *ri, char *buf, size_t cap
 	int n = ri->reason_n, of = ri->reason_of;
 	switch (ri->reason) {
 	case IMBALANCE_REASON_TOO_FEW:
-		snprintf(buf, cap, "%d of %d ranks have a time: imbalance needs two", n, of);
+		snprintf(buf, cap, "%d of %d rank%s %s a time: imbalance needs two", n, of,
+			 of == 1 ? "" : "s", n == 1 ? "has" : "have");
 		return buf;
 	case IMBALANCE_REASON_SAMPLED_SUBSET:
 		snprintf(buf, cap, "over the %d sampled ranks of %d: the others were only counted or "
@@ -49,8 +50,8 @@ static const char *reason(const struct rank_imbalance *ri, char *buf, size_t cap
 		return buf;
 	case IMBALANCE_REASON_INTERPOSED:
 		snprintf(buf, cap, "each rank's CPU time times its share of wall clock outside MPI "
-				   "calls: %d of %d ranks were only counted, so the MPI runtime's share "
-				   "cannot be split off their samples", n, of);
+				   "calls: %d of %d ranks %s only counted, so the MPI runtime's share "
+				   "cannot be split off their samples", n, of, n == 1 ? "was" : "were");
 		return buf;
 	case IMBALANCE_REASON_WORLD_UNBELIEVABLE:
 		snprintf(buf, cap, "the manifest announces %d ranks for a Run holding %d Loci: not a "
@@ -104,8 +105,8 @@ static int render_threads(const struct rank_imbalance *ri, struct text_lines *ou
 		return 0;
 	char app[96] = "";
 	if (ri->nr_threads > ri->nr_sampled)
-		snprintf(app, sizeof(app), "%d application threads over the %d sampled ranks",
-			 ri->nr_threads, ri->nr_sampled);
+		snprintf(app, sizeof(app), "%d application threads over the %d sampled rank%s",
+			 ri->nr_threads, ri->nr_sampled, ri->nr_sampled == 1 ? "" : "s");
 	else
 		snprintf(app, sizeof(app), "one application thread per rank");
 	if (!ri->nr_helpers)
@@ -230,10 +231,11 @@ int ranks_view_lines(const struct rank_imbalance *ri, struct text_lines *out)
 	if (rc == 0 && ri->pivot)
 		rc = comm_lines(ri, out);
 	if (rc == 0 && ri->periods_exact)
-		rc = text_lines__add(out, "  rank times: counted task-clock on %d ranks, the sum of "
+		rc = text_lines__add(out, "  rank times: counted task-clock on %d rank%s, the sum of "
 				     "their task-clock samples' periods on the %d sampled (the same "
 				     "count, short of one period a thread)",
-				     ri->nr_counted, (int)ri->nr_rows - ri->nr_counted);
+				     ri->nr_counted, ri->nr_counted == 1 ? "" : "s",
+				     (int)ri->nr_rows - ri->nr_counted);
 	if (rc == 0)
 		rc = render_threads(ri, out);
 	if (rc < 0 || isnan(ri->imbalance))

@@ -56,8 +56,9 @@ static void headline(const struct analysis *a, const struct pivot *p, struct tex
 	if (a->nr_diags == 0) {
 		text_lines__add(out,
 				"summary: no Hotspot above the statistical floor of %d samples "
-				"(%lld samples of %s%s)",
-				a->floor_samples, (long long)a->samples, a->time_base, secs);
+				"(%lld sample%s of %s%s)",
+				a->floor_samples, (long long)a->samples, a->samples == 1 ? "" : "s",
+				a->time_base, secs);
 		return;
 	}
 	double held = 0; /* NaN as soon as one share is unavailable: so is the sum */

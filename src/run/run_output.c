@@ -115,16 +115,17 @@ static void overhead(struct run_state *s)
 	if (!o)
 		return;
 	if (!json_is_number(json_object_get(o, "value"))) {
-		console__info(s->con, "overhead: unmeasured (%lld samples of %s sampling; %s)",
-			      (long long)s->counts.nr_samples,
+		console__info(s->con, "overhead: unmeasured (%lld sample%s of %s sampling; %s)",
+			      (long long)s->counts.nr_samples, s->counts.nr_samples == 1 ? "" : "s",
 			      json_string_value(json_object_get(o, "collector")),
 			      json_string_value(json_object_get(o, "reason")));
 		return;
 	}
-	console__info(s->con, "overhead: about %.3g s of %s sampling (estimated: %lld samples x "
+	console__info(s->con, "overhead: about %.3g s of %s sampling (estimated: %lld sample%s x "
 		      "%.3g us; cost per sample %s: %s)",
 		      json_real_value(json_object_get(o, "value")),
 		      json_string_value(json_object_get(o, "collector")), (long long)s->counts.nr_samples,
+		      s->counts.nr_samples == 1 ? "" : "s",
 		      json_real_value(json_object_get(o, "cost_per_sample_s")) * 1e6,
 		      json_string_value(json_object_get(o, "cost_quality")),
 		      json_string_value(json_object_get(o, "reason")));
@@ -216,8 +217,10 @@ json_t *run_json_document(const struct run_state *s, int exit_code, const char *
 
 int run_finish(struct run_state *s, json_t **json_out)
 {
-	console__info(s->con, "%zu measurements across %zu hotspots (%zu resolved)",
-		      s->pivot.nr_measurements, s->pivot.nr_hotspots, nr_resolved(&s->pivot));
+	console__info(s->con, "%zu measurement%s across %zu hotspot%s (%zu resolved)",
+		      s->pivot.nr_measurements, s->pivot.nr_measurements == 1 ? "" : "s",
+		      s->pivot.nr_hotspots, s->pivot.nr_hotspots == 1 ? "" : "s",
+		      nr_resolved(&s->pivot));
 	overhead(s);
 	if (s->out.have_analysis)
 		summary(s);

@@ -44,7 +44,7 @@ expect "$tmp/dom.html" '<h3>Nodes</h3>' 'busiest node cn001 at 1.37x the mean no
 	'<tr class="busiest" data-node="cn001"><td>cn001</td><td class="num">2</td><td>0–1</td>' \
 	'<tr class="" data-node="cn002"><td>cn002</td><td class="num">2</td><td>2–3</td>' \
 	'<h3>Who talks to whom</h3>' 'in 4096 of 4096 ranks' 'Each cell holds 64 consecutive ranks.' \
-	'<title>ranks 4032–4095 → ranks 0–63: 8.00 kB in 1 messages'
+	'<title>ranks 4032–4095 → ranks 0–63: 8.00 kB in 1 message,'
 [ "$(grep -o 'class="comm-cell"' "$tmp/dom.html" | wc -l)" = 128 ] || { echo "FAIL: not 128 heat-map cells"; exit 1; }
 expect "$tmp/dom.html" '<h4>Point-to-point <span class="badge q-measured"' '<h4>Collectives <span class="badge q-estimated"' \
 	"Estimated: the MPI library's algorithm decides which ranks really exchange" '134 MB by pattern (all-pairs 134 MB)' \

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Ceilings per node on the page (headless Chromium): the Nodes table shows each node's Machine, its flops_dp and dram_bandwidth Ceilings with their Quality and where they came from (the launch node's Machine, or borrowed from the launch node with an estimated badge); a Hotspot's per-rank placement table names each rank's node and the Ceilings it was placed against
+# Ceilings per node on the page (headless Chromium): the Nodes table shows each node's Machine, its flops_dp and dram_bandwidth Ceilings with their Quality and where they came from (the launch node's Machine, or borrowed from the launch node with an estimated badge); a Hotspot's per-rank placement table names each rank's node and the Ceilings it was placed against; a 2-rank Run's "who talks to whom" heat maps draw their axis labels whole ("to → (rank)" was cut to "to → (r"); ranks that ran as separate 1-rank MPI worlds are said as such, never as one 4-rank job with a busiest rank
 set -eu
 . "$NUNATAK_SOURCE_DIR/tests/fixtures/report/chromium.sh"
 tmp=$(mktemp -d)
@@ -79,4 +79,75 @@ assert "flops_dp 85.0 Gflop/s \u00b7 estimated" in labels and "DRAM 38.0 GB/s \u
 assert "Roofs: the sum of the Ceilings of its 2 nodes (n1, n2)" in text(roof), text(roof)
 print("nodes:", rows, "roofs:", labels)
 PY
-echo "ok: each node's Machine and Ceilings on the page, each rank's too"
+# A 2 x 2 "who talks to whom" (point-to-point and collectives): every axis
+# label whole inside its drawing, as the browser rendered it.
+mkdir "$tmp/two"
+python3 - "$NUNATAK_SOURCE_DIR/tests/fixtures/report/payload-rich.json" "$tmp/two/payload.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1], encoding="utf-8"))
+ns = lambda x: {"value": x, "unit": "ns", "quality": "measured", "reason": None}
+coll = {"quality": "estimated", "reason": "the MPI library's algorithm decides which ranks really exchange the data",
+        "ranks": 2, "ranks_reporting": 2, "calls": 2, "bytes": {"value": 16, "unit": "B", "quality": "estimated", "reason": "pattern"},
+        "bytes_by_pattern": {"all-pairs": 16}, "time_ns": ns(3000), "unplaced": {"calls": 0, "bytes": 0},
+        "bin": 1, "bins": 2, "cells": [[0, 1, 8, 1, 1500], [1, 0, 8, 1, 1500]], "groups": [], "groups_total": 0,
+        "basis": "each collective's meaning"}
+p["ranks"]["comm_matrix"] = {"ranks": 2, "ranks_reporting": 2, "messages": 2, "bytes": 16, "time_ns": ns(2000),
+    "unplaced": {"messages": 0, "bytes": 0}, "bin": 1, "bins": 2, "cells": [[0, 1, 8, 1, 1000], [1, 0, 8, 1, 1000]],
+    "top_pairs": [{"from": 0, "to": 1, "bytes": 8, "messages": 1, "time_ns": 1000}],
+    "basis": "bytes as the calls passed them", "collectives": coll}
+json.dump(p, open(sys.argv[2], "w"))
+PY
+"$NUNATAK" report --payload "$tmp/two/payload.json" --html 2>/dev/null
+python3 "$NUNATAK_SOURCE_DIR/tests/fixtures/report/inject.py" "$tmp/two/report.html" \
+	"$NUNATAK_SOURCE_DIR/tests/fixtures/report/heat_labels.js" "$tmp/two/heat.html"
+chromium_run --window-size=1400,1400 --virtual-time-budget=10000 --dump-dom "file://$tmp/two/heat.html" >"$tmp/heat.dom"
+python3 - "$tmp/heat.dom" <<'PY'
+import html, re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+dom = re.sub(r"(?is)<script\b.*?</script>", "", dom)  # what the page drew, not its source
+pre = re.search(r'<pre id="heat-labels">(.*?)</pre>', dom, re.S)
+assert pre, "the driver wrote nothing: the page did not draw"
+lines = html.unescape(pre.group(1)).splitlines()
+print("\n".join(lines))
+heats = [l for l in lines if l.startswith("HEAT ")]
+assert len(heats) == 2, ("want the point-to-point and the collectives maps", lines)
+for h in heats:
+    assert h.startswith("HEAT 2 cells,") and h.endswith("texts: to \u2192 (rank) | from \u2193 | 0 | 0 | 1 | 1"), h
+clipped = [l for l in lines if l.startswith("CLIPPED")]
+assert not clipped, clipped
+PY
+# Separate 1-rank worlds (an MPICH program under Open MPI's mpirun): the
+# Ranks section never says "4 ranks ... busiest rank", and says why there is
+# no heat map.
+mkdir "$tmp/apart"
+python3 - "$NUNATAK_SOURCE_DIR/tests/fixtures/report/payload-rich.json" "$tmp/apart/payload.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1], encoding="utf-8"))
+r = p["ranks"]
+why = ("each rank's own MPI says its MPI_COMM_WORLD holds 1 rank, the launch numbered 4: separate jobs, "
+       "whose ranks are not compared (launcher and MPI library do not match: mpi-separate-worlds)")
+r["imbalance"] = {"value": None, "unit": "ratio", "quality": "unavailable", "reason": why,
+                  "formula": "busiest rank's time / mean rank time", "basis": "total time"}
+r["busiest_rank"] = -1
+r["comm_matrix"] = None
+r["separate_worlds"] = {"text": "4 separate 1-rank MPI worlds", "worlds": 4, "world_size": 1, "reporting": 4, "reason": why}
+json.dump(p, open(sys.argv[2], "w"))
+PY
+"$NUNATAK" report --payload "$tmp/apart/payload.json" --html 2>/dev/null
+dump_dom "file://$tmp/apart/report.html" "$tmp/apart.dom"
+python3 - "$tmp/apart.dom" <<'PY'
+import html, re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+text = lambda s: html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", s)).strip())
+ranks = re.search(r'<section class="ranks">.*?</section>', dom, re.S)
+assert ranks, "no Ranks section"
+head = text(ranks.group(0))
+assert "Ranks 4 separate 1-rank MPI worlds, not one 4-rank job (" in head, head[:400]
+assert "imbalance across them not computed: each rank's own MPI says its MPI_COMM_WORLD holds 1 rank" in head, head[:600]
+assert "busiest rank" not in head and "4 ranks (" not in head, head[:600]
+mpi = re.search(r'<section class="mpi">.*?</section>', dom, re.S)
+assert mpi and "Who talks to whom: not placed. The ranks ran as 4 separate 1-rank MPI worlds" in text(mpi.group(0)), mpi and text(mpi.group(0))[:400]
+assert re.search(r"on (\d of )?4 ranks \(4 separate 1-rank MPI worlds, not one job\)", text(dom)), "the coverage sentence"
+print("separate worlds:", head[:200])
+PY
+echo "ok: each node's Machine and Ceilings on the page, each rank's too; a 2 x 2 heat map's labels whole; separate worlds said as such"

@@ -6,10 +6,13 @@
 
 #include "harness.h"
 
+#include "analysis/analysis.h"
 #include "analysis/imbalance.h"
 #include "analysis/threads.h"
 #include "common/alloc.h"
+#include "report/mpi_json.h"
 #include "report/ranks_view.h"
+#include "report/regions_view.h"
 #include "report/summary.h"
 
 static int64_t hotspot(struct pivot *p, const char *module, const char *name)
@@ -432,12 +435,12 @@ static void t_interposed_counted(void)
 	CHECK_INT(ranks_view_lines(&ri, &t), 0);
 	bool said = false;
 	for (size_t i = 0; i < t.n; i++)
-		said |= strstr(t.v[i], "rank times: counted task-clock on 1 ranks, the sum of their "
+		said |= strstr(t.v[i], "rank times: counted task-clock on 1 rank, the sum of their "
 				       "task-clock samples' periods on the 3 sampled") != NULL;
 	CHECK(said);
 	bool why = false, on = false; /* the words of the downgrade and the basis */
 	for (size_t i = 0; i < t.n; i++) {
-		why |= strstr(t.v[i], "1 of 4 ranks were only counted") != NULL;
+		why |= strstr(t.v[i], "1 of 4 ranks was only counted") != NULL;
 		on |= strstr(t.v[i], "measured on application time (CPU time outside the MPI calls "
 				     "measured by interposition)") != NULL;
 	}
@@ -570,6 +573,39 @@ static void t_separate_worlds(void)
 	json_decref(j);
 	rank_imbalance__release(&ri);
 
+	/* the regions' per-rank spread is not an imbalance across them either */
+	for (int r = 0; r < 2; r++) {
+		struct region_stat st = {.locus = pivot__intern_locus(&p, "n1", r, 1000 + r),
+					 .path = (char *)"solve", .name = (char *)"solve", .calls = 1,
+					 .inclusive_ns = r ? 1000000 : 3000000,
+					 .exclusive_ns = r ? 1000000 : 3000000};
+		CHECK(pivot__add_region_stat(&p, &st) >= 0);
+	}
+	CHECK_INT(imbalance_own_world(&p, -1, NULL), 1);
+	CHECK_INT(regions_render(&p, NULL, &t), 0);
+	bool region = false;
+	for (size_t i = 0; i < t.n; i++) {
+		CHECK(!strstr(t.v[i], "busiest of"));
+		region |= strstr(t.v[i], "solve - ") && strstr(t.v[i], "; its 2 ranks not compared: "
+								"separate 1-rank MPI worlds");
+	}
+	CHECK(region);
+	text_lines__release(&t);
+
+	/* nor a Hotspot's max / min over their Loci (rank 0's work_units: 3x) */
+	struct analysis an;
+	CHECK_INT(analysis_run(&p, NULL, 0, 0, &an), 0);
+	CHECK_INT(an.separate_worlds, 1);
+	bool hot = false;
+	for (size_t i = 0; i < an.nr_diags; i++) {
+		const struct derived *d = &an.diags[i].imbalance;
+		CHECK(isnan(d->value) && d->quality == QUALITY_UNAVAILABLE);
+		hot |= d->reason && strstr(d->reason, "separate MPI worlds") != NULL;
+		CHECK(!an.diags[i].classification || strcmp(an.diags[i].classification, "imbalance"));
+	}
+	CHECK(hot);
+	analysis__release(&an);
+
 	/* 6 ranks as 3 worlds of 2 */
 	pivot__release(&p);
 	build_mpi_run(&p, true);
@@ -594,10 +630,74 @@ static void t_separate_worlds(void)
 	CHECK_NEAR(ri.imbalance, 2.0, 1e-9);
 	CHECK_INT(ri.busiest_rank, 0);
 	rank_imbalance__release(&ri);
+	CHECK_INT(analysis_run(&p, NULL, 0, 0, &an), 0);
+	CHECK_INT(an.separate_worlds, 0);
+	hot = false;
+	for (size_t i = 0; i < an.nr_diags; i++)
+		hot |= !isnan(an.diags[i].imbalance.value) && an.diags[i].imbalance.value > 1.0;
+	CHECK(hot); /* one world: the Hotspots' imbalance stands */
+	analysis__release(&an);
+	pivot__release(&p);
+}
+
+/* Counts of one read in the singular (a 1-rank MPI_Barrier said "0 B in 1
+ * calls ... on 1 communicators; heaviest MPI_Barrier (sync) over ranks 0"),
+ * counts of two in the plural. */
+static void t_plural(void)
+{
+	struct pivot p;
+	pivot__init(&p);
+	int64_t l0 = pivot__intern_locus(&p, "n1", 0, -1);
+	int64_t l1 = pivot__intern_locus(&p, "n1", 1, -1);
+	struct mpi_peer send = {.locus = l0, .peer = 1, .direction = (char *)"send", .calls = 1,
+				.time_ns = 1000, .bytes = 8};
+	CHECK(pivot__add_mpi_peer(&p, &send) >= 0);
+	struct mpi_collective bar = {.locus = l0, .name = (char *)"MPI_Barrier",
+				     .members = (char *)"0", .size = 1, .root = -1, .calls = 1,
+				     .time_ns = 500};
+	CHECK(pivot__add_mpi_collective(&p, &bar) >= 0);
+	char line[400];
+	mpi_comm_matrix_line(&p, 2, line, sizeof(line));
+	CHECK_STR(line, "point-to-point: 8 B in 1 message between 1 rank pair; heaviest rank 0 -> "
+			"rank 1, 8 B (100.0%) in 1 message");
+	mpi_comm_coll_line(&p, 2, line, sizeof(line));
+	CHECK_STR(line, "collectives (estimated: the pairs follow each collective's meaning, not "
+			"the MPI library's algorithm): 0 B in 1 call (summed over the ranks) on 1 "
+			"communicator; heaviest MPI_Barrier (sync) over rank 0, 0 B (0.0%)");
+	/* two of each */
+	struct mpi_peer back = {.locus = l1, .peer = 0, .direction = (char *)"send", .calls = 1,
+				.time_ns = 1000, .bytes = 8};
+	CHECK(pivot__add_mpi_peer(&p, &back) >= 0);
+	struct mpi_collective all = {.locus = l1, .name = (char *)"MPI_Barrier",
+				     .members = (char *)"0-1", .size = 2, .root = -1, .calls = 1,
+				     .time_ns = 500};
+	CHECK(pivot__add_mpi_collective(&p, &all) >= 0);
+	mpi_comm_matrix_line(&p, 2, line, sizeof(line));
+	CHECK(strstr(line, "16 B in 2 messages between 2 rank pairs;") != NULL);
+	mpi_comm_coll_line(&p, 2, line, sizeof(line));
+	CHECK(strstr(line, "in 2 calls (summed over the ranks) on 2 communicators;") != NULL);
+	pivot__release(&p);
+
+	/* the rank view's own counts of one */
+	build_mpi_run(&p, false); /* rank 3 only counted */
+	struct rank_imbalance ri;
+	CHECK_INT(imbalance_ranks(&p, 4, &ri), 0);
+	struct text_lines t = {0};
+	CHECK_INT(ranks_view_lines(&ri, &t), 0);
+	bool one = false;
+	for (size_t i = 0; i < t.n; i++) {
+		CHECK(!strstr(t.v[i], " 1 ranks") && !strstr(t.v[i], "1 of 4 ranks were"));
+		one |= strstr(t.v[i], "counted task-clock on 1 rank,") != NULL;
+	}
+	CHECK(one);
+	text_lines__release(&t);
+	rank_imbalance__release(&ri);
 	pivot__release(&p);
 }
 
 static const struct test_case cases[] = {
+	{"plural", "a count of one reads in the singular: calls, communicators, messages, rank "
+	 "pairs, ranks", t_plural},
 	{"separate_worlds", "ranks whose own MPI worlds are smaller than the launch are separate "
 	 "jobs: said, never compared", t_separate_worlds},
 	{"nodes", "node > rank: per-node totals and the busiest node", t_nodes},

@@ -98,6 +98,102 @@ static void t_ordered_aliases(void)
 	kallsyms__release(&b);
 }
 
+/* The running kernel's table, read here, or NULL (kallsyms hidden). */
+static char *read_proc_kallsyms(size_t *len)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return NULL;
+	size_t cap = 1 << 20, n = 0, got;
+	char *b = malloc(cap);
+	while (b && (got = fread(b + n, 1, cap - n, f)) > 0)
+		if ((n += got) == cap && !(b = realloc(b, cap *= 2)))
+			break;
+	fclose(f);
+	*len = n;
+	return b;
+}
+
+static void same_table(const struct kallsyms *a, const struct kallsyms *b)
+{
+	CHECK_INT(a->n, b->n);
+	CHECK(a->text == b->text && a->etext == b->etext);
+	CHECK(a->has_text == b->has_text && a->has_etext == b->has_etext && a->zeros == b->zeros);
+	for (size_t i = 0; i < a->n; i++) {
+		CHECK(a->v[i].addr == b->v[i].addr);
+		CHECK_STR(a->v[i].name, b->v[i].name);
+	}
+}
+
+/* Encodes a, decodes it back: the same table; every truncation and every
+ * flipped header or record byte is refused or decodes to a table, never
+ * read beyond the buffer (ASan). Returns the encoded size. */
+static size_t round_trip(const struct kallsyms *a)
+{
+	size_t len = 0;
+	char *enc = kallsyms__encode(a, &len);
+	CHECK(enc != NULL);
+	struct kallsyms b = {0};
+	struct err e = {0};
+	CHECK_INT(kallsyms__decode(enc, len, &b, &e), 0);
+	same_table(a, &b);
+	kallsyms__release(&b);
+	size_t step = len > 4096 ? len / 512 : 1;
+	for (size_t cut = 0; cut < len; cut += step) {
+		char *part = malloc(cut ? cut : 1); /* exactly cut bytes: ASan sees overreads */
+		memcpy(part, enc, cut);
+		CHECK(kallsyms__decode(part, cut, &b, &e) < 0); /* a count short of n */
+		CHECK(b.n == 0 && b.v == NULL && b.names == NULL);
+		free(part);
+	}
+	for (size_t i = 0; i < len && i < 256; i++) {
+		enc[i] ^= 0x5a;
+		if (kallsyms__decode(enc, len, &b, &e) == 0)
+			kallsyms__release(&b);
+		CHECK(b.n == 0 && b.v == NULL);
+		enc[i] ^= 0x5a;
+	}
+	free(enc);
+	return len;
+}
+
+/* nunatak's cache form: the fixture's table and the running kernel's
+ * (its "__pfx_" padding symbols written as a flag) come back whole. */
+static void t_cache_form(void)
+{
+	static const char pfx[] = "ffffffff81000000 T _text\n"
+				  "ffffffff81000000 t __pfx_first\n"
+				  "ffffffff81000010 T first\n"
+				  "ffffffff81000040 t __pfx_second\n" /* a gap, then its own */
+				  "ffffffff81000050 T second\n"
+				  "ffffffff81000060 t __pfx_orphan\n" /* no orphan after it */
+				  "ffffffff81000070 T __pfx_\n"
+				  "ffffffff81000080 T third\n"
+				  "ffffffff81000090 T _etext\n";
+	const char *tables[] = {KS, pfx};
+	size_t lens[] = {sizeof(KS) - 1, sizeof(pfx) - 1};
+	for (int t = 0; t < 2; t++) {
+		struct kallsyms a = {0};
+		struct err e = {0};
+		CHECK_INT(kallsyms__parse(tables[t], lens[t], &a, &e), 0);
+		round_trip(&a);
+		kallsyms__release(&a);
+	}
+	struct kallsyms z = {0};
+	struct err e = {0};
+	CHECK(kallsyms__decode("nunatak kallsyms 1\n", 19, &z, &e) < 0); /* no header */
+	CHECK(kallsyms__decode("ffffffff81000000 T _text\n", 25, &z, &e) < 0); /* text form */
+	size_t len = 0;
+	char *text = read_proc_kallsyms(&len);
+	struct kallsyms k = {0};
+	if (!text || kallsyms__parse(text, len, &k, &e) != 0 || k.zeros || k.n < 100)
+		SKIP("/proc/kallsyms shows no addresses here (not root, or kptr_restrict)");
+	size_t enc = round_trip(&k);
+	CHECK(enc < len / 2); /* what the cache saves: at least half of kallsyms' text */
+	kallsyms__release(&k);
+	free(text);
+}
+
 static void t_zeros(void)
 {
 	const char z[] = "0000000000000000 T _text\n0000000000000000 T do_sched_yield\n"
@@ -191,22 +287,6 @@ static void t_name_kernel(void)
 	unlink(fixture);
 }
 
-/* The running kernel's table, read here, or NULL (kallsyms hidden). */
-static char *read_proc_kallsyms(size_t *len)
-{
-	FILE *f = fopen("/proc/kallsyms", "r");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 20, n = 0, got;
-	char *b = malloc(cap);
-	while (b && (got = fread(b + n, 1, cap - n, f)) > 0)
-		if ((n += got) == cap && !(b = realloc(b, cap *= 2)))
-			break;
-	fclose(f);
-	*len = n;
-	return b;
-}
-
 /* Names the two Hotspots of p at offs through o; checks they are want. */
 static void name_two(const struct attrib_opts *o, const uint64_t offs[2], const char *want[2])
 {
@@ -266,7 +346,9 @@ static void t_prefetch(void)
 	struct attrib_opts o = {.recorded_kernel = u.release};
 	o.kernel_prefetch = attrib_kernel_prefetch();
 	CHECK(o.kernel_prefetch != NULL);
+	CHECK(!attrib_kernel_prefetch_taken(o.kernel_prefetch));
 	name_two(&o, offs, want); /* first: read from the kernel, then cached */
+	CHECK(attrib_kernel_prefetch_taken(o.kernel_prefetch)); /* the names came from it */
 	name_two(&o, offs, want); /* a second naming: taken, so read again */
 	attrib_kernel_prefetch_free(o.kernel_prefetch);
 	char *glob_dir = NULL;
@@ -276,7 +358,7 @@ static void t_prefetch(void)
 	struct dirent *de;
 	char table[4096] = "";
 	while ((de = readdir(dir)))
-		if (strlen(de->d_name) > 4 && !strcmp(de->d_name + strlen(de->d_name) - 4, ".txt"))
+		if (strlen(de->d_name) > 4 && !strcmp(de->d_name + strlen(de->d_name) - 4, ".bin"))
 			snprintf(table, sizeof(table), "%s/%s", glob_dir, de->d_name);
 	closedir(dir);
 	struct stat before, after;
@@ -284,6 +366,7 @@ static void t_prefetch(void)
 	o.kernel_prefetch = attrib_kernel_prefetch();
 	CHECK(o.kernel_prefetch != NULL);
 	name_two(&o, offs, want); /* then: the sealed cache */
+	CHECK(attrib_kernel_prefetch_taken(o.kernel_prefetch));
 	attrib_kernel_prefetch_free(o.kernel_prefetch);
 	CHECK(stat(table, &after) == 0);
 	CHECK(after.st_ino == before.st_ino && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec &&
@@ -421,6 +504,8 @@ static const struct test_case cases[] = {
 	{"ordered_aliases", "the kernel's order taken as is: last alias kept, as sorted",
 	 t_ordered_aliases},
 	{"zeros", "kptr_restrict zeros: nothing named", t_zeros},
+	{"cache_form", "nunatak's cache form: the same table back, bad bytes refused",
+	 t_cache_form},
 	{"prefetch", "the running kernel's table read ahead: same names, cached once",
 	 t_prefetch},
 	{"malformed", "a bad line names its number; empty input", t_malformed},

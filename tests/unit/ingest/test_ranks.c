@@ -300,6 +300,57 @@ static void t_mpi_missing(void)
 	pivot__release(&p);
 }
 
+/* An MPICH program under Open MPI's mpirun: the launch numbered 2 ranks
+ * (rank.json; or, when the launcher published no size, its 2 directories),
+ * each rank's own MPI says its world holds 1. Said once, naming both MPIs
+ * and MPICH's own launcher; each rank's world size kept in the pivot. */
+static void t_mpi_separate_worlds(void)
+{
+	static const char prof[] = "nunatak-mpi\t1\nrank\t0\nworld\t1\nnode\tvm\npid\t100\n"
+				   "state\tfinalized\nlibrary\tMPICH Version:\ninit_ns\t1000\n"
+				   "wall_ns\t4000\nfunction\tMPI_Barrier\t1\t900\t0\nend\n";
+	for (int announced = 1; announced >= 0; announced--) {
+		snprintf(root, sizeof(root), "/tmp/nunatak-test-ranks-w-%d", (int)getpid());
+		mkdir(root, 0755);
+		for (int r = 0; r < 2; r++) {
+			char rel[64], meta[300];
+			snprintf(rel, sizeof(rel), "rank-%d/rank.json", r);
+			snprintf(meta, sizeof(meta), "{\"rank\": %d, \"world_size\": %s, \"node\": "
+				 "\"vm\", \"exit_code\": 0, \"runtime\": \"openmpi\", \"mpi_profile\": "
+				 "\"lib.so\"}", r, announced ? "2" : "null");
+			put(rel, meta);
+			snprintf(rel, sizeof(rel), "rank-%d/mpi-profile.txt", r);
+			put(rel, prof);
+		}
+		struct pivot p;
+		pivot__init(&p);
+		struct degradations d = {0};
+		struct mpi_ingest_summary s;
+		struct err e = {0};
+		CHECK_INT(ingest_mpi(root, announced ? 2 : -1, &p, &d, &s, &e), 0);
+		CHECK_INT(s.nr_profiled, 2);
+		const struct degradation *g = find_degr(&d, "mpi-separate-worlds");
+		CHECK(g && strstr(g->message, "launcher and MPI library do not match: Open MPI's "
+					      "launcher (it set OMPI_COMM_WORLD_RANK/SIZE) numbered 2 "
+					      "ranks, but the MPI library of ranks 0-1 (MPICH) says its "
+					      "MPI_COMM_WORLD holds 1 rank"));
+		CHECK(g && strstr(g->remedy, "MPICH's own launcher (mpirun.mpich"));
+		int sizes = 0;
+		for (size_t i = 0; i < p.nr_measurements; i++)
+			if (!strcmp(p.measurements[i].counter, "mpi_world_size")) {
+				CHECK(p.measurements[i].value == 1.0);
+				CHECK_STR(p.measurements[i].unit, "ranks");
+				sizes++;
+			}
+		CHECK_INT(sizes, 2);
+		char cmd[300];
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+		CHECK_INT(system(cmd), 0);
+		degradations__release(&d);
+		pivot__release(&p);
+	}
+}
+
 static void t_format_list(void)
 {
 	char buf[64];
@@ -315,6 +366,8 @@ static void t_format_list(void)
 }
 
 static const struct test_case cases[] = {
+	{"mpi_separate_worlds", "ranks whose own MPI world is smaller than the launch: said once, "
+	 "with both MPIs and the remedy", t_mpi_separate_worlds},
 	{"collect_dir", "counts, fused samples, missing and uncounted ranks", t_collect_dir},
 	{"merged", "one per-rank degradation name is declared once", t_merged_per_name},
 	{"no_ranks", "a Run without ranks yields nothing", t_no_rank_dirs},
