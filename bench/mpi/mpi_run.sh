@@ -94,20 +94,23 @@ for l in "${launches[@]}"; do
 		[ $side = bare ] || cmd=("$nunatak" run -q -o tl -- "${mpi[@]}" "${app[@]}")
 		# the command's pid, written before it replaces the shell
 		if ! perf record -q -a -m 256 -F 1000 -e cpu-clock -o tl.data -- \
-			sh -c 'echo $$ >tl.pid; exec "$@"' sh "${cmd[@]}" >/dev/null 2>tl.err; then
+			sh -c 'echo $$ >tl.pid; exec "$@"' sh "${cmd[@]}" >tl.out 2>tl.err; then
 			echo "timeline: perf record -a failed (root needed): $(tail -n 1 tl.err)"
 			break 2
 		fi
 		echo "timeline of one Run, $side, ${mpi[*]} (load $(cut -d' ' -f1 /proc/loadavg)):"
 		perf script -i tl.data -F comm,pid,tid,time,event --show-task-events 2>/dev/null |
 			python3 "$here/timeline.py" 1000 "$(cat tl.pid)" "$comm" "${daemons[@]}"
+		# LAMMPS' own loop: the ranks' life beyond it is their start (MPI_Init,
+		# PMIx, the probe's set-up) and end
+		sed -n 's/^Loop time of \([0-9.eE+-]*\) on.*/  the application'"'"'s own loop (LAMMPS): \1 s/p' tl.out
 		# the Run's own account beside it: its application part is the
 		# launcher's life plus any wait for the ranks' writers or survivors
 		[ $side = bare ] || python3 -c 'import json, sys
 c = json.load(open(sys.argv[1])).get("cost", {})
 print("  the manifest'"'"'s cost: " + ", ".join("%s %.3f s" % (k, v["value"]) for k, v in c.items()
       if isinstance(v, dict) and v.get("value") is not None))' tl/manifest.json
-		rm -rf tl tl.data tl.pid
+		rm -rf tl tl.data tl.pid tl.out
 	done
 done
 exec python3 - "$nunatak" "${PAIRS:-4}" "${launches[@]}" -- "${app[@]}" <<'PY'

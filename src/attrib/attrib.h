@@ -88,6 +88,8 @@ struct attrib_opts {
  * anything that must run with one thread (exec_isolate) and before exiting.
  */
 struct attrib_kprefetch *attrib_kernel_prefetch(void);
+/* Whether a naming took its table (then a later one reads its own). */
+bool attrib_kernel_prefetch_taken(const struct attrib_kprefetch *k);
 void attrib_kernel_prefetch_free(struct attrib_kprefetch *k);
 
 /*

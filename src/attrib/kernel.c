@@ -250,6 +250,11 @@ static struct ktable *kprefetch_join(struct attrib_kprefetch *k)
 	return &k->t;
 }
 
+bool attrib_kernel_prefetch_taken(const struct attrib_kprefetch *k)
+{
+	return k && k->taken;
+}
+
 void attrib_kernel_prefetch_free(struct attrib_kprefetch *k)
 {
 	if (!k)

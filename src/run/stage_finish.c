@@ -162,6 +162,8 @@ static int attribute(struct run_state *s, struct err *e)
 int stage_attribute(struct run_state *s, struct err *e)
 {
 	int rc = attribute(s, e);
+	if (attrib_kernel_prefetch_taken(s->kprefetch))
+		console__debug(s->con, 1, "kernel symbols: the table read as perf started");
 	/* one thread again before the stages that fork (regions' exec_isolate) */
 	attrib_kernel_prefetch_free(s->kprefetch);
 	s->kprefetch = NULL;

@@ -346,7 +346,9 @@ static void t_prefetch(void)
 	struct attrib_opts o = {.recorded_kernel = u.release};
 	o.kernel_prefetch = attrib_kernel_prefetch();
 	CHECK(o.kernel_prefetch != NULL);
+	CHECK(!attrib_kernel_prefetch_taken(o.kernel_prefetch));
 	name_two(&o, offs, want); /* first: read from the kernel, then cached */
+	CHECK(attrib_kernel_prefetch_taken(o.kernel_prefetch)); /* the names came from it */
 	name_two(&o, offs, want); /* a second naming: taken, so read again */
 	attrib_kernel_prefetch_free(o.kernel_prefetch);
 	char *glob_dir = NULL;
@@ -364,6 +366,7 @@ static void t_prefetch(void)
 	o.kernel_prefetch = attrib_kernel_prefetch();
 	CHECK(o.kernel_prefetch != NULL);
 	name_two(&o, offs, want); /* then: the sealed cache */
+	CHECK(attrib_kernel_prefetch_taken(o.kernel_prefetch));
 	attrib_kernel_prefetch_free(o.kernel_prefetch);
 	CHECK(stat(table, &after) == 0);
 	CHECK(after.st_ino == before.st_ino && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec &&
