@@ -85,10 +85,11 @@ set -o pipefail
 # last line (wall_ratio of the last launch) held back until the
 # oversubscription's share is printed before it
 bash "$here/mpi_run.sh" "$@" </dev/null | {
-	last="" by=""
+	last="" by="" outside=""
 	while IFS= read -r line; do
 		case $line in
 		"wall_ratio by launch: "*) by=${line#wall_ratio by launch: } ;;
+		"outside LAMMPS' loop (medians): "*) outside+="$line;" ;;
 		"wall_ratio "[0-9]*) last=$line; continue ;;
 		esac
 		printf '%s\n' "$line"
@@ -104,6 +105,17 @@ if 1 <= one <= two and two > 1:
              "of cores, which a node with a core per rank does not do")
 else:
     line += ": the two do not order as expected, the noise of this machine\x27s load is larger"
-print(line)' "$by"
+print(line)
+# the same outside the application'"'"'s loop (LAMMPS): start-up, end and
+# finish, which the load'"'"'s noise on the loop does not reach
+o = [[float(w) for w in x.replace(",", " ").split() if w.replace(".", "").isdigit()]
+     for x in sys.argv[2].split(";") if x]
+if len(o) == 2 and all(len(x) == 2 for x in o):
+    one, two = o[0][1] - o[0][0], o[1][1] - o[1][0]
+    line = (f"outside the loop, nunatak adds {one:+.3f} s with one rank per node and "
+            f"{two:+.3f} s with two")
+    if 0 < one <= two:
+        line += f": {(two - one) / two * 100:.0f} % of the second is the sharing of cores"
+    print(line)' "$by" "$outside"
 	[ -z "$last" ] || printf '%s\n' "$last"
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/imbalance.h"
 #include "analysis/threads.h"
 #include "common/alloc.h"
 
@@ -20,6 +21,8 @@
 	"double-precision peak"
 #define R_NO_DRAM_HERE "no DRAM fill was sampled in this Hotspot"
 #define R_ONE_LOCUS_HERE "time on one Locus only: imbalance needs time on at least two"
+#define R_APART "its Loci belong to ranks that ran as separate MPI worlds (launcher and MPI " \
+		"library do not match: mpi-separate-worlds): separate jobs are not compared"
 
 /* Counter names ever seen with their lowest pass: a counter sampled in
  * several passes counts only in its lowest one. */
@@ -341,7 +344,8 @@ static void derive_envelope(struct diagnostic *g, const struct analysis *a)
  * it. Loci left out below the floor make it estimated: the least-loaded of
  * them may have done almost nothing here, which the ratio no longer says. */
 static void derive_imbalance(struct diagnostic *g, const struct hs_acc *h, const char *tb,
-			     int floor_samples, size_t run_loci, const struct locus_roles *roles)
+			     int floor_samples, size_t run_loci, const struct locus_roles *roles,
+			     bool apart)
 {
 	struct derived *d = &g->imbalance;
 	derived_set(d, "imbalance", "ratio",
@@ -367,6 +371,8 @@ static void derive_imbalance(struct diagnostic *g, const struct hs_acc *h, const
 	 * reference's figure for a single-process Run (issue 24). */
 	if (run_loci < 2)
 		return derived_value(d, 1.0, h->time.q, h->time.reason, NULL);
+	if (apart)
+		return derived_unavailable(d, R_APART);
 	char why[200];
 	if (above + below < 2)
 		return derived_unavailable(d, R_ONE_LOCUS_HERE);
@@ -468,7 +474,8 @@ static void diagnose_one(struct diagnostic *g, const struct hs_acc *h, const str
 	derive_intensity(g, h, have[0], have[1], flop_counter, a->dram_bytes_below);
 	derive_achieved(g, h, have[0], have[2], flop_counter);
 	derive_envelope(g, a);
-	derive_imbalance(g, h, a->time_base, a->floor_samples, a->nr_loci, roles);
+	derive_imbalance(g, h, a->time_base, a->floor_samples, a->nr_loci, roles,
+			 a->separate_worlds > 0);
 	classify(g, a);
 }
 
@@ -496,6 +503,7 @@ int analysis_run_bounded(const struct pivot *p, const struct ceiling *ceilings,
 	a->floor_samples = floor_samples > 0 ? floor_samples : ANALYSIS_FLOOR_SAMPLES;
 	a->time_base = pivot__time_base(p);
 	a->time_unit = is_clock(a->time_base) ? "ns" : a->time_base;
+	a->separate_worlds = imbalance_own_world(p, -1, NULL);
 	find_ceilings(a, ceilings, nr_ceilings);
 	struct hs_acc *acc = xcalloc(p->nr_hotspots ? p->nr_hotspots : 1, sizeof(*acc));
 	struct locus_roles roles = {0};

@@ -59,6 +59,10 @@ struct analysis {
 	size_t nr_helper_loci;   /* MPI runtime helper threads with a sample (analysis/threads.h),
 				    counted apart, never as Loci */
 	double helper_share;     /* their share of the time base; NaN without time */
+	int separate_worlds;     /* the ranks' own MPI world size when they ran as
+				    separate worlds (analysis/imbalance.h
+				    imbalance_own_world), else 0: no imbalance
+				    across their Loci */
 	struct diagnostic *diags; /* above the floor, by decreasing share */
 	size_t nr_diags;
 	size_t others_count;     /* Hotspots with samples below the floor */

@@ -200,25 +200,35 @@ static bool verdict_interposed(struct rank_imbalance *ri)
 	return true;
 }
 
-/* The ranks' own world sizes (ingest/mpi.h `mpi_world_size`): the smallest
- * one below the rows the launch numbered makes them separate worlds. */
-static void own_worlds(const struct pivot *p, struct rank_imbalance *ri)
+int imbalance_own_world(const struct pivot *p, long nr_ranks, int *reporting)
 {
-	int smallest = 0;
-	for (size_t i = 0; i < p->nr_measurements; i++) {
+	int smallest = 0, n = 0;
+	if (nr_ranks < 0)
+		for (size_t i = 0; i < p->nr_loci; i++)
+			if (p->loci[i].rank >= nr_ranks)
+				nr_ranks = (long)p->loci[i].rank + 1;
+	for (size_t i = 0; nr_ranks >= 2 && i < p->nr_measurements; i++) {
 		const struct measurement *m = &p->measurements[i];
 		if (m->hotspot != PIVOT_NONE || !m->counter || rank_of(p, m->locus) < 0 ||
 		    strcmp(m->counter, "mpi_world_size") != 0 || !(m->value >= 1))
 			continue;
-		int w = m->value < (double)ri->nr_rows ? (int)m->value : 0;
+		int w = m->value < (double)nr_ranks ? (int)m->value : 0;
 		if (w > 0 && (!smallest || w < smallest))
 			smallest = w;
-		ri->own_reporting += w > 0;
+		n += w > 0;
 	}
-	if (!smallest || ri->nr_rows < 2) {
-		ri->own_reporting = 0;
+	if (reporting)
+		*reporting = smallest ? n : 0;
+	return smallest;
+}
+
+/* The ranks' own world sizes (ingest/mpi.h `mpi_world_size`): the smallest
+ * one below the rows the launch numbered makes them separate worlds. */
+static void own_worlds(const struct pivot *p, struct rank_imbalance *ri)
+{
+	int smallest = imbalance_own_world(p, (long)ri->nr_rows, &ri->own_reporting);
+	if (!smallest)
 		return;
-	}
 	ri->own_world_size = smallest;
 	ri->own_worlds = (int)((ri->nr_rows + (size_t)smallest - 1) / (size_t)smallest);
 }

@@ -139,6 +139,12 @@ struct rank_imbalance {
  * Run without ranks, or -ENOMEM. Release with rank_imbalance__release().
  */
 int imbalance_ranks(const struct pivot *p, int world_size, struct rank_imbalance *ri);
+
+/* The ranks' own MPI_COMM_WORLD size (`mpi_world_size`) when smaller than
+ * nr_ranks, the ranks the launch numbered (-1: the highest rank of a Locus
+ * + 1): they ran as separate worlds of that size. 0 otherwise. *reporting
+ * (may be NULL) gets how many ranks said a smaller size. */
+int imbalance_own_world(const struct pivot *p, long nr_ranks, int *reporting);
 void rank_imbalance__release(struct rank_imbalance *ri);
 
 #endif

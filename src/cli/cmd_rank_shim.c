@@ -14,7 +14,6 @@
 #include "collect/rank_shim.h"
 #include "doctor/offcpu.h"
 #include "common/alloc.h"
-#include "common/cache_home.h"
 #include "common/console.h"
 #include "common/err.h"
 #include "common/err_codes.h"
@@ -138,16 +137,9 @@ int cmd_rank_shim(int argc, char **argv)
 				   .perf_script = c.perf_script, .status_file = c.status_file,
 				   .launch_machine = c.launch_machine,
 				   .node_calibration_s = c.node_calibration, .cc = c.cc,
-				   .split_writer = true,
+				   .split_writer = true, .tool_cache = true,
 				   .app_pgid = c.app_pgid > 0 ? (pid_t)c.app_pgid : 0};
-	/* tools' answers on unchanged files (perf --version) from the user's
-	 * cache, as a Run's own; the application itself is never cached, and
-	 * a relay (perf stat's child) asks no tool */
-	int no_home = 0;
-	char *cache_dir = c.status_file ? NULL : cache_home_path("exec", &no_home);
 	struct executor *x = executor__new_real();
-	x = x ? executor__new_caching_take(x, cache_dir) : NULL;
-	xfree(cache_dir);
 	struct rank_shim_result res;
 	rc = x ? rank_shim_run(x, &o, rest.cmd_argv, NULL, NULL, &res, &e)
 	       : err_oom(&e);

@@ -22,6 +22,7 @@
 #include "ingest/buildid.h"
 #include "ingest/perf_data.h"
 #include "common/alloc.h"
+#include "common/cache_home.h"
 #include "common/degradation_kinds.h"
 #include "common/signame.h"
 #include "common/text.h"
@@ -219,19 +220,31 @@ static char **insert_after_sub(char **argv, const char *const *extra)
 	return out;
 }
 
-/* `perf --version`, answered from the tools' cache (exec/cache.c, keyed by
- * perf's identity on disk) when this perf was asked before: a perf process
- * per rank after its application, ~6 ms of the rank's end on a quiet node
- * (issue 27). */
+/* `perf --version`; with o->tool_cache answered from the user's tools'
+ * cache (exec/cache.c, keyed by perf's identity on disk) when this perf was
+ * asked before: otherwise a perf process per rank after its application,
+ * ~6 ms of the rank's end on a quiet node (issue 27). The cache is opened
+ * here, after the application (before it only in perf script mode, whose
+ * fields depend on the version). */
 static void detect_perf_version(struct shim *s, struct err *e)
 {
 	char **v = perf_argv_version(s->perf);
 	struct exec_result r = {0};
 	struct exec_request rq = {.argv = (const char *const *)v, .capture_stdout = true,
 				  .capture_stderr = true, .timeout_s = 600, .cacheable = true};
-	if (v && executor__run(s->x, &rq, &r, e) == 0 && r.exit_code == 0 && r.out)
+	struct executor *x = s->x, *cached = NULL;
+	if (s->o->tool_cache) {
+		int no_home = 0;
+		char *dir = cache_home_path("exec", &no_home);
+		struct executor *real = dir ? executor__new_real() : NULL;
+		cached = real ? executor__new_caching_take(real, dir) : NULL;
+		x = cached ? cached : x;
+		xfree(dir);
+	}
+	if (v && executor__run(x, &rq, &r, e) == 0 && r.exit_code == 0 && r.out)
 		s->have_pv = perf_parse_version(r.out, &s->pv) == 0;
 	exec_result__release(&r);
+	executor__free(cached);
 	perf_argv__free(v);
 }
 

@@ -99,6 +99,10 @@ struct rank_shim_opts {
 				   that call rank_shim_run in-process) */
 	pid_t app_pgid;         /* relay mode: the process group the application
 				   starts in (the rank's launcher-facing group), or 0 */
+	bool tool_cache;        /* perf --version through the user's tools' cache
+				   (exec/cache.c, keyed by perf's identity), opened
+				   only then, after the application (`nunatak
+				   rank-shim`); false: through x, as every call */
 };
 
 /* Beside the ranks' directories in <directory>: the rank shims' writers hold

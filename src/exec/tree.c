@@ -273,60 +273,140 @@ static bool stat_of(pid_t pid, char *state, unsigned long long *start, char comm
 		      state, start) == 2;
 }
 
+/* This process's children: one pid per call of next() (0 at the end), from
+ * the kernel's own lists (/proc/self/task/<tid>/children, every thread's: a
+ * child forked by a thread, or an orphan given to this subreaper, is listed
+ * under one thread) when it keeps them (CONFIG_PROC_CHILDREN), else by the
+ * parent field of every process in /proc. The lists cost a few reads where
+ * the scan opens every process of the node (1-2 ms for ~130 here, more on
+ * a busy node), twice at each rank's end and once after the launcher
+ * (issue 27). */
+struct children {
+	DIR *d;          /* /proc (the scan) */
+	pid_t *list;     /* the kernel's lists, when read */
+	size_t n, at;
+	bool listed;
+};
+
+static void add_child(struct children *c, const char *word, size_t *cap)
+{
+	pid_t pid = (pid_t)atoi(word);
+	if (pid > 0 && xgrow((void **)&c->list, cap, c->n + 1, sizeof(*c->list)) == 0)
+		c->list[c->n++] = pid;
+}
+
+/* Appends the pids of one "children" file ("<pid> <pid> ... "). */
+static void read_children(struct children *c, const char *path, size_t *cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char buf[4096];
+	size_t have = 0; /* the start of a pid cut by the end of the last read */
+	for (ssize_t r; (r = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0;) {
+		size_t len = have + (size_t)r;
+		char *p = buf, *q;
+		buf[len] = '\0';
+		for (; (q = strchr(p, ' ')); p = q + 1)
+			add_child(c, p, cap);
+		have = len - (size_t)(p - buf);
+		memmove(buf, p, have);
+	}
+	buf[have] = '\0';
+	if (have)
+		add_child(c, buf, cap);
+	close(fd);
+}
+
+static void children__open(struct children *c)
+{
+	memset(c, 0, sizeof(*c));
+	DIR *t = access("/proc/thread-self/children", R_OK) == 0 ? opendir("/proc/self/task") : NULL;
+	size_t cap = 0;
+	for (struct dirent *de; t && (de = readdir(t));) {
+		char path[96];
+		if (de->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "/proc/self/task/%.32s/children", de->d_name);
+			read_children(c, path, &cap); /* a thread gone meanwhile: none */
+		}
+	}
+	if (t) {
+		closedir(t);
+		c->listed = true;
+	} else {
+		c->d = opendir("/proc");
+	}
+}
+
+static pid_t children__next(struct children *c)
+{
+	if (c->listed)
+		return c->at < c->n ? c->list[c->at++] : 0;
+	pid_t self = getpid();
+	for (struct dirent *de; c->d && (de = readdir(c->d));) {
+		pid_t pid = (pid_t)atoi(de->d_name);
+		if (pid > 0 && parent_of(pid) == self)
+			return pid;
+	}
+	return 0;
+}
+
+static void children__close(struct children *c)
+{
+	if (c->d)
+		closedir(c->d);
+	xfree(c->list);
+	memset(c, 0, sizeof(*c));
+}
+
 pid_t exec_find_zombie(const char *comm)
 {
-	pid_t self = getpid(), found = -1;
+	pid_t found = -1;
 	unsigned long long first = 0;
-	DIR *d = opendir("/proc");
-	for (struct dirent *de; d && (de = readdir(d));) {
-		pid_t pid = (pid_t)atoi(de->d_name);
+	struct children ch;
+	children__open(&ch);
+	for (pid_t pid; (pid = children__next(&ch)) > 0;) {
 		char state = 0, name[16];
 		unsigned long long start = 0;
-		if (pid <= 0 || parent_of(pid) != self || !stat_of(pid, &state, &start, name))
+		if (!stat_of(pid, &state, &start, name))
 			continue;
 		if (state == 'Z' && strcmp(name, comm) == 0 && (found < 0 || start < first))
 			found = pid, first = start;
 	}
-	if (d)
-		closedir(d);
+	children__close(&ch);
 	return found;
 }
 
 pid_t exec_find_child(pid_t except)
 {
-	pid_t self = getpid(), found = -1;
-	DIR *d = opendir("/proc");
-	for (struct dirent *de; d && found < 0 && (de = readdir(d));) {
-		pid_t pid = (pid_t)atoi(de->d_name);
-		if (pid > 0 && pid != except && parent_of(pid) == self)
+	pid_t found = -1;
+	struct children ch;
+	children__open(&ch);
+	for (pid_t pid; found < 0 && (pid = children__next(&ch)) > 0;)
+		if (pid != except)
 			found = pid;
-	}
-	if (d)
-		closedir(d);
+	children__close(&ch);
 	return found;
 }
 
 int exec_survivors(pid_t *first, char comm[16])
 {
-	pid_t self = getpid();
 	int n = 0;
-	DIR *d = opendir("/proc");
+	struct children ch;
 	comm[0] = '\0';
 	*first = -1;
-	for (struct dirent *de; d && (de = readdir(d));) {
-		pid_t pid = (pid_t)atoi(de->d_name);
+	children__open(&ch);
+	for (pid_t pid; (pid = children__next(&ch)) > 0;) {
 		char state = 0, c[16];
 		unsigned long long start = 0;
-		if (pid <= 0 || parent_of(pid) != self || !stat_of(pid, &state, &start, c) ||
-		    state == 'Z')
+		if (!stat_of(pid, &state, &start, c) || state == 'Z')
 			continue;
 		if (n++ == 0) {
 			*first = pid;
 			memcpy(comm, c, 16);
 		}
 	}
-	if (d)
-		closedir(d);
+	children__close(&ch);
 	return n;
 }
 

@@ -13,6 +13,7 @@
 #include "ingest/switches.h"
 #include "model/model.h"
 #include "analysis/analysis.h"
+#include "analysis/imbalance.h"
 #include "common/text.h"
 #include "report/derived_json.h"
 #include "report/summary.h"
@@ -205,6 +206,10 @@ static void render_place(const struct analysis *a, const struct region_row *r,
 	diagnostic__release(&g);
 }
 
+/* the ranks ran as separate MPI worlds (analysis/imbalance.h) */
+#define R_APART "the ranks ran as separate MPI worlds (launcher and MPI library do not " \
+		"match: mpi-separate-worlds): separate jobs are not compared"
+
 static void render_rank_places(const struct pivot *p, const struct analysis *a,
 			       const struct region_row *r, struct text_lines *out);
 
@@ -219,10 +224,14 @@ int regions_render(const struct pivot *p, const struct analysis *an, struct text
 				     "inclusive wall-clock time (summed over threads and ranks; "
 				     "not the sampled CPU time of the Hotspots):",
 				n, n == 1 ? "" : "s");
+	int apart = imbalance_own_world(p, -1, NULL); /* separate MPI worlds: not compared */
 	for (size_t i = 0; i < n && i < REGIONS_SHOWN; i++) {
 		const struct region_row *r = &rows[i];
 		char a[32], b[32], imb[96] = "";
-		if (r->nr_ranks > 1 && r->mean_rank_ns > 0)
+		if (r->nr_ranks > 1 && apart)
+			snprintf(imb, sizeof(imb), "; its %d ranks not compared: separate %d-rank MPI "
+				 "worlds", r->nr_ranks, apart);
+		else if (r->nr_ranks > 1 && r->mean_rank_ns > 0)
 			snprintf(imb, sizeof(imb), "; busiest of %d ranks at %.2fx the mean",
 				 r->nr_ranks, r->max_rank_ns / r->mean_rank_ns);
 		char off[96] = "", c[32];
@@ -387,6 +396,7 @@ json_t *regions_json(const struct pivot *p, const struct analysis *an)
 	if (region_rows(p, &rows, &n) < 0)
 		return NULL;
 	json_t *a = json_array();
+	int apart = imbalance_own_world(p, -1, NULL);
 	for (size_t i = 0; a && i < n; i++) {
 		const struct region_row *r = &rows[i];
 		json_t *rk = r->nr_ranks > 1 && r->mean_rank_ns > 0
@@ -394,8 +404,10 @@ json_t *regions_json(const struct pivot *p, const struct analysis *an)
 						 "max_inclusive_ns", wall(r->max_rank_ns),
 						 "mean_inclusive_ns", wall(r->mean_rank_ns),
 						 "imbalance",
-						 quality__json(r->max_rank_ns / r->mean_rank_ns, "ratio",
-							       QUALITY_MEASURED, NULL))
+						 apart ? quality__json(NAN, "ratio", QUALITY_UNAVAILABLE,
+								       R_APART)
+						       : quality__json(r->max_rank_ns / r->mean_rank_ns,
+								       "ratio", QUALITY_MEASURED, NULL))
 				     : json_null();
 		json_t *o = json_pack("{s:s, s:s, s:I, s:o, s:o, s:o}", "path",
 				      r->path ? r->path : "?", "name", r->name ? r->name : "?",

@@ -6,11 +6,13 @@
 
 #include "harness.h"
 
+#include "analysis/analysis.h"
 #include "analysis/imbalance.h"
 #include "analysis/threads.h"
 #include "common/alloc.h"
 #include "report/mpi_json.h"
 #include "report/ranks_view.h"
+#include "report/regions_view.h"
 #include "report/summary.h"
 
 static int64_t hotspot(struct pivot *p, const char *module, const char *name)
@@ -571,6 +573,39 @@ static void t_separate_worlds(void)
 	json_decref(j);
 	rank_imbalance__release(&ri);
 
+	/* the regions' per-rank spread is not an imbalance across them either */
+	for (int r = 0; r < 2; r++) {
+		struct region_stat st = {.locus = pivot__intern_locus(&p, "n1", r, 1000 + r),
+					 .path = (char *)"solve", .name = (char *)"solve", .calls = 1,
+					 .inclusive_ns = r ? 1000000 : 3000000,
+					 .exclusive_ns = r ? 1000000 : 3000000};
+		CHECK(pivot__add_region_stat(&p, &st) >= 0);
+	}
+	CHECK_INT(imbalance_own_world(&p, -1, NULL), 1);
+	CHECK_INT(regions_render(&p, NULL, &t), 0);
+	bool region = false;
+	for (size_t i = 0; i < t.n; i++) {
+		CHECK(!strstr(t.v[i], "busiest of"));
+		region |= strstr(t.v[i], "solve - ") && strstr(t.v[i], "; its 2 ranks not compared: "
+								"separate 1-rank MPI worlds");
+	}
+	CHECK(region);
+	text_lines__release(&t);
+
+	/* nor a Hotspot's max / min over their Loci (rank 0's work_units: 3x) */
+	struct analysis an;
+	CHECK_INT(analysis_run(&p, NULL, 0, 0, &an), 0);
+	CHECK_INT(an.separate_worlds, 1);
+	bool hot = false;
+	for (size_t i = 0; i < an.nr_diags; i++) {
+		const struct derived *d = &an.diags[i].imbalance;
+		CHECK(isnan(d->value) && d->quality == QUALITY_UNAVAILABLE);
+		hot |= d->reason && strstr(d->reason, "separate MPI worlds") != NULL;
+		CHECK(!an.diags[i].classification || strcmp(an.diags[i].classification, "imbalance"));
+	}
+	CHECK(hot);
+	analysis__release(&an);
+
 	/* 6 ranks as 3 worlds of 2 */
 	pivot__release(&p);
 	build_mpi_run(&p, true);
@@ -595,6 +630,13 @@ static void t_separate_worlds(void)
 	CHECK_NEAR(ri.imbalance, 2.0, 1e-9);
 	CHECK_INT(ri.busiest_rank, 0);
 	rank_imbalance__release(&ri);
+	CHECK_INT(analysis_run(&p, NULL, 0, 0, &an), 0);
+	CHECK_INT(an.separate_worlds, 0);
+	hot = false;
+	for (size_t i = 0; i < an.nr_diags; i++)
+		hot |= !isnan(an.diags[i].imbalance.value) && an.diags[i].imbalance.value > 1.0;
+	CHECK(hot); /* one world: the Hotspots' imbalance stands */
+	analysis__release(&an);
 	pivot__release(&p);
 }
 
