@@ -17,6 +17,7 @@
 #include "common/err.h"
 #include "exec/exec.h"
 #include "harness.h"
+#include "elf_offset.h"
 #include "model/model.h"
 
 #define FIX TEST_SOURCE_DIR "/tests/fixtures/attrib/"
@@ -62,15 +63,6 @@ static void build(struct executor *x)
 	CHECK_INT(run(x, c3), 0);
 	CHECK_INT(run(x, c4), 0);
 	CHECK_INT(run(x, c5), 0);
-}
-
-static uint64_t file_offset(const struct elf_info *elf, uint64_t vaddr)
-{
-	for (size_t i = 0; i < elf->nr_loads; i++)
-		if (vaddr >= elf->loads[i].vaddr && vaddr - elf->loads[i].vaddr < elf->loads[i].filesz)
-			return vaddr - elf->loads[i].vaddr + elf->loads[i].offset;
-	CHECK(!"vaddr outside every PT_LOAD");
-	return 0;
 }
 
 static const struct elf_func *func(const struct elf_info *elf, const char *name)

@@ -23,6 +23,7 @@
 #include "common/err.h"
 #include "exec/exec.h"
 #include "harness.h"
+#include "elf_offset.h"
 #include "model/model.h"
 #include "tools/locate.h"
 #include "tools/symbolizer_parse.h"
@@ -100,15 +101,6 @@ static uint64_t sym(const struct elf_info *elf, const char *name)
 			return elf->funcs[i].start;
 	fprintf(stderr, "%s: not among the sized functions\n", name);
 	CHECK(!"symbol missing");
-	return 0;
-}
-
-static uint64_t file_offset(const struct elf_info *elf, uint64_t vaddr)
-{
-	for (size_t i = 0; i < elf->nr_loads; i++)
-		if (vaddr >= elf->loads[i].vaddr && vaddr - elf->loads[i].vaddr < elf->loads[i].filesz)
-			return vaddr - elf->loads[i].vaddr + elf->loads[i].offset;
-	CHECK(!"vaddr outside every PT_LOAD");
 	return 0;
 }
 
@@ -274,7 +266,6 @@ static void t_llvm_choice(void)
 	xfree(d);
 	done();
 }
-
 
 /* An executor between attribution and the real one: counts the tools it is
  * asked to run and keeps the addresses asked of llvm-symbolizer; never lets
