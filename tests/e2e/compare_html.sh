@@ -29,7 +29,11 @@ import re, sys
 dom = open(sys.argv[1], encoding="utf-8").read()
 rows = re.findall(r'<tr class="it dir-(\w+)" data-name="([^"]*)"', dom)
 names = [n for _, n in rows]
-assert names[0] == "heavy_seventy", names
+# the program's two functions, heaviest change first; a busy machine can add
+# a kernel function above the floor in one Run only (copy_mc_enhanced_fast_string
+# under ASan at load 13), drawn as its own row wherever its change ranks it
+own = [n for n in names if n in ("heavy_seventy", "light_thirty")]
+assert own == ["heavy_seventy", "light_thirty"], names
 assert ("slower", "heavy_seventy") in rows and ("same", "light_thirty") in rows, rows
 assert re.search(r'data-name="heavy_seventy".*?<td class="num ratio">(1\.[7-9]\d|2\.[0-2]\d)\u00d7</td>', dom, re.S), \
     "heavy_seventy's ratio is not drawn between 1.7 and 2.3"

@@ -19,7 +19,8 @@ d = json.load(open("ren.json"))
 hot = {h["name"]: h for h in d["hotspots"]}
 for name in ("heavy_seventy", "light_thirty"):
     assert name in hot and hot[name]["verdict"] not in ("new", "vanished"), (name, hot.get(name))
-flagged = [h["name"] for h in d["hotspots"] if h["significant"]]
+# the program's own functions: a busy machine can add a kernel one in one Run
+flagged = [h["name"] for h in d["hotspots"] if h["significant"] and h["name"] in ("heavy_seventy", "light_thirty", "main")]
 assert flagged == ["heavy_seventy"], flagged
 assert 1.6 <= hot["heavy_seventy"]["ratio"] <= 2.4, hot["heavy_seventy"]
 notes = [n for n in d["notes"] if n["code"] == "compare.renamed"]

@@ -55,7 +55,12 @@ for name in ("heavy_seventy", "light_thirty"):
 # "others" (Hotspots under 30 samples: mostly the kernel's share of the
 # process, which grows with preemptions when the machine is loaded) is shown
 # with its interval but not asserted on.
-flagged = [h["name"] for h in same["hotspots"] + [same["total"]] if h and h["significant"]]
+# Only the program's own functions and the total: a busy machine can put a
+# kernel function above the floor in one Run only (seen in compare_html
+# under ASan at load 13), a change of the machine's, not of the program.
+OWN = ("heavy_seventy", "light_thirty", "main")
+flagged = [h["name"] for h in [x for x in same["hotspots"] if x["name"] in OWN] + [same["total"]]
+           if h and h["significant"]]
 assert not flagged, "unchanged program flagged %s\n%s" % (flagged, show(same))
 assert same["regression"] == {"threshold_pct": 10, "items": [], "exit_code": 0}, same["regression"]
 # Same binary: no rebuild note, lines comparable.
@@ -69,14 +74,14 @@ h = hot(same)["heavy_seventy"]
 assert h["basis"] == "poisson" and h["interval_quality"] == "estimated" and h["reason"], h
 
 slow = docs["slow"]
-flagged = [h["name"] for h in slow["hotspots"] if h["significant"]]
+flagged = [h["name"] for h in slow["hotspots"] if h["significant"] and h["name"] in OWN]
 assert flagged == ["heavy_seventy"], "flagged %s\n%s" % (flagged, show(slow))
 h = hot(slow)["heavy_seventy"]
 assert 1.7 <= h["ratio"] <= 2.3, show(slow)
 assert h["ratio_low"] <= 2 <= h["ratio_high"], show(slow)
 assert h["verdict"] == "slower" and h["status"] == "matched" and not h["build_id_same"], h
 assert hot(slow)["light_thirty"]["verdict"] == "no significant change", show(slow)
-assert slow["hotspots"][0]["name"] == "heavy_seventy", "not sorted by significance"
+assert [h["name"] for h in slow["hotspots"] if h["name"] in OWN][0] == "heavy_seventy", "not sorted by significance"
 assert slow["regression"]["exit_code"] == 120 and "heavy_seventy" in slow["regression"]["items"]
 assert [n for n in slow["notes"] if n["code"] == "compare.build_id" and not n["refusal"]], slow["notes"]
 assert slow["lines"] == [], "a rebuilt binary's lines were compared: %s" % slow["lines"]
