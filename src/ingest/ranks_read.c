@@ -125,6 +125,8 @@ int ranks_read_rest(const char *collect_dir, const int *ranks, int n, int thread
 	for (int i = 0; i < n; i++)
 		if (!rank_reads__find(rr, ranks[i]) && !slot_new(rr, ranks[i]))
 			return -ENOMEM;
+	if (rr->n == first)
+		return 0; /* every rank read already (or none) */
 	struct pool pl = {.dir = collect_dir, .slots = rr->v + first, .n = rr->n - first};
 	atomic_init(&pl.next, 0);
 	if (threads <= 0) {
