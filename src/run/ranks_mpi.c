@@ -283,8 +283,10 @@ static void network(struct run_state *s, const struct mpi_stack *launcher,
 	char msg[700];
 	if (lf != MPI_FAMILY_UNKNOWN && abi->family != MPI_FAMILY_UNKNOWN && lf != abi->family) {
 		console__warn(s->con, "the launcher is %s's, the application links %s (%s): its "
-			      "ranks may not form one MPI world", launcher->impl,
-			      mpi_family_name(abi->family), abi->soname);
+			      "ranks may start as separate 1-rank MPI worlds (said after the "
+			      "run); launch it with %s's own launcher", launcher->impl,
+			      mpi_family_name(abi->family), abi->soname,
+			      mpi_family_name(abi->family));
 		snprintf(msg, sizeof(msg), "the launcher is %s's, the application links %s: no "
 			 "ping-pong across two MPIs", launcher->impl, mpi_family_name(abi->family));
 		run_state__degrade(s, DEG_NETWORK_CEILINGS_UNAVAILABLE, msg,
