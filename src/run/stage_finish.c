@@ -17,6 +17,7 @@
 #include "attrib/frameless.h"
 #include "build_config.h"
 #include "common/alloc.h"
+#include "common/cache_home.h"
 #include "common/config.h"
 #include "common/console.h"
 #include "common/degradation_kinds.h"
@@ -125,9 +126,15 @@ static int attribute(struct run_state *s, struct err *e)
 				.record = s->req->record_entry != NULL,
 				.recorded_kernel = s->machine ? s->machine->kernel : NULL,
 				.kernel_prefetch = s->kprefetch};
+	/* decompressed copies of separate debug files: a live Run's, in the
+	 * cache beside the tools' answers (attrib/debug_copy.h) */
+	int no_home = 0;
+	char *copies = s->replay || o.record ? NULL : cache_home_path("debug", &no_home);
+	o.debug_copies = copies;
 	struct degradations d = {0};
 	int rc = sm && flag_copies ? attrib_run(&s->pivot, s->x, s->tools, &o, &d, e)
 				   : err_oom(e);
+	xfree(copies);
 	/* fp stacks: a leaf without a frame hides its caller: recovered where
 	 * the code proves it, else said unknown. */
 	if (rc == 0 && s->collect.stacks == STACKS_FP && !s->replay) {
