@@ -85,9 +85,10 @@ static char *request_key(const struct exec_request *req, size_t *len)
 	if (!id[0]) /* a program we cannot identify is never cached */
 		return NULL;
 	rc = key_add(&k, len, &cap, id, strlen(id));
-	for (size_t i = 0; rc == 0 && req->argv[i]; i++) {
-		file_identity(req->argv[i], id, sizeof(id));
-		rc = key_add(&k, len, &cap, req->argv[i], strlen(req->argv[i]));
+	const char *const *argv = req->cache_argv ? req->cache_argv : req->argv;
+	for (size_t i = 0; rc == 0 && argv[i]; i++) {
+		file_identity(argv[i], id, sizeof(id));
+		rc = key_add(&k, len, &cap, argv[i], strlen(argv[i]));
 		if (rc == 0 && id[0])
 			rc = key_add(&k, len, &cap, id, strlen(id));
 	}
