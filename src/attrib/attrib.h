@@ -72,6 +72,10 @@ struct attrib_opts {
 	bool record;
 	const char *recorded_kernel;
 	const char *kallsyms_path;
+	/* Where decompressed copies of separate debug files are kept
+	 * (attrib/debug_copy.h; a live Run: <cache>/nunatak/debug), or NULL:
+	 * none made or used. Ignored under record and replay. */
+	const char *debug_copies;
 	/* The table read ahead (attrib_kernel_prefetch), or NULL: read then.
 	 * Taken over by the kernel's naming; its owner frees it. Not with a
 	 * kallsyms_path. */

@@ -17,6 +17,7 @@
 
 #include "attrib/attrib.h"
 #include "attrib/attrib_ctx.h"
+#include "attrib/debug_copy.h"
 #include "tools/llvm_dwarfdump.h"
 #include "tools/llvm_readelf.h"
 #include "tools/locate.h"
@@ -33,15 +34,40 @@
 struct call {
 	struct mod *m;
 	struct symbolizer_call sc;
+	const char **argv; /* with the debug copies' directories, or NULL */
 };
 
 static void call__release(struct call *k)
 {
 	symbolizer_call__release(&k->sc);
+	xfree(k->argv);
+}
+
+/* The call's argv with the extra arguments after --obj=M (argv[2], the
+ * merge slot, stays in place): argv[0..3) + extra + the rest. The cache
+ * keys the call by its argv without them (exec.h cache_argv): the copy
+ * answers as the original does. */
+static int with_extra(struct call *k, const char *const *extra, struct exec_request *req)
+{
+	size_t n = 0, x = 0;
+	while (k->sc.argv[n])
+		n++;
+	while (extra && extra[x])
+		x++;
+	if (!x || n < 3)
+		return 0;
+	if (!(k->argv = xcalloc(n + x + 1, sizeof(*k->argv))))
+		return -ENOMEM;
+	memcpy(k->argv, k->sc.argv, 3 * sizeof(*k->argv));
+	memcpy(k->argv + 3, extra, x * sizeof(*k->argv));
+	memcpy(k->argv + 3 + x, k->sc.argv + 3, (n - 3) * sizeof(*k->argv));
+	req->cache_argv = req->argv;
+	req->argv = k->argv;
+	return 0;
 }
 
 static int call__init(struct ctx *c, struct call *k, struct mod *m, const uint64_t *addrs,
-		      size_t n, bool alone, struct exec_request *req)
+		      size_t n, bool alone, const char *const *extra, struct exec_request *req)
 {
 	memset(k, 0, sizeof(*k));
 	k->m = m;
@@ -66,7 +92,7 @@ static int call__init(struct ctx *c, struct call *k, struct mod *m, const uint64
 				     .merge_prefix = alone ? NULL : k->sc.merge_prefix,
 				     .env_set = c->env_set[0] ? c->env_set : NULL,
 				     .env_unset = c->env_unset[0] ? c->env_unset : NULL};
-	return 0;
+	return c->tools->tool == ATTRIB_TOOL_LLVM ? with_extra(k, extra, req) : 0;
 }
 
 /* One call's output parsed into chains of its own: pure, so the outputs of
@@ -293,41 +319,86 @@ static size_t nr_parts(size_t n)
 	return n >= SPLIT_ADDRS ? 2 : 1;
 }
 
+/* The calls' outputs parsed (in parallel where large) and taken in issue
+ * order. */
+static int take_all(struct ctx *c, struct call *k, struct exec_result *res, size_t nk)
+{
+	struct parse_job *jobs = xcalloc(nk ? nk : 1, sizeof(*jobs));
+	if (!jobs)
+		return -ENOMEM;
+	for (size_t i = 0; i < nk; i++)
+		jobs[i] = (struct parse_job){.res = &res[i], .tools = c->tools};
+	parse_all(jobs, nk);
+	int rc = 0;
+	for (size_t i = 0; !rc && i < nk; i++)
+		rc = take_answers(c, k[i].m, &jobs[i]);
+	for (size_t i = 0; i < nk; i++)
+		attrib_chains__release(&jobs[i].out);
+	xfree(jobs);
+	return rc;
+}
+
+/* The debug copies of a live Run (attrib/debug_copy.h): each module going
+ * to llvm-symbolizer whose debug information is in a separate file. */
+static int plan_copies(struct ctx *c, struct debug_copies *dc)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	bool replay = c->x->ops->recorded_meta && c->x->ops->recorded_meta(c->x);
+	bool live = c->tools->tool == ATTRIB_TOOL_LLVM && !c->o->record && !replay;
+	int rc = debug_copies__init(dc, live ? c->o->debug_copies : NULL, c->tools->path,
+				    urls && *urls && !c->o->debuginfod_disabled);
+	for (size_t i = 0; !rc && dc->dir && i < c->nr_mods; i++) {
+		const struct mod *m = &c->mods[i];
+		if (m->nr_sorted && m->readable && !m->failed && !m->elf.has_debug_info)
+			rc = debug_copies__consider(dc, m->path, m->elf.build_id, m->elf.debuglink);
+	}
+	return rc;
+}
+
 /* Every module's symbolizer calls, issued in module order (the replay FIFO
- * order) and run concurrently through the executor's batch. */
+ * order) and run concurrently through the executor's batch, with the debug
+ * copies to make this Run (after them: a replay never has any). */
 int attrib_symbolize_all(struct ctx *c)
 {
+	struct debug_copies dc;
+	memset(&dc, 0, sizeof(dc));
 	size_t cap = 2 * c->nr_mods + 1, nk = 0;
 	struct call *k = xcalloc(cap, sizeof(*k));
-	struct exec_request *rq = xcalloc(cap, sizeof(*rq));
-	struct exec_result *res = xcalloc(cap, sizeof(*res));
-	int rc = k && rq && res ? 0 : -ENOMEM;
+	int rc = k ? 0 : -ENOMEM;
+	bool *go = xcalloc(c->nr_mods + 1, sizeof(*go));
+	for (size_t i = 0; !rc && i < c->nr_mods; i++)
+		rc = go ? prepare(c, &c->mods[i], &go[i]) : -ENOMEM;
+	if (!rc)
+		rc = plan_copies(c, &dc);
+	const char *const *extra = debug_copies__args(&dc);
+	struct exec_request *rq = xcalloc(cap + dc.nr_jobs, sizeof(*rq));
+	struct exec_result *res = xcalloc(cap + dc.nr_jobs, sizeof(*res));
+	if (!rc && (!rq || !res))
+		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < c->nr_mods; i++) {
 		struct mod *m = &c->mods[i];
-		bool go;
-		if ((rc = prepare(c, m, &go)) || !go)
+		if (!go[i])
 			continue;
 		size_t parts = nr_parts(m->nr_sorted), per = (m->nr_sorted + parts - 1) / parts;
 		for (size_t j = 0; !rc && j < parts; j++) {
 			size_t lo = j * per, hi = lo + per < m->nr_sorted ? lo + per : m->nr_sorted;
-			rc = call__init(c, &k[nk], m, m->sorted + lo, hi - lo, parts > 1, &rq[nk]);
+			rc = call__init(c, &k[nk], m, m->sorted + lo, hi - lo, parts > 1, extra,
+					&rq[nk]);
 			nk++;
 		}
 	}
+	xfree(go);
+	if (!rc) {
+		debug_copies__requests(&dc, rq + nk);
+		rc = executor__run_batch(c->x, rq, nk + dc.nr_jobs, res, c->e);
+	}
 	if (!rc)
-		rc = executor__run_batch(c->x, rq, nk, res, c->e);
-	struct parse_job *jobs = rc ? NULL : xcalloc(nk ? nk : 1, sizeof(*jobs));
-	if (!rc && !jobs)
-		rc = -ENOMEM;
-	for (size_t i = 0; jobs && i < nk; i++)
-		jobs[i] = (struct parse_job){.res = &res[i], .tools = c->tools};
-	if (jobs)
-		parse_all(jobs, nk);
-	for (size_t i = 0; !rc && i < nk; i++)
-		rc = take_answers(c, k[i].m, &jobs[i]);
-	for (size_t i = 0; jobs && i < nk; i++)
-		attrib_chains__release(&jobs[i].out);
-	xfree(jobs);
+		debug_copies__finish(&dc, res + nk);
+	for (size_t i = 0; res && i < dc.nr_jobs; i++)
+		exec_result__release(&res[nk + i]);
+	debug_copies__release(&dc);
+	if (!rc)
+		rc = take_all(c, k, res, nk);
 	for (size_t i = 0; k && res && i < nk; i++) {
 		exec_result__release(&res[i]);
 		call__release(&k[i]);

@@ -113,17 +113,31 @@ int cache_seal_key(uint8_t key[CACHE_SEAL_KEY_SIZE])
 	return rc;
 }
 
+void cache_sealer__init(struct cache_sealer *s, const uint8_t key[CACHE_SEAL_KEY_SIZE],
+			const void *a, size_t alen, signed char accel)
+{
+	char n[32];
+	int nl = snprintf(n, sizeof(n), "%zu:", alen); /* (a, b) split unambiguously */
+	hmac_sha256__init(&s->h, key, CACHE_SEAL_KEY_SIZE);
+	s->h.inner.accel = s->h.outer.accel = accel;
+	hmac_sha256__update(&s->h, n, (size_t)nl);
+	hmac_sha256__update(&s->h, a, alen);
+}
+
+void cache_sealer__seal(const struct cache_sealer *s, const void *b, size_t blen,
+			char hex[SHA256_HEX_SIZE])
+{
+	struct hmac_sha256 h = s->h; /* the state after the key and a, copied */
+	hmac_sha256__update(&h, b, blen);
+	hmac_sha256__final_hex(&h, hex);
+}
+
 void cache_seal_with(const uint8_t key[CACHE_SEAL_KEY_SIZE], const void *a, size_t alen,
 		     const void *b, size_t blen, char hex[SHA256_HEX_SIZE])
 {
-	struct hmac_sha256 h;
-	char n[32];
-	int nl = snprintf(n, sizeof(n), "%zu:", alen); /* (a, b) split unambiguously */
-	hmac_sha256__init(&h, key, CACHE_SEAL_KEY_SIZE);
-	hmac_sha256__update(&h, n, (size_t)nl);
-	hmac_sha256__update(&h, a, alen);
-	hmac_sha256__update(&h, b, blen);
-	hmac_sha256__final_hex(&h, hex);
+	struct cache_sealer s;
+	cache_sealer__init(&s, key, a, alen, -1);
+	cache_sealer__seal(&s, b, blen, hex);
 }
 
 /* The seal of (recipe, the bytes of the file open on fd). */

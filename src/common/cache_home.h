@@ -50,6 +50,21 @@ int cache_seal_key(uint8_t key[CACHE_SEAL_KEY_SIZE]);
 void cache_seal_with(const uint8_t key[CACHE_SEAL_KEY_SIZE], const void *a, size_t alen,
 		     const void *b, size_t blen, char hex[SHA256_HEX_SIZE]);
 
+/* cache_seal_with() over many b after one a (the records of one cache
+ * file under the file's key): the HMAC state after the key and a is
+ * computed once and copied for each b, so each seal costs b and the two
+ * final blocks only. The same seals, byte for byte (unit_common_test_sha256
+ * compares them with the HMAC written out). accel: the CPU's SHA
+ * instructions (sha256_accel_available()), or -1 to ask only for a b of
+ * 4 kB or more. */
+struct cache_sealer {
+	struct hmac_sha256 h;
+};
+void cache_sealer__init(struct cache_sealer *s, const uint8_t key[CACHE_SEAL_KEY_SIZE],
+			const void *a, size_t alen, signed char accel);
+void cache_sealer__seal(const struct cache_sealer *s, const void *b, size_t blen,
+			char hex[SHA256_HEX_SIZE]);
+
 /* Seals the file nunatak just built or wrote at path: "<path>.seal" holds
  * the seal of (recipe, the file's bytes). recipe names what it was built
  * from (sources, compiler). Returns 0 or -errno (then it is never reused). */

@@ -125,6 +125,27 @@ static void compress_blocks(struct sha256 *s, const uint8_t *p, size_t nblocks)
 		compress(s->h, p);
 }
 
+/* One buffered block: the instructions only when already asked for. */
+static void compress_one(struct sha256 *s, const uint8_t p[64])
+{
+#ifdef HAVE_SHA_NI
+	if (s->accel > 0) {
+		compress_ni(s->h, p, 1);
+		return;
+	}
+#endif
+	compress(s->h, p);
+}
+
+signed char sha256_accel_available(void)
+{
+#ifdef HAVE_SHA_NI
+	return sha_ni_present();
+#else
+	return 0;
+#endif
+}
+
 void sha256__init(struct sha256 *s)
 {
 	static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -148,7 +169,7 @@ void sha256__update(struct sha256 *s, const void *data, size_t len)
 			memcpy(s->block + s->fill, p, take);
 			s->fill += take;
 			if (s->fill == 64) {
-				compress(s->h, s->block);
+				compress_one(s, s->block);
 				s->fill = 0;
 			}
 		}

@@ -27,6 +27,11 @@ struct sha256 {
 };
 
 void sha256__init(struct sha256 *s);
+/* Whether this CPU has the SHA instructions (1) or not (0): what a context
+ * asks on its first large update. A CPUID costs ~17-30 us in a VM, so a
+ * caller hashing many short messages (the per-record seals of a cache
+ * file) asks once and sets accel itself; short updates then use them too. */
+signed char sha256_accel_available(void);
 void sha256__update(struct sha256 *s, const void *data, size_t len);
 /* Writes the 32-byte digest; the context must be re-initialised before reuse. */
 void sha256__final(struct sha256 *s, uint8_t digest[SHA256_DIGEST_SIZE]);

@@ -82,6 +82,12 @@ struct exec_request {
 					that fails so is run again alone, so a fault stays its
 					own; a timeout is every member's. 0: never merged */
 	const char *merge_prefix;
+	const char *const *cache_argv; /* non-NULL, with cacheable: the argv the cache keys
+					the call by instead of argv, which only adds
+					arguments that change where the tool reads, never
+					what it answers (llvm-symbolizer's
+					--debug-file-directory naming nunatak's
+					decompressed debug copies, attrib/debug_copy.h) */
 	const char *cache_salt;      /* more key for a cacheable call whose answer also
 					depends on the machine's state, or NULL; a
 					salted answer is kept whatever its exit code */

@@ -12,10 +12,12 @@
 #include <unistd.h>
 
 #include "run/pipeline.h"
+#include "run/ranks_mpi.h"
 #include "attrib/attrib.h"
 #include "attrib/frameless.h"
 #include "build_config.h"
 #include "common/alloc.h"
+#include "common/cache_home.h"
 #include "common/config.h"
 #include "common/console.h"
 #include "common/degradation_kinds.h"
@@ -124,9 +126,15 @@ static int attribute(struct run_state *s, struct err *e)
 				.record = s->req->record_entry != NULL,
 				.recorded_kernel = s->machine ? s->machine->kernel : NULL,
 				.kernel_prefetch = s->kprefetch};
+	/* decompressed copies of separate debug files: a live Run's, in the
+	 * cache beside the tools' answers (attrib/debug_copy.h) */
+	int no_home = 0;
+	char *copies = s->replay || o.record ? NULL : cache_home_path("debug", &no_home);
+	o.debug_copies = copies;
 	struct degradations d = {0};
 	int rc = sm && flag_copies ? attrib_run(&s->pivot, s->x, s->tools, &o, &d, e)
 				   : err_oom(e);
+	xfree(copies);
 	/* fp stacks: a leaf without a frame hides its caller: recovered where
 	 * the code proves it, else said unknown. */
 	if (rc == 0 && s->collect.stacks == STACKS_FP && !s->replay) {
@@ -276,6 +284,7 @@ int stage_analyse(struct run_state *s, struct err *e)
 	struct run_result *o = &s->out;
 	if (run_node_machines(s, e) < 0)
 		return -ENOMEM;
+	run_netceil_check(s); /* the network Ceilings against the nodes the ranks ran on */
 	const struct ceiling *c = s->machine ? s->machine->ceilings : NULL;
 	size_t nc = s->machine ? s->machine->nr_ceilings : 0;
 	/* the Run-wide placement sums every rank's FLOPs: its roof is the sum

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // SHA-256 against the FIPS 180-4 / NIST test vectors, plus streaming in odd
-// chunk sizes, which must not change the digest.
+// chunk sizes, which must not change the digest. HMAC-SHA256 against RFC
+// 4231, and the cache's seals (common/cache_home.h) computed from a copied
+// state equal to the HMAC written out in full.
 #include "common/sha256.h"
+#include "common/cache_home.h"
 
 #include <stdbool.h>
 
@@ -150,6 +153,100 @@ static void t_accel_matches_portable(void)
 		     "code ran, the comparison is not made here");
 }
 
+static void hmac_hex(const void *key, size_t klen, const void *m, size_t len, char *hex)
+{
+	struct hmac_sha256 h;
+	hmac_sha256__init(&h, key, klen);
+	hmac_sha256__update(&h, m, len);
+	hmac_sha256__final_hex(&h, hex);
+}
+
+static void t_hmac_rfc4231(void)
+{
+	/* RFC 4231 test cases 1, 2 and 6 (a key longer than a block). */
+	char hex[SHA256_HEX_SIZE];
+	uint8_t k1[20], k6[131];
+	memset(k1, 0x0b, sizeof(k1));
+	memset(k6, 0xaa, sizeof(k6));
+	hmac_hex(k1, sizeof(k1), "Hi There", 8, hex);
+	CHECK_STR(hex, "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+	hmac_hex("Jefe", 4, "what do ya want for nothing?", 28, hex);
+	CHECK_STR(hex, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+	const char *m6 = "Test Using Larger Than Block-Size Key - Hash Key First";
+	hmac_hex(k6, sizeof(k6), m6, strlen(m6), hex);
+	CHECK_STR(hex, "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+}
+
+/* The seal as cache_seal_with() computed it before cache_sealer existed:
+ * one HMAC over "<alen>:", a and b. */
+static void seal_written_out(const uint8_t *key, const void *a, size_t alen, const void *b,
+			     size_t blen, char *hex)
+{
+	struct hmac_sha256 h;
+	char n[32];
+	int nl = snprintf(n, sizeof(n), "%zu:", alen);
+	hmac_sha256__init(&h, key, CACHE_SEAL_KEY_SIZE);
+	hmac_sha256__update(&h, n, (size_t)nl);
+	hmac_sha256__update(&h, a, alen);
+	hmac_sha256__update(&h, b, blen);
+	hmac_sha256__final_hex(&h, hex);
+}
+
+static void t_seal_golden(void)
+{
+	/* Computed independently (Python: hmac.new(key, b"80:" + a + b,
+	 * sha256)): the files already on users' disks stay valid. */
+	uint8_t key[CACHE_SEAL_KEY_SIZE];
+	for (int i = 0; i < CACHE_SEAL_KEY_SIZE; i++)
+		key[i] = (uint8_t)i;
+	static const char a[] = "@65024:1114293:109920:1750791925.000000000\0"
+				"/usr/lib/llvm-19/bin/llvm-symbolizer\0";
+	static const char b[] = "0x86013\t{\"Address\":\"0x86013\",\"Symbol\":[]}";
+	CHECK_INT(sizeof(a) - 1, 80);
+	char hex[SHA256_HEX_SIZE];
+	const char *want = "4162fa3f4779c478cbce18014c2a31c40ef829de028943de72120880769b8885";
+	cache_seal_with(key, a, sizeof(a) - 1, b, sizeof(b) - 1, hex);
+	CHECK_STR(hex, want);
+	struct cache_sealer s;
+	for (int accel = -1; accel <= sha256_accel_available(); accel++) {
+		cache_sealer__init(&s, key, a, sizeof(a) - 1, (signed char)accel);
+		cache_sealer__seal(&s, b, sizeof(b) - 1, hex);
+		CHECK_STR(hex, want);
+	}
+}
+
+static void t_sealer_matches(void)
+{
+	/* One sealer per a, reused for every b (each seal copies its state):
+	 * the seal of the HMAC written out, for every length of a and b
+	 * around the block edges, portable, accelerated and undecided. */
+	static uint8_t buf[8192 + 300];
+	uint32_t x = 88172645u;
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		buf[i] = (uint8_t)x;
+	}
+	uint8_t key[CACHE_SEAL_KEY_SIZE];
+	memcpy(key, buf + 7, sizeof(key));
+	signed char have = sha256_accel_available();
+	size_t compared = 0;
+	for (size_t alen = 0; alen <= 300; alen += alen < 70 ? 1 : 23)
+		for (int accel = -1; accel <= have; accel++) {
+			struct cache_sealer s;
+			cache_sealer__init(&s, key, buf + 100, alen, (signed char)accel);
+			for (size_t blen = 0; blen <= sizeof(buf) - 400; blen += blen < 200 ? 3 : 997) {
+				char got[SHA256_HEX_SIZE], want[SHA256_HEX_SIZE];
+				cache_sealer__seal(&s, buf + 400, blen, got);
+				seal_written_out(key, buf + 100, alen, buf + 400, blen, want);
+				CHECK_STR(got, want);
+				cache_seal_with(key, buf + 100, alen, buf + 400, blen, got);
+				CHECK_STR(got, want);
+				compared++;
+			}
+		}
+	CHECK(compared > 1000); /* the SHA-NI side: accel_matches_portable */
+}
+
 static const struct test_case cases[] = {
 	{"empty", "digest of the empty message", t_empty},
 	{"abc", "FIPS 180-4 one-block vector", t_abc},
@@ -161,5 +258,9 @@ static const struct test_case cases[] = {
 	 t_million_a_oneshot},
 	{"accel_matches_portable", "SHA-NI and portable digests agree on every length",
 	 t_accel_matches_portable},
+	{"hmac_rfc4231", "HMAC-SHA256 against RFC 4231 cases 1, 2 and 6", t_hmac_rfc4231},
+	{"seal_golden", "a cache seal equals an independently computed HMAC", t_seal_golden},
+	{"sealer_matches", "seals from a copied state equal the HMAC written out",
+	 t_sealer_matches},
 };
 TEST_MAIN(cases)

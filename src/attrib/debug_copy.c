@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Decompressed copies of separate debug files: see attrib/debug_copy.h.
+ *
+ * Layout under <cache>/debug (private, 0700):
+ *   <build-id>.<key>/.build-id/xx/rest.debug   the copy, where LLVM's
+ *                                                build-id lookup finds it
+ *   <build-id>.<key>/seal                        HMAC of its identity
+ *   <build-id>.<key>.seen                        the marker: "" met once,
+ *                                                "plain" nothing to copy,
+ *                                                "fail" llvm-objcopy failed
+ * key: 16 hex digits of SHA-256 over the original's path and identity.
+ *
+ * Why llvm-objcopy and not an ELF rewrite of our own: a copy is made once
+ * per debug file and machine, so its process start (~20 ms) is paid once;
+ * the tool is LLVM's own reader and writer of the format the symbolizer of
+ * the same install reads back, where a rewrite of section and program
+ * headers by hand would be new code on which every later answer depends,
+ * plus a zlib dependency. The copy goes through the execution boundary
+ * like every other tool call.
+ */
+#include "attrib/debug_copy.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "attrib/elf.h"
+#include "common/alloc.h"
+#include "common/fsutil.h"
+#include "common/safefs.h"
+#include "common/sha256.h"
+#include "exec/exec.h"
+#include "tools/locate.h"
+
+#define DEFAULT_DIR "/usr/lib/debug" /* LLVM's, when no directory is given */
+#define DIR_ARG "--debug-file-directory="
+/* What the copies may take on disk, all together (libc6-dbg's libc: 11 MB
+ * decompressed, ld.so 1 MB): a copy that would pass it is not made. */
+#define COPIES_MAX_BYTES ((uint64_t)1 << 30)
+#define SEAL_RECIPE "nunatak-debug-copy 1\n"
+#define SHF_COMPRESSED_ 0x800u
+#define ELFCOMPRESS_ZLIB_ 1u
+#define SHT_NOBITS_ 8u
+
+/* What a debug file's (or a module's) section headers say. */
+struct scan {
+	bool zlib;          /* a .debug_* section is zlib-compressed */
+	bool other;         /* a .debug_* section compressed otherwise (zstd): left alone */
+	bool debug;         /* a .debug_* section with contents */
+	uint64_t inflated;  /* bytes the compressed sections grow by */
+	bool has_crc;       /* .gnu_debuglink's CRC */
+	uint32_t crc;
+	char *build_id;     /* .note.gnu.build-id, hex */
+};
+
+static uint64_t rd(const unsigned char *p, size_t n)
+{
+	uint64_t v = 0;
+	for (size_t i = n; i-- > 0;)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static bool pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t done = 0;
+	while (done < n) {
+		ssize_t r = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		done += (size_t)r;
+	}
+	return true;
+}
+
+struct shdr {
+	uint32_t name, type;
+	uint64_t flags, offset, size;
+};
+
+static void shdr_of(const unsigned char *p, bool is64, struct shdr *s)
+{
+	s->name = (uint32_t)rd(p, 4);
+	s->type = (uint32_t)rd(p + 4, 4);
+	s->flags = is64 ? rd(p + 8, 8) : rd(p + 8, 4);
+	s->offset = is64 ? rd(p + 24, 8) : rd(p + 16, 4);
+	s->size = is64 ? rd(p + 32, 8) : rd(p + 20, 4);
+}
+
+/* One section of interest: a .debug_* one, .gnu_debuglink, the build-id. */
+static void scan_one(int fd, bool is64, const struct shdr *s, const char *name, struct scan *o)
+{
+	unsigned char b[1024];
+	if (!strncmp(name, ".debug_", 7) && s->type != SHT_NOBITS_ && s->size) {
+		o->debug = true;
+		size_t ch = is64 ? 24 : 12;
+		if (!(s->flags & SHF_COMPRESSED_))
+			return;
+		if (s->size < ch || !pread_all(fd, b, ch, s->offset)) {
+			o->other = true;
+			return;
+		}
+		uint64_t full = is64 ? rd(b + 8, 8) : rd(b + 4, 4);
+		if (rd(b, 4) == ELFCOMPRESS_ZLIB_)
+			o->zlib = true;
+		else
+			o->other = true;
+		if (full > s->size)
+			o->inflated += full - s->size;
+	} else if (!strcmp(name, ".gnu_debuglink") && s->size >= 8 && s->size <= sizeof(b) &&
+		   pread_all(fd, b, s->size, s->offset)) {
+		size_t at = (strnlen((char *)b, s->size) + 4) & ~(size_t)3;
+		o->has_crc = at + 4 <= s->size;
+		o->crc = o->has_crc ? (uint32_t)rd(b + at, 4) : 0;
+	} else if (!strcmp(name, ".note.gnu.build-id") && !o->build_id && s->size <= sizeof(b) &&
+		   s->type != SHT_NOBITS_ && pread_all(fd, b, s->size, s->offset)) {
+		o->build_id = elf_notes_build_id(b, s->size);
+	}
+}
+
+/* Reads fd's section headers (little-endian ELF32/ELF64). 0 or -EINVAL. */
+static int scan_fd(int fd, struct scan *o)
+{
+	unsigned char eh[64];
+	memset(o, 0, sizeof(*o));
+	if (!pread_all(fd, eh, sizeof(eh), 0) || memcmp(eh, "\177ELF", 4) || eh[5] != 1 ||
+	    (eh[4] != 1 && eh[4] != 2))
+		return -EINVAL;
+	bool is64 = eh[4] == 2;
+	uint64_t shoff = is64 ? rd(eh + 40, 8) : rd(eh + 32, 4);
+	size_t esz = (size_t)rd(eh + (is64 ? 58 : 46), 2), num = (size_t)rd(eh + (is64 ? 60 : 48), 2);
+	size_t strndx = (size_t)rd(eh + (is64 ? 62 : 50), 2);
+	if (esz < (is64 ? 64u : 40u) || num == 0 || num > 4096 || strndx >= num)
+		return -EINVAL; /* (extended numbering: no debug file of ours needs it) */
+	unsigned char *sh = xmalloc(esz * num);
+	char *names = NULL;
+	int rc = sh && pread_all(fd, sh, esz * num, shoff) ? 0 : -EINVAL;
+	struct shdr str;
+	if (!rc) {
+		shdr_of(sh + esz * strndx, is64, &str);
+		names = str.size && str.size < (1u << 20) ? xmalloc(str.size + 1) : NULL;
+		rc = names && pread_all(fd, names, str.size, str.offset) ? 0 : -EINVAL;
+	}
+	for (size_t i = 1; !rc && i < num; i++) {
+		struct shdr s;
+		shdr_of(sh + esz * i, is64, &s);
+		if (s.name < str.size) {
+			names[str.size] = '\0';
+			scan_one(fd, is64, &s, names + s.name, o);
+		}
+	}
+	xfree(sh);
+	xfree(names);
+	return rc;
+}
+
+static int scan_path(const char *path, struct scan *o)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	memset(o, 0, sizeof(*o));
+	if (fd < 0)
+		return -errno;
+	int rc = scan_fd(fd, o);
+	close(fd);
+	return rc;
+}
+
+/* The CRC-32 of .gnu_debuglink (IEEE, reflected, as zlib's crc32). */
+static bool file_crc(const char *path, uint32_t *out)
+{
+	uint32_t table[256];
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+		table[i] = c;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	unsigned char *buf = fd >= 0 ? xmalloc(1 << 20) : NULL;
+	uint32_t crc = 0xFFFFFFFFu;
+	ssize_t r = -1;
+	while (buf && ((r = read(fd, buf, 1 << 20)) > 0 || (r < 0 && errno == EINTR)))
+		for (ssize_t i = 0; i < r; i++)
+			crc = table[(crc ^ buf[i]) & 0xFF] ^ (crc >> 8);
+	if (fd >= 0)
+		close(fd);
+	xfree(buf);
+	*out = ~crc;
+	return r == 0;
+}
+
+static bool regular(const char *path, struct stat *st)
+{
+	return stat(path, st) == 0 && S_ISREG(st->st_mode);
+}
+
+/*
+ * The debug file llvm-symbolizer reads for a module, in LLVM's order
+ * (Symbolize.cpp, 14 to 19): the build-id's file under /usr/lib/debug, then
+ * the .gnu_debuglink name beside the module, in its .debug/, and under
+ * /usr/lib/debug/<the module's directory> (the first whose CRC matches:
+ * checked when the copy is made). With debuginfod in play it comes between
+ * the two, so only a build-id file is taken then. *path malloc'd.
+ */
+static bool locate(const struct debug_copies *dc, const char *module, const char *id,
+		   const char *link, char **path, struct stat *st, bool *by_link)
+{
+	*by_link = false;
+	*path = xasprintf(DEFAULT_DIR "/.build-id/%.2s/%s.debug", id, id + 2);
+	if (*path && regular(*path, st))
+		return true;
+	xfree(*path);
+	*path = NULL;
+	const char *slash = strrchr(module, '/');
+	if (!link || !slash || dc->debuginfod || strchr(link, '/'))
+		return false;
+	int dl = (int)(slash - module);
+	for (int i = 0; i < 3; i++) {
+		*path = i == 0 ? xasprintf("%.*s/%s", dl, module, link)
+		      : i == 1 ? xasprintf("%.*s/.debug/%s", dl, module, link)
+			       : xasprintf(DEFAULT_DIR "%.*s/%s", dl, module, link);
+		if (*path && regular(*path, st)) {
+			*by_link = true;
+			return true;
+		}
+		xfree(*path);
+		*path = NULL;
+	}
+	return false;
+}
+
+static void identity(const struct stat *st, char *out, size_t cap)
+{
+	snprintf(out, cap, "%ju:%ju:%jd:%jd.%09ld", (uintmax_t)st->st_dev, (uintmax_t)st->st_ino,
+		 (intmax_t)st->st_size, (intmax_t)st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
+}
+
+/* A directory or file of the cache that nunatak made: ours, no symlink. */
+static bool ours(const char *path, bool dir, struct stat *st)
+{
+	return lstat(path, st) == 0 && (dir ? S_ISDIR(st->st_mode) : S_ISREG(st->st_mode)) &&
+	       st->st_uid == geteuid() && !safefs_untrusted_why(st);
+}
+
+static char *copy_path(const char *dir, const char *name, const char *id)
+{
+	return xasprintf("%s/%s/.build-id/%.2s/%s.debug", dir, name, id, id + 2);
+}
+
+/* Whether <dir>/<name> holds the sealed copy nunatak made. */
+static bool usable(const struct debug_copies *dc, const char *name, const char *id)
+{
+	char *p[4] = {xasprintf("%s/%s", dc->dir, name), xasprintf("%s/%s/.build-id", dc->dir, name),
+		      xasprintf("%s/%s/.build-id/%.2s", dc->dir, name, id),
+		      copy_path(dc->dir, name, id)};
+	char *seal_path = xasprintf("%s/%s/seal", dc->dir, name), *seal = NULL;
+	struct stat st;
+	bool ok = p[0] && p[1] && p[2] && p[3] && seal_path;
+	for (int i = 0; ok && i < 4; i++)
+		ok = ours(p[i], i < 3, &st);
+	size_t n = 0;
+	if (ok && safefs_read_owned(seal_path, 128, &seal, &n) == 0 && n >= SHA256_HEX_SIZE - 1) {
+		char want[SHA256_HEX_SIZE], idn[128], recipe[256];
+		identity(&st, idn, sizeof(idn));
+		int rl = snprintf(recipe, sizeof(recipe), SEAL_RECIPE "%s\n", name);
+		cache_seal_with(dc->key, recipe, (size_t)rl, idn, strlen(idn), want);
+		ok = memcmp(seal, want, SHA256_HEX_SIZE - 1) == 0;
+	} else {
+		ok = false;
+	}
+	for (int i = 0; i < 4; i++)
+		xfree(p[i]);
+	xfree(seal_path);
+	xfree(seal);
+	return ok;
+}
+
+int debug_copies__init(struct debug_copies *dc, const char *dir, const char *symbolizer,
+		       bool debuginfod)
+{
+	memset(dc, 0, sizeof(*dc));
+	const char *opts = getenv("LLVM_SYMBOLIZER_OPTS");
+	if (!dir || !*dir || !symbolizer || (opts && *opts) || cache_seal_key(dc->key) != 0)
+		return 0;
+	dc->dir = xstrdup(dir);
+	dc->objcopy = attrib_sibling(symbolizer, "llvm-objcopy");
+	dc->debuginfod = debuginfod;
+	if (!dc->dir || !dc->objcopy) {
+		debug_copies__release(dc);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int add_arg(struct debug_copies *dc, char *arg_take)
+{
+	if (!arg_take)
+		return -ENOMEM;
+	char **v = xrealloc(dc->args, (dc->nr_args + 2) * sizeof(*v));
+	if (!v) {
+		xfree(arg_take);
+		return -ENOMEM;
+	}
+	dc->args = v;
+	v[dc->nr_args++] = arg_take;
+	v[dc->nr_args] = NULL;
+	return 0;
+}
+
+/* Removes <dir>/<name> (a copy nunatak made) and its marker. */
+static void drop(const struct debug_copies *dc, const char *name, const char *id)
+{
+	char *p[5] = {copy_path(dc->dir, name, id), xasprintf("%s/%s/seal", dc->dir, name),
+		      xasprintf("%s/%s/.build-id/%.2s", dc->dir, name, id),
+		      xasprintf("%s/%s/.build-id", dc->dir, name), xasprintf("%s/%s", dc->dir, name)};
+	for (int i = 0; i < 5; i++) {
+		if (p[i])
+			(void)(i < 2 ? unlink(p[i]) : rmdir(p[i]));
+		xfree(p[i]);
+	}
+	char *seen = xasprintf("%s/%s.seen", dc->dir, name);
+	if (seen)
+		(void)unlink(seen);
+	xfree(seen);
+}
+
+/* Drops the copies of build-id id made from other originals (changed since)
+ * and says whether `more` bytes still fit in the copies' budget. */
+static bool room_for(const struct debug_copies *dc, const char *name, const char *id,
+		     uint64_t more)
+{
+	DIR *d = opendir(dc->dir);
+	if (!d)
+		return false;
+	uint64_t used = 0;
+	size_t il = strlen(id);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *dot = strchr(de->d_name, '.');
+		if (!dot || dot == de->d_name || strchr(dot + 1, '.'))
+			continue; /* not "<build-id>.<key>" */
+		bool same = (size_t)(dot - de->d_name) == il && !strncmp(de->d_name, id, il);
+		if (same && strcmp(de->d_name, name)) {
+			drop(dc, de->d_name, id);
+			continue;
+		}
+		char *cp = xasprintf("%s/%s/.build-id", dc->dir, de->d_name);
+		DIR *b = cp ? opendir(cp) : NULL; /* .build-id/xx/rest.debug: one file each */
+		struct dirent *x;
+		while (b && (x = readdir(b))) {
+			char *sub = x->d_name[0] != '.' ? xasprintf("%s/%s", cp, x->d_name) : NULL;
+			DIR *s = sub ? opendir(sub) : NULL;
+			struct dirent *f;
+			struct stat st;
+			while (s && (f = readdir(s)))
+				if (f->d_name[0] != '.' && fstatat(dirfd(s), f->d_name, &st,
+								   AT_SYMLINK_NOFOLLOW) == 0)
+					used += (uint64_t)st.st_blocks * 512;
+			if (s)
+				closedir(s);
+			xfree(sub);
+		}
+		if (b)
+			closedir(b);
+		xfree(cp);
+	}
+	closedir(d);
+	return used + more <= COPIES_MAX_BYTES;
+}
+
+static void mark(const struct debug_copies *dc, const char *name, const char *state)
+{
+	char *seen = xasprintf("%s/%s.seen", dc->dir, name);
+	if (seen)
+		(void)fs_write_cache(seen, state, strlen(state), 0600);
+	xfree(seen);
+}
+
+/* The original met a second time: the copy to make, when it is worth one. */
+static int schedule(struct debug_copies *dc, const char *name, const char *id, char *orig_take,
+		    const uint32_t *link_crc)
+{
+	struct scan s;
+	uint32_t crc = 0;
+	int rc = 0;
+	if (scan_path(orig_take, &s) != 0 || !s.zlib || s.other || !s.debug ||
+	    (link_crc && (!file_crc(orig_take, &crc) || crc != *link_crc))) {
+		mark(dc, name, "plain\n"); /* used in place, as LLVM does (or not at all) */
+		goto out;
+	}
+	struct stat st;
+	if (!regular(orig_take, &st) ||
+	    !room_for(dc, name, id, (uint64_t)st.st_size + s.inflated))
+		goto out;
+	struct debug_copy_job *v = xrealloc(dc->jobs, (dc->nr_jobs + 1) * sizeof(*v));
+	if (!v) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	dc->jobs = v;
+	struct debug_copy_job *j = &v[dc->nr_jobs];
+	memset(j, 0, sizeof(*j));
+	char *base = xasprintf("%s/%s.copy", dc->dir, name);
+	j->tmp = base ? fs_tmp_name(base) : NULL; /* reserved: llvm-objcopy replaces it */
+	xfree(base);
+	j->name = xstrdup(name);
+	j->build_id = xstrdup(id);
+	j->original = orig_take;
+	orig_take = NULL;
+	dc->nr_jobs++;
+	if (!j->tmp || !j->name || !j->build_id)
+		rc = -ENOMEM;
+	j->argv[0] = dc->objcopy;
+	j->argv[1] = "--decompress-debug-sections";
+	j->argv[2] = j->original;
+	j->argv[3] = j->tmp;
+out:
+	xfree(s.build_id);
+	xfree(orig_take);
+	return rc;
+}
+
+int debug_copies__consider(struct debug_copies *dc, const char *module, const char *build_id,
+			   const char *debuglink)
+{
+	if (!dc->dir || !build_id || strlen(build_id) < 4 || strspn(build_id, "0123456789abcdef") !=
+	    strlen(build_id))
+		return 0;
+	char *orig = NULL, idn[128], hex[SHA256_HEX_SIZE];
+	struct stat st;
+	bool by_link;
+	if (!locate(dc, module, build_id, debuglink, &orig, &st, &by_link))
+		return 0;
+	/* the key: where LLVM found it and what it was; found by the link,
+	 * also the CRC the module asks of it (checked when the copy is made) */
+	struct scan m = {0};
+	if (by_link && (scan_path(module, &m) != 0 || !m.has_crc)) {
+		xfree(m.build_id);
+		xfree(orig);
+		return 0;
+	}
+	xfree(m.build_id);
+	identity(&st, idn, sizeof(idn));
+	char *what = xasprintf("%s\n%s\n%s\n%d:%08x", build_id, orig, idn, by_link, m.crc);
+	if (!what) {
+		xfree(orig);
+		return -ENOMEM;
+	}
+	sha256_hex(what, strlen(what), hex);
+	xfree(what);
+	char *name = xasprintf("%s.%.16s", build_id, hex);
+	if (!name) {
+		xfree(orig);
+		return -ENOMEM;
+	}
+	int rc = 0;
+	struct stat ms;
+	char *seen = xasprintf("%s/%s.seen", dc->dir, name), *state = NULL;
+	if (usable(dc, name, build_id)) {
+		rc = add_arg(dc, xasprintf(DIR_ARG "%s/%s", dc->dir, name));
+	} else if (!seen) {
+		rc = -ENOMEM;
+	} else if (!ours(seen, false, &ms)) {
+		char *why = NULL; /* first meeting: a marker, nothing more */
+		if (safefs_mkdir_private(dc->dir, &why) == 0) {
+			mark(dc, name, "");
+			dc->nr_seen++;
+		}
+		xfree(why);
+	} else if (safefs_read_owned(seen, 64, &state, NULL) == 0 && !state[0]) {
+		rc = schedule(dc, name, build_id, orig, by_link ? &m.crc : NULL);
+		orig = NULL;
+	}
+	xfree(state);
+	xfree(seen);
+	xfree(name);
+	xfree(orig);
+	return rc;
+}
+
+const char *const *debug_copies__args(struct debug_copies *dc)
+{
+	if (!dc->nr_args)
+		return NULL;
+	if (strcmp(dc->args[dc->nr_args - 1], DIR_ARG DEFAULT_DIR) &&
+	    add_arg(dc, xstrdup(DIR_ARG DEFAULT_DIR)) < 0)
+		return NULL; /* out of memory: without the copies */
+	return (const char *const *)dc->args;
+}
+
+void debug_copies__requests(const struct debug_copies *dc, struct exec_request *out)
+{
+	for (size_t i = 0; i < dc->nr_jobs; i++)
+		out[i] = (struct exec_request){.argv = dc->jobs[i].argv, .capture_stdout = true,
+					       .capture_stderr = true, .timeout_s = 120};
+}
+
+/* The copy llvm-objcopy wrote: ours, a regular file, the same build-id,
+ * nothing compressed left, debug sections in it. */
+static bool copy_sound(const struct debug_copy_job *j)
+{
+	int fd = safefs_open_owned(j->tmp);
+	if (fd < 0)
+		return false;
+	struct scan s;
+	bool ok = scan_fd(fd, &s) == 0 && !s.zlib && !s.other && s.debug && s.build_id &&
+		  !strcmp(s.build_id, j->build_id);
+	xfree(s.build_id);
+	close(fd);
+	return ok;
+}
+
+/* Moves a sound copy into place and seals its identity. */
+static bool put_in_place(const struct debug_copies *dc, const struct debug_copy_job *j)
+{
+	const char *id = j->build_id;
+	char *sub = xasprintf("%s/%s/.build-id/%.2s", dc->dir, j->name, id);
+	char *dst = copy_path(dc->dir, j->name, id), *why = NULL;
+	char *seal_path = xasprintf("%s/%s/seal", dc->dir, j->name);
+	struct stat st;
+	bool ok = sub && dst && seal_path && safefs_mkdir_private(sub, &why) == 0 &&
+		  rename(j->tmp, dst) == 0 && ours(dst, false, &st);
+	if (ok) {
+		char seal[SHA256_HEX_SIZE], idn[128], recipe[256];
+		identity(&st, idn, sizeof(idn));
+		int rl = snprintf(recipe, sizeof(recipe), SEAL_RECIPE "%s\n", j->name);
+		cache_seal_with(dc->key, recipe, (size_t)rl, idn, strlen(idn), seal);
+		ok = fs_write_cache(seal_path, seal, strlen(seal), 0600) == 0;
+	}
+	xfree(why);
+	xfree(sub);
+	xfree(dst);
+	xfree(seal_path);
+	return ok;
+}
+
+void debug_copies__finish(struct debug_copies *dc, const struct exec_result *res)
+{
+	for (size_t i = 0; i < dc->nr_jobs; i++) {
+		const struct debug_copy_job *j = &dc->jobs[i];
+		bool ok = res[i].exit_code == 0 && !res[i].timed_out && copy_sound(j) &&
+			  put_in_place(dc, j);
+		(void)unlink(j->tmp); /* gone when moved */
+		char *seen = ok ? xasprintf("%s/%s.seen", dc->dir, j->name) : NULL;
+		if (seen) /* made: should it ever be unusable, a Run meets it anew */
+			(void)unlink(seen);
+		else /* a copy llvm-objcopy could not make is not tried again */
+			mark(dc, j->name, "fail\n");
+		xfree(seen);
+	}
+}
+
+void debug_copies__release(struct debug_copies *dc)
+{
+	for (size_t i = 0; i < dc->nr_jobs; i++) {
+		xfree(dc->jobs[i].name);
+		xfree(dc->jobs[i].original);
+		xfree(dc->jobs[i].tmp);
+		xfree(dc->jobs[i].build_id);
+	}
+	xfree(dc->jobs);
+	for (size_t i = 0; i < dc->nr_args; i++)
+		xfree(dc->args[i]);
+	xfree(dc->args);
+	xfree(dc->dir);
+	xfree(dc->objcopy);
+	memset(dc, 0, sizeof(*dc));
+}

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Decompressed copies of separate debug files (attrib/debug_copy.h), on a
+ * program built here with -g -gz=zlib whose debug information is moved to
+ * a file named by .gnu_debuglink (tests/fixtures/attrib/debug_copy.c), so
+ * nothing depends on libc6-dbg: the first Run leaves a marker only, the
+ * second makes the copy with llvm-objcopy, the third hands it to
+ * llvm-symbolizer; the answers (functions, inline frames, files, lines) are
+ * the same with and without it and the per-line cache keeps its key; a
+ * changed original is copied again; a planted, replaced, linked or
+ * foreign-owned copy is never handed over. */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "attrib/attrib.h"
+#include "attrib/elf.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include "exec/exec.h"
+#include "harness.h"
+#include "elf_offset.h"
+#include "model/model.h"
+#include "tools/locate.h"
+#define TMPDIR_TAG "debugcopy"
+#include "tmpdir.h"
+
+#define FIX TEST_SOURCE_DIR "/tests/fixtures/attrib/"
+
+static const char *const no_debuginfod[] = {"DEBUGINFOD_URLS", NULL};
+
+static int run_cmd(const char *const *argv, char **out)
+{
+	struct executor *x = executor__new_real();
+	struct exec_request req = {.argv = argv, .capture_stdout = true, .capture_stderr = true,
+				   .env_unset = no_debuginfod};
+	struct exec_result res = {0};
+	struct err e = {0};
+	CHECK_INT(executor__run(x, &req, &res, &e), 0);
+	if (res.exit_code && res.exit_code != EXEC_NOT_FOUND)
+		fprintf(stderr, "%s: %s\n", argv[0], res.err ? res.err : "");
+	int rc = res.exit_code;
+	if (out)
+		*out = xstrdup(res.out ? res.out : "");
+	exec_result__release(&res);
+	executor__free(x);
+	return rc;
+}
+
+/* Whether readelf -SW says .debug_info of path is compressed (flag C). */
+static bool compressed(const char *path)
+{
+	const char *argv[] = {"readelf", "-SW", path, NULL};
+	char *out = NULL;
+	CHECK_INT(run_cmd(argv, &out), 0);
+	bool yes = false;
+	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
+		if (!strstr(l, " .debug_info "))
+			continue;
+		char *tok[16];
+		size_t n = 0;
+		for (char *t = strtok(strchr(l, ']') + 1, " "); t && n < 16; t = strtok(NULL, " "))
+			tok[n++] = t;
+		/* name type address off size es flg lk inf al */
+		yes = n == 10 && strchr(tok[6], 'C');
+		break;
+	}
+	xfree(out);
+	return yes;
+}
+
+/* Under d: full (-g -gz=zlib), prog (its debug information moved to
+ * prog.debug, named by .gnu_debuglink) and the tools. */
+struct fixture {
+	char *d, *prog, *debug, *copies;
+	struct attrib_tools t;
+	struct elf_info elf;
+	uint64_t at[4];
+};
+
+static void fixture(struct fixture *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->d = tmpdir();
+	char *xdg = xasprintf("%s/xdg", f->d);
+	CHECK(!setenv("XDG_CACHE_HOME", xdg, 1)); /* the seal key: this case's own */
+	CHECK(!unsetenv("LLVM_SYMBOLIZER_OPTS"));
+	xfree(xdg);
+	struct executor *x = executor__new_real();
+	struct err e = {0};
+	CHECK_INT(attrib_locate(x, NULL, NULL, &f->t, &e), 0);
+	executor__free(x);
+	if (f->t.tool != ATTRIB_TOOL_LLVM)
+		SKIP("no llvm-symbolizer on this machine");
+	char *objcopy = attrib_sibling(f->t.path, "llvm-objcopy"), *found = NULL;
+	if (exec_which(objcopy, &found) != 0)
+		SKIP("no llvm-objcopy beside llvm-symbolizer: the copies are made with it");
+	xfree(found), xfree(objcopy);
+	char *full = xasprintf("%s/full", f->d), *link = NULL;
+	f->prog = xasprintf("%s/prog", f->d);
+	f->debug = xasprintf("%s/prog.debug", f->d);
+	f->copies = xasprintf("%s/copies", f->d);
+	link = xasprintf("--add-gnu-debuglink=%s", f->debug);
+	const char *c1[] = {"gcc", "-O2", "-g", "-gz=zlib", "-Wl,--build-id", FIX "debug_copy.c",
+			    "-o", full, NULL};
+	int rc = run_cmd(c1, NULL);
+	if (rc == EXEC_NOT_FOUND)
+		SKIP("gcc not installed");
+	if (rc)
+		SKIP("gcc cannot compress debug sections here (-gz=zlib: zlib-less binutils)");
+	const char *c2[] = {"objcopy", "--only-keep-debug", full, f->debug, NULL};
+	const char *c3[] = {"objcopy", "--strip-debug", link, full, f->prog, NULL};
+	if (run_cmd(c2, NULL) == EXEC_NOT_FOUND)
+		SKIP("binutils (objcopy) not installed");
+	CHECK_INT(run_cmd(c3, NULL), 0);
+	if (!compressed(f->debug))
+		SKIP("the toolchain left the debug sections uncompressed (-gz=zlib)");
+	CHECK_INT(elf_info__read(&f->elf, f->prog, ELF_READ_SYMBOLS, &e), 0);
+	CHECK(f->elf.build_id && f->elf.debuglink && !f->elf.has_debug_info);
+	const struct elf_func *fn = NULL;
+	for (size_t i = 0; i < f->elf.nr_funcs; i++)
+		if (!strcmp(f->elf.funcs[i].name, "dc_outer"))
+			fn = &f->elf.funcs[i];
+	CHECK(fn && fn->size >= 8);
+	for (size_t i = 0; i < 4; i++)
+		f->at[i] = fn->start + fn->size * (2 * i + 1) / 8;
+	xfree(full), xfree(link);
+}
+
+static void fixture_release(struct fixture *f)
+{
+	elf_info__release(&f->elf);
+	attrib_tools__release(&f->t);
+	xfree(f->d), xfree(f->prog), xfree(f->debug), xfree(f->copies);
+}
+
+/* Counts what attribution asks of the real executor. */
+struct counter {
+	struct executor *inner;
+	const char *copies;
+	int symbolizers, objcopies, with_copy, default_dir;
+};
+
+static int counter_batch(struct executor *x, const struct exec_request *reqs, size_t n,
+			 struct exec_result *res, struct err *e)
+{
+	struct counter *c = x->priv;
+	struct exec_request *v = xcalloc(n ? n : 1, sizeof(*v));
+	size_t cl = strlen(c->copies);
+	for (size_t i = 0; i < n; i++) {
+		const char *base = strrchr(reqs[i].argv[0], '/');
+		base = base ? base + 1 : reqs[i].argv[0];
+		c->objcopies += strstr(base, "llvm-objcopy") != NULL;
+		c->symbolizers += strstr(base, "llvm-symbolizer") != NULL;
+		for (size_t a = 1; reqs[i].argv[a]; a++) {
+			const char *s = reqs[i].argv[a], *p = "--debug-file-directory=";
+			if (strncmp(s, p, strlen(p)))
+				continue;
+			s += strlen(p);
+			c->with_copy += !strncmp(s, c->copies, cl) && s[cl] == '/';
+			c->default_dir += !strcmp(s, "/usr/lib/debug");
+		}
+		v[i] = reqs[i];
+		v[i].env_unset = no_debuginfod;
+	}
+	int rc = executor__run_batch(c->inner, v, n, res, e);
+	xfree(v);
+	return rc;
+}
+
+static int counter_run(struct executor *x, const struct exec_request *req, struct exec_result *res,
+		       struct err *e)
+{
+	return counter_batch(x, req, 1, res, e);
+}
+
+static void counter_free(struct executor *x)
+{
+	(void)x;
+}
+
+static const struct executor_ops counter_ops = {.run = counter_run, .free = counter_free,
+						.run_batch = counter_batch};
+
+/* One attribution of f's addresses through a per-line cache in
+ * <d>/<cache>, counted in *c (reset); returns every frame of the answers
+ * ("offset depth function file:line decl;"), malloc'd. */
+static char *attribute(struct fixture *f, const char *cache, struct counter *c)
+{
+	struct executor *real = executor__new_real();
+	*c = (struct counter){.inner = real, .copies = f->copies};
+	struct executor cx = {.ops = &counter_ops, .priv = c};
+	char *cdir = xasprintf("%s/%s", f->d, cache);
+	struct executor *x = executor__new_caching_take(&cx, cdir);
+	CHECK(x != &cx);
+	struct pivot p;
+	pivot__init(&p);
+	CHECK(pivot__intern_locus(&p, "n", -1, 1) == 0);
+	for (size_t i = 0; i < 4; i++) {
+		struct hotspot h = {.module = f->prog, .level = RESOLUTION_UNRESOLVED,
+				    .offset = file_offset(&f->elf, f->at[i]), .has_offset = true};
+		struct measurement m = {.hotspot = pivot__add_hotspot(&p, &h), .locus = 0,
+					.counter = (char *)"task-clock", .value = 1 + (double)i,
+					.unit = (char *)"ns", .quality = QUALITY_MEASURED,
+					.sample_count = 1, .coverage = -1};
+		CHECK(pivot__add_measurement(&p, &m) >= 0);
+	}
+	struct attrib_opts o = {.debuginfod_disabled = true, .no_source = true,
+				.debug_copies = f->copies};
+	struct degradations dg = {0};
+	struct err e = {0};
+	CHECK_INT(attrib_run(&p, x, &f->t, &o, &dg, &e), 0);
+	CHECK_INT(dg.n, 0);
+	size_t cap = 64, len = 0;
+	char *s = xcalloc(cap, 1);
+	int inlined = 0;
+	for (size_t i = 0; i < p.nr_frames; i++) {
+		const struct frame *fr = &p.frames[i];
+		char *one = xasprintf("%#jx %d %s %s:%d %d;", (uintmax_t)fr->offset, fr->depth,
+				      fr->function, fr->file ? fr->file : "?", fr->line,
+				      fr->declaration_line);
+		CHECK(!xgrow((void **)&s, &cap, len + strlen(one) + 1, 1));
+		strcpy(s + len, one);
+		len += strlen(one);
+		inlined += fr->depth > 0;
+		xfree(one);
+	}
+	CHECK(inlined > 0 && strstr(s, "dc_inner") && strstr(s, "dc_outer") &&
+	      strstr(s, "debug_copy.c:"));
+	degradations__release(&dg);
+	pivot__release(&p);
+	executor__free(x);
+	executor__free(real);
+	xfree(cdir);
+	return s;
+}
+
+/* The copies' files now: how many, and the first one's path. */
+static size_t copies(const struct fixture *f, char **first)
+{
+	char *pat = xasprintf("%s/*.*/.build-id/*/*.debug", f->copies);
+	glob_t g;
+	size_t n = glob(pat, 0, NULL, &g) == 0 ? g.gl_pathc : 0;
+	if (first)
+		*first = n ? xstrdup(g.gl_pathv[0]) : NULL;
+	if (n)
+		globfree(&g);
+	xfree(pat);
+	return n;
+}
+
+static void expect(const struct counter *c, int symbolizers, int objcopies, bool used)
+{
+	if (c->symbolizers != symbolizers || c->objcopies != objcopies ||
+	    (c->with_copy > 0) != used || c->default_dir != c->with_copy)
+		fprintf(stderr, "symbolizers %d objcopies %d with the copy %d default %d; expected "
+			"%d %d %d\n", c->symbolizers, c->objcopies, c->with_copy, c->default_dir,
+			symbolizers, objcopies, used);
+	CHECK_INT(c->symbolizers, symbolizers);
+	CHECK_INT(c->objcopies, objcopies);
+	CHECK_INT(c->with_copy > 0, used);
+	CHECK_INT(c->default_dir, c->with_copy); /* /usr/lib/debug still read, after it */
+}
+
+/* One Run through a fresh per-line cache: what it asked, the same answers. */
+static void one(struct fixture *f, const char *ref, const char *cache, int objcopies, bool used)
+{
+	struct counter c;
+	char *r = attribute(f, cache, &c);
+	expect(&c, 1, objcopies, used);
+	CHECK_STR(r, ref);
+	xfree(r);
+}
+
+/* llvm-symbolizer's JSON for f's addresses, with the copy's directory or
+ * without. */
+static char *direct(const struct fixture *f, const char *dir)
+{
+	char *obj = xasprintf("--obj=%s", f->prog), *arg = dir ? xasprintf(
+		"--debug-file-directory=%s", dir) : NULL, hex[4][24];
+	const char *argv[10] = {f->t.path, "--output-style=JSON", obj};
+	size_t n = 3;
+	if (arg)
+		argv[n++] = arg;
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(hex[i], sizeof(hex[i]), "%#jx", (uintmax_t)f->at[i]);
+		argv[n++] = hex[i];
+	}
+	char *out = NULL;
+	CHECK_INT(run_cmd(argv, &out), 0);
+	xfree(obj), xfree(arg);
+	return out;
+}
+
+static void t_lifecycle(void)
+{
+	struct fixture f;
+	fixture(&f);
+	struct counter c;
+	/* first Run: the original answers, a marker is left, nothing copied */
+	char *ref = attribute(&f, "c1", &c);
+	expect(&c, 1, 0, false);
+	CHECK_INT(copies(&f, NULL), 0);
+	glob_t g;
+	char *pat = xasprintf("%s/%s.*.seen", f.copies, f.elf.build_id);
+	CHECK(glob(pat, 0, NULL, &g) == 0 && g.gl_pathc == 1);
+	globfree(&g);
+	/* second: llvm-objcopy beside the symbolizer, which still reads the
+	 * original */
+	char *r = attribute(&f, "c2", &c);
+	expect(&c, 1, 1, false);
+	CHECK_STR(r, ref);
+	xfree(r);
+	char *copy = NULL;
+	CHECK_INT(copies(&f, &copy), 1);
+	CHECK(!compressed(copy));
+	/* third: the copy's directory, the same answers */
+	r = attribute(&f, "c3", &c);
+	expect(&c, 1, 0, true);
+	CHECK_STR(r, ref);
+	xfree(r);
+	/* the per-line cache of the first Run still answers: same key */
+	r = attribute(&f, "c1", &c);
+	expect(&c, 0, 0, false);
+	CHECK_STR(r, ref);
+	xfree(r);
+	/* the symbolizer reads the copy (the original moved away, it still
+	 * answers lines) and answers as from the original */
+	char *dir = xstrndup(copy, (size_t)(strstr(copy, "/.build-id/") - copy));
+	char *want = direct(&f, NULL), *moved = xasprintf("%s.away", f.debug);
+	CHECK(!rename(f.debug, moved));
+	char *got = direct(&f, dir), *none = direct(&f, NULL);
+	CHECK(!rename(moved, f.debug));
+	CHECK_STR(got, want);
+	CHECK(strstr(want, "debug_copy.c") && !strstr(none, "debug_copy.c"));
+	xfree(got), xfree(none), xfree(want), xfree(moved);
+	/* a changed original (its mtime) is copied again; the old copy goes */
+	struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_sec = 1700000000, .tv_nsec = 5}};
+	CHECK(!utimensat(AT_FDCWD, f.debug, ts, 0));
+	one(&f, ref, "c4", 0, false); /* met for the first time */
+	one(&f, ref, "c5", 1, false);
+	char *again = NULL;
+	CHECK_INT(copies(&f, &again), 1);
+	CHECK(strcmp(again, copy) != 0);
+	struct stat st;
+	CHECK(stat(dir, &st) != 0 && errno == ENOENT);
+	r = attribute(&f, "c7", &c);
+	expect(&c, 1, 0, true);
+	CHECK_STR(r, ref);
+	xfree(r);
+	xfree(again), xfree(dir), xfree(copy), xfree(pat), xfree(ref);
+	fixture_release(&f);
+	done();
+}
+
+/* Replaces path by a file of the same bytes (another inode): what another
+ * writer, or an attacker with the user's rights, would leave. */
+static void replant(const char *path)
+{
+	char *text = NULL, *tmp = xasprintf("%s.planted", path);
+	FILE *in = fopen(path, "rb");
+	CHECK(in);
+	CHECK(!fseek(in, 0, SEEK_END));
+	long n = ftell(in);
+	rewind(in);
+	text = xmalloc((size_t)n + 1);
+	CHECK(fread(text, 1, (size_t)n, in) == (size_t)n);
+	fclose(in);
+	FILE *out = fopen(tmp, "wb");
+	CHECK(out && fwrite(text, 1, (size_t)n, out) == (size_t)n && !fclose(out));
+	CHECK(!rename(tmp, path));
+	xfree(text), xfree(tmp);
+}
+
+static void t_planted(void)
+{
+	struct fixture f;
+	fixture(&f);
+	struct counter c;
+	char *ref = attribute(&f, "c0", &c);
+	xfree(attribute(&f, "c1", &c));
+	expect(&c, 1, 1, false);
+	char *copy = NULL;
+	CHECK_INT(copies(&f, &copy), 1);
+	/* the same bytes under another inode: not what nunatak sealed; met
+	 * anew, it is copied again */
+	replant(copy);
+	one(&f, ref, "c2", 0, false);
+	one(&f, ref, "c3", 1, false);
+	one(&f, ref, "c4", 0, true);
+	/* a symbolic link in its place (to the compressed original) */
+	CHECK(!unlink(copy) && !symlink(f.debug, copy));
+	one(&f, ref, "c5", 0, false);
+	one(&f, ref, "c6", 1, false);
+	one(&f, ref, "c7", 0, true);
+	/* another user's file, with nunatak's seal */
+	if (geteuid() == 0) {
+		CHECK(!chown(copy, 65534, 65534));
+		one(&f, ref, "c8", 0, false);
+	} else {
+		fprintf(stderr, "(a copy another user owns: not checked, it needs root to chown)\n");
+	}
+	xfree(copy), xfree(ref);
+	fixture_release(&f);
+	done();
+}
+
+static const struct test_case cases[] = {
+	{"lifecycle", "marker, copy, use; same answers and key; a changed original is copied again",
+	 t_lifecycle},
+	{"planted", "a replaced, linked or foreign-owned copy is never handed to the symbolizer",
+	 t_planted},
+};
+
+TEST_MAIN(cases)
