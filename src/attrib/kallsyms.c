@@ -255,8 +255,12 @@ char *kallsyms__encode(const struct kallsyms *ks, size_t *len)
 	return (char *)b;
 }
 
-static bool get_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+static inline bool get_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
 {
+	if (*p < end && !(**p & 0x80)) { /* one byte: most of a table's deltas */
+		*v = *(*p)++;
+		return true;
+	}
 	*v = 0;
 	for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
 		unsigned char c = *(*p)++;
@@ -277,7 +281,7 @@ struct rec {
 };
 
 /* The next record after *prev (first: no previous symbol); false if bad. */
-static bool next_rec(const unsigned char **p, const unsigned char *end, uint64_t *prev,
+static inline bool next_rec(const unsigned char **p, const unsigned char *end, uint64_t *prev,
 		     bool first, struct rec *r)
 {
 	uint64_t d;
@@ -327,30 +331,40 @@ static bool walk(const unsigned char *p, const unsigned char *end, uint64_t n,
 	return got == n;
 }
 
-int kallsyms__decode(const char *buf, size_t len, struct kallsyms *ks, struct err *e)
+/* The header into ks; *p past it and the count *n. False if not ours. */
+static bool read_head(const char *buf, size_t len, struct kallsyms *ks,
+		      const unsigned char **p, uint64_t *n)
 {
 	const size_t head = sizeof(MAGIC) - 1 + 17;
-	const unsigned char *p = (const unsigned char *)buf, *end = p + len;
+	const unsigned char *b = (const unsigned char *)buf;
+	if (len < head || memcmp(buf, MAGIC, sizeof(MAGIC) - 1) != 0 || (b[head - 1] & ~3u))
+		return false;
+	ks->text = 0;
+	ks->etext = 0;
+	for (int i = 7; i >= 0; i--) {
+		ks->text = ks->text << 8 | b[sizeof(MAGIC) - 1 + i];
+		ks->etext = ks->etext << 8 | b[sizeof(MAGIC) - 1 + 8 + i];
+	}
+	ks->has_text = b[head - 1] & 1;
+	ks->has_etext = b[head - 1] & 2;
+	*p = b + head;
+	return get_varint(p, b + len, n) && *n <= len;
+}
+
+static int not_ours(struct kallsyms *ks, struct err *e)
+{
+	memset(ks, 0, sizeof(*ks));
+	return err_set(e, -EINVAL, ERR_KALLSYMS_SYNTAX,
+		       "kernel symbols cache: not nunatak's table (bad header or record)");
+}
+
+int kallsyms__decode(const char *buf, size_t len, struct kallsyms *ks, struct err *e)
+{
+	const unsigned char *p = NULL, *end = (const unsigned char *)buf + len;
 	uint64_t n = 0;
 	size_t bytes = 0;
-	bool ok = len >= head && memcmp(buf, MAGIC, sizeof(MAGIC) - 1) == 0 && !(p[head - 1] & ~3u);
-	if (ok) {
-		ks->text = 0;
-		ks->etext = 0;
-		for (int i = 7; i >= 0; i--) {
-			ks->text = ks->text << 8 | p[sizeof(MAGIC) - 1 + i];
-			ks->etext = ks->etext << 8 | p[sizeof(MAGIC) - 1 + 8 + i];
-		}
-		ks->has_text = p[head - 1] & 1;
-		ks->has_etext = p[head - 1] & 2;
-		p += head;
-		ok = get_varint(&p, end, &n) && n <= len && walk(p, end, n, ks, NULL, &bytes);
-	}
-	if (!ok) {
-		memset(ks, 0, sizeof(*ks));
-		return err_set(e, -EINVAL, ERR_KALLSYMS_SYNTAX,
-			       "kernel symbols cache: not nunatak's table (bad header or record)");
-	}
+	if (!read_head(buf, len, ks, &p, &n) || !walk(p, end, n, ks, NULL, &bytes))
+		return not_ours(ks, e);
 	if (n && (!(ks->v = xcalloc(n, sizeof(*ks->v))) || !(ks->names = xmalloc(bytes)))) {
 		kallsyms__release(ks);
 		return err_oom(e);
@@ -359,4 +373,127 @@ int kallsyms__decode(const char *buf, size_t len, struct kallsyms *ks, struct er
 	walk(p, end, n, ks, ks->names, &bytes);
 	ks->zeros = !ks->text && (!n || !ks->v[n - 1].addr);
 	return 0;
+}
+
+/*
+ * kallsyms__decode_for(): one pass over the records, nothing copied but the
+ * symbols kept. The queries (addresses, ascending) are matched as the
+ * symbols go by in ascending order: a query below the next symbol is
+ * covered by the previous one, and both are kept (the second is its
+ * extent's end); the last symbol is kept for queries beyond it.
+ */
+struct picker {
+	const uint64_t *q; /* addresses, ascending */
+	size_t nq, at;
+	struct pick {
+		uint64_t addr;
+		const char *name; /* into the buffer; after "__pfx_" when pfx */
+		size_t len;
+		bool pfx;
+	} prev, *kept;
+	size_t nr_kept;
+	bool have_prev;
+};
+
+static void pick_keep(struct picker *k, const struct pick *s)
+{
+	if (!k->nr_kept || k->kept[k->nr_kept - 1].addr != s->addr)
+		k->kept[k->nr_kept++] = *s;
+}
+
+/* The next symbol of the table, in ascending order. */
+static inline void pick_next(struct picker *k, const struct pick *s)
+{
+	bool first = true;
+	for (; k->at < k->nq && k->q[k->at] < s->addr; k->at++) {
+		if (k->have_prev && first) { /* covered by prev, up to s */
+			pick_keep(k, &k->prev);
+			pick_keep(k, s);
+		}
+		first = false;
+	}
+	k->prev = *s;
+	k->have_prev = true;
+}
+
+static int picked(struct picker *k, struct kallsyms *ks, struct err *e)
+{
+	if (k->at < k->nq && k->have_prev)
+		pick_keep(k, &k->prev); /* queries at or after the last symbol */
+	size_t bytes = 0;
+	for (size_t i = 0; i < k->nr_kept; i++)
+		bytes += (k->kept[i].pfx ? PFX_LEN : 0) + k->kept[i].len + 1;
+	if (k->nr_kept && (!(ks->v = xcalloc(k->nr_kept, sizeof(*ks->v))) ||
+			   !(ks->names = xmalloc(bytes)))) {
+		kallsyms__release(ks);
+		return err_oom(e);
+	}
+	char *at = ks->names;
+	for (size_t i = 0; i < k->nr_kept; i++) {
+		const struct pick *s = &k->kept[i];
+		ks->v[ks->n++] = (struct ksym){s->addr, at};
+		if (s->pfx) {
+			memcpy(at, PFX, PFX_LEN);
+			at += PFX_LEN;
+		}
+		memcpy(at, s->name, s->len);
+		at[s->len] = '\0';
+		at += s->len + 1;
+	}
+	return 0;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The queries as ascending addresses (offsets past UINT64_MAX dropped). */
+static uint64_t *query_addrs(const struct kallsyms *ks, const uint64_t *offs, size_t n,
+			     size_t *nq)
+{
+	uint64_t *q = xcalloc(n ? n : 1, sizeof(*q));
+	*nq = 0;
+	for (size_t i = 0; q && i < n; i++)
+		if (offs[i] <= UINT64_MAX - ks->text)
+			q[(*nq)++] = ks->text + offs[i];
+	if (q && *nq > 1)
+		qsort(q, *nq, sizeof(*q), u64_cmp);
+	return q;
+}
+
+int kallsyms__decode_for(const char *buf, size_t len, const uint64_t *offs, size_t n,
+			 struct kallsyms *ks, size_t *total, struct err *e)
+{
+	const unsigned char *p = NULL, *end = (const unsigned char *)buf + len;
+	uint64_t count = 0, prev = 0, got = 0;
+	*total = 0;
+	if (!read_head(buf, len, ks, &p, &count))
+		return not_ours(ks, e);
+	struct picker k = {0};
+	k.q = query_addrs(ks, offs, n, &k.nq);
+	k.kept = xcalloc(2 * k.nq + 1, sizeof(*k.kept));
+	if (!k.q || !k.kept) {
+		xfree((void *)k.q), xfree(k.kept);
+		memset(ks, 0, sizeof(*ks));
+		return err_oom(e);
+	}
+	bool ok = true;
+	for (bool first = true; ok && p < end; first = false) {
+		struct rec r;
+		ok = next_rec(&p, end, &prev, first, &r) && got + 1 + r.pfx <= count;
+		if (ok && r.pfx)
+			pick_next(&k, &(struct pick){r.addr - r.gap, r.name, r.len, true});
+		if (ok)
+			pick_next(&k, &(struct pick){r.addr, r.name, r.len, false});
+		got += ok ? 1 + r.pfx : 0;
+	}
+	int rc = ok && got == count ? picked(&k, ks, e) : not_ours(ks, e);
+	if (rc == 0) {
+		*total = (size_t)count;
+		ks->zeros = !ks->text && (!count || !prev);
+	}
+	xfree((void *)k.q), xfree(k.kept);
+	return rc;
 }

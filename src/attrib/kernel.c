@@ -149,46 +149,43 @@ void attrib_kernel_store_join(struct attrib_kstore *st)
 	xfree(st);
 }
 
-/* The cached set when it parses whole and names symbols; ks stays zeroed else. */
-static bool cache_load(const char *path, struct kallsyms *ks)
+/* The cached table's bytes, ours and sealed by us (common/cache_home.h: a
+ * forged symbol table would name the kernel's samples), not decoded yet:
+ * only the symbols a Run's samples fall in are (kallsyms__decode_for). */
+static char *cache_load(const char *path, size_t *len)
 {
-	size_t len = 0;
 	char *buf = NULL;
-	/* ours, and sealed by us (common/cache_home.h): a forged symbol table
-	 * would name the kernel's samples */
-	if (path && (safefs_read_owned(path, KALLSYMS_CACHE_MAX, &buf, &len) != 0 ||
+	*len = 0;
+	if (path && (safefs_read_owned(path, KALLSYMS_CACHE_MAX, &buf, len) != 0 ||
 		     cache_sealed_text_problem(path, KALLSYMS_SEAL, strlen(KALLSYMS_SEAL), buf,
-					       len))) {
+					       *len))) {
 		xfree(buf);
 		buf = NULL;
 	}
-	struct err e = {0};
-	bool ok = buf && kallsyms__decode(buf, len, ks, &e) == 0 && !ks->zeros && ks->has_text &&
-		  ks->n;
-	if (buf && !ok)
-		kallsyms__release(ks);
-	xfree(buf);
-	return ok;
+	return buf;
 }
 
-/* What reading the kernel's table gave: the cache's, path's, or why not. */
+/* What reading the kernel's table gave: the cache's bytes, path's table,
+ * or why not. */
 struct ktable {
 	struct kallsyms ks;
 	char *cache;     /* its cache path (NULL: no cache home, or a path given) */
-	bool from_cache; /* ks is the cached table */
+	char *cached;    /* the cache's bytes (then ks is empty), len bytes */
+	size_t cached_len;
 	int read_errno;  /* path could not be read */
 	int rc;          /* kallsyms__parse() failed: e says why */
 	struct err e;
 };
 
-static void ktable_read(struct ktable *t, const char *kallsyms_path)
+/* From the cache when it holds a sealed table (unless skip_cache), else
+ * parsed from path. */
+static void ktable_read(struct ktable *t, const char *kallsyms_path, bool skip_cache)
 {
 	const char *path = kallsyms_path ? kallsyms_path : "/proc/kallsyms";
-	t->cache = kallsyms_path ? NULL : cache_path();
-	if (t->cache && cache_load(t->cache, &t->ks)) {
-		t->from_cache = true;
+	if (!t->cache)
+		t->cache = kallsyms_path ? NULL : cache_path();
+	if (!skip_cache && t->cache && (t->cached = cache_load(t->cache, &t->cached_len)))
 		return;
-	}
 	size_t len = 0;
 	char *buf = slurp(path, &len, &t->read_errno);
 	if (buf)
@@ -196,17 +193,33 @@ static void ktable_read(struct ktable *t, const char *kallsyms_path)
 	xfree(buf);
 }
 
+/* The symbols the offsets need from the cached bytes into ks; false (ks
+ * empty) when they are not a table that names symbols. */
+static bool ktable_decode(struct ktable *t, const uint64_t *offs, size_t n, struct kallsyms *ks)
+{
+	struct err e = {0};
+	size_t total = 0;
+	bool ok = kallsyms__decode_for(t->cached, t->cached_len, offs, n, ks, &total, &e) == 0 &&
+		  !ks->zeros && ks->has_text && total;
+	if (!ok)
+		kallsyms__release(ks);
+	return ok;
+}
+
 static void ktable_release(struct ktable *t)
 {
 	kallsyms__release(&t->ks);
 	xfree(t->cache);
 	t->cache = NULL;
+	xfree(t->cached);
+	t->cached = NULL;
 }
 
 /*
  * The table read ahead (attrib.h, attrib_kernel_prefetch): /proc/kallsyms
- * is ~40 ms of the kernel's formatting on a first Run (its cache's check and
- * parse ~10 ms on a later one), on nunatak's critical path once the
+ * is ~40 ms of the kernel's formatting on a first Run (its cache's read and
+ * seal check ~1-2 ms on a later one, the symbols named then decoded for
+ * the samples only), on nunatak's critical path once the
  * application has ended; read while perf starts (which reads it itself, four
  * times, before the application runs) it is off that path on any second
  * core. Every signal is blocked in the thread: they stay the main thread's.
@@ -220,7 +233,7 @@ struct attrib_kprefetch {
 static void *kprefetch_run(void *arg)
 {
 	struct attrib_kprefetch *k = arg;
-	ktable_read(&k->t, NULL);
+	ktable_read(&k->t, NULL, false);
 	return NULL;
 }
 
@@ -263,12 +276,42 @@ void attrib_kernel_prefetch_free(struct attrib_kprefetch *k)
 	xfree(k);
 }
 
+/* A table read from path (not the cache) into ks: why it cannot name
+ * the kernel's samples, or NULL (*store, when set, the cache path it is to
+ * be stored at). */
+static const char *taken(struct ktable *t, const char *path, struct kallsyms *ks, char *why,
+			 size_t n, const char **remedy, char **store, struct err *e, int *rc)
+{
+	*ks = t->ks; /* taken over, whatever follows */
+	memset(&t->ks, 0, sizeof(t->ks));
+	if (t->read_errno) {
+		snprintf(why, n, "%s cannot be read (%s)", path, strerror(t->read_errno));
+		*remedy = "run as root or set kernel.kptr_restrict=0";
+		return why;
+	}
+	if ((*rc = t->rc)) {
+		if (e)
+			*e = t->e;
+		return NULL;
+	}
+	if (ks->zeros || !ks->has_text || !ks->n) {
+		snprintf(why, n, "%s shows no addresses (kptr_restrict, or not root)", path);
+		*remedy = "run as root or set kernel.kptr_restrict=0";
+		return why;
+	}
+	*store = t->cache; /* NULL: no cache home */
+	t->cache = NULL;
+	return NULL;
+}
+
 /* Why the kernel samples cannot be named here, or NULL: they can (ks
- * filled; *store, when set, the cache path ks is to be stored at: it was
- * read from the kernel, not the cache). The table read ahead when there is
- * one (taken over), else read here. */
-static const char *load(const struct attrib_opts *o, struct kallsyms *ks, char *why, size_t n,
-			const char **remedy, char **store, struct err *e, int *rc)
+ * filled, for the kernel offsets offs at least: from the cache, only the
+ * symbols they need; *store, when set, the cache path ks is to be stored
+ * at: it was read from the kernel, not the cache). The table read ahead
+ * when there is one (taken over), else read here. */
+static const char *load(const struct attrib_opts *o, const uint64_t *offs, size_t nofs,
+			struct kallsyms *ks, char *why, size_t n, const char **remedy, char **store,
+			struct err *e, int *rc)
 {
 	struct utsname u = {0};
 	*remedy = "run attribution as root on the kernel that recorded";
@@ -285,27 +328,18 @@ static const char *load(const struct attrib_opts *o, struct kallsyms *ks, char *
 		t = kprefetch_join(o->kernel_prefetch);
 		o->kernel_prefetch->taken = true;
 	} else {
-		ktable_read(t, o->kallsyms_path);
+		ktable_read(t, o->kallsyms_path, false);
 	}
 	const char *no = NULL;
-	*ks = t->ks; /* taken over, whatever follows */
-	memset(&t->ks, 0, sizeof(t->ks));
-	if (t->from_cache) {
+	if (t->cached && ktable_decode(t, offs, nofs, ks)) {
 		no = NULL;
-	} else if (t->read_errno) {
-		snprintf(why, n, "%s cannot be read (%s)", path, strerror(t->read_errno));
-		*remedy = "run as root or set kernel.kptr_restrict=0";
-		no = why;
-	} else if ((*rc = t->rc)) {
-		if (e)
-			*e = t->e;
-	} else if (ks->zeros || !ks->has_text || !ks->n) {
-		snprintf(why, n, "%s shows no addresses (kptr_restrict, or not root)", path);
-		*remedy = "run as root or set kernel.kptr_restrict=0";
-		no = why;
 	} else {
-		*store = t->cache; /* NULL: no cache home */
-		t->cache = NULL;
+		if (t->cached) { /* sealed but not a table that names symbols: read anew */
+			xfree(t->cached);
+			t->cached = NULL;
+			ktable_read(t, o->kallsyms_path, true);
+		}
+		no = taken(t, path, ks, why, n, remedy, store, e, rc);
 	}
 	ktable_release(t);
 	return no;
@@ -378,21 +412,32 @@ static int keep_offset(struct kexcerpt *x, const struct kallsyms *ks, uint64_t o
 	return s ? kexcerpt__add(x, s->addr - ks->text, end, s->name) : 0;
 }
 
-/* The excerpt of ks that covers every kernel offset of p. */
-static int kexcerpt__from_kallsyms(struct kexcerpt *x, const struct pivot *p,
+/* Every kernel offset of p to be named (malloc'd, *n of them; NULL: out of
+ * memory): unresolved kernel Hotspots, kernel stack frames without a name. */
+static uint64_t *kernel_offsets(const struct pivot *p, size_t *n)
+{
+	uint64_t *v = xcalloc(p->nr_hotspots + p->nr_stack_frames + 1, sizeof(*v));
+	*n = 0;
+	for (size_t h = 0; v && h < p->nr_hotspots; h++) {
+		const struct hotspot *hs = &p->hotspots[h];
+		if (is_kernel(hs->module) && hs->has_offset && hs->level == RESOLUTION_UNRESOLVED)
+			v[(*n)++] = hs->offset;
+	}
+	for (size_t i = 0; v && i < p->nr_stack_frames; i++) {
+		const struct stack_frame *sf = &p->stack_frames[i];
+		if (!sf->function && is_kernel(sf->module) && sf->offset != 0)
+			v[(*n)++] = sf->offset;
+	}
+	return v;
+}
+
+/* The excerpt of ks that covers every kernel offset of p (offs, n). */
+static int kexcerpt__from_kallsyms(struct kexcerpt *x, const uint64_t *offs, size_t n,
 				   const struct kallsyms *ks)
 {
 	int rc = 0;
-	for (size_t h = 0; !rc && h < p->nr_hotspots; h++) {
-		const struct hotspot *hs = &p->hotspots[h];
-		if (is_kernel(hs->module) && hs->has_offset && hs->level == RESOLUTION_UNRESOLVED)
-			rc = keep_offset(x, ks, hs->offset);
-	}
-	for (size_t i = 0; !rc && i < p->nr_stack_frames; i++) {
-		const struct stack_frame *sf = &p->stack_frames[i];
-		if (!sf->function && is_kernel(sf->module) && sf->offset != 0)
-			rc = keep_offset(x, ks, sf->offset);
-	}
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = keep_offset(x, ks, offs[i]);
 	kexcerpt__sort(x);
 	return rc;
 }
@@ -517,9 +562,16 @@ static const char *excerpt(struct pivot *p, struct executor *x, const struct att
 	}
 	struct kallsyms ks = {0};
 	char *store = NULL;
-	const char *no = load(o, &ks, why, n, remedy, &store, e, rc);
-	if (!no && !*rc && kexcerpt__from_kallsyms(kx, p, &ks))
+	size_t nofs = 0;
+	uint64_t *offs = kernel_offsets(p, &nofs);
+	if (!offs) {
 		*rc = err_oom(e);
+		return NULL;
+	}
+	const char *no = load(o, offs, nofs, &ks, why, n, remedy, &store, e, rc);
+	if (!no && !*rc && kexcerpt__from_kallsyms(kx, offs, nofs, &ks))
+		*rc = err_oom(e);
+	xfree(offs);
 	bool keep = store && !no && !*rc;
 	if (keep && st) {
 		*st = kstore_start(store, &ks); /* takes store over */

@@ -17,6 +17,7 @@
 #include "exec/exec.h"
 #include "ingest/mpi.h"
 #include "ingest/ranks.h"
+#include "ingest/ranks_read.h"
 #include "launch/split.h"
 #include "model/model.h"
 
@@ -27,6 +28,9 @@ struct ranks_collector {
 			   owned, strings borrowed), or the whole command */
 	int world_size; /* -1 unknown */
 	int threshold;
+	/* the ranks' recordings read as their shims end, while the launcher
+	 * still runs (ingest/ranks_read.h) */
+	struct ranks_prefetch *ahead;
 };
 
 static int ranks_launch(struct collector *c, const struct collect_env *env,
@@ -44,6 +48,9 @@ static int ranks_launch(struct collector *c, const struct collect_env *env,
 		console__info(env->con, "launching ranks (every rank samples up to %d ranks): %s",
 			      r->threshold, shown ? shown : "");
 	xfree(shown);
+	/* Not in a replay: its files are the recording's, there from the start */
+	ranks_prefetch__free(r->ahead);
+	r->ahead = r->shim && !env->replay ? ranks_prefetch__start(env->collect_dir) : NULL;
 	return collect_run_ranks(env, p, r->argv, r->world_size, res, e);
 }
 
@@ -58,7 +65,11 @@ static int ranks_ingest(struct collector *c, const struct collect_env *env,
 	struct degradations d = {0};
 	struct ranks_summary sum;
 	memset(&sum, 0, sizeof(sum));
-	int rc = ingest_ranks(env->collect_dir, r->world_size, pivot, &d, &sum, e);
+	int rc = ingest_ranks_ahead(env->collect_dir, r->world_size, r->ahead, 0, pivot, &d, &sum, e);
+	if (r->ahead)
+		console__debug(env->con, 1, "ranks: %d recording%s read while the launch ran",
+			       ranks_prefetch__nr_read(r->ahead),
+			       ranks_prefetch__nr_read(r->ahead) == 1 ? "" : "s");
 	struct mpi_ingest_summary ms;
 	if (rc == 0)
 		rc = ingest_mpi(env->collect_dir, r->world_size, pivot, &d, &ms, e);
@@ -76,6 +87,7 @@ static int ranks_ingest(struct collector *c, const struct collect_env *env,
 static void ranks_free(struct collector *c)
 {
 	struct ranks_collector *r = (struct ranks_collector *)c;
+	ranks_prefetch__free(r->ahead);
 	if (r->shim)
 		xfree(r->argv); /* else it is the caller's command */
 	rank_shim_argv__free(r->shim);

@@ -472,40 +472,81 @@ static int agg_sink(void *ctx, const struct ingest_sample *s)
 	return ingest_agg__add(ctx, s);
 }
 
-int ingest_perf_data(const void *buf, size_t len, const struct ingest_opts *o,
-		     struct pivot *p, struct ingest_stats *st, struct err *e)
+/* One recording read and aggregated, not yet in a pivot (perf_data.h). */
+struct perf_data_read {
+	struct ingest_agg *agg;
+	struct switch_log *sw;
+	struct buildid_list own; /* the header's build-ids, when none were given */
+};
+
+void perf_data_read__free(struct perf_data_read *r)
 {
-	struct buildid_list own;
-	buildid_list__init(&own);
-	struct ingest_agg *a = ingest_agg__new();
-	struct switch_log *sw = switch_log__new();
-	if (!a || !sw) {
-		ingest_agg__free(a);
-		switch_log__free(sw);
+	if (!r)
+		return;
+	ingest_agg__free(r->agg);
+	switch_log__free(r->sw);
+	buildid_list__release(&r->own);
+	xfree(r);
+}
+
+int perf_data_read__mem(const void *buf, size_t len, const struct buildid_list *ids,
+			struct perf_data_read **out, struct ingest_stats *st, struct err *e)
+{
+	*out = NULL;
+	struct perf_data_read *r = xcalloc(1, sizeof(*r));
+	if (r) {
+		buildid_list__init(&r->own);
+		r->agg = ingest_agg__new();
+		r->sw = switch_log__new();
+	}
+	if (!r || !r->agg || !r->sw) {
+		perf_data_read__free(r);
 		return err_oom(e);
 	}
-	int rc = perf_data__read_switches(buf, len, agg_sink, a, o->build_ids ? NULL : &own, sw,
+	int rc = perf_data__read_switches(buf, len, agg_sink, r->agg, ids ? NULL : &r->own, r->sw,
 					  st, e);
 	if (rc > 0)
 		rc = err_set(e, -EIO, ERR_INGEST_PERF_DATA, "sample sink failed");
+	if (rc) {
+		perf_data_read__free(r);
+		return rc;
+	}
+	/* the switches in the order their emit walks them, here: whoever reads
+	 * ahead (ingest/ranks.c, on its threads) takes the sort along */
+	switch_log__sort(r->sw);
+	*out = r;
+	return 0;
+}
+
+int perf_data_read__emit(struct perf_data_read *r, const struct ingest_opts *o, struct pivot *p,
+			 struct ingest_stats *st, struct err *e)
+{
 	struct ingest_opts eo = *o;
 	if (!o->build_ids)
-		eo.build_ids = &own;
+		eo.build_ids = &r->own;
+	int rc = ingest_agg__emit(r->agg, &eo, p, e);
 	if (!rc)
-		rc = ingest_agg__emit(a, &eo, p, e);
-	if (!rc)
-		rc = switch_log__emit(sw, &eo, p, e);
+		rc = switch_log__emit(r->sw, &eo, p, e);
 	if (!rc && ingest_stats__degrade(st))
 		rc = err_oom(e);
-	ingest_agg__free(a);
-	switch_log__free(sw);
-	buildid_list__release(&own);
 	return rc;
 }
 
-int ingest_perf_data_file(const char *path, const struct ingest_opts *o, struct pivot *p,
-			  struct ingest_stats *st, struct err *e)
+int ingest_perf_data(const void *buf, size_t len, const struct ingest_opts *o,
+		     struct pivot *p, struct ingest_stats *st, struct err *e)
 {
+	struct perf_data_read *r = NULL;
+	int rc = perf_data_read__mem(buf, len, o->build_ids, &r, st, e);
+	if (!rc)
+		rc = perf_data_read__emit(r, o, p, st, e);
+	perf_data_read__free(r);
+	return rc;
+}
+
+int perf_data_read__file(const char *path, const struct buildid_list *ids,
+			 struct perf_data_read **out, struct ingest_stats *st, struct err *e)
+{
+	*out = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return err_set(e, -errno, ERR_PERF_DATA_OPEN, "%s: %s", path, strerror(errno));
@@ -524,9 +565,20 @@ int ingest_perf_data_file(const char *path, const struct ingest_opts *o, struct 
 	if (m == MAP_FAILED)
 		return err_set(e, -errno, ERR_PERF_DATA_OPEN, "%s: mmap: %s", path, strerror(errno));
 	madvise(m, (size_t)sb.st_size, MADV_SEQUENTIAL);
-	int rc = ingest_perf_data(m, (size_t)sb.st_size, o, p, st, e);
+	int rc = perf_data_read__mem(m, (size_t)sb.st_size, ids, out, st, e);
 	munmap(m, (size_t)sb.st_size);
 	if (rc)
 		err_prefix(e, "%s", path);
+	return rc;
+}
+
+int ingest_perf_data_file(const char *path, const struct ingest_opts *o, struct pivot *p,
+			  struct ingest_stats *st, struct err *e)
+{
+	struct perf_data_read *r = NULL;
+	int rc = perf_data_read__file(path, o->build_ids, &r, st, e);
+	if (!rc && (rc = perf_data_read__emit(r, o, p, st, e)))
+		err_prefix(e, "%s", path);
+	perf_data_read__free(r);
 	return rc;
 }

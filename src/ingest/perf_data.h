@@ -90,6 +90,24 @@ int ingest_perf_data(const void *buf, size_t len, const struct ingest_opts *o,
 int ingest_perf_data_file(const char *path, const struct ingest_opts *o, struct pivot *p,
 			  struct ingest_stats *st, struct err *e);
 
+/*
+ * The same in two steps: read and aggregate (the part that grows with the
+ * recording's events; touches no pivot, so several recordings can be read
+ * on several threads, or while the launch still runs), then emit into a
+ * pivot (in a fixed order: the pivot comes out as ingest_perf_data's).
+ * ids: the build-ids to emit with (kept by the caller until the emit, which
+ * gets them again in o->build_ids), or NULL: the file's own header. On
+ * success *out is the read, freed with perf_data_read__free().
+ */
+struct perf_data_read;
+int perf_data_read__mem(const void *buf, size_t len, const struct buildid_list *ids,
+			struct perf_data_read **out, struct ingest_stats *st, struct err *e);
+int perf_data_read__file(const char *path, const struct buildid_list *ids,
+			 struct perf_data_read **out, struct ingest_stats *st, struct err *e);
+int perf_data_read__emit(struct perf_data_read *r, const struct ingest_opts *o, struct pivot *p,
+			 struct ingest_stats *st, struct err *e);
+void perf_data_read__free(struct perf_data_read *r);
+
 /* The files buf's MMAP and MMAP2 records map as code (absolute paths, as
  * recorded, in record order, repeats included), each through fn(ctx, path,
  * its length); fn's non-zero value stops the walk and is returned. 0, or

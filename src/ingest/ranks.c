@@ -16,6 +16,7 @@
 #include "ingest/aggregate.h"
 #include "ingest/buildid.h"
 #include "ingest/perf_data.h"
+#include "ingest/ranks_read.h"
 #include "ingest/sps_ingest.h"
 #include "ingest/perf_script.h"
 #include "ingest/perf_stat.h"
@@ -42,6 +43,7 @@ struct rank_walk {
 	int nr_uncounted, cap_uncounted;
 	struct merged *m;
 	size_t nr_m, cap_m;
+	struct rank_reads *reads; /* the ranks' recordings, read ahead */
 };
 
 static int push_int(int **v, int *n, int *cap, int x)
@@ -141,28 +143,26 @@ out:
 }
 
 /* A sampling rank: its perf.data read directly (offsets from its own mmap
- * events, build-ids from its header), else its perf-script.txt. */
+ * events; build-ids from the shim's list, perf record -B wrote none in the
+ * header, else from the header), else its perf-script.txt. The read was
+ * made ahead (ingest/ranks_read.h); only its emit happens here, in rank
+ * order. */
 static int ingest_samples(struct rank_walk *w, int rank, const char *node, struct err *e)
 {
-	char *data = rank_file(w, rank, "perf.data");
-	if (!data)
-		return err_oom(e);
-	struct ingest_opts o = {.sz = sizeof(o), .node = node, .rank = rank, .pass_index = 0};
-	struct ingest_stats st = {0};
-	struct err de = {0};
-	/* the shim's list of the build-ids (perf record -B wrote none in the
-	 * header); a Run without one reads the header's */
-	struct buildid_list ids;
-	buildid_list__init(&ids);
-	char *bids = rank_file(w, rank, "perf-buildid-list.txt");
-	char *buf = NULL;
-	size_t len = 0;
-	if (bids && fs_read_file(bids, MAX_SMALL_BYTES, &buf, &len) == 0 &&
-	    buildid_list__parse(&ids, buf, len, NULL) == 0 && ids.n > 0)
-		o.build_ids = &ids;
-	xfree(buf);
-	xfree(bids);
-	int rc = ingest_perf_data_file(data, &o, w->p, &st, &de);
+	struct rank_read *x = rank_reads__find(w->reads, rank), own = {.rank = rank};
+	if (!x || !x->sampled) { /* not read ahead (out of memory): read now */
+		buildid_list__init(&own.ids);
+		rank_read__perf(w->collect_dir, &own);
+		x = &own;
+	}
+	struct ingest_opts o = {.sz = sizeof(o), .node = node, .rank = rank, .pass_index = 0,
+				.build_ids = x->have_ids ? &x->ids : NULL};
+	struct ingest_stats st = x->st; /* taken: counted by the read */
+	memset(&x->st, 0, sizeof(x->st));
+	struct err de = x->e;
+	int rc = x->rc;
+	if (rc == 0)
+		rc = perf_data_read__emit(x->r, &o, w->p, &st, &de); /* -ENOMEM only */
 	if (rc < 0 && rc != -ENOMEM) {
 		ingest_stats__release(&st);
 		st = (struct ingest_stats){0};
@@ -184,8 +184,8 @@ static int ingest_samples(struct rank_walk *w, int rank, const char *node, struc
 		w->sum->nr_sampled += st.nr_samples > 0;
 	}
 	ingest_stats__release(&st);
-	buildid_list__release(&ids);
-	xfree(data);
+	/* the read is spent: its memory goes back now, not after every rank */
+	rank_read__release(x);
 	return rc;
 }
 
@@ -387,10 +387,23 @@ static int declare(struct rank_walk *w, int world, struct err *e)
 int ingest_ranks(const char *collect_dir, int world_size, struct pivot *p,
 		 struct degradations *d, struct ranks_summary *out, struct err *e)
 {
+	return ingest_ranks_ahead(collect_dir, world_size, NULL, 0, p, d, out, e);
+}
+
+int ingest_ranks_ahead(const char *collect_dir, int world_size, struct ranks_prefetch *pf,
+		       int threads, struct pivot *p, struct degradations *d,
+		       struct ranks_summary *out, struct err *e)
+{
 	*out = (struct ranks_summary){.world_size = world_size};
-	struct rank_walk w = {.collect_dir = collect_dir, .p = p, .d = d, .sum = out};
+	struct rank_reads rr = {0};
+	struct rank_walk w = {.collect_dir = collect_dir, .p = p, .d = d, .sum = out, .reads = &rr};
 	int *dirs = NULL, nr_dirs = 0;
 	int rc = list_rank_dirs(collect_dir, &dirs, &nr_dirs, e);
+	/* the recordings: those read while the launch ran, then the rest on
+	 * the node's cores; written into the pivot below, in rank order */
+	if (rc == 0 && (ranks_prefetch__take(pf, &rr) < 0 ||
+			ranks_read_rest(collect_dir, dirs, nr_dirs, threads, &rr) < 0))
+		rc = err_oom(e);
 	for (int i = 0; rc == 0 && i < nr_dirs; i++)
 		rc = ingest_one(&w, dirs[i], e);
 	out->nr_ranks = w.nr_present;
@@ -404,6 +417,7 @@ int ingest_ranks(const char *collect_dir, int world_size, struct pivot *p,
 		xfree(w.m[i].ranks);
 	}
 	xfree(w.m);
+	rank_reads__release(&rr);
 	xfree(w.present);
 	xfree(w.uncounted);
 	xfree(dirs);

@@ -47,6 +47,15 @@ struct ranks_summary {
 int ingest_ranks(const char *collect_dir, int world_size, struct pivot *p,
 		 struct degradations *d, struct ranks_summary *out, struct err *e);
 
+/* The same, the ranks' recordings read ahead (ingest/ranks_read.h): those
+ * pf read while the launch ran (pf may be NULL; it is stopped here), the
+ * rest on `threads` threads (0: one per online CPU, at most 4; 1: this
+ * one). The pivot is the same whatever pf read and however many threads. */
+struct ranks_prefetch;
+int ingest_ranks_ahead(const char *collect_dir, int world_size, struct ranks_prefetch *pf,
+		       int threads, struct pivot *p, struct degradations *d,
+		       struct ranks_summary *out, struct err *e);
+
 /* "0-3, 7, 9-10" for a sorted list of ranks into buf (truncated with "...").
  * Exposed for tests. */
 const char *ranks_format_list(const int *ranks, int n, char *buf, size_t cap);

@@ -29,6 +29,7 @@ struct sw_thread {
 
 struct switch_log {
 	bool enabled;
+	bool sorted; /* ev[] in cmp_ev order: nothing pushed since the sort */
 	struct sw_ev *ev;
 	size_t nr_ev, cap_ev;
 	struct sw_thread *th;
@@ -111,6 +112,7 @@ static int push(struct switch_log *l, int64_t pid, int64_t tid, uint64_t time, u
 		return -ENOMEM;
 	l->ev[l->nr_ev++] = (struct sw_ev){.time = time, .thread = (uint32_t)t, .kind = kind,
 					   .stack = stack};
+	l->sorted = false;
 	return 0;
 }
 
@@ -357,11 +359,19 @@ static int emit_thread(struct switch_log *l, struct walk *w, size_t part0, const
 	return rc;
 }
 
+void switch_log__sort(struct switch_log *l)
+{
+	if (!l || l->sorted)
+		return;
+	qsort(l->ev, l->nr_ev, sizeof(*l->ev), cmp_ev);
+	l->sorted = true;
+}
+
 int switch_log__intervals(struct switch_log *l, switch_interval_fn fn, void *ctx)
 {
 	if (!l || !l->enabled || l->nr_ev == 0)
 		return 0;
-	qsort(l->ev, l->nr_ev, sizeof(*l->ev), cmp_ev);
+	switch_log__sort(l);
 	struct walk w = {.fn = fn, .ctx = ctx, .th = l->th};
 	int rc = 0;
 	for (size_t i = 0, j; i < l->nr_ev && !rc; i = j) {
@@ -378,7 +388,7 @@ int switch_log__emit(struct switch_log *l, const struct ingest_opts *o, struct p
 {
 	if (!l || !l->enabled || l->nr_ev == 0)
 		return 0;
-	qsort(l->ev, l->nr_ev, sizeof(*l->ev), cmp_ev);
+	switch_log__sort(l);
 	struct walk w = {0};
 	int rc = 0;
 	for (size_t i = 0, j; i < l->nr_ev && !rc; i = j) {

@@ -81,6 +81,11 @@ bool switch_log__enabled(const struct switch_log *l);
  * tracepoint sched:sched_switch. */
 bool switch_log__is_switch_event(const char *event, size_t len);
 
+/* The events in the order switch_log__intervals and switch_log__emit walk
+ * them (each sorts when nothing did since the last event): done ahead, on
+ * the thread that read the recording (ingest/perf_data.h). */
+void switch_log__sort(struct switch_log *l);
+
 /* Every off-CPU interval [start, end) of every thread, in time order per
  * thread (the same intervals switch_log__emit sums). fn returns 0 or a
  * negative error, which stops the walk and is returned. */

@@ -34,6 +34,24 @@ static double number(const char *line, int idx)
 	return end && end != buf && !*end && isfinite(v) ? v : -1;
 }
 
+/* A `node <name>` line: appended to np->nodes (the probe prints them sorted,
+ * once each). A name holding "," could not be told apart, and a set too
+ * long for the buffer is not a set: both leave it unknown. */
+static void add_node(struct netprobe *np, const char *line)
+{
+	char name[256];
+	field(line, 1, name, sizeof(name));
+	size_t have = strlen(np->nodes), n = strlen(name);
+	if (!n || np->nodes_overflow)
+		return;
+	if (strchr(name, ',') || have + n + 2 > sizeof(np->nodes)) {
+		np->nodes_overflow = true;
+		np->nodes[0] = '\0';
+		return;
+	}
+	snprintf(np->nodes + have, sizeof(np->nodes) - have, "%s%s", have ? "," : "", name);
+}
+
 int netprobe_parse(const char *text, struct netprobe *np)
 {
 	*np = (struct netprobe){.ranks = -1, .latency_s = -1, .intra_latency_s = -1};
@@ -49,6 +67,8 @@ int netprobe_parse(const char *text, struct netprobe *np)
 		} else if (starts(l, "nodes")) {
 			field(l, 1, np->node0, sizeof(np->node0));
 			field(l, 2, np->node_last, sizeof(np->node_last));
+		} else if (starts(l, "node")) {
+			add_node(np, l);
 		} else if (starts(l, "latency_s")) {
 			np->latency_s = number(l, 1);
 		} else if (starts(l, "bandwidth_rep") && np->nr_bandwidth < NETPROBE_MAX_REPS) {

@@ -35,6 +35,10 @@ struct netprobe {
 	double intra_latency_s;     /* < 0 when absent */
 	double intra_bandwidth[NETPROBE_MAX_REPS];
 	int nr_intra_bandwidth;
+	/* every node a rank of the probe ran on (`node` lines), sorted, joined
+	 * by ","; "" when none was said or they did not fit (nodes_overflow) */
+	char nodes[4096];
+	bool nodes_overflow;
 	bool complete;              /* the `end` line was seen */
 };
 

@@ -180,6 +180,17 @@ struct run_state {
 		bool netprobe_cached;        /* the network Ceilings came from the cache */
 	} cost;
 
+	/* where the network Ceilings came from (run/ranks_mpi.c): the nodes the
+	 * ping-pong ran on, when, from the cache or now; checked once the
+	 * application's nodes are known (run_netceil_check) */
+	struct run_netceil {
+		char *nodes;     /* "n1,n2", or NULL: not said (owned) */
+		long long at;    /* Unix time of the measurement */
+		bool cached;
+		json_t *stored;  /* a hit's Ceilings as stored, restored when checked (owned) */
+		char *source;    /* the manifest's and the summary's sentence (owned) */
+	} netceil;
+
 	/* degradations, outcome (provenance is collected by stage_store) */
 	/* the application's extra environment (stage_regions.c, the OMPT tool) */
 	struct run_app_env {

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "run/pipeline.h"
 #include "run/ranks_srun.h"
@@ -24,6 +26,7 @@
 #include "mpi/build.h"
 #include "mpi/ldd_memo.h"
 #include "mpi/netcache.h"
+#include "mpi/netcache_scope.h"
 #include "mpi/netprobe.h"
 #include "mpi/stack.h"
 #include "tools/version.h"
@@ -62,10 +65,33 @@ static void stack_of(struct run_state *s, const char *launcher, struct mpi_stack
 	exec_result__release(&r);
 }
 
+/* "n1, n2" from "n1,n2" (malloc'd). */
+static char *listed(const char *nodes)
+{
+	size_t n = 0;
+	for (const char *p = nodes; *p; p++)
+		n += *p == ',';
+	char *out = xmalloc(strlen(nodes) + n + 1), *q = out;
+	for (const char *p = nodes; out && *p; p++) {
+		*q++ = *p;
+		if (*p == ',')
+			*q++ = ' ';
+	}
+	if (out)
+		*q = '\0';
+	return out;
+}
+
+/* What the network Ceilings of this launch are cached under. */
+struct net_keys {
+	struct netcache_scope scope;
+	char *stack, *shape_key;
+};
+
 /* The ping-pong, launched as the application will be: same prefix, so the
  * same allocation, nodes and transport. */
 static void network_probe(struct run_state *s, const struct mpi_stack *st, const char *probe,
-			  const char *key)
+			  const struct net_keys *k)
 {
 	size_t n = 0;
 	while (s->launch.prefix[n])
@@ -97,34 +123,84 @@ static void network_probe(struct run_state *s, const struct mpi_stack *st, const
 			 st->impl);
 	else if (depend(s, "mpi", "%s %s", np.impl, np.version), netprobe_ceilings(&np, s->machine) <= 0)
 		snprintf(why, sizeof(why), "the ping-pong probe measured nothing");
-	if (why[0])
+	if (why[0]) {
 		run_state__degrade(s, DEG_NETWORK_CEILINGS_UNAVAILABLE, why,
 				   DEG_NETWORK_CEILINGS_UNAVAILABLE_REMEDY);
-	else if (key && !s->req->record_entry) {
+	} else {
+		netcache_nodes_canon(np.nodes);
+		s->netceil.nodes = np.nodes[0] ? xstrdup(np.nodes) : NULL;
+		s->netceil.at = (long long)time(NULL);
+		char *l = s->netceil.nodes ? listed(s->netceil.nodes) : NULL;
+		s->netceil.source = l ? xasprintf("measured now by the ping-pong on nodes %s", l)
+				      : xstrdup("measured now by the ping-pong (its nodes unsaid)");
+		xfree(l);
+	}
+	if (!why[0] && s->netceil.nodes && k && !s->req->record_entry) {
 		char *mpi = xasprintf("%s %s", np.impl, np.version);
-		(void)netcache_store(key, s->machine, mpi);
+		char *key = netcache_key(k->stack, k->scope.transport, s->netceil.nodes);
+		if (key)
+			(void)netcache_store(key, k->shape_key, s->machine, mpi, s->netceil.nodes);
+		xfree(key);
 		xfree(mpi);
 	}
 	exec_result__release(&r);
 	xfree(argv);
 }
 
-/* The network Ceilings of this node set and MPI stack from the cache
- * (mpi/netcache.h): true when found, said, and added to the Machine. A
- * recording measures, so that it holds the probe. */
-static bool network_cached(struct run_state *s, const char *key)
+static void utc(long long t, char *buf, size_t cap)
 {
-	char *path = NULL, *mpi = NULL;
-	if (!key || s->req->record_entry || netcache_load(key, s->machine, &path, &mpi) != 1)
+	time_t tt = (time_t)t;
+	struct tm tm;
+	if (!gmtime_r(&tt, &tm) || !strftime(buf, cap, "%Y-%m-%d %H:%M UTC", &tm))
+		snprintf(buf, cap, "an unknown date");
+}
+
+/* The network Ceilings of this node set, MPI stack and transport from the
+ * cache (mpi/netcache.h): true when found, said, and added to the Machine,
+ * estimated until run_netceil_check finds the application on the nodes
+ * they were measured on. When the launch names no nodes, the node set a
+ * launch of the same shape measured on last. A recording measures, so that
+ * it holds the probe. */
+static bool network_cached(struct run_state *s, const struct net_keys *k)
+{
+	if (s->req->record_entry)
 		return false;
-	console__info(s->con, "network Ceilings from the cache %s (measured before for this node "
-		      "set and MPI stack; delete the file to measure again)", path);
-	if (mpi)
-		depend(s, "mpi", "%s", mpi);
+	char *nodes = k->scope.nodes ? xstrdup(k->scope.nodes) : netcache_shape_nodes(k->shape_key);
+	char *key = nodes ? netcache_key(k->stack, k->scope.transport, nodes) : NULL;
+	struct netcache_hit h;
+	bool hit = key && netcache_load(key, &h) == 1;
+	xfree(key);
+	xfree(nodes);
+	if (!hit)
+		return false;
+	char at[40], *l = listed(h.nodes);
+	utc(h.measured_at, at, sizeof(at));
+	char *reason = xasprintf("cached from a Run at %s on nodes %s, not yet checked against "
+				 "this Run's nodes", at, l ? l : h.nodes);
+	if (!reason || netcache_hit__add(&h, s->machine, QUALITY_ESTIMATED, reason) <= 0) {
+		xfree(reason);
+		xfree(l);
+		netcache_hit__release(&h);
+		return false;
+	}
+	console__info(s->con, "network Ceilings from the cache %s, measured at %s on nodes %s "
+		      "(%s%s); no ping-pong", h.path, at, l ? l : h.nodes,
+		      k->scope.nodes ? "the nodes of this launch, from " : "",
+		      k->scope.nodes ? k->scope.nodes_from
+				     : "the nodes a launch of this shape ran on last; checked once "
+				       "the ranks have run");
+	if (h.mpi)
+		depend(s, "mpi", "%s", h.mpi);
 	s->cost.netprobe_cached = true;
 	s->cost.netprobe_s = 0;
-	xfree(path);
-	xfree(mpi);
+	s->netceil = (struct run_netceil){h.nodes, h.measured_at, true, h.ceilings,
+					  xasprintf("cached from a Run at %s on nodes %s", at,
+						    l ? l : h.nodes)};
+	h.nodes = NULL;
+	h.ceilings = NULL;
+	netcache_hit__release(&h);
+	xfree(reason);
+	xfree(l);
 	return true;
 }
 
@@ -269,16 +345,36 @@ static bool f08_unmeasured(struct run_state *s, const struct mpi_abi *abi)
 	return level == 2;
 }
 
+/* The keys of this launch (mpi/netcache_scope.h): false on ENOMEM. */
+static bool net_keys_of(struct run_state *s, const struct mpi_stack *launcher,
+			const struct mpi_abi *abi, const char *pingpong, struct net_keys *k)
+{
+	*k = (struct net_keys){0};
+	const char *host = s->machine && s->machine->hostname ? s->machine->hostname : "";
+	if (netcache_scope_of(s->launch.prefix, launcher->impl, environ, host, &k->scope) < 0)
+		return false;
+	k->stack = xasprintf("%s %s | %s %s | probe v%d %s", launcher->impl, launcher->version,
+			     abi->soname, abi->path, MPI_PROBES_VERSION, pingpong ? pingpong : "");
+	k->shape_key = k->stack ? netcache_shape_key(k->stack, k->scope.transport, k->scope.shape)
+				: NULL;
+	if (!k->scope.nodes)
+		console__debug(s->con, 1, "network Ceilings: this launch's nodes are not known "
+			       "before it starts (%s)", k->scope.why_unknown);
+	return k->shape_key != NULL;
+}
+
+static void net_keys__release(struct net_keys *k)
+{
+	netcache_scope__release(&k->scope);
+	xfree(k->stack);
+	xfree(k->shape_key);
+}
+
 /* The ping-pong, unless the launcher is another MPI than the application's:
  * its ranks would not form one world. */
 static void network(struct run_state *s, const struct mpi_stack *launcher,
 		    const struct mpi_abi *abi, const char *pingpong, const char *why)
 {
-	char *stack = xasprintf("%s %s | %s %s | %s", launcher->impl, launcher->version,
-				abi->soname, abi->path, pingpong ? pingpong : "");
-	const char *nodes = getenv("SLURM_JOB_NODELIST");
-	char *key = netcache_key((const char *const *)s->launch.prefix, stack, nodes,
-				 s->machine && s->machine->hostname ? s->machine->hostname : "");
 	enum mpi_family lf = mpi_family_of_impl(launcher->impl);
 	char msg[700];
 	if (lf != MPI_FAMILY_UNKNOWN && abi->family != MPI_FAMILY_UNKNOWN && lf != abi->family) {
@@ -292,16 +388,17 @@ static void network(struct run_state *s, const struct mpi_stack *launcher,
 		run_state__degrade(s, DEG_NETWORK_CEILINGS_UNAVAILABLE, msg,
 				   "launch the application with its own MPI's launcher");
 	} else if (pingpong && s->machine) {
-		if (!network_cached(s, key))
-			network_probe(s, launcher, pingpong, key);
+		struct net_keys k;
+		bool keyed = net_keys_of(s, launcher, abi, pingpong, &k);
+		if (!keyed || !network_cached(s, &k))
+			network_probe(s, launcher, pingpong, keyed ? &k : NULL);
+		net_keys__release(&k);
 	} else {
 		run_state__degrade(s, DEG_NETWORK_CEILINGS_UNAVAILABLE,
 				   why && *why ? why : "the ping-pong probe could not be built",
 				   "set tools.mpicc to the MPI compiler wrapper of the application's "
 				   "MPI");
 	}
-	xfree(key);
-	xfree(stack);
 }
 
 char *collect_mpi_prepare(struct run_state *s, struct err *e)

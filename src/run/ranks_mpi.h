@@ -20,4 +20,16 @@ struct err;
  * failures (out of memory), which also return NULL. */
 char *collect_mpi_prepare(struct run_state *s, struct err *e);
 
+/* Once the application's nodes are known (the manifest's "nodes", after
+ * run_node_machines): the network Ceilings are checked against the nodes
+ * the ping-pong ran on (run_state.netceil). Same nodes: a cache hit gets its
+ * stored Quality back. Other nodes (or, for a hit, nodes not known): they
+ * stay or become estimated, the reason naming both sets. Said on the
+ * console; run_netceil_json is the manifest's account. */
+void run_netceil_check(struct run_state *s);
+
+/* The manifest's cost.network_ceilings_from, or NULL (no network Ceilings). */
+typedef struct json_t json_t;
+json_t *run_netceil_json(const struct run_state *s);
+
 #endif

@@ -18,13 +18,17 @@
  *   finish               from the application's end to the manifest
  *                        (perf script, ingestion, attribution, store,
  *                        report); measured
- * Wall times on the monotonic clock; a replay measured none of them. */
+ * Wall times on the monotonic clock; a replay measured none of them.
+ * network_ceilings says measured / cached / none, and network_ceilings_from
+ * where they came from: how, the nodes the ping-pong ran on, when, and the
+ * summary's sentence (run/ranks_netceil.c). */
 #include "run/stages.h"
 
 #include <jansson.h>
 #include <math.h>
 
 #include "run/pipeline.h"
+#include "run/ranks_mpi.h"
 #include "model/model.h"
 #include "store/manifest.h"
 
@@ -55,6 +59,9 @@ void run_cost(struct run_state *s, double now)
 			    json_string(!s->launch.mpi ? "none" : s->cost.netprobe_cached ? "cached"
 							 : s->cost.netprobe_s >= 0 ? "measured"
 									      : "none"));
+	json_t *from = run_netceil_json(s); /* where they came from, which nodes, when */
+	if (from)
+		json_object_set_new(c, "network_ceilings_from", from);
 	const json_t *o = s->out.overhead;
 	json_t *ov = o ? json_pack("{s:O, s:s, s:O, s:O}", "value", json_object_get(o, "value"),
 				   "unit", "s", "quality", json_object_get(o, "quality"), "reason",

@@ -77,6 +77,9 @@ void run_state__release(struct run_state *s)
 	json_decref(s->prov.effective_config);
 	json_decref(s->prov.dependencies);
 	xfree(s->prov.mpi_probe);
+	xfree(s->netceil.nodes);
+	json_decref(s->netceil.stored);
+	xfree(s->netceil.source);
 	json_decref(s->out.overhead);
 	xfree(s->launch.prefix);
 	xfree(s->launch.app);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "run/pipeline.h"
+#include "run/ranks_mpi.h"
 #include "attrib/attrib.h"
 #include "attrib/frameless.h"
 #include "build_config.h"
@@ -283,6 +284,7 @@ int stage_analyse(struct run_state *s, struct err *e)
 	struct run_result *o = &s->out;
 	if (run_node_machines(s, e) < 0)
 		return -ENOMEM;
+	run_netceil_check(s); /* the network Ceilings against the nodes the ranks ran on */
 	const struct ceiling *c = s->machine ? s->machine->ceilings : NULL;
 	size_t nc = s->machine ? s->machine->nr_ceilings : 0;
 	/* the Run-wide placement sums every rank's FLOPs: its roof is the sum

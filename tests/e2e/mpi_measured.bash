@@ -125,6 +125,13 @@ net = lambda m: [c for c in m["machine"]["ceilings"] if c["name"].startswith("ne
 assert net(m1) and net(m2) == net(m1), (net(m1), net(m2))
 assert m2["cost"]["network_ceilings"] == "cached" and m2["cost"]["network_probe"]["value"] == 0, m2["cost"]
 assert m2["provenance"]["dependencies"]["mpi"] == m1["provenance"]["dependencies"]["mpi"]
+# where they came from: measured on this host by the first Run, then cached
+# from it and checked against the nodes the second Run's ranks ran on
+f1, f2 = m1["cost"]["network_ceilings_from"], m2["cost"]["network_ceilings_from"]
+ran = sorted(n["node"] for n in m2["nodes"])
+assert f1["how"] == "measured" and f1["nodes"] == ran, (f1, ran)
+assert f2["how"] == "cached" and f2["nodes"] == ran and f2["measured_at"] == f1["measured_at"], f2
+assert f2["summary"].startswith("cached from a Run at ") and f2["summary"].endswith("(this Run's nodes)"), f2
 PY
 # (10 ms units: which rank waits most is noise here, only the measurement counts)
 grep -q "rank [01] waits [0-9]*% of its time in \`MPI_" "$tmp/err2" || {

@@ -16,6 +16,9 @@
  *   intranode_nodes, intranode_latency_s, intranode_bandwidth_rep: the same
  *     between rank 0 and rank 1, when the first pair crossed nodes and rank 1
  *     shares rank 0's node (so both sides of the network are measured)
+ *   node <name>   once per node any rank ran on, sorted (Slurm's name of the
+ *     node, SLURMD_NODENAME, else the host's: as the rank shim names it), so
+ *     that the Ceilings are kept for the node set they were measured on
  *   end
  * A rank count of 1 (no peer) prints `ranks 1` and `end` only.
  */
@@ -30,12 +33,43 @@
 #define LAT_TRIPS 1000
 #define BW_TRIPS 10
 #define BW_BYTES (4u << 20)
+#define NODE_NAME 256
 
 static double now_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);
+}
+
+/* Every rank's node name to rank 0, printed there once per node. */
+static void print_nodes(int me, int size)
+{
+	char mine[NODE_NAME] = "";
+	const char *slurm = getenv("SLURMD_NODENAME");
+	if (slurm && *slurm)
+		snprintf(mine, sizeof(mine), "%s", slurm);
+	else
+		gethostname(mine, sizeof(mine) - 1);
+	mine[sizeof(mine) - 1] = '\0';
+	char *all = me == 0 ? calloc((size_t)size, NODE_NAME) : NULL;
+	if (me == 0 && !all)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	MPI_Gather(mine, NODE_NAME, MPI_CHAR, all, NODE_NAME, MPI_CHAR, 0, MPI_COMM_WORLD);
+	if (me != 0)
+		return;
+	qsort(all, (size_t)size, NODE_NAME, by_name);
+	for (int i = 0; i < size; i++) {
+		const char *n = all + (size_t)i * NODE_NAME;
+		if (i == 0 || strcmp(n, n - NODE_NAME) != 0)
+			printf("node\t%.*s\n", NODE_NAME - 1, n);
+	}
+	free(all);
 }
 
 static void print_stack(void)
@@ -133,7 +167,7 @@ int main(int argc, char **argv)
 			printf("intranode_nodes\t%s\t%s\n", host, one_host);
 		measure(me, 1, reps < 1 ? 1 : reps, "intranode_");
 	}
-	MPI_Barrier(MPI_COMM_WORLD);
+	print_nodes(me, size);
 	if (me == 0) {
 		printf("end\n");
 		fflush(stdout);

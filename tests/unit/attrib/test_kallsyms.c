@@ -125,6 +125,123 @@ static void same_table(const struct kallsyms *a, const struct kallsyms *b)
 	}
 }
 
+/* kallsyms__decode_for() over offs answers each offset as the whole
+ * decoded table does (the same symbol name and extent end, or none), with
+ * the same header, and fails exactly where kallsyms__decode() fails; it
+ * keeps at most two symbols per offset (the point of it). */
+static void agree_for(const char *enc, size_t len, const uint64_t *offs, size_t n)
+{
+	struct kallsyms whole = {0}, part = {0};
+	struct err e = {0};
+	size_t total = 7;
+	int a = kallsyms__decode(enc, len, &whole, &e);
+	int b = kallsyms__decode_for(enc, len, offs, n, &part, &total, &e);
+	CHECK((a == 0) == (b == 0));
+	if (b != 0) {
+		CHECK(part.n == 0 && part.v == NULL && part.names == NULL && total == 0);
+		return;
+	}
+	CHECK(total == whole.n && part.n <= 2 * n + 1);
+	CHECK(part.text == whole.text && part.etext == whole.etext);
+	CHECK(part.has_text == whole.has_text && part.has_etext == whole.has_etext);
+	CHECK(part.zeros == whole.zeros);
+	for (size_t i = 1; i < part.n; i++)
+		CHECK(part.v[i - 1].addr < part.v[i].addr);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t e1 = 1, e2 = 2;
+		const struct ksym *x = kallsyms__find(&whole, offs[i], &e1);
+		const struct ksym *y = kallsyms__find(&part, offs[i], &e2);
+		CHECK((x == NULL) == (y == NULL));
+		if (x) {
+			CHECK(x->addr == y->addr && e1 == e2);
+			CHECK_STR(x->name, y->name);
+		}
+	}
+	kallsyms__release(&whole);
+	kallsyms__release(&part);
+}
+
+/* Offsets around every symbol of a (each start, one before, one after),
+ * before the first, past the last and `_etext`, and past UINT64_MAX. */
+static uint64_t *probe_offsets(const struct kallsyms *a, size_t stride, size_t *n)
+{
+	uint64_t *v = calloc(3 * (a->n / stride + 1) + 8, sizeof(*v));
+	size_t k = 0;
+	CHECK(v != NULL);
+	for (size_t i = 0; i < a->n; i += stride) {
+		uint64_t o = a->v[i].addr - a->text;
+		v[k++] = o, v[k++] = o - 1, v[k++] = o + 1; /* o - 1 wraps for _text */
+	}
+	v[k++] = 0, v[k++] = 0, v[k++] = a->etext - a->text, v[k++] = a->etext - a->text + 9;
+	v[k++] = ~(uint64_t)0, v[k++] = ~(uint64_t)0 - a->text + 1, v[k++] = 1u << 30;
+	for (size_t i = 0; i + 1 < k; i += 2) { /* not in order */
+		uint64_t t = v[i];
+		v[i] = v[k - 1 - i], v[k - 1 - i] = t;
+	}
+	*n = k;
+	return v;
+}
+
+static void t_decode_for(void)
+{
+	static const char pfx[] = "ffffffff81000000 T _text\n"
+				  "ffffffff81000000 t __pfx_first\n"
+				  "ffffffff81000010 T first\n"
+				  "ffffffff81000040 t __pfx_second\n"
+				  "ffffffff81000050 T second\n"
+				  "ffffffff81000070 T __pfx_\n"
+				  "ffffffff81000080 T third\n"
+				  "ffffffff81000090 T _etext\n";
+	/* `_text` at 0: zeros only when the last address is 0 too */
+	static const char low[] = "0000000000000000 T _text\n0000000000001000 T low_fn\n";
+	static const char zero[] = "0000000000000000 T _text\n0000000000000000 T zero_fn\n";
+	const char *tables[] = {KS, pfx, low, zero};
+	size_t lens[] = {sizeof(KS) - 1, sizeof(pfx) - 1, sizeof(low) - 1, sizeof(zero) - 1};
+	for (int t = 0; t < 4; t++) {
+		struct kallsyms a = {0};
+		struct err e = {0};
+		CHECK_INT(kallsyms__parse(tables[t], lens[t], &a, &e), 0);
+		CHECK(a.zeros == (t == 3));
+		size_t len = 0, n = 0;
+		char *enc = kallsyms__encode(&a, &len);
+		uint64_t *offs = probe_offsets(&a, 1, &n);
+		agree_for(enc, len, offs, n);
+		for (uint64_t o = 0; o < 0x4100; o += 7) /* one offset at a time */
+			agree_for(enc, len, &o, 1);
+		agree_for(enc, len, NULL, 0);
+		for (size_t cut = 0; cut < len; cut++) { /* every truncation */
+			char *part = malloc(cut ? cut : 1);
+			memcpy(part, enc, cut);
+			agree_for(part, cut, offs, n);
+			free(part);
+		}
+		for (size_t i = 0; i < len; i++) { /* every flipped byte */
+			enc[i] ^= 0x5a;
+			agree_for(enc, len, offs, n);
+			enc[i] ^= 0x5a;
+		}
+		free(offs);
+		free(enc);
+		kallsyms__release(&a);
+	}
+	size_t len = 0;
+	char *text = read_proc_kallsyms(&len);
+	struct kallsyms k = {0};
+	struct err e = {0};
+	if (!text || kallsyms__parse(text, len, &k, &e) != 0 || k.zeros || k.n < 100)
+		SKIP("/proc/kallsyms shows no addresses here (not root, or kptr_restrict): "
+		     "compared on the fixtures only");
+	size_t elen = 0, n = 0;
+	char *enc = kallsyms__encode(&k, &elen);
+	uint64_t *offs = probe_offsets(&k, 97, &n);
+	agree_for(enc, elen, offs, n);
+	agree_for(enc, elen, offs, 5); /* a few kernel samples */
+	free(offs);
+	free(enc);
+	kallsyms__release(&k);
+	free(text);
+}
+
 /* Encodes a, decodes it back: the same table; every truncation and every
  * flipped header or record byte is refused or decodes to a table, never
  * read beyond the buffer (ASan). Returns the encoded size. */
@@ -509,6 +626,8 @@ static const struct test_case cases[] = {
 	 t_cache_form},
 	{"prefetch", "the running kernel's table read ahead: same names, cached once",
 	 t_prefetch},
+	{"decode_for", "the cache read for a few offsets answers as the whole table",
+	 t_decode_for},
 	{"malformed", "a bad line names its number; empty input", t_malformed},
 	{"name_kernel", "kernel Hotspots named and fused per function", t_name_kernel},
 	{"unavailable", "zeros, other kernel, unknown release, replay: folded", t_unavailable},

@@ -1,0 +1,116 @@
+#!/bin/bash
+# The network Ceilings cached per node set, MPI stack and transport (issue 27), on a real two-node Slurm cluster: `srun -N 2 -n 2` measures the ping-pong once and `srun -N 2 -n 4` on the same two nodes reads it back (the same values and Qualities, said to come from the cache, checked against the nodes its ranks ran on); a Run inside an allocation of the same nodes reads it too (its nodes known before the launch); another node set (-w n2), another --mpi plugin or another transport variable measures again; and a cached entry whose nodes turn out not to be the Run's (n1 drained, so `srun -N 1` lands on n2) stays estimated with both node sets in the reason, never measured
+. "$NUNATAK_SOURCE_DIR/tests/e2e/slurm_lib.bash" tests/e2e/mpi_exit.c
+fail=0
+resume() { scontrol update nodename=n1 state=resume >/dev/null 2>&1 || true; }
+trap 'resume; "$cluster" stop "$cluster_dir"; rm -rf "$tmp"' EXIT
+
+# the bare launch first: a cluster that cannot run MPI here is a skip
+set +e
+timeout 300 srun -N 2 -n 4 --mpi=pmix "$tmp/prog_openmpi" 0 >bare.out 2>bare.err </dev/null
+rc=$?
+set -e
+need_bare bare.out bare.err "$rc" "srun --mpi=pmix (openmpi)"
+
+# run NAME [ENV...] -- LAUNCH...: one Run; stderr in NAME.err
+run() {
+	local name=$1 envs=()
+	shift
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	set +e
+	timeout 600 env "${envs[@]}" "$@" >"$name.out" 2>"$name.err" </dev/null
+	local rc=$?
+	set -e
+	[ "$rc" = 0 ] || { echo "FAIL: $name: exited $rc"; cat "$name.err"; exit 1; }
+	grep -q "says hello" "$name.out" || { echo "FAIL: $name: no output"; cat "$name.out" "$name.err"; exit 1; }
+}
+prog="$tmp/prog_openmpi"
+run a -- "$NUNATAK" run -o "$tmp/run-a" -- srun -N 2 -n 2 --mpi=pmix "$prog" 0
+# the probe failing is said, not hidden: then nothing was there to cache
+if grep -q "network-ceilings-unavailable" a.err; then
+	grep "network-ceilings-unavailable" a.err
+	echo "skip: the ping-pong itself failed on this cluster (said by the Run above): nothing to cache"
+	exit 2
+fi
+run b -- "$NUNATAK" run -o "$tmp/run-b" -- srun -N 2 -n 4 --mpi=pmix "$prog" 0
+run c -- salloc -N 2 "$NUNATAK" run -o "$tmp/run-c" -- srun -n 2 --mpi=pmix "$prog" 0
+run d -- "$NUNATAK" run -o "$tmp/run-d" -- srun -w n2 -n 2 --mpi=pmix "$prog" 0
+run e UCX_TLS=self,sm,tcp -- "$NUNATAK" run -o "$tmp/run-e" -- srun -N 2 -n 2 --mpi=pmix "$prog" 0
+# another name for the PMIx plugin, when this Slurm has one: --mpi as written
+other=$(srun --mpi=list 2>&1 | grep -o 'pmix_v[0-9]*' | head -1 || true)
+[ -z "$other" ] || run f -- "$NUNATAK" run -o "$tmp/run-f" -- srun -N 2 -n 2 --mpi="$other" "$prog" 0
+# the nodes a launch of this shape measured on last (n1, by Slurm's order)
+# are not where it runs once n1 is drained
+run g -- "$NUNATAK" run -o "$tmp/run-g" -- srun -N 1 -n 2 --mpi=pmix "$prog" 0
+scontrol update nodename=n1 state=drain reason=nunatak-test
+run h -- "$NUNATAK" run -o "$tmp/run-h" -- srun -N 1 -n 2 --mpi=pmix "$prog" 0
+resume
+for r in a b c d e f g h; do
+	[ -f "$r.err" ] && echo "$r: $(grep -c 'measuring the network' "$r.err") ping-pong(s); $(grep 'network Ceilings: ' "$r.err" | sed 's/.*network Ceilings: //')"
+done
+python3 - "$tmp" "$other" <<'PY' || fail=1
+import json, os, sys
+tmp, other = sys.argv[1], sys.argv[2]
+def load(r):
+    m = json.load(open(f"{tmp}/run-{r}/manifest.json"))
+    net = {c["name"]: (c["value"], c["quality"], c.get("reason")) for c in m["machine"]["ceilings"]
+           if c["name"].startswith("network_")}
+    return m, net, open(f"{r}.err").read()
+def probed(r):
+    return load(r)[2].count("measuring the network")
+m, net_a, err = load("a")
+fa = m["cost"]["network_ceilings_from"]
+assert probed("a") == 1 and m["cost"]["network_ceilings"] == "measured", m["cost"]
+assert fa["how"] == "measured" and fa["nodes"] == ["n1", "n2"], fa
+assert "network_latency" in net_a and "network_bandwidth" in net_a, net_a
+# b: -n 4 on the same two nodes: no ping-pong, the same figures, checked
+for r in ("b", "c"):
+    m, net, err = load(r)
+    f = m["cost"]["network_ceilings_from"]
+    assert probed(r) == 0, (r, "measured again")
+    assert m["cost"]["network_ceilings"] == "cached" and m["cost"]["network_probe"]["value"] == 0, (r, m["cost"])
+    assert f["how"] == "cached" and f["nodes"] == ["n1", "n2"] and f["measured_at"] == fa["measured_at"], (r, f)
+    assert f["summary"].endswith("(this Run's nodes)"), (r, f)
+    assert net == net_a, (r, net, net_a)
+    assert sorted(n["node"] for n in m["nodes"]) == ["n1", "n2"], (r, m["nodes"])
+assert "the nodes of this launch, from srun the allocation (SLURM_JOB_NODELIST)" in load("c")[2], "c: not read before the launch"
+# d: one node, e and f: another transport: measured again
+for r in ("d", "e") + (("f",) if other else ()):
+    m, net, err = load(r)
+    assert probed(r) == 1 and m["cost"]["network_ceilings_from"]["how"] == "measured", (r, m["cost"])
+m, net_d, _ = load("d")
+assert m["cost"]["network_ceilings_from"]["nodes"] == ["n2"], m["cost"]
+assert all(q == "estimated" and "single-node" in why for _, q, why in net_d.values()), net_d
+# g: the probe and the application are two Slurm jobs of one node each,
+# which may land on different nodes: then the figures just measured are
+# not the application's nodes' and say so
+mg, net_g, _ = load("g")
+g_nodes = mg["cost"]["network_ceilings_from"]["nodes"]
+g_ran = sorted(n["node"] for n in mg["nodes"])
+assert probed("g") == 1 and len(g_nodes) == 1 and len(g_ran) == 1, mg["cost"]
+if g_nodes != g_ran:
+    for k, (v, q, why) in net_g.items():
+        assert q == "estimated" and why.startswith(f"measured by the ping-pong on nodes {g_nodes[0]}; the application ran on {g_ran[0]}"), (k, q, why)
+    # what is cached is the probe's own account (its node), not the downgrade
+# h: the entry of the nodes g measured on; h runs on n2 (n1 drained)
+mh, net_h, err_h = load("h")
+h_ran = sorted(n["node"] for n in mh["nodes"])
+assert h_ran == ["n2"], mh["nodes"]
+fh = mh["cost"]["network_ceilings_from"]
+assert probed("h") == 0 and fh["how"] == "cached" and fh["nodes"] == g_nodes, fh
+if g_nodes == ["n1"]:
+    assert "not this Run's nodes (n2): estimated" in fh["summary"], fh
+    for k, (v, q, why) in net_h.items():
+        assert q == "estimated" and why.startswith("measured in an earlier Run by the ping-pong on nodes n1; the application ran on n2"), (k, q, why)
+        assert v == net_g[k][0], (k, v, net_g[k])
+    print("h: cached from n1, ran on n2: estimated, both named")
+else:
+    # g measured on n2, where h ran: its stored Qualities (single node: estimated)
+    assert fh["summary"].endswith("(this Run's nodes)"), fh
+    for k, (v, q, why) in net_h.items():
+        assert q == "estimated" and why.startswith("measured over shared memory: single-node"), (k, q, why)
+    print("note: g measured on n2, where h ran too: the other-nodes case was not reached this time")
+PY
+[ "$fail" = 0 ] || { for r in a b c d e f g h; do [ -f "$r.err" ] && { echo "--- $r.err"; cat "$r.err"; }; done; exit 1; }
+echo "ok: network Ceilings measured once per node set, MPI stack and transport; read back whatever the rank count; never measured on other nodes than the Run's"
