@@ -88,7 +88,11 @@ for r in ("b", "c"):
     assert probed(r) == 0, (r, "measured again")
     assert m["cost"]["network_ceilings"] == "cached" and m["cost"]["network_probe"]["value"] == 0, (r, m["cost"])
     assert f["how"] == "cached" and f["nodes"] == ["n1", "n2"] and f["measured_at"] == fa["measured_at"], (r, f)
-    assert f["summary"].endswith("(this Run's nodes)"), (r, f)
+    assert "(this Run's nodes)" in f["summary"], (r, f)
+    # a's ranks were one per node: no within-node pair in the entry, which b
+    # (ranks 0 and 1 on n1) would have measured: said, not invented
+    assert ("no within-node pair" in f["summary"]) == (r == "b"), (r, f)
+    assert not any(k.endswith("_intranode") for k in net), (r, net)
     assert net == net_a, (r, net, net_a)
     assert sorted(n["node"] for n in m["nodes"]) == ["n1", "n2"], (r, m["nodes"])
 assert "the nodes of this launch, from srun the allocation (SLURM_JOB_NODELIST)" in load("c")[2], "c: not read before the launch"
