@@ -164,6 +164,7 @@ struct ranks_prefetch {
 	void *ctx;
 	bool completed;       /* fn ran (the thread's, read after the join) */
 	char *print;          /* the rank directories then (fingerprint) */
+	int watch;            /* the rank whose end is watched for, or -1 */
 };
 
 static int cmp_name(const void *a, const void *b)
@@ -280,12 +281,14 @@ static void note_skip(struct ranks_prefetch *pf, int rank)
 
 static void read_if_done(struct ranks_prefetch *pf, int rank)
 {
-	if (in(pf->skip, pf->nr_skip, rank) || rank_reads__find(&pf->rr, rank) ||
-	    !has_rank_json(pf->dir, rank))
+	if (in(pf->skip, pf->nr_skip, rank) || rank_reads__find(&pf->rr, rank))
 		return;
-	struct rank_read *x = slot_new(&pf->rr, rank);
-	if (!x)
+	struct rank_read *x = has_rank_json(pf->dir, rank) ? slot_new(&pf->rr, rank) : NULL;
+	if (!x) { /* still running: the lowest such rank is the one watched */
+		if (pf->watch < 0 || rank < pf->watch)
+			pf->watch = rank;
 		return;
+	}
 	read_one(pf->dir, x);
 	atomic_fetch_add(&pf->nr_ready, 1);
 }
@@ -323,13 +326,19 @@ static bool world_complete(const struct ranks_prefetch *pf, size_t nr_dirs)
 	return true;
 }
 
+/* Every 20 ms, while the ranks run, one look at a single rank.json (the
+ * lowest rank still running: MPI ranks end together, in MPI_Finalize), not
+ * at every rank's: a long job over many ranks asks a shared filesystem
+ * for next to nothing. When it is there, or no rank directory was seen
+ * yet, the whole directory is looked at and every ended rank read. */
 static void *prefetch_run(void *arg)
 {
 	struct ranks_prefetch *pf = arg;
-	for (size_t n = 0;;) {
-		if (wait_stop(pf, 20 + (long)(n < 480 ? n : 480)))
-			break;
-		n = each_rank_dir(pf->dir, read_if_done, pf);
+	while (!wait_stop(pf, 20)) {
+		if (pf->watch >= 0 && !has_rank_json(pf->dir, pf->watch))
+			continue;
+		pf->watch = -1;
+		size_t n = each_rank_dir(pf->dir, read_if_done, pf);
 		if (pf->fn && world_complete(pf, n)) {
 			/* the print first: whatever changes from here on shows */
 			pf->print = world_print(pf->dir, pf->world);
@@ -353,6 +362,7 @@ struct ranks_prefetch *ranks_prefetch__start(const char *collect_dir, int world_
 	}
 	pf->nr_read = -1;
 	pf->world = world_size;
+	pf->watch = -1;
 	pf->fn = fn;
 	pf->ctx = ctx;
 	atomic_init(&pf->nr_ready, 0);
