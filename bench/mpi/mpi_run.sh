@@ -80,6 +80,15 @@ for l in "${launches[@]}"; do
 	echo "$what, ${mpi[*]}, ${PAIRS:-4} interleaved pairs after a warm-up Run"
 	"$nunatak" run -q -o warm -- "${mpi[@]}" "${app[@]}" >/dev/null 2>warm.err ||
 		{ echo "the warm-up Run failed:"; tail -5 warm.err; exit 1; }
+	# what the warm-up paid for the network Ceilings: the ping-pong (the
+	# first Run on a node set, MPI stack and transport), or none (cached)
+	python3 -c 'import json, sys
+c = json.load(open(sys.argv[1])).get("cost", {})
+f = c.get("network_ceilings_from") or {}
+print("  warm-up Run: network_probe %.3f s, network Ceilings %s%s (load %s)" % (
+      c.get("network_probe", {}).get("value") or 0, c.get("network_ceilings", "?"),
+      ": " + f["summary"] if f.get("summary") else "", open("/proc/loadavg").read().split()[0]))' \
+		warm/manifest.json || true
 	rm -rf warm
 done
 # One Run of each side of each launch, recorded system-wide: its timeline

@@ -267,7 +267,7 @@ static bool usable(const struct debug_copies *dc, const char *name, const char *
 	for (int i = 0; ok && i < 4; i++)
 		ok = ours(p[i], i < 3, &st);
 	size_t n = 0;
-	if (ok && safefs_read_owned(seal_path, 128, &seal, &n) == 0 && n >= SHA256_HEX_SIZE - 1) {
+	if (ok && safefs_read_owned(seal_path, 8192, &seal, &n) == 0 && n >= SHA256_HEX_SIZE - 1) {
 		char want[SHA256_HEX_SIZE], idn[128], recipe[256];
 		identity(&st, idn, sizeof(idn));
 		int rl = snprintf(recipe, sizeof(recipe), SEAL_RECIPE "%s\n", name);
@@ -332,8 +332,29 @@ static void drop(const struct debug_copies *dc, const char *name, const char *id
 	xfree(seen);
 }
 
-/* Drops the copies of build-id id made from other originals (changed since)
- * and says whether `more` bytes still fit in the copies' budget. */
+/* Whether the copy <dir>/<name> of build-id id is stale: its original
+ * (named in its seal file) is gone, as after a package upgrade. */
+static bool original_gone(const struct debug_copies *dc, const char *name)
+{
+	char *seal_path = xasprintf("%s/%s/seal", dc->dir, name), *text = NULL;
+	size_t n = 0;
+	bool gone = false;
+	if (seal_path && safefs_read_owned(seal_path, 8192, &text, &n) == 0) {
+		char *nl = strchr(text, '\n'), *end = nl ? strchr(nl + 1, '\n') : NULL;
+		struct stat st;
+		if (end) {
+			*end = '\0';
+			gone = stat(nl + 1, &st) != 0 && errno == ENOENT;
+		}
+	}
+	xfree(text);
+	xfree(seal_path);
+	return gone;
+}
+
+/* Drops the copies of build-id id made from other originals (changed
+ * since) and those whose original is gone, and says whether `more` bytes
+ * still fit in the copies' budget. */
 static bool room_for(const struct debug_copies *dc, const char *name, const char *id,
 		     uint64_t more)
 {
@@ -341,35 +362,23 @@ static bool room_for(const struct debug_copies *dc, const char *name, const char
 	if (!d)
 		return false;
 	uint64_t used = 0;
-	size_t il = strlen(id);
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		const char *dot = strchr(de->d_name, '.');
-		if (!dot || dot == de->d_name || strchr(dot + 1, '.'))
+		if (!dot || dot == de->d_name || strchr(dot + 1, '.') || dot - de->d_name > 128)
 			continue; /* not "<build-id>.<key>" */
-		bool same = (size_t)(dot - de->d_name) == il && !strncmp(de->d_name, id, il);
-		if (same && strcmp(de->d_name, name)) {
-			drop(dc, de->d_name, id);
+		char bid[130];
+		snprintf(bid, sizeof(bid), "%.*s", (int)(dot - de->d_name), de->d_name);
+		if (strlen(bid) < 4)
+			continue;
+		if ((!strcmp(bid, id) && strcmp(de->d_name, name)) || original_gone(dc, de->d_name)) {
+			drop(dc, de->d_name, bid);
 			continue;
 		}
-		char *cp = xasprintf("%s/%s/.build-id", dc->dir, de->d_name);
-		DIR *b = cp ? opendir(cp) : NULL; /* .build-id/xx/rest.debug: one file each */
-		struct dirent *x;
-		while (b && (x = readdir(b))) {
-			char *sub = x->d_name[0] != '.' ? xasprintf("%s/%s", cp, x->d_name) : NULL;
-			DIR *s = sub ? opendir(sub) : NULL;
-			struct dirent *f;
-			struct stat st;
-			while (s && (f = readdir(s)))
-				if (f->d_name[0] != '.' && fstatat(dirfd(s), f->d_name, &st,
-								   AT_SYMLINK_NOFOLLOW) == 0)
-					used += (uint64_t)st.st_blocks * 512;
-			if (s)
-				closedir(s);
-			xfree(sub);
-		}
-		if (b)
-			closedir(b);
+		char *cp = copy_path(dc->dir, de->d_name, bid);
+		struct stat st;
+		if (cp && lstat(cp, &st) == 0)
+			used += (uint64_t)st.st_blocks * 512;
 		xfree(cp);
 	}
 	closedir(d);
@@ -533,7 +542,11 @@ static bool put_in_place(const struct debug_copies *dc, const struct debug_copy_
 		identity(&st, idn, sizeof(idn));
 		int rl = snprintf(recipe, sizeof(recipe), SEAL_RECIPE "%s\n", j->name);
 		cache_seal_with(dc->key, recipe, (size_t)rl, idn, strlen(idn), seal);
-		ok = fs_write_cache(seal_path, seal, strlen(seal), 0600) == 0;
+		/* the original's path after the seal: a copy whose original is
+		 * gone is dropped when another is made (room_for) */
+		char *text = xasprintf("%s\n%s\n", seal, j->original);
+		ok = text && fs_write_cache(seal_path, text, strlen(text), 0600) == 0;
+		xfree(text);
 	}
 	xfree(why);
 	xfree(sub);

@@ -439,7 +439,9 @@ static char *mpirun_nodes(struct walk *w, struct netcache_scope *sc, const char 
 		}
 	snprintf(sc->nodes_from, sizeof(sc->nodes_from), "this host: no host option, no "
 		 "allocation");
-	return xstrdup(host && *host ? host : "localhost");
+	/* named as the ranks and the probe name their node */
+	const char *slurm = env_get(w->envp, "SLURMD_NODENAME");
+	return xstrdup(slurm && *slurm ? slurm : host && *host ? host : "localhost");
 }
 
 static enum family family_of(enum launcher_kind k, const char *impl)

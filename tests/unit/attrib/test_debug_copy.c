@@ -82,12 +82,13 @@ struct fixture {
 	uint64_t at[4];
 };
 
-static void fixture(struct fixture *f)
+static void fixture_v(struct fixture *f, int variant)
 {
 	memset(f, 0, sizeof(*f));
 	f->d = tmpdir();
-	char *xdg = xasprintf("%s/xdg", f->d);
-	CHECK(!setenv("XDG_CACHE_HOME", xdg, 1)); /* the seal key: this case's own */
+	char *xdg = xasprintf("%s/xdg", f->d), *def = xasprintf("-DDC_VARIANT=%d", variant);
+	if (!variant) /* the seal key: this case's own */
+		CHECK(!setenv("XDG_CACHE_HOME", xdg, 1));
 	CHECK(!unsetenv("LLVM_SYMBOLIZER_OPTS"));
 	xfree(xdg);
 	struct executor *x = executor__new_real();
@@ -105,8 +106,8 @@ static void fixture(struct fixture *f)
 	f->debug = xasprintf("%s/prog.debug", f->d);
 	f->copies = xasprintf("%s/copies", f->d);
 	link = xasprintf("--add-gnu-debuglink=%s", f->debug);
-	const char *c1[] = {"gcc", "-O2", "-g", "-gz=zlib", "-Wl,--build-id", FIX "debug_copy.c",
-			    "-o", full, NULL};
+	const char *c1[] = {"gcc", "-O2", "-g", "-gz=zlib", "-Wl,--build-id", def,
+			    FIX "debug_copy.c", "-o", full, NULL};
 	int rc = run_cmd(c1, NULL);
 	if (rc == EXEC_NOT_FOUND)
 		SKIP("gcc not installed");
@@ -128,7 +129,12 @@ static void fixture(struct fixture *f)
 	CHECK(fn && fn->size >= 8);
 	for (size_t i = 0; i < 4; i++)
 		f->at[i] = fn->start + fn->size * (2 * i + 1) / 8;
-	xfree(full), xfree(link);
+	xfree(full), xfree(link), xfree(def);
+}
+
+static void fixture(struct fixture *f)
+{
+	fixture_v(f, 0);
 }
 
 static void fixture_release(struct fixture *f)
@@ -409,11 +415,40 @@ static void t_planted(void)
 	done();
 }
 
+/* A copy whose original is gone (a package upgrade removed it) is dropped
+ * when another copy is made. */
+static void t_gone(void)
+{
+	struct fixture f, g;
+	fixture(&f);
+	fixture_v(&g, 7);
+	xfree(g.copies);
+	g.copies = xstrdup(f.copies);
+	char *ref = attribute(&f, "c0", &(struct counter){0});
+	one(&f, ref, "c1", 1, false);
+	char *copy = NULL;
+	CHECK_INT(copies(&f, &copy), 1);
+	CHECK(!unlink(f.debug));
+	char *gref = attribute(&g, "g0", &(struct counter){0});
+	CHECK(strcmp(gref, ref) != 0);
+	CHECK(access(copy, F_OK) == 0); /* nothing made yet: nothing dropped */
+	one(&g, gref, "g1", 1, false);
+	char *now = NULL;
+	CHECK_INT(copies(&g, &now), 1);
+	CHECK(strcmp(now, copy) != 0 && access(copy, F_OK) != 0);
+	one(&g, gref, "g2", 0, true);
+	xfree(copy), xfree(now), xfree(ref), xfree(gref);
+	fixture_release(&f);
+	fixture_release(&g);
+	done();
+}
+
 static const struct test_case cases[] = {
 	{"lifecycle", "marker, copy, use; same answers and key; a changed original is copied again",
 	 t_lifecycle},
 	{"planted", "a replaced, linked or foreign-owned copy is never handed to the symbolizer",
 	 t_planted},
+	{"gone", "a copy whose original is gone is dropped when another is made", t_gone},
 };
 
 TEST_MAIN(cases)

@@ -185,6 +185,7 @@ static void t_openmpi(void)
 {
 	const char *out = "", *om = "Open MPI";
 	nodes_are("mpirun -n 2 ./a", out, om, "here");
+	nodes_are("mpirun -n 2 ./a", "SLURMD_NODENAME=n7", om, "n7"); /* as the ranks name it */
 	same_keys("mpirun -n 2 ./a", out, "mpirun -np 4 --bind-to core ./b -x", out, om, 1);
 	same_keys("mpirun -n 2 ./a", out, "mpirun -n 2 --mca btl self,vader ./a", out, om, 0);
 	same_keys("mpirun -n 2 --mca btl self,vader ./a", out,

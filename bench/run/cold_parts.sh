@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Where the first Run's own CPU goes (issue 27, "the first Run"): the CPU a
+# `nunatak run` pays only with an empty tool cache, split into its parts by
+# Runs that differ in one thing, interleaved in rounds so the drifts of a
+# shared machine hit every variant:
+#   warm     the tool cache kept from the Runs before (no calibration);
+#   cold     an empty tool cache ($XDG_CACHE_HOME/nunatak absent);
+#   cold+k   an empty tool cache but for the kernel's table of this boot
+#            (kallsyms/ and the seal key copied from the warm cache), so
+#            cold - cold+k is what reading /proc/kallsyms and storing it cost;
+#   probes   `perf --version` and the chosen llvm-symbolizer's `--version`
+#            run alone: the tool probes a cold Run makes before the launch.
+# CPU is user+system of the children (getrusage), perf's and the symbolizers'
+# included: robust to other processes' load, unlike wall time. Prints the
+# medians over the rounds and the load.
+# Env: NUNATAK (binary), APP (default the heat example beside NUNATAK, else
+# FALLBACK_SRC built), ARGS (APP's arguments; heat: "512 300 0"), ROUNDS (>= 3,
+# default 7).
+set -eu
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+# An absolute path (the bench works in its own directory); a bare name is
+# looked up on PATH.
+abs() {
+	case "$1" in
+	*/*) (cd "$(dirname "$1")" && printf '%s/%s\n' "$PWD" "$(basename "$1")") ;;
+	*) command -v "$1" ;;
+	esac
+}
+: "${NUNATAK:?set NUNATAK to the nunatak binary}"
+nunatak=$(abs "$NUNATAK") || { echo "$(basename "$0"): NUNATAK=$NUNATAK not found" >&2; exit 1; }
+NUNATAK=$nunatak
+if [ -n "${APP:-}" ]; then
+	[ -f "$APP" ] && [ -x "$APP" ] || { echo "cold_parts.sh: APP=$APP is not an executable file" >&2; exit 1; }
+	APP=$(abs "$APP")
+else
+	APP="$(dirname "$NUNATAK")/examples/c/example_heat_disabled"
+	if [ ! -x "$APP" ]; then
+		[ -n "${FALLBACK_SRC:-}" ] || { echo "cold_parts.sh: $APP is not built; set APP or FALLBACK_SRC" >&2; exit 1; }
+		cc -O1 -o "$WORK/two_hot" "$FALLBACK_SRC"
+		APP="$WORK/two_hot"
+	fi
+fi
+case "$(basename "$APP")" in
+*heat*) ARGS=${ARGS:-512 300 0} ;;
+*) ARGS=${ARGS:-300000000} ;;
+esac
+echo "program: $APP $ARGS"
+export NUNATAK_SITE_CONFIG=/dev/null NUNATAK_NO_CALIBRATE=1
+cd "$WORK"
+exec python3 - "$NUNATAK" "${ROUNDS:-7}" "$APP" "$ARGS" <<'PY'
+import json, os, resource, shutil, statistics, subprocess, sys
+nunatak, rounds, app, args = sys.argv[1:5]
+rounds = max(3, int(rounds))
+cmd = [app] + args.split()
+med = statistics.median
+
+def cpu(argv, env=None):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                   check=False)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+def run(cache):
+    env = dict(os.environ, XDG_CACHE_HOME=os.path.abspath(cache))
+    c = cpu([nunatak, "run", "-q", "-o", "r", "--freq", "997", "--call-graph", "fp", "--"] + cmd,
+            env)
+    shutil.rmtree("r", ignore_errors=True)
+    return c
+
+# The symbolizer a Run chooses, as doctor names it: "<version> (<path>)".
+doc = json.loads(subprocess.run([nunatak, "doctor", "--json"], capture_output=True,
+                                text=True, env=dict(os.environ, XDG_CACHE_HOME=os.path.abspath("d"))
+                                ).stdout or "{}")
+llvm = next((c["detail"] for c in doc.get("checks", []) if c.get("name") == "llvm"), "")
+symbolizer = llvm[llvm.rfind("(") + 1:-1] if llvm.endswith(")") else None
+run("warm")  # the warm cache: this program's answers and the kernel's table
+# Not there when the kernel's symbols cannot be read here (kptr_restrict):
+# then cold+k is another cold Run, and says so.
+ktable = os.path.isdir("warm/nunatak/kallsyms") and os.path.isfile("warm/nunatak/seal.key")
+if not ktable:
+    print("note: the warm cache holds no kernel table here: cold+k is a cold Run")
+rows = []
+for i in range(rounds):
+    got = {}
+    for kind in (("warm", "cold", "cold+k") if i % 2 else ("cold+k", "cold", "warm")):
+        d = "warm" if kind == "warm" else f"{kind}{i}"
+        if kind == "cold+k" and ktable:
+            os.makedirs(f"{d}/nunatak", mode=0o700)
+            shutil.copytree("warm/nunatak/kallsyms", f"{d}/nunatak/kallsyms")
+            shutil.copy2("warm/nunatak/seal.key", f"{d}/nunatak/seal.key")
+        got[kind] = run(d)
+        if kind != "warm":
+            shutil.rmtree(d)
+    got["perf --version"] = cpu(["perf", "--version"])
+    got["symbolizer --version"] = cpu([symbolizer, "--version"]) if symbolizer else float("nan")
+    rows.append(got)
+
+def m(f):
+    return med(f(r) for r in rows)
+
+load = os.getloadavg()
+print(f"{rounds} rounds, load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (1, 5, 15 min); "
+      f"CPU s, medians")
+print(f"  warm Run {m(lambda r: r['warm']):.3f}, cold Run {m(lambda r: r['cold']):.3f}, "
+      f"cold with the kernel's table cached {m(lambda r: r['cold+k']):.3f}")
+print(f"  cold - warm (all the cold-only CPU): {m(lambda r: r['cold'] - r['warm']):+.3f}")
+print(f"    the kernel's table (cold - cold+k): {m(lambda r: r['cold'] - r['cold+k']):+.3f}")
+print(f"    perf --version alone: {m(lambda r: r['perf --version']):.3f}; "
+      f"{symbolizer or 'no llvm-symbolizer'} --version alone: "
+      f"{m(lambda r: r['symbolizer --version']):.3f}")
+print(f"    the rest (cold+k - warm - the two probes: the symbolizer's first answers, "
+      f"cache writes): "
+      f"{m(lambda r: r['cold+k'] - r['warm'] - r['perf --version'] - r['symbolizer --version']):+.3f}")
+PY
