@@ -17,6 +17,8 @@
 # oversubscription is. RANKS=2 runs the one-per-node launch only.
 # TIMELINE=1 first records one Run of each side system-wide (mpi_run.sh):
 # per phase and per kind of process, where the wall and CPU time went.
+# NETPROBE=1 measures the network Ceilings' cache instead: the ping-pong's
+# cost on a first Run and none on the second (netprobe_cost.py).
 # usage: srun_run.sh NUNATAK [FALLBACK_APP]
 # env: as mpi_run.sh (PAIRS, STEPS, LATTICE, CALIBRATE, APP_UNITS); RANKS
 # (default 4).
@@ -80,6 +82,8 @@ LAUNCHES="srun -N 2 -n 2 --mpi=$plugin|one rank per node"
 [ "$ranks" = 2 ] ||
 	LAUNCHES+=";srun -N 2 -n $ranks --mpi=$plugin|$((ranks / 2)) ranks per node"
 export LAUNCHES
+# NETPROBE=1: what the network Ceilings' cache saves instead (netprobe_cost.py)
+[ "${NETPROBE:-0}" = 1 ] && exec python3 "$here/netprobe_cost.py" "$1" "${2:-$app}" "$plugin"
 set -o pipefail
 # mpi_run.sh's output as it comes (a shell loop: awk would buffer it); its
 # last line (wall_ratio of the last launch) held back until the

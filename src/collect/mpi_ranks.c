@@ -31,7 +31,41 @@ struct ranks_collector {
 	/* the ranks' recordings read as their shims end, while the launcher
 	 * still runs (ingest/ranks_read.h) */
 	struct ranks_prefetch *ahead;
+	/* the whole ingestion, made on that thread once every rank of the
+	 * world had ended, before the launcher did (ranks_prefetch__start) */
+	struct early_ingest {
+		bool done;
+		int rc;
+		struct err e;
+		struct pivot p;
+		struct degradations d;
+		struct ranks_summary sum;
+		struct mpi_ingest_summary ms;
+	} early;
 };
+
+/* On the read-ahead thread: what ranks_ingest does, into the collector's
+ * own pivot (the Run's may not be touched before the launch returns). */
+static void ingest_early(void *ctx, const char *collect_dir, struct rank_reads *rr)
+{
+	struct ranks_collector *r = ctx;
+	struct early_ingest *x = &r->early;
+	pivot__init(&x->p);
+	x->rc = ingest_ranks_reads(collect_dir, r->world_size, rr, 1, &x->p, &x->d, &x->sum,
+				   &x->e);
+	if (x->rc == 0)
+		x->rc = ingest_mpi(collect_dir, r->world_size, &x->p, &x->d, &x->ms, &x->e);
+	x->done = true;
+}
+
+static void early_release(struct early_ingest *x)
+{
+	if (x->done) {
+		pivot__release(&x->p);
+		degradations__release(&x->d);
+	}
+	memset(x, 0, sizeof(*x));
+}
 
 static int ranks_launch(struct collector *c, const struct collect_env *env,
 			struct collect_pass *p, struct exec_result *res, struct err *e)
@@ -50,7 +84,10 @@ static int ranks_launch(struct collector *c, const struct collect_env *env,
 	xfree(shown);
 	/* Not in a replay: its files are the recording's, there from the start */
 	ranks_prefetch__free(r->ahead);
-	r->ahead = r->shim && !env->replay ? ranks_prefetch__start(env->collect_dir) : NULL;
+	early_release(&r->early);
+	r->ahead = r->shim && !env->replay ? ranks_prefetch__start(env->collect_dir, r->world_size,
+								    ingest_early, r)
+					   : NULL;
 	return collect_run_ranks(env, p, r->argv, r->world_size, res, e);
 }
 
@@ -65,14 +102,34 @@ static int ranks_ingest(struct collector *c, const struct collect_env *env,
 	struct degradations d = {0};
 	struct ranks_summary sum;
 	memset(&sum, 0, sizeof(sum));
-	int rc = ingest_ranks_ahead(env->collect_dir, r->world_size, r->ahead, 0, pivot, &d, &sum, e);
-	if (r->ahead)
-		console__debug(env->con, 1, "ranks: %d recording%s read while the launch ran",
-			       ranks_prefetch__nr_read(r->ahead),
-			       ranks_prefetch__nr_read(r->ahead) == 1 ? "" : "s");
 	struct mpi_ingest_summary ms;
-	if (rc == 0)
-		rc = ingest_mpi(env->collect_dir, r->world_size, pivot, &d, &ms, e);
+	int rc;
+	/* made before the launcher ended, from the files as they still are,
+	 * into a pivot that had nothing before either: it stands */
+	struct pivot none;
+	pivot__init(&none);
+	bool early = ranks_prefetch__stop_complete(r->ahead) && r->early.done &&
+		     memcmp(pivot, &none, sizeof(none)) == 0;
+	if (early) {
+		*pivot = r->early.p;
+		d = r->early.d;
+		sum = r->early.sum;
+		ms = r->early.ms;
+		if ((rc = r->early.rc) != 0 && e)
+			*e = r->early.e;
+		memset(&r->early, 0, sizeof(r->early)); /* moved */
+	} else {
+		early_release(&r->early);
+		rc = ingest_ranks_ahead(env->collect_dir, r->world_size, r->ahead, 0, pivot, &d,
+					&sum, e);
+		if (rc == 0)
+			rc = ingest_mpi(env->collect_dir, r->world_size, pivot, &d, &ms, e);
+	}
+	if (r->ahead)
+		console__debug(env->con, 1, "ranks: %d recording%s read while the launch ran%s",
+			       ranks_prefetch__nr_read(r->ahead),
+			       ranks_prefetch__nr_read(r->ahead) == 1 ? "" : "s",
+			       early ? ", all ingested before it ended" : "");
 	for (size_t i = 0; i < d.n; i++)
 		env->degrade(env->run, d.v[i].name, d.v[i].message, d.v[i].remedy);
 	degradations__release(&d);
@@ -87,7 +144,8 @@ static int ranks_ingest(struct collector *c, const struct collect_env *env,
 static void ranks_free(struct collector *c)
 {
 	struct ranks_collector *r = (struct ranks_collector *)c;
-	ranks_prefetch__free(r->ahead);
+	ranks_prefetch__free(r->ahead); /* its thread joined: the early work is ours */
+	early_release(&r->early);
 	if (r->shim)
 		xfree(r->argv); /* else it is the caller's command */
 	rank_shim_argv__free(r->shim);

@@ -394,15 +394,29 @@ int ingest_ranks_ahead(const char *collect_dir, int world_size, struct ranks_pre
 		       int threads, struct pivot *p, struct degradations *d,
 		       struct ranks_summary *out, struct err *e)
 {
-	*out = (struct ranks_summary){.world_size = world_size};
 	struct rank_reads rr = {0};
-	struct rank_walk w = {.collect_dir = collect_dir, .p = p, .d = d, .sum = out, .reads = &rr};
+	int rc = 0;
+	if (ranks_prefetch__take(pf, &rr) < 0) { /* those read while the launch ran */
+		*out = (struct ranks_summary){.world_size = world_size};
+		rc = err_oom(e);
+	} else {
+		rc = ingest_ranks_reads(collect_dir, world_size, &rr, threads, p, d, out, e);
+	}
+	rank_reads__release(&rr);
+	return rc;
+}
+
+int ingest_ranks_reads(const char *collect_dir, int world_size, struct rank_reads *rr,
+		       int threads, struct pivot *p, struct degradations *d,
+		       struct ranks_summary *out, struct err *e)
+{
+	*out = (struct ranks_summary){.world_size = world_size};
+	struct rank_walk w = {.collect_dir = collect_dir, .p = p, .d = d, .sum = out, .reads = rr};
 	int *dirs = NULL, nr_dirs = 0;
 	int rc = list_rank_dirs(collect_dir, &dirs, &nr_dirs, e);
-	/* the recordings: those read while the launch ran, then the rest on
-	 * the node's cores; written into the pivot below, in rank order */
-	if (rc == 0 && (ranks_prefetch__take(pf, &rr) < 0 ||
-			ranks_read_rest(collect_dir, dirs, nr_dirs, threads, &rr) < 0))
+	/* the recordings not read yet, on the node's cores; written into the
+	 * pivot below, in rank order */
+	if (rc == 0 && ranks_read_rest(collect_dir, dirs, nr_dirs, threads, rr) < 0)
 		rc = err_oom(e);
 	for (int i = 0; rc == 0 && i < nr_dirs; i++)
 		rc = ingest_one(&w, dirs[i], e);
@@ -417,7 +431,6 @@ int ingest_ranks_ahead(const char *collect_dir, int world_size, struct ranks_pre
 		xfree(w.m[i].ranks);
 	}
 	xfree(w.m);
-	rank_reads__release(&rr);
 	xfree(w.present);
 	xfree(w.uncounted);
 	xfree(dirs);

@@ -56,6 +56,13 @@ int ingest_ranks_ahead(const char *collect_dir, int world_size, struct ranks_pre
 		       int threads, struct pivot *p, struct degradations *d,
 		       struct ranks_summary *out, struct err *e);
 
+/* The same from reads made already (ingest/ranks_read.h: a ranks_prefetch's
+ * complete-world callback); the rest are read here. rr stays the caller's. */
+struct rank_reads;
+int ingest_ranks_reads(const char *collect_dir, int world_size, struct rank_reads *rr,
+		       int threads, struct pivot *p, struct degradations *d,
+		       struct ranks_summary *out, struct err *e);
+
 /* "0-3, 7, 9-10" for a sorted list of ranks into buf (truncated with "...").
  * Exposed for tests. */
 const char *ranks_format_list(const int *ranks, int n, char *buf, size_t cap);

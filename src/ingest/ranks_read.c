@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/alloc.h"
@@ -158,7 +159,80 @@ struct ranks_prefetch {
 	struct rank_reads rr; /* the thread's until taken */
 	atomic_int nr_ready;  /* ranks in rr, for ranks_prefetch__ready */
 	int nr_read;          /* taken: how many it read (-1 before) */
+	int world;            /* the launch's world size, or <= 0: unknown */
+	ranks_complete_fn fn; /* run once the world is complete, or NULL */
+	void *ctx;
+	bool completed;       /* fn ran (the thread's, read after the join) */
+	char *print;          /* the rank directories then (fingerprint) */
+	int watch;            /* the rank whose end is watched for, or -1 */
 };
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One directory's entries, sorted: "name inode size mtime" lines; with
+ * names_of, only the names starting so (the collect directory's rank-*:
+ * what else it holds, ingestion does not read). */
+static int dir_print(const char *dir, const char *names_of, char **out, size_t *len,
+		     size_t *cap)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	char **names = NULL;
+	size_t n = 0, cn = 0;
+	int rc = 0;
+	for (struct dirent *de; rc == 0 && (de = readdir(d));) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    (names_of && strncmp(de->d_name, names_of, strlen(names_of)) != 0))
+			continue;
+		if (xgrow((void **)&names, &cn, n + 1, sizeof(*names)) < 0 ||
+		    !(names[n++] = xstrdup(de->d_name)))
+			rc = -1;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_name);
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		char *path = names[i] ? xasprintf("%s/%s", dir, names[i]) : NULL;
+		char *line = names_of && names[i] ? xasprintf("%s\n", names[i])
+			     : path && lstat(path, &st) == 0
+				     ? xasprintf("%s %llu %lld %lld.%09ld\n", names[i],
+						 (unsigned long long)st.st_ino, (long long)st.st_size,
+						 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec)
+				     : NULL;
+		size_t k = line ? strlen(line) : 0;
+		if (!line || xgrow((void **)out, cap, *len + k + 1, 1) < 0)
+			rc = -1;
+		else
+			memcpy(*out + *len, line, k + 1), *len += k;
+		xfree(line);
+		xfree(path);
+		xfree(names[i]);
+	}
+	xfree(names);
+	return rc;
+}
+
+/* The collect directory's rank directories and every file in them, or
+ * NULL (unreadable, out of memory): any change shows. */
+static char *world_print(const char *dir, int world)
+{
+	char *out = NULL;
+	size_t len = 0, cap = 0;
+	int rc = dir_print(dir, "rank-", &out, &len, &cap);
+	for (int r = 0; rc == 0 && r < world; r++) {
+		char *sub = xasprintf("%s/rank-%d", dir, r);
+		rc = sub ? dir_print(sub, NULL, &out, &len, &cap) : -1;
+		xfree(sub);
+	}
+	if (rc < 0 || !out)
+		zfree(&out);
+	return out;
+}
 
 static bool in(const int *v, size_t n, int x)
 {
@@ -207,12 +281,14 @@ static void note_skip(struct ranks_prefetch *pf, int rank)
 
 static void read_if_done(struct ranks_prefetch *pf, int rank)
 {
-	if (in(pf->skip, pf->nr_skip, rank) || rank_reads__find(&pf->rr, rank) ||
-	    !has_rank_json(pf->dir, rank))
+	if (in(pf->skip, pf->nr_skip, rank) || rank_reads__find(&pf->rr, rank))
 		return;
-	struct rank_read *x = slot_new(&pf->rr, rank);
-	if (!x)
+	struct rank_read *x = has_rank_json(pf->dir, rank) ? slot_new(&pf->rr, rank) : NULL;
+	if (!x) { /* still running: the lowest such rank is the one watched */
+		if (pf->watch < 0 || rank < pf->watch)
+			pf->watch = rank;
 		return;
+	}
 	read_one(pf->dir, x);
 	atomic_fetch_add(&pf->nr_ready, 1);
 }
@@ -237,18 +313,47 @@ static bool wait_stop(struct ranks_prefetch *pf, long ms)
 
 /* A look at the directory every 20 ms, plus 1 ms per rank directory (at
  * most 0.5 s): a few stat calls a second on a shared filesystem. */
+/* Every rank of the launch's world has written rank.json (read here), and
+ * the directory holds those ranks' directories only. */
+static bool world_complete(const struct ranks_prefetch *pf, size_t nr_dirs)
+{
+	if (pf->world <= 0 || pf->nr_skip || nr_dirs != (size_t)pf->world ||
+	    pf->rr.n != (size_t)pf->world)
+		return false;
+	for (size_t i = 0; i < pf->rr.n; i++)
+		if (pf->rr.v[i].rank >= pf->world)
+			return false;
+	return true;
+}
+
+/* Every 20 ms, while the ranks run, one look at a single rank.json (the
+ * lowest rank still running: MPI ranks end together, in MPI_Finalize), not
+ * at every rank's: a long job over many ranks asks a shared filesystem
+ * for next to nothing. When it is there, or no rank directory was seen
+ * yet, the whole directory is looked at and every ended rank read. */
 static void *prefetch_run(void *arg)
 {
 	struct ranks_prefetch *pf = arg;
-	for (size_t n = 0;;) {
-		if (wait_stop(pf, 20 + (long)(n < 480 ? n : 480)))
-			break;
-		n = each_rank_dir(pf->dir, read_if_done, pf);
+	while (!wait_stop(pf, 20)) {
+		if (pf->watch >= 0 && !has_rank_json(pf->dir, pf->watch))
+			continue;
+		pf->watch = -1;
+		size_t n = each_rank_dir(pf->dir, read_if_done, pf);
+		if (pf->fn && world_complete(pf, n)) {
+			/* the print first: whatever changes from here on shows */
+			pf->print = world_print(pf->dir, pf->world);
+			if (pf->print) {
+				pf->fn(pf->ctx, pf->dir, &pf->rr);
+				pf->completed = true;
+			}
+			break; /* nothing left to read */
+		}
 	}
 	return NULL;
 }
 
-struct ranks_prefetch *ranks_prefetch__start(const char *collect_dir)
+struct ranks_prefetch *ranks_prefetch__start(const char *collect_dir, int world_size,
+					     ranks_complete_fn fn, void *ctx)
 {
 	struct ranks_prefetch *pf = collect_dir ? xcalloc(1, sizeof(*pf)) : NULL;
 	if (!pf || !(pf->dir = xstrdup(collect_dir))) {
@@ -256,6 +361,10 @@ struct ranks_prefetch *ranks_prefetch__start(const char *collect_dir)
 		return NULL;
 	}
 	pf->nr_read = -1;
+	pf->world = world_size;
+	pf->watch = -1;
+	pf->fn = fn;
+	pf->ctx = ctx;
 	atomic_init(&pf->nr_ready, 0);
 	each_rank_dir(pf->dir, note_skip, pf);
 	pthread_condattr_t ca;
@@ -282,6 +391,7 @@ static void prefetch_stop(struct ranks_prefetch *pf)
 	pthread_mutex_unlock(&pf->mu);
 	pthread_join(pf->th, NULL);
 	pf->running = false;
+	pf->nr_read = atomic_load(&pf->nr_ready);
 }
 
 int ranks_prefetch__take(struct ranks_prefetch *pf, struct rank_reads *rr)
@@ -289,8 +399,6 @@ int ranks_prefetch__take(struct ranks_prefetch *pf, struct rank_reads *rr)
 	if (!pf)
 		return 0;
 	prefetch_stop(pf);
-	if (pf->nr_read < 0)
-		pf->nr_read = (int)pf->rr.n;
 	for (size_t i = 0; i < pf->rr.n; i++) {
 		int rank = pf->rr.v[i].rank;
 		if (rank_reads__find(rr, rank))
@@ -303,6 +411,19 @@ int ranks_prefetch__take(struct ranks_prefetch *pf, struct rank_reads *rr)
 	}
 	rank_reads__release(&pf->rr);
 	return 0;
+}
+
+bool ranks_prefetch__stop_complete(struct ranks_prefetch *pf)
+{
+	if (!pf)
+		return false;
+	prefetch_stop(pf);
+	if (!pf->completed)
+		return false;
+	char *now = world_print(pf->dir, pf->world);
+	bool same = now && strcmp(now, pf->print) == 0;
+	xfree(now);
+	return same;
 }
 
 int ranks_prefetch__nr_read(const struct ranks_prefetch *pf)
@@ -324,6 +445,7 @@ void ranks_prefetch__free(struct ranks_prefetch *pf)
 	pthread_cond_destroy(&pf->cv);
 	rank_reads__release(&pf->rr);
 	xfree(pf->skip);
+	xfree(pf->print);
 	xfree(pf->dir);
 	xfree(pf);
 }

@@ -61,10 +61,21 @@ int ranks_read_rest(const char *collect_dir, const int *ranks, int n, int thread
 
 /* The read-ahead thread over collect_dir while the launch runs. Ranks whose
  * rank.json is already there when it starts (an earlier launch's) are left
- * to the serial pass. NULL when no thread could start (nothing is read
- * ahead then). */
+ * to the serial pass. With world_size > 0 and fn, once the world is
+ * complete (rank-0 .. rank-<world_size - 1> only, each with its rank.json,
+ * none left from before) the thread runs fn(ctx, collect_dir, its reads)
+ * and ends: the whole ingestion can happen there, before the launcher has
+ * ended (srun's teardown is ~0.1 s); ranks_prefetch__stop_complete says
+ * whether that work stands. NULL when no thread could start (nothing is
+ * read ahead then). */
 struct ranks_prefetch;
-struct ranks_prefetch *ranks_prefetch__start(const char *collect_dir);
+typedef void (*ranks_complete_fn)(void *ctx, const char *collect_dir, struct rank_reads *rr);
+struct ranks_prefetch *ranks_prefetch__start(const char *collect_dir, int world_size,
+					     ranks_complete_fn fn, void *ctx);
+/* Stops the thread; true when fn ran and nothing in the rank directories
+ * changed since (the same files: names, inodes, sizes, times; the same
+ * directories): what fn made from them is what reading them now makes. */
+bool ranks_prefetch__stop_complete(struct ranks_prefetch *pf);
 /* Stops the thread (the rank it is reading is finished first) and moves
  * its reads into rr. 0 or -ENOMEM. */
 int ranks_prefetch__take(struct ranks_prefetch *pf, struct rank_reads *rr);

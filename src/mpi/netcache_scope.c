@@ -98,6 +98,8 @@ static int expand(const char *name, struct strv *out);
 static int expand_ranges(const char *head, size_t hlen, const char *ranges, size_t rlen,
 			 const char *tail, struct strv *out)
 {
+	if (!rlen || ranges[rlen - 1] == ',' || ranges[0] == ',')
+		return -EINVAL; /* "n[]", "n[1,]": no host list */
 	char *r = xstrndup(ranges, rlen), *save = NULL;
 	int rc = r ? 0 : -ENOMEM;
 	for (char *t = r ? strtok_r(r, ",", &save) : NULL; t && rc == 0;
@@ -164,7 +166,8 @@ static int hostlist_into(const char *list, struct strv *out)
 char *netcache_hostlist(const char *list)
 {
 	struct strv l = {0};
-	char *out = list && *list && hostlist_into(list, &l) == 0 ? strv_join(&l, ",") : NULL;
+	char *out = list && *list && hostlist_into(list, &l) == 0 && l.n ? strv_join(&l, ",")
+									: NULL;
 	strv_release(&l);
 	return out;
 }
@@ -401,6 +404,11 @@ static char *hostfile_nodes(struct walk *w, struct netcache_scope *sc)
 			strv_take(&w->hosts, xstrdup(l));
 	}
 	xfree(text);
+	if (!w->hosts.n) {
+		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "the hostfile %.160s names no "
+			 "host", w->hostfile);
+		return NULL;
+	}
 	return strv_join(&w->hosts, ",");
 }
 

@@ -37,6 +37,7 @@ struct config;
 struct machine;
 struct attrib_tools;
 struct attrib_kprefetch;
+struct run_store_job;
 typedef struct json_t json_t;
 
 /* What the user asked, from the command line (cmd_run.c fills it; borrowed). */
@@ -168,6 +169,8 @@ struct run_state {
 	 * freed by stage_attribute, else at release */
 	struct attrib_kprefetch *kprefetch;
 	struct pivot pivot;
+	/* pivot.sqlite being written while the page renders (stages.h), or NULL */
+	struct run_store_job *store_job;
 	struct collect_counts counts; /* what ingest counted: samples (over passes), and
 					 under MPI the ranks seen and sampled (0 outside) */
 

@@ -107,7 +107,17 @@ static void network_probe(struct run_state *s, const struct mpi_stack *st, const
 				  .timeout_s = 120};
 	struct exec_result r = {0};
 	struct err e = {0};
-	console__info(s->con, "measuring the network: rank 0 <-> last rank ping-pong");
+	if (!k)
+		console__info(s->con, "measuring the network: rank 0 <-> last rank ping-pong");
+	else if (k->scope.nodes)
+		console__info(s->con, "measuring the network: rank 0 <-> last rank ping-pong "
+			      "(nothing cached for this MPI stack and transport on nodes %s [%s]; "
+			      "kept for later Runs)", k->scope.nodes, k->scope.nodes_from);
+	else
+		console__info(s->con, "measuring the network: rank 0 <-> last rank ping-pong "
+			      "(nothing cached for a launch of this shape; its nodes are not known "
+			      "before it starts [%s]; kept for the nodes it runs on)",
+			      k->scope.why_unknown);
 	int rc = executor__run(s->x, &rq, &r, &e);
 	s->cost.netprobe_s = r.duration_s;
 	struct netprobe np;
@@ -357,9 +367,6 @@ static bool net_keys_of(struct run_state *s, const struct mpi_stack *launcher,
 			     abi->soname, abi->path, MPI_PROBES_VERSION, pingpong ? pingpong : "");
 	k->shape_key = k->stack ? netcache_shape_key(k->stack, k->scope.transport, k->scope.shape)
 				: NULL;
-	if (!k->scope.nodes)
-		console__debug(s->con, 1, "network Ceilings: this launch's nodes are not known "
-			       "before it starts (%s)", k->scope.why_unknown);
 	return k->shape_key != NULL;
 }
 

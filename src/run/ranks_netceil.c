@@ -4,6 +4,7 @@
 #include "run/ranks_mpi.h"
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <string.h>
 #include <time.h>
 
@@ -92,6 +93,38 @@ static void settle(struct run_state *s, const char *why)
 	}
 }
 
+/* True when ranks 0 and 1 ran on one node (the manifest's nodes[].ranks). */
+static bool zero_one_together(const struct run_state *s)
+{
+	size_t i, k;
+	const json_t *o, *r;
+	json_array_foreach(s->out.nodes, i, o) {
+		int seen = 0;
+		json_array_foreach(json_object_get(o, "ranks"), k, r)
+			seen |= json_integer_value(r) == 0 ? 1 : json_integer_value(r) == 1 ? 2 : 0;
+		if (seen == 3)
+			return true;
+	}
+	return false;
+}
+
+/* A hit measured across nodes with one rank per node has no within-node
+ * pair, which a ping-pong would measure for this Run's placement: said, not
+ * invented. (On one node, network_latency itself is the within-node pair.) */
+static void note_no_intranode(struct run_state *s)
+{
+	if (!s->netceil.cached || !strchr(s->netceil.nodes, ',') || /* one node: no interconnect */
+	    stored(s, "network_latency_intranode") ||
+	    !stored(s, "network_latency") || !zero_one_together(s))
+		return;
+	char *more = xasprintf("%s; no within-node pair (network_*_intranode): the Run that "
+			       "measured it had one rank per node", s->netceil.source);
+	if (more) {
+		xfree(s->netceil.source);
+		s->netceil.source = more;
+	}
+}
+
 void run_netceil_check(struct run_state *s)
 {
 	if (!s->machine || !s->netceil.source || !s->netceil.nodes)
@@ -121,6 +154,8 @@ void run_netceil_check(struct run_state *s)
 		s->netceil.source = source;
 		source = NULL;
 	}
+	if (app && !strcmp(app, s->netceil.nodes))
+		note_no_intranode(s);
 	console__info(s->con, "network Ceilings: %s", s->netceil.source);
 out:
 	xfree(app);

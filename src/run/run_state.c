@@ -2,6 +2,7 @@
 // The helpers of struct run_state the stages share, apart from the driver
 // (pipeline.c) that runs them, so no stage file depends on the driver's.
 #include "run/pipeline.h"
+#include "run/stages.h"
 
 #include <jansson.h>
 #include <string.h>
@@ -72,6 +73,8 @@ static void run_result__release(struct run_result *o)
 
 void run_state__release(struct run_state *s)
 {
+	run_store_job_join(s->store_job, NULL); /* it reads the pivot */
+	s->store_job = NULL;
 	if (s->x)
 		executor__free(s->x);
 	json_decref(s->prov.effective_config);

@@ -313,8 +313,30 @@ int stage_analyse(struct run_state *s, struct err *e)
 	return o->have_analysis ? 0 : err_oom(e);
 }
 
+/* What pivot_db_write's rc makes of the manifest: the pivot listed, or the
+ * Run incomplete and said so (e holds the write's error). */
+static int store_outcome(struct run_state *s, int rc, struct err *e)
+{
+	struct manifest *m = &s->out.manifest;
+	/* The pivot first: a manifest never lists a table that is not there, and
+	 * is written even when the pivot could not be (the Run stays readable). */
+	if (rc == 0)
+		rc = manifest__set_file(m, "pivot", PIVOT_DB_FILE);
+	else if (rc != -ENOMEM && m->name) { /* said now, and in the manifest */
+		static const char remedy[] = "free space or choose another -o, then run again "
+					     "(collect/ keeps the raw samples of this one)";
+		run_state__degrade(s, DEG_PIVOT_UNWRITABLE, e->msg, remedy);
+		/* no pivot: the Run did not get through post-processing */
+		m->status = RUN_STATUS_INCOMPLETE;
+		s->out.pivot_unwritten = true;
+	}
+	return rc;
+}
+
 /* pivot.sqlite, and the manifest in memory (written by stage_manifest once
- * the page is there too). */
+ * the page is there too). The pivot is written on a thread while
+ * stage_report renders the page, which joins it (run/store_job.c); here
+ * when no thread starts. */
 int stage_store(struct run_state *s, struct err *e)
 {
 	if (!s->rundir.dir)
@@ -326,20 +348,14 @@ int stage_store(struct run_state *s, struct err *e)
 	char *db = fs_join(s->rundir.dir, PIVOT_DB_FILE);
 	if (rc == 0 && !db)
 		rc = err_oom(e);
-	/* The pivot first: a manifest never lists a table that is not there, and
-	 * is written even when the pivot could not be (the Run stays readable). */
-	if (rc == 0 && (rc = pivot_db_write(&s->pivot, db, "nunatak " NUNATAK_VERSION, e)) == 0)
-		rc = manifest__set_file(m, "pivot", PIVOT_DB_FILE);
-	else if (rc != -ENOMEM && m->name) { /* said now, and in the manifest */
-		static const char remedy[] = "free space or choose another -o, then run again "
-					     "(collect/ keeps the raw samples of this one)";
-		run_state__degrade(s, DEG_PIVOT_UNWRITABLE, e->msg, remedy);
-		/* no pivot: the Run did not get through post-processing */
-		m->status = RUN_STATUS_INCOMPLETE;
-		s->out.pivot_unwritten = true;
+	if (rc == 0 && (s->store_job = run_store_job_start(&s->pivot, db))) {
+		xfree(db);
+		return 0;
 	}
+	if (rc == 0)
+		rc = pivot_db_write(&s->pivot, db, "nunatak " NUNATAK_VERSION, e);
 	xfree(db);
-	return rc;
+	return store_outcome(s, rc, e);
 }
 
 /* Space kept for the manifests while the application runs: a disk it (or
@@ -443,11 +459,8 @@ static int render_page(struct run_state *s, char **path, struct err *he)
 	return rc;
 }
 
-int stage_report(struct run_state *s, struct err *e)
+static void render_or_degrade(struct run_state *s)
 {
-	(void)e;
-	if (!s->rundir.dir)
-		return 0;
 	struct err he = {0};
 	if (render_page(s, &s->out.report_path, &he) < 0)
 		/* regenerable from the pivot, unless the pivot is what could not be written */
@@ -456,6 +469,54 @@ int stage_report(struct run_state *s, struct err *e)
 					   ? "free space and run again: this Run has no pivot to "
 					     "render (collect/ keeps its raw samples)"
 					   : "`nunatak report` regenerates it from the Run");
+}
+
+/* The page rendered as if the pivot were written (listed in the manifest),
+ * while the thread writes it; then its outcome. It was: the page stands, as
+ * it would have been rendered after the write. It was not: the listing and
+ * the page are undone, the failure said as stage_store says it, and the
+ * page rendered again the way a failed write leaves it. */
+static int report_beside_store(struct run_state *s)
+{
+	struct manifest *m = &s->out.manifest;
+	size_t nr_files = m->nr_files;
+	bool listed = m->name && manifest__set_file(m, "pivot", PIVOT_DB_FILE) == 0;
+	struct err he = {0}, se = {0};
+	char *page = NULL;
+	bool rendered = listed && render_page(s, &page, &he) == 0;
+	int rc = run_store_job_join(s->store_job, &se);
+	s->store_job = NULL;
+	if (rc == 0 && listed) {
+		s->out.report_path = page;
+		if (!rendered)
+			run_state__degrade(s, DEG_REPORT_UNAVAILABLE,
+					   he.msg[0] ? he.msg : "no report page",
+					   "`nunatak report` regenerates it from the Run");
+		return 0;
+	}
+	if (page)
+		unlink(page);
+	xfree(page);
+	for (; m->nr_files > nr_files; m->nr_files--) { /* the listing, undone */
+		xfree(m->files[m->nr_files - 1].table);
+		xfree(m->files[m->nr_files - 1].relpath);
+	}
+	if (rc == 0)
+		rc = err_oom(&se); /* written, but the listing ran out of memory */
+	if (store_outcome(s, rc, &se) < 0)
+		console__error(s->con, "store: %s", se.msg[0] ? se.msg : "failed");
+	render_or_degrade(s);
+	return 0;
+}
+
+int stage_report(struct run_state *s, struct err *e)
+{
+	(void)e;
+	if (s->store_job)
+		return report_beside_store(s);
+	if (!s->rundir.dir)
+		return 0;
+	render_or_degrade(s);
 	return 0;
 }
 

@@ -100,6 +100,14 @@ void run_reserve_space(struct run_state *s);
 void run_reserve_release(struct run_state *s);
 /* report.html from the Run in memory (report-unavailable on failure). */
 int stage_report(struct run_state *s, struct err *e);
+/* pivot.sqlite at db written from p on a thread (run/store_job.c): started
+ * by stage_store, joined by stage_report once the page is rendered (or at
+ * the Run's release); its outcome, as pivot_db_write's, from the join.
+ * NULL when no thread could start. */
+struct run_store_job;
+struct pivot;
+struct run_store_job *run_store_job_start(const struct pivot *p, const char *db);
+int run_store_job_join(struct run_store_job *j, struct err *e);
 /* manifest.json, once, listing the pivot and the page, every degradation. */
 int stage_manifest(struct run_state *s, struct err *e);
 

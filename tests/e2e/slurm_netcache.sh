@@ -27,27 +27,40 @@ run() {
 }
 prog="$tmp/prog_openmpi"
 run a -- "$NUNATAK" run -o "$tmp/run-a" -- srun -N 2 -n 2 --mpi=pmix "$prog" 0
-# the probe failing is said, not hidden: then nothing was there to cache
+# The ping-pong under srun --mpi=pmix crashed in Open MPI about once in ten
+# launches in an earlier session (docs/mpi.md); the Run says so and caches
+# nothing. Once more then (a failure outside nunatak), and a skip if again.
 if grep -q "network-ceilings-unavailable" a.err; then
 	grep "network-ceilings-unavailable" a.err
-	echo "skip: the ping-pong itself failed on this cluster (said by the Run above): nothing to cache"
-	exit 2
+	echo "note: the first ping-pong failed (said above); once more"
+	rm -rf "$tmp/run-a"
+	run a -- "$NUNATAK" run -o "$tmp/run-a" -- srun -N 2 -n 2 --mpi=pmix "$prog" 0
+	if grep -q "network-ceilings-unavailable" a.err; then
+		grep "network-ceilings-unavailable" a.err
+		echo "skip: the ping-pong itself failed twice on this cluster (said by the Runs above): nothing to cache"
+		exit 2
+	fi
 fi
 run b -- "$NUNATAK" run -o "$tmp/run-b" -- srun -N 2 -n 4 --mpi=pmix "$prog" 0
 run c -- salloc -N 2 "$NUNATAK" run -o "$tmp/run-c" -- srun -n 2 --mpi=pmix "$prog" 0
 run d -- "$NUNATAK" run -o "$tmp/run-d" -- srun -w n2 -n 2 --mpi=pmix "$prog" 0
-run e UCX_TLS=self,sm,tcp -- "$NUNATAK" run -o "$tmp/run-e" -- srun -N 2 -n 2 --mpi=pmix "$prog" 0
+run e OMPI_MCA_btl=self,vader,tcp -- "$NUNATAK" run -o "$tmp/run-e" -- srun -N 2 -n 2 --mpi=pmix "$prog" 0
 # another name for the PMIx plugin, when this Slurm has one: --mpi as written
 other=$(srun --mpi=list 2>&1 | grep -o 'pmix_v[0-9]*' | head -1 || true)
 [ -z "$other" ] || run f -- "$NUNATAK" run -o "$tmp/run-f" -- srun -N 2 -n 2 --mpi="$other" "$prog" 0
 # the nodes a launch of this shape measured on last (n1, by Slurm's order)
 # are not where it runs once n1 is drained
 run g -- "$NUNATAK" run -o "$tmp/run-g" -- srun -N 1 -n 2 --mpi=pmix "$prog" 0
-scontrol update nodename=n1 state=drain reason=nunatak-test
-run h -- "$NUNATAK" run -o "$tmp/run-h" -- srun -N 1 -n 2 --mpi=pmix "$prog" 0
-resume
+if scontrol update nodename=n1 state=drain reason=nunatak-test; then
+	run h -- "$NUNATAK" run -o "$tmp/run-h" -- srun -N 1 -n 2 --mpi=pmix "$prog" 0
+	resume
+else
+	echo "note: n1 could not be drained here: the other-nodes case is not run"
+fi
 for r in a b c d e f g h; do
-	[ -f "$r.err" ] && echo "$r: $(grep -c 'measuring the network' "$r.err") ping-pong(s); $(grep 'network Ceilings: ' "$r.err" | sed 's/.*network Ceilings: //')"
+	if [ -f "$r.err" ]; then
+		echo "$r: $(grep -c 'measuring the network' "$r.err" || true) ping-pong(s); $(grep 'network Ceilings: ' "$r.err" | sed 's/.*network Ceilings: //' || true)"
+	fi
 done
 python3 - "$tmp" "$other" <<'PY' || fail=1
 import json, os, sys
@@ -59,6 +72,10 @@ def load(r):
     return m, net, open(f"{r}.err").read()
 def probed(r):
     return load(r)[2].count("measuring the network")
+def failed(r):
+    """the ping-pong ran and failed (outside nunatak), said with the reason"""
+    m, net, err = load(r)
+    return "network-ceilings-unavailable" in err and not net and "network_ceilings_from" not in m["cost"]
 m, net_a, err = load("a")
 fa = m["cost"]["network_ceilings_from"]
 assert probed("a") == 1 and m["cost"]["network_ceilings"] == "measured", m["cost"]
@@ -71,20 +88,32 @@ for r in ("b", "c"):
     assert probed(r) == 0, (r, "measured again")
     assert m["cost"]["network_ceilings"] == "cached" and m["cost"]["network_probe"]["value"] == 0, (r, m["cost"])
     assert f["how"] == "cached" and f["nodes"] == ["n1", "n2"] and f["measured_at"] == fa["measured_at"], (r, f)
-    assert f["summary"].endswith("(this Run's nodes)"), (r, f)
+    assert "(this Run's nodes)" in f["summary"], (r, f)
+    # a's ranks were one per node: no within-node pair in the entry, which b
+    # (ranks 0 and 1 on n1) would have measured: said, not invented
+    assert ("no within-node pair" in f["summary"]) == (r == "b"), (r, f)
+    assert not any(k.endswith("_intranode") for k in net), (r, net)
     assert net == net_a, (r, net, net_a)
     assert sorted(n["node"] for n in m["nodes"]) == ["n1", "n2"], (r, m["nodes"])
 assert "the nodes of this launch, from srun the allocation (SLURM_JOB_NODELIST)" in load("c")[2], "c: not read before the launch"
 # d: one node, e and f: another transport: measured again
 for r in ("d", "e") + (("f",) if other else ()):
     m, net, err = load(r)
-    assert probed(r) == 1 and m["cost"]["network_ceilings_from"]["how"] == "measured", (r, m["cost"])
+    assert probed(r) == 1, (r, "not measured again")
+    if failed(r):
+        print(f"note: {r}: the ping-pong failed (said by the Run): its figures are not checked")
+        continue
+    assert m["cost"]["network_ceilings_from"]["how"] == "measured", (r, m["cost"])
 m, net_d, _ = load("d")
-assert m["cost"]["network_ceilings_from"]["nodes"] == ["n2"], m["cost"]
-assert all(q == "estimated" and "single-node" in why for _, q, why in net_d.values()), net_d
+if not failed("d"):
+    assert m["cost"]["network_ceilings_from"]["nodes"] == ["n2"], m["cost"]
+    assert all(q == "estimated" and "single-node" in why for _, q, why in net_d.values()), net_d
 # g: the probe and the application are two Slurm jobs of one node each,
 # which may land on different nodes: then the figures just measured are
 # not the application's nodes' and say so
+if failed("g") or not os.path.exists(f"{tmp}/run-h"):
+    print("note: g's ping-pong failed, or n1 could not be drained: the other-nodes case is not checked")
+    sys.exit(0)
 mg, net_g, _ = load("g")
 g_nodes = mg["cost"]["network_ceilings_from"]["nodes"]
 g_ran = sorted(n["node"] for n in mg["nodes"])
@@ -112,5 +141,10 @@ else:
         assert q == "estimated" and why.startswith("measured over shared memory: single-node"), (k, q, why)
     print("note: g measured on n2, where h ran too: the other-nodes case was not reached this time")
 PY
-[ "$fail" = 0 ] || { for r in a b c d e f g h; do [ -f "$r.err" ] && { echo "--- $r.err"; cat "$r.err"; }; done; exit 1; }
+if [ "$fail" != 0 ]; then
+	for r in a b c d e f g h; do
+		if [ -f "$r.err" ]; then echo "--- $r.err"; cat "$r.err"; fi
+	done
+	exit 1
+fi
 echo "ok: network Ceilings measured once per node set, MPI stack and transport; read back whatever the rank count; never measured on other nodes than the Run's"

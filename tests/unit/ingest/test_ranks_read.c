@@ -270,7 +270,7 @@ static void t_prefetch(void)
 		snprintf(path, sizeof(path), "%s/rank-%d/rank.json", root, r);
 		CHECK_INT(unlink(path), 0);
 	}
-	struct ranks_prefetch *pf = ranks_prefetch__start(root);
+	struct ranks_prefetch *pf = ranks_prefetch__start(root, 0, NULL, NULL);
 	CHECK(pf != NULL);
 	CHECK_INT(ranks_prefetch__ready(pf), 0);
 	rank_json(root, 1);
@@ -286,6 +286,76 @@ static void t_prefetch(void)
 	CHECK_STR(got, want);
 	ranks_prefetch__free(pf);
 	xfree(got);
+	xfree(want);
+	xfree(root);
+	done();
+}
+
+/* What the collector does when the world is complete: the whole
+ * ingestion, on the thread, into a pivot of its own. */
+struct early {
+	bool ran;
+	int rc;
+	struct pivot p;
+};
+
+static void early_fn(void *ctx, const char *collect_dir, struct rank_reads *rr)
+{
+	struct early *x = ctx;
+	struct degradations d = {0};
+	struct ranks_summary sum;
+	struct err e = {0};
+	pivot__init(&x->p);
+	x->rc = ingest_ranks_reads(collect_dir, NR_RANKS, rr, 1, &x->p, &d, &sum, &e);
+	degradations__release(&d);
+	__atomic_store_n(&x->ran, true, __ATOMIC_RELEASE);
+}
+
+/* ready(pf, NR_RANKS) then the thread's end: stop_complete joins it. */
+static void t_complete(void)
+{
+	char *root = collect_dir();
+	int sampled = 0;
+	char *want = ingest(root, NULL, 1, &sampled);
+	for (int round = 0; round < 2; round++) {
+		for (int r = 0; r < NR_RANKS; r++) {
+			char path[512];
+			snprintf(path, sizeof(path), "%s/rank-%d/rank.json", root, r);
+			CHECK_INT(unlink(path), 0);
+		}
+		struct early x = {0};
+		struct ranks_prefetch *pf = ranks_prefetch__start(root, NR_RANKS, early_fn, &x);
+		CHECK(pf != NULL);
+		for (int r = NR_RANKS - 1; r >= 0; r--) /* any order */
+			rank_json(root, r);
+		CHECK(ready(pf, NR_RANKS));
+		/* the callback runs right after the last read: wait for it */
+		for (int i = 0; i < 6000 && !__atomic_load_n(&x.ran, __ATOMIC_ACQUIRE); i++)
+			nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+		if (round == 1) { /* a file rewritten after the callback: it does not stand */
+			char path[512];
+			snprintf(path, sizeof(path), "%s/rank-3/perf.data", root);
+			copy(GOLDEN "callgraph.data", path); /* rank 3 ran fork.data */
+		}
+		bool stands = ranks_prefetch__stop_complete(pf);
+		CHECK(x.ran);
+		CHECK_INT(x.rc, 0);
+		CHECK(stands == (round == 0));
+		if (round == 0) {
+			char *got = dump(&x.p);
+			CHECK_STR(got, want);
+			xfree(got);
+		}
+		pivot__release(&x.p);
+		ranks_prefetch__free(pf);
+	}
+	/* an earlier launch's rank.json, or a directory beyond the world: no
+	 * callback (the serial pass decides) */
+	struct early x = {0};
+	struct ranks_prefetch *pf = ranks_prefetch__start(root, NR_RANKS, early_fn, &x);
+	CHECK(!ranks_prefetch__stop_complete(pf));
+	CHECK(!x.ran);
+	ranks_prefetch__free(pf);
 	xfree(want);
 	xfree(root);
 	done();
@@ -379,6 +449,8 @@ static const struct test_case cases[] = {
 	{"same_pivot", "1 to 4 threads: the pivot of the serial reading, entity for entity",
 	 t_same_pivot},
 	{"prefetch", "read while the launch runs: only ranks it ended, the same pivot", t_prefetch},
+	{"complete", "the whole world read before the launch ends: ingested there, unless a "
+	 "file changes after", t_complete},
 	{"per_rank", "each rank's results are its own recording's, 6 programs", t_per_rank},
 };
 

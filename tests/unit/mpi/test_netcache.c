@@ -117,6 +117,7 @@ static void t_hostlist(void)
 		{"n1,n1,n[1-1]", "n1"},
 		{"n[1-", NULL}, {"n[3-1]", NULL}, {"n[a-b]", NULL}, {"n1]", NULL},
 		{"n[[1]]", NULL}, {"", NULL}, {"n[1-100000]", NULL}, {"a b", NULL},
+		{"c[]", NULL}, {"c[1,]", NULL}, {"c[,1]", NULL}, {"a,,b", NULL},
 	};
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		char *got = netcache_hostlist(c[i].in);
