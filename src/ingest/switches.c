@@ -359,11 +359,70 @@ static int emit_thread(struct switch_log *l, struct walk *w, size_t part0, const
 	return rc;
 }
 
+/* cmp_ev's time and kind rank as one key (rank < 8, times below 2^61). */
+static inline uint64_t ev_key(const struct sw_ev *e)
+{
+	return e->time << 3 | (uint64_t)kind_rank(e->kind);
+}
+
+static inline unsigned ev_digit(const struct sw_ev *e, bool by_thread, unsigned shift)
+{
+	return (unsigned)(((by_thread ? e->thread : ev_key(e)) >> shift) & 0xff);
+}
+
+/* One stable counting pass of from into to, by one byte. */
+static void radix_pass(const struct sw_ev *from, struct sw_ev *to, size_t n, bool by_thread,
+		       unsigned shift)
+{
+	size_t at[257] = {0};
+	for (size_t i = 0; i < n; i++)
+		at[ev_digit(&from[i], by_thread, shift) + 1]++;
+	for (int b = 0; b < 256; b++)
+		at[b + 1] += at[b];
+	for (size_t i = 0; i < n; i++)
+		to[at[ev_digit(&from[i], by_thread, shift)]++] = from[i];
+}
+
+/* cmp_ev's order by stable passes from the least significant byte: the
+ * time and kind rank, then the thread, only the bytes that differ between
+ * events (~6 passes for a LAMMPS Run's events, instead of a comparison sort
+ * through a function pointer: ~4 ms of its finish). Events equal in all
+ * three keep their order, which no result depends on
+ * (unit_ingest_test_switch_order). False (nothing done) for a time from
+ * 2^61 ns (73 years) on, or without memory: then qsort. */
+static bool radix_sort(struct sw_ev *ev, size_t n)
+{
+	uint64_t any = 0, all = ~(uint64_t)0, any_th = 0, all_th = ~(uint64_t)0;
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].time >> 61)
+			return false;
+		uint64_t k = ev_key(&ev[i]);
+		any |= k, all &= k, any_th |= ev[i].thread, all_th &= ev[i].thread;
+	}
+	struct sw_ev *tmp = xmalloc(n * sizeof(*ev)), *from = ev, *to = tmp;
+	if (!tmp)
+		return false;
+	for (unsigned pass = 0; pass < 12; pass++) {
+		bool by_thread = pass >= 8;
+		unsigned shift = 8 * (by_thread ? pass - 8 : pass);
+		if (!((((by_thread ? any_th ^ all_th : any ^ all)) >> shift) & 0xff))
+			continue; /* every event has this byte */
+		radix_pass(from, to, n, by_thread, shift);
+		struct sw_ev *t = from;
+		from = to, to = t;
+	}
+	if (from != ev)
+		memcpy(ev, from, n * sizeof(*ev));
+	xfree(tmp);
+	return true;
+}
+
 void switch_log__sort(struct switch_log *l)
 {
 	if (!l || l->sorted)
 		return;
-	qsort(l->ev, l->nr_ev, sizeof(*l->ev), cmp_ev);
+	if (l->nr_ev > 1 && !radix_sort(l->ev, l->nr_ev))
+		qsort(l->ev, l->nr_ev, sizeof(*l->ev), cmp_ev);
 	l->sorted = true;
 }
 

@@ -220,9 +220,46 @@ static void t_any_arrival_order(void)
 	xfree(ref_text);
 }
 
+/* The switch log sorts by radix over the bytes times differ in, and by
+ * qsort (the comparison it had before) when a time is 2^61 ns or more:
+ * the same records shifted there give the same intervals (shifted) and
+ * the same budget, shuffled either way. */
+static void t_radix_as_qsort(void)
+{
+	enum { CAP = 40000 };
+	static struct rec r[CAP], far[CAP];
+	static size_t order[CAP];
+	size_t n = make(r, CAP, 9);
+	const uint64_t shift = 1ull << 61;
+	for (size_t i = 0; i < n; i++) {
+		far[i] = r[i];
+		far[i].t += shift;
+		order[i] = i;
+	}
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = rnd(i + 1), tmp = order[i];
+		order[i] = order[j];
+		order[j] = tmp;
+	}
+	struct collected a = {0}, b = {0};
+	char *ta = NULL, *tb = NULL;
+	run(r, order, n, &a, &ta);
+	run(far, order, n, &b, &tb);
+	CHECK(a.n > 1000);
+	CHECK_INT(a.n, b.n);
+	for (size_t i = 0; i < a.n; i++) {
+		CHECK_INT(a.v[i].tid, b.v[i].tid);
+		CHECK(a.v[i].start + shift == b.v[i].start && a.v[i].end + shift == b.v[i].end);
+	}
+	CHECK_STR(ta, tb);
+	xfree(a.v), xfree(b.v), xfree(ta), xfree(tb);
+}
+
 static const struct test_case cases[] = {
 	{"any_arrival_order", "the same records in any order give the same intervals and budget",
 	 t_any_arrival_order},
+	{"radix_as_qsort", "the radix order gives what the comparison sort gave",
+	 t_radix_as_qsort},
 };
 
 TEST_MAIN(cases)

@@ -203,6 +203,7 @@ static void t_roundtrip(void)
 	CHECK_INT(sql_int(path, "SELECT line IS NULL FROM frames WHERE id = 1"), 1);
 	CHECK_INT(sql_int(path, "SELECT rank IS NULL FROM loci WHERE id = 1"), 1);
 	CHECK_INT(sql_int(path, "SELECT value FROM meta WHERE key = 'schema'"), 2);
+	CHECK_INT(sql_int(path, "PRAGMA page_size"), 4096); /* small: no empty 64 kB pages */
 	pivot__release(&p);
 	pivot__release(&r);
 	done();
@@ -399,6 +400,9 @@ static void t_bulk(void)
 	double t2 = now_s();
 	CHECK_INT(r.nr_measurements, n);
 	CHECK(r.measurements[n - 1].value == (double)(n - 1));
+	for (size_t i = 0; i < n; i += 997)
+		CHECK(r.measurements[i].value == (double)i && r.measurements[i].sample_count == (int64_t)i);
+	CHECK_INT(sql_int(path, "PRAGMA page_size"), 65536); /* large: the faster pages */
 	printf("  pivot.sqlite: write %.2f M rows/s, read %.2f M rows/s (CPU time)\n",
 	       (double)n / (t1 - t0) / 1e6, (double)n / (t2 - t1) / 1e6);
 	done();
