@@ -180,8 +180,18 @@ struct walk {
 	char *const *envp;
 	struct strv transport, shape, counts, hosts;
 	const char *w, *nodes_n, *tasks_n, *hostfile;
+	const char *here; /* this host, as the ranks name it */
 	char unsure[160]; /* an option that leaves the nodes unknown before the launch */
 };
+
+/* A host of -H or a hostfile: the loopback names are this host, which the
+ * probe and the ranks name by its own name. */
+static void add_host(struct walk *w, const char *name)
+{
+	bool local = !strcmp(name, "localhost") || !strcmp(name, "127.0.0.1") ||
+		     !strcmp(name, "::1");
+	strv_take(&w->hosts, xstrdup(local ? w->here : name));
+}
 
 static const char *env_get(char *const *envp, const char *name)
 {
@@ -261,7 +271,7 @@ static void host_names(struct walk *w, const char *list)
 	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
 		t[strcspn(t, ":")] = '\0';
 		if (*t)
-			strv_take(&w->hosts, xstrdup(t));
+			add_host(w, t);
 	}
 	if (!copy)
 		w->hosts.oom = true;
@@ -401,7 +411,7 @@ static char *hostfile_nodes(struct walk *w, struct netcache_scope *sc)
 		l += strspn(l, " \t\r");
 		l[strcspn(l, " \t\r:")] = '\0';
 		if (*l)
-			strv_take(&w->hosts, xstrdup(l));
+			add_host(w, l);
 	}
 	xfree(text);
 	if (!w->hosts.n) {
@@ -414,7 +424,7 @@ static char *hostfile_nodes(struct walk *w, struct netcache_scope *sc)
 
 /* mpirun's nodes: -H's or the hostfile's, else this host outside any
  * allocation. */
-static char *mpirun_nodes(struct walk *w, struct netcache_scope *sc, const char *host)
+static char *mpirun_nodes(struct walk *w, struct netcache_scope *sc)
 {
 	static const char *const allocations[] = {"SLURM_JOB_NODELIST", "PBS_NODEFILE",
 						  "LSB_DJOB_HOSTFILE", "FLUX_URI", "COBALT_NODEFILE",
@@ -447,9 +457,7 @@ static char *mpirun_nodes(struct walk *w, struct netcache_scope *sc, const char 
 		}
 	snprintf(sc->nodes_from, sizeof(sc->nodes_from), "this host: no host option, no "
 		 "allocation");
-	/* named as the ranks and the probe name their node */
-	const char *slurm = env_get(w->envp, "SLURMD_NODENAME");
-	return xstrdup(slurm && *slurm ? slurm : host && *host ? host : "localhost");
+	return xstrdup(w->here);
 }
 
 static enum family family_of(enum launcher_kind k, const char *impl)
@@ -474,7 +482,10 @@ int netcache_scope_of(char *const *prefix, const char *impl, char *const *envp,
 {
 	*sc = (struct netcache_scope){0};
 	enum launcher_kind k = launch_options(prefix, noop, NULL, NULL);
-	struct walk w = {.fam = family_of(k, impl), .envp = envp};
+	/* this host named as the ranks and the probe name their node */
+	const char *slurm = env_get(envp, "SLURMD_NODENAME");
+	struct walk w = {.fam = family_of(k, impl), .envp = envp,
+			 .here = slurm && *slurm ? slurm : host && *host ? host : "localhost"};
 	(void)launch_options(prefix, on_option, &w, NULL);
 	for (size_t i = 0; envp && envp[i]; i++)
 		if (transport_var(envp[i]))
@@ -482,7 +493,7 @@ int netcache_scope_of(char *const *prefix, const char *impl, char *const *envp,
 	if (w.fam == FAM_SLURM)
 		sc->nodes = slurm_nodes(&w, sc);
 	else if (w.fam != FAM_OTHER)
-		sc->nodes = mpirun_nodes(&w, sc, host);
+		sc->nodes = mpirun_nodes(&w, sc);
 	else
 		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "nunatak does not read %s's "
 			 "node options", launcher_kind__name(k));
