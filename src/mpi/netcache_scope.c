@@ -91,6 +91,19 @@ void netcache_nodes_canon(char *nodes)
 	strv_release(&l);
 }
 
+char *netcache_nodes_spaced(const char *nodes)
+{
+	char *out = xmalloc(2 * strlen(nodes) + 1), *q = out;
+	for (const char *p = nodes; out && *p; p++) {
+		*q++ = *p;
+		if (*p == ',')
+			*q++ = ' ';
+	}
+	if (out)
+		*q = '\0';
+	return out;
+}
+
 /* One bracketed range list "1-3,07" of a host list element: each name is
  * head + number + tail, expanded again (tail may hold brackets). */
 static int expand(const char *name, struct strv *out);
@@ -249,11 +262,13 @@ static void slurm_option(struct walk *w, const struct launch_option *o)
 	const char *v = o->nr_values ? o->values[0] : NULL;
 	if (is_any(o, transport))
 		push(&w->transport, o, 1);
-	else if (launch_option__is(o, "-w") || launch_option__is(o, "--nodelist"))
-		w->w = v, push(&w->shape, o, 1);
-	else if (launch_option__is(o, "-N") || launch_option__is(o, "--nodes"))
-		w->nodes_n = v, push(&w->shape, o, 1);
-	else if (is_any(o, counts)) {
+	else if (launch_option__is(o, "-w") || launch_option__is(o, "--nodelist")) {
+		w->w = v;
+		push(&w->shape, o, 1);
+	} else if (launch_option__is(o, "-N") || launch_option__is(o, "--nodes")) {
+		w->nodes_n = v;
+		push(&w->shape, o, 1);
+	} else if (is_any(o, counts)) {
 		if (launch_option__is(o, "-n") || launch_option__is(o, "--ntasks"))
 			w->tasks_n = v;
 		push(&w->counts, o, 1);
@@ -278,6 +293,21 @@ static void host_names(struct walk *w, const char *list)
 	xfree(copy);
 }
 
+/* A host list, a hostfile, or an option that chooses the nodes otherwise:
+ * each is part of the shape. */
+static void node_option(struct walk *w, const struct launch_option *o, const char *const *hosts,
+			const char *const *files)
+{
+	const char *v = o->nr_values ? o->values[0] : NULL;
+	if (is_any(o, hosts))
+		host_names(w, v);
+	else if (is_any(o, files))
+		w->hostfile = v;
+	else
+		unsure(w, o, "chooses the nodes in a way nunatak does not read");
+	push(&w->shape, o, o->nr_values);
+}
+
 static void openmpi_option(struct walk *w, const struct launch_option *o)
 {
 	static const char *const hosts[] = {"H", "host", NULL};
@@ -293,13 +323,8 @@ static void openmpi_option(struct walk *w, const struct launch_option *o)
 	else if (launch_option__is(o, "x") && o->nr_values && strchr(o->values[0], '=') &&
 		 transport_var(o->values[0]))
 		push(&w->transport, o, 1); /* -x VAR alone: VAR is in the environment read below */
-	else if (is_any(o, hosts))
-		host_names(w, o->nr_values ? o->values[0] : NULL), push(&w->shape, o, 1);
-	else if (is_any(o, files))
-		w->hostfile = o->nr_values ? o->values[0] : NULL, push(&w->shape, o, 1);
-	else if (is_any(o, moving))
-		unsure(w, o, "chooses the nodes in a way nunatak does not read"),
-			push(&w->shape, o, o->nr_values);
+	else if (is_any(o, hosts) || is_any(o, files) || is_any(o, moving))
+		node_option(w, o, hosts, files);
 	else if (is_any(o, counts)) {
 		if (launch_option__is(o, "n") || launch_option__is(o, "np"))
 			w->tasks_n = o->nr_values ? o->values[0] : NULL;
@@ -320,13 +345,8 @@ static void hydra_option(struct walk *w, const struct launch_option *o)
 		xfree(kv);
 	} else if (launch_option__is(o, "iface") || launch_option__is(o, "netmod"))
 		push(&w->transport, o, 1);
-	else if (is_any(o, hosts))
-		host_names(w, o->nr_values ? o->values[0] : NULL), push(&w->shape, o, 1);
-	else if (is_any(o, files))
-		w->hostfile = o->nr_values ? o->values[0] : NULL, push(&w->shape, o, 1);
-	else if (launch_option__is(o, "configfile"))
-		unsure(w, o, "holds the launch in a file nunatak does not read"),
-			push(&w->shape, o, 1);
+	else if (is_any(o, hosts) || is_any(o, files) || launch_option__is(o, "configfile"))
+		node_option(w, o, hosts, files);
 	else if (is_any(o, counts)) {
 		if (launch_option__is(o, "n") || launch_option__is(o, "np"))
 			w->tasks_n = o->nr_values ? o->values[0] : NULL;
@@ -390,8 +410,10 @@ static char *slurm_nodes(struct walk *w, struct netcache_scope *sc)
 			 w->nodes_n ? w->nodes_n : w->tasks_n, k, src);
 	else
 		snprintf(sc->nodes_from, sizeof(sc->nodes_from), "srun %s", src);
-	if (sc->why_unknown[0])
-		xfree(nodes), nodes = NULL;
+	if (sc->why_unknown[0]) {
+		xfree(nodes);
+		nodes = NULL;
+	}
 	return nodes;
 }
 
@@ -433,10 +455,8 @@ static char *mpirun_nodes(struct walk *w, struct netcache_scope *sc)
 	char *nodes = NULL;
 	if (w->unsure[0])
 		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "%s: %s", name, w->unsure);
-	else if (w->hosts.n)
-		nodes = strv_join(&w->hosts, ","), snprintf(sc->nodes_from,
-							    sizeof(sc->nodes_from),
-							    "the launcher's host list");
+	else if (w->hosts.n && (nodes = strv_join(&w->hosts, ",")))
+		snprintf(sc->nodes_from, sizeof(sc->nodes_from), "the launcher's host list");
 	else if (w->hostfile && (nodes = hostfile_nodes(w, sc)))
 		snprintf(sc->nodes_from, sizeof(sc->nodes_from), "the hostfile");
 	if (nodes || sc->why_unknown[0]) {
@@ -444,7 +464,8 @@ static char *mpirun_nodes(struct walk *w, struct netcache_scope *sc)
 		if (nodes && tasks > 0 && (size_t)tasks < names_in(nodes)) {
 			snprintf(sc->why_unknown, sizeof(sc->why_unknown), "%ld ranks on %zu hosts: "
 				 "%s places them by slots", tasks, names_in(nodes), name);
-			xfree(nodes), nodes = NULL;
+			xfree(nodes);
+			nodes = NULL;
 		}
 		return nodes;
 	}
