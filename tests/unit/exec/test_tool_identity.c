@@ -229,12 +229,47 @@ static void t_preload_and_rpath(void)
 	done();
 }
 
+/* A tool that is not ELF (a shell script, like ldd) may load anything from
+ * LD_LIBRARY_PATH, or answer from it as ldd does: keyed by its raw value. */
+static void t_script_tool(void)
+{
+	char *t = tmpdir(), *tool = fs_join(t, "ldd-like tool"), *log = fs_join(t, "run log");
+	static const char script[] = "#!/bin/sh\n"
+				     "echo run >> \"$TOOL_LOG\"\n"
+				     "echo \"answer:${LD_LIBRARY_PATH:-none}\"\n";
+	struct err e = {0};
+	CHECK_INT(fs_write_atomic(tool, script, strlen(script), &e), 0);
+	CHECK_INT(chmod(tool, 0755), 0);
+	struct fixture f = {.log = log};
+	f.cache = fs_join(t, "cache");
+	f.x = executor__new_caching_take(executor__new_real(), f.cache);
+	CHECK(f.x != NULL);
+	env("TOOL_LOG", log);
+	env("LD_PRELOAD", NULL);
+	env("LD_LIBRARY_PATH", NULL);
+	expect(&f, tool, NULL, "none", true);
+	expect(&f, tool, NULL, "none", false);
+	env("LD_LIBRARY_PATH", "/nonexistent/a");
+	expect(&f, tool, NULL, "/nonexistent/a", true);
+	env("LD_LIBRARY_PATH", "/nonexistent/b");
+	expect(&f, tool, NULL, "/nonexistent/b", true);
+	env("LD_LIBRARY_PATH", "/nonexistent/a");
+	expect(&f, tool, NULL, "/nonexistent/a", false);
+	env("LD_LIBRARY_PATH", NULL);
+	expect(&f, tool, NULL, "none", false);
+	executor__free(f.x);
+	xfree(f.cache), xfree(t), xfree(tool), xfree(log);
+	done();
+}
+
 static const struct test_case cases[] = {
 	{"ld_library_path",
 	 "a library LD_LIBRARY_PATH redirects is in the tool's key; a directory without it is not",
 	 t_ld_library_path},
 	{"preload_and_rpath", "LD_PRELOAD misses; DT_RPATH is searched before LD_LIBRARY_PATH",
 	 t_preload_and_rpath},
+	{"script_tool", "a tool that is not ELF is keyed by the raw LD_LIBRARY_PATH",
+	 t_script_tool},
 };
 
 TEST_MAIN(cases)
