@@ -138,7 +138,7 @@ static int scan_fd(int fd, struct scan *o)
 	uint64_t shoff = is64 ? rd(eh + 40, 8) : rd(eh + 32, 4);
 	size_t esz = (size_t)rd(eh + (is64 ? 58 : 46), 2), num = (size_t)rd(eh + (is64 ? 60 : 48), 2);
 	size_t strndx = (size_t)rd(eh + (is64 ? 62 : 50), 2);
-	if (esz < (is64 ? 64u : 40u) || num == 0 || num > 4096 || strndx >= num)
+	if (esz < (is64 ? 64u : 40u) || esz > 256 || num == 0 || num > 4096 || strndx >= num)
 		return -EINVAL; /* (extended numbering: no debug file of ours needs it) */
 	unsigned char *sh = xmalloc(esz * num);
 	char *names = NULL;
@@ -160,6 +160,14 @@ static int scan_fd(int fd, struct scan *o)
 	xfree(sh);
 	xfree(names);
 	return rc;
+}
+
+int debug_copy_scan(int fd, char **build_id)
+{
+	struct scan s;
+	int rc = scan_fd(fd, &s);
+	*build_id = s.build_id;
+	return rc ? rc : s.zlib;
 }
 
 static int scan_path(const char *path, struct scan *o)

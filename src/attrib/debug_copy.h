@@ -83,4 +83,11 @@ void debug_copies__finish(struct debug_copies *dc, const struct exec_result *res
 
 void debug_copies__release(struct debug_copies *dc);
 
+/* What fd's section headers say (little-endian ELF32/ELF64): 1 when a
+ * .debug_* section is zlib-compressed (what a copy is made for), 0 when
+ * none is, -EINVAL when fd is not such an ELF; *build_id (malloc'd, or
+ * NULL) its .note.gnu.build-id. Reads headers and notes only, bounded:
+ * the entry of the fuzz target (tests/fuzz/fuzz_debug_scan.c). */
+int debug_copy_scan(int fd, char **build_id);
+
 #endif

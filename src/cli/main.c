@@ -3,6 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "build_config.h"
 #include "cli/commands.h"
@@ -100,8 +103,28 @@ static int finish(int rc)
 	return rc;
 }
 
+/* A standard descriptor the caller closed (`nunatak run -- app >&-`) keeps
+ * its number held by /dev/null, close-on-exec: otherwise the first file
+ * nunatak opens becomes its "stdout", a stray write lands in that file and
+ * the final fclose closes it (or fails, at random, when nothing holds fd 1:
+ * exit 125 instead of the application's status). Every program nunatak
+ * execs, the application included, still finds it closed. */
+static void hold_closed_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		int n = open("/dev/null", (fd ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+		if (n >= 0 && n != fd) { /* a lower one was free: cannot happen in order */
+			(void)dup3(n, fd, O_CLOEXEC);
+			close(n);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
+	hold_closed_std_fds();
 	alloc_fault_init();
 	const char *self = strrchr(argv[0], '/');
 	self = self ? self + 1 : argv[0];

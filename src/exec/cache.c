@@ -9,7 +9,9 @@
  * binaries and libraries skips them.
  *
  * A file named on argv enters the key by identity (device, inode, size,
- * mtime in ns), so a rebuilt module or an upgraded tool misses. Only calls
+ * mtime in ns), so a rebuilt module or an upgraded tool misses; so do the
+ * libraries LD_LIBRARY_PATH or LD_PRELOAD load into the tool instead of its
+ * own (exec/tool_identity.c; nothing when they redirect none). Only calls
  * the caller marks `cacheable` are looked up, only successful ones (exit 0,
  * not timed out) are stored, entries carry their whole key and are checked
  * against it on read. Never used under recording or replay: the recording
@@ -35,6 +37,7 @@
 #include "common/safefs.h"
 #include "common/sha256.h"
 #include "exec/exec_internal.h"
+#include "exec/tool_identity.h"
 
 #define CACHE_MAGIC "nunatak-exec-cache 2\n"
 #define CACHE_MAX_OUT (8u << 20) /* larger answers are not kept */
@@ -45,6 +48,7 @@ struct cache {
 	char *dir;
 	uint8_t key[CACHE_SEAL_KEY_SIZE]; /* seals every entry (common/cache_home.h) */
 	signed char accel; /* the CPU's SHA instructions: -1 not asked yet */
+	struct tool_env_memo libs; /* the tools' redirected libraries (request_key) */
 };
 
 /* Appends s (len bytes) to the growing key buffer. */
@@ -73,7 +77,7 @@ static void file_identity(const char *word, char *out, size_t cap)
 
 /* The whole key of a request: the program's identity, argv with the
  * identity of every file it names, env edits, cwd, salt and stdin. */
-static char *request_key(const struct exec_request *req, size_t *len)
+static char *request_key(struct cache *c, const struct exec_request *req, size_t *len)
 {
 	char *k = NULL, id[128];
 	size_t cap = 0;
@@ -81,10 +85,16 @@ static char *request_key(const struct exec_request *req, size_t *len)
 	char *prog = NULL;
 	int rc = exec_which(req->argv[0], &prog);
 	file_identity(rc == 0 ? prog : "", id, sizeof(id));
+	char *libs = NULL; /* what LD_LIBRARY_PATH/LD_PRELOAD load in (tool_identity.h) */
+	if (id[0] && tool_env_identity(&c->libs, prog, req, &libs) < 0)
+		id[0] = '\0';
 	xfree(prog);
 	if (!id[0]) /* a program we cannot identify is never cached */
 		return NULL;
 	rc = key_add(&k, len, &cap, id, strlen(id));
+	if (rc == 0 && libs) /* absent when nothing is redirected: the key is unchanged */
+		rc = key_add(&k, len, &cap, libs, strlen(libs));
+	xfree(libs);
 	const char *const *argv = req->cache_argv ? req->cache_argv : req->argv;
 	for (size_t i = 0; rc == 0 && argv[i]; i++) {
 		file_identity(argv[i], id, sizeof(id));
@@ -438,7 +448,7 @@ static int plan__init(struct cache *c, struct plan *p, const struct exec_request
 		keyed.stdin_data = "\n";
 		keyed.stdin_len = 1;
 	}
-	if (!(p->key = request_key(&keyed, &p->klen)))
+	if (!(p->key = request_key(c, &keyed, &p->klen)))
 		return 0;
 	if (!p->lines) {
 		p->hit = lookup(c, p->key, p->klen, res);
@@ -589,6 +599,7 @@ static void cache_free(struct executor *x)
 {
 	struct cache *c = x->priv;
 	executor__free(c->inner);
+	tool_env_memo__release(&c->libs);
 	xfree(c->dir);
 	xfree(c);
 	xfree(x);

@@ -91,6 +91,19 @@ void netcache_nodes_canon(char *nodes)
 	strv_release(&l);
 }
 
+char *netcache_nodes_spaced(const char *nodes)
+{
+	char *out = xmalloc(2 * strlen(nodes) + 1), *q = out;
+	for (const char *p = nodes; out && *p; p++) {
+		*q++ = *p;
+		if (*p == ',')
+			*q++ = ' ';
+	}
+	if (out)
+		*q = '\0';
+	return out;
+}
+
 /* One bracketed range list "1-3,07" of a host list element: each name is
  * head + number + tail, expanded again (tail may hold brackets). */
 static int expand(const char *name, struct strv *out);
@@ -180,8 +193,18 @@ struct walk {
 	char *const *envp;
 	struct strv transport, shape, counts, hosts;
 	const char *w, *nodes_n, *tasks_n, *hostfile;
+	const char *here; /* this host, as the ranks name it */
 	char unsure[160]; /* an option that leaves the nodes unknown before the launch */
 };
+
+/* A host of -H or a hostfile: the loopback names are this host, which the
+ * probe and the ranks name by its own name. */
+static void add_host(struct walk *w, const char *name)
+{
+	bool local = !strcmp(name, "localhost") || !strcmp(name, "127.0.0.1") ||
+		     !strcmp(name, "::1");
+	strv_take(&w->hosts, xstrdup(local ? w->here : name));
+}
 
 static const char *env_get(char *const *envp, const char *name)
 {
@@ -239,11 +262,13 @@ static void slurm_option(struct walk *w, const struct launch_option *o)
 	const char *v = o->nr_values ? o->values[0] : NULL;
 	if (is_any(o, transport))
 		push(&w->transport, o, 1);
-	else if (launch_option__is(o, "-w") || launch_option__is(o, "--nodelist"))
-		w->w = v, push(&w->shape, o, 1);
-	else if (launch_option__is(o, "-N") || launch_option__is(o, "--nodes"))
-		w->nodes_n = v, push(&w->shape, o, 1);
-	else if (is_any(o, counts)) {
+	else if (launch_option__is(o, "-w") || launch_option__is(o, "--nodelist")) {
+		w->w = v;
+		push(&w->shape, o, 1);
+	} else if (launch_option__is(o, "-N") || launch_option__is(o, "--nodes")) {
+		w->nodes_n = v;
+		push(&w->shape, o, 1);
+	} else if (is_any(o, counts)) {
 		if (launch_option__is(o, "-n") || launch_option__is(o, "--ntasks"))
 			w->tasks_n = v;
 		push(&w->counts, o, 1);
@@ -261,11 +286,26 @@ static void host_names(struct walk *w, const char *list)
 	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
 		t[strcspn(t, ":")] = '\0';
 		if (*t)
-			strv_take(&w->hosts, xstrdup(t));
+			add_host(w, t);
 	}
 	if (!copy)
 		w->hosts.oom = true;
 	xfree(copy);
+}
+
+/* A host list, a hostfile, or an option that chooses the nodes otherwise:
+ * each is part of the shape. */
+static void node_option(struct walk *w, const struct launch_option *o, const char *const *hosts,
+			const char *const *files)
+{
+	const char *v = o->nr_values ? o->values[0] : NULL;
+	if (is_any(o, hosts))
+		host_names(w, v);
+	else if (is_any(o, files))
+		w->hostfile = v;
+	else
+		unsure(w, o, "chooses the nodes in a way nunatak does not read");
+	push(&w->shape, o, o->nr_values);
 }
 
 static void openmpi_option(struct walk *w, const struct launch_option *o)
@@ -283,13 +323,8 @@ static void openmpi_option(struct walk *w, const struct launch_option *o)
 	else if (launch_option__is(o, "x") && o->nr_values && strchr(o->values[0], '=') &&
 		 transport_var(o->values[0]))
 		push(&w->transport, o, 1); /* -x VAR alone: VAR is in the environment read below */
-	else if (is_any(o, hosts))
-		host_names(w, o->nr_values ? o->values[0] : NULL), push(&w->shape, o, 1);
-	else if (is_any(o, files))
-		w->hostfile = o->nr_values ? o->values[0] : NULL, push(&w->shape, o, 1);
-	else if (is_any(o, moving))
-		unsure(w, o, "chooses the nodes in a way nunatak does not read"),
-			push(&w->shape, o, o->nr_values);
+	else if (is_any(o, hosts) || is_any(o, files) || is_any(o, moving))
+		node_option(w, o, hosts, files);
 	else if (is_any(o, counts)) {
 		if (launch_option__is(o, "n") || launch_option__is(o, "np"))
 			w->tasks_n = o->nr_values ? o->values[0] : NULL;
@@ -310,13 +345,8 @@ static void hydra_option(struct walk *w, const struct launch_option *o)
 		xfree(kv);
 	} else if (launch_option__is(o, "iface") || launch_option__is(o, "netmod"))
 		push(&w->transport, o, 1);
-	else if (is_any(o, hosts))
-		host_names(w, o->nr_values ? o->values[0] : NULL), push(&w->shape, o, 1);
-	else if (is_any(o, files))
-		w->hostfile = o->nr_values ? o->values[0] : NULL, push(&w->shape, o, 1);
-	else if (launch_option__is(o, "configfile"))
-		unsure(w, o, "holds the launch in a file nunatak does not read"),
-			push(&w->shape, o, 1);
+	else if (is_any(o, hosts) || is_any(o, files) || launch_option__is(o, "configfile"))
+		node_option(w, o, hosts, files);
 	else if (is_any(o, counts)) {
 		if (launch_option__is(o, "n") || launch_option__is(o, "np"))
 			w->tasks_n = o->nr_values ? o->values[0] : NULL;
@@ -380,8 +410,10 @@ static char *slurm_nodes(struct walk *w, struct netcache_scope *sc)
 			 w->nodes_n ? w->nodes_n : w->tasks_n, k, src);
 	else
 		snprintf(sc->nodes_from, sizeof(sc->nodes_from), "srun %s", src);
-	if (sc->why_unknown[0])
-		xfree(nodes), nodes = NULL;
+	if (sc->why_unknown[0]) {
+		xfree(nodes);
+		nodes = NULL;
+	}
 	return nodes;
 }
 
@@ -401,7 +433,7 @@ static char *hostfile_nodes(struct walk *w, struct netcache_scope *sc)
 		l += strspn(l, " \t\r");
 		l[strcspn(l, " \t\r:")] = '\0';
 		if (*l)
-			strv_take(&w->hosts, xstrdup(l));
+			add_host(w, l);
 	}
 	xfree(text);
 	if (!w->hosts.n) {
@@ -414,7 +446,7 @@ static char *hostfile_nodes(struct walk *w, struct netcache_scope *sc)
 
 /* mpirun's nodes: -H's or the hostfile's, else this host outside any
  * allocation. */
-static char *mpirun_nodes(struct walk *w, struct netcache_scope *sc, const char *host)
+static char *mpirun_nodes(struct walk *w, struct netcache_scope *sc)
 {
 	static const char *const allocations[] = {"SLURM_JOB_NODELIST", "PBS_NODEFILE",
 						  "LSB_DJOB_HOSTFILE", "FLUX_URI", "COBALT_NODEFILE",
@@ -423,10 +455,8 @@ static char *mpirun_nodes(struct walk *w, struct netcache_scope *sc, const char 
 	char *nodes = NULL;
 	if (w->unsure[0])
 		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "%s: %s", name, w->unsure);
-	else if (w->hosts.n)
-		nodes = strv_join(&w->hosts, ","), snprintf(sc->nodes_from,
-							    sizeof(sc->nodes_from),
-							    "the launcher's host list");
+	else if (w->hosts.n && (nodes = strv_join(&w->hosts, ",")))
+		snprintf(sc->nodes_from, sizeof(sc->nodes_from), "the launcher's host list");
 	else if (w->hostfile && (nodes = hostfile_nodes(w, sc)))
 		snprintf(sc->nodes_from, sizeof(sc->nodes_from), "the hostfile");
 	if (nodes || sc->why_unknown[0]) {
@@ -434,7 +464,8 @@ static char *mpirun_nodes(struct walk *w, struct netcache_scope *sc, const char 
 		if (nodes && tasks > 0 && (size_t)tasks < names_in(nodes)) {
 			snprintf(sc->why_unknown, sizeof(sc->why_unknown), "%ld ranks on %zu hosts: "
 				 "%s places them by slots", tasks, names_in(nodes), name);
-			xfree(nodes), nodes = NULL;
+			xfree(nodes);
+			nodes = NULL;
 		}
 		return nodes;
 	}
@@ -447,9 +478,7 @@ static char *mpirun_nodes(struct walk *w, struct netcache_scope *sc, const char 
 		}
 	snprintf(sc->nodes_from, sizeof(sc->nodes_from), "this host: no host option, no "
 		 "allocation");
-	/* named as the ranks and the probe name their node */
-	const char *slurm = env_get(w->envp, "SLURMD_NODENAME");
-	return xstrdup(slurm && *slurm ? slurm : host && *host ? host : "localhost");
+	return xstrdup(w->here);
 }
 
 static enum family family_of(enum launcher_kind k, const char *impl)
@@ -474,7 +503,10 @@ int netcache_scope_of(char *const *prefix, const char *impl, char *const *envp,
 {
 	*sc = (struct netcache_scope){0};
 	enum launcher_kind k = launch_options(prefix, noop, NULL, NULL);
-	struct walk w = {.fam = family_of(k, impl), .envp = envp};
+	/* this host named as the ranks and the probe name their node */
+	const char *slurm = env_get(envp, "SLURMD_NODENAME");
+	struct walk w = {.fam = family_of(k, impl), .envp = envp,
+			 .here = slurm && *slurm ? slurm : host && *host ? host : "localhost"};
 	(void)launch_options(prefix, on_option, &w, NULL);
 	for (size_t i = 0; envp && envp[i]; i++)
 		if (transport_var(envp[i]))
@@ -482,7 +514,7 @@ int netcache_scope_of(char *const *prefix, const char *impl, char *const *envp,
 	if (w.fam == FAM_SLURM)
 		sc->nodes = slurm_nodes(&w, sc);
 	else if (w.fam != FAM_OTHER)
-		sc->nodes = mpirun_nodes(&w, sc, host);
+		sc->nodes = mpirun_nodes(&w, sc);
 	else
 		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "nunatak does not read %s's "
 			 "node options", launcher_kind__name(k));

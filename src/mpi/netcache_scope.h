@@ -53,4 +53,7 @@ char *netcache_hostlist(const char *list);
  * comparisons use). */
 void netcache_nodes_canon(char *nodes);
 
+/* "n1, n2" from "n1,n2", for a sentence (malloc'd; NULL on ENOMEM). */
+char *netcache_nodes_spaced(const char *nodes);
+
 #endif

@@ -65,23 +65,6 @@ static void stack_of(struct run_state *s, const char *launcher, struct mpi_stack
 	exec_result__release(&r);
 }
 
-/* "n1, n2" from "n1,n2" (malloc'd). */
-static char *listed(const char *nodes)
-{
-	size_t n = 0;
-	for (const char *p = nodes; *p; p++)
-		n += *p == ',';
-	char *out = xmalloc(strlen(nodes) + n + 1), *q = out;
-	for (const char *p = nodes; out && *p; p++) {
-		*q++ = *p;
-		if (*p == ',')
-			*q++ = ' ';
-	}
-	if (out)
-		*q = '\0';
-	return out;
-}
-
 /* What the network Ceilings of this launch are cached under. */
 struct net_keys {
 	struct netcache_scope scope;
@@ -140,7 +123,7 @@ static void network_probe(struct run_state *s, const struct mpi_stack *st, const
 		netcache_nodes_canon(np.nodes);
 		s->netceil.nodes = np.nodes[0] ? xstrdup(np.nodes) : NULL;
 		s->netceil.at = (long long)time(NULL);
-		char *l = s->netceil.nodes ? listed(s->netceil.nodes) : NULL;
+		char *l = s->netceil.nodes ? netcache_nodes_spaced(s->netceil.nodes) : NULL;
 		s->netceil.source = l ? xasprintf("measured now by the ping-pong on nodes %s", l)
 				      : xstrdup("measured now by the ping-pong (its nodes unsaid)");
 		xfree(l);
@@ -183,7 +166,7 @@ static bool network_cached(struct run_state *s, const struct net_keys *k)
 	xfree(nodes);
 	if (!hit)
 		return false;
-	char at[40], *l = listed(h.nodes);
+	char at[40], *l = netcache_nodes_spaced(h.nodes);
 	utc(h.measured_at, at, sizeof(at));
 	char *reason = xasprintf("cached from a Run at %s on nodes %s, not yet checked against "
 				 "this Run's nodes", at, l ? l : h.nodes);

@@ -38,20 +38,6 @@ static char *app_nodes(const struct run_state *s)
 	return out;
 }
 
-/* "n1, n2" for a sentence. */
-static char *spaced(const char *nodes)
-{
-	char *out = xmalloc(2 * strlen(nodes) + 1), *q = out;
-	for (const char *p = nodes; out && *p; p++) {
-		*q++ = *p;
-		if (*p == ',')
-			*q++ = ' ';
-	}
-	if (out)
-		*q = '\0';
-	return out;
-}
-
 /* A hit's stored Ceiling named name, or NULL. */
 static const json_t *stored(const struct run_state *s, const char *name)
 {
@@ -129,7 +115,8 @@ void run_netceil_check(struct run_state *s)
 {
 	if (!s->machine || !s->netceil.source || !s->netceil.nodes)
 		return;
-	char *app = app_nodes(s), *was = spaced(s->netceil.nodes), *ran = app ? spaced(app) : NULL;
+	char *app = app_nodes(s), *was = netcache_nodes_spaced(s->netceil.nodes);
+	char *ran = app ? netcache_nodes_spaced(app) : NULL;
 	char *why = NULL, *source = NULL;
 	if (!was || (app && !ran))
 		goto out;

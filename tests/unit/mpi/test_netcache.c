@@ -196,6 +196,8 @@ static void t_openmpi(void)
 	same_keys("mpirun -n 2 -x FOO=1 ./a", out, "mpirun -n 2 ./a", out, om, 1);
 	same_keys("mpirun -n 2 ./a", out, "mpirun -n 2 ./a", "OMPI_MCA_btl=^openib", om, 0);
 	nodes_are("mpirun -H b:2,a -n 2 ./a", out, om, "a,b");
+	nodes_are("mpirun -H localhost:2 -n 2 ./a", out, om, "here"); /* as the probe names it */
+	same_keys("mpirun -H 127.0.0.1 -n 2 ./a", out, "mpirun -n 2 ./a", out, om, 1);
 	nodes_are("mpirun --host a,b -n 1 ./a", out, om, "?");
 	nodes_are("mpirun --rankfile rf -n 2 ./a", out, om, "?");
 	same_keys("mpirun -H a,b ./x", out, "mpirun -H a,c ./x", out, om, 0);
