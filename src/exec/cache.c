@@ -226,6 +226,8 @@ struct lines_map {
 	struct strtab items;
 	const char **line; /* by item id */
 	size_t *len, cap;
+	const char **seal; /* by item id: its record (the seal, then the body) */
+	signed char *ok;   /* by item id: the seal checked, 1 holds, -1 not ours, 0 not yet */
 };
 
 static void lines_map__release(struct lines_map *m)
@@ -233,12 +235,35 @@ static void lines_map__release(struct lines_map *m)
 	strtab__release(&m->items);
 	xfree(m->line);
 	xfree(m->len);
+	xfree(m->seal);
+	xfree(m->ok);
 	xfree(m->data);
 	memset(m, 0, sizeof(*m));
 }
 
+static int lines_map__grow(struct lines_map *m)
+{
+	size_t cap = m->items.cap;
+	const char **nl = xrealloc(m->line, cap * sizeof(*nl));
+	if (nl)
+		m->line = nl;
+	size_t *nn = nl ? xrealloc(m->len, cap * sizeof(*nn)) : NULL;
+	if (nn)
+		m->len = nn;
+	const char **ns = nn ? xrealloc(m->seal, cap * sizeof(*ns)) : NULL;
+	if (ns)
+		m->seal = ns;
+	signed char *no = ns ? xrealloc(m->ok, cap * sizeof(*no)) : NULL;
+	if (!no)
+		return -ENOMEM;
+	m->ok = no;
+	m->cap = cap;
+	return 0;
+}
+
+/* The first record of an item is kept; ok: its seal already checked. */
 static int lines_map__put(struct lines_map *m, const char *item, size_t il, const char *line,
-			  size_t ll)
+			  size_t ll, const char *seal, bool ok)
 {
 	bool added = false;
 	int64_t id = strtab__intern(&m->items, item, il, &added);
@@ -246,33 +271,49 @@ static int lines_map__put(struct lines_map *m, const char *item, size_t il, cons
 		return (int)id;
 	if (!added)
 		return 0;
-	if (m->cap < m->items.cap) {
-		size_t cap = m->items.cap;
-		const char **nl = xrealloc(m->line, cap * sizeof(*nl));
-		if (!nl)
-			return -ENOMEM;
-		m->line = nl;
-		size_t *nn = xrealloc(m->len, cap * sizeof(*nn));
-		if (!nn)
-			return -ENOMEM;
-		m->len = nn;
-		m->cap = cap;
-	}
+	if (m->cap < m->items.cap && lines_map__grow(m) < 0)
+		return -ENOMEM;
 	m->line[id] = line;
 	m->len[id] = ll;
+	m->seal[id] = seal;
+	m->ok[id] = ok ? 1 : 0;
 	return 0;
+}
+
+/* Whether the record kept for each of the n items found in m is one
+ * nunatak appended (its seal checked once, here, not at load). */
+static bool lines_map__verify(struct lines_map *m, const struct cache_sealer *sealer,
+			      const char *const *item, const size_t *item_len, size_t n)
+{
+	bool all = true;
+	for (size_t i = 0; i < n; i++) {
+		int64_t id = strtab__find(&m->items, item[i], item_len[i]);
+		if (id < 0 || m->ok[id])
+			all = all && (id < 0 || m->ok[id] > 0);
+		else {
+			char want[SHA256_HEX_SIZE];
+			const char *body = m->seal[id] + REC_SEAL + 1;
+			cache_sealer__seal(sealer, body, (size_t)(m->line[id] + m->len[id] - body), want);
+			m->ok[id] = memcmp(m->seal[id], want, REC_SEAL) == 0 ? 1 : -1;
+			all = all && m->ok[id] > 0;
+		}
+	}
+	return all;
 }
 
 /* Records of a file this large are checked with the CPU's SHA
  * instructions, asked once per cache (a CPUID costs ~17-30 us in a VM). */
 #define LINES_ACCEL_MIN 4096
 
-/* Loads the sealed records of path when its header holds exactly key. Every
+/* Loads the records of path when its header holds exactly key. Every
  * record's seal starts with the same key: the HMAC state after it is
  * computed once into sealer (cache_sealer), ~40% of each record's hashing.
- * False when sealer was left as is (no file, or not this key's). */
+ * Checked: every seal now, a record that is not ours skipped; else each
+ * item's first record, its seal checked when the item is asked
+ * (lines_map__verify; a Run asks tens of a file's hundreds). False when
+ * sealer was left as is (no file, or not this key's). */
 static bool lines_map__load(struct lines_map *m, struct cache *c, struct cache_sealer *sealer,
-			    const char *path, const char *key, size_t klen)
+			    const char *path, const char *key, size_t klen, bool checked)
 {
 	size_t n = 0;
 	if (safefs_read_owned(path, CACHE_MAX_FILE, &m->data, &n) != 0)
@@ -296,13 +337,13 @@ static bool lines_map__load(struct lines_map *m, struct cache *c, struct cache_s
 		char want[SHA256_HEX_SIZE];
 		char *rec = p + REC_SEAL + 1;
 		bool sealed = eol - p > REC_SEAL && p[REC_SEAL] == '\t';
-		if (sealed) {
+		if (sealed && checked) {
 			cache_sealer__seal(sealer, rec, (size_t)(eol - rec), want);
 			sealed = memcmp(p, want, REC_SEAL) == 0;
 		}
 		char *tab = sealed ? memchr(rec, '\t', (size_t)(eol - rec)) : NULL;
 		if (tab && lines_map__put(m, rec, (size_t)(tab - rec), tab + 1,
-					  (size_t)(eol - tab - 1)) < 0)
+					  (size_t)(eol - tab - 1), p, checked) < 0)
 			break;
 		p = eol + 1;
 	}
@@ -387,10 +428,16 @@ static int split_items(struct plan *p, const char *in, size_t len)
 }
 
 /* Fills res from the map when every item is known; else the misses' stdin. */
-static int plan_lines(struct plan *p, struct exec_result *res)
+static int plan_lines(struct cache *c, struct plan *p, struct exec_result *res)
 {
 	size_t need = 0, out = 0;
 	int rc = split_items(p, p->run.stdin_data, p->run.stdin_len);
+	if (rc == 0 && !lines_map__verify(&p->map, &p->sealer, p->item, p->item_len, p->nr_items)) {
+		/* a record nunatak did not append: the file read again with every
+		 * seal checked, so that only ours are kept (the first of each item) */
+		lines_map__release(&p->map);
+		(void)lines_map__load(&p->map, c, &p->sealer, p->path, p->key, p->klen, true);
+	}
 	for (size_t i = 0; rc == 0 && i < p->nr_items; i++) {
 		int64_t id = strtab__find(&p->map.items, p->item[i], p->item_len[i]);
 		if (id < 0) {
@@ -458,9 +505,9 @@ static int plan__init(struct cache *c, struct plan *p, const struct exec_request
 	sha256_hex(p->key, p->klen, hex);
 	if (!(p->path = xasprintf("%s/lines/%.2s/%s", c->dir, hex, hex + 2)))
 		return -ENOMEM;
-	if (!lines_map__load(&p->map, c, &p->sealer, p->path, p->key, p->klen))
+	if (!lines_map__load(&p->map, c, &p->sealer, p->path, p->key, p->klen, false))
 		cache_sealer__init(&p->sealer, c->key, p->key, p->klen, c->accel);
-	return plan_lines(p, res);
+	return plan_lines(c, p, res);
 }
 
 /* The misses' answer (one line each, in the misses' order) joins the cached
