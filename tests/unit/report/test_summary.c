@@ -10,6 +10,7 @@
 #include "model/model.h"
 #include "report/payload.h"
 #include "report/summary.h"
+#include "report/unresolved_view.h"
 
 static void meas(struct pivot *p, int64_t h, const char *counter, double v, int64_t n,
 		 enum quality q, const char *reason)
@@ -355,7 +356,46 @@ static void t_runtime_grouped(void)
 	pivot__release(&p);
 }
 
+/* The modules named are the largest, wherever their Hotspots sit: four
+ * small modules met first (in Hotspot order) must not push out the one
+ * holding most of the unresolved time (seen on LAMMPS at load: "28.6% ...
+ * unresolved: libevent_core 0.0% (2 addresses), ..."). */
+static void t_unresolved_largest(void)
+{
+	struct pivot p;
+	pivot__init(&p);
+	pivot__intern_locus(&p, "n", -1, 7);
+	struct hotspot app = {.module = (char *)"/x/lmp", .name = (char *)"pair_compute",
+			      .level = RESOLUTION_FUNCTION, .has_offset = true};
+	meas(&p, pivot__add_hotspot(&p, &app), "task-clock", 300e6, 300, QUALITY_MEASURED, NULL);
+	static const char *const small[] = {"/l/libevent_core.so", "/l/libinfinipath.so",
+					    "/l/libevent_pthreads.so", "/l/libtiny.so"};
+	for (int i = 0; i < 4; i++) {
+		struct hotspot u = {.module = (char *)small[i], .level = RESOLUTION_UNRESOLVED,
+				    .offset = 0x10, .has_offset = true};
+		meas(&p, pivot__add_hotspot(&p, &u), "task-clock", 1e6, 1, QUALITY_MEASURED, NULL);
+	}
+	struct hotspot big = {.module = (char *)"/l/libopen-pal.so.40", .level = RESOLUTION_UNRESOLVED,
+			      .offset = 0x878b5, .has_offset = true};
+	meas(&p, pivot__add_hotspot(&p, &big), "task-clock", 200e6, 200, QUALITY_MEASURED, NULL);
+	struct analysis a;
+	CHECK_INT(analysis_run(&p, NULL, 0, 30, &a), 0);
+	struct text_lines t = {0};
+	CHECK_INT(summary_render(&a, &p, NULL, &t), 0);
+	CHECK(has_line(&t, "no function name): libopen-pal.so.40 39.7% (1 address, the MPI "
+			   "runtime), libevent_core.so 0.2% (1 address)"));
+	struct unresolved_module v[2];
+	CHECK_INT(unresolved_by_module(&p, "task-clock", a.time_value, v, 2), 2);
+	CHECK_STR(v[0].module, "/l/libopen-pal.so.40");
+	CHECK_STR(v[1].module, "/l/libevent_core.so"); /* ties keep their order */
+	text_lines__release(&t);
+	analysis__release(&a);
+	pivot__release(&p);
+}
+
 static const struct test_case cases[] = {
+	{"unresolved_largest", "the unresolved modules named are the largest, wherever they sit",
+	 t_unresolved_largest},
 	{"runtime_grouped", "unresolved addresses grouped by module, the MPI runtime named",
 	 t_runtime_grouped},
 	{"counters", "a missing FLOP or DRAM counter is said, with where to look", t_counters},
