@@ -65,8 +65,6 @@ for r in range(n):
     node, local = "n%04d" % (r // 64), r % 64
     sampled = n <= 64 or r == 0 or local == 0
     j = dict(meta[0 if sampled else 1], rank=r, local_rank=local, node=node, world_size=n)
-    with open(os.path.join(d, "rank.json"), "w") as f:
-        json.dump(j, f, indent=2)
     if sampled:
         shutil.copyfile(os.path.join(tpl, "rank-0", "perf.data"), os.path.join(d, "perf.data"))
     else:
@@ -87,5 +85,9 @@ for r in range(n):
              "pid\t%d" % (100000 + r)] + body + peers + colls + ["dropped\t0\t0", "end"]
     with open(os.path.join(d, "mpi-profile.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
+    # rank.json last, as the rank shim writes it: nunatak reads a rank's
+    # recordings as soon as its rank.json is there, while the others run
+    with open(os.path.join(d, "rank.json"), "w") as f:
+        json.dump(j, f, indent=2)
 with open(os.environ["SCALE_STAMP"], "w") as f:
     f.write("%.6f\n" % time.monotonic())
