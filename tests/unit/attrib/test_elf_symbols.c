@@ -27,6 +27,7 @@
 #include "common/err.h"
 #include "exec/exec.h"
 #include "harness.h"
+#include "self_libc.h"
 #define TMPDIR_TAG "elfsyms"
 #include "tmpdir.h"
 
@@ -349,18 +350,8 @@ static int run_cmd(struct executor *x, const char *const *argv)
 
 static void t_real_binaries(void)
 {
-	char line[4096], libc[4096] = "";
-	FILE *maps = fopen("/proc/self/maps", "r");
-	CHECK(maps);
-	while (!libc[0] && fgets(line, sizeof(line), maps)) {
-		char *p = strchr(line, '/'), *nl = p ? strchr(p, '\n') : NULL;
-		if (nl)
-			*nl = '\0';
-		if (p && strstr(p, "/libc.so"))
-			snprintf(libc, sizeof(libc), "%s", p);
-	}
-	fclose(maps);
-	CHECK(libc[0]);
+	char libc[4096];
+	self_libc(libc, sizeof(libc));
 	CHECK(agree_file(libc) > 1000);
 	CHECK(agree_file("/proc/self/exe") > 10);
 	static const char *const installed[] = {"/usr/bin/lmp", "/usr/lib/*/liblammps.so.0",

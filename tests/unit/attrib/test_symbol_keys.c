@@ -23,6 +23,7 @@
 #include "common/err.h"
 #include "exec/exec.h"
 #include "harness.h"
+#include "self_libc.h"
 #include "elf_offset.h"
 #include "model/model.h"
 #include "tools/locate.h"
@@ -555,18 +556,8 @@ static void t_sections(void)
 		sections_agree(x, t.readelf, path);
 		xfree(path);
 	}
-	char line[4096], libc[4096] = "";
-	FILE *maps = fopen("/proc/self/maps", "r");
-	CHECK(maps);
-	while (!libc[0] && fgets(line, sizeof(line), maps)) {
-		char *p = strchr(line, '/'), *nl = p ? strchr(p, '\n') : NULL;
-		if (nl)
-			*nl = '\0';
-		if (p && strstr(p, "/libc.so"))
-			snprintf(libc, sizeof(libc), "%s", p);
-	}
-	fclose(maps);
-	CHECK(libc[0]);
+	char libc[4096];
+	self_libc(libc, sizeof(libc));
 	sections_agree(x, t.readelf, libc);
 	static const char *const installed[] = {"/usr/bin/lmp", "/usr/lib/*/liblammps.so.0",
 						"/usr/lib/*/libmpi.so.40"};
