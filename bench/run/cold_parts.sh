@@ -20,17 +20,7 @@
 set -eu
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-# An absolute path (the bench works in its own directory); a bare name is
-# looked up on PATH.
-abs() {
-	case "$1" in
-	*/*) (cd "$(dirname "$1")" && printf '%s/%s\n' "$PWD" "$(basename "$1")") ;;
-	*) command -v "$1" ;;
-	esac
-}
-: "${NUNATAK:?set NUNATAK to the nunatak binary}"
-nunatak=$(abs "$NUNATAK") || { echo "$(basename "$0"): NUNATAK=$NUNATAK not found" >&2; exit 1; }
-NUNATAK=$nunatak
+. "$(dirname "$0")/lib.sh"
 if [ -n "${APP:-}" ]; then
 	[ -f "$APP" ] && [ -x "$APP" ] || { echo "cold_parts.sh: APP=$APP is not an executable file" >&2; exit 1; }
 	APP=$(abs "$APP")

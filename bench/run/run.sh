@@ -28,17 +28,7 @@
 set -eu
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-# An absolute path (the bench works in its own directory); a bare name is
-# looked up on PATH.
-abs() {
-	case "$1" in
-	*/*) (cd "$(dirname "$1")" && printf '%s/%s\n' "$PWD" "$(basename "$1")") ;;
-	*) command -v "$1" ;;
-	esac
-}
-: "${NUNATAK:?set NUNATAK to the nunatak binary}"
-nunatak=$(abs "$NUNATAK") || { echo "$(basename "$0"): NUNATAK=$NUNATAK not found" >&2; exit 1; }
-NUNATAK=$nunatak
+. "$(dirname "$0")/lib.sh"
 if [ -n "${BASE:-}" ]; then
 	[ -x "$BASE" ] || { echo "run.sh: BASE=$BASE is not an executable nunatak" >&2; exit 1; }
 	BASE=$(abs "$BASE")
