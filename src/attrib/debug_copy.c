@@ -218,31 +218,45 @@ static bool regular(const char *path, struct stat *st)
  * checked when the copy is made). With debuginfod in play it comes between
  * the two, so only a build-id file is taken then. *path malloc'd.
  */
+char *debug_file_by_build_id(const char *id)
+{
+	return id && strlen(id) > 2 ? xasprintf(DEFAULT_DIR "/.build-id/%.2s/%s.debug", id, id + 2)
+				    : NULL;
+}
+
+size_t debug_files_by_link(const char *module, const char *link, char *out[3])
+{
+	const char *slash = module ? strrchr(module, '/') : NULL;
+	if (!link || !slash)
+		return 0;
+	int dl = (int)(slash - module);
+	out[0] = xasprintf("%.*s/%s", dl, module, link);
+	out[1] = xasprintf("%.*s/.debug/%s", dl, module, link);
+	out[2] = xasprintf(DEFAULT_DIR "%.*s/%s", dl, module, link);
+	return 3;
+}
+
 static bool locate(const struct debug_copies *dc, const char *module, const char *id,
 		   const char *link, char **path, struct stat *st, bool *by_link)
 {
 	*by_link = false;
-	*path = xasprintf(DEFAULT_DIR "/.build-id/%.2s/%s.debug", id, id + 2);
+	*path = debug_file_by_build_id(id);
 	if (*path && regular(*path, st))
 		return true;
 	xfree(*path);
 	*path = NULL;
-	const char *slash = strrchr(module, '/');
-	if (!link || !slash || dc->debuginfod || strchr(link, '/'))
-		return false;
-	int dl = (int)(slash - module);
-	for (int i = 0; i < 3; i++) {
-		*path = i == 0 ? xasprintf("%.*s/%s", dl, module, link)
-		      : i == 1 ? xasprintf("%.*s/.debug/%s", dl, module, link)
-			       : xasprintf(DEFAULT_DIR "%.*s/%s", dl, module, link);
-		if (*path && regular(*path, st)) {
+	char *c[3] = {NULL, NULL, NULL};
+	size_t n = dc->debuginfod || (link && strchr(link, '/')) ? 0
+		   : debug_files_by_link(module, link, c);
+	for (size_t i = 0; i < n; i++) {
+		if (!*path && c[i] && regular(c[i], st)) {
+			*path = c[i];
 			*by_link = true;
-			return true;
+		} else {
+			xfree(c[i]);
 		}
-		xfree(*path);
-		*path = NULL;
 	}
-	return false;
+	return *path != NULL;
 }
 
 static void identity(const struct stat *st, char *out, size_t cap)

@@ -52,6 +52,16 @@ struct debug_copies {
 	size_t nr_seen;      /* markers left (first meetings), for tests and -v */
 };
 
+/* Where llvm-symbolizer looks for a module's separate debug file when it
+ * is given no --debug-file-directory, in its order: by build-id,
+ * /usr/lib/debug/.build-id/xx/rest.debug (NULL without a build-id of more
+ * than one byte); by .gnu_debuglink name, beside the module, in its .debug/
+ * and under /usr/lib/debug (out[3], each allocated; returns how many, 0
+ * without a link or a directory in module). One list for attribution's
+ * "is there debug information nearby" and for the debug copies. */
+char *debug_file_by_build_id(const char *build_id);
+size_t debug_files_by_link(const char *module, const char *debuglink, char *out[3]);
+
 /* Ready for a Run: dir (borrowed, may be NULL: nothing is done) holds the
  * copies; symbolizer is the llvm-symbolizer path its llvm-objcopy sits
  * beside. Nothing is done either when LLVM_SYMBOLIZER_OPTS is set (the

@@ -225,22 +225,18 @@ static bool may_exist(char *path_take)
 }
 
 /* A separate debug file llvm-symbolizer would look for (no
- * --debug-file-directory given): /usr/lib/debug/.build-id/xx/rest.debug,
- * then the .gnu_debuglink name beside the module, in its .debug/ and under
- * /usr/lib/debug/<the module's directory>. */
+ * --debug-file-directory given), in the places debug_copy.h lists. */
 static bool debug_file_nearby(const struct mod *m)
 {
 	const char *id = m->elf.build_id;
-	if (id && strlen(id) > 2 &&
-	    may_exist(xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2)))
+	if (id && strlen(id) > 2 && may_exist(debug_file_by_build_id(id)))
 		return true;
-	const char *link = m->elf.debuglink, *slash = strrchr(m->path, '/');
-	if (!link || !slash)
-		return link != NULL;
-	int dl = (int)(slash - m->path);
-	return may_exist(xasprintf("%.*s/%s", dl, m->path, link)) ||
-	       may_exist(xasprintf("%.*s/.debug/%s", dl, m->path, link)) ||
-	       may_exist(xasprintf("/usr/lib/debug%.*s/%s", dl, m->path, link));
+	char *c[3] = {NULL, NULL, NULL};
+	size_t n = debug_files_by_link(m->path, m->elf.debuglink, c);
+	bool yes = m->elf.debuglink && !n; /* a link, no directory: assume it is there */
+	for (size_t i = 0; i < n; i++) /* may_exist takes each path */
+		yes = may_exist(c[i]) || yes;
+	return yes;
 }
 
 /* Whether llvm-symbolizer can only answer m from its symbol table, so that
