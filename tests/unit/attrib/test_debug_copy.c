@@ -750,7 +750,7 @@ static void t_retry(void)
 	CHECK(!strncmp(m, "fail 1 ", 7));
 	xfree(m);
 	/* within the back-off: not tried, and said */
-	a_run(&f, "t3", HOT | MPI, h - 60, false, &r);
+	a_run(&f, "t3", HOT | MPI, h / 2, false, &r);
 	expect(&r.c, 2, 0, false);
 	CHECK(strstr(r.notes, "failed 1 time: not tried again before "));
 	run_out_release(&r);
@@ -760,7 +760,7 @@ static void t_retry(void)
 	CHECK(strstr(r.notes, "is tried again (1 failed attempt before)") &&
 	      strstr(r.notes, "attempt 2): tried again after "));
 	run_out_release(&r);
-	a_run(&f, "t5", HOT | MPI, h + 1 + 2 * h - 60, false, &r);
+	a_run(&f, "t5", HOT | MPI, h + 1 + 2 * h - h / 2, false, &r);
 	expect(&r.c, 2, 0, false);
 	CHECK(strstr(r.notes, "failed 2 times: not tried again before "));
 	run_out_release(&r);
@@ -784,7 +784,7 @@ static void t_retry(void)
 	FILE *w = fopen(g.gl_pathv[0], "w");
 	CHECK(w && fputs("fail\n", w) >= 0 && !fclose(w));
 	globfree(&g);
-	a_run(&f, "t9", HOT, h - 60, false, &r);
+	a_run(&f, "t9", HOT, h / 2, false, &r);
 	expect(&r.c, 1, 0, false);
 	run_out_release(&r);
 	a_run(&f, "t10", HOT, h + 60, false, &r);
