@@ -276,18 +276,31 @@ static void verdict(struct rank_imbalance *ri)
 	}
 }
 
-/* Thread Loci per rank: the application's, and the MPI runtime's helpers
- * (sampled or not: the same classification as the time budget's). */
+/* Thread Loci per rank: the application's that were sampled, and the MPI
+ * runtime's helpers, sampled or not (the time budget sets the same ones
+ * apart). A never-sampled thread that is no helper is not counted: without
+ * its samples, or its off-CPU stacks, nothing says whose it is. */
 static int count_threads(const struct pivot *p, struct rank_imbalance *ri)
 {
 	struct locus_roles roles;
 	if (locus_roles(p, ri->time_base, &roles) < 0)
 		return -ENOMEM;
-	for (size_t l = 0; l < roles.nr_loci; l++) {
+	bool *sampled = xcalloc(p->nr_loci ? p->nr_loci : 1, sizeof(bool));
+	if (!sampled) {
+		locus_roles__release(&roles);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; ri->time_base && i < p->nr_measurements; i++) {
+		const struct measurement *m = &p->measurements[i];
+		if (m->hotspot != PIVOT_NONE && m->locus >= 0 && (size_t)m->locus < p->nr_loci &&
+		    m->counter && strcmp(m->counter, ri->time_base) == 0 && m->value > 0)
+			sampled[m->locus] = true;
+	}
+	for (size_t l = 0; l < p->nr_loci; l++) {
 		int r = p->loci[l].rank;
-		if (r < 0 || (size_t)r >= ri->nr_rows || !roles.seen[l])
-			continue;
 		bool helper = locus_roles__is_helper(&roles, (int64_t)l);
+		if (r < 0 || (size_t)r >= ri->nr_rows || (!sampled[l] && !helper))
+			continue;
 		ri->rows[r].nr_helpers += helper;
 		ri->rows[r].nr_threads += !helper;
 		ri->nr_helpers += helper;
@@ -295,6 +308,7 @@ static int count_threads(const struct pivot *p, struct rank_imbalance *ri)
 	}
 	if (roles.all_time > 0)
 		ri->helper_fraction = roles.helper_time / roles.all_time;
+	xfree(sampled);
 	locus_roles__release(&roles);
 	return 0;
 }

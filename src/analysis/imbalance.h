@@ -50,7 +50,7 @@ struct rank_row {
 	double sys_ns;        /* Σ samples in the kernel and pseudo-modules ([vdso],
 				 [unknown]); NaN when not sampled */
 	int64_t samples;      /* time-base samples, 0 when not sampled */
-	int nr_threads;       /* application thread Loci seen (samples or a time budget) */
+	int nr_threads;       /* application thread Loci with samples */
 	int nr_helpers;       /* MPI runtime helper threads, sampled or not (analysis/threads.h) */
 };
 
@@ -91,7 +91,7 @@ struct rank_imbalance {
 	size_t nr_rows;
 	int world_size;        /* announced, -1 unknown */
 	int nr_present, nr_sampled, nr_counted;
-	int nr_threads;         /* application thread Loci seen, over all ranks */
+	int nr_threads;         /* application thread Loci with samples, over all ranks */
 	int nr_helpers;         /* MPI runtime helper threads seen, counted apart */
 	double helper_fraction; /* their share of the sampled time; NaN without samples */
 	const char *time_base; /* the samples' time-base counter, borrowed, or NULL */

@@ -148,8 +148,7 @@ int locus_roles(const struct pivot *p, const char *time_base, struct locus_roles
 		return 0;
 	struct evidence *ev = xcalloc(p->nr_loci, sizeof(*ev));
 	out->helper = xcalloc(p->nr_loci, sizeof(bool));
-	out->seen = xcalloc(p->nr_loci, sizeof(bool));
-	if (!ev || !out->helper || !out->seen || read_stacks(p, ev)) {
+	if (!ev || !out->helper || read_stacks(p, ev)) {
 		xfree(ev);
 		locus_roles__release(out);
 		return -ENOMEM;
@@ -161,7 +160,6 @@ int locus_roles(const struct pivot *p, const char *time_base, struct locus_roles
 		const struct evidence *e = &ev[l];
 		if (!(e->samples > 0) && !(e->wall > 0))
 			continue;
-		out->seen[l] = true;
 		out->all_time += e->samples;
 		bool helper = is_helper(&p->loci[l], e);
 		out->helper[l] = helper;
@@ -181,6 +179,5 @@ void locus_roles__release(struct locus_roles *r)
 	if (!r)
 		return;
 	zfree(&r->helper);
-	zfree(&r->seen);
 	memset(r, 0, sizeof(*r));
 }

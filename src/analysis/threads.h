@@ -63,7 +63,6 @@
 
 struct locus_roles {
 	bool *helper;          /* by Locus id; NULL when the pivot has no Locus */
-	bool *seen;            /* by Locus id: a time-base sample or a context-switch budget */
 	size_t nr_loci;
 	size_t nr_helpers;     /* helper thread Loci (sampled or not) */
 	size_t nr_app;         /* other Loci seen (a sample or a budget) */

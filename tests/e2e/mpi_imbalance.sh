@@ -57,7 +57,7 @@ if tb and tb["loci"] and val(tb, "cpu_ns") is not None:
     app = [l for l in loci if not l["helper"]]
     hel = [l for l in loci if l["helper"]]
     assert hb["count"] == len(hel) == helpers, (hb["count"], len(hel), helpers)
-    assert tb["application_threads"] == len(app) == ranks["threads"], (len(app), ranks["threads"])
+    assert tb["application_threads"] == len(app), (tb["application_threads"], len(app))
     assert all(not l["helper"] for l in loci if l["thread"] == l["pid"]), loci
     assert sum(1 for l in app if l["thread"] == l["pid"]) == 4, app
     # Every non-main thread that hardly ran, whose off-CPU stacks were
@@ -78,7 +78,8 @@ if tb and tb["loci"] and val(tb, "cpu_ns") is not None:
             clear += 1
             assert l["helper"], ("a runtime thread left in the application's budget", l)
     print(f"time budget: {len(app)} application threads, {len(hel)} helpers ({clear} judged from the pivot)")
-    assert clear >= 1, "no idle runtime thread with off-CPU stacks: Open MPI started none?"
+    if "call stacks" in tb["mechanism"]:
+        assert clear >= 1, "no idle runtime thread with off-CPU stacks: Open MPI started none?"
     # the totals are the application's threads; application + helpers = all
     near = lambda a, b: abs(a - b) <= 1e-9 * max(abs(a), abs(b)) + 1
     assert near(val(tb, "cpu_ns"), sum(val(l, "cpu_ns") for l in app)), tb["cpu_ns"]
@@ -95,10 +96,10 @@ if tb and tb["loci"] and val(tb, "cpu_ns") is not None:
         assert "libevent" not in h["name"], h
 else:
     print("time budget: no context switches in this Run (perf refused --switch-events): its checks not run")
-    assert ranks["threads"] == 4, ranks["threads"]
+assert ranks["threads"] == 4, ranks["threads"]
 if helpers:
     want = f"  threads: one application thread per rank; {helpers} MPI runtime helper thread"
-    assert want in err or ranks["threads"] > 4, err
+    assert want in err, err
 assert not re.search(r"\b8 Loci\b", err), err
 assert len(ranks["rows"]) == 4, ranks
 assert ranks["busiest_rank"] == 0, ranks

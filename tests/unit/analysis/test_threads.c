@@ -142,7 +142,6 @@ static void t_unsampled_helpers(void)
 		CHECK(locus_roles__is_helper(&roles, f.once[r]));
 		/* never sampled: only its switches and its stacks say what it is */
 		CHECK(locus_roles__is_helper(&roles, f.never[r]));
-		CHECK(roles.seen[f.never[r]]);
 	}
 	CHECK_INT(roles.nr_helpers, 4);
 	CHECK_INT(roles.nr_app, 2);
@@ -181,7 +180,6 @@ static void t_not_helpers(void)
 	CHECK(!locus_roles__is_helper(&roles, watchdog));
 	CHECK(!locus_roles__is_helper(&roles, busy));
 	CHECK(!locus_roles__is_helper(&roles, bare));
-	CHECK(roles.seen[bare]);
 	CHECK(!locus_roles__is_helper(&roles, writer));
 	CHECK(!locus_roles__is_helper(&roles, idle_main));
 	CHECK_INT(roles.nr_helpers, 4);
