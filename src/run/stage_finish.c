@@ -64,6 +64,10 @@ static int ingest_pass(struct run_state *s, struct err *e)
 	if (rc == 0 && s->launch.mpi) { /* HOOK(mpi): the ranks' own directories */
 		s->counts.nr_ranks = n.nr_ranks;
 		s->counts.nr_sampled_ranks = n.nr_sampled_ranks;
+		s->counts.nr_clocked = n.nr_clocked;
+		s->counts.clock_by_wall = n.clock_by_wall;
+		s->counts.ranks_started = n.ranks_started;
+		s->counts.ranks_ended = n.ranks_ended;
 	}
 	s->collect.passes[0].script_ok = p.script_ok; /* the perf script fallback extracted it */
 	collect_pass__release(&p);

@@ -109,6 +109,15 @@ for k in ("setup", "calibration", "network_probe", "collection_overhead", "finis
 for k in ("setup", "network_probe", "application", "finish"):
     assert cost[k]["quality"] == "measured" and cost[k]["value"] > 0, (k, cost[k])
 assert cost["network_ceilings"] == "measured", cost
+# the application split at the ranks' own start and end (rank.json "clock"):
+# every rank ran under this kernel, so measured; the three parts are the
+# application's time, and the ranks' span lies inside the launcher's
+ap = cost["application_parts"]
+for k in ("until_first_rank", "ranks", "after_last_rank"):
+    assert ap[k]["quality"] == "measured" and ap[k]["unit"] == "s" and ap[k]["value"] >= 0, (k, ap)
+assert ap["ranks"]["value"] > 0, ap
+total = sum(ap[k]["value"] for k in ("until_first_rank", "ranks", "after_last_rank"))
+assert abs(total - cost["application"]["value"]) < 1e-3, (total, cost["application"])
 # the ranks sampled themselves: their samples are the collection's (it said
 # "nothing was sampled in this Run" before issue 27's round)
 import glob, os
