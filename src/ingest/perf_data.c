@@ -6,6 +6,7 @@
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -129,6 +130,45 @@ static int sideband_mmap(struct reader *r, const unsigned char *p, size_t rs, bo
 			      path, n);
 }
 
+static int add_fork(struct reader *r, int64_t child, int64_t parent, uint64_t time)
+{
+	if (child == parent)
+		return 0; /* a thread: its process's maps already */
+	if (r->nr_forks + 1 > r->cap_forks &&
+	    xgrow((void **)&r->forks, &r->cap_forks, r->nr_forks + 1, sizeof(*r->forks)))
+		return -ENOMEM;
+	r->forks[r->nr_forks] = (struct pd_fork){.child = child, .parent = parent, .time = time,
+						 .seq = r->nr_forks};
+	r->nr_forks++;
+	return 0;
+}
+
+static int cmp_fork(const void *x, const void *y)
+{
+	const struct pd_fork *a = x, *b = y;
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Each child takes its parent's maps of the fork's time, in time order (a
+ * grandchild's fork after its parent's). Applied while reading, a FORK
+ * written before its parent's MMAPs (perf writes each CPU's buffer in turn
+ * within a round: seen under load, a forked child's every sample
+ * [unknown]) copied nothing. */
+static int apply_forks(struct reader *r)
+{
+	if (r->nr_forks > 1)
+		qsort(r->forks, r->nr_forks, sizeof(*r->forks), cmp_fork);
+	for (size_t i = 0; i < r->nr_forks; i++) {
+		const struct pd_fork *f = &r->forks[i];
+		int rc = perf_maps__fork(r->maps, f->child, f->parent, f->time);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* Pass 1: maps, forks and comms, so pass 2 sees every map whatever the
  * record order within a round. */
 static int pass_sideband(struct reader *r)
@@ -144,8 +184,7 @@ static int pass_sideband(struct reader *r)
 		if (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2)
 			rc = sideband_mmap(r, p, rs, type == PERF_RECORD_MMAP2);
 		else if (type == PERF_RECORD_FORK && rs >= 32) /* {pid, ppid, tid, ptid, time} */
-			rc = perf_maps__fork(r->maps, (int32_t)rd32(p + 8), (int32_t)rd32(p + 12),
-					     rd64(p + 24));
+			rc = add_fork(r, (int32_t)rd32(p + 8), (int32_t)rd32(p + 12), rd64(p + 24));
 		else if (type == PERF_RECORD_COMM)
 			rc = sideband_comm(r, p, rs);
 		else if (type == REC_COMPRESSED || type == REC_COMPRESSED2)
@@ -161,7 +200,7 @@ static int pass_sideband(struct reader *r)
 		off += rs;
 	}
 	perf_maps__fixup_kernel(r->maps);
-	return 0;
+	return apply_forks(r);
 }
 
 static const char UNKNOWN[] = "[unknown]";
@@ -395,6 +434,7 @@ static void reader__release(struct reader *r)
 	xfree(r->ids);
 	oatab__release(&r->idt);
 	perf_maps__free(r->maps);
+	xfree(r->forks);
 	strtab__release(&r->comms);
 	xfree(r->tc);
 	oatab__release(&r->tct);

@@ -67,6 +67,10 @@ struct reader {
 	struct buildid_list *bids; /* build-ids of MMAP2 records are added, or NULL */
 	bool mmap_build_ids;  /* an attr asked for them (the misc bit alone can leak) */
 	struct perf_maps *maps;
+	/* FORK records of pass 1, applied once every map is known, in time
+	 * order: within a round, a child's FORK can precede its parent's MMAPs */
+	struct pd_fork { int64_t child, parent; uint64_t time; size_t seq; } *forks;
+	size_t nr_forks, cap_forks;
 	struct strtab comms;  /* comm strings */
 	struct tidcomm { int64_t tid; uint64_t hash; uint32_t comm; } *tc;
 	size_t nr_tc, cap_tc;
