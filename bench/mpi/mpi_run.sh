@@ -26,7 +26,15 @@
 # pairs, one bare and one nunatak Run of each launch recorded system-wide,
 # `perf record -a`, root: when each phase began and ended, and the CPU time
 # of each kind of process, by bench/mpi/timeline.py; NODE_DAEMONS, the pids of
-# the node daemons that fork the ranks, from srun_run.sh).
+# the node daemons that fork the ranks, from srun_run.sh), AS_USER=<user>
+# (root only: each launch is measured a second time in the same interleaved
+# pairs, bare and nunatak both run as that user through setpriv, from a
+# readable copy of nunatak and its libraries, with the user's own cache and
+# warm-up: the figure an ordinary HPC user sees, whose perf reads
+# /proc/kallsyms once where root's reads it four times, and which samples
+# no kernel time under perf_event_paranoid 2; labelled "as <user>", its
+# wall_ratio printed as `wall_ratio as <user> X` before the last line, which
+# stays the invoking user's).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 nunatak=$(realpath "$1") fallback=${2:+$(realpath "$2")}
@@ -47,6 +55,30 @@ trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME="$work/cache" NUNATAK_SITE_CONFIG=/dev/null
 [ "${CALIBRATE:-0}" = 1 ] || export NUNATAK_NO_CALIBRATE=1
 cd "$work"
+# AS_USER: the same launches as an ordinary user (both sides), from copies
+# it can read (the build tree may sit under a private home), in a directory
+# of its own with its own HOME and tool cache
+asuser=()
+if [ -n "${AS_USER:-}" ]; then
+	[ "$(id -u)" = 0 ] || { echo "skip: AS_USER needs root (to run both sides as $AS_USER)"; exit 77; }
+	command -v setpriv >/dev/null || { echo "skip: AS_USER needs setpriv (util-linux)"; exit 77; }
+	uid=$(id -u "$AS_USER" 2>/dev/null) && gid=$(id -g "$AS_USER") ||
+		{ echo "skip: no user $AS_USER on this machine"; exit 77; }
+	[ "$uid" != 0 ] || { echo "AS_USER=$AS_USER is root: give an ordinary user (nobody)"; exit 2; }
+	u="$work/as-user"
+	mkdir -p "$u/bin/lib" "$u/home" "$u/cache" "$u/run"
+	cp "$nunatak" "$u/bin/nunatak"
+	# the preload sampler and the OMPT tool, found beside nunatak (lib/)
+	for f in "$(dirname "$nunatak")"/lib/*.so; do [ ! -f "$f" ] || cp "$f" "$u/bin/lib/"; done
+	ufallback=""
+	if [ -n "$fallback" ] && [ -x "$fallback" ]; then
+		cp "$fallback" "$u/bin/" && ufallback="$u/bin/$(basename "$fallback")"
+	fi
+	chmod 711 "$work" && chmod -R a+rX "$u/bin" && chown -R "$uid:$gid" "$u/home" "$u/cache" "$u/run"
+	asuser=(setpriv "--reuid=$uid" "--regid=$gid" --clear-groups --inh-caps=-all --
+		env "HOME=$u/home" "XDG_CACHE_HOME=$u/cache")
+	export AS_USER_PREFIX="${asuser[*]}" AS_USER_NUNATAK="$u/bin/nunatak" AS_USER_DIR="$u/run"
+fi
 if command -v lmp >/dev/null; then
 	n=${LATTICE:-16}
 	cat > in.melt <<EOF
@@ -66,10 +98,11 @@ fix 1 all nve
 thermo 200
 run ${STEPS:-1000}
 EOF
-	app=("$(command -v lmp)" -in in.melt -log none)
+	app=("$(command -v lmp)" -in "$work/in.melt" -log none)
 	what="LAMMPS LJ melt ${n}^3, ${STEPS:-1000} steps"
 elif [ -n "$fallback" ] && [ -x "$fallback" ]; then
 	app=("$fallback" "${APP_UNITS:-200}")
+	[ -z "${ufallback:-}" ] || export AS_USER_APP="$ufallback"
 	what="mpi_imbalance ${APP_UNITS:-200} units (lmp not installed)"
 else
 	echo "neither lmp nor the mpi_imbalance example: nothing to measure"
@@ -90,6 +123,14 @@ print("  warm-up Run: network_probe %.3f s, network Ceilings %s%s (load %s)" % (
       ": " + f["summary"] if f.get("summary") else "", open("/proc/loadavg").read().split()[0]))' \
 		warm/manifest.json || true
 	rm -rf warm
+	[ ${#asuser[@]} -gt 0 ] || continue
+	uapp=("${app[@]}")
+	[ -z "${AS_USER_APP:-}" ] || uapp[0]=$AS_USER_APP
+	(cd "$AS_USER_DIR" && "${asuser[@]}" "$AS_USER_NUNATAK" run -q -o warm -- "${mpi[@]}" "${uapp[@]}" \
+		>/dev/null 2>"$work/warm.err") ||
+		{ echo "the warm-up Run as $AS_USER failed:"; tail -5 "$work/warm.err"; exit 1; }
+	echo "  warm-up Run as $AS_USER done"
+	rm -rf "${AS_USER_DIR:?}/warm"
 done
 # One Run of each side of each launch, recorded system-wide: its timeline
 daemons=()
@@ -149,33 +190,42 @@ def cpu_now():
         t += int(re.search(r"^usage_usec (\d+)", open(node_cpu_file).read(), re.M)[1]) / 1e6
     return t
 
-def timed(cmd):
+def timed(cmd, cwd):
     """(wall s, exit code, LAMMPS' own 'Loop time' in s or None, CPU s)."""
     c0, t0 = cpu_now(), time.monotonic()
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                       errors="replace")
+                       errors="replace", cwd=cwd)
     t1, c1 = time.monotonic(), cpu_now()
     m = re.search(r"^Loop time of ([0-9.eE+-]+) on", r.stdout, re.M)
     return t1 - t0, r.returncode, float(m.group(1)) if m else None, c1 - c0
 
 class Launch:
-    def __init__(self, label, mpi):
+    def __init__(self, label, mpi, prefix=(), nunatak=nunatak, app=app, cwd="."):
         self.label, self.mpi = label, mpi
+        # AS_USER's twin: setpriv + env before both sides, its own copies and directory
+        self.prefix, self.nunatak, self.app, self.cwd = list(prefix), nunatak, app, cwd
         self.rows, self.parts, self.loops, self.cpus = [], {}, [], []
 
 runs = [Launch(label, mpi) for label, mpi in launches]
+user, user_prefix = os.environ.get("AS_USER", ""), os.environ.get("AS_USER_PREFIX", "").split()
+if user_prefix:
+    user_app = [os.environ.get("AS_USER_APP") or app[0]] + app[1:]
+    runs += [Launch(f"{label} as {user}", mpi, user_prefix, os.environ["AS_USER_NUNATAK"],
+                    user_app, os.environ["AS_USER_DIR"]) for label, mpi in launches]
 for i in range(pairs):
     for k, L in enumerate(runs):
         tag = f"{L.label}: " if len(runs) > 1 else ""
-        bare, brc, bloop, bcpu = timed(L.mpi + app)
-        nun, nrc, nloop, ncpu = timed([nunatak, "run", "-q", "-o", f"r{i}", "--"] + L.mpi + app)
+        bare, brc, bloop, bcpu = timed(L.prefix + L.mpi + L.app, L.cwd)
+        nun, nrc, nloop, ncpu = timed(L.prefix + [L.nunatak, "run", "-q", "-o", f"r{i}", "--"] +
+                                      L.mpi + L.app, L.cwd)
         L.cpus.append((bcpu, ncpu))
         if bloop and nloop:
             L.loops.append((bloop, nloop, bare, nun))
         if brc or nrc:
             print(f"{tag}pair {i}: exit codes bare {brc}, nunatak {nrc}")
         L.rows.append((bare, nun))
-        cost = json.load(open(f"r{i}/manifest.json")).get("cost", {})
+        out = os.path.join(L.cwd, f"r{i}")
+        cost = json.load(open(f"{out}/manifest.json")).get("cost", {})
         for key, v in cost.items():
             if isinstance(v, dict) and v.get("value") is not None:
                 L.parts.setdefault(key, []).append(v["value"])
@@ -187,7 +237,7 @@ for i in range(pairs):
               f"{open('/proc/loadavg').read().split()[0]}"
               f"{'; the network was measured (cache missed)' if probed else ''}",
               flush=True)
-        subprocess.run(["rm", "-rf", f"r{i}"])
+        subprocess.run(["rm", "-rf", out])
 
 def summary(L):
     rows, parts, loops, cpus, mpi = L.rows, L.parts, L.loops, L.cpus, L.mpi
@@ -216,5 +266,8 @@ def summary(L):
 ratios = [summary(L) for L in runs]
 if len(runs) > 1:
     print("wall_ratio by launch: " + ", ".join(f"{L.label} {r:.3f}" for L, r in zip(runs, ratios)))
+if user_prefix:  # the last line stays the invoking user's (srun_run.sh, the smoke test)
+    print(f"wall_ratio as {user} {ratios[-1]:.3f}")
+    ratios = ratios[:len(launches)]
 print(f"wall_ratio {ratios[-1]:.3f}")
 PY

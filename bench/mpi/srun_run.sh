@@ -19,9 +19,13 @@
 # per phase and per kind of process, where the wall and CPU time went.
 # NETPROBE=1 measures the network Ceilings' cache instead: the ping-pong's
 # cost on a first Run and none on the second (netprobe_cost.py).
+# AS_USER=<user> (mpi_run.sh) measures each launch a second time as that
+# user, in the same pairs: the cluster's directory and munge socket are
+# opened to it (traversable, the socket is the cluster's own), srun runs as
+# the user and the nodes' daemons start its ranks as the user.
 # usage: srun_run.sh NUNATAK [FALLBACK_APP]
-# env: as mpi_run.sh (PAIRS, STEPS, LATTICE, CALIBRATE, APP_UNITS); RANKS
-# (default 4).
+# env: as mpi_run.sh (PAIRS, STEPS, LATTICE, CALIBRATE, APP_UNITS, AS_USER);
+# RANKS (default 4).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cluster="$here/../../tests/slurm/cluster.sh"
@@ -44,6 +48,8 @@ bash "$cluster" start "$cluster_dir" </dev/null || rc=$?
 # shellcheck disable=SC1091
 . "$cluster_dir/env"
 export SLURM_CONF
+# AS_USER: srun as that user reaches the cluster's munge socket and config
+[ -z "${AS_USER:-}" ] || chmod 711 "$cluster_dir" "$cluster_dir/munge"
 # The ranks are the cluster's (its step daemons fork them), not this
 # script's children: their CPU time is read from a cgroup that this
 # cluster's daemons (those carrying its SLURM_CONF) are moved into, and
@@ -94,32 +100,40 @@ bash "$here/mpi_run.sh" "$@" </dev/null | {
 		case $line in
 		"wall_ratio by launch: "*) by=${line#wall_ratio by launch: } ;;
 		"outside LAMMPS' loop (medians): "*) outside+="$line;" ;;
+		"wall_ratio as "*) printf '%s\n' "$line"; continue ;;
 		"wall_ratio "[0-9]*) last=$line; continue ;;
 		esac
 		printf '%s\n' "$line"
 	done
 	[ -z "$by" ] || python3 -c '
 import sys
-r = [float(x.rsplit(" ", 1)[1]) for x in sys.argv[1].split(", ")]
-one, two = r[0], r[-1]
-line = (f"oversubscription: one rank per node (a core per rank) {one:.3f}x bare, two ranks "
-        f"per node (4 ranks and their 4 perf processes on this machine\x27s 2 cores) {two:.3f}x")
-if 1 <= one <= two and two > 1:
-    line += (f": {(two - one) / (two - 1) * 100:.0f} % of the 4-rank excess is the sharing "
-             "of cores, which a node with a core per rank does not do")
-else:
-    line += ": the two do not order as expected, the noise of this machine\x27s load is larger"
-print(line)
-# the same outside the application'"'"'s loop (LAMMPS): start-up, end and
-# finish, which the load'"'"'s noise on the loop does not reach
+# the launches in order: one rank per node, two; then the same as AS_USER
+by = [x.rsplit(" ", 1) for x in sys.argv[1].split(", ")]
 o = [[float(w) for w in x.replace(",", " ").split() if w.replace(".", "").isdigit()]
      for x in sys.argv[2].split(";") if x]
-if len(o) == 2 and all(len(x) == 2 for x in o):
-    one, two = o[0][1] - o[0][0], o[1][1] - o[1][0]
-    line = (f"outside the loop, nunatak adds {one:+.3f} s with one rank per node and "
-            f"{two:+.3f} s with two")
-    if 0 < one <= two:
-        line += f": {(two - one) / two * 100:.0f} % of the second is the sharing of cores"
-    print(line)' "$by" "$outside"
+user = [i for i, (label, _) in enumerate(by) if " as " in label]
+for idx in ([i for i in range(len(by)) if i not in user], user):
+    if len(idx) < 2:
+        continue
+    who = by[idx[0]][0].partition(" as ")[2]
+    tag = f" (as {who})" if who else ""
+    one, two = float(by[idx[0]][1]), float(by[idx[-1]][1])
+    line = (f"oversubscription{tag}: one rank per node (a core per rank) {one:.3f}x bare, two ranks "
+            f"per node (4 ranks and their 4 perf processes on this machine\x27s 2 cores) {two:.3f}x")
+    if 1 <= one <= two and two > 1:
+        line += (f": {(two - one) / (two - 1) * 100:.0f} % of the 4-rank excess is the sharing "
+                 "of cores, which a node with a core per rank does not do")
+    else:
+        line += ": the two do not order as expected, the noise of this machine\x27s load is larger"
+    print(line)
+    # the same outside the application'"'"'s loop (LAMMPS): start-up, end and
+    # finish, which the load'"'"'s noise on the loop does not reach
+    if len(o) == len(by) and all(len(o[i]) == 2 for i in idx):
+        one, two = o[idx[0]][1] - o[idx[0]][0], o[idx[-1]][1] - o[idx[-1]][0]
+        line = (f"outside the loop{tag}, nunatak adds {one:+.3f} s with one rank per node and "
+                f"{two:+.3f} s with two")
+        if 0 < one <= two:
+            line += f": {(two - one) / two * 100:.0f} % of the second is the sharing of cores"
+        print(line)' "$by" "$outside"
 	[ -z "$last" ] || printf '%s\n' "$last"
 }

@@ -110,6 +110,11 @@ struct collect_counts {
 	int64_t nr_samples;   /* samples ingested (all counters) */
 	int nr_ranks;         /* MPI: ranks announced or seen (0 outside MPI) */
 	int nr_sampled_ranks; /* MPI: ranks whose samples were ingested */
+	/* MPI: the first rank's start and the last rank's end (ingest/ranks.h),
+	 * on this node's monotonic clock; nr_clocked 0 when no rank said */
+	int nr_clocked;
+	bool clock_by_wall;
+	double ranks_started, ranks_ended;
 };
 
 struct collector;

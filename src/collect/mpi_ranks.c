@@ -137,6 +137,10 @@ static int ranks_ingest(struct collector *c, const struct collect_env *env,
 		out->nr_samples = sum.nr_samples;
 		out->nr_ranks = sum.world_size > 0 ? sum.world_size : sum.nr_ranks;
 		out->nr_sampled_ranks = sum.nr_sampled;
+		out->nr_clocked = sum.nr_clocked;
+		out->clock_by_wall = sum.clock_by_wall;
+		out->ranks_started = sum.first_started;
+		out->ranks_ended = sum.last_ended;
 	}
 	return rc;
 }

@@ -30,6 +30,7 @@
 #include "common/err_codes.h"
 #include "doctor/offcpu.h"
 #include "common/fsutil.h"
+#include "common/host_clock.h"
 #include "exec/exec.h"
 #include "machine/node_profile.h"
 #include "model/model.h"
@@ -72,6 +73,9 @@ struct shim {
 	bool ran;             /* the application was started */
 	pid_t app_pgid;       /* the launcher-facing group the application joins, or 0 */
 	char pgid_word[24];   /* app_pgid for the relay's --app-pgid */
+	/* when the shim started and when the application (under perf) ended:
+	 * the Run's cost puts the ranks' span against the launcher's */
+	struct host_clock started, ended;
 };
 
 bool rank_shim_samples(int rank, int world_size, int local_rank, int threshold)
@@ -670,6 +674,12 @@ static int write_rank_json(struct shim *s, struct err *e)
 		json_object_set_new(j, "sps", json_string(s->sps_rel));
 	if (j && s->machine_id[0])
 		json_object_set_new(j, "machine", json_string(s->machine_id));
+	if (j && s->started.mono > 0 && s->ended.mono > 0)
+		json_object_set_new(j, "clock",
+				    json_pack("{s:s, s:f, s:f, s:f, s:f}", "boot_id",
+					      s->started.boot_id, "started_mono", s->started.mono,
+					      "started_real", s->started.real, "ended_mono",
+					      s->ended.mono, "ended_real", s->ended.real));
 	char *path = xasprintf("%s/rank.json", s->dir);
 	char *tmp = xasprintf("%s/.rank.json.tmp", s->dir);
 	int rc = 0;
@@ -876,6 +886,7 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 	}
 	res->in_rank = true;
 	res->rank = s.id.rank;
+	host_clock__now(&s.started);
 	/* the batch system's name of the node, else the host's */
 	const char *slurm_node = (getenv_fn ? getenv_fn : env_lookup)("SLURMD_NODENAME", ctx);
 	if (slurm_node && *slurm_node)
@@ -893,6 +904,7 @@ int rank_shim_run(struct executor *x, const struct rank_shim_opts *o, char *cons
 	s.launcher = getppid(); /* before the split makes our parent the waiting half */
 	split_writer(&s);
 	rc = collect(&s, e);
+	host_clock__now(&s.ended);
 	if (rc == 0) {
 		/* after the application, which it must not delay: the node's Machine
 		 * and its cached Ceilings; none recorded, the node borrows the launch

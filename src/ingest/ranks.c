@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "ingest/perf_script.h"
 #include "ingest/perf_stat.h"
 #include "common/fsutil.h"
+#include "common/host_clock.h"
 
 #define MAX_SCRIPT_BYTES ((size_t)16 << 30)
 #define MAX_SMALL_BYTES ((size_t)64 << 20)
@@ -44,6 +46,7 @@ struct rank_walk {
 	struct merged *m;
 	size_t nr_m, cap_m;
 	struct rank_reads *reads; /* the ranks' recordings, read ahead */
+	struct host_clock here;   /* this node's clocks, to put the ranks' on */
 };
 
 static int push_int(int **v, int *n, int *cap, int x)
@@ -252,6 +255,34 @@ static int ingest_preload_rank(struct rank_walk *w, int rank, const char *node,
 }
 
 /* One rank directory: rank.json, then its counts or samples. */
+/* The rank's start and end (rank.json "clock") into the summary's span. */
+static void take_clock(struct rank_walk *w, const json_t *c)
+{
+	const char *boot = json_string_value(json_object_get(c, "boot_id"));
+	json_t *sm = json_object_get(c, "started_mono"), *sr = json_object_get(c, "started_real");
+	json_t *em = json_object_get(c, "ended_mono"), *er = json_object_get(c, "ended_real");
+	if (!json_is_number(sm) || !json_is_number(sr) || !json_is_number(em) ||
+	    !json_is_number(er))
+		return;
+	struct host_clock a = {.mono = json_number_value(sm), .real = json_number_value(sr)};
+	struct host_clock b = {.mono = json_number_value(em), .real = json_number_value(er)};
+	if (boot)
+		snprintf(a.boot_id, sizeof(a.boot_id), "%s", boot);
+	memcpy(b.boot_id, a.boot_id, sizeof(b.boot_id));
+	bool same;
+	double start = host_clock__on(&w->here, &a, &same);
+	double end = host_clock__on(&w->here, &b, &same);
+	if (!(end >= start) || !isfinite(start) || !isfinite(end))
+		return;
+	struct ranks_summary *s = w->sum;
+	s->clock_by_wall |= !same;
+	if (s->nr_clocked == 0 || start < s->first_started)
+		s->first_started = start;
+	if (s->nr_clocked == 0 || end > s->last_ended)
+		s->last_ended = end;
+	s->nr_clocked++;
+}
+
 static int ingest_one(struct rank_walk *w, int dir_rank, struct err *e)
 {
 	char *path = rank_file(w, dir_rank, "rank.json");
@@ -266,6 +297,7 @@ static int ingest_one(struct rank_walk *w, int dir_rank, struct err *e)
 	}
 	const char *node = json_string_value(json_object_get(j, "node"));
 	node = node ? node : "unknown";
+	take_clock(w, json_object_get(j, "clock"));
 	json_t *ws = json_object_get(j, "world_size");
 	if (json_is_integer(ws) && w->sum->world_size < (int)json_integer_value(ws))
 		w->sum->world_size = (int)json_integer_value(ws);
@@ -412,6 +444,7 @@ int ingest_ranks_reads(const char *collect_dir, int world_size, struct rank_read
 {
 	*out = (struct ranks_summary){.world_size = world_size};
 	struct rank_walk w = {.collect_dir = collect_dir, .p = p, .d = d, .sum = out, .reads = rr};
+	host_clock__now(&w.here);
 	int *dirs = NULL, nr_dirs = 0;
 	int rc = list_rank_dirs(collect_dir, &dirs, &nr_dirs, e);
 	/* the recordings not read yet, on the node's cores; written into the

@@ -22,6 +22,7 @@
 #ifndef NUNATAK_INGEST_RANKS_H
 #define NUNATAK_INGEST_RANKS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "model/model.h"
@@ -36,6 +37,12 @@ struct ranks_summary {
 	int nr_missing;     /* announced ranks without a rank.json */
 	int nr_uncounted;   /* ranks present but neither sampled nor counted */
 	int64_t nr_samples; /* samples ingested over all ranks */
+	/* The ranks' span from their rank.json "clock" (the shim's start, the
+	 * application's end under perf), on this node's CLOCK_MONOTONIC
+	 * (common/host_clock.h); 0 when no rank has one (an older Run). */
+	int nr_clocked;         /* ranks whose rank.json has a clock */
+	bool clock_by_wall;     /* some rank ran under another kernel: wall clocks */
+	double first_started, last_ended; /* seconds */
 };
 
 /*

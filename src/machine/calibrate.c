@@ -340,6 +340,28 @@ int machine_calibrate(struct machine *m, struct executor *x, const struct calibr
 	return rc > 0 ? 0 : rc;
 }
 
+int machine_calibrate_costs(struct machine *m, struct executor *x, const struct calibrate_opts *o,
+			    struct calibrate_report *r, struct err *e)
+{
+	memset(r, 0, sizeof(*r));
+	r->init_s = NAN;
+	double t0 = now_s();
+	char *src = fs_join(o->work_dir, KERNEL_NAME ".c"), *bin = fs_join(o->work_dir, KERNEL_NAME);
+	int rc = src && bin ? 0 : err_set(e, -ENOMEM, ERR_OOM, "out of memory");
+	if (rc == 0 && (rc = fs_mkdir_p(o->work_dir)) < 0)
+		err_set(e, rc, ERR_CALIBRATION_IO, "cannot create %s: %s", o->work_dir, strerror(-rc));
+	if (rc == 0 && o->progress)
+		o->progress(o->progress_ctx, "calibrating: building the kernel", 3, 5);
+	if (rc == 0 && !o->replay)
+		rc = build(x, o, src, bin, r, e);
+	if (rc >= 0 && !o->replay)
+		rc = costs(m, x, o, bin, false, r, e);
+	r->total_s = now_s() - t0;
+	xfree(src);
+	xfree(bin);
+	return rc > 0 ? 0 : rc;
+}
+
 static double size_of(const char *text)
 {
 	char *end;

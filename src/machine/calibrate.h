@@ -149,6 +149,14 @@ void calibrate_report__release(struct calibrate_report *r);
 int machine_calibrate(struct machine *m, struct executor *x, const struct calibrate_opts *o,
 		      struct calibrate_report *r, struct err *e);
 
+/* Only the cost per sample (sample_cost.h), for a Machine whose cached
+ * profile predates it: the kernel built (or its sealed binary reused) in
+ * o->work_dir, then the sample_* kernels; m's Ceilings untouched. A failed
+ * build leaves the costs unavailable with the reason. Not under replay.
+ * Returns 0, or negative (out of memory, unwritable work_dir). */
+int machine_calibrate_costs(struct machine *m, struct executor *x, const struct calibrate_opts *o,
+			    struct calibrate_report *r, struct err *e);
+
 /* The last-level cache visible to the allocation (sum over distinct caches
  * shared by the allowed CPUs), read below root; <= 0 when unknown. */
 double machine_llc_bytes(const char *root, const struct machine *m);

@@ -124,6 +124,49 @@ static int recorded_ceilings(struct machine *m, struct executor *x, struct err *
 	return rc;
 }
 
+/* A cached profile written before the cost per sample was measured with the
+ * Ceilings: that cost alone is measured once, announced,
+ * and stored with the cached Ceilings, which stay as they are (a few seconds:
+ * the kernel is built if its binary is gone). Without it
+ * every Run's overhead line stays unavailable until `calibrate --force`. */
+static int add_costs(struct machine *m, struct executor *x, const struct profile_opts *o,
+		     const char *dir, struct profile_outcome *out, struct err *e)
+{
+	char id[MACHINE_ID_SIZE];
+	char *work = machine_identity(m, id) ? NULL : xasprintf("%s/kernels/%s", dir, id);
+	if (!work)
+		return -ENOMEM;
+	if (o->announce) {
+		char *msg = xasprintf("calibrating Machine %s: the cost per sample, once (its "
+				      "cached profile predates it; its Ceilings stay); "
+				      "--no-calibrate skips it", id);
+		if (msg)
+			o->announce(o->ctx, msg);
+		xfree(msg);
+	}
+	struct calibrate_opts co = {.cc = o->cc, .sampler_lib = o->sampler_lib, .work_dir = work,
+				    .progress = o->progress, .progress_ctx = o->ctx};
+	int rc = machine_calibrate_costs(m, x, &co, &out->cal, e);
+	xfree(work);
+	if (rc < 0)
+		return rc;
+	out->costs_added = true;
+	bool any = false;
+	for (size_t i = 0; i < m->nr_costs; i++)
+		any |= m->costs[i].quality != QUALITY_UNAVAILABLE;
+	struct err se = {0};
+	char *path = NULL;
+	int s = any ? machine_cache_store(m, dir, &path, &se) : 0;
+	xfree(path);
+	out->stored = s == 1;
+	if (s == 0)
+		out->not_stored = xasprintf("no cost per sample was measured (%s): the next Run "
+					    "tries again", out->cal.problem ? out->cal.problem : "?");
+	else if (s < 0)
+		out->not_stored = xstrdup(se.msg);
+	return 0;
+}
+
 int machine_profile(struct machine *m, struct executor *x, const struct profile_opts *o,
 		    struct profile_outcome *out, struct err *e)
 {
@@ -152,7 +195,7 @@ int machine_profile(struct machine *m, struct executor *x, const struct profile_
 		if (rc == 1) {
 			out->source = PROFILE_CACHED;
 			out->cache_path = machine_cache_path(m, dir);
-			rc = 0;
+			rc = m->nr_costs == 0 && o->calibrate ? add_costs(m, x, o, dir, out, e) : 0;
 			goto out;
 		}
 	}

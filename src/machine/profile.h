@@ -55,6 +55,8 @@ struct profile_outcome {
 	char *kept;              /* cached Ceilings kept over this calibration's
 				    (machine_cache_keep_best), or NULL */
 	bool calibrated;
+	bool costs_added;        /* a cached profile got its missing cost per sample
+				    (cal says how it went) */
 	struct calibrate_report cal;
 };
 void profile_outcome__release(struct profile_outcome *o);

@@ -15,6 +15,15 @@
  *   application          the application under the collector, perf's own
  *                        start and teardown included (not nunatak's cost;
  *                        the reference the other parts compare with)
+ *   application_parts    MPI only, when the ranks said when they ran (rank.json
+ *                        "clock", common/host_clock.h): the application split
+ *                        into until_first_rank (the launcher until the first
+ *                        rank's shim started: allocation, the scheduler's
+ *                        queue, the daemons), ranks (first rank's start to
+ *                        the last rank's end, perf's start and end in each
+ *                        rank included) and after_last_rank (the launcher's
+ *                        teardown); measured when every rank ran under this
+ *                        kernel, else estimated (wall clocks compared)
  *   finish               from the application's end to the manifest
  *                        (perf script, ingestion, attribution, store,
  *                        report); measured
@@ -26,8 +35,11 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "run/pipeline.h"
+#include "common/console.h"
 #include "run/ranks_mpi.h"
 #include "model/model.h"
 #include "store/manifest.h"
@@ -38,6 +50,33 @@ static json_t *part(const struct run_state *s, double v, const char *why)
 		return quality__json(NAN, "s", QUALITY_UNAVAILABLE,
 				     "a replay measures no time of the recorded Run");
 	return quality__json(v > 0 ? v : 0, "s", QUALITY_MEASURED, why);
+}
+
+static json_t *parts(const struct run_state *s, double launch, double stop)
+{
+	const struct collect_counts *n = &s->counts;
+	if (!s->launch.mpi || n->nr_clocked <= 0 || s->replay)
+		return NULL;
+	char why[200] = "";
+	if (n->clock_by_wall)
+		snprintf(why, sizeof(why), "ranks on other nodes: their wall clocks compared with "
+			 "this node's, as good as the nodes' clock agreement");
+	if (n->nr_ranks > n->nr_clocked)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 "%sonly %d of %d ranks said when they ran", why[0] ? "; " : "",
+			 n->nr_clocked, n->nr_ranks);
+	enum quality q = why[0] ? QUALITY_ESTIMATED : QUALITY_MEASURED;
+	json_t *o = json_object();
+	double v[3] = {n->ranks_started - launch, n->ranks_ended - n->ranks_started,
+		       stop - n->ranks_ended};
+	const char *names[3] = {"until_first_rank", "ranks", "after_last_rank"};
+	for (int i = 0; o && i < 3; i++)
+		json_object_set_new(o, names[i], quality__json(v[i] > 0 ? v[i] : 0, "s", q,
+							       why[0] ? why : NULL));
+	console__debug(s->con, 1, "application %.3f s: until the first rank %.3f s, the ranks "
+		       "%.3f s, after the last rank %.3f s (%s%s%s)", stop - launch, v[0], v[1], v[2],
+		       quality__name(q), why[0] ? ": " : "", why);
+	return o;
 }
 
 void run_cost(struct run_state *s, double now)
@@ -71,6 +110,9 @@ void run_cost(struct run_state *s, double now)
 						       : "nothing was sampled in this Run");
 	json_object_set_new(c, "collection_overhead", ov);
 	json_object_set_new(c, "application", part(s, stop - launch, NULL));
+	json_t *ap = parts(s, launch, stop);
+	if (ap)
+		json_object_set_new(c, "application_parts", ap);
 	json_object_set_new(c, "finish", part(s, now - stop, NULL));
 	json_decref(m->cost);
 	m->cost = c;

@@ -56,6 +56,21 @@ const char *run_calibration_skipped(const struct run_state *s)
 	return NULL;
 }
 
+static void tell_costs(struct run_state *s)
+{
+	const struct machine *m = s->machine;
+	for (size_t i = 0; i < m->nr_costs; i++) {
+		const struct ceiling *c = &m->costs[i];
+		if (c->quality == QUALITY_UNAVAILABLE)
+			console__info(s->con, "calibration: %s unavailable: %s", c->name,
+				      c->reason ? c->reason : "?");
+		else
+			console__info(s->con, "calibration: %s %.3g us (%s%s%s)", c->name,
+				      c->value * 1e6, quality__name(c->quality), c->reason ? ": " : "",
+				      c->reason ? c->reason : "");
+	}
+}
+
 static void tell(struct run_state *s, const struct profile_outcome *po)
 {
 	const struct machine *m = s->machine;
@@ -74,6 +89,15 @@ static void tell(struct run_state *s, const struct profile_outcome *po)
 		else
 			console__debug(s->con, 1, "Ceilings from the cached profile %s",
 				       po->cache_path);
+		if (po->costs_added) {
+			tell_costs(s);
+			if (po->stored)
+				console__info(s->con, "calibration: cost per sample in %.1f s, "
+					      "cached in %s", po->cal.total_s, po->cache_path);
+			else if (po->not_stored)
+				console__info(s->con, "calibration: cost per sample in %.1f s, "
+					      "not cached: %s", po->cal.total_s, po->not_stored);
+		}
 		return;
 	}
 	if (!po->calibrated)
@@ -83,16 +107,7 @@ static void tell(struct run_state *s, const struct profile_outcome *po)
 			      m->ceilings[i].value, m->ceilings[i].unit,
 			      quality__name(m->ceilings[i].quality), m->ceilings[i].reason ? ": " : "",
 			      m->ceilings[i].reason ? m->ceilings[i].reason : "");
-	for (size_t i = 0; i < m->nr_costs; i++) {
-		const struct ceiling *c = &m->costs[i];
-		if (c->quality == QUALITY_UNAVAILABLE)
-			console__info(s->con, "calibration: %s unavailable: %s", c->name,
-				      c->reason ? c->reason : "?");
-		else
-			console__info(s->con, "calibration: %s %.3g us (%s%s%s)", c->name,
-				      c->value * 1e6, quality__name(c->quality), c->reason ? ": " : "",
-				      c->reason ? c->reason : "");
-	}
+	tell_costs(s);
 	if (po->kept)
 		console__info(s->con, "calibration: a Ceiling is a maximum: %s", po->kept);
 	if (po->stored)

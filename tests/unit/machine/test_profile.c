@@ -118,9 +118,87 @@ static void t_not_allowed(void)
 	done();
 }
 
+/* A profile cached before the cost per sample was measured with the
+ * Ceilings (no "costs"): the next Run that may calibrate measures that cost
+ * alone, once (the real kernel, built by the real compiler), keeps the
+ * cached Ceilings as they were and stores the costs beside them; the Run
+ * after reads both from the cache. */
+static void t_costs_added(void)
+{
+	char *cache = tmpdir();
+	setenv("XDG_CACHE_HOME", cache, 1);
+	struct machine m;
+	live(&m);
+	struct executor *x = replay(CAL);
+	struct profile_opts o = {.calibrate = true};
+	struct profile_outcome po;
+	struct err e = {0};
+	CHECK_INT(machine_profile(&m, x, &o, &po, &e), 0);
+	CHECK(po.stored);
+	char *dir = xstrdup(po.cache_path);
+	*strrchr(dir, '/') = '\0';
+	profile_outcome__release(&po);
+	executor__free(x);
+	/* the profile as an older nunatak wrote it */
+	machine__clear_costs(&m);
+	CHECK(machine_cache_store(&m, dir, NULL, &e) == 1);
+	machine__release(&m);
+
+	/* not allowed to calibrate: the old profile is read as it is */
+	live(&m);
+	x = executor__new_real();
+	o.calibrate = false;
+	CHECK_INT(machine_profile(&m, x, &o, &po, &e), 0);
+	CHECK(po.source == PROFILE_CACHED && !po.costs_added);
+	CHECK_INT((int)m.nr_costs, 0);
+	profile_outcome__release(&po);
+	machine__release(&m);
+
+	live(&m);
+	o.calibrate = true;
+	CHECK_INT(machine_profile(&m, x, &o, &po, &e), 0);
+	CHECK(po.source == PROFILE_CACHED && !po.calibrated && po.costs_added);
+	CHECK(find(&m, "dram_bandwidth")->value == 1.012428e11); /* the Ceilings stay */
+	CHECK(find(&m, "flops_dp")->quality == QUALITY_MEASURED);
+	CHECK_INT((int)m.nr_costs, 3);
+	bool any = false;
+	for (size_t i = 0; i < m.nr_costs; i++) {
+		any |= m.costs[i].quality != QUALITY_UNAVAILABLE;
+		CHECK(m.costs[i].quality != QUALITY_UNAVAILABLE || m.costs[i].reason);
+	}
+	if (!any) { /* no compiler or no perf_event_open here: said, not stored */
+		CHECK(!po.stored && po.not_stored);
+		profile_outcome__release(&po);
+		executor__free(x);
+		machine__release(&m);
+		free(dir);
+		free(cache);
+		SKIP("no cost per sample could be measured here (no C compiler or no "
+		     "perf_event_open): only the unavailable path was checked");
+	}
+	CHECK(po.stored);
+	profile_outcome__release(&po);
+	machine__release(&m);
+
+	/* the next Run: everything from the cache, nothing measured */
+	live(&m);
+	CHECK_INT(machine_profile(&m, x, &o, &po, &e), 0);
+	CHECK(po.source == PROFILE_CACHED && !po.costs_added && !po.calibrated);
+	CHECK_INT((int)m.nr_costs, 3);
+	CHECK(find(&m, "dram_bandwidth")->value == 1.012428e11);
+	profile_outcome__release(&po);
+	machine__release(&m);
+
+	executor__free(x);
+	free(dir);
+	free(cache);
+	done();
+}
+
 static const struct test_case cases[] = {
 	{"store_then_cached", "calibrated and stored, then cached; --force measures again",
 	 t_store_then_cached},
 	{"not_allowed", "no calibration when not allowed: theory only", t_not_allowed},
+	{"costs_added", "an old cached profile gets its cost per sample once", t_costs_added},
 };
 TEST_MAIN(cases)
