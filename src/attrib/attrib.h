@@ -43,6 +43,7 @@ struct executor;
 struct degradations;
 struct attrib_tools;
 struct attrib_kprefetch;
+struct debug_copies;
 struct err;
 
 struct attrib_source_map {
@@ -72,10 +73,11 @@ struct attrib_opts {
 	bool record;
 	const char *recorded_kernel;
 	const char *kallsyms_path;
-	/* Where decompressed copies of separate debug files are kept
-	 * (attrib/debug_copy.h; a live Run: <cache>/nunatak/debug), or NULL:
-	 * none made or used. Ignored under record and replay. */
-	const char *debug_copies;
+	/* The Run's decompressed copies of separate debug files
+	 * (attrib/debug_copy.h; a live Run's, in <cache>/nunatak/debug, shared
+	 * with its other symbolizer calls), or NULL: none made or used.
+	 * Ignored under record and replay. */
+	struct debug_copies *debug_copies;
 	/* The table read ahead (attrib_kernel_prefetch), or NULL: read then.
 	 * Taken over by the kernel's naming; its owner frees it. Not with a
 	 * kallsyms_path. */

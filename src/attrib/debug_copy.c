@@ -8,7 +8,10 @@
  *   <build-id>.<key>/seal                        HMAC of its identity
  *   <build-id>.<key>.seen                        the marker: "" met once,
  *                                                "plain" nothing to copy,
- *                                                "fail" llvm-objcopy failed
+ *                                                "fail <n> <epoch s>" the copy
+ *                                                failed n times, the last
+ *                                                then (retried after
+ *                                                debug_copy_retry_wait(n))
  * key: 16 hex digits of SHA-256 over the original's path and identity.
  *
  * Why llvm-objcopy and not an ELF rewrite of our own: a copy is made once
@@ -24,10 +27,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "attrib/elf.h"
@@ -56,8 +63,17 @@ struct scan {
 	uint64_t inflated;  /* bytes the compressed sections grow by */
 	bool has_crc;       /* .gnu_debuglink's CRC */
 	uint32_t crc;
+	char *link;         /* .gnu_debuglink's file name */
+	bool debug_info;    /* .debug_info (or .zdebug_info) of its own */
 	char *build_id;     /* .note.gnu.build-id, hex */
 };
+
+static void scan_release(struct scan *o)
+{
+	xfree(o->build_id);
+	xfree(o->link);
+	o->build_id = o->link = NULL;
+}
 
 static uint64_t rd(const unsigned char *p, size_t n)
 {
@@ -99,6 +115,9 @@ static void shdr_of(const unsigned char *p, bool is64, struct shdr *s)
 static void scan_one(int fd, bool is64, const struct shdr *s, const char *name, struct scan *o)
 {
 	unsigned char b[1024];
+	if ((!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")) &&
+	    s->type != SHT_NOBITS_)
+		o->debug_info = true; /* as attrib/elf.h's has_debug_info */
 	if (!strncmp(name, ".debug_", 7) && s->type != SHT_NOBITS_ && s->size) {
 		o->debug = true;
 		size_t ch = is64 ? 24 : 12;
@@ -117,9 +136,11 @@ static void scan_one(int fd, bool is64, const struct shdr *s, const char *name, 
 			o->inflated += full - s->size;
 	} else if (!strcmp(name, ".gnu_debuglink") && s->size >= 8 && s->size <= sizeof(b) &&
 		   pread_all(fd, b, s->size, s->offset)) {
-		size_t at = (strnlen((char *)b, s->size) + 4) & ~(size_t)3;
+		size_t nl = strnlen((char *)b, s->size), at = (nl + 4) & ~(size_t)3;
 		o->has_crc = at + 4 <= s->size;
 		o->crc = o->has_crc ? (uint32_t)rd(b + at, 4) : 0;
+		if (nl && nl < s->size && !o->link)
+			o->link = xstrndup((char *)b, nl);
 	} else if (!strcmp(name, ".note.gnu.build-id") && !o->build_id && s->size <= sizeof(b) &&
 		   s->type != SHT_NOBITS_ && pread_all(fd, b, s->size, s->offset)) {
 		o->build_id = elf_notes_build_id(b, s->size);
@@ -167,6 +188,7 @@ int debug_copy_scan(int fd, char **build_id)
 	struct scan s;
 	int rc = scan_fd(fd, &s);
 	*build_id = s.build_id;
+	xfree(s.link);
 	return rc ? rc : s.zlib;
 }
 
@@ -236,8 +258,8 @@ size_t debug_files_by_link(const char *module, const char *link, char *out[3])
 	return 3;
 }
 
-static bool locate(const struct debug_copies *dc, const char *module, const char *id,
-		   const char *link, char **path, struct stat *st, bool *by_link)
+static bool locate(const char *module, const char *id, const char *link, bool debuginfod,
+		   char **path, struct stat *st, bool *by_link)
 {
 	*by_link = false;
 	*path = debug_file_by_build_id(id);
@@ -246,7 +268,7 @@ static bool locate(const struct debug_copies *dc, const char *module, const char
 	xfree(*path);
 	*path = NULL;
 	char *c[3] = {NULL, NULL, NULL};
-	size_t n = dc->debuginfod || (link && strchr(link, '/')) ? 0
+	size_t n = debuginfod || (link && strchr(link, '/')) ? 0
 		   : debug_files_by_link(module, link, c);
 	for (size_t i = 0; i < n; i++) {
 		if (!*path && c[i] && regular(c[i], st)) {
@@ -305,8 +327,7 @@ static bool usable(const struct debug_copies *dc, const char *name, const char *
 	return ok;
 }
 
-int debug_copies__init(struct debug_copies *dc, const char *dir, const char *symbolizer,
-		       bool debuginfod)
+int debug_copies__init(struct debug_copies *dc, const char *dir, const char *symbolizer)
 {
 	memset(dc, 0, sizeof(*dc));
 	const char *opts = getenv("LLVM_SYMBOLIZER_OPTS");
@@ -314,7 +335,7 @@ int debug_copies__init(struct debug_copies *dc, const char *dir, const char *sym
 		return 0;
 	dc->dir = xstrdup(dir);
 	dc->objcopy = attrib_sibling(symbolizer, "llvm-objcopy");
-	dc->debuginfod = debuginfod;
+	dc->now = time(NULL);
 	if (!dc->dir || !dc->objcopy) {
 		debug_copies__release(dc);
 		return -ENOMEM;
@@ -322,18 +343,55 @@ int debug_copies__init(struct debug_copies *dc, const char *dir, const char *sym
 	return 0;
 }
 
-static int add_arg(struct debug_copies *dc, char *arg_take)
+/* One line for -v (best effort: a note that cannot be kept is not said). */
+__attribute__((format(printf, 2, 3))) static void note(struct debug_copies *dc,
+							const char *fmt, ...)
 {
-	if (!arg_take)
-		return -ENOMEM;
-	char **v = xrealloc(dc->args, (dc->nr_args + 2) * sizeof(*v));
+	va_list ap;
+	va_start(ap, fmt);
+	char *line = NULL;
+	if (vasprintf(&line, fmt, ap) < 0)
+		line = NULL;
+	va_end(ap);
+	char **v = line ? xrealloc(dc->notes, (dc->nr_notes + 2) * sizeof(*v)) : NULL;
 	if (!v) {
+		free(line);
+		return;
+	}
+	dc->notes = v;
+	v[dc->nr_notes++] = line;
+	v[dc->nr_notes] = NULL;
+}
+
+static struct debug_copy_met *met_find(const struct debug_copies *dc, const char *name)
+{
+	for (size_t i = 0; i < dc->nr_met; i++)
+		if (!strcmp(dc->met[i].name, name))
+			return &dc->met[i];
+	return NULL;
+}
+
+/* Remembers name as met this Run (arg_take: its usable copy's argument). */
+static int met_add(struct debug_copies *dc, const char *name, const char *id, bool by_link,
+		   char *arg_take, bool usable_copy)
+{
+	struct debug_copy_met *v = xrealloc(dc->met, (dc->nr_met + 1) * sizeof(*v));
+	if (!v || (usable_copy && !arg_take)) {
+		if (v)
+			dc->met = v;
 		xfree(arg_take);
 		return -ENOMEM;
 	}
-	dc->args = v;
-	v[dc->nr_args++] = arg_take;
-	v[dc->nr_args] = NULL;
+	dc->met = v;
+	v[dc->nr_met] = (struct debug_copy_met){.name = xstrdup(name), .build_id = xstrdup(id),
+						.arg = arg_take, .by_link = by_link};
+	if (!v[dc->nr_met].name || !v[dc->nr_met].build_id) {
+		xfree(v[dc->nr_met].name);
+		xfree(v[dc->nr_met].build_id);
+		xfree(arg_take);
+		return -ENOMEM;
+	}
+	dc->nr_met++;
 	return 0;
 }
 
@@ -415,9 +473,67 @@ static void mark(const struct debug_copies *dc, const char *name, const char *st
 	xfree(seen);
 }
 
-/* The original met a second time: the copy to make, when it is worth one. */
+time_t debug_copy_retry_wait(unsigned failures)
+{
+	time_t w = DEBUG_COPY_RETRY_FIRST_S;
+	for (unsigned i = 1; i < failures && w < DEBUG_COPY_RETRY_MAX_S; i++)
+		w *= 2;
+	return w < DEBUG_COPY_RETRY_MAX_S ? w : DEBUG_COPY_RETRY_MAX_S;
+}
+
+static void utc(time_t t, char *out, size_t cap)
+{
+	struct tm tm;
+	if (!gmtime_r(&t, &tm) || !strftime(out, cap, "%Y-%m-%d %H:%M UTC", &tm))
+		snprintf(out, cap, "%jd", (intmax_t)t);
+}
+
+/* A failed copy's marker, "fail <failures> <epoch s>" (an older nunatak's
+ * "fail": once, at the marker's mtime): whether its back-off has passed
+ * (a clock set back counts as passed: the next failure restarts it). */
+static bool retry_due(struct debug_copies *dc, const char *seen, const char *state,
+		      const char *original, unsigned *failures)
+{
+	unsigned n = 1;
+	long long at = 0;
+	struct stat st;
+	if (sscanf(state, "fail %u %lld", &n, &at) != 2) {
+		n = 1;
+		at = stat(seen, &st) == 0 ? (long long)st.st_mtim.tv_sec : 0;
+	}
+	n = n ? n : 1;
+	*failures = n;
+	time_t next = (time_t)at + debug_copy_retry_wait(n);
+	if (dc->now >= next || dc->now < (time_t)at)
+		return true;
+	char when[40];
+	utc(next, when, sizeof(when));
+	note(dc, "the copy of %s failed %u time%s: not tried again before %s", original, n,
+	     n > 1 ? "s" : "", when);
+	return false;
+}
+
+/* Whether the copy's directory has the room: the decompressed size and
+ * 1 MB (a full disk would fail llvm-objcopy and perhaps the marker that
+ * says so). Said when not: a later Run tries again at no cost. */
+static bool disk_room(struct debug_copies *dc, const char *original, uint64_t need)
+{
+	struct statvfs fs;
+	if (statvfs(dc->dir, &fs) != 0)
+		return true; /* cannot tell: llvm-objcopy will */
+	uint64_t avail = (uint64_t)fs.f_bavail * fs.f_frsize;
+	need += (uint64_t)1 << 20;
+	if (avail >= need)
+		return true;
+	note(dc, "no copy of %s: %.1f MB free in %s, %.1f MB needed (tried again on a later Run)",
+	     original, (double)avail / 1e6, dc->dir, (double)need / 1e6);
+	return false;
+}
+
+/* The original met again (a second meeting, or a retry after `failures`
+ * failed attempts): the copy to make, when it is worth one. */
 static int schedule(struct debug_copies *dc, const char *name, const char *id, char *orig_take,
-		    const uint32_t *link_crc)
+		    const uint32_t *link_crc, unsigned failures)
 {
 	struct scan s;
 	uint32_t crc = 0;
@@ -428,8 +544,16 @@ static int schedule(struct debug_copies *dc, const char *name, const char *id, c
 		goto out;
 	}
 	struct stat st;
-	if (!regular(orig_take, &st) ||
-	    !room_for(dc, name, id, (uint64_t)st.st_size + s.inflated))
+	uint64_t need = 0;
+	if (!regular(orig_take, &st))
+		goto out;
+	need = (uint64_t)st.st_size + s.inflated;
+	if (!room_for(dc, name, id, need)) {
+		note(dc, "no copy of %s: the copies would pass %ju MB (tried again on a later Run)",
+		     orig_take, (uintmax_t)(COPIES_MAX_BYTES >> 20));
+		goto out;
+	}
+	if (!disk_room(dc, orig_take, need))
 		goto out;
 	struct debug_copy_job *v = xrealloc(dc->jobs, (dc->nr_jobs + 1) * sizeof(*v));
 	if (!v) {
@@ -445,6 +569,7 @@ static int schedule(struct debug_copies *dc, const char *name, const char *id, c
 	j->name = xstrdup(name);
 	j->build_id = xstrdup(id);
 	j->original = orig_take;
+	j->failures = failures;
 	orig_take = NULL;
 	dc->nr_jobs++;
 	if (!j->tmp || !j->name || !j->build_id)
@@ -453,85 +578,182 @@ static int schedule(struct debug_copies *dc, const char *name, const char *id, c
 	j->argv[1] = "--decompress-debug-sections";
 	j->argv[2] = j->original;
 	j->argv[3] = j->tmp;
+	if (failures)
+		note(dc, "the copy of %s is tried again (%u failed attempt%s before)", j->original,
+		     failures, failures > 1 ? "s" : "");
 out:
-	xfree(s.build_id);
+	scan_release(&s);
 	xfree(orig_take);
 	return rc;
 }
 
-int debug_copies__consider(struct debug_copies *dc, const char *module, const char *build_id,
-			   const char *debuglink)
+/* What a marker says for a file met before this Run: schedule the copy
+ * (a second meeting, or a retry whose back-off has passed) or nothing. */
+static int act_on_marker(struct debug_copies *dc, const char *name, const char *id,
+			 char **orig, const uint32_t *link_crc, const char *seen)
 {
-	if (!dc->dir || !build_id || strlen(build_id) < 4 || strspn(build_id, "0123456789abcdef") !=
-	    strlen(build_id))
+	char *state = NULL;
+	unsigned failures = 0;
+	int rc = 0;
+	if (safefs_read_owned(seen, 64, &state, NULL) != 0)
 		return 0;
-	char *orig = NULL, idn[128], hex[SHA256_HEX_SIZE];
-	struct stat st;
-	bool by_link;
-	if (!locate(dc, module, build_id, debuglink, &orig, &st, &by_link))
-		return 0;
-	/* the key: where LLVM found it and what it was; found by the link,
-	 * also the CRC the module asks of it (checked when the copy is made) */
-	struct scan m = {0};
-	if (by_link && (scan_path(module, &m) != 0 || !m.has_crc)) {
-		xfree(m.build_id);
-		xfree(orig);
-		return 0;
+	if (!state[0] || (!strncmp(state, "fail", 4) &&
+			  retry_due(dc, seen, state, *orig, &failures))) {
+		rc = schedule(dc, name, id, *orig, link_crc, failures);
+		*orig = NULL;
 	}
-	xfree(m.build_id);
-	identity(&st, idn, sizeof(idn));
-	char *what = xasprintf("%s\n%s\n%s\n%d:%08x", build_id, orig, idn, by_link, m.crc);
-	if (!what) {
-		xfree(orig);
-		return -ENOMEM;
-	}
+	xfree(state);
+	return rc;
+}
+
+/* "<build-id>.<16 hex>": where LLVM found orig and what it was; found by
+ * the link, also the CRC the module asks of it (checked when the copy is
+ * made). */
+static char *name_of(const char *id, const char *orig, const struct stat *st, bool by_link,
+		     uint32_t crc)
+{
+	char idn[128], hex[SHA256_HEX_SIZE];
+	identity(st, idn, sizeof(idn));
+	char *what = xasprintf("%s\n%s\n%s\n%d:%08x", id, orig, idn, by_link, crc);
+	if (!what)
+		return NULL;
 	sha256_hex(what, strlen(what), hex);
 	xfree(what);
-	char *name = xasprintf("%s.%.16s", build_id, hex);
-	if (!name) {
+	return xasprintf("%s.%.16s", id, hex);
+}
+
+static int consider(struct debug_copies *dc, const char *module, const char *build_id,
+		    const char *debuglink, bool debuginfod, const struct scan *mod)
+{
+	char *orig = NULL;
+	struct stat st;
+	bool by_link;
+	if (!locate(module, build_id, debuglink, debuginfod, &orig, &st, &by_link))
+		return 0;
+	struct scan m = {0};
+	if (by_link && !mod && scan_path(module, &m) != 0)
+		m.has_crc = false;
+	bool has_crc = mod ? mod->has_crc : m.has_crc;
+	uint32_t crc = mod ? mod->crc : m.crc;
+	scan_release(&m);
+	if (by_link && !has_crc) { /* a link without its CRC: LLVM's own business */
 		xfree(orig);
-		return -ENOMEM;
+		return 0;
 	}
-	int rc = 0;
-	struct stat ms;
-	char *seen = xasprintf("%s/%s.seen", dc->dir, name), *state = NULL;
-	if (usable(dc, name, build_id)) {
-		rc = add_arg(dc, xasprintf(DIR_ARG "%s/%s", dc->dir, name));
-	} else if (!seen) {
-		rc = -ENOMEM;
-	} else if (!ours(seen, false, &ms)) {
+	char *name = name_of(build_id, orig, &st, by_link, crc);
+	char *seen = name ? xasprintf("%s/%s.seen", dc->dir, name) : NULL;
+	int rc = name && seen ? 0 : -ENOMEM;
+	struct stat ss;
+	if (rc || met_find(dc, name)) {
+		/* met by an earlier call of this Run: decided then */
+	} else if (usable(dc, name, build_id)) {
+		rc = met_add(dc, name, build_id, by_link, xasprintf(DIR_ARG "%s/%s", dc->dir, name),
+			     true);
+	} else if (!(rc = met_add(dc, name, build_id, by_link, NULL, false)) &&
+		   !ours(seen, false, &ss)) {
 		char *why = NULL; /* first meeting: a marker, nothing more */
 		if (safefs_mkdir_private(dc->dir, &why) == 0) {
 			mark(dc, name, "");
 			dc->nr_seen++;
 		}
 		xfree(why);
-	} else if (safefs_read_owned(seen, 64, &state, NULL) == 0 && !state[0]) {
-		rc = schedule(dc, name, build_id, orig, by_link ? &m.crc : NULL);
-		orig = NULL;
+	} else if (!rc) {
+		rc = act_on_marker(dc, name, build_id, &orig, by_link ? &crc : NULL, seen);
 	}
-	xfree(state);
 	xfree(seen);
 	xfree(name);
 	xfree(orig);
 	return rc;
 }
 
-const char *const *debug_copies__args(struct debug_copies *dc)
+static bool hex_id(const char *id)
 {
-	if (!dc->nr_args)
+	return id && strlen(id) >= 4 && strspn(id, "0123456789abcdef") == strlen(id);
+}
+
+int debug_copies__consider(struct debug_copies *dc, const char *module, const char *build_id,
+			   const char *debuglink, bool debuginfod)
+{
+	if (!dc || !dc->dir || !hex_id(build_id))
+		return 0;
+	return consider(dc, module, build_id, debuglink, debuginfod, NULL);
+}
+
+int debug_copies__consider_module(struct debug_copies *dc, const char *module, bool debuginfod)
+{
+	if (!dc || !dc->dir || !module)
+		return 0;
+	struct scan m;
+	int rc = 0;
+	/* with .debug_info of its own, LLVM's answers are the module's: no
+	 * copy (as for the Hotspots' modules) */
+	if (scan_path(module, &m) == 0 && !m.debug_info && hex_id(m.build_id))
+		rc = consider(dc, module, m.build_id, m.link, debuginfod, &m);
+	scan_release(&m);
+	return rc;
+}
+
+const char **debug_copies__args(struct debug_copies *dc, bool debuginfod)
+{
+	if (!dc || !dc->dir)
 		return NULL;
-	if (strcmp(dc->args[dc->nr_args - 1], DIR_ARG DEFAULT_DIR) &&
-	    add_arg(dc, xstrdup(DIR_ARG DEFAULT_DIR)) < 0)
-		return NULL; /* out of memory: without the copies */
-	return (const char *const *)dc->args;
+	const char **v = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < dc->nr_met; i++) {
+		struct debug_copy_met *e = &dc->met[i];
+		if (!e->arg || (debuginfod && e->by_link))
+			continue;
+		if (!usable(dc, e->name, e->build_id)) { /* changed since it was met */
+			zfree(&e->arg);
+			continue;
+		}
+		const char **w = xrealloc(v, (n + 3) * sizeof(*w));
+		if (!w) {
+			xfree(v);
+			return NULL; /* out of memory: without the copies */
+		}
+		v = w;
+		v[n++] = e->arg;
+	}
+	if (n) {
+		v[n++] = DIR_ARG DEFAULT_DIR;
+		v[n] = NULL;
+	}
+	return v;
+}
+
+const char **debug_copies__argv(const char *const *argv, const char *const *extra, bool *oom)
+{
+	size_t n = 0, x = 0;
+	*oom = false;
+	while (argv && argv[n])
+		n++;
+	while (extra && extra[x])
+		x++;
+	if (!x || n < 3)
+		return NULL;
+	const char **v = xcalloc(n + x + 1, sizeof(*v));
+	if (!v) {
+		*oom = true;
+		return NULL;
+	}
+	memcpy(v, argv, 3 * sizeof(*v));
+	memcpy(v + 3, extra, x * sizeof(*v));
+	memcpy(v + 3 + x, argv + 3, (n - 3) * sizeof(*v));
+	return v;
+}
+
+size_t debug_copies__pending(const struct debug_copies *dc)
+{
+	return dc ? dc->nr_jobs - dc->nr_issued : 0;
 }
 
 void debug_copies__requests(const struct debug_copies *dc, struct exec_request *out)
 {
-	for (size_t i = 0; i < dc->nr_jobs; i++)
-		out[i] = (struct exec_request){.argv = dc->jobs[i].argv, .capture_stdout = true,
-					       .capture_stderr = true, .timeout_s = 120};
+	for (size_t i = 0; i < debug_copies__pending(dc); i++)
+		out[i] = (struct exec_request){.argv = dc->jobs[dc->nr_issued + i].argv,
+					       .capture_stdout = true, .capture_stderr = true,
+					       .timeout_s = 120};
 }
 
 /* The copy llvm-objcopy wrote: ours, a regular file, the same build-id,
@@ -544,7 +766,7 @@ static bool copy_sound(const struct debug_copy_job *j)
 	struct scan s;
 	bool ok = scan_fd(fd, &s) == 0 && !s.zlib && !s.other && s.debug && s.build_id &&
 		  !strcmp(s.build_id, j->build_id);
-	xfree(s.build_id);
+	scan_release(&s);
 	close(fd);
 	return ok;
 }
@@ -577,24 +799,74 @@ static bool put_in_place(const struct debug_copies *dc, const struct debug_copy_
 	return ok;
 }
 
+/* Why a copy failed, in a few words: llvm-objcopy's last stderr line. */
+static void failure_why(const struct exec_result *r, char *out, size_t cap)
+{
+	const char *e = r->err ? r->err : "";
+	size_t len = strlen(e);
+	while (len && (e[len - 1] == '\n' || e[len - 1] == ' '))
+		len--;
+	const char *line = e + len;
+	while (line > e && line[-1] != '\n')
+		line--;
+	if (r->timed_out)
+		snprintf(out, cap, "timed out");
+	else if (r->exit_code)
+		snprintf(out, cap, "exit status %d: %.*s", r->exit_code,
+			 (int)(len - (size_t)(line - e)), line);
+	else
+		snprintf(out, cap, "its output was not a sound copy");
+}
+
 void debug_copies__finish(struct debug_copies *dc, const struct exec_result *res)
 {
-	for (size_t i = 0; i < dc->nr_jobs; i++) {
-		const struct debug_copy_job *j = &dc->jobs[i];
+	for (size_t i = 0; i < debug_copies__pending(dc); i++) {
+		const struct debug_copy_job *j = &dc->jobs[dc->nr_issued + i];
 		bool ok = res[i].exit_code == 0 && !res[i].timed_out && copy_sound(j) &&
 			  put_in_place(dc, j);
 		(void)unlink(j->tmp); /* gone when moved */
 		char *seen = ok ? xasprintf("%s/%s.seen", dc->dir, j->name) : NULL;
-		if (seen) /* made: should it ever be unusable, a Run meets it anew */
+		if (seen) { /* made: should it ever be unusable, a Run meets it anew */
 			(void)unlink(seen);
-		else /* a copy llvm-objcopy could not make is not tried again */
-			mark(dc, j->name, "fail\n");
+			dc->nr_made++;
+		} else if (!ok) { /* tried again after a back-off */
+			char why[200], state[64], when[40];
+			failure_why(&res[i], why, sizeof(why));
+			unsigned n = j->failures + 1;
+			snprintf(state, sizeof(state), "fail %u %lld\n", n, (long long)dc->now);
+			mark(dc, j->name, state);
+			dc->nr_failed++;
+			utc(dc->now + debug_copy_retry_wait(n), when, sizeof(when));
+			note(dc, "the copy of %s failed (%s; attempt %u): tried again after %s",
+			     j->original, why, n, when);
+		}
 		xfree(seen);
 	}
+	if (dc)
+		dc->nr_issued = dc->nr_jobs;
+}
+
+const char *const *debug_copies__notes(struct debug_copies *dc)
+{
+	if (!dc || !dc->dir)
+		return NULL;
+	size_t used = 0;
+	for (size_t i = 0; i < dc->nr_met; i++)
+		used += dc->met[i].arg != NULL;
+	if ((!dc->nr_met && !dc->nr_notes) || dc->summarized)
+		return dc->nr_notes ? (const char *const *)dc->notes : NULL;
+	dc->summarized = true;
+	note(dc, "debug copies: %zu separate debug file%s met, %zu read from a decompressed "
+	     "copy, %zu met for the first time (marker left), %zu cop%s made, %zu failed",
+	     dc->nr_met, dc->nr_met == 1 ? "" : "s", used, dc->nr_seen, dc->nr_made,
+	     dc->nr_made == 1 ? "y" : "ies", dc->nr_failed);
+	return (const char *const *)dc->notes;
 }
 
 void debug_copies__release(struct debug_copies *dc)
 {
+	if (!dc)
+		return;
 	for (size_t i = 0; i < dc->nr_jobs; i++) {
 		xfree(dc->jobs[i].name);
 		xfree(dc->jobs[i].original);
@@ -602,9 +874,15 @@ void debug_copies__release(struct debug_copies *dc)
 		xfree(dc->jobs[i].build_id);
 	}
 	xfree(dc->jobs);
-	for (size_t i = 0; i < dc->nr_args; i++)
-		xfree(dc->args[i]);
-	xfree(dc->args);
+	for (size_t i = 0; i < dc->nr_met; i++) {
+		xfree(dc->met[i].name);
+		xfree(dc->met[i].build_id);
+		xfree(dc->met[i].arg);
+	}
+	xfree(dc->met);
+	for (size_t i = 0; i < dc->nr_notes; i++)
+		free(dc->notes[i]);
+	xfree(dc->notes);
 	xfree(dc->dir);
 	xfree(dc->objcopy);
 	memset(dc, 0, sizeof(*dc));

@@ -43,24 +43,15 @@ static void call__release(struct call *k)
 	xfree(k->argv);
 }
 
-/* The call's argv with the extra arguments after --obj=M (argv[2], the
- * merge slot, stays in place): argv[0..3) + extra + the rest. The cache
- * keys the call by its argv without them (exec.h cache_argv): the copy
- * answers as the original does. */
+/* The call's argv with the debug copies' arguments after --obj=M (argv[2],
+ * the merge slot, stays in place). The cache keys the call by its argv
+ * without them (exec.h cache_argv): the copy answers as the original does. */
 static int with_extra(struct call *k, const char *const *extra, struct exec_request *req)
 {
-	size_t n = 0, x = 0;
-	while (k->sc.argv[n])
-		n++;
-	while (extra && extra[x])
-		x++;
-	if (!x || n < 3)
-		return 0;
-	if (!(k->argv = xcalloc(n + x + 1, sizeof(*k->argv))))
-		return -ENOMEM;
-	memcpy(k->argv, k->sc.argv, 3 * sizeof(*k->argv));
-	memcpy(k->argv + 3, extra, x * sizeof(*k->argv));
-	memcpy(k->argv + 3 + x, k->sc.argv + 3, (n - 3) * sizeof(*k->argv));
+	bool oom;
+	k->argv = debug_copies__argv(k->sc.argv, extra, &oom);
+	if (!k->argv)
+		return oom ? -ENOMEM : 0;
 	req->cache_argv = req->argv;
 	req->argv = k->argv;
 	return 0;
@@ -334,19 +325,20 @@ static int take_all(struct ctx *c, struct call *k, struct exec_result *res, size
 	return rc;
 }
 
-/* The debug copies of a live Run (attrib/debug_copy.h): each module going
- * to llvm-symbolizer whose debug information is in a separate file. */
-static int plan_copies(struct ctx *c, struct debug_copies *dc)
+/* The debug copies of a live Run (attrib/debug_copy.h, the Run's own,
+ * shared with its other symbolizer calls): each module going to
+ * llvm-symbolizer whose debug information is in a separate file. */
+static int plan_copies(struct ctx *c, struct debug_copies *dc, bool debuginfod)
 {
-	const char *urls = getenv("DEBUGINFOD_URLS");
 	bool replay = c->x->ops->recorded_meta && c->x->ops->recorded_meta(c->x);
-	bool live = c->tools->tool == ATTRIB_TOOL_LLVM && !c->o->record && !replay;
-	int rc = debug_copies__init(dc, live ? c->o->debug_copies : NULL, c->tools->path,
-				    urls && *urls && !c->o->debuginfod_disabled);
+	if (!dc || c->tools->tool != ATTRIB_TOOL_LLVM || c->o->record || replay)
+		return 0;
+	int rc = 0;
 	for (size_t i = 0; !rc && dc->dir && i < c->nr_mods; i++) {
 		const struct mod *m = &c->mods[i];
 		if (m->nr_sorted && m->readable && !m->failed && !m->elf.has_debug_info)
-			rc = debug_copies__consider(dc, m->path, m->elf.build_id, m->elf.debuglink);
+			rc = debug_copies__consider(dc, m->path, m->elf.build_id, m->elf.debuglink,
+						    debuginfod);
 	}
 	return rc;
 }
@@ -356,8 +348,9 @@ static int plan_copies(struct ctx *c, struct debug_copies *dc)
  * copies to make this Run (after them: a replay never has any). */
 int attrib_symbolize_all(struct ctx *c)
 {
-	struct debug_copies dc;
-	memset(&dc, 0, sizeof(dc));
+	struct debug_copies *dc = c->o->debug_copies;
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	bool debuginfod = urls && *urls && !c->o->debuginfod_disabled;
 	size_t cap = 2 * c->nr_mods + 1, nk = 0;
 	struct call *k = xcalloc(cap, sizeof(*k));
 	int rc = k ? 0 : -ENOMEM;
@@ -365,10 +358,11 @@ int attrib_symbolize_all(struct ctx *c)
 	for (size_t i = 0; !rc && i < c->nr_mods; i++)
 		rc = go ? prepare(c, &c->mods[i], &go[i]) : -ENOMEM;
 	if (!rc)
-		rc = plan_copies(c, &dc);
-	const char *const *extra = debug_copies__args(&dc);
-	struct exec_request *rq = xcalloc(cap + dc.nr_jobs, sizeof(*rq));
-	struct exec_result *res = xcalloc(cap + dc.nr_jobs, sizeof(*res));
+		rc = plan_copies(c, dc, debuginfod);
+	const char **extra = rc ? NULL : debug_copies__args(dc, debuginfod);
+	size_t nj = rc ? 0 : debug_copies__pending(dc);
+	struct exec_request *rq = xcalloc(cap + nj, sizeof(*rq));
+	struct exec_result *res = xcalloc(cap + nj, sizeof(*res));
 	if (!rc && (!rq || !res))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < c->nr_mods; i++) {
@@ -385,20 +379,20 @@ int attrib_symbolize_all(struct ctx *c)
 	}
 	xfree(go);
 	if (!rc) {
-		debug_copies__requests(&dc, rq + nk);
-		rc = executor__run_batch(c->x, rq, nk + dc.nr_jobs, res, c->e);
+		debug_copies__requests(dc, rq + nk);
+		rc = executor__run_batch(c->x, rq, nk + nj, res, c->e);
 	}
 	if (!rc)
-		debug_copies__finish(&dc, res + nk);
-	for (size_t i = 0; res && i < dc.nr_jobs; i++)
+		debug_copies__finish(dc, res + nk);
+	for (size_t i = 0; res && i < nj; i++)
 		exec_result__release(&res[nk + i]);
-	debug_copies__release(&dc);
 	if (!rc)
 		rc = take_all(c, k, res, nk);
 	for (size_t i = 0; k && res && i < nk; i++) {
 		exec_result__release(&res[i]);
 		call__release(&k[i]);
 	}
+	xfree(extra);
 	for (size_t i = 0; !rc && i < c->nr_mods; i++) {
 		struct mod *m = &c->mods[i];
 		for (size_t j = 0; !m->failed && j < m->answers.n; j++)

@@ -15,11 +15,13 @@ struct pivot;
 struct executor;
 struct attrib_tools;
 struct degradations;
+struct debug_copies;
 struct err;
 
-/* Returns 0 (also when nothing could be named: `mpi-sites-unresolved` in d
+/* dc: the Run's decompressed debug copies (attrib/debug_copy.h), used and
+ * made as for its Hotspots, or NULL. Returns 0 (also when nothing could be named: `mpi-sites-unresolved` in d
  * then), or -ENOMEM / executor failure with e filled. */
 int mpi_sites_symbolize(struct pivot *p, struct executor *x, const struct attrib_tools *t,
-			struct degradations *d, struct err *e);
+			struct debug_copies *dc, struct degradations *d, struct err *e);
 
 #endif

@@ -211,7 +211,7 @@ static int symbolize_all(struct lctx *x, struct sym_loc **locs, size_t *nr_locs,
 		}
 		const char *mod = x->modules.regions[m].name;
 		if (access(mod, R_OK) == 0)
-			rc = lines_symbolize(ex, &t, mod, addr, n, *locs + base, e);
+			rc = lines_symbolize(ex, &t, mod, addr, n, *locs + base, NULL, e);
 		else
 			console__warn(con, "%s: cannot read this module here; its samples count as ??:0",
 				      mod);

@@ -4,8 +4,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "attrib/debug_copy.h"
 #include "attrib/elf.h"
 #include "tools/locate.h"
 #include "tools/symbolizer.h"
@@ -76,13 +78,60 @@ static int take_answer(const struct attrib_tools *t, struct lines_job *job,
 	return rc;
 }
 
-int lines_symbolize_many(struct executor *x, const struct attrib_tools *t, struct lines_job *jobs,
-			 size_t nj, bool cached, struct err *e)
+/* The debug copies this batch uses and makes (attrib/debug_copy.h): a live
+ * Run's, with llvm-symbolizer; never under a replay. The symbolizer's
+ * environment is the Run's own: DEBUGINFOD_URLS reaches it when set. */
+static int plan_copies(struct executor *x, const struct attrib_tools *t, struct lines_job *jobs,
+		       size_t nj, struct debug_copies *dc, const char ***extra)
 {
+	*extra = NULL;
+	bool replay = x->ops->recorded_meta && x->ops->recorded_meta(x);
+	if (!dc || !dc->dir || t->tool != ATTRIB_TOOL_LLVM || replay)
+		return 0;
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	bool debuginfod = urls && *urls;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < nj; i++)
+		rc = debug_copies__consider_module(dc, jobs[i].module, debuginfod);
+	if (rc == 0)
+		*extra = debug_copies__args(dc, debuginfod);
+	return rc;
+}
+
+/* Call i's request: argv and stdin from its adapter, with the copies'
+ * arguments (the cache keys it without them: exec.h cache_argv). */
+static int request(const struct symbolizer_call *sc, const char *const *extra, bool cached,
+		   const char ***argv_own, struct exec_request *rq)
+{
+	bool oom;
+	*argv_own = debug_copies__argv(sc->argv, extra, &oom);
+	if (oom)
+		return -ENOMEM;
+	/* cached: the answer per address (a later Run asks only what it
+	 * has not seen in this build of the module), and every module in
+	 * one process (exec/merge.c) */
+	*rq = (struct exec_request){.argv = *argv_own ? *argv_own : sc->argv,
+				    .cache_argv = *argv_own ? sc->argv : NULL,
+				    .stdin_data = sc->stdin_data, .stdin_len = sc->stdin_len,
+				    .capture_stdout = true, .capture_stderr = true,
+				    .timeout_s = 300, .cacheable = cached,
+				    .cache_per_line = cached && sc->per_line,
+				    .merge_slot = cached ? sc->merge_slot : 0,
+				    .merge_prefix = cached ? sc->merge_prefix : NULL};
+	return 0;
+}
+
+int lines_symbolize_many(struct executor *x, const struct attrib_tools *t, struct lines_job *jobs,
+			 size_t nj, bool cached, struct debug_copies *dc, struct err *e)
+{
+	const char **extra = NULL;
+	int rc = plan_copies(x, t, jobs, nj, dc, &extra);
+	size_t np = rc == 0 ? debug_copies__pending(dc) : 0;
 	struct symbolizer_call *sc = xcalloc(nj + 1, sizeof(*sc));
-	struct exec_request *rq = xcalloc(nj + 1, sizeof(*rq));
-	struct exec_result *res = xcalloc(nj + 1, sizeof(*res));
-	int rc = sc && rq && res ? 0 : -ENOMEM;
+	const char ***own = xcalloc(nj + 1, sizeof(*own));
+	struct exec_request *rq = xcalloc(nj + np + 1, sizeof(*rq));
+	struct exec_result *res = xcalloc(nj + np + 1, sizeof(*res));
+	rc = rc == 0 && sc && own && rq && res ? 0 : -ENOMEM;
 	size_t made = 0;
 	for (; rc == 0 && made < nj; made++) {
 		struct lines_job *j = &jobs[made];
@@ -91,35 +140,33 @@ int lines_symbolize_many(struct executor *x, const struct attrib_tools *t, struc
 		rc = symbolizer_call__init(&sc[made], t, j->module, j->vaddrs, j->n, false);
 		if (rc < 0)
 			break;
-		/* cached: the answer per address (a later Run asks only what it
-		 * has not seen in this build of the module), and every module in
-		 * one process (exec/merge.c) */
-		rq[made] = (struct exec_request){.argv = sc[made].argv,
-						 .stdin_data = sc[made].stdin_data,
-						 .stdin_len = sc[made].stdin_len,
-						 .capture_stdout = true, .capture_stderr = true,
-						 .timeout_s = 300, .cacheable = cached,
-						 .cache_per_line = cached && sc[made].per_line,
-						 .merge_slot = cached ? sc[made].merge_slot : 0,
-						 .merge_prefix = cached ? sc[made].merge_prefix : NULL};
+		rc = request(&sc[made], extra, cached, &own[made], &rq[made]);
 	}
 	if (rc == -ENOMEM)
 		err_oom(e);
 	else if (rc < 0)
 		err_set(e, rc, ERR_SYMBOLIZER_FAILED, "no symbolizer to name %s",
 			jobs[made].module);
+	if (rc == 0) {
+		debug_copies__requests(dc, rq + nj);
+		rc = executor__run_batch(x, rq, nj + np, res, e);
+	}
 	if (rc == 0)
-		rc = executor__run_batch(x, rq, nj, res, e);
+		debug_copies__finish(dc, res + nj);
 	for (size_t i = 0; rc == 0 && i < nj; i++) {
 		struct err je = {0};
 		jobs[i].rc = take_answer(t, &jobs[i], &res[i], nj == 1 ? e : &je);
 		if (jobs[i].rc == -ENOMEM)
 			rc = err_oom(e);
 	}
-	for (size_t i = 0; res && sc && i < made; i++) {
+	for (size_t i = 0; res && i < nj + np; i++)
 		exec_result__release(&res[i]);
+	for (size_t i = 0; sc && own && i < made; i++) {
 		symbolizer_call__release(&sc[i]);
+		xfree(own[i]);
 	}
+	xfree(extra);
+	xfree(own);
 	xfree(sc);
 	xfree(rq);
 	xfree(res);
@@ -127,9 +174,10 @@ int lines_symbolize_many(struct executor *x, const struct attrib_tools *t, struc
 }
 
 int lines_symbolize(struct executor *x, const struct attrib_tools *t, const char *module,
-		    const uint64_t *vaddrs, size_t n, struct sym_loc *out, struct err *e)
+		    const uint64_t *vaddrs, size_t n, struct sym_loc *out, struct debug_copies *dc,
+		    struct err *e)
 {
 	struct lines_job job = {.module = module, .vaddrs = vaddrs, .n = n, .out = out};
-	int rc = lines_symbolize_many(x, t, &job, 1, false, e);
+	int rc = lines_symbolize_many(x, t, &job, 1, false, dc, e);
 	return rc ? rc : job.rc; /* job.rc < 0: e says why */
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct attrib_tools;
+struct debug_copies;
 struct err;
 struct executor;
 
@@ -26,7 +27,8 @@ struct sym_loc {
  * (caller releases each with sym_loc__release). Addresses the tool cannot
  * place stay unknown. Fails only when the tool cannot be run. */
 int lines_symbolize(struct executor *x, const struct attrib_tools *t, const char *module,
-		    const uint64_t *vaddrs, size_t n, struct sym_loc *out, struct err *e);
+		    const uint64_t *vaddrs, size_t n, struct sym_loc *out, struct debug_copies *dc,
+		    struct err *e);
 void sym_loc__release(struct sym_loc *l);
 
 /* One module's share of lines_symbolize_many(). */
@@ -40,11 +42,13 @@ struct lines_job {
 
 /* lines_symbolize() over several modules as one executor batch. cached: the
  * calls are cacheable address by address (a warm Run starts no process)
- * and share one process where the tool allows (exec/merge.c). Returns < 0
+ * and share one process where the tool allows (exec/merge.c). dc: the
+ * Run's decompressed debug copies (attrib/debug_copy.h), used, scheduled
+ * and made as for its Hotspots, or NULL (none). Returns < 0
  * only when nothing could run (no tool, out of memory); each job's rc says
  * whether its module was answered. */
 int lines_symbolize_many(struct executor *x, const struct attrib_tools *t, struct lines_job *jobs,
-			 size_t nj, bool cached, struct err *e);
+			 size_t nj, bool cached, struct debug_copies *dc, struct err *e);
 
 /* The ELF virtual address of a sampled runtime address: address - load for
  * a PIE or shared object (the load address is where vaddr 0 lands); for a

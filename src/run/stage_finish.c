@@ -14,6 +14,7 @@
 #include "run/pipeline.h"
 #include "run/ranks_mpi.h"
 #include "attrib/attrib.h"
+#include "attrib/debug_copy.h"
 #include "attrib/frameless.h"
 #include "build_config.h"
 #include "common/alloc.h"
@@ -104,9 +105,9 @@ static struct attrib_source_map *source_maps(const struct run_state *s, size_t *
 	return v;
 }
 
-static int attribute(struct run_state *s, struct err *e)
+static int attribute(struct run_state *s, struct debug_copies *dc, struct err *e)
 {
-	int orc = run_ompt_symbolize(s, e); /* the OpenMP regions' sites, samples or not */
+	int orc = run_ompt_symbolize(s, dc, e); /* the OpenMP regions' sites, samples or not */
 	if (orc || !s->tools || s->pivot.nr_hotspots == 0)
 		return orc;
 	size_t n = 0;
@@ -130,15 +131,10 @@ static int attribute(struct run_state *s, struct err *e)
 				.record = s->req->record_entry != NULL,
 				.recorded_kernel = s->machine ? s->machine->kernel : NULL,
 				.kernel_prefetch = s->kprefetch};
-	/* decompressed copies of separate debug files: a live Run's, in the
-	 * cache beside the tools' answers (attrib/debug_copy.h) */
-	int no_home = 0;
-	char *copies = s->replay || o.record ? NULL : cache_home_path("debug", &no_home);
-	o.debug_copies = copies;
+	o.debug_copies = dc;
 	struct degradations d = {0};
 	int rc = sm && flag_copies ? attrib_run(&s->pivot, s->x, s->tools, &o, &d, e)
 				   : err_oom(e);
-	xfree(copies);
 	/* fp stacks: a leaf without a frame hides its caller: recovered where
 	 * the code proves it, else said unknown. */
 	if (rc == 0 && s->collect.stacks == STACKS_FP && !s->replay) {
@@ -160,7 +156,7 @@ static int attribute(struct run_state *s, struct err *e)
 	}
 	/* MPI call sites are named by the same symbolizer, after the samples. */
 	if (rc == 0 && s->pivot.nr_mpi_sites)
-		rc = mpi_sites_symbolize(&s->pivot, s->x, s->tools, &d, e);
+		rc = mpi_sites_symbolize(&s->pivot, s->x, s->tools, dc, &d, e);
 	for (size_t i = 0; i < d.n; i++)
 		run_state__degrade(s, d.v[i].name, d.v[i].message, d.v[i].remedy);
 	degradations__release(&d);
@@ -171,9 +167,35 @@ static int attribute(struct run_state *s, struct err *e)
 	return rc;
 }
 
+/* The decompressed copies of separate debug files (attrib/debug_copy.h) a
+ * live Run's symbolizer calls share (the OpenMP regions', the Hotspots',
+ * the MPI call sites'), in the cache beside the tools' answers; none under
+ * --record or replay, or without llvm-symbolizer. What they did goes to -v. */
+static int copies_begin(struct run_state *s, struct debug_copies *dc)
+{
+	memset(dc, 0, sizeof(*dc));
+	if (s->replay || s->req->record_entry || !s->tools || s->tools->tool != ATTRIB_TOOL_LLVM)
+		return 0;
+	int no_home = 0;
+	char *dir = cache_home_path("debug", &no_home);
+	int rc = dir ? debug_copies__init(dc, dir, s->tools->path) : 0;
+	xfree(dir);
+	return rc;
+}
+
+static void copies_end(struct run_state *s, struct debug_copies *dc)
+{
+	const char *const *notes = debug_copies__notes(dc);
+	for (size_t i = 0; notes && notes[i]; i++)
+		console__debug(s->con, 1, "%s", notes[i]);
+	debug_copies__release(dc);
+}
+
 int stage_attribute(struct run_state *s, struct err *e)
 {
-	int rc = attribute(s, e);
+	struct debug_copies dc;
+	int rc = copies_begin(s, &dc) < 0 ? err_oom(e) : attribute(s, &dc, e);
+	copies_end(s, &dc);
 	if (attrib_kernel_prefetch_taken(s->kprefetch))
 		console__debug(s->con, 1, "kernel symbols: the table read as perf started");
 	/* one thread again before the stages that fork (regions' exec_isolate) */
@@ -448,6 +470,7 @@ static int render_page(struct run_state *s, char **path, struct err *he)
 	if (!o->have_analysis)
 		return err_set(he, -ENOMEM, ERR_OOM, "out of memory");
 	json_t *mj = manifest__to_json(&o->manifest);
+	run_netceil_into(s, mj); /* where the network Ceilings came from, before the cost */
 	json_t *payload = mj ? payload_build(mj, &s->pivot, &o->analysis,
 					     o->have_ranks ? &o->ranks : NULL, false)
 			     : NULL;

@@ -127,7 +127,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Names the sites of one module: one batched symbolizer call. */
-static int name_module(struct run_state *s, const char *mod)
+static int name_module(struct run_state *s, const char *mod, struct debug_copies *dc)
 {
 	struct pivot *p = &s->pivot;
 	uint64_t *addr = xcalloc(p->nr_omp_sites + 1, sizeof(*addr));
@@ -146,7 +146,7 @@ static int name_module(struct run_state *s, const char *mod)
 		if (!u || addr[u - 1] != addr[i])
 			addr[u++] = addr[i];
 	struct err se = {0};
-	int rc = lines_symbolize(s->x, s->tools, mod, addr, u, loc, &se);
+	int rc = lines_symbolize(s->x, s->tools, mod, addr, u, loc, dc, &se);
 	rc = rc == -ENOMEM ? rc : 0;
 	for (size_t i = 0; !rc && !se.errnum && i < p->nr_omp_sites; i++) {
 		struct omp_site *o = &p->omp_sites[i];
@@ -169,7 +169,7 @@ static int name_module(struct run_state *s, const char *mod)
 	return rc;
 }
 
-int run_ompt_symbolize(struct run_state *s, struct err *e)
+int run_ompt_symbolize(struct run_state *s, struct debug_copies *dc, struct err *e)
 {
 	const struct pivot *p = &s->pivot;
 	for (size_t i = 0; s->tools && i < p->nr_omp_sites; i++) {
@@ -179,7 +179,7 @@ int run_ompt_symbolize(struct run_state *s, struct err *e)
 			seen = p->omp_sites[j].module && mod && !strcmp(p->omp_sites[j].module, mod);
 		if (seen || !mod || mod[0] != '/' || p->omp_sites[i].function)
 			continue;
-		if (name_module(s, mod) < 0)
+		if (name_module(s, mod, dc) < 0)
 			return err_oom(e);
 	}
 	return 0;

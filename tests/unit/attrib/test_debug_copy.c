@@ -7,7 +7,10 @@
  * llvm-symbolizer; the answers (functions, inline frames, files, lines) are
  * the same with and without it and the per-line cache keeps its key; a
  * changed original is copied again; a planted, replaced, linked or
- * foreign-owned copy is never handed over. */
+ * foreign-owned copy is never handed over. The MPI call sites' and the
+ * OpenMP regions' symbolizer calls use the same copies on the same terms,
+ * one Run's calls share them (one marker, one copy), and a failed copy is
+ * tried again after a back-off. */
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -18,6 +21,7 @@
 #include <unistd.h>
 
 #include "attrib/attrib.h"
+#include "attrib/debug_copy.h"
 #include "attrib/elf.h"
 #include "common/alloc.h"
 #include "common/err.h"
@@ -25,6 +29,9 @@
 #include "harness.h"
 #include "elf_offset.h"
 #include "model/model.h"
+#include "mpi/sites.h"
+#include "run/pipeline.h"
+#include "run/stages.h"
 #include "tools/locate.h"
 #define TMPDIR_TAG "debugcopy"
 #include "tmpdir.h"
@@ -149,7 +156,12 @@ struct counter {
 	struct executor *inner;
 	const char *copies;
 	int symbolizers, objcopies, with_copy, default_dir;
+	bool fail_objcopy; /* each llvm-objcopy fails as on a full disk */
 };
+
+static const char *const failing_objcopy[] = {
+	"sh", "-c", "echo \"llvm-objcopy: error: 'x': No space left on device\" >&2; exit 1",
+	NULL};
 
 static int counter_batch(struct executor *x, const struct exec_request *reqs, size_t n,
 			 struct exec_result *res, struct err *e)
@@ -172,6 +184,8 @@ static int counter_batch(struct executor *x, const struct exec_request *reqs, si
 		}
 		v[i] = reqs[i];
 		v[i].env_unset = no_debuginfod;
+		if (c->fail_objcopy && strstr(base, "llvm-objcopy"))
+			v[i].argv = failing_objcopy;
 	}
 	int rc = executor__run_batch(c->inner, v, n, res, e);
 	xfree(v);
@@ -192,13 +206,39 @@ static void counter_free(struct executor *x)
 static const struct executor_ops counter_ops = {.run = counter_run, .free = counter_free,
 						.run_batch = counter_batch};
 
-/* One attribution of f's addresses through a per-line cache in
- * <d>/<cache>, counted in *c (reset); returns every frame of the answers
- * ("offset depth function file:line decl;"), malloc'd. */
-static char *attribute(struct fixture *f, const char *cache, struct counter *c)
+/* A Run's debug copies, its clock moved by shift seconds. */
+static void run_begin(const struct fixture *f, struct debug_copies *dc, time_t shift)
 {
-	struct executor *real = executor__new_real();
+	CHECK_INT(debug_copies__init(dc, f->copies, f->t.path), 0);
+	CHECK(dc->dir != NULL);
+	dc->now += shift;
+}
+
+/* What -v would say of the Run, one string; the copies released. */
+static char *run_end(struct debug_copies *dc)
+{
+	const char *const *notes = debug_copies__notes(dc);
+	size_t cap = 1, len = 0;
+	char *all = xcalloc(cap, 1);
+	for (size_t i = 0; notes && notes[i]; i++) {
+		CHECK(!xgrow((void **)&all, &cap, len + strlen(notes[i]) + 2, 1));
+		len += (size_t)sprintf(all + len, "%s\n", notes[i]);
+	}
+	debug_copies__release(dc);
+	return all;
+}
+
+static void counter_reset(struct counter *c, const struct fixture *f, struct executor *real)
+{
 	*c = (struct counter){.inner = real, .copies = f->copies};
+}
+
+/* f's Hotspots attributed through a per-line cache in <d>/<cache> with the
+ * Run's copies dc, counted in c; returns every frame of the answers
+ * ("offset depth function file:line decl;"), malloc'd. */
+static char *attribute_in(struct fixture *f, const char *cache, struct counter *c,
+			  struct debug_copies *dc)
+{
 	struct executor cx = {.ops = &counter_ops, .priv = c};
 	char *cdir = xasprintf("%s/%s", f->d, cache);
 	struct executor *x = executor__new_caching_take(&cx, cdir);
@@ -216,7 +256,7 @@ static char *attribute(struct fixture *f, const char *cache, struct counter *c)
 		CHECK(pivot__add_measurement(&p, &m) >= 0);
 	}
 	struct attrib_opts o = {.debuginfod_disabled = true, .no_source = true,
-				.debug_copies = f->copies};
+				.debug_copies = dc};
 	struct degradations dg = {0};
 	struct err e = {0};
 	CHECK_INT(attrib_run(&p, x, &f->t, &o, &dg, &e), 0);
@@ -240,9 +280,93 @@ static char *attribute(struct fixture *f, const char *cache, struct counter *c)
 	degradations__release(&dg);
 	pivot__release(&p);
 	executor__free(x);
-	executor__free(real);
 	xfree(cdir);
 	return s;
+}
+
+/* One attribution as a Run of its own (its own copies), counted in *c. */
+static char *attribute(struct fixture *f, const char *cache, struct counter *c)
+{
+	struct executor *real = executor__new_real();
+	struct debug_copies dc;
+	counter_reset(c, f, real);
+	run_begin(f, &dc, 0);
+	char *s = attribute_in(f, cache, c, &dc);
+	xfree(run_end(&dc));
+	executor__free(real);
+	return s;
+}
+
+/* A site's answer, "address function file:line;" */
+static void site_text(char **s, size_t *cap, size_t *len, uint64_t a, const char *fn,
+		      const char *file, int line)
+{
+	char *one = xasprintf("%#jx %s %s:%d;", (uintmax_t)a, fn ? fn : "?", file ? file : "?",
+			      line);
+	CHECK(!xgrow((void **)s, cap, *len + strlen(one) + 1, 1));
+	strcpy(*s + *len, one);
+	*len += strlen(one);
+	xfree(one);
+}
+
+/* f's addresses as MPI call sites, named by mpi_sites_symbolize() through
+ * a per-line cache in <d>/<cache> with the Run's copies dc. */
+static char *sites_in(struct fixture *f, const char *cache, struct counter *c,
+		      struct debug_copies *dc)
+{
+	struct executor cx = {.ops = &counter_ops, .priv = c};
+	char *cdir = xasprintf("%s/%s", f->d, cache);
+	struct executor *x = executor__new_caching_take(&cx, cdir);
+	struct pivot p;
+	pivot__init(&p);
+	for (size_t i = 0; i < 4; i++) {
+		struct mpi_site m = {.locus = 0, .name = (char *)"MPI_Send", .module = f->prog,
+				     .address = f->at[i], .calls = 1};
+		CHECK(pivot__add_mpi_site(&p, &m) >= 0);
+	}
+	struct degradations dg = {0};
+	struct err e = {0};
+	CHECK_INT(mpi_sites_symbolize(&p, x, &f->t, dc, &dg, &e), 0);
+	CHECK_INT(dg.n, 0);
+	size_t cap = 64, len = 0;
+	char *s = xcalloc(cap, 1);
+	for (size_t i = 0; i < p.nr_mpi_sites; i++)
+		site_text(&s, &cap, &len, p.mpi_sites[i].address, p.mpi_sites[i].function,
+			  p.mpi_sites[i].file, p.mpi_sites[i].line);
+	CHECK(strstr(s, "dc_inner") && strstr(s, "debug_copy.c:"));
+	degradations__release(&dg);
+	pivot__release(&p);
+	executor__free(x);
+	xfree(cdir);
+	return s;
+}
+
+/* f's addresses as OpenMP regions' sites, named by run_ompt_symbolize()
+ * (uncached: one call each Run) with the Run's copies dc. */
+static char *ompt_in(struct fixture *f, struct counter *c, struct debug_copies *dc)
+{
+	struct executor cx = {.ops = &counter_ops, .priv = c};
+	struct run_state s;
+	memset(&s, 0, sizeof(s));
+	pivot__init(&s.pivot);
+	s.x = &cx;
+	s.tools = &f->t;
+	for (size_t i = 0; i < 4; i++) {
+		struct omp_site o = {.locus = 0, .module = f->prog, .address = f->at[i],
+				     .thread_num = 0, .calls = 1};
+		CHECK(pivot__add_omp_site(&s.pivot, &o) >= 0);
+	}
+	struct err e = {0};
+	CHECK_INT(run_ompt_symbolize(&s, dc, &e), 0);
+	size_t cap = 64, len = 0;
+	char *out = xcalloc(cap, 1);
+	for (size_t i = 0; i < s.pivot.nr_omp_sites; i++)
+		site_text(&out, &cap, &len, s.pivot.omp_sites[i].address,
+			  s.pivot.omp_sites[i].function, s.pivot.omp_sites[i].file,
+			  s.pivot.omp_sites[i].line);
+	CHECK(strstr(out, "dc_inner") && strstr(out, "debug_copy.c:"));
+	pivot__release(&s.pivot);
+	return out;
 }
 
 /* The copies' files now: how many, and the first one's path. */
@@ -443,12 +567,246 @@ static void t_gone(void)
 	done();
 }
 
+/* One Run's symbolizer calls in stage_attribute's order (the OpenMP
+ * regions', the Hotspots', the MPI call sites': those in `which`), sharing
+ * its copies, its clock moved by shift; each call through a per-line cache
+ * of its own under <d>/<cache>-*, so that each asks the symbolizer. */
+enum { OMP = 1, HOT = 2, MPI = 4 };
+struct run_out {
+	char *omp, *hot, *mpi, *notes;
+	struct counter c;
+};
+
+static void a_run(struct fixture *f, const char *cache, int which, time_t shift, bool fail,
+		  struct run_out *o)
+{
+	struct executor *real = executor__new_real();
+	struct debug_copies dc;
+	memset(o, 0, sizeof(*o));
+	counter_reset(&o->c, f, real);
+	o->c.fail_objcopy = fail;
+	run_begin(f, &dc, shift);
+	char *hc = xasprintf("%s-hot", cache), *mc = xasprintf("%s-mpi", cache);
+	if (which & OMP)
+		o->omp = ompt_in(f, &o->c, &dc);
+	if (which & HOT)
+		o->hot = attribute_in(f, hc, &o->c, &dc);
+	if (which & MPI)
+		o->mpi = sites_in(f, mc, &o->c, &dc);
+	o->notes = run_end(&dc);
+	executor__free(real);
+	xfree(hc), xfree(mc);
+}
+
+static void run_out_release(struct run_out *o)
+{
+	xfree(o->omp), xfree(o->hot), xfree(o->mpi), xfree(o->notes);
+}
+
+/* The same answers as the reference Run's, for each call made. */
+static void same(const struct run_out *o, const struct run_out *ref)
+{
+	if (o->omp)
+		CHECK_STR(o->omp, ref->omp);
+	if (o->hot)
+		CHECK_STR(o->hot, ref->hot);
+	if (o->mpi)
+		CHECK_STR(o->mpi, ref->mpi);
+}
+
+/* The lifecycle of a copy met only by one kind of call (the MPI call
+ * sites, or the OpenMP regions): marker, copy, use, same answers. */
+static void lifecycle_of(int which)
+{
+	struct fixture f;
+	fixture(&f);
+	struct run_out ref, r;
+	a_run(&f, "k1", which, 0, false, &ref);
+	expect(&ref.c, 1, 0, false);
+	CHECK_INT(copies(&f, NULL), 0);
+	CHECK(strstr(ref.notes, "1 met for the first time"));
+	a_run(&f, "k2", which, 0, false, &r);
+	expect(&r.c, 1, 1, false);
+	same(&r, &ref);
+	CHECK(strstr(r.notes, "1 copy made"));
+	run_out_release(&r);
+	char *copy = NULL;
+	CHECK_INT(copies(&f, &copy), 1);
+	CHECK(!compressed(copy));
+	a_run(&f, "k3", which, 0, false, &r);
+	expect(&r.c, 1, 0, true);
+	same(&r, &ref);
+	CHECK(strstr(r.notes, "1 read from a decompressed copy"));
+	run_out_release(&r);
+	/* identity re-checked at each use: a replaced copy is not handed over */
+	replant(copy);
+	a_run(&f, "k4", which, 0, false, &r);
+	expect(&r.c, 1, 0, false);
+	same(&r, &ref);
+	run_out_release(&r);
+	run_out_release(&ref);
+	xfree(copy);
+	fixture_release(&f);
+	done();
+}
+
+static void t_sites(void)
+{
+	lifecycle_of(MPI);
+}
+
+static void t_ompt(void)
+{
+	lifecycle_of(OMP);
+}
+
+/* One Run's three kinds of call share the copies: the file they all meet
+ * is met once (one marker: the later calls of the first Run do not make
+ * the copy), copied once on the second Run, read by all three on the
+ * third, with the same answers; a copy changed between two calls of one
+ * Run is not handed to the later one. */
+static void t_shared(void)
+{
+	struct fixture f;
+	fixture(&f);
+	struct run_out ref, r;
+	a_run(&f, "r1", OMP | HOT | MPI, 0, false, &ref);
+	expect(&ref.c, 3, 0, false);
+	CHECK(strstr(ref.notes, "1 separate debug file met") &&
+	      strstr(ref.notes, "1 met for the first time"));
+	a_run(&f, "r2", OMP | HOT | MPI, 0, false, &r);
+	expect(&r.c, 3, 1, false);
+	same(&r, &ref);
+	run_out_release(&r);
+	a_run(&f, "r3", OMP | HOT | MPI, 0, false, &r);
+	CHECK_INT(r.c.with_copy, 3);
+	expect(&r.c, 3, 0, true);
+	same(&r, &ref);
+	run_out_release(&r);
+	/* the copy replaced after the Run's first call: the later ones read
+	 * the original */
+	char *copy = NULL;
+	CHECK_INT(copies(&f, &copy), 1);
+	struct executor *real = executor__new_real();
+	struct debug_copies dc;
+	counter_reset(&r.c, &f, real);
+	run_begin(&f, &dc, 0);
+	char *h = attribute_in(&f, "r4-hot", &r.c, &dc);
+	CHECK_INT(r.c.with_copy, 1);
+	replant(copy);
+	char *m = sites_in(&f, "r4-mpi", &r.c, &dc);
+	CHECK_INT(r.c.with_copy, 1);
+	CHECK_STR(h, ref.hot);
+	CHECK_STR(m, ref.mpi);
+	xfree(run_end(&dc));
+	executor__free(real);
+	xfree(h), xfree(m), xfree(copy);
+	run_out_release(&ref);
+	fixture_release(&f);
+	done();
+}
+
+/* The marker of f's file, its text (malloc'd, "" when there is none). */
+static char *marker(const struct fixture *f)
+{
+	char *pat = xasprintf("%s/%s.*.seen", f->copies, f->elf.build_id), *text = NULL;
+	glob_t g;
+	if (glob(pat, 0, NULL, &g) == 0 && g.gl_pathc == 1) {
+		FILE *in = fopen(g.gl_pathv[0], "r");
+		char buf[128] = "";
+		size_t n = in ? fread(buf, 1, sizeof(buf) - 1, in) : 0;
+		if (in)
+			fclose(in);
+		buf[n] = '\0';
+		text = xstrdup(buf);
+		globfree(&g);
+	}
+	xfree(pat);
+	return text ? text : xstrdup("");
+}
+
+/* A failed copy is tried again after DEBUG_COPY_RETRY_FIRST_S, then after
+ * twice that, ...: not on every Run, not never; -v says which. */
+static void t_retry(void)
+{
+	CHECK_INT(debug_copy_retry_wait(1), DEBUG_COPY_RETRY_FIRST_S);
+	CHECK_INT(debug_copy_retry_wait(2), 2 * DEBUG_COPY_RETRY_FIRST_S);
+	CHECK_INT(debug_copy_retry_wait(3), 4 * DEBUG_COPY_RETRY_FIRST_S);
+	CHECK_INT(debug_copy_retry_wait(40), DEBUG_COPY_RETRY_MAX_S);
+	CHECK_INT(debug_copy_retry_wait(1000000), DEBUG_COPY_RETRY_MAX_S);
+	struct fixture f;
+	fixture(&f);
+	const time_t h = DEBUG_COPY_RETRY_FIRST_S;
+	struct run_out ref, r;
+	a_run(&f, "t1", HOT | MPI, 0, false, &ref);
+	/* the second Run's copy fails (a full disk): said, marked */
+	a_run(&f, "t2", HOT | MPI, 0, true, &r);
+	expect(&r.c, 2, 1, false);
+	same(&r, &ref);
+	CHECK(strstr(r.notes, "failed (exit status 1: llvm-objcopy: error: 'x': No space left "
+		      "on device; attempt 1): tried again after "));
+	run_out_release(&r);
+	char *m = marker(&f);
+	CHECK(!strncmp(m, "fail 1 ", 7));
+	xfree(m);
+	/* within the back-off: not tried, and said */
+	a_run(&f, "t3", HOT | MPI, h / 2, false, &r);
+	expect(&r.c, 2, 0, false);
+	CHECK(strstr(r.notes, "failed 1 time: not tried again before "));
+	run_out_release(&r);
+	/* after it: tried again (failing again: twice the wait) */
+	a_run(&f, "t4", HOT | MPI, h + 1, true, &r);
+	expect(&r.c, 2, 1, false);
+	CHECK(strstr(r.notes, "is tried again (1 failed attempt before)") &&
+	      strstr(r.notes, "attempt 2): tried again after "));
+	run_out_release(&r);
+	a_run(&f, "t5", HOT | MPI, h + 1 + 2 * h - h / 2, false, &r);
+	expect(&r.c, 2, 0, false);
+	CHECK(strstr(r.notes, "failed 2 times: not tried again before "));
+	run_out_release(&r);
+	a_run(&f, "t6", HOT | MPI, h + 1 + 2 * h + 1, false, &r);
+	expect(&r.c, 2, 1, false);
+	CHECK(strstr(r.notes, "1 copy made"));
+	run_out_release(&r);
+	a_run(&f, "t7", HOT | MPI, 0, false, &r);
+	expect(&r.c, 2, 0, true);
+	same(&r, &ref);
+	run_out_release(&r);
+	/* an older nunatak's "fail" marker: one failure, at its mtime */
+	char *copy = NULL;
+	CHECK_INT(copies(&f, &copy), 1);
+	CHECK(!unlink(copy));
+	a_run(&f, "t8", HOT, 0, false, &r); /* met anew: a marker */
+	run_out_release(&r);
+	char *pat = xasprintf("%s/%s.*.seen", f.copies, f.elf.build_id);
+	glob_t g;
+	CHECK(glob(pat, 0, NULL, &g) == 0 && g.gl_pathc == 1);
+	FILE *w = fopen(g.gl_pathv[0], "w");
+	CHECK(w && fputs("fail\n", w) >= 0 && !fclose(w));
+	globfree(&g);
+	a_run(&f, "t9", HOT, h / 2, false, &r);
+	expect(&r.c, 1, 0, false);
+	run_out_release(&r);
+	a_run(&f, "t10", HOT, h + 60, false, &r);
+	expect(&r.c, 1, 1, false);
+	run_out_release(&r);
+	xfree(pat), xfree(copy);
+	run_out_release(&ref);
+	fixture_release(&f);
+	done();
+}
+
 static const struct test_case cases[] = {
 	{"lifecycle", "marker, copy, use; same answers and key; a changed original is copied again",
 	 t_lifecycle},
 	{"planted", "a replaced, linked or foreign-owned copy is never handed to the symbolizer",
 	 t_planted},
 	{"gone", "a copy whose original is gone is dropped when another is made", t_gone},
+	{"sites", "the MPI call sites' symbolizer calls: marker, copy, use, same names", t_sites},
+	{"ompt", "the OpenMP regions' symbolizer calls: marker, copy, use, same names", t_ompt},
+	{"shared", "one Run's calls share the copies: one marker, one copy, used by all",
+	 t_shared},
+	{"retry", "a failed copy is tried again after a growing back-off, said in -v", t_retry},
 };
 
 TEST_MAIN(cases)
