@@ -190,13 +190,32 @@ function commMatrix(c) {
     coll);
 }
 
-function mpiSection(r) {
-  if (!r || !Array.isArray(r.rows)) return null;
+// The network Ceilings (the Machine's network_* Values) with their Quality
+// and where they came from (payload.network_ceilings, the manifest's
+// cost.network_ceilings_from; the summary says the same, report/netceil_view.c):
+// measured in this Run or read from the cache, when and on which nodes, and
+// whether those are the nodes the application ran on. Null without them.
+function networkCeilingsNote(payload) {
+  const n = payload && payload.network_ceilings;
+  if (!n || typeof n !== "object") return null;
+  const cs = ((payload.machine || {}).ceilings || []).filter(c => c && typeof c.name === "string" && c.name.startsWith("network_"));
+  const why = cs.filter(c => c.quality !== "measured" && c.reason).map(c => `${c.name}: ${c.reason}`);
+  return el("p", {class: "network-from"}, "Network Ceilings ", qualityBadge(n.quality || "unavailable"), ": ",
+    cs.map((c, i) => [i ? ", " : "", c.name, " ", valueSpan(c)]), "; ",
+    n.from || "where they came from is not recorded in this Run", ".",
+    why.length ? el("span", {class: "muted"}, " " + why.join("; ") + ".") : null);
+}
+
+// The MPI views of the ranks, then the network Ceilings' note (net, or null)
+// under its own heading.
+function mpiSection(r, net) {
+  const n = net ? [el("h3", {}, "Network Ceilings"), net] : null;
+  if (!r || !Array.isArray(r.rows)) return n ? el("section", {class: "mpi"}, n) : null;
   const m = mpiMatrix(r), t = mpiTimeline(r.mpi_timeline);
   // separate worlds number their ranks from 0 each: no matrix over the launch's ranks
   const c = r.separate_worlds
     ? el("p", {class: "muted comm-apart"}, `Who talks to whom: not placed. The ranks ran as ${r.separate_worlds.text}, each numbering its ranks from 0, so peers and communicator members are not the launch's ranks.`)
     : commMatrix(r.comm_matrix);
-  if (!m && !t && !c) return null;
-  return el("section", {class: "mpi"}, m, c, t);
+  if (!m && !t && !c && !n) return null;
+  return el("section", {class: "mpi"}, m, c, t, n);
 }

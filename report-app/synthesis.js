@@ -126,6 +126,7 @@ function drawer(payload, close) {
       ["CPU", m.cpu_model], ["hostname", m.hostname], ["identity", m.identity],
       ["logical cores", m.logical_cores], ["allocated cores", m.allocated_cores]]),
     el("h3", {}, m.recorded ? "Ceilings (recorded)" : "Ceilings"), ceilings.length ? kvTable(ceilings) : el("p", {class: "muted"}, "none: this Machine was not calibrated"),
+    networkCeilingsNote(payload),
     el("h3", {}, "Effective configuration"), cfg.length ? kvTable(cfg) : el("p", {class: "muted"}, "not recorded"));
 }
 
@@ -508,5 +509,5 @@ function synthesis(payload) {
     el("p", {class: "coverage"}, coverageSentence(payload.coverage || {}, payload.ranks)),
     roofline,
     hs.length ? el("h2", {}, "Findings") : null, shared, findings, overflow,
-    ranksSection(payload.ranks), nodesSection(payload.ranks), mpiSection(payload.ranks), regionsSection(payload.regions), doesNotSay(payload));
+    ranksSection(payload.ranks), nodesSection(payload.ranks), mpiSection(payload.ranks, networkCeilingsNote(payload)), regionsSection(payload.regions), doesNotSay(payload));
 }

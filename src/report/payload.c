@@ -18,6 +18,7 @@
 #include "common/err.h"
 #include "launch/split.h"
 #include "model/model.h"
+#include "report/netceil_view.h"
 #include "report/nodes_view.h"
 #include "report/ranks_view.h"
 #include "report/regions_view.h"
@@ -265,6 +266,8 @@ json_t *payload_build(const json_t *manifest, const struct pivot *p, const struc
 	json_object_set_new(out, "roofline", nodes_view_roofline_json(&nodes)); /* NULL: absent */
 	node_machines__release(&nodes);
 	json_object_set_new(out, "ranks", rk ? rk : json_null());
+	/* the network Ceilings' Quality and where they came from (null: none) */
+	json_object_set_new(out, "network_ceilings", netceil_view_payload(manifest));
 	json_t *rg = regions_json(p, a);
 	json_object_set_new(out, "regions", rg ? rg : json_array());
 	struct flame fl;

@@ -140,7 +140,9 @@ int report_run(const char *run_dir, bool no_source, struct report_out *out, stru
 							       : -1,
 					  .cpu_includes_collector =
 						  m.nr_passes && m.passes[0].cpu_includes_collector,
-					  .nr_degradations = m.degradations.n};
+					  .nr_degradations = m.degradations.n,
+					  .machine = &m.machine,
+					  .cost = m.cost};
 		for (size_t i = 0; !a.have_ceilings && i < m.degradations.n; i++)
 			if (!strcmp(m.degradations.v[i].name, DEG_CEILINGS_UNAVAILABLE))
 				ctx.ceilings_reason = m.degradations.v[i].message;

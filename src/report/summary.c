@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include "report/netceil_view.h"
 #include "report/nodes_view.h"
 #include "report/summary.h"
 
@@ -463,6 +464,8 @@ int summary_render(const struct analysis *a, const struct pivot *p,
 	omp_view__release(&ov);
 	headline(a, p, out);
 	if (ctx && ctx->ranks && ranks_view_lines(ctx->ranks, out) < 0)
+		out->failed = true;
+	if (ctx && netceil_view_lines(ctx->machine, ctx->cost, out) < 0)
 		out->failed = true;
 	if (ctx && ctx->nodes && (nodes_view_lines(ctx->nodes, out) < 0 ||
 				  nodes_view_roofline_line(ctx->nodes, out) < 0))

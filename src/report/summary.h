@@ -21,6 +21,8 @@ struct pivot;
 
 struct rank_imbalance;
 struct node_machines;
+struct machine;
+typedef struct json_t json_t;
 
 struct summary_ctx {
 	const char *ceilings_reason; /* why the Machine has no Ceilings, or NULL */
@@ -32,6 +34,8 @@ struct summary_ctx {
 	double app_cpu_s;            /* its wait4 CPU time, < 0: unknown (0 reads unknown too) */
 	bool cpu_includes_collector;
 	size_t nr_degradations;      /* the Run's degradations, listed after the summary */
+	const struct machine *machine; /* its network Ceilings (report/netceil_view.h), or NULL */
+	const json_t *cost;          /* the manifest's cost (where they came from), or NULL */
 };
 
 /* Appends the summary lines to *out. Returns 0 or -ENOMEM. */

@@ -176,8 +176,10 @@ static bool network_cached(struct run_state *s, const struct net_keys *k)
 		netcache_hit__release(&h);
 		return false;
 	}
-	console__info(s->con, "network Ceilings from the cache %s, measured at %s on nodes %s "
-		      "(%s%s); no ping-pong", h.path, at, l ? l : h.nodes,
+	/* why no ping-pong runs; where the Ceilings came from and their Quality
+	 * are said once, by the summary, after the check against the ranks' nodes */
+	console__info(s->con, "network Ceilings from the cache %s for nodes %s (%s%s); no ping-pong",
+		      h.path, l ? l : h.nodes,
 		      k->scope.nodes ? "the nodes of this launch, from " : "",
 		      k->scope.nodes ? k->scope.nodes_from
 				     : "the nodes a launch of this shape ran on last; checked once "

@@ -24,12 +24,19 @@ char *collect_mpi_prepare(struct run_state *s, struct err *e);
  * run_node_machines): the network Ceilings are checked against the nodes
  * the ping-pong ran on (run_state.netceil). Same nodes: a cache hit gets its
  * stored Quality back. Other nodes (or, for a hit, nodes not known): they
- * stay or become estimated, the reason naming both sets. Said on the
- * console; run_netceil_json is the manifest's account. */
+ * stay or become estimated, the reason naming both sets. Said once, by
+ * the summary (report/netceil_view.h); run_netceil_json is the manifest's
+ * account. */
 void run_netceil_check(struct run_state *s);
 
 /* The manifest's cost.network_ceilings_from, or NULL (no network Ceilings). */
 typedef struct json_t json_t;
 json_t *run_netceil_json(const struct run_state *s);
+
+/* Sets cost.network_ceilings_from in a manifest's JSON that lacks it (the
+ * page and the summary are rendered before run_cost writes the cost), so
+ * that they say where the network Ceilings came from. Nothing without
+ * network Ceilings; a failed allocation leaves doc as it was. */
+void run_netceil_into(const struct run_state *s, json_t *doc);
 
 #endif

@@ -10,7 +10,6 @@
 
 #include "run/pipeline.h"
 #include "common/alloc.h"
-#include "common/console.h"
 #include "model/machine.h"
 #include "mpi/netcache_scope.h"
 
@@ -143,7 +142,8 @@ void run_netceil_check(struct run_state *s)
 	}
 	if (app && !strcmp(app, s->netceil.nodes))
 		note_no_intranode(s);
-	console__info(s->con, "network Ceilings: %s", s->netceil.source);
+	/* said once, by the summary's network Ceilings lines with their Quality
+	 * (report/netceil_view.h), from run_netceil_json */
 out:
 	xfree(app);
 	xfree(was);
@@ -170,4 +170,22 @@ json_t *run_netceil_json(const struct run_state *s)
 	return json_pack("{s:s, s:o, s:s?, s:s}", "how", s->netceil.cached ? "cached" : "measured",
 			 "nodes", nodes ? nodes : json_null(), "measured_at", at[0] ? at : NULL,
 			 "summary", s->netceil.source);
+}
+
+void run_netceil_into(const struct run_state *s, json_t *doc)
+{
+	json_t *cost = json_object_get(doc, "cost");
+	if (!json_is_object(doc) || json_object_get(cost, "network_ceilings_from"))
+		return;
+	json_t *from = run_netceil_json(s);
+	if (!from)
+		return;
+	if (!json_is_object(cost)) {
+		cost = json_object();
+		if (!cost || json_object_set_new(doc, "cost", cost) < 0) {
+			json_decref(from);
+			return;
+		}
+	}
+	json_object_set_new(cost, "network_ceilings_from", from);
 }

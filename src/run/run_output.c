@@ -12,6 +12,7 @@
 #include "analysis/analysis.h"
 #include "analysis/imbalance.h"
 #include "run/pipeline.h"
+#include "run/ranks_mpi.h"
 #include "common/alloc.h"
 #include "common/console.h"
 #include "common/degradation_kinds.h"
@@ -155,8 +156,14 @@ static void summary(struct run_state *s)
 	struct err ne = {0};
 	if (s->out.nodes && node_machines__from_json(&nodes, s->out.nodes, &ne) == 0)
 		ctx.nodes = &nodes;
+	/* where the network Ceilings came from, as the manifest's cost says it */
+	json_t *doc = json_object();
+	run_netceil_into(s, doc);
+	ctx.machine = s->machine;
+	ctx.cost = json_object_get(doc, "cost");
 	struct text_lines lines = {0};
 	summary_render(a, &s->pivot, &ctx, &lines);
+	json_decref(doc);
 	node_machines__release(&nodes);
 	for (size_t i = 0; i < lines.n; i++)
 		console__info(s->con, "%s", lines.v[i]);

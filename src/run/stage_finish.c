@@ -470,6 +470,7 @@ static int render_page(struct run_state *s, char **path, struct err *he)
 	if (!o->have_analysis)
 		return err_set(he, -ENOMEM, ERR_OOM, "out of memory");
 	json_t *mj = manifest__to_json(&o->manifest);
+	run_netceil_into(s, mj); /* where the network Ceilings came from, before the cost */
 	json_t *payload = mj ? payload_build(mj, &s->pivot, &o->analysis,
 					     o->have_ranks ? &o->ranks : NULL, false)
 			     : NULL;

@@ -26,6 +26,40 @@ grep -q "MPI holds .* of the time (measured in MPI calls)" "$tmp/err" || {
 	echo "MPI share not measured"; cat "$tmp/err"; exit 1; }
 grep -q "rank 1 waits [0-9]*% of its time in \`MPI_Barrier\` at \`mpi_wait.c:$line\`" "$tmp/err" || {
 	echo "the summary does not name the dominant call and its site (line $line)"; cat "$tmp/err"; exit 1; }
+# Where the network Ceilings came from, with their Quality: said once, by
+# the summary (the manifest's sentence), never again after the launch.
+netfrom_summary() { # ERR MANIFEST
+	python3 - "$1" "$2" <<'PY'
+import json, re, sys
+err, m = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+net = [c for c in m["machine"]["ceilings"] if c["name"].startswith("network_")]
+q = "estimated" if any(c["quality"] == "estimated" for c in net) else "measured"
+assert all(c["quality"] in ("measured", "estimated") for c in net), net
+said = m["cost"]["network_ceilings_from"]["summary"]
+head = [l for l in err.splitlines() if "network Ceilings (" in l]
+assert len(head) == 1 and head[0].endswith(f"  network Ceilings ({q}): {said}"), (head, said)
+for c in net:
+    assert re.search(rf"^\S*\s+{c['name']} [0-9.]+ [a-zA-Z/]+, {c['quality']}", err, re.M), (c, err)
+assert "network Ceilings: " not in err, "the old line after the launch is back"
+assert err.count(said) == 1, ("said more than once", said)
+PY
+}
+# netfrom_page DOM MANIFEST: the page's sentence beside the network Ceilings
+netfrom_page() {
+	python3 - "$1" "$2" <<'PY'
+import html, json, re, sys
+dom, m = open(sys.argv[1], encoding="utf-8").read(), json.load(open(sys.argv[2]))
+said = m["cost"]["network_ceilings_from"]["summary"]
+ps = [re.sub(r"<[^>]+>", "", p) for p in re.findall(r'<p class="network-from">(.*?)</p>', dom, re.S)]
+ps = [html.unescape(p) for p in ps]
+assert len(ps) == 2, ps  # the MPI section and the Machine's Ceilings in the drawer
+for p in ps:
+    assert p.startswith("Network Ceilings ") and f"; {said}." in p, (p, said)
+    assert ("estimated" in p.split(":")[0]) == any(c["quality"] == "estimated" for c in m["machine"]["ceilings"] if c["name"].startswith("network_")), p
+PY
+}
+netfrom_summary "$tmp/err" "$tmp/run/manifest.json" || {
+	echo "the summary does not say where the network Ceilings came from, once"; cat "$tmp/err"; exit 1; }
 "$NUNATAK" report --json "$tmp/run" >"$tmp/payload.json"
 python3 - "$tmp/payload.json" "$tmp/out" "$line" "$tmp/run/manifest.json" <<'PY'
 import json, re, sys
@@ -117,6 +151,10 @@ if [ "${browser:-0}" = 1 ] && command -v chromium >/dev/null; then
 		echo "the timeline lacks the ranks' barriers"; exit 1; }
 	grep -q '<th scope="row">network_latency</th>' "$tmp/dom.html" || {
 		echo "network Ceilings not shown with the Machine's"; exit 1; }
+	grep -q '<h3>Network Ceilings</h3>' "$tmp/dom.html" || {
+		echo "no network Ceilings in the MPI section"; exit 1; }
+	netfrom_page "$tmp/dom.html" "$tmp/run/manifest.json" || {
+		echo "the page does not say where the network Ceilings came from"; exit 1; }
 	if grep -q 'NaN\|undefined\|>null<' "$tmp/dom.html"; then echo "page shows NaN/undefined/null"; exit 1; fi
 fi
 
@@ -142,6 +180,21 @@ assert f1["how"] == "measured" and f1["nodes"] == ran, (f1, ran)
 assert f2["how"] == "cached" and f2["nodes"] == ran and f2["measured_at"] == f1["measured_at"], f2
 assert f2["summary"].startswith("cached from a Run at ") and f2["summary"].endswith("(this Run's nodes)"), f2
 PY
+netfrom_summary "$tmp/err2" "$tmp/run2/manifest.json" || {
+	echo "the summary does not say the network Ceilings came from the cache, once"; cat "$tmp/err2"; exit 1; }
+"$NUNATAK" report --json "$tmp/run2" >"$tmp/payload2.json"
+python3 - "$tmp/payload2.json" "$tmp/run2/manifest.json" <<'PY' || { echo "payload's network_ceilings"; exit 1; }
+import json, sys
+p, m = (json.load(open(f)) for f in sys.argv[1:3])
+f = m["cost"]["network_ceilings_from"]
+n = p["network_ceilings"]
+assert n["from"] == f["summary"] and n["how"] == "cached" and n["nodes"] == f["nodes"], (n, f)
+PY
+if [ "${browser:-0}" = 1 ] && command -v chromium >/dev/null; then
+	dump_dom "file://$tmp/run2/report.html" "$tmp/dom2.html"
+	netfrom_page "$tmp/dom2.html" "$tmp/run2/manifest.json" || {
+		echo "the page does not say the network Ceilings came from the cache"; exit 1; }
+fi
 # (10 ms units: which rank waits most is noise here, only the measurement counts)
 grep -q "rank [01] waits [0-9]*% of its time in \`MPI_" "$tmp/err2" || {
 	echo "cached library not injected"; cat "$tmp/err2"; exit 1; }

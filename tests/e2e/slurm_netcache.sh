@@ -59,17 +59,37 @@ else
 fi
 for r in a b c d e f g h; do
 	if [ -f "$r.err" ]; then
-		echo "$r: $(grep -c 'measuring the network' "$r.err" || true) ping-pong(s); $(grep 'network Ceilings: ' "$r.err" | sed 's/.*network Ceilings: //' || true)"
+		echo "$r: $(grep -c 'measuring the network' "$r.err" || true) ping-pong(s); $(grep 'network Ceilings (' "$r.err" | sed 's/.*network Ceilings (/(/' || true)"
 	fi
+done
+# the page's payload of each Run (report --json): where the network Ceilings
+# came from, as the page says it
+for r in a b c d e f g h; do
+	if [ -d "$tmp/run-$r" ]; then "$NUNATAK" report --json "$tmp/run-$r" >"$r.payload.json" 2>/dev/null || fail=1; fi
 done
 python3 - "$tmp" "$other" <<'PY' || fail=1
 import json, os, sys
 tmp, other = sys.argv[1], sys.argv[2]
+def said_once(r, m, err):
+    """the summary's network Ceilings header is the manifest's sentence, once,
+    with the worst Quality; the page's payload carries the same"""
+    f = m["cost"].get("network_ceilings_from")
+    if not f:
+        return
+    qs = [c["quality"] for c in m["machine"]["ceilings"] if c["name"].startswith("network_")]
+    q = "unavailable" if "unavailable" in qs else "estimated" if "estimated" in qs else "measured"
+    head = [l for l in err.splitlines() if "network Ceilings (" in l]
+    assert len(head) == 1 and head[0].endswith(f"  network Ceilings ({q}): {f['summary']}"), (r, head, f)
+    assert err.count(f["summary"]) == 1 and "network Ceilings: " not in err, (r, "said twice")
+    p = json.load(open(f"{r}.payload.json"))["network_ceilings"]
+    assert p["from"] == f["summary"] and p["quality"] == q and p["nodes"] == f["nodes"], (r, p, f)
 def load(r):
     m = json.load(open(f"{tmp}/run-{r}/manifest.json"))
     net = {c["name"]: (c["value"], c["quality"], c.get("reason")) for c in m["machine"]["ceilings"]
            if c["name"].startswith("network_")}
-    return m, net, open(f"{r}.err").read()
+    err = open(f"{r}.err").read()
+    said_once(r, m, err)
+    return m, net, err
 def probed(r):
     return load(r)[2].count("measuring the network")
 def failed(r):
@@ -92,6 +112,8 @@ for r in ("b", "c"):
     # a's ranks were one per node: no within-node pair in the entry, which b
     # (ranks 0 and 1 on n1) would have measured: said, not invented
     assert ("no within-node pair" in f["summary"]) == (r == "b"), (r, f)
+    # ... in the summary and on the page too (said_once checks the sentence)
+    assert ("no within-node pair" in err) == (r == "b"), (r, err)
     assert not any(k.endswith("_intranode") for k in net), (r, net)
     assert net == net_a, (r, net, net_a)
     assert sorted(n["node"] for n in m["nodes"]) == ["n1", "n2"], (r, m["nodes"])
