@@ -203,6 +203,24 @@ else:
         assert q == "estimated" and why.startswith("measured over shared memory: single-node"), (k, q, why)
     print("note: g measured on n2, where h ran too: the other-nodes case was not reached this time")
 PY
+# b's page says it too, beside its network Ceilings (headless Chromium,
+# when installed: the rest of this test needs none)
+if command -v chromium >/dev/null && [ -f "$tmp/run-b/report.html" ]; then
+	(
+		. "$NUNATAK_SOURCE_DIR/tests/fixtures/report/chromium.sh"
+		dump_dom "file://$tmp/run-b/report.html" "$tmp/dom-b.html"
+		python3 - "$tmp/dom-b.html" "$tmp/run-b/manifest.json" <<'PY'
+import html, json, re, sys
+dom, m = open(sys.argv[1], encoding="utf-8").read(), json.load(open(sys.argv[2]))
+said = m["cost"]["network_ceilings_from"]["summary"]
+ps = [html.unescape(re.sub(r"<[^>]+>", "", p)) for p in re.findall(r'<p class="network-from">(.*?)</p>', dom, re.S)]
+assert ps and all(f"; {said}." in p and "no within-node pair" in p for p in ps), (ps, said)
+print("b's page: " + ps[0][:160])
+PY
+	) || { echo "FAIL: b's page does not say where its network Ceilings came from"; fail=1; }
+else
+	echo "note: chromium not installed: b's page is not read (its payload is)"
+fi
 if [ "$fail" != 0 ]; then
 	for r in a b c d e f g h i j k l; do
 		if [ -f "$r.err" ]; then echo "--- $r.err"; cat "$r.err"; fi
