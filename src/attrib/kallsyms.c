@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "attrib/kallsyms.h"
+#include "attrib/kallsyms_form.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -9,17 +10,58 @@
 #include "common/err.h"
 #include "common/err_codes.h"
 
-static bool is_hex(char c, unsigned *v)
+/* A hex digit's value, or 16: one table lookup per digit of 120 000+ lines. */
+static unsigned hex_value(unsigned char c)
 {
-	if (c >= '0' && c <= '9')
-		*v = (unsigned)(c - '0');
-	else if (c >= 'a' && c <= 'f')
-		*v = (unsigned)(c - 'a' + 10);
-	else if (c >= 'A' && c <= 'F')
-		*v = (unsigned)(c - 'A' + 10);
-	else
-		return false;
+	unsigned d = (unsigned)c - '0', x = ((unsigned)c | 0x20) - 'a'; /* A-F as a-f */
+	return d < 10 ? d : x < 6 ? x + 10 : 16;
+}
+
+/* The kernel's %px on 64 bits: 16 lowercase hex digits at p, as one value
+ * (8 digits at a time, no branch per digit); false for anything else,
+ * which the digit-by-digit loop then reads. */
+static bool hex16(const char *p, uint64_t *out)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	uint64_t w[2], a = 0;
+	memcpy(w, p, sizeof(w));
+	for (int i = 0; i < 2; i++) {
+		uint64_t x = w[i];
+		/* bytes below 0x80: adding at most 0x50 carries into no other byte */
+		uint64_t digit = (x + 0x50 * ones) & ~(x + 0x46 * ones); /* '0'-'9' */
+		uint64_t lower = (x + 0x1f * ones) & ~(x + 0x19 * ones); /* 'a'-'f' */
+		if ((x & high) || ((digit | lower) & high) != high)
+			return false;
+		uint64_t v = (x & 0x0f * ones) + 9 * ((x >> 6) & ones); /* each byte a nibble */
+		v = ((v << 4) | (v >> 8)) & 0x00ff00ff00ff00ffull; /* the first digit is the high one */
+		v = ((v << 8) | (v >> 16)) & 0x0000ffff0000ffffull;
+		v = ((v << 16) | (v >> 32)) & 0xffffffffull;
+		a = a << 32 | v;
+	}
+	*out = a;
 	return true;
+#else
+	(void)p, (void)out;
+	return false;
+#endif
+}
+
+/* The first ' ' or '\t' in [p, end), or end: 8 bytes at a time (a zero
+ * byte of x ^ c is a byte equal to c), the name's 20-40 bytes. */
+static const char *name_end(const char *p, const char *end)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	for (uint64_t x, s, t; end - p >= 8; p += 8) {
+		memcpy(&x, p, sizeof(x));
+		s = x ^ (0x20 * ones);
+		t = x ^ (0x09 * ones);
+		if (((s - ones) & ~s & high) | ((t - ones) & ~t & high))
+			break;
+	}
+	while (p < end && *p != ' ' && *p != '\t')
+		p++;
+	return p;
 }
 
 /* Ties on an address: the last listed wins, the name perf shows (its earlier
@@ -41,25 +83,22 @@ static int entry_cmp(const void *a, const void *b)
 	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-/* "addr type name [module]": 1 kept, 0 skipped, -1 malformed. */
-static int parse_line(const char *p, const char *end, struct entry *out, struct kallsyms *ks)
+int kallsyms__line(const char *p, const char *end, struct kallsyms_line *out,
+		   struct kallsyms *ks)
 {
 	uint64_t a = 0;
 	unsigned v, nd = 0;
-	for (; p < end && is_hex(*p, &v); p++, nd++)
+	if (end - p >= 19 && p[16] == ' ' && hex16(p, &a))
+		p += 16, nd = 16;
+	for (; p < end && (v = hex_value((unsigned char)*p)) < 16; p++, nd++)
 		a = a << 4 | v;
-	if (nd == 0 || nd > 16 || p + 3 > end || *p != ' ' || p[2] != ' ')
+	if (nd == 0 || nd > 16 || end - p < 3 || *p != ' ' || p[2] != ' ')
 		return -1;
 	char type = p[1];
-	const char *name = p + 3, *ne = name;
-	while (ne < end && *ne != ' ' && *ne != '\t')
-		ne++;
+	const char *name = p + 3, *ne = name_end(name, end);
 	if (ne == name)
 		return -1;
-	bool module = false;
-	for (const char *q = ne; q < end; q++)
-		if (*q == '[')
-			module = true;
+	bool module = ne < end && memchr(ne, '[', (size_t)(end - ne)) != NULL;
 	if (a)
 		ks->zeros = false;
 	size_t len = (size_t)(ne - name);
@@ -70,9 +109,9 @@ static int parse_line(const char *p, const char *end, struct entry *out, struct 
 		ks->etext = a;
 		ks->has_etext = true;
 	}
-	if (module || !strchr("tTwW", type) || type == '\0')
+	if (module || !(type == 't' || type == 'T' || type == 'w' || type == 'W'))
 		return 0;
-	*out = (struct entry){.addr = a, .name = name, .len = len};
+	*out = (struct kallsyms_line){.addr = a, .name = name, .len = len};
 	return 1;
 }
 
@@ -85,8 +124,8 @@ static int collect(const char *buf, size_t len, struct entry **ents, size_t *n,
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
 		lineno++;
-		struct entry en;
-		int r = le > p ? parse_line(p, le, &en, ks) : 0;
+		struct kallsyms_line l;
+		int r = le > p ? kallsyms__line(p, le, &l, ks) : 0;
 		if (r < 0)
 			return err_set(e, -EINVAL, ERR_KALLSYMS_SYNTAX,
 				       "kallsyms line %zu: expected 'ADDRESS TYPE NAME [MODULE]'",
@@ -94,8 +133,8 @@ static int collect(const char *buf, size_t len, struct entry **ents, size_t *n,
 		if (r > 0) {
 			if (xgrow((void **)ents, &cap, *n + 1, sizeof(**ents)))
 				return err_oom(e);
-			en.idx = *n;
-			(*ents)[(*n)++] = en;
+			(*ents)[*n] = (struct entry){l.addr, *n, l.name, l.len};
+			(*n)++;
 		}
 		p = le + (nl ? 1 : 0);
 	}
@@ -193,25 +232,25 @@ void kallsyms__release(struct kallsyms *ks)
  * format or to parse: a first Run writes and seals less, a later one reads
  * and checks less. Varints are LEB128, at most 10 bytes.
  */
-static const char MAGIC[] = "nunatak kallsyms 1\n";
-static const char PFX[] = "__pfx_";
-#define PFX_LEN (sizeof(PFX) - 1)
-
-static size_t put_varint(unsigned char *b, uint64_t v)
-{
-	size_t n = 0;
-	do {
-		b[n] = (unsigned char)(v & 0x7f);
-		v >>= 7;
-		b[n++] |= v ? 0x80 : 0;
-	} while (v);
-	return n;
-}
+#define MAGIC KALLSYMS_MAGIC
+#define PFX KALLSYMS_PFX
+#define PFX_LEN KALLSYMS_PFX_LEN
 
 static void put_u64(unsigned char *b, uint64_t v)
 {
 	for (int i = 0; i < 8; i++)
 		b[i] = (unsigned char)(v >> (8 * i));
+}
+
+size_t kallsyms__put_head(unsigned char *b, const struct kallsyms *ks, uint64_t count)
+{
+	size_t n = KALLSYMS_MAGIC_LEN;
+	memcpy(b, MAGIC, n);
+	put_u64(b + n, ks->text);
+	put_u64(b + n + 8, ks->etext);
+	b[n + 16] = (unsigned char)((ks->has_text ? 1 : 0) | (ks->has_etext ? 2 : 0));
+	n += 17;
+	return n + kallsyms__put_varint(b + n, count);
 }
 
 /* v[i] is the padding before v[i + 1] ("__pfx_" + its name). */
@@ -224,27 +263,21 @@ static bool is_pfx_of(const struct kallsyms *ks, size_t i)
 
 char *kallsyms__encode(const struct kallsyms *ks, size_t *len)
 {
-	size_t cap = sizeof(MAGIC) - 1 + 17 + 10;
+	size_t cap = KALLSYMS_HEAD_FIXED + 10;
 	for (size_t i = 0; i < ks->n; i++)
 		cap += 21 + strlen(ks->v[i].name) + 1;
 	unsigned char *b = xmalloc(cap);
 	if (!b)
 		return NULL;
-	size_t n = sizeof(MAGIC) - 1;
-	memcpy(b, MAGIC, n);
-	put_u64(b + n, ks->text);
-	put_u64(b + n + 8, ks->etext);
-	b[n + 16] = (unsigned char)((ks->has_text ? 1 : 0) | (ks->has_etext ? 2 : 0));
-	n += 17;
-	n += put_varint(b + n, ks->n);
+	size_t n = kallsyms__put_head(b, ks, ks->n);
 	uint64_t prev = 0;
 	for (size_t i = 0; i < ks->n; i++) {
 		bool pfx = is_pfx_of(ks, i);
 		const struct ksym *s = &ks->v[pfx ? i + 1 : i];
-		n += put_varint(b + n, s->addr - prev);
+		n += kallsyms__put_varint(b + n, s->addr - prev);
 		b[n++] = pfx ? 1 : 0;
 		if (pfx)
-			n += put_varint(b + n, s->addr - ks->v[i].addr);
+			n += kallsyms__put_varint(b + n, s->addr - ks->v[i].addr);
 		size_t l = strlen(s->name) + 1;
 		memcpy(b + n, s->name, l);
 		n += l;
@@ -335,15 +368,15 @@ static bool walk(const unsigned char *p, const unsigned char *end, uint64_t n,
 static bool read_head(const char *buf, size_t len, struct kallsyms *ks,
 		      const unsigned char **p, uint64_t *n)
 {
-	const size_t head = sizeof(MAGIC) - 1 + 17;
+	const size_t head = KALLSYMS_MAGIC_LEN + 17;
 	const unsigned char *b = (const unsigned char *)buf;
-	if (len < head || memcmp(buf, MAGIC, sizeof(MAGIC) - 1) != 0 || (b[head - 1] & ~3u))
+	if (len < head || memcmp(buf, MAGIC, KALLSYMS_MAGIC_LEN) != 0 || (b[head - 1] & ~3u))
 		return false;
 	ks->text = 0;
 	ks->etext = 0;
 	for (int i = 7; i >= 0; i--) {
-		ks->text = ks->text << 8 | b[sizeof(MAGIC) - 1 + i];
-		ks->etext = ks->etext << 8 | b[sizeof(MAGIC) - 1 + 8 + i];
+		ks->text = ks->text << 8 | b[KALLSYMS_MAGIC_LEN + i];
+		ks->etext = ks->etext << 8 | b[KALLSYMS_MAGIC_LEN + 8 + i];
 	}
 	ks->has_text = b[head - 1] & 1;
 	ks->has_etext = b[head - 1] & 2;

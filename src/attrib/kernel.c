@@ -32,6 +32,120 @@ static bool is_kernel(const char *module)
 	return module && strcmp(module, KERNEL) == 0;
 }
 
+/*
+ * The core kernel's text symbols do not change within a boot (modules do,
+ * and they are not named here): the table is cached per boot id, in
+ * nunatak's compact form of it (kallsyms__encode: a third of kallsyms' text,
+ * nothing to format or parse), so a later Run skips reading /proc/kallsyms,
+ * whose 100 000+ lines the kernel formats on every read (~36 ms here).
+ */
+#define KALLSYMS_SEAL "kallsyms 2"
+#define KALLSYMS_CACHE_MAX (256u << 20)
+
+static char *cache_path(void)
+{
+	char *boot = NULL;
+	if (fs_read_file("/proc/sys/kernel/random/boot_id", 64, &boot, NULL) != 0)
+		return NULL;
+	size_t n = strspn(boot, "0123456789abcdef-");
+	int no_home = 0;
+	char *dir = n >= 16 ? cache_home_path("kallsyms", &no_home) : NULL;
+	char *path = dir ? xasprintf("%s/%.*s.bin", dir, (int)n, boot) : NULL;
+	xfree(dir);
+	xfree(boot);
+	return path;
+}
+
+static void cache_store(const char *path, const char *b, size_t len)
+{
+	if (fs_write_cache(path, b, len, 0600) == 0) /* 0600: kernel addresses */
+		(void)cache_seal_text(path, KALLSYMS_SEAL, strlen(KALLSYMS_SEAL), b, len);
+}
+
+/*
+ * A table read from the kernel by a naming without a read-ahead (the
+ * read-ahead stores its own as soon as it has read it) is stored (writing
+ * ~1.7 MB, sealing it; the write of new page-cache pages is slow on some
+ * VMs) on a thread of its own while attribution goes on (the symbolizer
+ * process runs meanwhile); attrib_run joins it before it returns. Without
+ * a thread the store runs where it used to.
+ */
+struct attrib_kstore {
+	pthread_t th;
+	char *path, *bytes;
+	size_t len;
+};
+
+static void *kstore_run(void *arg)
+{
+	struct attrib_kstore *st = arg;
+	cache_store(st->path, st->bytes, st->len);
+	return NULL;
+}
+
+static void kstore_free(struct attrib_kstore *st)
+{
+	xfree(st->path);
+	xfree(st->bytes);
+	xfree(st);
+}
+
+/* Takes path and bytes over; NULL when the store ran here (or no memory). */
+static struct attrib_kstore *kstore_start(char *path, char *bytes, size_t len)
+{
+	struct attrib_kstore *st = xcalloc(1, sizeof(*st));
+	if (st) {
+		*st = (struct attrib_kstore){.path = path, .bytes = bytes, .len = len};
+		if (pthread_create(&st->th, NULL, kstore_run, st) == 0)
+			return st;
+		st->path = st->bytes = NULL;
+		xfree(st);
+	}
+	cache_store(path, bytes, len);
+	xfree(path);
+	xfree(bytes);
+	return NULL;
+}
+
+void attrib_kernel_store_join(struct attrib_kstore *st)
+{
+	if (!st)
+		return;
+	pthread_join(st->th, NULL);
+	kstore_free(st);
+}
+
+/* The cached table's bytes, ours and sealed by us (common/cache_home.h: a
+ * forged symbol table would name the kernel's samples), not decoded yet:
+ * only the symbols a Run's samples fall in are (kallsyms__decode_for). */
+static char *cache_load(const char *path, size_t *len)
+{
+	char *buf = NULL;
+	*len = 0;
+	if (path && (safefs_read_owned(path, KALLSYMS_CACHE_MAX, &buf, len) != 0 ||
+		     cache_sealed_text_problem(path, KALLSYMS_SEAL, strlen(KALLSYMS_SEAL), buf,
+					       *len))) {
+		xfree(buf);
+		buf = NULL;
+	}
+	return buf;
+}
+
+/* What reading the kernel's table gave: its cache form (from the cache, or
+ * read from the kernel's text now), or why not. */
+struct ktable {
+	char *cache;    /* its cache path (NULL: no cache home, or a path given) */
+	char *bytes;    /* the table in cache form, len bytes */
+	size_t len;
+	bool read;      /* bytes read from the text now, not from the cache */
+	bool zeros;     /* read: every address 0 (kptr_restrict, or not root) */
+	bool names;     /* read: addresses, `_text` and symbols: it can name */
+	bool stored;    /* read and stored in the cache already */
+	int read_errno; /* the text could not be read */
+	int rc;         /* malformed text (or no memory): e says why */
+	struct err e;
+};
+
 /* A proc file has no size: read until EOF. NULL with *why set on failure. */
 static char *slurp(const char *path, size_t *len, int *why)
 {
@@ -68,139 +182,88 @@ static char *slurp(const char *path, size_t *len, int *why)
 	return b;
 }
 
-/*
- * The core kernel's text symbols do not change within a boot (modules do,
- * and they are not named here): the parsed set is cached per boot id, in
- * nunatak's compact form of it (kallsyms__encode: a third of kallsyms' text,
- * nothing to format or parse), so a later Run skips reading /proc/kallsyms,
- * whose 100 000+ lines the kernel formats on every read (~40 ms).
- */
-#define KALLSYMS_SEAL "kallsyms 2"
-#define KALLSYMS_CACHE_MAX (256u << 20)
-
-static char *cache_path(void)
-{
-	char *boot = NULL;
-	if (fs_read_file("/proc/sys/kernel/random/boot_id", 64, &boot, NULL) != 0)
-		return NULL;
-	size_t n = strspn(boot, "0123456789abcdef-");
-	int no_home = 0;
-	char *dir = n >= 16 ? cache_home_path("kallsyms", &no_home) : NULL;
-	char *path = dir ? xasprintf("%s/%.*s.bin", dir, (int)n, boot) : NULL;
-	xfree(dir);
-	xfree(boot);
-	return path;
-}
-
-static void cache_store(const char *path, const struct kallsyms *ks)
+/* Text not in the kernel's order (kallsyms_enc refused it): the whole of
+ * it parsed, sorted, then encoded. No kernel lists it so; a file given
+ * for tests may. */
+static void read_whole(struct ktable *t, const char *path)
 {
 	size_t len = 0;
-	char *b = kallsyms__encode(ks, &len);
-	if (b && fs_write_cache(path, b, len, 0600) == 0) /* 0600: kernel addresses */
-		(void)cache_seal_text(path, KALLSYMS_SEAL, strlen(KALLSYMS_SEAL), b, len);
-	xfree(b);
-}
-
-/*
- * Storing a freshly read kallsyms (encoding it, writing ~2 MB, sealing it;
- * the write of new page-cache pages is slow on some VMs) runs
- * on a thread of its own while attribution goes on (the symbolizer process
- * runs meanwhile); attrib_run joins it before it returns. Without a thread
- * the store runs where it used to.
- */
-struct attrib_kstore {
-	pthread_t th;
-	char *path;
-	struct kallsyms ks;
-};
-
-static void *kstore_run(void *arg)
-{
-	struct attrib_kstore *st = arg;
-	cache_store(st->path, &st->ks);
-	return NULL;
-}
-
-/* Takes ks and path over; NULL when the store ran here (or no memory). */
-static struct attrib_kstore *kstore_start(char *path, struct kallsyms *ks)
-{
-	struct attrib_kstore *st = xcalloc(1, sizeof(*st));
-	if (st) {
-		st->path = path;
-		st->ks = *ks;
-		memset(ks, 0, sizeof(*ks));
-		if (pthread_create(&st->th, NULL, kstore_run, st) == 0)
-			return st;
-		*ks = st->ks;
-		xfree(st);
+	char *buf = slurp(path, &len, &t->read_errno);
+	struct kallsyms ks = {0};
+	if (buf && !(t->rc = kallsyms__parse(buf, len, &ks, &t->e))) {
+		t->zeros = ks.zeros;
+		t->names = !ks.zeros && ks.has_text && ks.n;
+		if (!(t->bytes = kallsyms__encode(&ks, &t->len)))
+			t->rc = err_oom(&t->e);
 	}
-	cache_store(path, ks);
-	xfree(path);
-	return NULL;
+	kallsyms__release(&ks);
+	xfree(buf);
 }
 
-void attrib_kernel_store_join(struct attrib_kstore *st)
+/* The text of path straight to the cache form, as the kernel formats it
+ * (4 kB a read), up to the end of the core kernel's text (kallsyms.h,
+ * kallsyms_enc): the lines after it are neither formatted nor read. */
+static void read_text(struct ktable *t, const char *path)
 {
-	if (!st)
-		return;
-	pthread_join(st->th, NULL);
-	kallsyms__release(&st->ks);
-	xfree(st->path);
-	xfree(st);
-}
-
-/* The cached table's bytes, ours and sealed by us (common/cache_home.h: a
- * forged symbol table would name the kernel's samples), not decoded yet:
- * only the symbols a Run's samples fall in are (kallsyms__decode_for). */
-static char *cache_load(const char *path, size_t *len)
-{
-	char *buf = NULL;
-	*len = 0;
-	if (path && (safefs_read_owned(path, KALLSYMS_CACHE_MAX, &buf, len) != 0 ||
-		     cache_sealed_text_problem(path, KALLSYMS_SEAL, strlen(KALLSYMS_SEAL), buf,
-					       *len))) {
-		xfree(buf);
-		buf = NULL;
+	struct kallsyms_enc k;
+	kallsyms_enc__init(&k, false);
+	t->read = true;
+	const size_t cap = 64 << 10;
+	char *buf = xmalloc(cap);
+	int fd = buf ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	int rc = buf ? 0 : (t->rc = err_oom(&t->e));
+	if (fd < 0 && buf)
+		t->read_errno = errno;
+	while (fd >= 0 && rc == 0) {
+		ssize_t r = read(fd, buf, cap);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			t->read_errno = r < 0 ? errno : 0;
+			break;
+		}
+		rc = kallsyms_enc__feed(&k, buf, (size_t)r, &t->e);
 	}
-	return buf;
+	if (fd >= 0)
+		close(fd);
+	xfree(buf);
+	if (!t->read_errno && !t->rc && rc >= 0 && rc != KALLSYMS_UNORDERED)
+		rc = kallsyms_enc__finish(&k, &t->bytes, &t->len, &t->e);
+	if (rc < 0 && !t->read_errno)
+		t->rc = rc;
+	t->zeros = k.head.zeros;
+	t->names = !k.head.zeros && k.head.has_text && k.count;
+	kallsyms_enc__release(&k);
+	if (rc == KALLSYMS_UNORDERED && !t->read_errno)
+		read_whole(t, path);
 }
-
-/* What reading the kernel's table gave: the cache's bytes, path's table,
- * or why not. */
-struct ktable {
-	struct kallsyms ks;
-	char *cache;     /* its cache path (NULL: no cache home, or a path given) */
-	char *cached;    /* the cache's bytes (then ks is empty), len bytes */
-	size_t cached_len;
-	int read_errno;  /* path could not be read */
-	int rc;          /* kallsyms__parse() failed: e says why */
-	struct err e;
-};
 
 /* From the cache when it holds a sealed table (unless skip_cache), else
- * parsed from path. */
+ * read from path. */
 static void ktable_read(struct ktable *t, const char *kallsyms_path, bool skip_cache)
 {
 	const char *path = kallsyms_path ? kallsyms_path : "/proc/kallsyms";
 	if (!t->cache)
 		t->cache = kallsyms_path ? NULL : cache_path();
-	if (!skip_cache && t->cache && (t->cached = cache_load(t->cache, &t->cached_len)))
+	if (!skip_cache && t->cache && (t->bytes = cache_load(t->cache, &t->len)))
 		return;
-	size_t len = 0;
-	char *buf = slurp(path, &len, &t->read_errno);
-	if (buf)
-		t->rc = kallsyms__parse(buf, len, &t->ks, &t->e);
-	xfree(buf);
+	read_text(t, path);
 }
 
-/* The symbols the offsets need from the cached bytes into ks; false (ks
- * empty) when they are not a table that names symbols. */
-static bool ktable_decode(struct ktable *t, const uint64_t *offs, size_t n, struct kallsyms *ks)
+/* The symbols the offsets need from the bytes into ks; false (ks empty)
+ * when they are not a table that names symbols (e, when given: why they
+ * do not decode). A table read now names what kallsyms__parse of its text
+ * names (t->names checked): zeros as the text says, not as its cache form
+ * suggests. */
+static bool ktable_decode(struct ktable *t, const uint64_t *offs, size_t n, struct kallsyms *ks,
+			  struct err *e)
 {
-	struct err e = {0};
+	struct err own = {0};
 	size_t total = 0;
-	bool ok = kallsyms__decode_for(t->cached, t->cached_len, offs, n, ks, &total, &e) == 0 &&
-		  !ks->zeros && ks->has_text && total;
+	bool ok = kallsyms__decode_for(t->bytes, t->len, offs, n, ks, &total, e ? e : &own) == 0;
+	if (ok && t->read)
+		ks->zeros = t->zeros;
+	ok = ok && !ks->zeros && ks->has_text && total;
 	if (!ok)
 		kallsyms__release(ks);
 	return ok;
@@ -208,11 +271,10 @@ static bool ktable_decode(struct ktable *t, const uint64_t *offs, size_t n, stru
 
 static void ktable_release(struct ktable *t)
 {
-	kallsyms__release(&t->ks);
 	xfree(t->cache);
 	t->cache = NULL;
-	xfree(t->cached);
-	t->cached = NULL;
+	xfree(t->bytes);
+	t->bytes = NULL;
 }
 
 /*
@@ -230,10 +292,18 @@ struct attrib_kprefetch {
 	struct ktable t;
 };
 
+/* A table read from the kernel is stored here, as soon as read: off the
+ * path after the application, and for a later Run even when this one has
+ * no kernel sample to name. */
 static void *kprefetch_run(void *arg)
 {
 	struct attrib_kprefetch *k = arg;
-	ktable_read(&k->t, NULL, false);
+	struct ktable *t = &k->t;
+	ktable_read(t, NULL, false);
+	if (t->read && t->cache && t->bytes && t->names && !t->rc && !t->read_errno) {
+		cache_store(t->cache, t->bytes, t->len);
+		t->stored = true;
+	}
 	return NULL;
 }
 
@@ -276,14 +346,11 @@ void attrib_kernel_prefetch_free(struct attrib_kprefetch *k)
 	xfree(k);
 }
 
-/* A table read from path (not the cache) into ks: why it cannot name
- * the kernel's samples, or NULL (*store, when set, the cache path it is to
- * be stored at). */
-static const char *taken(struct ktable *t, const char *path, struct kallsyms *ks, char *why,
-			 size_t n, const char **remedy, char **store, struct err *e, int *rc)
+/* A table read from path (not the cache): why it cannot name the
+ * kernel's samples, or NULL (*rc, e: the text was malformed). */
+static const char *why_not(const struct ktable *t, const char *path, char *why, size_t n,
+			   const char **remedy, struct err *e, int *rc)
 {
-	*ks = t->ks; /* taken over, whatever follows */
-	memset(&t->ks, 0, sizeof(t->ks));
 	if (t->read_errno) {
 		snprintf(why, n, "%s cannot be read (%s)", path, strerror(t->read_errno));
 		*remedy = "run as root or set kernel.kptr_restrict=0";
@@ -294,24 +361,28 @@ static const char *taken(struct ktable *t, const char *path, struct kallsyms *ks
 			*e = t->e;
 		return NULL;
 	}
-	if (ks->zeros || !ks->has_text || !ks->n) {
+	if (!t->names) {
 		snprintf(why, n, "%s shows no addresses (kptr_restrict, or not root)", path);
 		*remedy = "run as root or set kernel.kptr_restrict=0";
 		return why;
 	}
-	*store = t->cache; /* NULL: no cache home */
-	t->cache = NULL;
 	return NULL;
 }
 
+/* A table read from the kernel now, to be stored in the cache at path. */
+struct kto_store {
+	char *path, *bytes;
+	size_t len;
+};
+
 /* Why the kernel samples cannot be named here, or NULL: they can (ks
- * filled, for the kernel offsets offs at least: from the cache, only the
- * symbols they need; *store, when set, the cache path ks is to be stored
- * at: it was read from the kernel, not the cache). The table read ahead
- * when there is one (taken over), else read here. */
+ * filled with the symbols the kernel offsets offs need, from the cache or
+ * from the text read now, the same way; *st, when set, the table read now
+ * to be stored: neither from the cache nor stored by the read-ahead). The
+ * table read ahead when there is one (taken over), else read here. */
 static const char *load(const struct attrib_opts *o, const uint64_t *offs, size_t nofs,
-			struct kallsyms *ks, char *why, size_t n, const char **remedy, char **store,
-			struct err *e, int *rc)
+			struct kallsyms *ks, char *why, size_t n, const char **remedy,
+			struct kto_store *st, struct err *e, int *rc)
 {
 	struct utsname u = {0};
 	*remedy = "run attribution as root on the kernel that recorded";
@@ -331,15 +402,22 @@ static const char *load(const struct attrib_opts *o, const uint64_t *offs, size_
 		ktable_read(t, o->kallsyms_path, false);
 	}
 	const char *no = NULL;
-	if (t->cached && ktable_decode(t, offs, nofs, ks)) {
-		no = NULL;
-	} else {
-		if (t->cached) { /* sealed but not a table that names symbols: read anew */
-			xfree(t->cached);
-			t->cached = NULL;
+	if (!t->bytes || t->read || !ktable_decode(t, offs, nofs, ks, NULL)) {
+		if (t->bytes && !t->read) { /* sealed but not a table that names symbols: read anew */
+			zfree(&t->bytes);
 			ktable_read(t, o->kallsyms_path, true);
 		}
-		no = taken(t, path, ks, why, n, remedy, store, e, rc);
+		no = why_not(t, path, why, n, remedy, e, rc);
+		struct err de = {0}; /* our own bytes: only memory fails them */
+		if (!no && !*rc && !ktable_decode(t, offs, nofs, ks, &de)) {
+			*rc = de.errnum ? de.errnum : -EINVAL;
+			if (e)
+				*e = de;
+		}
+		if (!no && !*rc && !t->stored && t->cache) {
+			*st = (struct kto_store){t->cache, t->bytes, t->len};
+			t->cache = t->bytes = NULL;
+		}
 	}
 	ktable_release(t);
 	return no;
@@ -561,7 +639,7 @@ static const char *excerpt(struct pivot *p, struct executor *x, const struct att
 		return !j ? "replay" : kexcerpt__from_json(kx, j, &bad) ? NULL : bad;
 	}
 	struct kallsyms ks = {0};
-	char *store = NULL;
+	struct kto_store store = {0};
 	size_t nofs = 0;
 	uint64_t *offs = kernel_offsets(p, &nofs);
 	if (!offs) {
@@ -572,14 +650,15 @@ static const char *excerpt(struct pivot *p, struct executor *x, const struct att
 	if (!no && !*rc && kexcerpt__from_kallsyms(kx, offs, nofs, &ks))
 		*rc = err_oom(e);
 	xfree(offs);
-	bool keep = store && !no && !*rc;
+	bool keep = store.path && !no && !*rc;
 	if (keep && st) {
-		*st = kstore_start(store, &ks); /* takes store over */
-		store = NULL;
+		*st = kstore_start(store.path, store.bytes, store.len); /* takes them over */
+		store.path = store.bytes = NULL;
 	} else if (keep) {
-		cache_store(store, &ks); /* a caller that joins no thread */
+		cache_store(store.path, store.bytes, store.len); /* a caller that joins no thread */
 	}
-	xfree(store);
+	xfree(store.path);
+	xfree(store.bytes);
 	kallsyms__release(&ks);
 	if (no || *rc)
 		return no;
