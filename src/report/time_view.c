@@ -279,7 +279,7 @@ json_t *time_view_payload(const struct time_budget *tb, const struct pivot *p,
 	for (size_t i = 0; rows && i < tb->nr_loci; i++)
 		json_array_append_new(rows, locus_row(tb, p, &tb->loci[i]));
 	json_object_set_new(o, "loci", rows ? rows : json_array());
-	if (tb->ranks) {
+	if (tb->ranks && tb->available) { /* without switches: no thread budget to split */
 		json_object_set_new(o, "application_threads", json_integer((json_int_t)tb->nr_app));
 		json_object_set_new(o, "helper_threads", helpers_payload(tb));
 	}

@@ -356,7 +356,42 @@ static void t_no_ranks(void)
 	pivot__release(&p);
 }
 
+/* Under MPI without context switches there is no thread budget to split:
+ * no helper_threads in the budget (the Ranks section still counts the
+ * sampled helper), never a helper count of 0 beside it. */
+static void t_mpi_no_switches(void)
+{
+	struct pivot p;
+	pivot__init(&p);
+	int64_t ev = pivot__add_hotspot(&p, &(struct hotspot){.module = (char *)LIBEVENT,
+							       .level = RESOLUTION_UNRESOLVED,
+							       .offset = 0x1234, .has_offset = true});
+	int64_t work = pivot__add_hotspot(&p, &(struct hotspot){.module = (char *)APP, .name =
+								 (char *)"compute", .level = RESOLUTION_FUNCTION,
+								 .has_offset = true});
+	int64_t m = thread(&p, 0, 300, 300), h = thread(&p, 0, 300, 301);
+	measure(&p, work, m, "task-clock", 500 * MS);
+	measure(&p, ev, h, "task-clock", 3 * MS);
+	struct time_budget tb;
+	CHECK_INT(time_budget_build(&p, &tb), 0);
+	CHECK(tb.ranks && !tb.available);
+	struct launch_time lt = {.wall_s = 1.0, .cpu_s = 0.5};
+	json_t *o = time_view_payload(&tb, &p, &lt);
+	CHECK(json_object_get(o, "helper_threads") == NULL);
+	CHECK(json_object_get(o, "application_threads") == NULL);
+	json_decref(o);
+	time_budget__release(&tb);
+	struct rank_imbalance ri;
+	CHECK_INT(imbalance_ranks(&p, 1, &ri), 0);
+	CHECK_INT(ri.nr_helpers, 1);
+	CHECK_INT(ri.nr_threads, 1);
+	rank_imbalance__release(&ri);
+	pivot__release(&p);
+}
+
 static const struct test_case cases[] = {
+	{"mpi_no_switches", "under MPI without switches the budget splits no thread",
+	 t_mpi_no_switches},
 	{"unsampled_helpers", "runtime threads never sampled are helpers by their switches and stacks",
 	 t_unsampled_helpers},
 	{"not_helpers", "application frames, CPU time, no evidence, the main thread: not helpers",
