@@ -109,12 +109,12 @@ int main(int argc, char **argv)
 	double cpu;
 	const char *d = map_file(argv[1], &len);
 	double t = best(via_data, d, len, reps, &n, &nm, &cpu);
-	printf("direct reader     %10.3f s  %9llu samples  %7.2f M samples/s  (%zu measurements, %.0f MB/s)  cpu %.3f s\n",
+	printf("direct reader     %10.6f s  %9llu samples  %7.2f M samples/s  (%zu measurements, %.0f MB/s)  cpu %.3f s\n",
 	       t, (unsigned long long)n, (double)n / t / 1e6, nm, (double)len / t / 1e6, cpu);
 	for (int i = 2; i < argc; i++) {
 		const char *txt = map_file(argv[i], &len);
 		double ts = best(ingest_perf_script, txt, len, reps, &n, &nm, &cpu);
-		printf("script parser     %10.3f s  %9llu samples  %7.2f M samples/s  (%s, %.0f MB/s)  cpu %.3f s\n",
+		printf("script parser     %10.6f s  %9llu samples  %7.2f M samples/s  (%s, %.0f MB/s)  cpu %.3f s\n",
 		       ts, (unsigned long long)n, (double)n / ts / 1e6, argv[i],
 		       (double)len / ts / 1e6, cpu);
 	}
