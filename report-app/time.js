@@ -13,19 +13,38 @@ function timeBar(cpu, blocked, preempted, total) {
     part(preempted, "tb-preempted", "preempted (runnable, waiting for a CPU)"));
 }
 
+// The threads' budgets; under MPI the runtime's helper threads are marked
+// and listed after the application's (they are outside the totals above).
 function timeThreads(tb) {
-  const rows = (tb.loci || []).slice().sort((a, b) => (num(b.offcpu_ns) || 0) - (num(a.offcpu_ns) || 0)).slice(0, MAX_TIME_THREADS);
+  const byOff = (a, b) => (num(b.offcpu_ns) || 0) - (num(a.offcpu_ns) || 0);
+  const all = tb.loci || [], roles = all.some(r => r.helper);
+  const rows = all.filter(r => !r.helper).sort(byOff).concat(all.filter(r => r.helper).sort(byOff)).slice(0, MAX_TIME_THREADS);
   if (rows.length < 2) return null;
   return el("table", {class: "tb-threads"},
-    el("thead", {}, el("tr", {}, el("th", {}, "rank"), el("th", {}, "thread"), el("th", {class: "num"}, "wall"),
+    el("thead", {}, el("tr", {}, el("th", {}, "rank"), el("th", {}, "thread"), roles ? el("th", {}, "role") : null, el("th", {class: "num"}, "wall"),
       el("th", {class: "num"}, "on CPU"), el("th", {class: "num"}, "off CPU (of the thread's wall time)"), el("th", {}, ""))),
     el("tbody", {}, rows.map(r => {
       const w = num(r.wall_ns), c = num(r.cpu_ns) || 0, o = num(r.offcpu_ns) || 0, p = num(r.preempted_ns) || 0;
-      return el("tr", {}, el("td", {class: "num"}, r.rank < 0 ? "\u2013" : r.rank), el("td", {class: "num"}, r.thread),
+      return el("tr", {class: r.helper ? "muted tb-helper" : ""}, el("td", {class: "num"}, r.rank < 0 ? "\u2013" : r.rank), el("td", {class: "num"}, r.thread),
+        roles ? el("td", {title: r.helper ? (tb.helper_threads || {}).rule || "" : ""}, r.helper ? "MPI runtime helper (not in the totals)" : "application") : null,
         el("td", {class: "num"}, nsText(r.wall_ns)), el("td", {class: "num"}, nsText(r.cpu_ns)),
         el("td", {class: "num"}, nsText(r.offcpu_ns), w ? " (" + pct(o / w) + ")" : ""),
         el("td", {class: "tb-mini"}, w ? timeBar(c, o - p, p, w) : null));
     })));
+}
+
+// "8 MPI runtime helper threads (2 per rank): ...; not counted above".
+function helperThreads(tb) {
+  const h = tb.helper_threads;
+  if (!h || !h.count) return null;
+  const per = h.per_rank_min === h.per_rank_max ? `${h.per_rank_min} per rank`
+    : `${h.per_rank_min} to ${h.per_rank_max} per rank over ${h.ranks} ranks`;
+  const t = num(h.thread_time_ns), off = num(h.offcpu_ns), top = (h.offcpu_hotspots || [])[0];
+  return el("p", {class: "tb-helpers", title: "rule: " + h.rule},
+    `${plural(h.count, "MPI runtime helper thread")} (${per}: progress, event loops): ${nsText(h.thread_time_ns)} of thread time, on CPU ${nsText(h.cpu_ns)}, off CPU ${nsText(h.offcpu_ns)}` +
+    (t ? ` (${pct(off / t)} of their thread time)` : ""),
+    top ? [", blocked mostly in ", el("code", {}, top.name), ` (${top.cause}, ${off ? pct(num(top.time_ns) / off) : "unavailable"} of their off-CPU time)`] : null,
+    "; not counted above: the totals, shares and off-CPU Hotspots are the application's threads.");
 }
 
 function offcpuTable(hs, total) {
@@ -108,9 +127,10 @@ function timeSection(payload) {
     return el("section", {class: "time-budget", id: "time-budget"}, head,
       el("p", {}, "Wall time ", wall === null ? unavailSpan(tb.wall_ns) : nsText(tb.wall_ns), " ", qualityBadge(qualityOf(tb.wall_ns), tb.wall_ns && tb.wall_ns.reason || ""),
         "; on-CPU and off-CPU time ", unavailSpan(tb.cpu_ns), "."), countedRanks(tb));
-  const threads = (tb.loci || []).length, base = cpu + off;
+  const threads = (tb.loci || []).filter(r => !r.helper).length, base = cpu + off;
+  const app = tb.helper_threads ? "application threads" : "threads";
   const text = threads > 1
-    ? `Wall ${nsText(tb.wall_ns)} over ${threads} threads (${formatNumber(base / 1e9, "s")} of thread time): on CPU ${nsText(tb.cpu_ns)} (${pct(cpu / base)} of the threads' wall time), off CPU ${nsText(tb.offcpu_ns)} (${pct(off / base)}).`
+    ? `Wall ${nsText(tb.wall_ns)} over ${threads} ${app} (${formatNumber(base / 1e9, "s")} of thread time): on CPU ${nsText(tb.cpu_ns)} (${pct(cpu / base)} of the threads' wall time), off CPU ${nsText(tb.offcpu_ns)} (${pct(off / base)}).`
     : `Wall ${nsText(tb.wall_ns)}: on CPU ${nsText(tb.cpu_ns)} (${pct(cpu / base)} of wall time), off CPU ${nsText(tb.offcpu_ns)} (${pct(off / base)} of wall time).`;
   return el("section", {class: "time-budget", id: "time-budget"}, head,
     el("p", {}, text, " ", qualityBadge(qualityOf(tb.offcpu_ns), tb.offcpu_ns.clock || ""),
@@ -118,6 +138,6 @@ function timeSection(payload) {
     timeBar(cpu, off - pre, pre, base),
     el("p", {class: "tb-legend muted"}, el("span", {class: "tb-key tb-cpu"}), " on CPU ",
       el("span", {class: "tb-key tb-blocked"}), " blocked ", el("span", {class: "tb-key tb-preempted"}), " preempted"),
-    offcpuTable(payload.offcpu_hotspots, off), openmpTable(payload.openmp), timeThreads(tb),
+    helperThreads(tb), offcpuTable(payload.offcpu_hotspots, off), openmpTable(payload.openmp), timeThreads(tb),
     countedRanks(tb));
 }

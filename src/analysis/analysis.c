@@ -451,13 +451,14 @@ static void totals(const struct pivot *p, const struct hs_acc *acc, const struct
 			int64_t l = acc[h].loci[k].locus;
 			if (l >= 0 && (size_t)l < p->nr_loci && !seen[l]) {
 				seen[l] = true;
-				if (locus_roles__is_helper(roles, l))
-					a->nr_helper_loci++;
-				else
+				if (!locus_roles__is_helper(roles, l))
 					a->nr_loci++;
 			}
 		}
 	xfree(seen);
+	/* every helper, sampled or not: the Ranks section and the time budget
+	 * count the same threads (analysis/threads.h) */
+	a->nr_helper_loci = roles ? roles->nr_helpers : 0;
 	a->seconds = is_clock(a->time_base) ? a->time_value / 1e9 : NAN;
 }
 

@@ -56,7 +56,7 @@ struct analysis {
 	double time_value;       /* Σ time base over all Hotspots */
 	double seconds;          /* time_value / 1e9 for clocks in ns, else NaN */
 	size_t nr_loci;          /* application Loci with at least one sample */
-	size_t nr_helper_loci;   /* MPI runtime helper threads with a sample (analysis/threads.h),
+	size_t nr_helper_loci;   /* MPI runtime helper threads, sampled or not (analysis/threads.h),
 				    counted apart, never as Loci */
 	double helper_share;     /* their share of the time base; NaN without time */
 	int separate_worlds;     /* the ranks' own MPI world size when they ran as

@@ -276,7 +276,10 @@ static void verdict(struct rank_imbalance *ri)
 	}
 }
 
-/* Thread Loci per rank: the application's, and the MPI runtime's helpers. */
+/* Thread Loci per rank: the application's that were sampled, and the MPI
+ * runtime's helpers, sampled or not (the time budget sets the same ones
+ * apart). A never-sampled thread that is no helper is not counted: without
+ * its samples, or its off-CPU stacks, nothing says whose it is. */
 static int count_threads(const struct pivot *p, struct rank_imbalance *ri)
 {
 	struct locus_roles roles;
@@ -295,9 +298,9 @@ static int count_threads(const struct pivot *p, struct rank_imbalance *ri)
 	}
 	for (size_t l = 0; l < p->nr_loci; l++) {
 		int r = p->loci[l].rank;
-		if (r < 0 || (size_t)r >= ri->nr_rows || !sampled[l])
-			continue;
 		bool helper = locus_roles__is_helper(&roles, (int64_t)l);
+		if (r < 0 || (size_t)r >= ri->nr_rows || (!sampled[l] && !helper))
+			continue;
 		ri->rows[r].nr_helpers += helper;
 		ri->rows[r].nr_threads += !helper;
 		ri->nr_helpers += helper;

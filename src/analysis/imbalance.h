@@ -51,7 +51,7 @@ struct rank_row {
 				 [unknown]); NaN when not sampled */
 	int64_t samples;      /* time-base samples, 0 when not sampled */
 	int nr_threads;       /* application thread Loci with samples */
-	int nr_helpers;       /* MPI runtime helper threads with samples (analysis/threads.h) */
+	int nr_helpers;       /* MPI runtime helper threads, sampled or not (analysis/threads.h) */
 };
 
 /* A node (Slurm's name, else the host's) and its ranks: node > rank > thread. */

@@ -18,6 +18,9 @@ void time_budget__release(struct time_budget *tb)
 	for (size_t i = 0; i < tb->nr_hot; i++)
 		xfree(tb->hot[i].name);
 	xfree(tb->hot);
+	for (size_t i = 0; i < tb->helpers.nr_hot; i++)
+		xfree(tb->helpers.hot[i].name);
+	xfree(tb->helpers.hot);
 	xfree(tb->loci);
 	xfree(tb->counted);
 	memset(tb, 0, sizeof(*tb));
@@ -61,8 +64,55 @@ const char *offcpu_cause(const char *const *functions, const char *const *module
 static const char *const counters[4] = {TIME_WALL_COUNTER, TIME_CPU_COUNTER,
 					 TIME_OFFCPU_COUNTER, TIME_PREEMPTED_COUNTER};
 
+/* A thread's budget into the application's totals or the helpers'. */
+static void add_locus(struct time_budget *tb, const struct locus_time *t)
+{
+	if (t->helper) {
+		struct helper_time *h = &tb->helpers;
+		h->threads++;
+		h->wall_ns += t->wall_ns;
+		h->cpu_ns += t->cpu_ns;
+		h->offcpu_ns += t->offcpu_ns;
+		h->preempted_ns += t->preempted_ns;
+		return;
+	}
+	tb->nr_app++;
+	tb->wall_ns = fmax(tb->wall_ns, t->wall_ns);
+	tb->cpu_ns += t->cpu_ns;
+	tb->offcpu_ns += t->offcpu_ns;
+	tb->preempted_ns += t->preempted_ns;
+}
+
+/* How many ranks the helpers belong to, and the fewest and most per rank. */
+static int helper_ranks(const struct pivot *p, struct time_budget *tb)
+{
+	int top = -1;
+	for (size_t i = 0; i < tb->nr_loci; i++)
+		if (tb->loci[i].helper && p->loci[tb->loci[i].locus].rank > top)
+			top = p->loci[tb->loci[i].locus].rank;
+	if (top < 0)
+		return 0;
+	size_t *per = xcalloc((size_t)top + 1, sizeof(*per));
+	if (!per)
+		return -ENOMEM;
+	for (size_t i = 0; i < tb->nr_loci; i++)
+		if (tb->loci[i].helper)
+			per[p->loci[tb->loci[i].locus].rank]++;
+	struct helper_time *h = &tb->helpers;
+	for (int r = 0; r <= top; r++) {
+		if (!per[r])
+			continue;
+		h->min_per_rank = h->ranks ? (per[r] < h->min_per_rank ? per[r] : h->min_per_rank)
+					   : per[r];
+		h->max_per_rank = per[r] > h->max_per_rank ? per[r] : h->max_per_rank;
+		h->ranks++;
+	}
+	xfree(per);
+	return 0;
+}
+
 /* One pass over the Measurements: v[locus * 4 + k] for counters[k]. */
-static int read_loci(const struct pivot *p, struct time_budget *tb)
+static int read_loci(const struct pivot *p, const struct locus_roles *roles, struct time_budget *tb)
 {
 	double *v = xcalloc(p->nr_loci * 4 + 1, sizeof(*v));
 	bool *seen = xcalloc(p->nr_loci + 1, sizeof(*seen));
@@ -91,18 +141,16 @@ static int read_loci(const struct pivot *p, struct time_budget *tb)
 		struct locus_time *t = &tb->loci[tb->nr_loci++];
 		*t = (struct locus_time){.locus = (int64_t)l, .wall_ns = v[l * 4],
 					 .cpu_ns = v[l * 4 + 1], .offcpu_ns = v[l * 4 + 2],
-					 .preempted_ns = v[l * 4 + 3]};
-		tb->wall_ns = fmax(tb->wall_ns, t->wall_ns);
-		tb->cpu_ns += t->cpu_ns;
-		tb->offcpu_ns += t->offcpu_ns;
-		tb->preempted_ns += t->preempted_ns;
+					 .preempted_ns = v[l * 4 + 3],
+					 .helper = locus_roles__is_helper(roles, (int64_t)l)};
+		add_locus(tb, t);
 	}
 	xfree(v);
 	xfree(seen);
 	if (n && !tb->loci)
 		return -ENOMEM;
 	tb->available = tb->nr_loci > 0;
-	return 0;
+	return helper_ranks(p, tb);
 }
 
 static bool is_libc(const char *module)
@@ -112,29 +160,36 @@ static bool is_libc(const char *module)
 	return !strncmp(b, "libc.so", 7) || !strncmp(b, "libc-", 5) || !strncmp(b, "libpthread", 10);
 }
 
-static int add_hot(struct time_budget *tb, size_t *cap, const char *name, const char *cause,
-		   double ns, int64_t n, bool attributed)
+/* A list of off-CPU Hotspots being built: the application's or the helpers'. */
+struct hot_list {
+	struct offcpu_hotspot **hot;
+	size_t *n, cap;
+};
+
+static int add_hot(struct hot_list *hl, const char *name, const char *cause, double ns,
+		   int64_t n, bool attributed)
 {
-	for (size_t i = 0; i < tb->nr_hot; i++)
-		if (!strcmp(tb->hot[i].name, name) && tb->hot[i].cause == cause) {
-			tb->hot[i].time_ns += ns;
-			tb->hot[i].intervals += n;
+	struct offcpu_hotspot *hot = *hl->hot;
+	for (size_t i = 0; i < *hl->n; i++)
+		if (!strcmp(hot[i].name, name) && hot[i].cause == cause) {
+			hot[i].time_ns += ns;
+			hot[i].intervals += n;
 			return 0;
 		}
-	if (xgrow((void **)&tb->hot, cap, tb->nr_hot + 1, sizeof(*tb->hot)))
+	if (xgrow((void **)hl->hot, &hl->cap, *hl->n + 1, sizeof(**hl->hot)))
 		return -ENOMEM;
 	char *copy = xstrdup(name);
 	if (!copy)
 		return -ENOMEM;
-	tb->hot[tb->nr_hot++] = (struct offcpu_hotspot){.name = copy, .cause = cause,
-							.time_ns = ns, .intervals = n,
-							.attributed = attributed};
+	(*hl->hot)[(*hl->n)++] = (struct offcpu_hotspot){.name = copy, .cause = cause,
+							 .time_ns = ns, .intervals = n,
+							 .attributed = attributed};
 	return 0;
 }
 
 /* One off-CPU stack's frames fr[0..n) (innermost first): its name and cause. */
 static int name_stack(const struct pivot *p, const struct stack *st, const size_t *fr, size_t n,
-		      struct time_budget *tb, size_t *cap)
+		      struct hot_list *hl)
 {
 	const char *fn[64] = {0}, *mod[64] = {0};
 	size_t k = n < 64 ? n : 64;
@@ -161,7 +216,7 @@ static int name_stack(const struct pivot *p, const struct stack *st, const size_
 	}
 	for (size_t i = 0; !name && i < k; i++) /* kernel only (a kernel thread's) */
 		name = fn[i];
-	return add_hot(tb, cap, name ? name : "[unknown]", offcpu_cause(fn, mod, k), st->value,
+	return add_hot(hl, name ? name : "[unknown]", offcpu_cause(fn, mod, k), st->value,
 		       st->sample_count, true);
 }
 
@@ -173,11 +228,31 @@ static int cmp_hot(const void *a, const void *b)
 	return x->time_ns < y->time_ns ? 1 : x->time_ns > y->time_ns ? -1 : strcmp(x->name, y->name);
 }
 
-static int read_stacks(const struct pivot *p, struct time_budget *tb)
+/* The application's rows without a function: preempted, and blocked
+ * without a call stack; then both lists by time. */
+static int finish_hot(struct time_budget *tb, struct hot_list *app)
+{
+	int rc = 0;
+	if (tb->available && tb->preempted_ns > 0)
+		rc = add_hot(app, "(preempted: runnable, waiting for a CPU)", "other",
+			     tb->preempted_ns, 0, false);
+	double rest = tb->offcpu_ns - tb->preempted_ns - tb->attributed_ns;
+	if (!rc && tb->available && rest > 0.001 * tb->offcpu_ns && rest > 0)
+		rc = add_hot(app, "(blocked, no call stack recorded)", "other", rest, 0, false);
+	if (!rc && tb->nr_hot)
+		qsort(tb->hot, tb->nr_hot, sizeof(*tb->hot), cmp_hot);
+	if (!rc && tb->helpers.nr_hot)
+		qsort(tb->helpers.hot, tb->helpers.nr_hot, sizeof(*tb->helpers.hot), cmp_hot);
+	return rc;
+}
+
+static int read_stacks(const struct pivot *p, const struct locus_roles *roles,
+		       struct time_budget *tb)
 {
 	size_t *start = xcalloc(p->nr_stacks + 1, sizeof(*start));
 	size_t *order = xcalloc(p->nr_stack_frames + 1, sizeof(*order));
-	size_t cap = 0;
+	struct hot_list app = {&tb->hot, &tb->nr_hot, 0};
+	struct hot_list help = {&tb->helpers.hot, &tb->helpers.nr_hot, 0};
 	int rc = start && order ? 0 : -ENOMEM;
 	/* counting sort of the frames by stack, then by depth within one */
 	for (size_t i = 0; !rc && i < p->nr_stack_frames; i++)
@@ -206,17 +281,12 @@ static int read_stacks(const struct pivot *p, struct time_budget *tb)
 				fr[j - 1] = t;
 			}
 		tb->have_stacks = true;
-		tb->attributed_ns += st->value;
-		rc = name_stack(p, st, fr, n, tb, &cap);
+		bool helper = locus_roles__is_helper(roles, st->locus);
+		*(helper ? &tb->helpers.attributed_ns : &tb->attributed_ns) += st->value;
+		rc = name_stack(p, st, fr, n, helper ? &help : &app);
 	}
-	if (!rc && tb->available && tb->preempted_ns > 0)
-		rc = add_hot(tb, &cap, "(preempted: runnable, waiting for a CPU)", "other",
-			     tb->preempted_ns, 0, false);
-	double rest = tb->offcpu_ns - tb->preempted_ns - tb->attributed_ns;
-	if (!rc && tb->available && rest > 0.001 * tb->offcpu_ns && rest > 0)
-		rc = add_hot(tb, &cap, "(blocked, no call stack recorded)", "other", rest, 0, false);
-	if (!rc && tb->nr_hot)
-		qsort(tb->hot, tb->nr_hot, sizeof(*tb->hot), cmp_hot);
+	if (!rc)
+		rc = finish_hot(tb, &app);
 	xfree(start);
 	xfree(order);
 	xfree(fill);
@@ -254,11 +324,27 @@ static int read_counted(const struct pivot *p, struct time_budget *tb)
 	return 0;
 }
 
+static bool has_ranks(const struct pivot *p)
+{
+	for (size_t l = 0; l < p->nr_loci; l++)
+		if (p->loci[l].rank >= 0)
+			return true;
+	return false;
+}
+
 int time_budget_build(const struct pivot *p, struct time_budget *tb)
 {
 	memset(tb, 0, sizeof(*tb));
-	int rc = read_loci(p, tb);
+	tb->ranks = has_ranks(p);
+	struct locus_roles roles = {0};
+	/* helpers exist only under MPI: a Run without ranks is never classified */
+	int rc = tb->ranks ? locus_roles(p, pivot__time_base(p), &roles) : 0;
+	if (!rc)
+		rc = read_loci(p, &roles, tb);
 	if (!rc)
 		rc = read_counted(p, tb);
-	return rc ? rc : read_stacks(p, tb);
+	if (!rc)
+		rc = read_stacks(p, &roles, tb);
+	locus_roles__release(&roles);
+	return rc;
 }

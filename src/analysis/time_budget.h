@@ -12,6 +12,14 @@
  * context-switch records has no per-thread budget: every figure is
  * unavailable with its reason, never 0.
  *
+ * Under MPI the totals and the off-CPU Hotspots are the application's
+ * threads only: the MPI runtime's helper threads (analysis/threads.h, the
+ * one classification the Ranks section uses too), asleep in their event
+ * loops for the whole run, are no time the application lost. Their time is
+ * summed apart (helper_*), with their own off-CPU Hotspots, and each
+ * thread's row says whether it is one: application + helpers = every
+ * thread. A Run without ranks has no helper and is unchanged.
+ *
  * Off-CPU Hotspots: each off-CPU stack is named by its innermost frame in
  * the application's code (neither the kernel nor the C runtime:
  * threads_is_runtime_module), the blocking function; the cause comes from
@@ -34,6 +42,7 @@
 struct locus_time {
 	int64_t locus;
 	double wall_ns, cpu_ns, offcpu_ns, preempted_ns;
+	bool helper; /* an MPI runtime helper thread: not in the totals */
 };
 
 /* A counting-only MPI rank (beyond the sampling threshold: perf stat, no
@@ -56,13 +65,28 @@ struct offcpu_hotspot {
 	bool attributed;   /* false: the preempted / unattributed rows */
 };
 
+/* The MPI runtime's helper threads, summed apart from the totals. */
+struct helper_time {
+	size_t threads;       /* helper thread Loci with a budget */
+	size_t ranks;         /* ranks they belong to */
+	size_t min_per_rank, max_per_rank; /* over those ranks */
+	double wall_ns, cpu_ns, offcpu_ns, preempted_ns; /* sums over them */
+	double attributed_ns; /* their off-CPU time with a call stack */
+	struct offcpu_hotspot *hot; /* their off-CPU Hotspots, largest first */
+	size_t nr_hot;
+};
+
 struct time_budget {
 	bool available;       /* context-switch records were ingested */
+	bool ranks;           /* the Run has MPI ranks (helpers are looked for) */
+	/* over the application's threads (every thread without ranks) */
 	double wall_ns, cpu_ns, offcpu_ns, preempted_ns, attributed_ns;
-	struct locus_time *loci;
+	size_t nr_app;        /* application threads with a budget */
+	struct locus_time *loci; /* every thread with a budget, helpers marked */
 	size_t nr_loci;
-	struct offcpu_hotspot *hot; /* by time, largest first */
+	struct offcpu_hotspot *hot; /* the application's, by time, largest first */
 	size_t nr_hot;
+	struct helper_time helpers;
 	bool have_stacks;     /* off-CPU call stacks were recorded */
 	struct rank_time *counted; /* counting-only ranks, by Locus */
 	size_t nr_counted;

@@ -19,11 +19,13 @@
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "exec/exec.h"
+#include "collect/perf_kallsyms.h"
 
 struct fg_exec_cli {
 	int pgid;
 	bool ttou_default;
 	int status_fd;
+	const char *return_ns;
 };
 
 static const struct opt_spec fg_options[] = {
@@ -35,11 +37,15 @@ static const struct opt_spec fg_options[] = {
 	{"status-fd", 0, OPT_INT, offsetof(struct fg_exec_cli, status_fd), "FD",
 	 "run the command as a child, deaf to the collector's SIGTERM, and write how it "
 	 "ended (\"exit N\" or \"signal N\") to this descriptor", false},
+	{"return-ns", 0, OPT_STRING, offsetof(struct fg_exec_cli, return_ns), "NSFD,CWDFD",
+	 "first go back to this mount namespace and working directory (descriptors perf "
+	 "inherited from the rank's shim), closing both", false},
 };
 
 static const struct verb_spec fg_spec = {
 	.name = "fg-exec",
-	.usage = "nunatak fg-exec --pgid PGID [--ttou-default] [--status-fd FD] -- <application...>",
+	.usage = "nunatak fg-exec --pgid PGID [--ttou-default] [--status-fd FD] [--return-ns NSFD,CWDFD] "
+		 "-- <application...>",
 	.summary = "Joins process group PGID and runs the application in its place (same "
 		   "process). Not meant to be typed: `nunatak run` puts it between perf and "
 		   "the application so that a Ctrl-C reaches the application, not perf.",
@@ -68,6 +74,14 @@ int cmd_fg_exec(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	/* perf ran in a mount namespace of its own (collect/perf_kallsyms.h): the
+	 * application runs in the rank's. Cannot fail for root with CAP_SYS_ADMIN
+	 * (checked before perf); if it does, the application still runs, said. */
+	int nr = c.return_ns ? perf_kallsyms_return(c.return_ns) : 0;
+	if (nr < 0)
+		console__error(&con, "could not go back to the rank's mount namespace (%s): %s "
+				     "runs in perf's, whose /proc/kallsyms is a table of a few lines",
+			       strerror(-nr), rest.cmd_argv[0]);
 	rc = exec_become((pid_t)c.pgid, c.ttou_default, c.status_fd, rest.cmd_argv);
 	/* As a shell says it, with its codes (perf would have said the same);
 	 * a relay returns the application's own status instead. */

@@ -168,6 +168,10 @@ void collector__free(struct collector *c); /* accepts NULL */
  * collect_fg_argv__free. pgid > 0: the group the application joins instead of
  * ours (a rank's launcher-facing group, exec_rank_split). */
 char **collect_fg_argv(char *const *argv, int status_fd, pid_t pgid);
+/* The same with `--return-ns WORD` (borrowed) when return_ns is not NULL:
+ * fg-exec goes back to the caller's mount namespace first
+ * (collect/perf_kallsyms.h). Freed by collect_fg_argv__free. */
+char **collect_fg_argv_ns(char *const *argv, int status_fd, pid_t pgid, const char *return_ns);
 void collect_fg_argv__free(char **v);
 /* env_set holds an LD_PRELOAD: no fg-exec then (it would load it too). */
 bool collect_env_preloads(const char *const *env_set);

@@ -142,6 +142,11 @@ static void relayed_status(int fd, struct exec_result *res, int *collector_exit)
 
 char **collect_fg_argv(char *const *argv, int status_fd, pid_t pgid)
 {
+	return collect_fg_argv_ns(argv, status_fd, pgid, NULL);
+}
+
+char **collect_fg_argv_ns(char *const *argv, int status_fd, pid_t pgid, const char *return_ns)
+{
 	size_t n = 0, dd = 0;
 	while (argv[n])
 		n++;
@@ -170,6 +175,10 @@ char **collect_fg_argv(char *const *argv, int status_fd, pid_t pgid)
 	v[k++] = fd; /* -1: none, fg-exec becomes the application */
 	if (ttou.sa_handler != SIG_IGN)
 		v[k++] = (char *)"--ttou-default";
+	if (return_ns) { /* perf in a namespace of its own (collect/perf_kallsyms.h) */
+		v[k++] = (char *)"--return-ns";
+		v[k++] = (char *)return_ns;
+	}
 	v[k++] = (char *)"--";
 	for (size_t i = dd + 1; i < n; i++)
 		v[k++] = argv[i];

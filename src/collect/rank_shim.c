@@ -2,6 +2,7 @@
 #include "collect/rank_shim.h"
 #include "collect/collector.h"
 #include "collect/perf_exit.h"
+#include "collect/perf_kallsyms.h"
 #include "collect/preload_path.h"
 
 #include <errno.h>
@@ -72,6 +73,8 @@ struct shim {
 	struct exec_result res;
 	bool ran;             /* the application was started */
 	pid_t app_pgid;       /* the launcher-facing group the application joins, or 0 */
+	const char *return_ns; /* fg-exec's --return-ns while perf runs in its own
+				  mount namespace (collect/perf_kallsyms.h), or NULL */
 	char pgid_word[24];   /* app_pgid for the relay's --app-pgid */
 	/* when the shim started and when the application (under perf) ended:
 	 * the Run's cost puts the ranks' span against the launcher's */
@@ -162,7 +165,7 @@ static int run_app_argv(struct shim *s, char *const *argv, const char *perf_out,
 	 * relay (its own status). */
 	const char *const *env = s->env_set[0] ? (const char *const *)s->env_set : NULL;
 	char **fg = perf && !csv && !collect_env_preloads(env)
-			    ? collect_fg_argv(argv, -1, s->app_pgid)
+			    ? collect_fg_argv_ns(argv, -1, s->app_pgid, s->return_ns)
 			    : NULL;
 	/* Without perf, the application itself starts in the launcher-facing
 	 * group (exec_rank_split); perf stat's relay puts it there (relayed). */
@@ -252,6 +255,27 @@ static void detect_perf_version(struct shim *s, struct err *e)
 	perf_argv__free(v);
 }
 
+/* perf may read the boot's kallsyms table in a namespace of its own
+ * (collect/perf_kallsyms.h): its start-up without ~110 ms of the kernel
+ * formatting /proc/kallsyms four times. Only where fg-exec stands between
+ * perf and the application (it brings the application back), not in perf
+ * script mode, and for the perf whose readers were checked (6.1; its
+ * version from the tools' cache, a perf process only on a node's first
+ * Run). *table: the table's path (caller frees) or NULL. */
+static bool kallsyms_table(struct shim *s, char **table, struct err *e)
+{
+	const char *const *env = s->env_set[0] ? (const char *const *)s->env_set : NULL;
+	*table = NULL;
+	if (s->o->perf_script || collect_env_preloads(env) || geteuid() != 0)
+		return false;
+	if (!s->have_pv)
+		detect_perf_version(s, e);
+	if (!s->have_pv || s->pv.major != 6 || s->pv.minor != 1)
+		return false;
+	*table = perf_kallsyms_table();
+	return *table != NULL;
+}
+
 /* One perf record attempt. Returns 1 when perf refused before launching. */
 static int record_once(struct shim *s, const struct counter_group *g, const char *data,
 		       struct err *e)
@@ -288,7 +312,14 @@ static int record_once(struct shim *s, const struct counter_group *g, const char
 		return err_set(e, -ENOMEM, ERR_OOM, "out of memory building perf record");
 	}
 	unlink(data);
+	char *table = NULL;
+	struct perf_kallsyms ns = {.ns_fd = -1, .cwd_fd = -1};
+	if (kallsyms_table(s, &table, e) && perf_kallsyms_enter(&ns, table) == 0)
+		s->return_ns = ns.word;
 	int rc = run_app_argv(s, full, data, false, e);
+	s->return_ns = NULL;
+	perf_kallsyms_leave(&ns); /* the shim back in the rank's namespace */
+	xfree(table);
 	xfree(full);
 	perf_argv__free(argv);
 	if (rc < 0)

@@ -134,6 +134,7 @@ void ingest_agg__free(struct ingest_agg *a)
 	if (!a)
 		return;
 	strtab__release(&a->modules);
+	xfree(a->mod_injected);
 	strtab__release(&a->events);
 	strtab__release(&a->counters);
 	xfree(a->event_counter);
@@ -198,8 +199,12 @@ static uint64_t skey_hash(const struct skey *k)
 
 static bool skey_eq(const struct skey *x, const struct skey *y)
 {
+	/* not module then counter: gcc 12 merges those two adjacent 4-byte
+	 * compares into one 8-byte load of a copy of y made by two 4-byte
+	 * stores, a store-forwarding stall that was a third of the time per
+	 * sample */
 	return x->offset == y->offset && x->tid == y->tid && x->module == y->module &&
-	       x->counter == y->counter && x->has_offset == y->has_offset;
+	       x->has_offset == y->has_offset && x->counter == y->counter;
 }
 
 static int add_flat(struct ingest_agg *a, const struct skey *k, uint64_t period, int64_t pid)
@@ -221,23 +226,52 @@ static int add_flat(struct ingest_agg *a, const struct skey *k, uint64_t period,
 	return oatab__insert(&a->st, h, (uint32_t)a->nr_sv, &a->sv[0].hash, sizeof(*a->sv));
 }
 
-static int intern_seq(struct ingest_agg *a, const struct ingest_sample *s, uint32_t *out)
+/* The id of a module, and whether injected__rewrite() replaces its frames:
+ * a pure function of the name, asked once per module instead of per frame. */
+static int64_t module_id(struct ingest_agg *a, const char *m, size_t len)
+{
+	if (a->modules.n + 1 > a->cap_mod_injected &&
+	    xgrow((void **)&a->mod_injected, &a->cap_mod_injected, a->modules.n + 1,
+		  sizeof(*a->mod_injected)))
+		return -ENOMEM;
+	bool added;
+	int64_t id = strtab__intern(&a->modules, m, len, &added);
+	if (id >= 0 && added)
+		a->mod_injected[id] = injected__is_injected(a->injected, m, len);
+	return id;
+}
+
+/* The chain's frames as (module id, offset) at a->frames[nr_frames ..), not
+ * kept until intern_seq(); their hash into *hash; *inj set when one is in a
+ * library injected__rewrite() replaces. */
+static int chain_frames(struct ingest_agg *a, const struct ingest_sample *s, uint64_t *hash,
+			bool *inj)
 {
 	size_t base = a->nr_frames, n = s->nr_callchain;
-	if (xgrow((void **)&a->frames, &a->cap_frames, base + n, sizeof(*a->frames)))
+	if (base + n > a->cap_frames &&
+	    xgrow((void **)&a->frames, &a->cap_frames, base + n, sizeof(*a->frames)))
 		return -ENOMEM;
 	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
 	for (size_t i = 0; i < n; i++) {
 		const struct ingest_frame *f = &s->callchain[i];
-		int64_t mid = strtab__intern(&a->modules, f->module, f->module_len, NULL);
+		int64_t mid = module_id(a, f->module, f->module_len);
 		if (mid < 0)
 			return -ENOMEM;
+		*inj |= a->mod_injected[mid];
 		struct seqframe *sf = &a->frames[base + i];
 		sf->module = (uint32_t)mid;
 		sf->has_offset = f->has_offset;
 		sf->offset = f->has_offset ? f->offset : 0;
 		h = mix64(h ^ sf->offset ^ ((uint64_t)sf->module << 40) ^ sf->has_offset);
 	}
+	*hash = h;
+	return 0;
+}
+
+/* The id of the n frames chain_frames() left past nr_frames, with hash h. */
+static int intern_seq(struct ingest_agg *a, size_t n, uint64_t h, uint32_t *out)
+{
+	size_t base = a->nr_frames;
 	for (size_t pos = h & a->seqt.mask; a->seqt.slot && a->seqt.slot[pos];
 	     pos = (pos + 1) & a->seqt.mask) {
 		struct seq *q = &a->seqs[a->seqt.slot[pos] - 1];
@@ -247,7 +281,8 @@ static int intern_seq(struct ingest_agg *a, const struct ingest_sample *s, uint3
 			return 0;
 		}
 	}
-	if (xgrow((void **)&a->seqs, &a->cap_seqs, a->nr_seqs + 1, sizeof(*a->seqs)))
+	if (a->nr_seqs + 1 > a->cap_seqs &&
+	    xgrow((void **)&a->seqs, &a->cap_seqs, a->nr_seqs + 1, sizeof(*a->seqs)))
 		return -ENOMEM;
 	a->seqs[a->nr_seqs] = (struct seq){.start = base, .len = n, .hash = h};
 	a->nr_frames += n;
@@ -256,10 +291,11 @@ static int intern_seq(struct ingest_agg *a, const struct ingest_sample *s, uint3
 			     sizeof(*a->seqs));
 }
 
-static int add_stack(struct ingest_agg *a, const struct ingest_sample *s, uint32_t counter)
+static int add_stack(struct ingest_agg *a, const struct ingest_sample *s, size_t n,
+		     uint64_t seq_hash, uint32_t counter)
 {
 	uint32_t seq;
-	int rc = intern_seq(a, s, &seq);
+	int rc = intern_seq(a, n, seq_hash, &seq);
 	if (rc)
 		return rc;
 	uint64_t h = mix64(((uint64_t)seq << 32 | counter) ^ mix64((uint64_t)s->tid));
@@ -272,11 +308,37 @@ static int add_stack(struct ingest_agg *a, const struct ingest_sample *s, uint32
 			return 0;
 		}
 	}
-	if (xgrow((void **)&a->kv, &a->cap_kv, a->nr_kv + 1, sizeof(*a->kv)))
+	if (a->nr_kv + 1 > a->cap_kv &&
+	    xgrow((void **)&a->kv, &a->cap_kv, a->nr_kv + 1, sizeof(*a->kv)))
 		return -ENOMEM;
 	a->kv[a->nr_kv++] = (struct stkval){
 		.seq = seq, .counter = counter, .tid = s->tid, .hash = h, .period = s->period, .n = 1};
 	return oatab__insert(&a->kt, h, (uint32_t)a->nr_kv, &a->kv[0].hash, sizeof(*a->kv));
+}
+
+/* The hit's module id and, with a chain, its frames (chain_frames()); the
+ * sample is rewritten first when a frame is in an injected library. */
+static int64_t sample_ids(struct ingest_agg *a, const struct ingest_sample **sp,
+			  struct ingest_sample *rewritten, uint64_t *seq_hash)
+{
+	const struct ingest_sample *s = *sp;
+	int64_t mid = module_id(a, s->hit.module, s->hit.module_len);
+	if (mid < 0)
+		return -ENOMEM;
+	bool inj = a->mod_injected[mid];
+	if (s->callchain && s->nr_callchain && chain_frames(a, s, seq_hash, &inj))
+		return -ENOMEM;
+	if (!inj)
+		return mid;
+	int irc = injected__rewrite(a->injected, s, rewritten);
+	if (irc <= 0)
+		return irc < 0 ? irc : mid;
+	*sp = s = rewritten;
+	if ((mid = module_id(a, s->hit.module, s->hit.module_len)) < 0)
+		return -ENOMEM;
+	if (s->callchain && s->nr_callchain && chain_frames(a, s, seq_hash, &inj))
+		return -ENOMEM;
+	return mid;
 }
 
 int ingest_agg__add(struct ingest_agg *a, const struct ingest_sample *s)
@@ -284,22 +346,20 @@ int ingest_agg__add(struct ingest_agg *a, const struct ingest_sample *s)
 	struct ingest_sample rewritten;
 	if (!a->injected && !(a->injected = injected__new()))
 		return -ENOMEM;
-	int irc = injected__rewrite(a->injected, s, &rewritten);
-	if (irc < 0)
-		return irc;
-	if (irc > 0)
-		s = &rewritten;
-	struct skey k = {.tid = s->tid, .has_offset = s->hit.has_offset};
-	int64_t mid = strtab__intern(&a->modules, s->hit.module, s->hit.module_len, NULL);
-	if (mid < 0 || counter_of(a, s->event, s->event_len, &k.counter))
+	uint64_t seq_hash = 0;
+	int64_t mid = sample_ids(a, &s, &rewritten, &seq_hash);
+	if (mid < 0)
+		return (int)mid;
+	uint32_t counter;
+	if (counter_of(a, s->event, s->event_len, &counter))
 		return -ENOMEM;
-	k.module = (uint32_t)mid;
-	k.offset = s->hit.has_offset ? s->hit.offset : 0;
+	const struct skey k = {.offset = s->hit.has_offset ? s->hit.offset : 0, .tid = s->tid,
+			       .module = (uint32_t)mid, .counter = counter,
+			       .has_offset = s->hit.has_offset};
 	int rc = add_flat(a, &k, s->period, s->pid);
 	if (!rc && s->callchain && s->nr_callchain)
-		rc = add_stack(a, s, k.counter);
+		rc = add_stack(a, s, s->nr_callchain, seq_hash, counter);
 	if (!rc)
 		a->nr_samples++;
 	return rc;
 }
-

@@ -47,6 +47,8 @@ struct stkval {
 
 struct ingest_agg {
 	struct strtab modules, events, counters;
+	bool *mod_injected; /* by module id: injected__is_injected() of its name */
+	size_t cap_mod_injected;
 	uint32_t *event_counter; /* event id -> counter id */
 	size_t cap_event_counter;
 	struct counter_info *cinfo; /* by counter id */

@@ -96,6 +96,11 @@ static int kind_of(const struct injected *c, const char *m, size_t len)
 	return NOT_INJECTED;
 }
 
+bool injected__is_injected(const struct injected *c, const char *module, size_t len)
+{
+	return kind_of(c, module, len) != NOT_INJECTED;
+}
+
 static struct lib *lib_get(struct injected *c, const char *m, size_t len)
 {
 	for (size_t i = 0; i < c->nr_libs; i++)

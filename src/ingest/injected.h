@@ -40,6 +40,11 @@ struct injected *injected__new(void);
 struct injected *injected__new_self(const char *self);
 void injected__free(struct injected *c);
 
+/* Whether a frame in module (len bytes) is one injected__rewrite()
+ * replaces: a pure function of the name, the same for every frame of it
+ * (the aggregator asks once per module). */
+bool injected__is_injected(const struct injected *c, const char *module, size_t len);
+
 /* When s has a frame in an injected library, *out is s rewritten (its
  * frames owned by c, valid until the next call) and 1 is returned; 0 when
  * s has none (*out untouched); -ENOMEM. */

@@ -6,6 +6,7 @@
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -129,6 +130,45 @@ static int sideband_mmap(struct reader *r, const unsigned char *p, size_t rs, bo
 			      path, n);
 }
 
+static int add_fork(struct reader *r, int64_t child, int64_t parent, uint64_t time)
+{
+	if (child == parent)
+		return 0; /* a thread: its process's maps already */
+	if (r->nr_forks + 1 > r->cap_forks &&
+	    xgrow((void **)&r->forks, &r->cap_forks, r->nr_forks + 1, sizeof(*r->forks)))
+		return -ENOMEM;
+	r->forks[r->nr_forks] = (struct pd_fork){.child = child, .parent = parent, .time = time,
+						 .seq = r->nr_forks};
+	r->nr_forks++;
+	return 0;
+}
+
+static int cmp_fork(const void *x, const void *y)
+{
+	const struct pd_fork *a = x, *b = y;
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Each child takes its parent's maps of the fork's time, in time order (a
+ * grandchild's fork after its parent's). Applied while reading, a FORK
+ * written before its parent's MMAPs (perf writes each CPU's buffer in turn
+ * within a round: seen under load, a forked child's every sample
+ * [unknown]) copied nothing. */
+static int apply_forks(struct reader *r)
+{
+	if (r->nr_forks > 1)
+		qsort(r->forks, r->nr_forks, sizeof(*r->forks), cmp_fork);
+	for (size_t i = 0; i < r->nr_forks; i++) {
+		const struct pd_fork *f = &r->forks[i];
+		int rc = perf_maps__fork(r->maps, f->child, f->parent, f->time);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* Pass 1: maps, forks and comms, so pass 2 sees every map whatever the
  * record order within a round. */
 static int pass_sideband(struct reader *r)
@@ -144,8 +184,7 @@ static int pass_sideband(struct reader *r)
 		if (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2)
 			rc = sideband_mmap(r, p, rs, type == PERF_RECORD_MMAP2);
 		else if (type == PERF_RECORD_FORK && rs >= 32) /* {pid, ppid, tid, ptid, time} */
-			rc = perf_maps__fork(r->maps, (int32_t)rd32(p + 8), (int32_t)rd32(p + 12),
-					     rd64(p + 24));
+			rc = add_fork(r, (int32_t)rd32(p + 8), (int32_t)rd32(p + 12), rd64(p + 24));
 		else if (type == PERF_RECORD_COMM)
 			rc = sideband_comm(r, p, rs);
 		else if (type == REC_COMPRESSED || type == REC_COMPRESSED2)
@@ -161,7 +200,7 @@ static int pass_sideband(struct reader *r)
 		off += rs;
 	}
 	perf_maps__fixup_kernel(r->maps);
-	return 0;
+	return apply_forks(r);
 }
 
 static const char UNKNOWN[] = "[unknown]";
@@ -187,19 +226,32 @@ static void resolve(struct reader *r, int cpumode, int64_t pid, uint64_t ip, uin
 		f->has_offset = perf_maps__kernel_offset(m, ip, &f->offset);
 }
 
+/* The comm of tid. Pass 1 has read every COMM record (an exec's rename
+ * included), so the answer is the same for every sample of a thread: the
+ * last one is kept (consecutive samples are mostly of one thread). */
 static const char *comm_of(struct reader *r, int64_t tid, size_t *len)
 {
+	if (r->has_last_comm && r->last_tid == tid) {
+		*len = r->last_comm_len;
+		return r->last_comm;
+	}
+	const char *c = NULL;
+	*len = 0;
 	uint64_t h = mix64((uint64_t)tid);
 	for (size_t pos = h & r->tct.mask; r->tct.slot && r->tct.slot[pos];
 	     pos = (pos + 1) & r->tct.mask) {
 		const struct tidcomm *t = &r->tc[r->tct.slot[pos] - 1];
 		if (t->tid == tid) {
 			*len = r->comms.len[t->comm];
-			return r->comms.s[t->comm];
+			c = r->comms.s[t->comm];
+			break;
 		}
 	}
-	*len = 0;
-	return NULL;
+	r->has_last_comm = true;
+	r->last_tid = tid;
+	r->last_comm = c;
+	r->last_comm_len = *len;
+	return c;
 }
 
 /* Frames of a callchain, skipping PERF_CONTEXT_* markers, which switch the
@@ -211,7 +263,8 @@ static const char *comm_of(struct reader *r, int64_t tid, size_t *len)
 static int callchain(struct reader *r, const unsigned char *p, uint64_t nr, int cpumode,
 		     struct ingest_sample *s)
 {
-	if (xgrow((void **)&r->frames, &r->cap_frames, (size_t)nr + 1, sizeof(*r->frames)))
+	if ((size_t)nr + 1 > r->cap_frames &&
+	    xgrow((void **)&r->frames, &r->cap_frames, (size_t)nr + 1, sizeof(*r->frames)))
 		return -ENOMEM;
 	size_t n = 0;
 	for (uint64_t i = 0; i < nr; i++) {
@@ -251,8 +304,16 @@ static int sample(struct reader *r, const unsigned char *p, size_t rs, size_t of
 		a = &r->attrs[r->ids[r->idt.slot[pos] - 1].attr];
 	}
 	uint64_t st = a->sample_type, ip = 0;
-	struct ingest_sample s = {.period = a->sample_period, .event = a->name,
-				  .event_len = a->name_len};
+	/* every field set one by one: a zeroing initializer of the whole
+	 * struct (rep stos) was a quarter of the reader's own time per sample */
+	struct ingest_sample s;
+	s.pid = s.tid = 0;
+	s.time_ns = 0;
+	s.period = a->sample_period;
+	s.event = a->name;
+	s.event_len = a->name_len;
+	s.callchain = NULL;
+	s.nr_callchain = 0;
 	int cpumode = rd16(p + 4) & PERF_RECORD_MISC_CPUMODE_MASK;
 #define TAKE(n)                                                                     \
 	do {                                                                        \
@@ -294,7 +355,7 @@ static int sample(struct reader *r, const unsigned char *p, size_t rs, size_t of
 			return rc;
 	}
 #undef TAKE
-	if (r->sw && switch_log__is_switch_event(a->name, a->name_len))
+	if (r->sw && a->is_switch)
 		return switch_log__stack(r->sw, &s); /* a stack, not CPU time */
 	r->st->nr_samples++;
 	return r->fn(r->ctx, &s);
@@ -373,6 +434,7 @@ static void reader__release(struct reader *r)
 	xfree(r->ids);
 	oatab__release(&r->idt);
 	perf_maps__free(r->maps);
+	xfree(r->forks);
 	strtab__release(&r->comms);
 	xfree(r->tc);
 	oatab__release(&r->tct);
@@ -393,9 +455,12 @@ int perf_data__read_switches(const void *buf, size_t len, perf_sample_fn fn, voi
 			   .bids = ids};
 	r.comms.last = -1;
 	int rc = perf_data__read_header(&r);
-	for (size_t i = 0; !rc && sw && i < r.nr_attrs; i++)
+	for (size_t i = 0; !rc && sw && i < r.nr_attrs; i++) {
 		if (r.attrs[i].context_switch)
 			switch_log__enable(sw);
+		r.attrs[i].is_switch = switch_log__is_switch_event(r.attrs[i].name,
+								   r.attrs[i].name_len);
+	}
 	if (!rc && !(r.maps = perf_maps__new()))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < r.nr_attrs; i++)

@@ -43,6 +43,7 @@ struct pd_attr {
 	bool freq;
 	bool context_switch; /* PERF_RECORD_SWITCH records were asked for */
 	bool build_id;       /* MMAP2 records carry build-ids (perf record --buildid-mmap) */
+	bool is_switch;      /* its samples are stacks at a switch (switch_log__is_switch_event) */
 	int32_t clockid; /* use_clockid's clock; -2 when off (perf's clock), -1 unreadable */
 	char name[128];
 	size_t name_len;
@@ -66,10 +67,18 @@ struct reader {
 	struct buildid_list *bids; /* build-ids of MMAP2 records are added, or NULL */
 	bool mmap_build_ids;  /* an attr asked for them (the misc bit alone can leak) */
 	struct perf_maps *maps;
+	/* FORK records of pass 1, applied once every map is known, in time
+	 * order: within a round, a child's FORK can precede its parent's MMAPs */
+	struct pd_fork { int64_t child, parent; uint64_t time; size_t seq; } *forks;
+	size_t nr_forks, cap_forks;
 	struct strtab comms;  /* comm strings */
 	struct tidcomm { int64_t tid; uint64_t hash; uint32_t comm; } *tc;
 	size_t nr_tc, cap_tc;
 	struct oatab tct;
+	int64_t last_tid;     /* comm_of's one-entry cache: comms are final after pass 1 */
+	const char *last_comm;
+	size_t last_comm_len;
+	bool has_last_comm;
 	struct ingest_frame *frames;
 	size_t cap_frames;
 	perf_sample_fn fn;

@@ -9,9 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "attrib/debug_copy.h"
 #include "attrib/elf.h"
 #include "tools/locate.h"
 #include "common/alloc.h"
+#include "common/cache_home.h"
 #include "common/console.h"
 #include "common/err.h"
 #include "common/err_codes.h"
@@ -175,6 +177,29 @@ static int cmp_hit_addr(const void *a, const void *b)
 	return (x->vaddr > y->vaddr) - (x->vaddr < y->vaddr);
 }
 
+/* The decompressed copies of separate debug files (attrib/debug_copy.h)
+ * that `nunatak run` keeps: this command's calls use them and make them on
+ * the same terms, each command counting as a Run. */
+static int copies_begin(struct debug_copies *dc, const struct attrib_tools *t)
+{
+	memset(dc, 0, sizeof(*dc));
+	if (t->tool != ATTRIB_TOOL_LLVM)
+		return 0;
+	int no_home = 0;
+	char *dir = cache_home_path("debug", &no_home);
+	int rc = dir ? debug_copies__init(dc, dir, t->path) : 0;
+	xfree(dir);
+	return rc;
+}
+
+static void copies_end(struct debug_copies *dc, struct console *con)
+{
+	const char *const *notes = debug_copies__notes(dc);
+	for (size_t i = 0; notes && notes[i]; i++)
+		console__debug(con, 1, "%s", notes[i]);
+	debug_copies__release(dc);
+}
+
 /* Symbolizes every module's distinct addresses in one call per module. */
 static int symbolize_all(struct lctx *x, struct sym_loc **locs, size_t *nr_locs,
 			 struct console *con, struct err *e)
@@ -184,6 +209,8 @@ static int symbolize_all(struct lctx *x, struct sym_loc **locs, size_t *nr_locs,
 	uint64_t *addr = xmalloc((x->nr_hits + 1) * sizeof(*addr));
 	struct executor *ex = NULL;
 	struct attrib_tools t = {0};
+	struct debug_copies dc;
+	memset(&dc, 0, sizeof(dc));
 	int rc = *locs && addr ? 0 : err_oom(e);
 	size_t i = 0;
 	*nr_locs = 0;
@@ -201,6 +228,10 @@ static int symbolize_all(struct lctx *x, struct sym_loc **locs, size_t *nr_locs,
 			}
 			if (t.tool == ATTRIB_TOOL_ADDR2LINE)
 				console__warn(con, "llvm-symbolizer not found: using GNU addr2line");
+			if (copies_begin(&dc, &t) < 0) {
+				rc = err_oom(e);
+				break;
+			}
 		}
 		uint32_t m = x->hits[i].module;
 		size_t n = 0, base = *nr_locs;
@@ -211,12 +242,13 @@ static int symbolize_all(struct lctx *x, struct sym_loc **locs, size_t *nr_locs,
 		}
 		const char *mod = x->modules.regions[m].name;
 		if (access(mod, R_OK) == 0)
-			rc = lines_symbolize(ex, &t, mod, addr, n, *locs + base, NULL, e);
+			rc = lines_symbolize(ex, &t, mod, addr, n, *locs + base, &dc, e);
 		else
 			console__warn(con, "%s: cannot read this module here; its samples count as ??:0",
 				      mod);
 		*nr_locs += n;
 	}
+	copies_end(&dc, con);
 	if (ex)
 		executor__free(ex);
 	attrib_tools__release(&t);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "analysis/threads.h"
 #include "analysis/time_budget.h"
 #include "common/alloc.h"
 #include "common/text.h"
@@ -44,13 +45,16 @@ static const char *mechanism(const struct time_budget *tb, const struct launch_t
 	return lt && lt->cpu_s >= 0 ? "process rusage" : "none";
 }
 
-static json_t *locus_row(const struct pivot *p, const struct locus_time *t)
+static json_t *locus_row(const struct time_budget *tb, const struct pivot *p,
+			 const struct locus_time *t)
 {
 	const struct locus *l = &p->loci[t->locus];
 	json_t *o = json_pack("{s:s?, s:i, s:I, s:I}", "node", l->node, "rank", l->rank, "thread",
 			      (json_int_t)l->thread, "pid", (json_int_t)l->pid);
 	if (!o)
 		return NULL;
+	if (tb->ranks) /* an MPI runtime helper thread: outside the totals */
+		json_object_set_new(o, "helper", json_boolean(t->helper));
 	json_object_set_new(o, "wall_ns", derived(t->wall_ns, QUALITY_MEASURED, NULL, CLOCK_SWITCHES,
 						  "exit - start of the thread", L_WALL));
 	json_object_set_new(o, "cpu_ns", derived(t->cpu_ns, QUALITY_MEASURED, NULL, CLOCK_SWITCHES,
@@ -189,6 +193,52 @@ static json_t *counted_rows(const struct time_budget *tb, const struct pivot *p)
 	return a ? a : json_array();
 }
 
+/* Under MPI the totals are the application's threads' (helpers apart). */
+#define OVER_THREADS(ranks, op, what) \
+	((ranks) ? op " over application threads (loci[] not helper) of " what \
+		 : op " over threads of " what)
+
+/* The MPI runtime's helper threads (analysis/threads.h): their time summed
+ * apart, the rule that set them aside, their own off-CPU Hotspots. */
+static json_t *helpers_payload(const struct time_budget *tb)
+{
+	const struct helper_time *h = &tb->helpers;
+	json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:s}", "count", (json_int_t)h->threads,
+			      "ranks", (json_int_t)h->ranks, "per_rank_min",
+			      (json_int_t)h->min_per_rank, "per_rank_max",
+			      (json_int_t)h->max_per_rank, "rule", THREADS_HELPER_RULE);
+	if (!o)
+		return NULL;
+	bool any = h->threads > 0;
+	const char *why = any ? NULL : "no MPI runtime helper thread in this Run";
+	enum quality q = any ? QUALITY_MEASURED : QUALITY_UNAVAILABLE;
+	json_object_set_new(o, "thread_time_ns",
+			    derived(any ? h->wall_ns : NAN, q, why, CLOCK_SWITCHES,
+				    "sum over helper threads of wall_ns", L_WALL));
+	json_object_set_new(o, "cpu_ns", derived(any ? h->cpu_ns : NAN, q, why, CLOCK_SWITCHES,
+						 "sum over helper threads of cpu_ns", L_CPU));
+	json_object_set_new(o, "offcpu_ns",
+			    derived(any ? h->offcpu_ns : NAN, q, why, CLOCK_SWITCHES,
+				    "sum over helper threads of offcpu_ns", L_OFF));
+	json_object_set_new(o, "preempted_ns",
+			    derived(any ? h->preempted_ns : NAN, q, why, CLOCK_SWITCHES,
+				    "sum over helper threads of preempted_ns", L_PRE));
+	json_t *hot = json_array();
+	for (size_t i = 0; hot && i < h->nr_hot && i < 5; i++) {
+		const struct offcpu_hotspot *x = &h->hot[i];
+		json_t *row = json_pack("{s:s, s:s, s:I}", "name", x->name, "cause", x->cause,
+					"intervals", (json_int_t)x->intervals);
+		if (row)
+			json_object_set_new(row, "time_ns",
+					    derived(x->time_ns, QUALITY_MEASURED, NULL, CLOCK_SWITCHES,
+						    "sum of the helper threads' off-CPU intervals "
+						    "that followed a switch out in this stack", L_OFF));
+		json_array_append_new(hot, row);
+	}
+	json_object_set_new(o, "offcpu_hotspots", hot ? hot : json_array());
+	return o;
+}
+
 json_t *time_view_payload(const struct time_budget *tb, const struct pivot *p,
 			  const struct launch_time *lt)
 {
@@ -196,18 +246,19 @@ json_t *time_view_payload(const struct time_budget *tb, const struct pivot *p,
 	if (!o)
 		return NULL;
 	if (tb->available) {
+		bool r = tb->ranks;
 		json_object_set_new(o, "wall_ns", derived(tb->wall_ns, QUALITY_MEASURED, NULL,
 							  CLOCK_SWITCHES,
-							  "max over threads of wall_ns", L_WALL));
+							  OVER_THREADS(r, "max", "wall_ns"), L_WALL));
 		json_object_set_new(o, "cpu_ns", derived(tb->cpu_ns, QUALITY_MEASURED, NULL,
 							 CLOCK_SWITCHES,
-							 "sum over threads of cpu_ns", L_CPU));
+							 OVER_THREADS(r, "sum", "cpu_ns"), L_CPU));
 		json_object_set_new(o, "offcpu_ns",
 				    derived(tb->offcpu_ns, QUALITY_MEASURED, NULL, CLOCK_SWITCHES,
-					    "sum over threads of (wall_ns - cpu_ns)", L_OFF));
+					    OVER_THREADS(r, "sum", "(wall_ns - cpu_ns)"), L_OFF));
 		json_object_set_new(o, "preempted_ns",
 				    derived(tb->preempted_ns, QUALITY_MEASURED, NULL, CLOCK_SWITCHES,
-					    "sum over threads of preempted_ns", L_PRE));
+					    OVER_THREADS(r, "sum", "preempted_ns"), L_PRE));
 	} else {
 		static const char *const L_D[] = {"passes[0].duration_s", NULL};
 		static const char *const L_R[] = {"passes[0].cpu_user_s", "passes[0].cpu_sys_s", NULL};
@@ -226,8 +277,12 @@ json_t *time_view_payload(const struct time_budget *tb, const struct pivot *p,
 	}
 	json_t *rows = json_array();
 	for (size_t i = 0; rows && i < tb->nr_loci; i++)
-		json_array_append_new(rows, locus_row(p, &tb->loci[i]));
+		json_array_append_new(rows, locus_row(tb, p, &tb->loci[i]));
 	json_object_set_new(o, "loci", rows ? rows : json_array());
+	if (tb->ranks && tb->available) { /* without switches: no thread budget to split */
+		json_object_set_new(o, "application_threads", json_integer((json_int_t)tb->nr_app));
+		json_object_set_new(o, "helper_threads", helpers_payload(tb));
+	}
 	json_object_set_new(o, "counted_ranks", counted_rows(tb, p));
 	json_object_set_new(o, "counted_ranks_total", json_integer((json_int_t)tb->nr_counted));
 	if (tb->nr_counted > COUNTED_PAYLOAD_MAX)
@@ -304,6 +359,30 @@ static void counted_lines(const struct time_budget *tb, const struct pivot *p,
 static int budget_lines(const struct time_budget *tb, const struct launch_time *lt,
 			struct text_lines *out);
 
+/* "  8 MPI runtime helper threads (2 per rank): ...; not counted above". */
+static void helper_line(const struct time_budget *tb, struct text_lines *out)
+{
+	const struct helper_time *h = &tb->helpers;
+	if (!h->threads)
+		return;
+	char per[64], where[320] = "";
+	if (h->min_per_rank == h->max_per_rank)
+		snprintf(per, sizeof(per), "%zu per rank", h->min_per_rank);
+	else
+		snprintf(per, sizeof(per), "%zu to %zu per rank over %zu ranks", h->min_per_rank,
+			 h->max_per_rank, h->ranks);
+	const struct offcpu_hotspot *top = h->nr_hot ? &h->hot[0] : NULL;
+	if (top && top->attributed)
+		snprintf(where, sizeof(where), ", blocked mostly in `%.200s` (%s, %.1f%% of their "
+					       "off-CPU time)",
+			 top->name, top->cause, pct(top->time_ns, h->offcpu_ns));
+	text_lines__add(out, "  %zu MPI runtime helper thread%s (%s: progress, event loops): %.3g "
+			     "thread-s, on CPU %.3g s, off CPU %.3g s (%.1f%% of their thread time)%s; not "
+			     "counted above",
+			h->threads, h->threads == 1 ? "" : "s", per, h->wall_ns * 1e-9,
+			h->cpu_ns * 1e-9, h->offcpu_ns * 1e-9, pct(h->offcpu_ns, h->wall_ns), where);
+}
+
 int time_view_lines(const struct time_budget *tb, const struct launch_time *lt,
 		    const struct pivot *p, struct text_lines *out)
 {
@@ -336,18 +415,19 @@ static int budget_lines(const struct time_budget *tb, const struct launch_time *
 		return out->failed ? -1 : 0;
 	}
 	double wall = tb->wall_ns * 1e-9, cpu = tb->cpu_ns * 1e-9, off = tb->offcpu_ns * 1e-9;
-	if (tb->nr_loci == 1)
+	if (tb->nr_app == 1)
 		text_lines__add(out, "time: wall %.3g s; on CPU %.3g s (%.1f%% of wall time), off CPU "
 				     "%.3g s (%.1f%% of wall time: %.3g s blocked, %.3g s preempted) - "
 				     "measured, kernel context switches",
 				wall, cpu, pct(cpu, wall), off, pct(off, wall),
 				(tb->offcpu_ns - tb->preempted_ns) * 1e-9, tb->preempted_ns * 1e-9);
 	else
-		text_lines__add(out, "time: wall %.3g s over %zu threads (%.3g thread-s); on CPU "
+		text_lines__add(out, "time: wall %.3g s over %zu %sthreads (%.3g thread-s); on CPU "
 				     "%.3g s (%.1f%% of the threads' wall time), off CPU %.3g s "
 				     "(%.1f%%: %.3g s blocked, %.3g s preempted) - measured, kernel "
 				     "context switches",
-				wall, tb->nr_loci, (cpu + off), cpu, pct(cpu, cpu + off), off,
+				wall, tb->nr_app, tb->ranks ? "application " : "", (cpu + off), cpu,
+				pct(cpu, cpu + off), off,
 				pct(off, cpu + off), (tb->offcpu_ns - tb->preempted_ns) * 1e-9,
 				tb->preempted_ns * 1e-9);
 	size_t shown = 0;
@@ -363,5 +443,6 @@ static int budget_lines(const struct time_budget *tb, const struct launch_time *
 		text_lines__add(out, "  off-CPU time not attributed to functions: no scheduler call "
 				     "stacks in this Run (the degradation offcpu-unattributed says "
 				     "why; `nunatak doctor`)");
+	helper_line(tb, out);
 	return out->failed ? -1 : 0;
 }

@@ -35,8 +35,9 @@ import json, re, sqlite3, sys
 p = json.load(open(sys.argv[1]))
 ranks = p["ranks"]
 # mpi_imbalance is single-threaded: one application thread per rank; every
-# other sampled thread is the MPI runtime's (progress, event loop) and is
-# counted apart, never as a Locus.
+# other thread is the MPI runtime's (progress, event loop) and is counted
+# apart, never as a Locus, sampled or not (a runtime thread asleep for the
+# whole run is never sampled: its switches and off-CPU stacks say what it is).
 db = sqlite3.connect(sys.argv[2])
 sampled = db.execute("select count(distinct m.locus) from measurements m join loci l on l.id = m.locus "
                      "where m.hotspot is not null and l.thread is not null").fetchone()[0]
@@ -44,10 +45,58 @@ mains = db.execute("select count(*) from loci where thread = pid").fetchone()[0]
 assert mains == 4, ("main threads (tid == pid)", mains)
 helpers = ranks["helper_threads"]["count"]
 print(f"{sampled} sampled thread Loci: 4 application threads, {helpers} MPI runtime helper threads")
-assert ranks["threads"] == 4, ranks["threads"]
 assert p["coverage"]["loci"]["value"] == 4, p["coverage"]
-assert p["coverage"]["helper_threads"]["value"] == helpers == sampled - 4, (p["coverage"], sampled)
+# one classification: the Ranks section, the coverage and the time budget
+# count the same helper threads
+assert p["coverage"]["helper_threads"]["value"] == helpers, (p["coverage"], helpers)
 err = open(sys.argv[3]).read()
+tb = p["time_budget"]
+val = lambda o, k: o[k]["value"]
+if tb and tb["loci"] and val(tb, "cpu_ns") is not None:
+    loci, hb = tb["loci"], tb["helper_threads"]
+    app = [l for l in loci if not l["helper"]]
+    hel = [l for l in loci if l["helper"]]
+    assert hb["count"] == len(hel) == helpers, (hb["count"], len(hel), helpers)
+    assert tb["application_threads"] == len(app), (tb["application_threads"], len(app))
+    assert all(not l["helper"] for l in loci if l["thread"] == l["pid"]), loci
+    assert sum(1 for l in app if l["thread"] == l["pid"]) == 4, app
+    # Every non-main thread that hardly ran, whose off-CPU stacks were
+    # recorded and hold no frame of the program, and that was never sampled
+    # in it, must be a helper (judged here from the pivot, not the code).
+    me = "%/examples/mpi/mpi_imbalance"
+    clear = 0
+    for l in loci:
+        if l["thread"] == l["pid"] or l["rank"] < 0:
+            continue
+        lid = db.execute("select id from loci where thread = ? and rank = ?", (l["thread"], l["rank"])).fetchone()[0]
+        stacks = db.execute("select count(*) from stacks where locus = ? and counter like 'offcpu%'", (lid,)).fetchone()[0]
+        mine = db.execute("select count(*) from stacks s join stack_frames f on f.stack = s.id "
+                          "where s.locus = ? and f.module like ?", (lid, me)).fetchone()[0]
+        mine += db.execute("select count(*) from measurements m join hotspots h on h.id = m.hotspot "
+                           "where m.locus = ? and h.module like ?", (lid, me)).fetchone()[0]
+        if stacks and not mine and val(l, "cpu_ns") <= 0.01 * val(l, "wall_ns"):
+            clear += 1
+            assert l["helper"], ("a runtime thread left in the application's budget", l)
+    print(f"time budget: {len(app)} application threads, {len(hel)} helpers ({clear} judged from the pivot)")
+    if "call stacks" in tb["mechanism"]:
+        assert clear >= 1, "no idle runtime thread with off-CPU stacks: Open MPI started none?"
+    # the totals are the application's threads; application + helpers = all
+    near = lambda a, b: abs(a - b) <= 1e-9 * max(abs(a), abs(b)) + 1
+    assert near(val(tb, "cpu_ns"), sum(val(l, "cpu_ns") for l in app)), tb["cpu_ns"]
+    assert near(val(tb, "offcpu_ns"), sum(val(l, "offcpu_ns") for l in app)), tb["offcpu_ns"]
+    assert near(val(tb, "wall_ns"), max(val(l, "wall_ns") for l in app)), tb["wall_ns"]
+    every = sum(val(l, "cpu_ns") + val(l, "offcpu_ns") for l in loci)
+    assert near(val(tb, "cpu_ns") + val(tb, "offcpu_ns") + val(hb, "cpu_ns") + val(hb, "offcpu_ns"), every)
+    assert near(val(hb, "thread_time_ns"), sum(val(l, "wall_ns") for l in hel))
+    assert f"time: wall " in err and f" over {len(app)} application threads (" in err, err
+    if hel:
+        assert re.search(rf"\n.*  {len(hel)} MPI runtime helper threads? \(.*\): .* not counted above\n", err), err
+    # no off-CPU Hotspot of the application is a helper's event loop alone
+    for h in p["offcpu_hotspots"]:
+        assert "libevent" not in h["name"], h
+else:
+    print("time budget: no context switches in this Run (perf refused --switch-events): its checks not run")
+assert ranks["threads"] == 4, ranks["threads"]
 if helpers:
     want = f"  threads: one application thread per rank; {helpers} MPI runtime helper thread"
     assert want in err, err

@@ -58,3 +58,39 @@ cp "$tmp/payload-none.json" "$tmp/none/payload.json"
 "$NUNATAK" report --payload "$tmp/none/payload.json" --html 2>"$tmp/err2.txt"
 dump_dom "file://$tmp/none/report.html" "$tmp/dom2.html"
 expect "$tmp/dom2.html" 'Where the wall time went' 'Wall time 3.00 s' '; on-CPU and off-CPU time <span class="unavail"'
+# Under MPI: the headline is the application's threads, the runtime's helper
+# threads (asleep in their event loops) are said on their own line and marked
+# in the threads' table, after the application's.
+python3 - "$tmp/payload.json" "$tmp/mpi" <<'PY'
+import json, os, sys
+p = json.load(open(sys.argv[1]))
+os.makedirs(sys.argv[2])
+tb = p["time_budget"]
+for r in tb["loci"]:
+    r["rank"], r["helper"] = 0 if r["thread"] == 100 else 1, False
+    r["pid"] = r["thread"]
+def d(v):
+    return {"value": v, "unit": "ns", "quality": "measured", "reason": None,
+            "clock": "wall clock (kernel context-switch timestamps)", "lineage": [], "formula": "f"}
+for tid, rank, pid in ((130, 0, 100), (131, 1, 101)):
+    tb["loci"].append({"node": "n1", "rank": rank, "thread": tid, "pid": pid, "helper": True,
+                       "wall_ns": d(2.0e9), "cpu_ns": d(1e5), "offcpu_ns": d(2.0e9 - 1e5), "preempted_ns": d(0)})
+tb["application_threads"] = 2
+tb["helper_threads"] = {"count": 2, "ranks": 2, "per_rank_min": 1, "per_rank_max": 1, "rule": "the rule",
+                        "thread_time_ns": d(4.0e9), "cpu_ns": d(2e5), "offcpu_ns": d(4.0e9 - 2e5), "preempted_ns": d(0),
+                        "offcpu_hotspots": [{"name": "libevent_core-2.1.so.7.0.1", "cause": "MPI", "intervals": 2,
+                                             "time_ns": d(4.0e9 - 2e5)}]}
+json.dump(p, open(sys.argv[2] + "/payload.json", "w"))
+PY
+"$NUNATAK" report --payload "$tmp/mpi/payload.json" --html 2>"$tmp/err3.txt"
+dump_dom "file://$tmp/mpi/report.html" "$tmp/dom3.html"
+expect "$tmp/dom3.html" 'Wall 2.00 s over 2 application threads (4.00 s of thread time)' \
+	'2 MPI runtime helper threads (1 per rank: progress, event loops): 4.00 s of thread time' \
+	'<code>libevent_core-2.1.so.7.0.1</code>' 'not counted above' '<th>role</th>' \
+	'MPI runtime helper (not in the totals)'
+python3 - "$tmp/dom3.html" <<'PY'
+import sys
+dom = open(sys.argv[1]).read()
+app, helper = dom.find(">application<"), dom.find("MPI runtime helper (not in the totals)")
+assert 0 <= app < helper, ("application threads first in the table", app, helper)
+PY

@@ -111,6 +111,66 @@ static void t_fixtures_agree(void)
 	ingest_stats__release(&st);
 }
 
+/* fork.data with its FORK records moved before every other record of the
+ * data section (perf writes each CPU's buffer in turn within a round: under
+ * load a child's FORK came before its parent's MMAPs, seen in
+ * large_recording): the same aggregate, the child resolved. */
+static void t_fork_first(void)
+{
+	size_t len;
+	unsigned char *buf = (unsigned char *)slurp(FIX "fork.data", &len);
+	CHECK(buf && len > 104);
+	uint64_t doff, dsize;
+	memcpy(&doff, buf + 40, 8);
+	memcpy(&dsize, buf + 48, 8);
+	CHECK(doff + dsize <= len);
+	unsigned char *moved = malloc(len);
+	CHECK(moved != NULL);
+	memcpy(moved, buf, len);
+	size_t w = doff, forks = 0;
+	for (int pass = 0; pass < 2; pass++) /* FORKs first, then the rest in order */
+		for (size_t off = doff; off + 8 <= doff + dsize;) {
+			uint32_t type;
+			uint16_t size;
+			memcpy(&type, buf + off, 4);
+			memcpy(&size, buf + off + 6, 2);
+			CHECK(size >= 8 && off + size <= doff + dsize);
+			if ((type == PERF_RECORD_FORK) == (pass == 0)) {
+				memcpy(moved + w, buf + off, size);
+				w += size;
+				forks += pass == 0;
+			}
+			off += size;
+		}
+	CHECK_INT(w, doff + dsize);
+	CHECK(forks >= 1);
+	struct pivot a, b;
+	pivot__init(&a);
+	pivot__init(&b);
+	struct ingest_stats sa = {0}, sb = {0};
+	CHECK_INT(ingest_perf_data(buf, len, &opts, &a, &sa, NULL), 0);
+	CHECK_INT(ingest_perf_data(moved, len, &opts, &b, &sb, NULL), 0);
+	check_same(&a, &b);
+	size_t in_child = 0; /* the child (tid == pid, not the parent's) in the binary */
+	int64_t parent = -1;
+	for (size_t i = 0; i < b.nr_measurements; i++) {
+		const struct measurement *m = &b.measurements[i];
+		int64_t tid = b.loci[m->locus].thread;
+		if (strcmp(b.hotspots[m->hotspot].module, "/tmp/ing_fork"))
+			continue;
+		if (parent < 0)
+			parent = tid;
+		in_child += tid != parent;
+	}
+	CHECK(in_child > 0);
+	pivot__release(&a);
+	pivot__release(&b);
+	ingest_stats__release(&sa);
+	ingest_stats__release(&sb);
+	free(moved);
+	free(buf);
+}
+
 static int count_sink(void *ctx, const struct ingest_sample *s)
 {
 	(void)s;
@@ -378,6 +438,7 @@ static const struct test_case cases[] = {
 	{"buildids", "HEADER_BUILD_ID == perf buildid-list", t_buildids},
 	{"buildids_mmap", "MMAP2 build-ids (--buildid-mmap) == perf buildid-list", t_buildids_mmap},
 	{"errors", "foreign byte order, pipe, compressed, corrupt, truncated", t_errors},
+	{"fork_first", "a child's FORK before its parent's MMAPs: the child keeps their maps", t_fork_first},
 	{"fresh_recording", "both paths agree on a recording made now (skips w/o perf)", t_fresh_recording},
 };
 
