@@ -226,10 +226,32 @@ static int add_flat(struct ingest_agg *a, const struct skey *k, uint64_t period,
 	return oatab__insert(&a->st, h, (uint32_t)a->nr_sv, &a->sv[0].hash, sizeof(*a->sv));
 }
 
+static inline bool bytes_eq(const char *x, const char *y, size_t n)
+{
+	for (; n >= 8; x += 8, y += 8, n -= 8) {
+		uint64_t u, v;
+		memcpy(&u, x, 8);
+		memcpy(&v, y, 8);
+		if (u != v)
+			return false;
+	}
+	for (; n; x++, y++, n--)
+		if (*x != *y)
+			return false;
+	return true;
+}
+
 /* The id of a module, and whether injected__rewrite() replaces its frames:
- * a pure function of the name, asked once per module instead of per frame. */
+ * a pure function of the name, asked once per module instead of per frame.
+ * A name at the address of a recent one, and equal to it, needs no hash:
+ * the frames of a call chain hop between modules, and the interning table's
+ * one-entry cache missed at nearly every frame. */
 static int64_t module_id(struct ingest_agg *a, const char *m, size_t len)
 {
+	struct mod_hint *hint = &a->hints[(((uintptr_t)m >> 3) ^ len) & 63];
+	if (hint->at == (uintptr_t)m && hint->len == len &&
+	    bytes_eq(a->modules.s[hint->id], m, len))
+		return hint->id;
 	if (a->modules.n + 1 > a->cap_mod_injected &&
 	    xgrow((void **)&a->mod_injected, &a->cap_mod_injected, a->modules.n + 1,
 		  sizeof(*a->mod_injected)))
@@ -238,6 +260,8 @@ static int64_t module_id(struct ingest_agg *a, const char *m, size_t len)
 	int64_t id = strtab__intern(&a->modules, m, len, &added);
 	if (id >= 0 && added)
 		a->mod_injected[id] = injected__is_injected(a->injected, m, len);
+	if (id >= 0)
+		*hint = (struct mod_hint){.at = (uintptr_t)m, .len = len, .id = (uint32_t)id};
 	return id;
 }
 

@@ -49,6 +49,14 @@ struct ingest_agg {
 	struct strtab modules, events, counters;
 	bool *mod_injected; /* by module id: injected__is_injected() of its name */
 	size_t cap_mod_injected;
+	/* module_id()'s recent names by the caller's address (a reader passes
+	 * one address per map): id of the name last met there, its bytes
+	 * compared before use */
+	struct mod_hint {
+		uintptr_t at;
+		size_t len;
+		uint32_t id;
+	} hints[64];
 	uint32_t *event_counter; /* event id -> counter id */
 	size_t cap_event_counter;
 	struct counter_info *cinfo; /* by counter id */
