@@ -64,6 +64,7 @@ struct ingest_agg {
 	/* samples */
 	struct sval *sv;
 	size_t nr_sv, cap_sv;
+	size_t last_sv; /* the entry of the previous sample (when nr_sv) */
 	struct oatab st;
 	/* stacks */
 	struct seqframe *frames;
@@ -73,6 +74,7 @@ struct ingest_agg {
 	struct oatab seqt;
 	struct stkval *kv;
 	size_t nr_kv, cap_kv;
+	size_t last_kv; /* the entry of the previous stack sample (when nr_kv) */
 	struct oatab kt;
 	uint64_t nr_samples;
 	/* one-entry caches: consecutive samples usually share event and module */
