@@ -44,7 +44,7 @@ printf 'perf script (fallback fields + sym,symoff)            %8.3f s  %6.2f M s
 out=$("$BENCH" "$W/x.data" "$W/b.txt" "$W/c.txt")
 echo "$out"
 tD=$(echo "$out" | awk '/^direct/ {print $3}')
-tP=$(echo "$out" | awk '/^script parser/ {print $4; exit}')
+tP=$(echo "$out" | awk '/^script parser/ {print $3; exit}')
 printf 'ratio: direct reader vs perf script -F tid,...,dso:  %.1fx faster\n' "$(calc "$tA / $tD")"
 printf 'ratio: direct reader vs fallback path (perf script + our parser): %.1fx faster\n' \
 	"$(calc "($tB + $tP) / $tD")"

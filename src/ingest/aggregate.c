@@ -209,6 +209,13 @@ static bool skey_eq(const struct skey *x, const struct skey *y)
 
 static int add_flat(struct ingest_agg *a, const struct skey *k, uint64_t period, int64_t pid)
 {
+	/* the previous sample's entry first: a loop's samples often repeat
+	 * their (address, thread), and the hash is a chain of 4 multiplies */
+	if (a->nr_sv && skey_eq(&a->sv[a->last_sv].k, k)) {
+		a->sv[a->last_sv].period += period;
+		a->sv[a->last_sv].n++;
+		return 0;
+	}
 	uint64_t h = skey_hash(k);
 	size_t pos;
 	for (pos = h & a->st.mask; a->st.slot && a->st.slot[pos]; pos = (pos + 1) & a->st.mask) {
@@ -216,20 +223,43 @@ static int add_flat(struct ingest_agg *a, const struct skey *k, uint64_t period,
 		if (v->hash == h && skey_eq(&v->k, k)) {
 			v->period += period;
 			v->n++;
+			a->last_sv = a->st.slot[pos] - 1;
 			return 0;
 		}
 	}
 	if (xgrow((void **)&a->sv, &a->cap_sv, a->nr_sv + 1, sizeof(*a->sv)))
 		return -ENOMEM;
 	a->sv[a->nr_sv] = (struct sval){.k = *k, .hash = h, .period = period, .n = 1, .pid = pid};
-	a->nr_sv++;
+	a->last_sv = a->nr_sv++;
 	return oatab__insert(&a->st, h, (uint32_t)a->nr_sv, &a->sv[0].hash, sizeof(*a->sv));
 }
 
+static inline bool bytes_eq(const char *x, const char *y, size_t n)
+{
+	for (; n >= 8; x += 8, y += 8, n -= 8) {
+		uint64_t u, v;
+		memcpy(&u, x, 8);
+		memcpy(&v, y, 8);
+		if (u != v)
+			return false;
+	}
+	for (; n; x++, y++, n--)
+		if (*x != *y)
+			return false;
+	return true;
+}
+
 /* The id of a module, and whether injected__rewrite() replaces its frames:
- * a pure function of the name, asked once per module instead of per frame. */
+ * a pure function of the name, asked once per module instead of per frame.
+ * A name at the address of a recent one, and equal to it, needs no hash:
+ * the frames of a call chain hop between modules, and the interning table's
+ * one-entry cache missed at nearly every frame. */
 static int64_t module_id(struct ingest_agg *a, const char *m, size_t len)
 {
+	struct mod_hint *hint = &a->hints[(((uintptr_t)m >> 3) ^ len) & 63];
+	if (hint->at == (uintptr_t)m && hint->len == len &&
+	    bytes_eq(a->modules.s[hint->id], m, len))
+		return hint->id;
 	if (a->modules.n + 1 > a->cap_mod_injected &&
 	    xgrow((void **)&a->mod_injected, &a->cap_mod_injected, a->modules.n + 1,
 		  sizeof(*a->mod_injected)))
@@ -238,6 +268,8 @@ static int64_t module_id(struct ingest_agg *a, const char *m, size_t len)
 	int64_t id = strtab__intern(&a->modules, m, len, &added);
 	if (id >= 0 && added)
 		a->mod_injected[id] = injected__is_injected(a->injected, m, len);
+	if (id >= 0)
+		*hint = (struct mod_hint){.at = (uintptr_t)m, .len = len, .id = (uint32_t)id};
 	return id;
 }
 
@@ -298,19 +330,27 @@ static int add_stack(struct ingest_agg *a, const struct ingest_sample *s, size_t
 	int rc = intern_seq(a, n, seq_hash, &seq);
 	if (rc)
 		return rc;
+	struct stkval *v = a->nr_kv ? &a->kv[a->last_kv] : NULL; /* as add_flat's */
+	if (v && v->seq == seq && v->counter == counter && v->tid == s->tid) {
+		v->period += s->period;
+		v->n++;
+		return 0;
+	}
 	uint64_t h = mix64(((uint64_t)seq << 32 | counter) ^ mix64((uint64_t)s->tid));
 	for (size_t pos = h & a->kt.mask; a->kt.slot && a->kt.slot[pos];
 	     pos = (pos + 1) & a->kt.mask) {
-		struct stkval *v = &a->kv[a->kt.slot[pos] - 1];
+		v = &a->kv[a->kt.slot[pos] - 1];
 		if (v->seq == seq && v->counter == counter && v->tid == s->tid) {
 			v->period += s->period;
 			v->n++;
+			a->last_kv = a->kt.slot[pos] - 1;
 			return 0;
 		}
 	}
 	if (a->nr_kv + 1 > a->cap_kv &&
 	    xgrow((void **)&a->kv, &a->cap_kv, a->nr_kv + 1, sizeof(*a->kv)))
 		return -ENOMEM;
+	a->last_kv = a->nr_kv;
 	a->kv[a->nr_kv++] = (struct stkval){
 		.seq = seq, .counter = counter, .tid = s->tid, .hash = h, .period = s->period, .n = 1};
 	return oatab__insert(&a->kt, h, (uint32_t)a->nr_kv, &a->kv[0].hash, sizeof(*a->kv));

@@ -49,6 +49,14 @@ struct ingest_agg {
 	struct strtab modules, events, counters;
 	bool *mod_injected; /* by module id: injected__is_injected() of its name */
 	size_t cap_mod_injected;
+	/* module_id()'s recent names by the caller's address (a reader passes
+	 * one address per map): id of the name last met there, its bytes
+	 * compared before use */
+	struct mod_hint {
+		uintptr_t at;
+		size_t len;
+		uint32_t id;
+	} hints[64];
 	uint32_t *event_counter; /* event id -> counter id */
 	size_t cap_event_counter;
 	struct counter_info *cinfo; /* by counter id */
@@ -56,6 +64,7 @@ struct ingest_agg {
 	/* samples */
 	struct sval *sv;
 	size_t nr_sv, cap_sv;
+	size_t last_sv; /* the entry of the previous sample (when nr_sv) */
 	struct oatab st;
 	/* stacks */
 	struct seqframe *frames;
@@ -65,6 +74,7 @@ struct ingest_agg {
 	struct oatab seqt;
 	struct stkval *kv;
 	size_t nr_kv, cap_kv;
+	size_t last_kv; /* the entry of the previous stack sample (when nr_kv) */
 	struct oatab kt;
 	uint64_t nr_samples;
 	/* one-entry caches: consecutive samples usually share event and module */

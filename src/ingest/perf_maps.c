@@ -217,7 +217,10 @@ static size_t find_covering(const struct pid_maps *pm, uint64_t ip, uint64_t tim
 const struct perf_map *perf_maps__find(struct perf_maps *m, int64_t pid, uint64_t ip,
 				       uint64_t time)
 {
-	struct pid_maps *pm = pid_get(m, pid, false);
+	/* pid_get's one-entry cache, inline: every sample and frame asks */
+	struct pid_maps *pm = m->last_pid && m->pids[m->last_pid - 1].pid == pid
+				      ? &m->pids[m->last_pid - 1]
+				      : pid_get(m, pid, false);
 	if (!pm || pm->n == 0)
 		return NULL;
 	if (pm->last) {

@@ -193,8 +193,10 @@ struct walk {
 	char *const *envp;
 	struct strv transport, shape, counts, hosts;
 	const char *w, *nodes_n, *tasks_n, *hostfile;
+	const char *x, *rel, *nodefile; /* srun -x, -r, --nodefile */
 	const char *here; /* this host, as the ranks name it */
 	char unsure[160]; /* an option that leaves the nodes unknown before the launch */
+	char placed[64];  /* an mpirun option that places ranks otherwise than by slots */
 };
 
 /* A host of -H or a hostfile: the loopback names are this host, which the
@@ -249,6 +251,15 @@ static void unsure(struct walk *w, const struct launch_option *o, const char *wh
 		snprintf(w->unsure, sizeof(w->unsure), "%.*s %s", (int)o->name_len, o->name, what);
 }
 
+/* An mpirun option that decides which nodes get ranks otherwise than by
+ * filling slots (-N, --map-by, -ppn, ...): said when the allocation's nodes
+ * are not claimed for it. */
+static void placed(struct walk *w, const struct launch_option *o)
+{
+	if (!w->placed[0])
+		snprintf(w->placed, sizeof(w->placed), "%.*s", (int)o->name_len, o->name);
+}
+
 static void slurm_option(struct walk *w, const struct launch_option *o)
 {
 	static const char *const transport[] = {"--mpi", "--network", NULL};
@@ -257,13 +268,21 @@ static void slurm_option(struct walk *w, const struct launch_option *o)
 	static const char *const shape[] = {"-p", "--partition", "-C", "--constraint",
 					    "--reservation", "--exclusive", "--switches", "-B",
 					    "--extra-node-info", NULL};
-	static const char *const moving[] = {"-x", "--exclude", "-r", "--relative", "--nodefile",
-					     "--jobid", "-M", "--clusters", NULL};
+	static const char *const moving[] = {"--jobid", "-M", "--clusters", NULL};
 	const char *v = o->nr_values ? o->values[0] : NULL;
 	if (is_any(o, transport))
 		push(&w->transport, o, 1);
 	else if (launch_option__is(o, "-w") || launch_option__is(o, "--nodelist")) {
 		w->w = v;
+		push(&w->shape, o, 1);
+	} else if (launch_option__is(o, "-x") || launch_option__is(o, "--exclude")) {
+		w->x = v;
+		push(&w->shape, o, 1);
+	} else if (launch_option__is(o, "-r") || launch_option__is(o, "--relative")) {
+		w->rel = v;
+		push(&w->shape, o, 1);
+	} else if (launch_option__is(o, "--nodefile")) {
+		w->nodefile = v;
 		push(&w->shape, o, 1);
 	} else if (launch_option__is(o, "-N") || launch_option__is(o, "--nodes")) {
 		w->nodes_n = v;
@@ -328,6 +347,8 @@ static void openmpi_option(struct walk *w, const struct launch_option *o)
 	else if (is_any(o, counts)) {
 		if (launch_option__is(o, "n") || launch_option__is(o, "np"))
 			w->tasks_n = o->nr_values ? o->values[0] : NULL;
+		else if (!launch_option__is(o, "oversubscribe"))
+			placed(w, o);
 		push(&w->shape, o, o->nr_values);
 	}
 }
@@ -350,6 +371,8 @@ static void hydra_option(struct walk *w, const struct launch_option *o)
 	else if (is_any(o, counts)) {
 		if (launch_option__is(o, "n") || launch_option__is(o, "np"))
 			w->tasks_n = o->nr_values ? o->values[0] : NULL;
+		else
+			placed(w, o);
 		push(&w->shape, o, o->nr_values);
 	}
 }
@@ -382,34 +405,158 @@ static size_t names_in(const char *joined)
 	return n;
 }
 
-/* srun's nodes: -w's list, or the whole allocation it runs inside. */
-static char *slurm_nodes(struct walk *w, struct netcache_scope *sc)
+/* The names of a file of host lists, one or more a line (srun's --nodefile,
+ * and -w or -x naming a file), canonical; NULL when it cannot be read or a
+ * line is no host list (a comment, a blank inside a line). */
+static char *list_file(const char *path)
 {
-	const char *alloc = env_get(w->envp, "SLURM_JOB_NODELIST");
-	const char *list = w->w ? w->w : alloc;
-	long want = w->nodes_n ? count_of(w->nodes_n) : 0, tasks = count_of(w->tasks_n);
-	if (w->unsure[0]) {
-		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "srun's %s", w->unsure);
+	char *text = NULL, *save = NULL, *out = NULL;
+	if (safefs_read_regular(path, HOSTFILE_MAX, &text, NULL) != 0)
 		return NULL;
+	struct strv l = {0};
+	bool bad = strchr(text, '#') != NULL;
+	for (char *t = strtok_r(text, "\n", &save); t && !bad; t = strtok_r(NULL, "\n", &save)) {
+		t += strspn(t, " \t\r");
+		size_t n = strlen(t);
+		while (n && strchr(" \t\r", t[n - 1]))
+			t[--n] = '\0';
+		char *names = n ? netcache_hostlist(t) : NULL;
+		bad = n && !names;
+		if (names)
+			strv_take(&l, names);
 	}
-	if (!list) {
-		snprintf(sc->why_unknown, sizeof(sc->why_unknown),
-			 "srun outside an allocation and without -w/--nodelist: Slurm picks the "
-			 "nodes when the job starts");
+	if (!bad && l.n && (out = strv_join(&l, ",")))
+		netcache_nodes_canon(out);
+	if (out && names_in(out) > MAX_NODES) {
+		xfree(out);
+		out = NULL;
+	}
+	strv_release(&l);
+	xfree(text);
+	return out;
+}
+
+/* srun's node option v (what: its name): a host list, or a file of them
+ * when it holds a '/' (srun reads -w and -x so) or is --nodefile's. NULL
+ * with why[] when nunatak cannot read it. */
+static char *srun_list(const char *v, bool file, const char *what, struct netcache_scope *sc)
+{
+	file = file || strchr(v, '/');
+	char *l = file ? list_file(v) : netcache_hostlist(v);
+	if (!l)
+		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "%s %.120s %s", what, v,
+			 file ? "is no file of host lists nunatak reads" : "is no host list nunatak "
+			 "reads");
+	return l;
+}
+
+/* The names of a that are not in b (both canonical: sorted, once each),
+ * ","-joined; NULL on ENOMEM. */
+static char *nodes_less(const char *a, const char *b)
+{
+	char *out = xmalloc(strlen(a) + 1), *o = out;
+	if (!out)
 		return NULL;
+	*o = '\0';
+	while (*a) {
+		size_t na = strcspn(a, ","), nb = strcspn(b, ",");
+		int c = *b ? strncmp(a, b, na < nb ? na : nb) : -1;
+		c = c ? c : na < nb ? -1 : na > nb ? 1 : 0;
+		if (c < 0)
+			o += sprintf(o, "%s%.*s", o == out ? "" : ",", (int)na, a);
+		if (c <= 0)
+			a += na + (a[na] == ',');
+		if (c >= 0)
+			b += nb + (b[nb] == ',');
 	}
-	char *nodes = strchr(list, '/') ? NULL : netcache_hostlist(list);
-	size_t k = nodes ? names_in(nodes) : 0;
-	const char *src = w->w ? "-w/--nodelist" : "the allocation (SLURM_JOB_NODELIST)";
-	if (!nodes)
-		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "%s (%.80s) is no host list "
-			 "nunatak reads", src, list);
-	else if (want < 0 || (want > 0 && (size_t)want != k) || (tasks > 0 && (size_t)tasks < k))
-		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "the step asks for %s%s of the "
-			 "%zu nodes of %s: Slurm picks which", w->nodes_n ? "-N " : "-n ",
-			 w->nodes_n ? w->nodes_n : w->tasks_n, k, src);
+	return out;
+}
+
+/* How many nodes srun's step asks for: -N; else, inside an allocation
+ * (alloc: its node list as set, all: expanded or NULL), its node count,
+ * which srun takes from its environment (SLURM_JOB_NUM_NODES, SLURM_NNODES;
+ * the allocation's length when neither is set); fewer ranks lower it, as
+ * srun does ("can't run 1 processes on 2 nodes, setting nnodes to 1"), and
+ * *by says which. 0: no count (outside an allocation); -1: none nunatak
+ * reads (a range). */
+static long step_nodes(const struct walk *w, const char *alloc, const char *all,
+		       const char **by)
+{
+	long n = 0, t = count_of(w->tasks_n);
+	*by = w->nodes_n ? "-N" : "the allocation's node count (SLURM_JOB_NUM_NODES)";
+	if (w->nodes_n)
+		n = count_of(w->nodes_n);
+	else if (alloc) {
+		const char *e = env_get(w->envp, "SLURM_JOB_NUM_NODES");
+		e = e ? e : env_get(w->envp, "SLURM_NNODES");
+		n = e ? count_of(e) : all ? (long)names_in(all) : -1;
+	}
+	if (t > 0 && (n == 0 || t < n))
+		*by = "-n";
+	return n > 0 && t > 0 && t < n ? t : n;
+}
+
+/* The step runs on exactly the k nodes of src, or why[] says why not. */
+static bool step_covers(const struct walk *w, const char *alloc, const char *all, size_t k,
+			const char *src, struct netcache_scope *sc)
+{
+	const char *by;
+	long want = step_nodes(w, alloc, all, &by), tasks = count_of(w->tasks_n);
+	long asked = want ? want : tasks;
+	if (want < 0)
+		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "the step's node count (%s) is "
+			 "none nunatak reads: Slurm picks the nodes", by);
+	else if ((want > 0 && (size_t)want != k) || (!want && tasks > 0 && (size_t)tasks < k))
+		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "the step asks for %ld node%s "
+			 "(%s) of the %zu of %s: Slurm %s", asked, asked == 1 ? "" : "s", by, k, src,
+			 asked > (long)k ? "adds nodes of its choice" : "picks which");
 	else
 		snprintf(sc->nodes_from, sizeof(sc->nodes_from), "srun %s", src);
+	return !sc->why_unknown[0];
+}
+
+/* srun's nodes: -w's or --nodefile's list, the whole allocation it runs
+ * inside, or the allocation less -x's, when the step takes all of them. */
+static char *slurm_nodes(struct walk *w, struct netcache_scope *sc)
+{
+	const char *alloc = env_get(w->envp, "SLURM_JOB_NODELIST"), *src = NULL;
+	char *all = alloc && !strchr(alloc, '/') ? netcache_hostlist(alloc) : NULL, *nodes = NULL;
+	if (w->unsure[0])
+		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "srun's %s", w->unsure);
+	else if (w->rel && strcmp(w->rel, "0"))
+		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "srun's -r %.20s counts the "
+			 "allocation's nodes in the order of Slurm's node table, which its node list "
+			 "does not give", w->rel);
+	else if ((w->w != NULL) + (w->x != NULL) + (w->nodefile != NULL) > 1)
+		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "srun's -w, -x and --nodefile "
+			 "together: Slurm combines them");
+	else if (w->w || w->nodefile) {
+		src = w->nodefile ? "--nodefile" : strchr(w->w, '/') ? "-w/--nodelist's file"
+								      : "-w/--nodelist";
+		nodes = srun_list(w->w ? w->w : w->nodefile, w->nodefile, src, sc);
+	} else if (!alloc)
+		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "%s", w->x
+			 ? "srun -x outside an allocation: Slurm picks among the other nodes when "
+			   "the job starts"
+			 : "srun outside an allocation and without -w/--nodelist: Slurm picks the "
+			   "nodes when the job starts");
+	else if (!all)
+		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "the allocation "
+			 "(SLURM_JOB_NODELIST) %.80s is no host list nunatak reads", alloc);
+	else if (w->x) {
+		char *x = srun_list(w->x, false, "-x/--exclude", sc);
+		nodes = x ? nodes_less(all, x) : NULL;
+		src = "the allocation (SLURM_JOB_NODELIST) less -x/--exclude";
+		xfree(x);
+	} else {
+		nodes = xstrdup(all);
+		src = "the allocation (SLURM_JOB_NODELIST)";
+	}
+	if (nodes && !*nodes)
+		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "%s leaves no node", src);
+	else if (nodes)
+		(void)step_covers(w, alloc, all, names_in(nodes), src, sc);
+	xfree(all);
 	if (sc->why_unknown[0]) {
 		xfree(nodes);
 		nodes = NULL;
@@ -444,6 +591,102 @@ static char *hostfile_nodes(struct walk *w, struct netcache_scope *sc)
 	return strv_join(&w->hosts, ",");
 }
 
+/* Slurm's slots per node ("2(x3),1", SLURM_TASKS_PER_NODE's form) summed
+ * into *total, the smallest into *least: true when it gives exactly k
+ * counts, each at least 1. */
+static bool slots_of(const char *v, size_t k, long *total, long *least)
+{
+	size_t seen = 0;
+	*total = 0;
+	*least = -1;
+	for (const char *p = v; p && *p && seen <= k;) {
+		char *end = NULL;
+		long c = isdigit((unsigned char)*p) ? strtol(p, &end, 10) : 0, reps = 1;
+		if (c < 1 || c > MAX_NODES)
+			return false;
+		if (end[0] == '(' && end[1] == 'x' && isdigit((unsigned char)end[2])) {
+			reps = strtol(end + 2, &end, 10);
+			if (*end++ != ')' || reps < 1 || reps > MAX_NODES)
+				return false;
+		}
+		if (*end && *end != ',')
+			return false;
+		seen += (size_t)reps;
+		*total += c * reps;
+		*least = *least < 0 || c < *least ? c : *least;
+		p = *end ? end + 1 : end;
+	}
+	return seen == k && *least > 0;
+}
+
+/* A variable that places an mpirun's ranks otherwise (a default hostfile,
+ * a mapping policy, hydra's own resource manager or host file). */
+static bool placement_var(const char *kv)
+{
+	static const char *const pre[] = {"OMPI_MCA_", "PRTE_MCA_", "ORTE_MCA_"};
+	static const char *const what[] = {"rmaps", "ras_", "hostfile", "host", "mapping",
+					   "nolocal", "hnp"};
+	if (!strncmp(kv, "HYDRA_", 6))
+		return true;
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+		if (strncmp(kv, pre[i], strlen(pre[i])))
+			continue;
+		size_t n = strcspn(kv, "=");
+		for (size_t j = 0; j < sizeof(what) / sizeof(what[0]); j++)
+			if (memmem(kv, n, what[j], strlen(what[j])))
+				return true;
+	}
+	return false;
+}
+
+/* mpirun inside a Slurm allocation without a host option: its ranks fill
+ * the allocation's nodes (SLURM_NODELIST, as Open MPI and hydra read it)
+ * slot by slot, starting where nunatak cannot tell (mpirun's own node
+ * first, or the list's first). The set is certain only when no node can be
+ * left out: one node, no rank count (a rank a slot), or more ranks than the
+ * slots of all nodes but the smallest, with slots counted both as
+ * SLURM_TASKS_PER_NODE and SLURM_JOB_CPUS_PER_NODE (MPI versions read one or
+ * the other). NULL with why[] otherwise. */
+static char *mpirun_allocation(struct walk *w, const char *name, struct netcache_scope *sc)
+{
+	const char *list = env_get(w->envp, "SLURM_NODELIST");
+	const char *cpt = env_get(w->envp, "SLURM_CPUS_PER_TASK");
+	char *all = list && !strchr(list, '/') ? netcache_hostlist(list) : NULL;
+	size_t k = all ? names_in(all) : 0;
+	long tasks = count_of(w->tasks_n), total[2], least[2];
+	bool slots = k && slots_of(env_get(w->envp, "SLURM_TASKS_PER_NODE"), k, &total[0],
+				   &least[0]) &&
+		     slots_of(env_get(w->envp, "SLURM_JOB_CPUS_PER_NODE"), k, &total[1], &least[1]);
+	const char *var = NULL;
+	for (size_t i = 0; w->envp && w->envp[i] && !var; i++)
+		var = placement_var(w->envp[i]) ? w->envp[i] : NULL;
+	if (!all)
+		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "%s inside an allocation whose "
+			 "SLURM_NODELIST nunatak does not read", name);
+	else if (w->placed[0] || var)
+		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "%s inside an allocation: %.60s "
+			 "places the ranks", name, var ? var : w->placed);
+	else if (k > 1 && cpt && strcmp(cpt, "1"))
+		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "%s inside an allocation with "
+			 "SLURM_CPUS_PER_TASK=%.20s: its slots per node are not read", name, cpt);
+	else if (k > 1 && w->tasks_n && tasks < 1)
+		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "%s inside an allocation: "
+			 "-n %.20s is no rank count nunatak reads", name, w->tasks_n);
+	else if (k > 1 && w->tasks_n && (!slots || tasks <= total[0] - least[0] ||
+					  tasks <= total[1] - least[1]))
+		snprintf(sc->why_unknown, sizeof(sc->why_unknown), "%s fills the %zu nodes of the "
+			 "allocation slot by slot from a node nunatak cannot tell: %ld ranks may "
+			 "leave some out", name, k, tasks);
+	else
+		snprintf(sc->nodes_from, sizeof(sc->nodes_from), "the allocation (SLURM_NODELIST): "
+			 "%s", k == 1 ? "one node" : "its ranks fill every node");
+	if (sc->why_unknown[0]) {
+		xfree(all);
+		all = NULL;
+	}
+	return all;
+}
+
 /* mpirun's nodes: -H's or the hostfile's, else this host outside any
  * allocation. */
 static char *mpirun_nodes(struct walk *w, struct netcache_scope *sc)
@@ -469,6 +712,8 @@ static char *mpirun_nodes(struct walk *w, struct netcache_scope *sc)
 		}
 		return nodes;
 	}
+	if (env_get(w->envp, "SLURM_JOB_NODELIST") || env_get(w->envp, "SLURM_NODELIST"))
+		return mpirun_allocation(w, name, sc);
 	for (size_t i = 0; allocations[i]; i++)
 		if (env_get(w->envp, allocations[i])) {
 			snprintf(sc->why_unknown, sizeof(sc->why_unknown), "%s inside an allocation "

@@ -4,12 +4,20 @@
  * launcher's options and the environment before the launch, for the cache
  * (mpi/netcache.h):
  *  - the nodes: the set of nodes the ranks run on (names sorted, once
- *    each), when the launch names them: srun -w/--nodelist (a host list,
- *    n[1-3,7]), srun inside an allocation asking for all of its nodes
- *    (SLURM_JOB_NODELIST), mpirun -H/--host/-hosts or a hostfile, and a
- *    plain mpirun outside any allocation (this host). Otherwise unknown
- *    before the launch, with why (srun -N 2 outside an allocation: Slurm
- *    picks the nodes when it starts);
+ *    each), when the launch names them for certain: srun -w/--nodelist (a
+ *    host list, n[1-3,7], or a file of them when it holds a '/') and
+ *    --nodefile, srun inside an allocation over all of its nodes
+ *    (SLURM_JOB_NODELIST) or all but -x/--exclude's (a list or a file),
+ *    each only when the step's node count (-N, else the allocation's,
+ *    SLURM_JOB_NUM_NODES, lowered by fewer ranks as srun does) is that
+ *    set's; mpirun -H/--host/-hosts or a hostfile; mpirun inside a Slurm
+ *    allocation when its ranks cannot leave a node out (one node, a rank a
+ *    slot, or more ranks than all nodes but the smallest hold, slots read
+ *    as SLURM_TASKS_PER_NODE and as SLURM_JOB_CPUS_PER_NODE); and a plain
+ *    mpirun outside any allocation (this host). Otherwise unknown before
+ *    the launch, with why (srun -N 2 outside an allocation: Slurm picks the
+ *    nodes when it starts; srun -r 1 counts nodes in Slurm's node table
+ *    order, which the node list does not give);
  *  - the transport: the options and variables that choose how ranks talk:
  *    srun --mpi/--network and SLURM_MPI_TYPE, Open MPI --mca/--gmca pairs,
  *    -x and --tune/--am, hydra -genv/-env and -iface, and the environment's
@@ -21,7 +29,8 @@
  *    launch of the same shape used last when the nodes are not known before.
  * Not the rank count (with a node count given), the application, its
  * arguments, nor options such as --cpu-bind or -l. Pure: reads only the
- * prefix, the environment given, and a hostfile the launch names.
+ * prefix, the environment given, and a hostfile or node file the launch
+ * names.
  */
 #ifndef NUNATAK_MPI_NETCACHE_SCOPE_H
 #define NUNATAK_MPI_NETCACHE_SCOPE_H

@@ -126,61 +126,96 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Names the sites of one module: one batched symbolizer call. */
-static int name_module(struct run_state *s, const char *mod, struct debug_copies *dc)
+/* The distinct addresses of mod's sites, sorted (*n of them). */
+static uint64_t *site_addresses(const struct pivot *p, const char *mod, size_t *n)
 {
-	struct pivot *p = &s->pivot;
 	uint64_t *addr = xcalloc(p->nr_omp_sites + 1, sizeof(*addr));
-	size_t n = 0;
+	size_t k = 0;
 	for (size_t i = 0; addr && i < p->nr_omp_sites; i++)
 		if (p->omp_sites[i].module && !strcmp(p->omp_sites[i].module, mod))
-			addr[n++] = p->omp_sites[i].address;
-	struct sym_loc *loc = addr ? xcalloc(n + 1, sizeof(*loc)) : NULL;
-	if (!loc) {
-		xfree(addr);
-		return -ENOMEM;
-	}
-	qsort(addr, n, sizeof(*addr), cmp_u64);
+			addr[k++] = p->omp_sites[i].address;
+	if (!addr)
+		return NULL;
+	qsort(addr, k, sizeof(*addr), cmp_u64);
 	size_t u = 0;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < k; i++)
 		if (!u || addr[u - 1] != addr[i])
 			addr[u++] = addr[i];
-	struct err se = {0};
-	int rc = lines_symbolize(s->x, s->tools, mod, addr, u, loc, dc, &se);
-	rc = rc == -ENOMEM ? rc : 0;
-	for (size_t i = 0; !rc && !se.errnum && i < p->nr_omp_sites; i++) {
+	*n = u;
+	return addr;
+}
+
+/* The sites of one module named from its call's answers. */
+static int name_sites(struct pivot *p, const struct lines_job *j)
+{
+	for (size_t i = 0; i < p->nr_omp_sites; i++) {
 		struct omp_site *o = &p->omp_sites[i];
-		const uint64_t *hit = o->module && !strcmp(o->module, mod) && !o->function
-					      ? bsearch(&o->address, addr, u, sizeof(*addr), cmp_u64)
+		const uint64_t *hit = o->module && !strcmp(o->module, j->module) && !o->function
+					      ? bsearch(&o->address, j->vaddrs, j->n, sizeof(*j->vaddrs),
+							cmp_u64)
 					      : NULL;
-		const struct sym_loc *l = hit ? &loc[hit - addr] : NULL;
+		const struct sym_loc *l = hit ? &j->out[hit - j->vaddrs] : NULL;
 		if (!l || !l->function)
 			continue;
 		o->function = xstrdup(l->function);
 		o->file = l->file ? xstrdup(l->file) : NULL;
 		o->line = l->line;
 		if (!o->function || (l->file && !o->file))
-			rc = -ENOMEM;
+			return -ENOMEM;
 	}
-	for (size_t k = 0; k < u; k++)
-		sym_loc__release(&loc[k]);
-	xfree(loc);
-	xfree(addr);
-	return rc;
+	return 0;
 }
 
-int run_ompt_symbolize(struct run_state *s, struct debug_copies *dc, struct err *e)
+/* The modules to ask: each absolute module whose first site is unnamed,
+ * once, in the order of its first site (a recording's order). */
+static size_t modules_to_ask(const struct pivot *p, const char **mods)
 {
-	const struct pivot *p = &s->pivot;
-	for (size_t i = 0; s->tools && i < p->nr_omp_sites; i++) {
+	size_t nm = 0;
+	for (size_t i = 0; i < p->nr_omp_sites; i++) {
 		const char *mod = p->omp_sites[i].module;
 		bool seen = false;
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = p->omp_sites[j].module && mod && !strcmp(p->omp_sites[j].module, mod);
-		if (seen || !mod || mod[0] != '/' || p->omp_sites[i].function)
-			continue;
-		if (name_module(s, mod, dc) < 0)
-			return err_oom(e);
+		if (!seen && mod && mod[0] == '/' && !p->omp_sites[i].function)
+			mods[nm++] = mod;
 	}
-	return 0;
+	return nm;
+}
+
+/* Every module's sites in one batch of the symbolizer, cached address by
+ * address as the MPI call sites' (mpi/sites.c): a warm Run of the same
+ * build starts no symbolizer for them, a cold one a single process for all
+ * modules (one process per module and Run before). */
+int run_ompt_symbolize(struct run_state *s, struct debug_copies *dc, struct err *e)
+{
+	struct pivot *p = &s->pivot;
+	if (!s->tools || !p->nr_omp_sites)
+		return 0;
+	const char **mods = xcalloc(p->nr_omp_sites + 1, sizeof(*mods));
+	size_t nm = mods ? modules_to_ask(p, mods) : 0;
+	struct lines_job *jobs = mods ? xcalloc(nm + 1, sizeof(*jobs)) : NULL;
+	int rc = jobs ? 0 : -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < nm; i++) {
+		jobs[i].module = mods[i];
+		jobs[i].vaddrs = site_addresses(p, mods[i], &jobs[i].n);
+		jobs[i].out = jobs[i].vaddrs ? xcalloc(jobs[i].n + 1, sizeof(*jobs[i].out)) : NULL;
+		if (!jobs[i].out)
+			rc = -ENOMEM;
+	}
+	struct err se = {0};
+	if (rc == 0 && nm && lines_symbolize_many(s->x, s->tools, jobs, nm, true, dc, &se) == 0)
+		for (size_t i = 0; rc == 0 && i < nm; i++)
+			if (jobs[i].rc == 0)
+				rc = name_sites(p, &jobs[i]);
+	if (se.errnum == -ENOMEM)
+		rc = -ENOMEM;
+	for (size_t i = 0; jobs && i < nm; i++) {
+		for (size_t k = 0; jobs[i].out && k < jobs[i].n; k++)
+			sym_loc__release(&jobs[i].out[k]);
+		xfree(jobs[i].out);
+		xfree((void *)jobs[i].vaddrs);
+	}
+	xfree(jobs);
+	xfree(mods);
+	return rc < 0 ? err_oom(e) : 0;
 }

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Hybrid MPI + OpenMP (Open MPI, 2 ranks x 2 libomp threads, nunatak's OMPT tool, named by the rank shim on every node): in each rank thread 0 does 3x the work of thread 1, and rank 0 has twice rank 1's, so a rank waits in MPI_Barrier: the payload's openmp gives every (rank, thread) its work and barrier wait, and every rank its time in MPI, within 10% (+100 ms) of what the program timed itself; the summary has one line per rank telling the OpenMP wait of its threads from its wait in MPI; the ranks record their context switches: every rank's threads have a measured wall / CPU / off-CPU budget
+# Hybrid MPI + OpenMP (Open MPI, 2 ranks x 2 libomp threads, nunatak's OMPT tool, named by the rank shim on every node): in each rank thread 0 does 3x the work of thread 1, and rank 0 has twice rank 1's, so a rank waits in MPI_Barrier: the payload's openmp gives every (rank, thread) its work and barrier wait, and every rank its time in MPI, within 10% (+100 ms) of what the program timed itself; the summary has one line per rank telling the OpenMP wait of its threads from its wait in MPI; the ranks record their context switches: every rank's threads have a measured wall / CPU / off-CPU budget, and its OpenMP threads are the application's, never MPI runtime helpers
 . "$NUNATAK_SOURCE_DIR/tests/fixtures/run/e2e_lib.sh"
 need_perf
 command -v mpirun >/dev/null && command -v mpicc >/dev/null || { echo "skip: Open MPI (mpirun, mpicc) not installed"; exit 2; }
@@ -79,4 +79,8 @@ if not refused:
         # thread 1 waited at the barrier (blocked or spinning): its off-CPU
         # time is at most its wall time, its wall at least its region time
         assert l["wall_ns"]["value"] + 1e6 >= row["work_ns"]["value"] + row["wait_ns"]["value"], (l, row)
+        # an OpenMP thread is the application's, never an MPI runtime helper,
+        # even one waiting at the barrier (analysis/threads.h)
+        assert l["helper"] is False, ("OpenMP thread set aside as an MPI runtime helper", l)
+    assert tb["application_threads"] >= 4, tb["application_threads"]
 PY

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The network Ceilings cached per node set, MPI stack and transport (issue 27), on a real two-node Slurm cluster: `srun -N 2 -n 2` measures the ping-pong once and `srun -N 2 -n 4` on the same two nodes reads it back (the same values and Qualities, said to come from the cache, checked against the nodes its ranks ran on); a Run inside an allocation of the same nodes reads it too (its nodes known before the launch); another node set (-w n2), another --mpi plugin or another transport variable measures again; and a cached entry whose nodes turn out not to be the Run's (n1 drained, so `srun -N 1` lands on n2) stays estimated with both node sets in the reason, never measured
+# The network Ceilings cached per node set, MPI stack and transport (issue 27), on a real two-node Slurm cluster: `srun -N 2 -n 2` measures the ping-pong once and `srun -N 2 -n 4` on the same two nodes reads it back (the same values and Qualities, said to come from the cache, checked against the nodes its ranks ran on); a Run inside an allocation of the same nodes reads it too (its nodes known before the launch); another node set (-w n2), another --mpi plugin or another transport variable measures again; --nodefile, the allocation less -x, and Open MPI's mpirun filling an allocation name their nodes before the launch (the second mpirun Run reads the first's entry); every Run's summary says where its network Ceilings came from, once; and a cached entry whose nodes turn out not to be the Run's (n1 drained, so `srun -N 1` lands on n2) stays estimated with both node sets in the reason, never measured
 . "$NUNATAK_SOURCE_DIR/tests/e2e/slurm_lib.bash" tests/e2e/mpi_exit.c
 fail=0
 resume() { scontrol update nodename=n1 state=resume >/dev/null 2>&1 || true; }
@@ -48,6 +48,23 @@ run e OMPI_MCA_btl=self,vader,tcp -- "$NUNATAK" run -o "$tmp/run-e" -- srun -N 2
 # another name for the PMIx plugin, when this Slurm has one: --mpi as written
 other=$(srun --mpi=list 2>&1 | grep -o 'pmix_v[0-9]*' | head -1 || true)
 [ -z "$other" ] || run f -- "$NUNATAK" run -o "$tmp/run-f" -- srun -N 2 -n 2 --mpi="$other" "$prog" 0
+# node sets known before the launch: --nodefile (n2: d's entry), the
+# allocation less -x, and Open MPI's mpirun inside an allocation whose every
+# node its ranks fill (a slot each on salloc -N 2), twice: measured, then read
+printf 'n2\n' >"$tmp/nodefile"
+run i -- "$NUNATAK" run -o "$tmp/run-i" -- srun --nodefile "$tmp/nodefile" -n 2 --mpi=pmix "$prog" 0
+run j -- salloc -N 2 -n 4 "$NUNATAK" run -o "$tmp/run-j" -- srun -x n2 -N 1 -n 2 --mpi=pmix "$prog" 0
+set +e
+timeout 300 salloc -N 2 mpirun -n 2 "$prog" 0 >bare-mpirun.out 2>bare-mpirun.err </dev/null
+rc=$?
+set -e
+if [ "$rc" = 0 ] && [ "$(grep -c 'says hello' bare-mpirun.out)" = 2 ]; then
+	run k -- salloc -N 2 "$NUNATAK" run -o "$tmp/run-k" -- mpirun -n 2 "$prog" 0
+	run l -- salloc -N 2 "$NUNATAK" run -o "$tmp/run-l" -- mpirun -n 2 "$prog" 0
+else
+	tail -n 5 bare-mpirun.err
+	echo "note: Open MPI's mpirun does not run bare inside salloc here (exit $rc): its case is not run"
+fi
 # the nodes a launch of this shape measured on last (n1, by Slurm's order)
 # are not where it runs once n1 is drained
 run g -- "$NUNATAK" run -o "$tmp/run-g" -- srun -N 1 -n 2 --mpi=pmix "$prog" 0
@@ -57,14 +74,14 @@ if scontrol update nodename=n1 state=drain reason=nunatak-test; then
 else
 	echo "note: n1 could not be drained here: the other-nodes case is not run"
 fi
-for r in a b c d e f g h; do
+for r in a b c d e f g h i j k l; do
 	if [ -f "$r.err" ]; then
 		echo "$r: $(grep -c 'measuring the network' "$r.err" || true) ping-pong(s); $(grep 'network Ceilings (' "$r.err" | sed 's/.*network Ceilings (/(/' || true)"
 	fi
 done
 # the page's payload of each Run (report --json): where the network Ceilings
 # came from, as the page says it
-for r in a b c d e f g h; do
+for r in a b c d e f g h i j k l; do
 	if [ -d "$tmp/run-$r" ]; then "$NUNATAK" report --json "$tmp/run-$r" >"$r.payload.json" 2>/dev/null || fail=1; fi
 done
 python3 - "$tmp" "$other" <<'PY' || fail=1
@@ -130,6 +147,29 @@ m, net_d, _ = load("d")
 if not failed("d"):
     assert m["cost"]["network_ceilings_from"]["nodes"] == ["n2"], m["cost"]
     assert all(q == "estimated" and "single-node" in why for _, q, why in net_d.values()), net_d
+# i, j, k: their nodes read before the launch, and the Runs' nodes; i is
+# d's entry (n2, --mpi=pmix); l reads k's (n1, n2, mpirun's stack)
+def before(r, src):
+    err = load(r)[2]
+    return f"the nodes of this launch, from {src}" in err or f"[{src}]" in err
+for r, nodes, src in (("i", ["n2"], "srun --nodefile"),
+                      ("j", ["n1"], "srun the allocation (SLURM_JOB_NODELIST) less -x/--exclude"),
+                      ("k", ["n1", "n2"], "the allocation (SLURM_NODELIST): its ranks fill every node"),
+                      ("l", ["n1", "n2"], "the allocation (SLURM_NODELIST): its ranks fill every node")):
+    if not os.path.exists(f"{tmp}/run-{r}"):
+        continue
+    m, net, err = load(r)
+    assert before(r, src), (r, src, err)
+    assert sorted(n["node"] for n in m["nodes"]) == nodes, (r, m["nodes"])
+    if not failed(r):
+        f = m["cost"]["network_ceilings_from"]
+        assert f["nodes"] == nodes and f["summary"].endswith("(this Run's nodes)"), (r, f)
+if not failed("d"):
+    assert probed("i") == 0 and load("i")[0]["cost"]["network_ceilings"] == "cached", "i: d's entry not read"
+if os.path.exists(f"{tmp}/run-l") and not failed("k"):
+    fk, fl = (load(r)[0]["cost"]["network_ceilings_from"] for r in ("k", "l"))
+    assert probed("k") == 1 and probed("l") == 0, "k measures, l reads"
+    assert fl["how"] == "cached" and fl["measured_at"] == fk["measured_at"], (fk, fl)
 # g: the probe and the application are two Slurm jobs of one node each,
 # which may land on different nodes: then the figures just measured are
 # not the application's nodes' and say so
@@ -163,8 +203,26 @@ else:
         assert q == "estimated" and why.startswith("measured over shared memory: single-node"), (k, q, why)
     print("note: g measured on n2, where h ran too: the other-nodes case was not reached this time")
 PY
+# b's page says it too, beside its network Ceilings (headless Chromium,
+# when installed: the rest of this test needs none)
+if command -v chromium >/dev/null && [ -f "$tmp/run-b/report.html" ]; then
+	(
+		. "$NUNATAK_SOURCE_DIR/tests/fixtures/report/chromium.sh"
+		dump_dom "file://$tmp/run-b/report.html" "$tmp/dom-b.html"
+		python3 - "$tmp/dom-b.html" "$tmp/run-b/manifest.json" <<'PY'
+import html, json, re, sys
+dom, m = open(sys.argv[1], encoding="utf-8").read(), json.load(open(sys.argv[2]))
+said = m["cost"]["network_ceilings_from"]["summary"]
+ps = [html.unescape(re.sub(r"<[^>]+>", "", p)) for p in re.findall(r'<p class="network-from">(.*?)</p>', dom, re.S)]
+assert ps and all(f"; {said}." in p and "no within-node pair" in p for p in ps), (ps, said)
+print("b's page: " + ps[0][:160])
+PY
+	) || { echo "FAIL: b's page does not say where its network Ceilings came from"; fail=1; }
+else
+	echo "note: chromium not installed: b's page is not read (its payload is)"
+fi
 if [ "$fail" != 0 ]; then
-	for r in a b c d e f g h; do
+	for r in a b c d e f g h i j k l; do
 		if [ -f "$r.err" ]; then echo "--- $r.err"; cat "$r.err"; fi
 	done
 	exit 1

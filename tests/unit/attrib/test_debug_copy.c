@@ -346,14 +346,17 @@ static char *sites_in(struct fixture *f, const char *cache, struct counter *c,
 }
 
 /* f's addresses as OpenMP regions' sites, named by run_ompt_symbolize()
- * (uncached: one call each Run) with the Run's copies dc. */
-static char *ompt_in(struct fixture *f, struct counter *c, struct debug_copies *dc)
+ * through a per-line cache in <d>/<cache> with the Run's copies dc. */
+static char *ompt_in(struct fixture *f, const char *cache, struct counter *c,
+		     struct debug_copies *dc)
 {
 	struct executor cx = {.ops = &counter_ops, .priv = c};
+	char *cdir = xasprintf("%s/%s", f->d, cache);
+	struct executor *x = executor__new_caching_take(&cx, cdir);
 	struct run_state s;
 	memset(&s, 0, sizeof(s));
 	pivot__init(&s.pivot);
-	s.x = &cx;
+	s.x = x;
 	s.tools = &f->t;
 	for (size_t i = 0; i < 4; i++) {
 		struct omp_site o = {.locus = 0, .module = f->prog, .address = f->at[i],
@@ -370,6 +373,8 @@ static char *ompt_in(struct fixture *f, struct counter *c, struct debug_copies *
 			  s.pivot.omp_sites[i].line);
 	CHECK(strstr(out, "dc_inner") && strstr(out, "debug_copy.c:"));
 	pivot__release(&s.pivot);
+	executor__free(x);
+	xfree(cdir);
 	return out;
 }
 
@@ -591,15 +596,16 @@ static void a_run(struct fixture *f, const char *cache, int which, time_t shift,
 	o->c.fail_objcopy = fail;
 	run_begin(f, &dc, shift);
 	char *hc = xasprintf("%s-hot", cache), *mc = xasprintf("%s-mpi", cache);
+	char *oc = xasprintf("%s-omp", cache);
 	if (which & OMP)
-		o->omp = ompt_in(f, &o->c, &dc);
+		o->omp = ompt_in(f, oc, &o->c, &dc);
 	if (which & HOT)
 		o->hot = attribute_in(f, hc, &o->c, &dc);
 	if (which & MPI)
 		o->mpi = sites_in(f, mc, &o->c, &dc);
 	o->notes = run_end(&dc);
 	executor__free(real);
-	xfree(hc), xfree(mc);
+	xfree(hc), xfree(mc), xfree(oc);
 }
 
 static void run_out_release(struct run_out *o)
@@ -662,6 +668,25 @@ static void t_sites(void)
 static void t_ompt(void)
 {
 	lifecycle_of(OMP);
+}
+
+/* The OpenMP regions' calls are cached address by address, as the MPI
+ * call sites': a second Run of the same build asks no symbolizer, and
+ * names its sites the same. */
+static void t_ompt_cached(void)
+{
+	struct fixture f;
+	fixture(&f);
+	struct run_out ref, r;
+	a_run(&f, "o", OMP, 0, false, &ref);
+	expect(&ref.c, 1, 0, false);
+	a_run(&f, "o", OMP, 0, false, &r); /* the same cache: no symbolizer */
+	expect(&r.c, 0, 1, false);         /* (the file was needed: copied) */
+	same(&r, &ref);
+	run_out_release(&r);
+	run_out_release(&ref);
+	fixture_release(&f);
+	done();
 }
 
 /* One Run's three kinds of call share the copies: the file they all meet
@@ -808,6 +833,8 @@ static const struct test_case cases[] = {
 	{"gone", "a copy whose original is gone is dropped when another is made", t_gone},
 	{"sites", "the MPI call sites' symbolizer calls: marker, copy, use, same names", t_sites},
 	{"ompt", "the OpenMP regions' symbolizer calls: marker, copy, use, same names", t_ompt},
+	{"ompt_cached", "the OpenMP regions' calls are cached: a second Run asks no symbolizer",
+	 t_ompt_cached},
 	{"shared", "one Run's calls share the copies: one marker, one copy, used by all",
 	 t_shared},
 	{"retry", "a failed copy is tried again after a growing back-off, said in -v", t_retry},

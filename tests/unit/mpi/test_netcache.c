@@ -175,11 +175,128 @@ static void t_allocation(void)
 	nodes_are("srun -N 1 ./a", in, NULL, "?");
 	nodes_are("srun -n 1 ./a", in, NULL, "?");
 	nodes_are("srun -x c01 ./a", in, NULL, "?");
-	nodes_are("srun -w c02 ./a", in, NULL, "c02");
 	same_keys("srun -n 2 ./a", in, "srun -n 4 ./b", in, NULL, 1);
 	same_keys("srun ./a", in, "srun ./a", "SLURM_JOB_NODELIST=c[01-03]", NULL, 0);
-	/* Open MPI's mpirun inside it places ranks by slots: not known */
+	/* Open MPI's mpirun inside it, without SLURM_NODELIST: not read */
 	nodes_are("mpirun -n 2 ./a", in, "Open MPI", "?");
+}
+
+/* Inside an allocation, srun takes its node count from the environment
+ * (SLURM_JOB_NUM_NODES) unless -N or fewer ranks lower it: -w, -x and
+ * --nodefile name the step's nodes only when that count is theirs (on the
+ * test cluster, `salloc -N 2 srun -w n2` runs on n1 and n2). */
+static void t_allocation_options(void)
+{
+	const char *in = "SLURM_JOB_NODELIST=c[01-02] SLURM_JOB_NUM_NODES=2 SLURM_NNODES=2";
+	nodes_are("srun -w c02 ./a", in, NULL, "?");
+	nodes_are("srun -w c02 ./a", "SLURM_JOB_NODELIST=c[01-02]", NULL, "?");
+	nodes_are("srun -w c02 -n 1 ./a", in, NULL, "c02");
+	nodes_are("srun -w c02 -N 1 ./a", in, NULL, "c02");
+	nodes_are("srun -w c[01-02] ./a", in, NULL, "c01,c02");
+	nodes_are("srun -x c01 ./a", in, NULL, "?"); /* srun: "Only allocated 1 nodes asked for 2" */
+	nodes_are("srun -x c01 -N 1 ./a", in, NULL, "c02");
+	nodes_are("srun --exclude=c02 -N 1 -n 2 ./a", in, NULL, "c01");
+	nodes_are("srun -x c01 -n 1 ./a", in, NULL, "c02");
+	nodes_are("srun -x c[01-02] -N 1 ./a", in, NULL, "?");
+	nodes_are("srun -x c03 ./a", in, NULL, "c01,c02");
+	nodes_are("srun -x c01 -N 1 ./a", "", NULL, "?"); /* outside: Slurm picks */
+	nodes_are("srun -x c[ -N 1 ./a", in, NULL, "?");
+	nodes_are("srun -w c01 -x c02 ./a", in, NULL, "?");
+	nodes_are("srun -r 1 -N 1 ./a", in, NULL, "?"); /* Slurm's node table order */
+	nodes_are("srun -r 0 ./a", in, NULL, "c01,c02");
+	nodes_are("srun --relative=0 -N 1 ./a", in, NULL, "?");
+	nodes_are("srun -N 1-2 ./a", in, NULL, "?");
+	nodes_are("srun -n 2 ./a", "SLURM_JOB_NODELIST=c[01-02] SLURM_JOB_NUM_NODES=x", NULL, "?");
+	same_keys("srun -x c01 -N 1 ./a", in, "srun -w c02 -N 1 ./a", in, NULL, 1);
+}
+
+/* --nodefile, and -w or -x naming a file (a '/' in it): its host lists,
+ * one or more a line; a comment or a blank inside a line: not read. */
+static void t_nodefile(void)
+{
+	const char *in = "SLURM_JOB_NODELIST=c[01-02] SLURM_JOB_NUM_NODES=2";
+	char *d = tmpdir(), *one = xasprintf("%s/one", d), *many = xasprintf("%s/many", d);
+	char *odd = xasprintf("%s/odd", d);
+	FILE *f = fopen(one, "w");
+	CHECK(f && fputs("c02\n", f) >= 0 && fclose(f) == 0);
+	f = fopen(many, "w");
+	CHECK(f && fputs("c[01-02]\n\n  gpu1 \r\n", f) >= 0 && fclose(f) == 0);
+	f = fopen(odd, "w");
+	CHECK(f && fputs("c01 # login\n", f) >= 0 && fclose(f) == 0);
+	struct {
+		const char *fmt, *env, *want;
+	} c[] = {
+		{"srun --nodefile %s -N 1 ./a", in, "c02"},
+		{"srun --nodefile %s ./a", in, "?"}, /* the allocation's count: Slurm adds c01 */
+		{"srun --nodefile=%s -n 2 ./a", "", "c02"},
+		{"srun -w %s -n 2 ./a", "", "c02"},
+		{"srun -x %s -N 1 ./a", in, "c01"},
+		{"srun -x %s -N 1 ./a", "", "?"},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char *cmd = xasprintf(c[i].fmt, one);
+		nodes_are(cmd, c[i].env, NULL, c[i].want);
+		xfree(cmd);
+	}
+	char *cmd = xasprintf("srun -w %s ./a", many);
+	nodes_are(cmd, "", NULL, "c01,c02,gpu1");
+	xfree(cmd);
+	cmd = xasprintf("srun -w %s ./a", odd);
+	nodes_are(cmd, "", NULL, "?");
+	xfree(cmd);
+	CHECK_INT(remove(one), 0);
+	cmd = xasprintf("srun --nodefile %s -n 2 ./a", one);
+	nodes_are(cmd, "", NULL, "?");
+	xfree(cmd);
+	CHECK_INT(remove(many), 0);
+	CHECK_INT(remove(odd), 0);
+	xfree(one);
+	xfree(many);
+	xfree(odd);
+	xfree(d);
+	done();
+}
+
+/* mpirun inside a Slurm allocation without a host option fills its nodes
+ * slot by slot from a node nunatak cannot tell: certain only when no node
+ * can be left out (slots read both ways the MPIs read them); -H and
+ * hostfiles are honoured; options and variables that place ranks otherwise
+ * leave it unknown. */
+static void t_mpirun_allocation(void)
+{
+	const char *om = "Open MPI", *mp = "MPICH";
+	const char *s = "SLURM_JOB_NODELIST=c[01-02] SLURM_NODELIST=c[01-02] SLURM_JOB_NUM_NODES=2 "
+			"SLURM_TASKS_PER_NODE=2(x2) SLURM_JOB_CPUS_PER_NODE=2(x2)";
+	nodes_are("mpirun -n 3 ./a", s, om, "c01,c02");
+	nodes_are("mpirun -n 2 ./a", s, om, "?"); /* both ranks may fit c01 */
+	nodes_are("mpirun ./a", s, om, "c01,c02");   /* a rank a slot */
+	nodes_are("mpirun -n 3 --oversubscribe ./a", s, om, "c01,c02");
+	nodes_are("mpirun -n 4 --map-by node ./a", s, om, "?");
+	nodes_are("mpirun -n 4 -N 1 ./a", s, om, "?");
+	nodes_are("mpirun -H c01 -n 2 ./a", s, om, "c01");
+	nodes_are("mpirun -n 3 ./a", "SLURM_JOB_NODELIST=c[01-02] SLURM_NODELIST=c[01-02] "
+		  "SLURM_TASKS_PER_NODE=2(x2) SLURM_JOB_CPUS_PER_NODE=4(x2)", om, "?");
+	nodes_are("mpirun -n 3 ./a", "SLURM_NODELIST=c[01-02] SLURM_TASKS_PER_NODE=2(x2)", om, "?");
+	nodes_are("mpirun -n 3 ./a", "SLURM_NODELIST=c[01-02] SLURM_TASKS_PER_NODE=2(x3) "
+		  "SLURM_JOB_CPUS_PER_NODE=2(x3)", om, "?");
+	nodes_are("mpirun -n 3 ./a", "SLURM_NODELIST=c[01-02] SLURM_TASKS_PER_NODE=1,3 "
+		  "SLURM_JOB_CPUS_PER_NODE=1,3", om, "?");
+	nodes_are("mpirun -n 4 ./a", "SLURM_NODELIST=c[01-02] SLURM_TASKS_PER_NODE=1,3 "
+		  "SLURM_JOB_CPUS_PER_NODE=1,3", om, "c01,c02");
+	nodes_are("mpirun -n 8 ./a", "SLURM_JOB_NODELIST=c01 SLURM_NODELIST=c01", om, "c01");
+	nodes_are("mpirun -n 3 ./a", "OMPI_MCA_rmaps_base_mapping_policy=node", om, "here");
+	char env[512];
+	snprintf(env, sizeof(env), "%s OMPI_MCA_rmaps_base_mapping_policy=node", s);
+	nodes_are("mpirun -n 3 ./a", env, om, "?");
+	snprintf(env, sizeof(env), "%s SLURM_CPUS_PER_TASK=2", s);
+	nodes_are("mpirun -n 3 ./a", env, om, "?");
+	nodes_are("mpirun -n x ./a", s, om, "?");
+	nodes_are("mpirun.mpich -n 3 ./a", s, mp, "c01,c02");
+	nodes_are("mpirun.mpich -ppn 1 -n 2 ./a", s, mp, "?");
+	snprintf(env, sizeof(env), "%s HYDRA_HOST_FILE=/h", s);
+	nodes_are("mpirun.mpich -n 3 ./a", env, mp, "?");
+	nodes_are("mpirun -n 2 ./a", "PBS_NODEFILE=/x", om, "?");
+	same_keys("mpirun -n 3 ./a", s, "mpirun -n 4 ./a", s, om, 1);
 }
 
 static void t_openmpi(void)
@@ -326,6 +443,11 @@ static const struct test_case cases[] = {
 	{"srun", "srun: rank count and application leave the key alone; node options, --mpi and "
 		 "transport variables change it", t_srun},
 	{"allocation", "inside an allocation srun over all of its nodes knows them", t_allocation},
+	{"allocation_options", "inside an allocation: -w, -x, -r with the allocation's node "
+			       "count", t_allocation_options},
+	{"nodefile", "--nodefile, and -w or -x naming a file", t_nodefile},
+	{"mpirun_allocation", "mpirun inside a Slurm allocation: only when no node can be left "
+			      "out", t_mpirun_allocation},
 	{"openmpi", "Open MPI: --mca, -x and OMPI_MCA_* change the key; -H names the nodes",
 	 t_openmpi},
 	{"hydra", "MPICH hydra: -genv transport variables, -iface and hostfiles", t_hydra},
