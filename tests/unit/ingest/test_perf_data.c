@@ -587,9 +587,13 @@ static void rows_diff(const struct rows *script, const struct rows *direct, int6
 
 /* The two paths on one recording: the same measurements and stacks, except
  * for the samples of lines perf script printed in a shape its parser does
- * not read (counted as unparsed: seen once in ~40 loaded runs, 2 lines,
- * announced): each such line drops its sample from that path, or a frame
- * from its stack, so moves at most one sample. Without one, exactly equal. */
+ * not read (counted as unparsed, announced): each such line drops its
+ * sample from that path, or a frame from its stack, so moves at most one
+ * sample. Without one, exactly equal. Seen about once in 40 loaded runs: a
+ * user chain whose frame-pointer walk read a return address that looks
+ * like a context marker ({USER, ip, 0xffffffffffffffb8, 0}); perf discards
+ * such a chain and prints the sample with no frame (no ip for the parser),
+ * the direct reader keeps the ip and ends the chain at the 0. */
 static void script_agree(const char *data_path, const char *script_path, uint64_t *samples)
 {
 	size_t tl;
