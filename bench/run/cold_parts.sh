@@ -16,7 +16,9 @@
 # medians over the rounds and the load.
 # Env: NUNATAK (binary), APP (default the heat example beside NUNATAK, else
 # FALLBACK_SRC built), ARGS (APP's arguments; heat: "512 300 0"), ROUNDS (>= 3,
-# default 7).
+# default 7), BASE (another nunatak binary, say main's build: its warm, cold
+# and cold+k Runs interleave in the same rounds, each binary with its own
+# caches, and the last lines compare the two binaries' parts).
 set -eu
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -36,12 +38,16 @@ case "$(basename "$APP")" in
 *heat*) ARGS=${ARGS:-512 300 0} ;;
 *) ARGS=${ARGS:-300000000} ;;
 esac
+if [ -n "${BASE:-}" ]; then
+	[ -x "$BASE" ] || { echo "cold_parts.sh: BASE=$BASE is not an executable nunatak" >&2; exit 1; }
+	BASE=$(abs "$BASE")
+fi
 echo "program: $APP $ARGS"
 export NUNATAK_SITE_CONFIG=/dev/null NUNATAK_NO_CALIBRATE=1
 cd "$WORK"
-exec python3 - "$NUNATAK" "${ROUNDS:-7}" "$APP" "$ARGS" <<'PY'
+exec python3 - "$NUNATAK" "${ROUNDS:-7}" "$APP" "$ARGS" "${BASE:-}" <<'PY'
 import json, os, resource, shutil, statistics, subprocess, sys
-nunatak, rounds, app, args = sys.argv[1:5]
+nunatak, rounds, app, args, base = sys.argv[1:6]
 rounds = max(3, int(rounds))
 cmd = [app] + args.split()
 med = statistics.median
@@ -53,9 +59,9 @@ def cpu(argv, env=None):
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
-def run(cache):
+def run(cache, binary=nunatak):
     env = dict(os.environ, XDG_CACHE_HOME=os.path.abspath(cache))
-    c = cpu([nunatak, "run", "-q", "-o", "r", "--freq", "997", "--call-graph", "fp", "--"] + cmd,
+    c = cpu([binary, "run", "-q", "-o", "r", "--freq", "997", "--call-graph", "fp", "--"] + cmd,
             env)
     shutil.rmtree("r", ignore_errors=True)
     return c
@@ -66,22 +72,28 @@ doc = json.loads(subprocess.run([nunatak, "doctor", "--json"], capture_output=Tr
                                 ).stdout or "{}")
 llvm = next((c["detail"] for c in doc.get("checks", []) if c.get("name") == "llvm"), "")
 symbolizer = llvm[llvm.rfind("(") + 1:-1] if llvm.endswith(")") else None
-run("warm")  # the warm cache: this program's answers and the kernel's table
+# Each binary's own warm cache: this program's answers and the kernel's table.
+binaries = [("", nunatak)] + ([("base_", base)] if base else [])
+for who, binary in binaries:
+    run(who + "warm", binary)
 # Not there when the kernel's symbols cannot be read here (kptr_restrict):
 # then cold+k is another cold Run, and says so.
-ktable = os.path.isdir("warm/nunatak/kallsyms") and os.path.isfile("warm/nunatak/seal.key")
+ktable = all(os.path.isdir(f"{who}warm/nunatak/kallsyms") and
+             os.path.isfile(f"{who}warm/nunatak/seal.key") for who, _ in binaries)
 if not ktable:
     print("note: the warm cache holds no kernel table here: cold+k is a cold Run")
 rows = []
 for i in range(rounds):
     got = {}
-    for kind in (("warm", "cold", "cold+k") if i % 2 else ("cold+k", "cold", "warm")):
-        d = "warm" if kind == "warm" else f"{kind}{i}"
+    order = [(who, binary, kind) for who, binary in binaries
+             for kind in ("warm", "cold", "cold+k")]
+    for who, binary, kind in (order if i % 2 else order[::-1]):
+        d = who + ("warm" if kind == "warm" else f"{kind}{i}")
         if kind == "cold+k" and ktable:
             os.makedirs(f"{d}/nunatak", mode=0o700)
-            shutil.copytree("warm/nunatak/kallsyms", f"{d}/nunatak/kallsyms")
-            shutil.copy2("warm/nunatak/seal.key", f"{d}/nunatak/seal.key")
-        got[kind] = run(d)
+            shutil.copytree(f"{who}warm/nunatak/kallsyms", f"{d}/nunatak/kallsyms")
+            shutil.copy2(f"{who}warm/nunatak/seal.key", f"{d}/nunatak/seal.key")
+        got[who + kind] = run(d, binary)
         if kind != "warm":
             shutil.rmtree(d)
     got["perf --version"] = cpu(["perf", "--version"])
@@ -104,4 +116,16 @@ print(f"    perf --version alone: {m(lambda r: r['perf --version']):.3f}; "
 print(f"    the rest (cold+k - warm - the two probes: the symbolizer's first answers, "
       f"cache writes): "
       f"{m(lambda r: r['cold+k'] - r['warm'] - r['perf --version'] - r['symbolizer --version']):+.3f}")
+if base:
+    print(f"  {base} (BASE) against {nunatak}, the same rounds, per round NUNATAK - BASE "
+          f"(median, min, max):")
+    for what, f in (("cold Run", lambda r, w: r[w + "cold"]),
+                    ("warm Run", lambda r, w: r[w + "warm"]),
+                    ("the kernel's table (cold - cold+k)",
+                     lambda r, w: r[w + "cold"] - r[w + "cold+k"]),
+                    ("all the cold-only CPU (cold - warm)",
+                     lambda r, w: r[w + "cold"] - r[w + "warm"])):
+        d = [f(r, "") - f(r, "base_") for r in rows]
+        print(f"    {what:<36} BASE {m(lambda r: f(r, 'base_')):.3f}, NUNATAK "
+              f"{m(lambda r: f(r, '')):.3f}; {med(d):+.3f} ({min(d):+.3f}, {max(d):+.3f})")
 PY

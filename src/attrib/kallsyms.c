@@ -47,8 +47,8 @@ static bool hex16(const char *p, uint64_t *out)
 #endif
 }
 
-/* The first ' ' or '\t' in [p, end), or end: 8 bytes at a time (a zero
- * byte of x ^ c is a byte equal to c), the name's 20-40 bytes. */
+/* The first ' ', '\t' or NUL in [p, end), or end: 8 bytes at a time (a
+ * zero byte of x ^ c is a byte equal to c), the name's 20-40 bytes. */
 static const char *name_end(const char *p, const char *end)
 {
 	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
@@ -56,10 +56,10 @@ static const char *name_end(const char *p, const char *end)
 		memcpy(&x, p, sizeof(x));
 		s = x ^ (0x20 * ones);
 		t = x ^ (0x09 * ones);
-		if (((s - ones) & ~s & high) | ((t - ones) & ~t & high))
+		if (((s - ones) & ~s & high) | ((t - ones) & ~t & high) | ((x - ones) & ~x & high))
 			break;
 	}
-	while (p < end && *p != ' ' && *p != '\t')
+	while (p < end && *p != ' ' && *p != '\t' && *p != '\0')
 		p++;
 	return p;
 }
@@ -96,8 +96,8 @@ int kallsyms__line(const char *p, const char *end, struct kallsyms_line *out,
 		return -1;
 	char type = p[1];
 	const char *name = p + 3, *ne = name_end(name, end);
-	if (ne == name)
-		return -1;
+	if (ne == name || (ne < end && *ne == '\0'))
+		return -1; /* no name, or a NUL in it: no C string names that symbol */
 	bool module = ne < end && memchr(ne, '[', (size_t)(end - ne)) != NULL;
 	if (a)
 		ks->zeros = false;

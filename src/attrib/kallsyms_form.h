@@ -30,9 +30,9 @@ struct kallsyms_line {
 /*
  * One line "addr type name [module]" without its newline, [p, end): 1 a
  * core text symbol (out filled), 0 a line that names nothing (data, a
- * module's, no type t/T/w/W), -1 malformed. Either way ks's `_text`,
- * `_etext` (the first core ones) and zeros (cleared by any non-zero
- * address) follow the line, as kallsyms__parse sets them.
+ * module's, no type t/T/w/W), -1 malformed (a NUL in the name too). Else
+ * ks's `_text`, `_etext` (the first core ones) and zeros (cleared by any
+ * non-zero address) follow the line, as kallsyms__parse sets them.
  */
 int kallsyms__line(const char *p, const char *end, struct kallsyms_line *out,
 		   struct kallsyms *ks);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The run bench's smoke run (issue 27): bench/run/run.sh measures the heat example beside NUNATAK by default and names it on its first line, refuses an APP that is set but missing (two sessions' figures had silently measured the fallback program instead), and with BASE prints the interleaved own-CPU comparison of two binaries, warm and with an empty tool cache; cold_parts.sh splits the cold-only CPU (kernel table, tool probes, the rest); they must run, not meet a figure
+# The run bench's smoke run (issue 27): bench/run/run.sh measures the heat example beside NUNATAK by default and names it on its first line, refuses an APP that is set but missing (two sessions' figures had silently measured the fallback program instead), and with BASE prints the interleaved own-CPU comparison of two binaries, warm and with an empty tool cache; cold_parts.sh splits the cold-only CPU (kernel table, tool probes, the rest), with BASE for both binaries in the same rounds; they must run, not meet a figure
 . "$NUNATAK_SOURCE_DIR/tests/fixtures/run/e2e_lib.sh"
 if [ "${NUNATAK_SANITIZE:-0}" = 1 ]; then
 	echo "skip: the bench's smoke runs in the gcc pass (a sanitized build's costs are not its subject)"
@@ -40,8 +40,9 @@ done
 grep -q "the calibration's figure: not compared (NUNATAK_NO_CALIBRATE=1)" "$WORK/out.txt" ||
 	fail "NUNATAK_NO_CALIBRATE=1 did not keep the bench from calibrating"
 
-# cold_parts.sh: the cold-only CPU split into its parts, on the same program.
-(cd "$WORK" && ROUNDS=3 ARGS="512 30 0" NUNATAK="$NUNATAK" \
+# cold_parts.sh: the cold-only CPU split into its parts, on the same program;
+# BASE again the same binary (the comparison's lines, not its figures).
+(cd "$WORK" && ROUNDS=3 ARGS="512 30 0" NUNATAK="$NUNATAK" BASE="$NUNATAK" \
 	bash "$NUNATAK_SOURCE_DIR/bench/run/cold_parts.sh" </dev/null >"$WORK/parts.txt" 2>&1) ||
 	fail "bench/run/cold_parts.sh failed"
 cat "$WORK/parts.txt"
@@ -51,5 +52,10 @@ for what in "cold - warm \(all the cold-only CPU\): [-+]$num" \
 	"the kernel's table \(cold - cold\+k\): [-+]$num" "perf --version alone: $num" \
 	"llvm-symbolizer --version alone: $num|no llvm-symbolizer --version alone: nan"; do
 	grep -qE "$what" "$WORK/parts.txt" || fail "cold_parts: no '$what'"
+done
+for what in "cold Run" "warm Run" "the kernel's table \(cold - cold\+k\)" \
+	"all the cold-only CPU \(cold - warm\)"; do
+	grep -qE "^    $what +BASE -?$num, NUNATAK -?$num; [-+]$num \([-+]$num, [-+]$num\)$" \
+		"$WORK/parts.txt" || fail "cold_parts: no BASE comparison line for '$what'"
 done
 echo ok

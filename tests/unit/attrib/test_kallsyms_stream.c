@@ -239,6 +239,12 @@ static void t_refused(void)
 	CHECK(kallsyms__parse(bad_before, strlen(bad_before), &ks, &pe) < 0);
 	CHECK_STR(e.msg, pe.msg); /* "kallsyms line 3: ..." */
 	CHECK(strstr(e.msg, "line 3") != NULL);
+	/* a NUL in a name: malformed for both (a C string would cut the name) */
+	static const char nul[] = "ffffffff81000000 T _text\nffffffff81000010 T na\0me\n";
+	CHECK(stream(nul, sizeof(nul) - 1, 3, false, &got, &glen, &consumed, &e) < 0);
+	CHECK(kallsyms__parse(nul, sizeof(nul) - 1, &ks, &pe) < 0);
+	CHECK_STR(e.msg, pe.msg);
+	CHECK(strstr(e.msg, "line 2") != NULL);
 	CHECK_INT(stream(bad_after, strlen(bad_after), 7, false, &got, &glen, &consumed, &e), 0);
 	free(got);
 	CHECK(stream(bad_after, strlen(bad_after), 7, true, &got, &glen, &consumed, &e) < 0);
