@@ -87,15 +87,19 @@ static char *kernel_text_line(void)
 	return line;
 }
 
-/* The table's text is usable: _text and _etext present, _text at a non-zero
- * address and the kernel's own line. */
-static bool table_matches(const char *text, size_t len, const char *kernel_line)
+bool perf_kallsyms_table_valid(const char *text, size_t len, const char *kernel_line)
 {
 	size_t n = 0, m = 0;
 	const char *t = find_line(text, len, "_text", &n);
-	return t && find_line(text, len, "_etext", &m) && kernel_line &&
-	       strlen(kernel_line) == n && !memcmp(t, kernel_line, n) &&
-	       strtoull(t, NULL, 16) != 0;
+	if (!t || !find_line(text, len, "_etext", &m) || !kernel_line ||
+	    strlen(kernel_line) != n || memcmp(t, kernel_line, n) != 0)
+		return false;
+	/* _text at a non-zero address (kptr_restrict shows zeros): the line
+	 * up to its first blank, within the line */
+	for (size_t i = 0; i < n && t[i] != ' '; i++)
+		if (t[i] != '0')
+			return true;
+	return false;
 }
 
 /* The table as it is on disk: a small regular file of root's, mode 0600. */
@@ -144,11 +148,12 @@ static int make_table(const char *path)
 		memcpy(out + len, line, ll);
 		len += ll;
 		out[len++] = '\n';
+		out[len] = '\0';
 	}
 	fclose(f);
 	free(line);
 	char *kline = rc == 0 && out ? kernel_text_line() : NULL;
-	if (rc == 0 && (!out || !table_matches(out, len, kline)))
+	if (rc == 0 && (!out || !perf_kallsyms_table_valid(out, len, kline)))
 		rc = -ENOENT; /* no _text/_etext, or addresses hidden (kptr_restrict) */
 	if (rc == 0)
 		rc = fs_write_cache(path, out, len, 0600);
@@ -200,7 +205,7 @@ char *perf_kallsyms_table(void)
 	size_t len = 0;
 	char *text = path ? read_table(path, &len) : NULL;
 	char *kline = text ? kernel_text_line() : NULL;
-	bool ok = text && table_matches(text, len, kline);
+	bool ok = text && perf_kallsyms_table_valid(text, len, kline);
 	xfree(text);
 	xfree(kline);
 	if (path && !ok && make_table(path) != 0) {

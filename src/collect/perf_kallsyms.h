@@ -45,6 +45,12 @@ struct perf_kallsyms {
  * matches of a core kernel symbol, not a module's). */
 bool perf_kallsyms_wanted(const char *name, size_t len);
 
+/* A table's text (len bytes, from a file of ours but never trusted) is
+ * usable: lines for _text and _etext, the _text line byte for byte the
+ * kernel's own (kernel_line, NULL: unknown, never usable) at a non-zero
+ * address. */
+bool perf_kallsyms_table_valid(const char *text, size_t len, const char *kernel_line);
+
 /* The boot's table (malloc'd path under the tool cache), made from
  * /proc/kallsyms when missing or no longer matching; NULL when this process
  * may not use it (not root, no CAP_SYS_ADMIN, chrooted, not x86_64) or it
