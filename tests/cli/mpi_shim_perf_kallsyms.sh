@@ -15,6 +15,8 @@ grep -m1 -E ' _text$' /proc/kallsyms >table.try
 unshare -m sh -c "mount --make-rslave / && mount --bind '$tmp/table.try' /proc/kallsyms" 2>/dev/null ||
 	{ echo "skip: no private mount namespace with a bind over /proc/kallsyms here (a container?)"; exit 2; }
 text=$(grep -m1 -E ' _text$' /proc/kallsyms | cut -d' ' -f1)
+[ -n "$text" ] && [ -n "${text//0/}" ] ||
+	{ echo "skip: the kernel hides its addresses even from root (kernel.kptr_restrict=2): perf reads nothing"; exit 2; }
 
 # What the application sees, and what perf (alive meanwhile) sees: perf is
 # the application's parent under rank-shim (fg-exec execs it in place), its
