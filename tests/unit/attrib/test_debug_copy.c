@@ -30,6 +30,7 @@
 #include "elf_offset.h"
 #include "model/model.h"
 #include "mpi/sites.h"
+#include "regions/lines_symbolize.h"
 #include "run/pipeline.h"
 #include "run/stages.h"
 #include "tools/locate.h"
@@ -330,7 +331,8 @@ static char *sites_in(struct fixture *f, const char *cache, struct counter *c,
 	}
 	struct degradations dg = {0};
 	struct err e = {0};
-	CHECK_INT(mpi_sites_symbolize(&p, x, &f->t, dc, &dg, &e), 0);
+	struct lines_run run = {.copies = dc};
+	CHECK_INT(mpi_sites_symbolize(&p, x, &f->t, &run, &dg, &e), 0);
 	CHECK_INT(dg.n, 0);
 	size_t cap = 64, len = 0;
 	char *s = xcalloc(cap, 1);
@@ -364,7 +366,8 @@ static char *ompt_in(struct fixture *f, const char *cache, struct counter *c,
 		CHECK(pivot__add_omp_site(&s.pivot, &o) >= 0);
 	}
 	struct err e = {0};
-	CHECK_INT(run_ompt_symbolize(&s, dc, &e), 0);
+	struct lines_run run = {.copies = dc};
+	CHECK_INT(run_ompt_symbolize(&s, &run, &e), 0);
 	size_t cap = 64, len = 0;
 	char *out = xcalloc(cap, 1);
 	for (size_t i = 0; i < s.pivot.nr_omp_sites; i++)
