@@ -34,7 +34,9 @@
 # /proc/kallsyms once where root's reads it four times, and which samples
 # no kernel time under perf_event_paranoid 2; labelled "as <user>", its
 # wall_ratio printed as `wall_ratio as <user> X` before the last line, which
-# stays the invoking user's).
+# stays the invoking user's), RUN_OPTS (options of `nunatak run` for every
+# Run of the bench, split on blanks: e.g. "--offcpu switches" to see what
+# the off-CPU stacks cost).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 nunatak=$(realpath "$1") fallback=${2:+$(realpath "$2")}
@@ -46,6 +48,7 @@ else
 	launches=("mpirun --oversubscribe -n ${RANKS:-2}")
 	[ "$(id -u)" = 0 ] && launches=("${launches[0]} --allow-run-as-root")
 fi
+read -ra run_opts <<<"${RUN_OPTS:-}"
 for l in "${launches[@]}"; do
 	read -ra words <<<"${l%%|*}"
 	command -v "${words[0]}" >/dev/null || { echo "${words[0]} not found: nothing to measure"; exit 77; }
@@ -111,7 +114,7 @@ fi
 for l in "${launches[@]}"; do
 	read -ra mpi <<<"${l%%|*}"
 	echo "$what, ${mpi[*]}, ${PAIRS:-4} interleaved pairs after a warm-up Run"
-	"$nunatak" run -q -o warm -- "${mpi[@]}" "${app[@]}" >/dev/null 2>warm.err ||
+	"$nunatak" run -q "${run_opts[@]}" -o warm -- "${mpi[@]}" "${app[@]}" >/dev/null 2>warm.err ||
 		{ echo "the warm-up Run failed:"; tail -5 warm.err; exit 1; }
 	# what the warm-up paid for the network Ceilings: the ping-pong (the
 	# first Run on a node set, MPI stack and transport), or none (cached)
@@ -126,7 +129,8 @@ print("  warm-up Run: network_probe %.3f s, network Ceilings %s%s (load %s)" % (
 	[ ${#asuser[@]} -gt 0 ] || continue
 	uapp=("${app[@]}")
 	[ -z "${AS_USER_APP:-}" ] || uapp[0]=$AS_USER_APP
-	(cd "$AS_USER_DIR" && "${asuser[@]}" "$AS_USER_NUNATAK" run -q -o warm -- "${mpi[@]}" "${uapp[@]}" \
+	(cd "$AS_USER_DIR" && "${asuser[@]}" "$AS_USER_NUNATAK" run -q "${run_opts[@]}" -o warm -- \
+		"${mpi[@]}" "${uapp[@]}" \
 		>/dev/null 2>"$work/warm.err") ||
 		{ echo "the warm-up Run as $AS_USER failed:"; tail -5 "$work/warm.err"; exit 1; }
 	echo "  warm-up Run as $AS_USER done"
@@ -141,7 +145,7 @@ for l in "${launches[@]}"; do
 	read -ra mpi <<<"${l%%|*}"
 	for side in bare nunatak; do
 		cmd=("${mpi[@]}" "${app[@]}")
-		[ $side = bare ] || cmd=("$nunatak" run -q -o tl -- "${mpi[@]}" "${app[@]}")
+		[ $side = bare ] || cmd=("$nunatak" run -q "${run_opts[@]}" -o tl -- "${mpi[@]}" "${app[@]}")
 		# the command's pid, written before it replaces the shell
 		if ! perf record -q -a -m 256 -F 1000 -e cpu-clock -o tl.data -- \
 			sh -c 'echo $$ >tl.pid; exec "$@"' sh "${cmd[@]}" >tl.out 2>tl.err; then
@@ -173,6 +177,7 @@ launches, app = args[2:sep], args[sep + 1:]
 launches = [(l.partition("|")[2] or l.partition("|")[0], l.partition("|")[0].split())
             for l in launches]
 med = statistics.median
+run_opts = os.environ.get("RUN_OPTS", "").split()
 
 # CPU time: this process's children (the launcher, nunatak, and the ranks
 # when the launcher forks them: mpirun), plus NODE_CPU, a cgroup counter
@@ -216,7 +221,8 @@ for i in range(pairs):
     for k, L in enumerate(runs):
         tag = f"{L.label}: " if len(runs) > 1 else ""
         bare, brc, bloop, bcpu = timed(L.prefix + L.mpi + L.app, L.cwd)
-        nun, nrc, nloop, ncpu = timed(L.prefix + [L.nunatak, "run", "-q", "-o", f"r{i}", "--"] +
+        nun, nrc, nloop, ncpu = timed(L.prefix + [L.nunatak, "run", "-q"] + run_opts +
+                                      ["-o", f"r{i}", "--"] +
                                       L.mpi + L.app, L.cwd)
         L.cpus.append((bcpu, ncpu))
         if bloop and nloop:

@@ -97,6 +97,9 @@ struct collect_pass {
 	double duration_s;
 	double mono_start, mono_end; /* CLOCK_MONOTONIC s around the application
 					(the first and last pass's), 0: not run */
+	const char *return_ns; /* while perf runs in a mount namespace of its own
+				  (collect/perf_kallsyms.h): fg-exec's --return-ns, else
+				  NULL (borrowed) */
 };
 
 /* The pass's files under collect_dir (own_dir: in collect/pass-<index>/,

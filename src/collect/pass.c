@@ -208,7 +208,7 @@ static int run_app(const struct collect_env *env, struct collect_pass *p, char *
 	 * in memory (a full disk cannot refuse it) */
 	bool fg_ok = wrapper_output && !collect_env_preloads(env->env_set);
 	int status_fd = fg_ok ? memfd_create("nunatak-app-status", 0) : -1;
-	char **fg = fg_ok ? collect_fg_argv(argv, status_fd, 0) : NULL;
+	char **fg = fg_ok ? collect_fg_argv_ns(argv, status_fd, 0, p->return_ns) : NULL;
 	struct exec_request rq = {.argv = (const char *const *)(fg ? fg : argv),
 				  .forward_signals = true, .application = true,
 				  .env_set = env->env_set, .output_path = wrapper_output,

@@ -8,6 +8,7 @@
  * perf script, perf buildid-list.
  */
 #include "collect/collector.h"
+#include "collect/perf_kallsyms.h"
 #include "collect/perf_exit.h"
 
 #include <errno.h>
@@ -164,6 +165,32 @@ static bool records_at_all(const struct perf_collector *pc, const struct collect
 	return ok;
 }
 
+/* One perf record around the application. As root, perf reads the boot's
+ * kallsyms table in a mount namespace of its own (collect/perf_kallsyms.h:
+ * ~110 ms of the kernel formatting /proc/kallsyms four times less before
+ * the application starts): for the perf whose readers were checked (6.1),
+ * with fg-exec before the application (it brings it back to ours), never
+ * under replay (nothing runs). */
+static int launch_once(const struct perf_collector *pc, const struct collect_env *env,
+		       struct collect_pass *p, char *const *argv, struct exec_result *res,
+		       struct err *e)
+{
+	const struct perf_version *v = &pc->perf->version;
+	char *table = geteuid() == 0 && v->major == 6 && v->minor == 1 &&
+			      !collect_env_preloads(env->env_set) &&
+			      !executor__recorded_meta(env->x)
+			      ? perf_kallsyms_table()
+			      : NULL;
+	struct perf_kallsyms ns = {.ns_fd = -1, .cwd_fd = -1};
+	if (table && perf_kallsyms_enter(&ns, table) == 0)
+		p->return_ns = ns.word;
+	int rc = collect_run_app(env, p, argv, p->perf_data, res, e);
+	p->return_ns = NULL;
+	perf_kallsyms_leave(&ns); /* nunatak back in its own namespace */
+	xfree(table);
+	return rc;
+}
+
 /* perf record, stepping down the ladder when perf rejects its options: it
  * fails fast, before starting the application, so the application still
  * runs once. Returns 1 when perf cannot record at all (pc->refusal says
@@ -200,7 +227,7 @@ static int perf_launch(struct collector *c, const struct collect_env *env, struc
 		xfree(shown);
 		unlink(p->perf_data);
 		memset(res, 0, sizeof(*res));
-		int rc = collect_run_app(env, p, argv, p->perf_data, res, e);
+		int rc = launch_once(pc, env, p, argv, res, e);
 		perf_argv__free(argv);
 		if (rc < 0)
 			return rc;

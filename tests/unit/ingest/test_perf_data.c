@@ -562,33 +562,38 @@ static void same_rows(struct rows *naive, struct rows *piv)
 	}
 }
 
-/* Each key of the perf script path's rows is the direct reader's with no
- * fewer samples; the direct reader's extra samples (its sum is returned).
- * Both sorted and grouped. */
-static int64_t rows_within(const struct rows *script, const struct rows *direct)
+/* Samples of the direct reader's rows that the perf script path's do not
+ * hold under the same key (*extra), and the reverse (*missing; one more for
+ * a key of equal counts and unequal sums). Both sorted and grouped. */
+static void rows_diff(const struct rows *script, const struct rows *direct, int64_t *extra,
+		      int64_t *missing)
 {
-	int64_t extra = 0;
-	size_t j = 0;
-	for (size_t i = 0; i < direct->n; i++) {
-		int c = j < script->n ? strcmp(script->v[j].key, direct->v[i].key) : 1;
-		CHECK(c >= 0); /* a key only the perf script path has */
-		if (c > 0) {
-			extra += direct->v[i].n;
-			continue;
-		}
-		CHECK(direct->v[i].n >= script->v[j].n);
-		CHECK(direct->v[i].period >= script->v[j].period);
-		extra += direct->v[i].n - script->v[j].n;
-		j++;
+	*extra = *missing = 0;
+	size_t i = 0, j = 0;
+	while (i < direct->n || j < script->n) {
+		int c = i == direct->n ? -1 : j == script->n ? 1
+			: strcmp(script->v[j].key, direct->v[i].key);
+		int64_t d = c >= 0 ? direct->v[i].n : 0, sn = c <= 0 ? script->v[j].n : 0;
+		if (d > sn)
+			*extra += d - sn;
+		else
+			*missing += sn - d;
+		if (c == 0 && d == sn && direct->v[i].period != script->v[j].period)
+			(*missing)++; /* same samples, another sum: never explained */
+		i += c >= 0;
+		j += c <= 0;
 	}
-	CHECK_INT(j, script->n);
-	return extra;
 }
 
 /* The two paths on one recording: the same measurements and stacks, except
- * that a sample perf script printed in a shape its parser does not read
- * (counted as unparsed: seen once in ~40 loaded runs, 2 lines) is missing
- * from that path only. Without such a line, exactly equal. */
+ * for the samples of lines perf script printed in a shape its parser does
+ * not read (counted as unparsed, announced): each such line drops its
+ * sample from that path, or a frame from its stack, so moves at most one
+ * sample. Without one, exactly equal. Seen about once in 40 loaded runs: a
+ * user chain whose frame-pointer walk read a return address that looks
+ * like a context marker ({USER, ip, 0xffffffffffffffb8, 0}); perf discards
+ * such a chain and prints the sample with no frame (no ip for the parser),
+ * the direct reader keeps the ip and ends the chain at the 0. */
 static void script_agree(const char *data_path, const char *script_path, uint64_t *samples)
 {
 	size_t tl;
@@ -612,10 +617,12 @@ static void script_agree(const char *data_path, const char *script_path, uint64_
 	rows_group(&sk);
 	rows_group(&df);
 	rows_group(&dk);
-	int64_t extra = rows_within(&sf, &df);
-	CHECK_INT(extra, (int64_t)(ds.nr_samples - ss.nr_samples));
-	CHECK(extra <= (int64_t)ss.nr_unparsed);
-	CHECK(rows_within(&sk, &dk) <= (int64_t)ss.nr_unparsed);
+	int64_t unread = (int64_t)ss.nr_unparsed, extra, missing;
+	rows_diff(&sf, &df, &extra, &missing);
+	CHECK(extra <= unread && missing <= unread);
+	rows_diff(&sk, &dk, &extra, &missing);
+	CHECK(extra <= unread && missing <= unread);
+	CHECK(ds.nr_samples >= ss.nr_samples && ds.nr_samples - ss.nr_samples <= ss.nr_unparsed);
 	CHECK(ds.nr_samples > 0);
 	*samples = ds.nr_samples;
 	rows_free(&sf);
@@ -742,7 +749,7 @@ static void t_large_recording(void)
 		CHECK_INT(run(scr, txt), 0);
 		uint64_t n;
 		script_agree(data, txt, &n);
-		CHECK(n >= 2000);
+		CHECK(n >= 1000); /* ~25 k here; fewer where the kernel throttles sampling */
 		naive_agree(data, txt);
 	}
 }
