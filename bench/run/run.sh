@@ -24,7 +24,9 @@
 # silently another program), BASE (another nunatak binary, say main's build:
 # its Runs interleave in the same pairs, warm and with an empty tool cache,
 # and the last lines compare the two binaries' own CPU).
-# The first line names the program measured.
+# The first line names the program measured; each duration's line gives the
+# 1-min load at its first pair and after its last (figures under load are
+# noisy: say the load beside them).
 set -eu
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -115,6 +117,7 @@ def compare_pair(i, cmd, perf):
 def one_duration(seconds):
     cmd = argv_for(seconds)
     rows = []
+    load0 = os.getloadavg()[0]
     for i in range(pairs):
         bare = timed(cmd)
         nun = timed([nunatak, "run", "-q", "-o", f"r{i}", "--freq", "997", "--call-graph", "fp",
@@ -134,7 +137,8 @@ def one_duration(seconds):
         subprocess.run(["rm", "-rf", f"r{i}", f"c{i}", f"x{i}", f"p{i}.data", f"t{i}.data"])
     b, n, p, f = (med(r[k][0] for r in rows) for k in range(4))
     print(f"~{seconds:g} s: {' '.join(cmd)}  ({pairs} pairs, 997 Hz, "
-          f"~{int(med(r[4] for r in rows))} samples)")
+          f"~{int(med(r[4] for r in rows))} samples; 1-min load {load0:.2f} at the first "
+          f"pair, {os.getloadavg()[0]:.2f} after the last)")
     print(f"  bare {b:.3f} s, nunatak run {n:.3f} s: wall ratio median "
           f"{med(r[1][0] / r[0][0] for r in rows):.3f} (target <= 1.05); "
           f"perf record alone {med(r[2][0] / r[0][0] for r in rows):.3f}")

@@ -244,18 +244,26 @@ static int build_attr(struct ctx *c, struct hotspot_attr **out)
 	return 0;
 }
 
-static void set_env(struct ctx *c)
+void attrib_sym_env__init(struct attrib_sym_env *env, bool disabled, int timeout_s)
 {
+	memset(env, 0, sizeof(*env));
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	if (!urls || !*urls)
 		return; /* debuginfod off: nothing to tune */
-	if (c->o->debuginfod_disabled) {
-		c->env_unset[0] = "DEBUGINFOD_URLS";
+	env->debuginfod = !disabled;
+	if (disabled) {
+		env->unset[0] = "DEBUGINFOD_URLS";
 	} else if (!getenv("DEBUGINFOD_TIMEOUT")) {
-		int t = c->o->debuginfod_timeout_s > 0 ? c->o->debuginfod_timeout_s : 10;
-		if ((c->timeout_env = xasprintf("DEBUGINFOD_TIMEOUT=%d", t)))
-			c->env_set[0] = c->timeout_env;
+		int t = timeout_s > 0 ? timeout_s : 10;
+		if ((env->timeout_ = xasprintf("DEBUGINFOD_TIMEOUT=%d", t)))
+			env->set[0] = env->timeout_;
 	}
+}
+
+void attrib_sym_env__release(struct attrib_sym_env *env)
+{
+	xfree(env->timeout_);
+	memset(env, 0, sizeof(*env));
 }
 
 static int steps(struct ctx *c)
@@ -305,7 +313,7 @@ static int user_space(struct ctx *c)
 		if (tools->tool == ATTRIB_TOOL_NONE)
 			return 0; /* the Measurements stay exactly as ingested */
 	}
-	set_env(c);
+	attrib_sym_env__init(&c->env, c->o->debuginfod_disabled, c->o->debuginfod_timeout_s);
 	int rc = steps(c);
 	if (!rc && c->extents) { /* a no-op unless x records */
 		json_t *meta = json_pack("{s:O}", "elf_extents", c->extents);
@@ -327,7 +335,7 @@ static int user_space(struct ctx *c)
 		line_checksums__release(&m->sums.sums);
 	}
 	xfree(c->mods);
-	xfree(c->timeout_env);
+	attrib_sym_env__release(&c->env);
 	return rc;
 }
 

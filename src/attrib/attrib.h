@@ -99,6 +99,24 @@ bool attrib_kernel_prefetch_taken(const struct attrib_kprefetch *k);
 void attrib_kernel_prefetch_free(struct attrib_kprefetch *k);
 
 /*
+ * The environment edits of a Run's llvm-symbolizer calls, from [debuginfod]
+ * (docs/attribution.md), the same for every call (the Hotspots', the MPI
+ * call sites', the OpenMP regions'): with DEBUGINFOD_URLS set, disabled
+ * strips it, enabled sets DEBUGINFOD_TIMEOUT (timeout_s; 0: 10) unless the
+ * user set it; nothing without it. set/unset are NULL-terminated lists for
+ * exec_request.env_set/env_unset (pass NULL when [0] is NULL); debuginfod:
+ * whether the calls reach a server.
+ */
+struct attrib_sym_env {
+	const char *set[2];
+	const char *unset[2];
+	bool debuginfod;
+	char *timeout_;
+};
+void attrib_sym_env__init(struct attrib_sym_env *env, bool disabled, int timeout_s);
+void attrib_sym_env__release(struct attrib_sym_env *env);
+
+/*
  * Names the unresolved Hotspots of p. tools comes from attrib_locate(); with
  * no symbolizer the pivot is left as is and `llvm-missing` is added to d.
  * Degradations met on the way are added to d (deduplicated): `llvm-missing`,

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attrib/attrib.h"
 #include "attrib/elf.h"
 #include "exec/exec.h" /* json_t */
 #include "attrib/internal.h"
@@ -50,9 +51,7 @@ struct ctx {
 	struct err *e;
 	struct mod *mods;
 	size_t nr_mods;
-	const char *env_set[2];
-	const char *env_unset[2];
-	char *timeout_env;
+	struct attrib_sym_env env; /* the symbolizer calls' environment edits */
 	/* The extent rule's verdicts, for a recording (enforce_extents):
 	 * {module: [[address, start], ...]}, start -1 when the name was
 	 * dropped; NULL while none. */

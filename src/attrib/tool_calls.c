@@ -81,8 +81,8 @@ static int call__init(struct ctx *c, struct call *k, struct mod *m, const uint64
 				      * parallel): exec/merge.c */
 				     .merge_slot = alone ? 0 : k->sc.merge_slot,
 				     .merge_prefix = alone ? NULL : k->sc.merge_prefix,
-				     .env_set = c->env_set[0] ? c->env_set : NULL,
-				     .env_unset = c->env_unset[0] ? c->env_unset : NULL};
+				     .env_set = c->env.set[0] ? c->env.set : NULL,
+				     .env_unset = c->env.unset[0] ? c->env.unset : NULL};
 	return c->tools->tool == ATTRIB_TOOL_LLVM ? with_extra(k, extra, req) : 0;
 }
 
@@ -349,8 +349,7 @@ static int plan_copies(struct ctx *c, struct debug_copies *dc, bool debuginfod)
 int attrib_symbolize_all(struct ctx *c)
 {
 	struct debug_copies *dc = c->o->debug_copies;
-	const char *urls = getenv("DEBUGINFOD_URLS");
-	bool debuginfod = urls && *urls && !c->o->debuginfod_disabled;
+	bool debuginfod = c->env.debuginfod;
 	size_t cap = 2 * c->nr_mods + 1, nk = 0;
 	struct call *k = xcalloc(cap, sizeof(*k));
 	int rc = k ? 0 : -ENOMEM;

@@ -257,7 +257,7 @@ static inline bool bytes_eq(const char *x, const char *y, size_t n)
 static int64_t module_id(struct ingest_agg *a, const char *m, size_t len)
 {
 	struct mod_hint *hint = &a->hints[(((uintptr_t)m >> 3) ^ len) & 63];
-	if (hint->at == (uintptr_t)m && hint->len == len &&
+	if (hint->at == (uintptr_t)m && m && hint->len == len && /* at 0: an empty slot */
 	    bytes_eq(a->modules.s[hint->id], m, len))
 		return hint->id;
 	if (a->modules.n + 1 > a->cap_mod_injected &&

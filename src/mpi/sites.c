@@ -80,7 +80,7 @@ static size_t modules_to_ask(const struct pivot *p, const char **mods)
  * cold one a single process for all modules (issue 27: two processes of
  * ~50 ms each were a quarter of an MPI Run's finish). */
 int mpi_sites_symbolize(struct pivot *p, struct executor *x, const struct attrib_tools *t,
-			struct debug_copies *dc, struct degradations *d, struct err *e)
+			const struct lines_run *run, struct degradations *d, struct err *e)
 {
 	size_t named = 0, total = p->nr_mpi_sites;
 	const char **mods = xcalloc(total + 1, sizeof(*mods));
@@ -96,7 +96,7 @@ int mpi_sites_symbolize(struct pivot *p, struct executor *x, const struct attrib
 			rc = -ENOMEM;
 	}
 	struct err se = {0};
-	if (rc == 0 && t && nm && lines_symbolize_many(x, t, jobs, nm, true, dc, &se) == 0)
+	if (rc == 0 && t && nm && lines_symbolize_many(x, t, jobs, nm, true, run, &se) == 0)
 		for (size_t i = 0; rc == 0 && i < nm; i++)
 			if (jobs[i].rc == 0)
 				rc = name_sites(p, jobs[i].module, jobs[i].vaddrs, jobs[i].n,

@@ -15,13 +15,14 @@ struct pivot;
 struct executor;
 struct attrib_tools;
 struct degradations;
-struct debug_copies;
+struct lines_run;
 struct err;
 
-/* dc: the Run's decompressed debug copies (attrib/debug_copy.h), used and
- * made as for its Hotspots, or NULL. Returns 0 (also when nothing could be named: `mpi-sites-unresolved` in d
+/* run: the Run's decompressed debug copies and the symbolizer's
+ * environment edits (regions/lines_symbolize.h), as for its Hotspots, or
+ * NULL. Returns 0 (also when nothing could be named: `mpi-sites-unresolved` in d
  * then), or -ENOMEM / executor failure with e filled. */
 int mpi_sites_symbolize(struct pivot *p, struct executor *x, const struct attrib_tools *t,
-			struct debug_copies *dc, struct degradations *d, struct err *e);
+			const struct lines_run *run, struct degradations *d, struct err *e);
 
 #endif

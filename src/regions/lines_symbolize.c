@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attrib/attrib.h"
 #include "attrib/debug_copy.h"
 #include "attrib/elf.h"
 #include "tools/locate.h"
@@ -79,17 +80,18 @@ static int take_answer(const struct attrib_tools *t, struct lines_job *job,
 }
 
 /* The debug copies this batch uses and makes (attrib/debug_copy.h): a live
- * Run's, with llvm-symbolizer; never under a replay. The symbolizer's
- * environment is the Run's own: DEBUGINFOD_URLS reaches it when set. */
+ * Run's, with llvm-symbolizer; never under a replay. Without the Run's
+ * environment edits, DEBUGINFOD_URLS reaches the symbolizer when set. */
 static int plan_copies(struct executor *x, const struct attrib_tools *t, struct lines_job *jobs,
-		       size_t nj, struct debug_copies *dc, const char ***extra)
+		       size_t nj, const struct lines_run *run, const char ***extra)
 {
 	*extra = NULL;
+	struct debug_copies *dc = run ? run->copies : NULL;
 	bool replay = x->ops->recorded_meta && x->ops->recorded_meta(x);
 	if (!dc || !dc->dir || t->tool != ATTRIB_TOOL_LLVM || replay)
 		return 0;
 	const char *urls = getenv("DEBUGINFOD_URLS");
-	bool debuginfod = urls && *urls;
+	bool debuginfod = run->env ? run->env->debuginfod : urls && *urls;
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < nj; i++)
 		rc = debug_copies__consider_module(dc, jobs[i].module, debuginfod);
@@ -101,7 +103,8 @@ static int plan_copies(struct executor *x, const struct attrib_tools *t, struct 
 /* Call i's request: argv and stdin from its adapter, with the copies'
  * arguments (the cache keys it without them: exec.h cache_argv). */
 static int request(const struct symbolizer_call *sc, const char *const *extra, bool cached,
-		   const char ***argv_own, struct exec_request *rq)
+		   const struct attrib_sym_env *env, const char ***argv_own,
+		   struct exec_request *rq)
 {
 	bool oom;
 	*argv_own = debug_copies__argv(sc->argv, extra, &oom);
@@ -117,15 +120,18 @@ static int request(const struct symbolizer_call *sc, const char *const *extra, b
 				    .timeout_s = 300, .cacheable = cached,
 				    .cache_per_line = cached && sc->per_line,
 				    .merge_slot = cached ? sc->merge_slot : 0,
-				    .merge_prefix = cached ? sc->merge_prefix : NULL};
+				    .merge_prefix = cached ? sc->merge_prefix : NULL,
+				    .env_set = env && env->set[0] ? env->set : NULL,
+				    .env_unset = env && env->unset[0] ? env->unset : NULL};
 	return 0;
 }
 
 int lines_symbolize_many(struct executor *x, const struct attrib_tools *t, struct lines_job *jobs,
-			 size_t nj, bool cached, struct debug_copies *dc, struct err *e)
+			 size_t nj, bool cached, const struct lines_run *run, struct err *e)
 {
 	const char **extra = NULL;
-	int rc = plan_copies(x, t, jobs, nj, dc, &extra);
+	struct debug_copies *dc = run ? run->copies : NULL;
+	int rc = plan_copies(x, t, jobs, nj, run, &extra);
 	size_t np = rc == 0 ? debug_copies__pending(dc) : 0;
 	struct symbolizer_call *sc = xcalloc(nj + 1, sizeof(*sc));
 	const char ***own = xcalloc(nj + 1, sizeof(*own));
@@ -140,7 +146,7 @@ int lines_symbolize_many(struct executor *x, const struct attrib_tools *t, struc
 		rc = symbolizer_call__init(&sc[made], t, j->module, j->vaddrs, j->n, false);
 		if (rc < 0)
 			break;
-		rc = request(&sc[made], extra, cached, &own[made], &rq[made]);
+		rc = request(&sc[made], extra, cached, run ? run->env : NULL, &own[made], &rq[made]);
 	}
 	if (rc == -ENOMEM)
 		err_oom(e);
@@ -178,6 +184,7 @@ int lines_symbolize(struct executor *x, const struct attrib_tools *t, const char
 		    struct err *e)
 {
 	struct lines_job job = {.module = module, .vaddrs = vaddrs, .n = n, .out = out};
-	int rc = lines_symbolize_many(x, t, &job, 1, false, dc, e);
+	struct lines_run run = {.copies = dc};
+	int rc = lines_symbolize_many(x, t, &job, 1, false, &run, e);
 	return rc ? rc : job.rc; /* job.rc < 0: e says why */
 }

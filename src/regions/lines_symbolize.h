@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct attrib_tools;
+struct attrib_sym_env;
 struct debug_copies;
 struct err;
 struct executor;
@@ -40,15 +41,23 @@ struct lines_job {
 	int rc;                 /* 0, or < 0: the tool failed on this module */
 };
 
+/* What a Run's symbolizer calls share (NULL or either field NULL: none):
+ * its decompressed debug copies (attrib/debug_copy.h), used, scheduled and
+ * made as for its Hotspots, and its environment edits ([debuginfod],
+ * attrib/attrib.h), as the Hotspots' calls have them. */
+struct lines_run {
+	struct debug_copies *copies;
+	const struct attrib_sym_env *env;
+};
+
 /* lines_symbolize() over several modules as one executor batch. cached: the
  * calls are cacheable address by address (a warm Run starts no process)
- * and share one process where the tool allows (exec/merge.c). dc: the
- * Run's decompressed debug copies (attrib/debug_copy.h), used, scheduled
- * and made as for its Hotspots, or NULL (none). Returns < 0
+ * and share one process where the tool allows (exec/merge.c); run: the
+ * Run's copies and environment, or NULL. Returns < 0
  * only when nothing could run (no tool, out of memory); each job's rc says
  * whether its module was answered. */
 int lines_symbolize_many(struct executor *x, const struct attrib_tools *t, struct lines_job *jobs,
-			 size_t nj, bool cached, struct debug_copies *dc, struct err *e);
+			 size_t nj, bool cached, const struct lines_run *run, struct err *e);
 
 /* The ELF virtual address of a sampled runtime address: address - load for
  * a PIE or shared object (the load address is where vaddr 0 lands); for a

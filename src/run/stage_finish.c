@@ -15,6 +15,7 @@
 #include "run/ranks_mpi.h"
 #include "attrib/attrib.h"
 #include "attrib/debug_copy.h"
+#include "regions/lines_symbolize.h"
 #include "attrib/frameless.h"
 #include "build_config.h"
 #include "common/alloc.h"
@@ -105,11 +106,10 @@ static struct attrib_source_map *source_maps(const struct run_state *s, size_t *
 	return v;
 }
 
-static int attribute(struct run_state *s, struct debug_copies *dc, struct err *e)
+/* The Hotspots' attribution, then the MPI call sites', with what the Run's
+ * symbolizer calls share (run). */
+static int hotspots_and_sites(struct run_state *s, const struct lines_run *run, struct err *e)
 {
-	int orc = run_ompt_symbolize(s, dc, e); /* the OpenMP regions' sites, samples or not */
-	if (orc || !s->tools || s->pivot.nr_hotspots == 0)
-		return orc;
 	size_t n = 0;
 	struct attrib_source_map *sm = source_maps(s, &n);
 	/* Flag entries "OLD=NEW": split into copies that live as long as sm. */
@@ -131,7 +131,7 @@ static int attribute(struct run_state *s, struct debug_copies *dc, struct err *e
 				.record = s->req->record_entry != NULL,
 				.recorded_kernel = s->machine ? s->machine->kernel : NULL,
 				.kernel_prefetch = s->kprefetch};
-	o.debug_copies = dc;
+	o.debug_copies = run->copies;
 	struct degradations d = {0};
 	int rc = sm && flag_copies ? attrib_run(&s->pivot, s->x, s->tools, &o, &d, e)
 				   : err_oom(e);
@@ -156,7 +156,7 @@ static int attribute(struct run_state *s, struct debug_copies *dc, struct err *e
 	}
 	/* MPI call sites are named by the same symbolizer, after the samples. */
 	if (rc == 0 && s->pivot.nr_mpi_sites)
-		rc = mpi_sites_symbolize(&s->pivot, s->x, s->tools, dc, &d, e);
+		rc = mpi_sites_symbolize(&s->pivot, s->x, s->tools, run, &d, e);
 	for (size_t i = 0; i < d.n; i++)
 		run_state__degrade(s, d.v[i].name, d.v[i].message, d.v[i].remedy);
 	degradations__release(&d);
@@ -164,6 +164,23 @@ static int attribute(struct run_state *s, struct debug_copies *dc, struct err *e
 		xfree(flag_copies[i]);
 	xfree(flag_copies);
 	xfree(sm);
+	return rc;
+}
+
+static int attribute(struct run_state *s, struct debug_copies *dc, struct err *e)
+{
+	/* the OpenMP regions' and MPI call sites' calls: the Hotspots' copies
+	 * and environment edits (attrib_opts' debuginfod fields) */
+	struct attrib_sym_env env;
+	attrib_sym_env__init(&env, !s->cfg->debuginfod_enabled, (int)s->cfg->debuginfod_timeout_s);
+	struct lines_run run = {.copies = dc, .env = &env};
+	int orc = run_ompt_symbolize(s, &run, e); /* the OpenMP regions' sites, samples or not */
+	if (orc || !s->tools || s->pivot.nr_hotspots == 0) {
+		attrib_sym_env__release(&env);
+		return orc;
+	}
+	int rc = hotspots_and_sites(s, &run, e);
+	attrib_sym_env__release(&env);
 	return rc;
 }
 

@@ -186,7 +186,7 @@ static size_t modules_to_ask(const struct pivot *p, const char **mods)
  * address as the MPI call sites' (mpi/sites.c): a warm Run of the same
  * build starts no symbolizer for them, a cold one a single process for all
  * modules (one process per module and Run before). */
-int run_ompt_symbolize(struct run_state *s, struct debug_copies *dc, struct err *e)
+int run_ompt_symbolize(struct run_state *s, const struct lines_run *run, struct err *e)
 {
 	struct pivot *p = &s->pivot;
 	if (!s->tools || !p->nr_omp_sites)
@@ -203,7 +203,7 @@ int run_ompt_symbolize(struct run_state *s, struct debug_copies *dc, struct err 
 			rc = -ENOMEM;
 	}
 	struct err se = {0};
-	if (rc == 0 && nm && lines_symbolize_many(s->x, s->tools, jobs, nm, true, dc, &se) == 0)
+	if (rc == 0 && nm && lines_symbolize_many(s->x, s->tools, jobs, nm, true, run, &se) == 0)
 		for (size_t i = 0; rc == 0 && i < nm; i++)
 			if (jobs[i].rc == 0)
 				rc = name_sites(p, &jobs[i]);

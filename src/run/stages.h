@@ -15,7 +15,7 @@ struct run_state;
 struct err;
 struct exec_result;
 struct ingest_opts;
-struct debug_copies;
+struct lines_run;
 typedef struct json_t json_t;
 
 /* Before launch (a failure exits 125). */
@@ -35,8 +35,9 @@ int stage_regions_env(struct run_state *s, struct err *e);
 int run_ompt_env(struct run_state *s, struct err *e);
 int run_ompt_ingest(struct run_state *s, struct err *e);
 /* Names the OMPT region sites (file:line of the fork), from stage_attribute,
- * with the Run's debug copies dc (attrib/debug_copy.h, or NULL). */
-int run_ompt_symbolize(struct run_state *s, struct debug_copies *dc, struct err *e);
+ * with what the Run's symbolizer calls share (regions/lines_symbolize.h,
+ * or NULL). */
+int run_ompt_symbolize(struct run_state *s, const struct lines_run *run, struct err *e);
 /* The call-stack ladder or --call-graph (collect/stacks.h): s->collect.stacks. */
 int stage_stacks(struct run_state *s, struct err *e);
 /* The target as objdump and ldd need it: a path, or the PATH lookup of a

@@ -30,6 +30,8 @@ cat "$WORK/out.txt"
 [ "$(head -n 1 "$WORK/out.txt")" = "program: $HEAT" ] ||
 	fail "line 1 does not name the heat example: $(head -n 1 "$WORK/out.txt")"
 grep -qF "~0.05 s: $HEAT 512 " "$WORK/out.txt" || fail "the duration line does not run the heat example"
+grep -qE "^~0\.05 s: .*; 1-min load [0-9]+\.[0-9]{2} at the first pair, [0-9]+\.[0-9]{2} after the last\)$" \
+	"$WORK/out.txt" || fail "the duration line does not give the load"
 num='[0-9]+\.[0-9]{3}'
 grep -qE "nunatak's own CPU \(robust to other load\): -?$num s, with an empty tool cache -?$num s" \
 	"$WORK/out.txt" || fail "no own-CPU line"

@@ -15,6 +15,10 @@
 #include "exec/exec.h"
 #include "harness.h"
 #include "model/model.h"
+#include "mpi/sites.h"
+#include "regions/lines_symbolize.h"
+#include "run/pipeline.h"
+#include "run/stages.h"
 
 struct fake {
 	const char *json; /* llvm-symbolizer stdout; NULL: one bare "f" per stdin line */
@@ -217,10 +221,79 @@ static void t_debuginfod(void)
 	unsetenv("DEBUGINFOD_URLS");
 }
 
+/* The MPI call sites' and OpenMP regions' symbolizer calls carry the Run's
+ * environment edits as the Hotspots' do (t_debuginfod): disabled strips
+ * DEBUGINFOD_URLS, enabled bounds the wait, the user's value wins. */
+static void t_sites_debuginfod(void)
+{
+	static const struct {
+		const char *urls, *timeout;
+		bool disabled;
+		const char *set, *unset;
+	} cases[] = {
+		{NULL, NULL, false, "", ""},
+		{"https://debuginfod.example", NULL, false, "DEBUGINFOD_TIMEOUT=7", ""},
+		{"https://debuginfod.example", "30", false, "", ""},
+		{"https://debuginfod.example", NULL, true, "", "DEBUGINFOD_URLS"},
+	};
+	for (size_t i = 0; i < 4; i++) {
+		if (cases[i].urls)
+			setenv("DEBUGINFOD_URLS", cases[i].urls, 1);
+		else
+			unsetenv("DEBUGINFOD_URLS");
+		if (cases[i].timeout)
+			setenv("DEBUGINFOD_TIMEOUT", cases[i].timeout, 1);
+		else
+			unsetenv("DEBUGINFOD_TIMEOUT");
+		struct attrib_sym_env env;
+		attrib_sym_env__init(&env, cases[i].disabled, 7);
+		CHECK_INT(env.debuginfod, cases[i].urls && !cases[i].disabled);
+		struct lines_run run = {.env = &env};
+		/* the MPI call sites */
+		struct fake f = {.json = NULL};
+		struct executor x = {.ops = &fake_ops, .priv = &f};
+		struct pivot p;
+		pivot__init(&p);
+		struct mpi_site m = {.name = (char *)"MPI_Send", .module = (char *)"/opt/app/x",
+				     .address = 0x1234, .calls = 1};
+		CHECK(pivot__add_mpi_site(&p, &m) >= 0);
+		struct degradations d = {0};
+		struct err e = {0};
+		CHECK_INT(mpi_sites_symbolize(&p, &x, &llvm, &run, &d, &e), 0);
+		CHECK_INT(f.nr_calls, 1);
+		CHECK_STR(f.env_set, cases[i].set);
+		CHECK_STR(f.env_unset, cases[i].unset);
+		CHECK_STR(p.mpi_sites[0].function, "f");
+		pivot__release(&p);
+		degradations__release(&d);
+		/* the OpenMP regions' fork sites */
+		struct fake g = {.json = NULL};
+		struct executor y = {.ops = &fake_ops, .priv = &g};
+		struct run_state st;
+		memset(&st, 0, sizeof(st));
+		pivot__init(&st.pivot);
+		st.x = &y;
+		st.tools = (struct attrib_tools *)&llvm;
+		struct omp_site o = {.module = (char *)"/opt/app/x", .address = 0x1234, .calls = 1};
+		CHECK(pivot__add_omp_site(&st.pivot, &o) >= 0);
+		CHECK_INT(run_ompt_symbolize(&st, &run, &e), 0);
+		CHECK_INT(g.nr_calls, 1);
+		CHECK_STR(g.env_set, cases[i].set);
+		CHECK_STR(g.env_unset, cases[i].unset);
+		CHECK_STR(st.pivot.omp_sites[0].function, "f");
+		pivot__release(&st.pivot);
+		attrib_sym_env__release(&env);
+	}
+	unsetenv("DEBUGINFOD_URLS");
+	unsetenv("DEBUGINFOD_TIMEOUT");
+}
+
 static const struct test_case cases[] = {
 	{"failures", "exit status, unparsed output, unreadable module: one degradation", t_failures},
 	{"stdin_batch", "3000 addresses: one process, stdin, fused, symbol level", t_stdin_batch},
 	{"split", "20 000 addresses: two symbolizer calls over halves, merged", t_split},
 	{"debuginfod", "DEBUGINFOD_TIMEOUT default, user value, disabled strips URLS", t_debuginfod},
+	{"sites_debuginfod", "the MPI sites' and OMPT calls carry the same environment edits",
+	 t_sites_debuginfod},
 };
 TEST_MAIN(cases)

@@ -20,6 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "attrib/attrib.h"
 #include "attrib/debug_copy.h"
 #include "attrib/elf.h"
@@ -30,6 +32,7 @@
 #include "elf_offset.h"
 #include "model/model.h"
 #include "mpi/sites.h"
+#include "regions/lines_symbolize.h"
 #include "run/pipeline.h"
 #include "run/stages.h"
 #include "tools/locate.h"
@@ -210,6 +213,20 @@ static void counter_free(struct executor *x)
 static const struct executor_ops counter_ops = {.run = counter_run, .free = counter_free,
 						.run_batch = counter_batch};
 
+/* The same as a replay looks to attribution: a recording's meta.json. */
+static const json_t *replay_meta(struct executor *x)
+{
+	static json_t *meta;
+	(void)x;
+	if (!meta)
+		meta = json_object();
+	return meta;
+}
+
+static const struct executor_ops counter_replay_ops = {
+	.run = counter_run, .free = counter_free, .run_batch = counter_batch,
+	.recorded_meta = replay_meta};
+
 /* A Run's debug copies, its clock moved by shift seconds. */
 static void run_begin(const struct fixture *f, struct debug_copies *dc, time_t shift)
 {
@@ -315,10 +332,12 @@ static void site_text(char **s, size_t *cap, size_t *len, uint64_t a, const char
 
 /* f's addresses as MPI call sites, named by mpi_sites_symbolize() through
  * a per-line cache in <d>/<cache> with the Run's copies dc. */
+static bool as_replay; /* sites_in and ompt_in through counter_replay_ops */
+
 static char *sites_in(struct fixture *f, const char *cache, struct counter *c,
 		      struct debug_copies *dc)
 {
-	struct executor cx = {.ops = &counter_ops, .priv = c};
+	struct executor cx = {.ops = as_replay ? &counter_replay_ops : &counter_ops, .priv = c};
 	char *cdir = xasprintf("%s/%s", f->d, cache);
 	struct executor *x = executor__new_caching_take(&cx, cdir);
 	struct pivot p;
@@ -330,7 +349,8 @@ static char *sites_in(struct fixture *f, const char *cache, struct counter *c,
 	}
 	struct degradations dg = {0};
 	struct err e = {0};
-	CHECK_INT(mpi_sites_symbolize(&p, x, &f->t, dc, &dg, &e), 0);
+	struct lines_run run = {.copies = dc};
+	CHECK_INT(mpi_sites_symbolize(&p, x, &f->t, &run, &dg, &e), 0);
 	CHECK_INT(dg.n, 0);
 	size_t cap = 64, len = 0;
 	char *s = xcalloc(cap, 1);
@@ -350,7 +370,7 @@ static char *sites_in(struct fixture *f, const char *cache, struct counter *c,
 static char *ompt_in(struct fixture *f, const char *cache, struct counter *c,
 		     struct debug_copies *dc)
 {
-	struct executor cx = {.ops = &counter_ops, .priv = c};
+	struct executor cx = {.ops = as_replay ? &counter_replay_ops : &counter_ops, .priv = c};
 	char *cdir = xasprintf("%s/%s", f->d, cache);
 	struct executor *x = executor__new_caching_take(&cx, cdir);
 	struct run_state s;
@@ -364,7 +384,8 @@ static char *ompt_in(struct fixture *f, const char *cache, struct counter *c,
 		CHECK(pivot__add_omp_site(&s.pivot, &o) >= 0);
 	}
 	struct err e = {0};
-	CHECK_INT(run_ompt_symbolize(&s, dc, &e), 0);
+	struct lines_run run = {.copies = dc};
+	CHECK_INT(run_ompt_symbolize(&s, &run, &e), 0);
 	size_t cap = 64, len = 0;
 	char *out = xcalloc(cap, 1);
 	for (size_t i = 0; i < s.pivot.nr_omp_sites; i++)
@@ -735,6 +756,58 @@ static void t_shared(void)
 	done();
 }
 
+/* The copies stay out of the MPI sites' and OpenMP regions' calls, as out
+ * of the Hotspots', under LLVM_SYMBOLIZER_OPTS (the user's options come
+ * first) and under a replay (another machine's files), even once a copy
+ * exists; nothing is marked or copied then. */
+static char *marker(const struct fixture *f);
+
+static void t_off(void)
+{
+	struct fixture f;
+	fixture(&f);
+	struct run_out ref, r;
+	a_run(&f, "u1", OMP | MPI, 0, false, &ref);
+	a_run(&f, "u2", OMP | MPI, 0, false, &r);
+	run_out_release(&r);
+	a_run(&f, "u3", OMP | MPI, 0, false, &r);
+	expect(&r.c, 2, 0, true); /* the copy is there and used */
+	run_out_release(&r);
+	struct executor *real = executor__new_real();
+	struct debug_copies dc;
+	CHECK(!setenv("LLVM_SYMBOLIZER_OPTS", "--demangle", 1));
+	CHECK_INT(debug_copies__init(&dc, f.copies, f.t.path), 0);
+	CHECK(dc.dir == NULL);
+	counter_reset(&r.c, &f, real);
+	char *o = ompt_in(&f, "u4-omp", &r.c, &dc), *m = sites_in(&f, "u4-mpi", &r.c, &dc);
+	expect(&r.c, 2, 0, false);
+	CHECK_STR(o, ref.omp);
+	CHECK_STR(m, ref.mpi);
+	xfree(o), xfree(m);
+	debug_copies__release(&dc);
+	CHECK(!unsetenv("LLVM_SYMBOLIZER_OPTS"));
+	/* a replay's executor, with a Run's copies at hand */
+	char *before = marker(&f);
+	as_replay = true;
+	counter_reset(&r.c, &f, real);
+	run_begin(&f, &dc, DEBUG_COPY_RETRY_MAX_S);
+	o = ompt_in(&f, "u5-omp", &r.c, &dc);
+	m = sites_in(&f, "u5-mpi", &r.c, &dc);
+	as_replay = false;
+	expect(&r.c, 2, 0, false);
+	CHECK_INT(dc.nr_met, 0);
+	CHECK_STR(o, ref.omp);
+	CHECK_STR(m, ref.mpi);
+	xfree(run_end(&dc));
+	char *after = marker(&f);
+	CHECK_STR(after, before);
+	xfree(o), xfree(m), xfree(before), xfree(after);
+	executor__free(real);
+	run_out_release(&ref);
+	fixture_release(&f);
+	done();
+}
+
 /* The marker of f's file, its text (malloc'd, "" when there is none). */
 static char *marker(const struct fixture *f)
 {
@@ -838,6 +911,8 @@ static const struct test_case cases[] = {
 	{"shared", "one Run's calls share the copies: one marker, one copy, used by all",
 	 t_shared},
 	{"retry", "a failed copy is tried again after a growing back-off, said in -v", t_retry},
+	{"off", "no copy for the MPI sites' and OMPT calls under LLVM_SYMBOLIZER_OPTS or replay",
+	 t_off},
 };
 
 TEST_MAIN(cases)

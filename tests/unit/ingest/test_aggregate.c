@@ -120,10 +120,60 @@ static void t_ranks_share_addresses(void)
 	pivot__release(&p);
 }
 
+/* A caller that writes each sample's module names into the same buffers (a
+ * line buffer) gets each name's own entry: module ids are remembered by the
+ * caller's address only with the bytes there compared. Frames, hits and
+ * the previous-entry shortcut alternate between names of one length. */
+static void t_reused_buffer(void)
+{
+	struct ingest_agg *a = ingest_agg__new();
+	CHECK(a != NULL);
+	static const char *const names[] = {"/lib/aaa.so", "/lib/bbb.so", "/lib/ccc.so"};
+	char hit[16], f1[16];
+	for (int i = 0; i < 300; i++) {
+		strcpy(hit, names[i % 3]);
+		strcpy(f1, names[(i / 3) % 3]);
+		struct ingest_frame cc[2] = {fr(hit, 0x40), fr(f1, 0x80)};
+		CHECK_INT(add(a, 5, "task-clock", 10, cc[0], cc, 2), 0);
+	}
+	struct ingest_opts o = {.sz = sizeof(o), .node = "n", .rank = -1};
+	struct pivot p;
+	pivot__init(&p);
+	CHECK_INT(ingest_agg__emit(a, &o, &p, NULL), 0);
+	CHECK_INT(p.nr_measurements, 3);
+	for (size_t i = 0; i < p.nr_measurements; i++) {
+		const struct measurement *m = &p.measurements[i];
+		CHECK_STR(p.hotspots[m->hotspot].module, names[i]); /* sorted by module */
+		CHECK_INT(m->sample_count, 100);
+		CHECK_NEAR(m->value, 1000, 0);
+	}
+	CHECK_INT(p.nr_stacks, 9); /* every (hit, caller) pair */
+	CHECK_INT(p.nr_stack_frames, 18);
+	int depth_seen[9] = {0};
+	for (size_t i = 0; i < p.nr_stack_frames; i++) {
+		const struct stack_frame *f = &p.stack_frames[i];
+		CHECK(f->stack >= 0 && f->stack < 9 && f->depth >= 0 && f->depth < 2);
+		depth_seen[f->stack] |= 1 << f->depth;
+		int k = -1;
+		for (int j = 0; j < 3; j++)
+			if (strcmp(f->module, names[j]) == 0)
+				k = j;
+		CHECK(k >= 0);
+		CHECK_INT(f->offset, f->depth ? 0x80 : 0x40);
+		if (f->depth == 1) /* caller c: 33 samples, 34 for c == 0 (i = 297..299) */
+			CHECK_INT(p.stacks[f->stack].sample_count, 33 + (k == 0));
+	}
+	for (int i = 0; i < 9; i++)
+		CHECK_INT(depth_seen[i], 3);
+	pivot__release(&p);
+	ingest_agg__free(a);
+}
+
 static const struct test_case cases[] = {
 	{"ranks_share_addresses", "per-rank calls: one Hotspot, addresses over Loci", t_ranks_share_addresses},
 	{"keys_and_scale", "key, scale, dram merge, addresses, stacks, build-id", t_keys_and_scale},
 	{"growth", "20000 distinct keys through table growth", t_growth},
+	{"reused_buffer", "module names rewritten in one buffer: each its own entry", t_reused_buffer},
 };
 
 TEST_MAIN(cases)

@@ -749,7 +749,7 @@ static void t_large_recording(void)
 		CHECK_INT(run(scr, txt), 0);
 		uint64_t n;
 		script_agree(data, txt, &n);
-		CHECK(n >= 2000);
+		CHECK(n >= 1000); /* ~25 k here; fewer where the kernel throttles sampling */
 		naive_agree(data, txt);
 	}
 }
