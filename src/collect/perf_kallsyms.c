@@ -18,7 +18,9 @@
 #include "common/fsutil.h"
 
 #define TABLE_MAX 16384             /* a few lines; anything larger is not ours */
-#define KERNEL_PREFIX_MAX (1 << 18) /* where _text must show in /proc/kallsyms */
+/* where _text must show in /proc/kallsyms: after the per-CPU symbols some
+ * kernels list first (line 3 on 6.18; the read stops at _text) */
+#define KERNEL_PREFIX_MAX (1 << 20)
 #define CAP_SYS_ADMIN_BIT 21
 #define HIGH_FD 256 /* where the two descriptors perf inherits are put */
 
