@@ -255,7 +255,11 @@ static const char *comm_of(struct reader *r, int64_t tid, size_t *len)
 }
 
 /* Frames of a callchain, skipping PERF_CONTEXT_* markers, which switch the
- * mode (kernel/user) of the entries that follow them. A return address of 0
+ * mode (kernel/user) of the entries that follow them. A value in the
+ * markers' range that is none of them (seen under load: a user chain
+ * {USER, ip, 0xffffffffffffffb8, 0}, the frame-pointer walk reading junk)
+ * discards the whole chain, as perf does: the sample keeps its own address
+ * and no caller, never a caller read from junk. A return address of 0
  * ends the chain (as in perf_script.c): it is never a caller, and the kernel's frame-pointer
  * walk, once in a module without frame pointers, reads zeros from the stack
  * (seen: libevent's chain looping on 0 up to perf's 127-frame cap, a flame
@@ -270,6 +274,13 @@ static int callchain(struct reader *r, const unsigned char *p, uint64_t nr, int 
 	for (uint64_t i = 0; i < nr; i++) {
 		uint64_t ip = rd64(p + 8 * i);
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			if (ip != (uint64_t)PERF_CONTEXT_KERNEL && ip != (uint64_t)PERF_CONTEXT_USER &&
+			    ip != (uint64_t)PERF_CONTEXT_HV && ip != (uint64_t)PERF_CONTEXT_GUEST &&
+			    ip != (uint64_t)PERF_CONTEXT_GUEST_KERNEL &&
+			    ip != (uint64_t)PERF_CONTEXT_GUEST_USER) {
+				n = 0; /* no marker: the walk read junk, the chain is discarded */
+				break;
+			}
 			cpumode = ip == (uint64_t)PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL
 				: ip == (uint64_t)PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER
 				: PERF_RECORD_MISC_HYPERVISOR;

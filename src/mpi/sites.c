@@ -103,13 +103,7 @@ int mpi_sites_symbolize(struct pivot *p, struct executor *x, const struct attrib
 						jobs[i].out, &named);
 	if (se.errnum == -ENOMEM)
 		rc = -ENOMEM;
-	for (size_t i = 0; jobs && i < nm; i++) {
-		for (size_t k = 0; jobs[i].out && k < jobs[i].n; k++)
-			sym_loc__release(&jobs[i].out[k]);
-		xfree(jobs[i].out);
-		xfree((void *)jobs[i].vaddrs);
-	}
-	xfree(jobs);
+	lines_jobs__free(jobs, nm);
 	xfree(mods);
 	if (rc < 0)
 		return err_set(e, rc, ERR_OOM, "out of memory");

@@ -126,6 +126,17 @@ static int request(const struct symbolizer_call *sc, const char *const *extra, b
 	return 0;
 }
 
+void lines_jobs__free(struct lines_job *jobs, size_t nj)
+{
+	for (size_t i = 0; jobs && i < nj; i++) {
+		for (size_t k = 0; jobs[i].out && k < jobs[i].n; k++)
+			sym_loc__release(&jobs[i].out[k]);
+		xfree(jobs[i].out);
+		xfree((void *)jobs[i].vaddrs);
+	}
+	xfree(jobs);
+}
+
 int lines_symbolize_many(struct executor *x, const struct attrib_tools *t, struct lines_job *jobs,
 			 size_t nj, bool cached, const struct lines_run *run, struct err *e)
 {

@@ -50,6 +50,10 @@ struct lines_run {
 	const struct attrib_sym_env *env;
 };
 
+/* Frees jobs[0..nj) with what each owns (vaddrs, out and its locations),
+ * then the array; accepts NULL. For callers that allocate vaddrs and out. */
+void lines_jobs__free(struct lines_job *jobs, size_t nj);
+
 /* lines_symbolize() over several modules as one executor batch. cached: the
  * calls are cacheable address by address (a warm Run starts no process)
  * and share one process where the tool allows (exec/merge.c); run: the

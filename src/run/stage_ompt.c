@@ -209,13 +209,7 @@ int run_ompt_symbolize(struct run_state *s, const struct lines_run *run, struct 
 				rc = name_sites(p, &jobs[i]);
 	if (se.errnum == -ENOMEM)
 		rc = -ENOMEM;
-	for (size_t i = 0; jobs && i < nm; i++) {
-		for (size_t k = 0; jobs[i].out && k < jobs[i].n; k++)
-			sym_loc__release(&jobs[i].out[k]);
-		xfree(jobs[i].out);
-		xfree((void *)jobs[i].vaddrs);
-	}
-	xfree(jobs);
+	lines_jobs__free(jobs, nm);
 	xfree(mods);
 	return rc < 0 ? err_oom(e) : 0;
 }

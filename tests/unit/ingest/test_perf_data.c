@@ -179,6 +179,74 @@ static int count_sink(void *ctx, const struct ingest_sample *s)
 	return 0;
 }
 
+struct chains {
+	size_t n;
+	uint64_t nr[4096];
+	uint64_t hit[4096];
+};
+
+static int chains_sink(void *ctx, const struct ingest_sample *s)
+{
+	struct chains *c = ctx;
+	if (c->n < 4096) {
+		c->nr[c->n] = s->nr_callchain;
+		c->hit[c->n] = s->hit.offset;
+	}
+	c->n++;
+	return 0;
+}
+
+/* A value in the callchain markers' range that is no marker (seen under
+ * load: {USER, ip, 0xffffffffffffffb8, 0}, the frame-pointer walk reading
+ * junk) discards that sample's chain, as perf does; the sample keeps its
+ * own address and every other sample is untouched. Before, the entries
+ * after it were read as hypervisor addresses: callers named "[unknown]". */
+static void t_junk_marker(void)
+{
+	size_t len;
+	unsigned char *buf = (unsigned char *)slurp(FIX "callgraph.data", &len);
+	CHECK(buf && len > 104);
+	uint64_t doff, dsize;
+	memcpy(&doff, buf + 40, 8);
+	memcpy(&dsize, buf + 48, 8);
+	CHECK(doff + dsize <= len);
+	struct chains *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	CHECK(a && b);
+	struct ingest_stats st = {0};
+	CHECK_INT(perf_data__read(buf, len, chains_sink, a, NULL, &st, NULL), 0);
+	ingest_stats__release(&st);
+	CHECK(a->n > 0 && a->n <= 4096);
+	/* the first user chain with two frames after its marker, patched at the
+	 * first caller (records are 8-byte aligned in the data section) */
+	const uint64_t user = (uint64_t)PERF_CONTEXT_USER, junk = 0xffffffffffffffb8ull;
+	size_t at = 0;
+	for (size_t off = doff; off + 24 <= doff + dsize && !at; off += 8) {
+		uint64_t v[3];
+		memcpy(v, buf + off, 24);
+		if (v[0] == user && v[1] && v[1] < (uint64_t)PERF_CONTEXT_MAX && v[2] &&
+		    v[2] < (uint64_t)PERF_CONTEXT_MAX)
+			at = off + 16;
+	}
+	CHECK(at != 0);
+	memcpy(buf + at, &junk, 8);
+	CHECK_INT(perf_data__read(buf, len, chains_sink, b, NULL, &st, NULL), 0);
+	ingest_stats__release(&st);
+	CHECK_INT(b->n, a->n);
+	size_t changed = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		CHECK(b->hit[i] == a->hit[i]);
+		if (b->nr[i] != a->nr[i]) {
+			changed++;
+			CHECK(a->nr[i] >= 2);
+			CHECK_INT(b->nr[i], 0);
+		}
+	}
+	CHECK_INT(changed, 1);
+	free(a);
+	free(b);
+	free(buf);
+}
+
 /* HEADER_BUILD_ID agrees with `perf buildid-list` on the same file. */
 static void t_buildids(void)
 {
@@ -827,6 +895,8 @@ static void t_clockid(void)
 }
 
 static const struct test_case cases[] = {
+	{"junk_marker", "a callchain value in the markers' range that is none discards the chain",
+	 t_junk_marker},
 	{"clockid", "perf.data: CLOCK_MONOTONIC detected from the attrs", t_clockid},
 	{"alloc_failures", "allocation failure at every point: clean -ENOMEM", t_alloc_failures},
 	{"fixtures_agree", "direct reader == perf script path on recorded fixtures", t_fixtures_agree},
