@@ -17,6 +17,7 @@
 #include "attrib/kallsyms.h"
 #include "common/alloc.h"
 #include "common/cache_home.h"
+#include "common/host_clock.h"
 #include "common/degradation_kinds.h"
 #include "common/safefs.h"
 #include "common/err.h"
@@ -44,15 +45,13 @@ static bool is_kernel(const char *module)
 
 static char *cache_path(void)
 {
-	char *boot = NULL;
-	if (fs_read_file("/proc/sys/kernel/random/boot_id", 64, &boot, NULL) != 0)
+	char boot[HOST_CLOCK_BOOT_ID_SIZE];
+	if (host_boot_id(boot) != 0)
 		return NULL;
-	size_t n = strspn(boot, "0123456789abcdef-");
 	int no_home = 0;
-	char *dir = n >= 16 ? cache_home_path("kallsyms", &no_home) : NULL;
-	char *path = dir ? xasprintf("%s/%.*s.bin", dir, (int)n, boot) : NULL;
+	char *dir = cache_home_path("kallsyms", &no_home);
+	char *path = dir ? xasprintf("%s/%s.bin", dir, boot) : NULL;
 	xfree(dir);
-	xfree(boot);
 	return path;
 }
 

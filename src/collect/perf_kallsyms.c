@@ -15,6 +15,7 @@
 
 #include "common/alloc.h"
 #include "common/cache_home.h"
+#include "common/host_clock.h"
 #include "common/fsutil.h"
 
 #define TABLE_MAX 16384             /* a few lines; anything larger is not ours */
@@ -192,18 +193,11 @@ char *perf_kallsyms_table(void)
 #else
 	if (!may_enter())
 		return NULL;
-	char *boot = NULL;
+	char boot[HOST_CLOCK_BOOT_ID_SIZE];
 	int no_home = 0;
-	char *dir = fs_read_file("/proc/sys/kernel/random/boot_id", 64, &boot, NULL) == 0
-			    ? cache_home_path("perf-kallsyms", &no_home)
-			    : NULL;
-	if (boot)
-		boot[strcspn(boot, "\n")] = '\0';
-	char *path = dir && boot && *boot && !strchr(boot, '/')
-			     ? xasprintf("%s/%s.kallsyms", dir, boot)
-			     : NULL;
+	char *dir = host_boot_id(boot) == 0 ? cache_home_path("perf-kallsyms", &no_home) : NULL;
+	char *path = dir ? xasprintf("%s/%s.kallsyms", dir, boot) : NULL;
 	xfree(dir);
-	xfree(boot);
 	size_t len = 0;
 	char *text = path ? read_table(path, &len) : NULL;
 	char *kline = text ? kernel_text_line() : NULL;

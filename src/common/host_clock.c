@@ -16,19 +16,26 @@ static double read_clock(clockid_t id)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void host_clock__now(struct host_clock *c)
+int host_boot_id(char out[HOST_CLOCK_BOOT_ID_SIZE])
 {
 	char *boot = NULL;
 	size_t len = 0;
-	c->boot_id[0] = '\0';
-	if (fs_read_file("/proc/sys/kernel/random/boot_id", 64, &boot, &len) == 0 && boot) {
-		size_t n = strcspn(boot, "\n");
-		if (n > 0 && n < sizeof(c->boot_id)) {
-			memcpy(c->boot_id, boot, n);
-			c->boot_id[n] = '\0';
-		}
+	out[0] = '\0';
+	if (fs_read_file("/proc/sys/kernel/random/boot_id", 64, &boot, &len) != 0 || !boot)
+		return -1;
+	size_t n = strspn(boot, "0123456789abcdef-");
+	int rc = n >= 16 && n < HOST_CLOCK_BOOT_ID_SIZE ? 0 : -1;
+	if (rc == 0) {
+		memcpy(out, boot, n);
+		out[n] = '\0';
 	}
 	xfree(boot);
+	return rc;
+}
+
+void host_clock__now(struct host_clock *c)
+{
+	(void)host_boot_id(c->boot_id);
 	c->mono = read_clock(CLOCK_MONOTONIC);
 	c->real = read_clock(CLOCK_REALTIME);
 }

@@ -23,6 +23,11 @@ struct host_clock {
 	double mono, real;                     /* seconds */
 };
 
+/* This kernel's boot id (/proc/sys/kernel/random/boot_id: its hex digits
+ * and dashes) into out; 0, or -1 when unreadable or not an id (out ""). The
+ * one reader of it: cache names per boot use it too. */
+int host_boot_id(char out[HOST_CLOCK_BOOT_ID_SIZE]);
+
 /* Both clocks now, and the kernel's boot id. */
 void host_clock__now(struct host_clock *c);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "common/host_clock.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -16,6 +17,22 @@ static void t_now(void)
 	CHECK(b.mono >= a.mono && b.real >= a.real - 1.0);
 	CHECK_INT((int)strlen(a.boot_id), 36);
 	CHECK_STR(a.boot_id, b.boot_id);
+}
+
+/* The boot id as the kernel gives it, without its newline; the clocks'
+ * boot id is the same one. */
+static void t_boot_id(void)
+{
+	char id[HOST_CLOCK_BOOT_ID_SIZE], raw[64] = "";
+	CHECK_INT(host_boot_id(id), 0);
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	CHECK(f && fgets(raw, sizeof(raw), f));
+	fclose(f);
+	raw[strcspn(raw, "\n")] = '\0';
+	CHECK_STR(id, raw);
+	struct host_clock c;
+	host_clock__now(&c);
+	CHECK_STR(c.boot_id, id);
 }
 
 /* Same kernel: the other instant's monotonic time, exactly, whatever its
@@ -68,6 +85,7 @@ static void t_real(void)
 
 static const struct test_case cases[] = {
 	{"now", "both clocks and the boot id are read", t_now},
+	{"boot_id", "the boot id, as the kernel gives it", t_boot_id},
 	{"same_kernel", "same boot id: the monotonic time, exact", t_same_kernel},
 	{"other_kernel", "another or unknown kernel: wall clocks compared", t_other_kernel},
 	{"real", "the two ways agree on real clocks", t_real},

@@ -45,24 +45,38 @@ static void live(struct machine *m)
 	CHECK(machine__snapshot(m, NULL, &e) == 0);
 }
 
-static void t_store_then_cached(void)
+/* A fresh cache (XDG_CACHE_HOME = *cache_out) holding the profile of m, live,
+ * calibrated from the recorded EPYC outputs and stored: its path. */
+static char *calibrated_cache(struct machine *m, char **cache_out)
 {
 	char *cache = tmpdir();
 	setenv("XDG_CACHE_HOME", cache, 1);
-	struct machine m;
-	live(&m);
+	live(m);
 	struct executor *x = replay(CAL);
 	struct profile_opts o = {.calibrate = true};
 	struct profile_outcome po;
 	struct err e = {0};
-	CHECK_INT(machine_profile(&m, x, &o, &po, &e), 0);
+	CHECK_INT(machine_profile(m, x, &o, &po, &e), 0);
 	CHECK(po.source == PROFILE_CALIBRATED && po.calibrated && po.stored);
 	CHECK(strncmp(po.cache_path, cache, strlen(cache)) == 0);
-	CHECK(find(&m, "dram_bandwidth")->value == 1.012428e11);
+	CHECK(find(m, "dram_bandwidth")->value == 1.012428e11);
 	char *path = xstrdup(po.cache_path);
 	profile_outcome__release(&po);
 	executor__free(x);
+	*cache_out = cache;
+	return path;
+}
+
+static void t_store_then_cached(void)
+{
+	char *cache;
+	struct machine m;
+	char *path = calibrated_cache(&m, &cache);
 	machine__release(&m);
+	struct profile_opts o = {.calibrate = true};
+	struct profile_outcome po;
+	struct err e = {0};
+	struct executor *x;
 
 	/* Second time: from the cache; the executor (a recording with no
 	 * compiler) is never asked anything. */
@@ -125,20 +139,14 @@ static void t_not_allowed(void)
  * after reads both from the cache. */
 static void t_costs_added(void)
 {
-	char *cache = tmpdir();
-	setenv("XDG_CACHE_HOME", cache, 1);
+	char *cache;
 	struct machine m;
-	live(&m);
-	struct executor *x = replay(CAL);
+	char *dir = calibrated_cache(&m, &cache);
+	*strrchr(dir, '/') = '\0';
 	struct profile_opts o = {.calibrate = true};
 	struct profile_outcome po;
 	struct err e = {0};
-	CHECK_INT(machine_profile(&m, x, &o, &po, &e), 0);
-	CHECK(po.stored);
-	char *dir = xstrdup(po.cache_path);
-	*strrchr(dir, '/') = '\0';
-	profile_outcome__release(&po);
-	executor__free(x);
+	struct executor *x;
 	/* the profile as an older nunatak wrote it */
 	machine__clear_costs(&m);
 	CHECK(machine_cache_store(&m, dir, NULL, &e) == 1);
