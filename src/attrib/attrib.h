@@ -99,6 +99,46 @@ bool attrib_kernel_prefetch_taken(const struct attrib_kprefetch *k);
 void attrib_kernel_prefetch_free(struct attrib_kprefetch *k);
 
 /*
+ * One read of /proc/kallsyms for the boot's two tables (issue 27): the
+ * kernel's (above) and perf's (collect/perf_kallsyms.h: a few lines, the
+ * whole file searched for them). A tap takes the lines it keeps as the
+ * text goes by; with one the read goes on to the end of the file, not
+ * only to the end of the core kernel's text (~4% more here), and its
+ * done() gets the kept lines (each with its newline) once the whole file
+ * has been read. Both are plain functions, callable from any thread.
+ */
+struct attrib_ktap {
+	bool (*keep)(const char *line, size_t len); /* one line, without newline */
+	int (*done)(const char *lines, size_t len); /* 0, or -errno */
+};
+
+/*
+ * attrib_kernel_prefetch() reading, on a miss of its cache, the tap's
+ * lines in the same read (NULL: attrib_kernel_prefetch()). The table and
+ * the tap's lines are read under the boot lock below, the cache looked at
+ * again once it is held: the first Run of a boot reads the file once
+ * between its read-ahead and perf's table, whichever takes the lock first.
+ */
+struct attrib_kprefetch *attrib_kernel_prefetch_tap(const struct attrib_ktap *tap);
+
+/*
+ * The tap's lines from one read of /proc/kallsyms to its end, the kernel's
+ * table stored in this boot's cache on the way when the cache holds none
+ * (as the read-ahead stores it). The caller holds the boot lock. Returns
+ * tap->done()'s answer, or -errno (the file could not be read whole).
+ */
+int attrib_kernel_read_boot(const struct attrib_ktap *tap);
+
+/*
+ * The boot lock of the two tables' reads: an flock on this user's
+ * kallsyms cache folder, waited for (at most 20 s, then -1: going on
+ * without it costs a second read, nothing else). Returns the descriptor to
+ * give attrib_kernel_unlock(), or -1 (no cache home, or the wait ended).
+ */
+int attrib_kernel_lock(void);
+void attrib_kernel_unlock(int fd);
+
+/*
  * The environment edits of a Run's llvm-symbolizer calls, from [debuginfod]
  * (docs/attribution.md), the same for every call (the Hotspots', the MPI
  * call sites', the OpenMP regions'): with DEBUGINFOD_URLS set, disabled

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "attrib/attrib.h"
@@ -199,41 +201,116 @@ static void read_whole(struct ktable *t, const char *path)
 	xfree(buf);
 }
 
+/* The lines a tap keeps as the text goes by (kernel.c's one read for the
+ * boot's two tables, attrib.h): whole lines, one begun in an earlier
+ * chunk carried over. eof: the text was read to its end. */
+struct ktap_scan {
+	const struct attrib_ktap *tap;
+	char *carry, *out;
+	size_t carry_len, carry_cap, len, cap;
+	bool eof;
+	int rc;
+};
+
+static int tap_line(struct ktap_scan *s, const char *l, size_t n)
+{
+	if (!s->tap->keep(l, n))
+		return 0;
+	if (xgrow((void **)&s->out, &s->cap, s->len + n + 2, 1) < 0)
+		return -ENOMEM;
+	memcpy(s->out + s->len, l, n);
+	s->len += n;
+	s->out[s->len++] = '\n';
+	s->out[s->len] = '\0';
+	return 0;
+}
+
+/* n more bytes to the carried line; -ENOMEM */
+static int tap_carry(struct ktap_scan *s, const char *p, size_t n)
+{
+	if (xgrow((void **)&s->carry, &s->carry_cap, s->carry_len + n + 1, 1) < 0)
+		return -ENOMEM;
+	memcpy(s->carry + s->carry_len, p, n);
+	s->carry_len += n;
+	return 0;
+}
+
+static void tap_feed(struct ktap_scan *s, const char *buf, size_t len)
+{
+	for (const char *p = buf, *end = buf + len; s->rc == 0 && p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+		if (!nl || s->carry_len) /* a line begun, or ended, here */
+			s->rc = tap_carry(s, p, n);
+		if (nl && s->rc == 0) {
+			s->rc = s->carry_len ? tap_line(s, s->carry, s->carry_len) : tap_line(s, p, n);
+			s->carry_len = 0;
+		}
+		p = nl ? nl + 1 : end;
+	}
+}
+
+/* The text's end: a last line without newline is taken; tap->done(). */
+static int tap_finish(struct ktap_scan *s)
+{
+	if (s->rc == 0 && s->carry_len)
+		s->rc = tap_line(s, s->carry, s->carry_len);
+	if (s->rc == 0 && !s->eof)
+		s->rc = -EIO;
+	return s->rc ? s->rc : s->tap->done(s->out ? s->out : "", s->len);
+}
+
+static void tap_release(struct ktap_scan *s)
+{
+	xfree(s->carry);
+	xfree(s->out);
+	*s = (struct ktap_scan){0};
+}
+
 /* The text of path straight to the cache form, as the kernel formats it
  * (4 kB a read), up to the end of the core kernel's text (kallsyms.h,
- * kallsyms_enc): the lines after it are neither formatted nor read. */
-static void read_text(struct ktable *t, const char *path)
+ * kallsyms_enc): the lines after it are neither formatted nor read.
+ * With a tap (s) the read goes on to the end for the tap's lines; without
+ * table, only for them (t: only read_errno set). */
+static void read_text(struct ktable *t, const char *path, struct ktap_scan *s, bool table)
 {
 	struct kallsyms_enc k;
 	kallsyms_enc__init(&k, false);
-	t->read = true;
+	t->read = table;
 	const size_t cap = 64 << 10;
 	char *buf = xmalloc(cap);
 	int fd = buf ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 	int rc = buf ? 0 : (t->rc = err_oom(&t->e));
 	if (fd < 0 && buf)
 		t->read_errno = errno;
-	while (fd >= 0 && rc == 0) {
+	if (!table)
+		rc = KALLSYMS_COMPLETE; /* nothing to encode */
+	while (fd >= 0 && rc >= 0 && (rc == 0 || (s && s->rc == 0))) {
 		ssize_t r = read(fd, buf, cap);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0) {
 			t->read_errno = r < 0 ? errno : 0;
+			if (s)
+				s->eof = r == 0;
 			break;
 		}
-		rc = kallsyms_enc__feed(&k, buf, (size_t)r, &t->e);
+		if (s)
+			tap_feed(s, buf, (size_t)r);
+		if (rc == 0)
+			rc = kallsyms_enc__feed(&k, buf, (size_t)r, &t->e);
 	}
 	if (fd >= 0)
 		close(fd);
 	xfree(buf);
-	if (!t->read_errno && !t->rc && rc >= 0 && rc != KALLSYMS_UNORDERED)
+	if (table && !t->read_errno && !t->rc && rc >= 0 && rc != KALLSYMS_UNORDERED)
 		rc = kallsyms_enc__finish(&k, &t->bytes, &t->len, &t->e);
-	if (rc < 0 && !t->read_errno)
+	if (table && rc < 0 && !t->read_errno)
 		t->rc = rc;
 	t->zeros = k.head.zeros;
 	t->names = !k.head.zeros && k.head.has_text && k.count;
 	kallsyms_enc__release(&k);
-	if (rc == KALLSYMS_UNORDERED && !t->read_errno)
+	if (table && rc == KALLSYMS_UNORDERED && !t->read_errno)
 		read_whole(t, path);
 }
 
@@ -246,7 +323,7 @@ static void ktable_read(struct ktable *t, const char *kallsyms_path, bool skip_c
 		t->cache = kallsyms_path ? NULL : cache_path();
 	if (!skip_cache && t->cache && (t->bytes = cache_load(t->cache, &t->len)))
 		return;
-	read_text(t, path);
+	read_text(t, path, NULL, true);
 }
 
 /* The symbols the offsets need from the bytes into ks; false (ks empty)
@@ -288,8 +365,84 @@ static void ktable_release(struct ktable *t)
 struct attrib_kprefetch {
 	pthread_t th;
 	bool joined, taken; /* taken: a second naming reads the table itself */
+	const struct attrib_ktap *tap; /* perf's lines too, on a miss of the cache */
 	struct ktable t;
 };
+
+#define KLOCK_WAIT_S 20.0
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int attrib_kernel_lock(void)
+{
+	int no_home = 0;
+	char *dir = cache_home_path("kallsyms", &no_home);
+	int fd = dir && fs_mkdir_p(dir) == 0
+			 ? open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+			 : -1;
+	xfree(dir);
+	/* polled: a holder only reads /proc/kallsyms and writes two files
+	 * (~40 ms); one that does not let go is outlived, not waited for */
+	double end = fd >= 0 ? mono_s() + KLOCK_WAIT_S : 0;
+	long nap_ns = 1000000;
+	while (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		if ((errno != EWOULDBLOCK && errno != EINTR) || mono_s() > end) {
+			close(fd);
+			return -1;
+		}
+		nanosleep(&(struct timespec){0, nap_ns}, NULL);
+		nap_ns = nap_ns < 16000000 ? nap_ns * 2 : nap_ns;
+	}
+	return fd;
+}
+
+void attrib_kernel_unlock(int fd)
+{
+	if (fd < 0)
+		return;
+	flock(fd, LOCK_UN); /* a child forked meanwhile keeps no hold on it */
+	close(fd);
+}
+
+/* Not under a lock of the caller's: the table read (to the end) and the
+ * tap's lines given, unless the cache holds the table now (then the tap's
+ * table was made with it, or reads its own). */
+static void read_with_tap(struct ktable *t, const struct attrib_ktap *tap)
+{
+	int lock = attrib_kernel_lock();
+	if (!(t->bytes = cache_load(t->cache, &t->len))) {
+		struct ktap_scan s = {.tap = tap};
+		read_text(t, "/proc/kallsyms", &s, true);
+		(void)tap_finish(&s);
+		tap_release(&s);
+		if (t->bytes && t->names && !t->rc && !t->read_errno) {
+			cache_store(t->cache, t->bytes, t->len);
+			t->stored = true;
+		}
+	}
+	attrib_kernel_unlock(lock);
+}
+
+int attrib_kernel_read_boot(const struct attrib_ktap *tap)
+{
+	struct ktable t = {.cache = cache_path()};
+	size_t len = 0;
+	char *have = t.cache ? cache_load(t.cache, &len) : NULL;
+	struct ktap_scan s = {.tap = tap};
+	read_text(&t, "/proc/kallsyms", &s, t.cache && !have);
+	int rc = t.read_errno ? -t.read_errno : tap_finish(&s);
+	if (t.bytes && t.names && !t.rc && !t.read_errno)
+		cache_store(t.cache, t.bytes, t.len);
+	tap_release(&s);
+	ktable_release(&t);
+	xfree(have);
+	return rc;
+}
 
 /* A table read from the kernel is stored here, as soon as read: off the
  * path after the application, and for a later Run even when this one has
@@ -298,15 +451,22 @@ static void *kprefetch_run(void *arg)
 {
 	struct attrib_kprefetch *k = arg;
 	struct ktable *t = &k->t;
-	ktable_read(t, NULL, false);
-	if (t->read && t->cache && t->bytes && t->names && !t->rc && !t->read_errno) {
+	t->cache = cache_path();
+	if (t->cache && (t->bytes = cache_load(t->cache, &t->len)))
+		return NULL;
+	if (k->tap && t->cache) {
+		read_with_tap(t, k->tap);
+		return NULL;
+	}
+	read_text(t, "/proc/kallsyms", NULL, true);
+	if (t->cache && t->bytes && t->names && !t->rc && !t->read_errno) {
 		cache_store(t->cache, t->bytes, t->len);
 		t->stored = true;
 	}
 	return NULL;
 }
 
-struct attrib_kprefetch *attrib_kernel_prefetch(void)
+struct attrib_kprefetch *attrib_kernel_prefetch_tap(const struct attrib_ktap *tap)
 {
 	struct attrib_kprefetch *k = xcalloc(1, sizeof(*k));
 	sigset_t all, old;
@@ -315,6 +475,7 @@ struct attrib_kprefetch *attrib_kernel_prefetch(void)
 		xfree(k);
 		return NULL;
 	}
+	k->tap = tap;
 	int rc = pthread_create(&k->th, NULL, kprefetch_run, k);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
@@ -322,6 +483,11 @@ struct attrib_kprefetch *attrib_kernel_prefetch(void)
 		return NULL;
 	}
 	return k;
+}
+
+struct attrib_kprefetch *attrib_kernel_prefetch(void)
+{
+	return attrib_kernel_prefetch_tap(NULL);
 }
 
 static struct ktable *kprefetch_join(struct attrib_kprefetch *k)

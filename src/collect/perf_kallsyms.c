@@ -13,10 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "attrib/attrib.h"
 #include "common/alloc.h"
 #include "common/cache_home.h"
 #include "common/host_clock.h"
 #include "common/fsutil.h"
+#include "tools/perf.h"
 
 #define TABLE_MAX 16384             /* a few lines; anything larger is not ours */
 /* where _text must show in /proc/kallsyms: after the per-CPU symbols some
@@ -128,42 +130,54 @@ static char *read_table(const char *path, size_t *len)
 	return buf;
 }
 
-/* The wanted lines of the whole of /proc/kallsyms (one full read, once per
- * boot and node), written to path. */
-static int make_table(const char *path)
+/* The boot's table's path under the tool cache (malloc'd), or NULL. */
+static char *table_path(void)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	if (!f)
-		return -errno;
-	char *line = NULL, *out = NULL;
-	size_t cap = 0, len = 0, ocap = 0;
-	ssize_t n;
-	int rc = 0;
-	while (rc == 0 && (n = getline(&line, &cap, f)) > 0) {
-		size_t ll = (size_t)n - (line[n - 1] == '\n'), nlen = 0;
-		const char *name = line_name(line, ll, &nlen);
-		if (!name || !perf_kallsyms_wanted(name, nlen))
-			continue;
-		if (len + ll + 2 > TABLE_MAX || xgrow((void **)&out, &ocap, len + ll + 2, 1) < 0) {
-			rc = -ENOMEM;
-			break;
-		}
-		memcpy(out + len, line, ll);
-		len += ll;
-		out[len++] = '\n';
-		out[len] = '\0';
-	}
-	fclose(f);
-	free(line);
-	char *kline = rc == 0 && out ? kernel_text_line() : NULL;
-	if (rc == 0 && (!out || !perf_kallsyms_table_valid(out, len, kline)))
-		rc = -ENOENT; /* no _text/_etext, or addresses hidden (kptr_restrict) */
-	if (rc == 0)
-		rc = fs_write_cache(path, out, len, 0600);
+	char boot[HOST_CLOCK_BOOT_ID_SIZE];
+	int no_home = 0;
+	char *dir = host_boot_id(boot) == 0 ? cache_home_path("perf-kallsyms", &no_home) : NULL;
+	char *path = dir ? xasprintf("%s/%s.kallsyms", dir, boot) : NULL;
+	xfree(dir);
+	return path;
+}
+
+/* The table at path is there, ours, and the running kernel's. */
+static bool table_ok(const char *path)
+{
+	size_t len = 0;
+	char *text = read_table(path, &len);
+	char *kline = text ? kernel_text_line() : NULL;
+	bool ok = text && perf_kallsyms_table_valid(text, len, kline);
+	xfree(text);
 	xfree(kline);
-	xfree(out);
+	return ok;
+}
+
+/* The tap's side of the one read of /proc/kallsyms (attrib.h): the lines
+ * perf looks up, kept as the whole file goes by ... */
+static bool keep_line(const char *line, size_t len)
+{
+	size_t nlen = 0;
+	const char *name = line_name(line, len, &nlen);
+	return name && perf_kallsyms_wanted(name, nlen);
+}
+
+/* ... and, once it has been read whole, written as the boot's table
+ * when they make one (_text as the kernel shows it now, _etext). */
+static int store_table(const char *lines, size_t len)
+{
+	char *path = len <= TABLE_MAX ? table_path() : NULL;
+	char *kline = path ? kernel_text_line() : NULL;
+	int rc = !path ? -ENOENT
+		 : !perf_kallsyms_table_valid(lines, len, kline)
+			 ? -ENOENT /* no _text/_etext, or addresses hidden (kptr_restrict) */
+			 : fs_write_cache(path, lines, len, 0600);
+	xfree(kline);
+	xfree(path);
 	return rc;
 }
+
+static const struct attrib_ktap TAP = {keep_line, store_table};
 
 /* Root with CAP_SYS_ADMIN in effect, not chrooted (setns puts the caller at
  * its namespace's root). Threads do not matter: the calling thread alone
@@ -191,24 +205,29 @@ char *perf_kallsyms_table(void)
 #if !defined(__x86_64__)
 	return NULL; /* perf's readers were checked on x86_64 only */
 #else
-	if (!may_enter())
-		return NULL;
-	char boot[HOST_CLOCK_BOOT_ID_SIZE];
-	int no_home = 0;
-	char *dir = host_boot_id(boot) == 0 ? cache_home_path("perf-kallsyms", &no_home) : NULL;
-	char *path = dir ? xasprintf("%s/%s.kallsyms", dir, boot) : NULL;
-	xfree(dir);
-	size_t len = 0;
-	char *text = path ? read_table(path, &len) : NULL;
-	char *kline = text ? kernel_text_line() : NULL;
-	bool ok = text && perf_kallsyms_table_valid(text, len, kline);
-	xfree(text);
-	xfree(kline);
-	if (path && !ok && make_table(path) != 0) {
-		xfree(path);
-		return NULL;
-	}
+	char *path = may_enter() ? table_path() : NULL;
+	if (!path || table_ok(path))
+		return path;
+	/* one read of /proc/kallsyms per boot and node: the ranks of a node,
+	 * and the Run's read-ahead of the kernel's table, which makes both
+	 * tables in one read when it is first (attrib.h); the table looked at
+	 * again once the lock is held */
+	int lock = attrib_kernel_lock();
+	bool ok = table_ok(path) || attrib_kernel_read_boot(&TAP) == 0;
+	attrib_kernel_unlock(lock);
+	if (!ok)
+		zfree(&path);
 	return path;
+#endif
+}
+
+const struct attrib_ktap *perf_kallsyms_tap(const struct perf_version *v)
+{
+#if !defined(__x86_64__)
+	(void)v;
+	return NULL;
+#else
+	return v && v->major == 6 && v->minor == 1 && may_enter() ? &TAP : NULL;
 #endif
 }
 

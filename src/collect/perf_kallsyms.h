@@ -14,7 +14,10 @@
  * the running kernel's own lines for _text, _stext, _etext, _edata, _end and
  * the entry trampolines, copied once per boot into the tool cache (the core
  * kernel does not move within a boot) and checked against the kernel's
- * first lines at every use. perf runs in a mount namespace of its own where
+ * first lines at every use. They are copied in the read that makes
+ * nunatak's own kernel table (attrib.h, attrib_kernel_read_boot), under a
+ * lock per node: a boot's first Run, and its ranks on one node, have the
+ * kernel format /proc/kallsyms once. perf runs in a mount namespace of its own where
  * that table is bind-mounted over /proc/kallsyms; the application, which
  * perf forks, goes back to the rank's namespace (and working directory)
  * through `nunatak fg-exec --return-ns` before it execs: its mounts, caps,
@@ -56,6 +59,14 @@ bool perf_kallsyms_table_valid(const char *text, size_t len, const char *kernel_
  * may not use it (not root, no CAP_SYS_ADMIN, chrooted, not x86_64) or it
  * cannot be made. */
 char *perf_kallsyms_table(void);
+
+/* The tap that makes the boot's table in the same read as the kernel's
+ * table (attrib.h, attrib_kernel_prefetch_tap), for a perf of version v
+ * run by this process; NULL when the table is not for them (see
+ * perf_kallsyms_table). */
+struct attrib_ktap;
+struct perf_version;
+const struct attrib_ktap *perf_kallsyms_tap(const struct perf_version *v);
 
 /* Enters a private mount namespace with table bound over /proc/kallsyms:
  * 0 and k->word set, or -errno with nothing changed. */

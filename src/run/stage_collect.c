@@ -22,6 +22,7 @@
 #include "run/pipeline.h"
 #include "run/ranks.h"
 #include "attrib/attrib.h"
+#include "collect/perf_kallsyms.h"
 #include "collect/perf_exit.h"
 #include "collect/stacks.h"
 #include "doctor/offcpu.h"
@@ -309,11 +310,13 @@ int stage_collect(struct run_state *s, struct err *e)
 		return err_set(e, rc, ERR_OOM, "out of memory");
 	}
 	/* A live perf Run names its kernel samples from kallsyms: read while
-	 * perf starts, not after the application (attrib.h). Not under MPI:
+	 * perf starts, not after the application (attrib.h), in the same read
+	 * as perf's own table when that is missing too (the first Run of a
+	 * boot: /proc/kallsyms formatted once, not twice). Not under MPI:
 	 * there the node's cores start the ranks. */
 	if (rc == 0 && !s->replay && !s->launch.mpi && collector_is_perf(s->collect.coll) &&
 	    !s->kprefetch)
-		s->kprefetch = attrib_kernel_prefetch();
+		s->kprefetch = attrib_kernel_prefetch_tap(perf_kallsyms_tap(&s->collect.caps.perf.version));
 	rc = collect_one_pass(s, &p, &res, e);
 	/* Under MPI, once the launcher ended (the ranks' start, which the
 	 * node's cores are for, long past): read beside the ranks' ingestion,
