@@ -163,15 +163,22 @@ static bool keep_line(const char *line, size_t len)
 }
 
 /* ... and, once it has been read whole, written as the boot's table
- * when they make one (_text as the kernel shows it now, _etext). */
+ * when they make one (_text as the kernel shows it now, _etext), unless
+ * the table there holds them already (the kernel's table alone was
+ * missing: perf's, maybe in use, is left as it is). */
 static int store_table(const char *lines, size_t len)
 {
 	char *path = len <= TABLE_MAX ? table_path() : NULL;
 	char *kline = path ? kernel_text_line() : NULL;
+	size_t have_len = 0;
+	char *have = path ? read_table(path, &have_len) : NULL;
 	int rc = !path ? -ENOENT
 		 : !perf_kallsyms_table_valid(lines, len, kline)
 			 ? -ENOENT /* no _text/_etext, or addresses hidden (kptr_restrict) */
+		 : have && have_len == len && !memcmp(have, lines, len)
+			 ? 0
 			 : fs_write_cache(path, lines, len, 0600);
+	xfree(have);
 	xfree(kline);
 	xfree(path);
 	return rc;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* kallsyms parser and the naming of kernel Hotspots (attrib/kernel.c). */
 #include <dirent.h>
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -499,6 +500,168 @@ static void t_prefetch(void)
 	done();
 }
 
+/* The tap of t_prefetch_tap: the core lines (no "\t[module]") named
+ * _text, _etext or tap_last (the file's last core symbol, after _etext:
+ * kept only when the read goes to the end); done() copies them here. */
+static char tap_last[256], tap_got[1 << 16];
+static size_t tap_len;
+static int tap_calls;
+
+static const char *core_name(const char *line, size_t len, size_t *n)
+{
+	const char *sp = memchr(line, ' ', len);
+	const char *sp2 = sp ? memchr(sp + 1, ' ', len - (size_t)(sp + 1 - line)) : NULL;
+	if (!sp2 || memchr(sp2, '\t', len - (size_t)(sp2 - line)))
+		return NULL;
+	*n = len - (size_t)(sp2 + 1 - line);
+	return sp2 + 1;
+}
+
+static bool tap_keep(const char *line, size_t len)
+{
+	size_t n = 0;
+	const char *name = core_name(line, len, &n);
+	const char *want[] = {"_text", "_etext", tap_last};
+	for (size_t i = 0; name && i < 3; i++)
+		if (n == strlen(want[i]) && !memcmp(name, want[i], n))
+			return true;
+	return false;
+}
+
+static int tap_done(const char *lines, size_t len)
+{
+	tap_calls++;
+	if (len >= sizeof(tap_got))
+		return -E2BIG;
+	memcpy(tap_got, lines, len);
+	tap_got[len] = '\0';
+	tap_len = len;
+	return 0;
+}
+
+/* What the tap should get from the whole text, line by line; tap_last set. */
+static char *tap_expected(const char *text, size_t len)
+{
+	for (const char *l = text; l < text + len;) { /* the last core line's name */
+		const char *nl = memchr(l, '\n', (size_t)(text + len - l));
+		size_t ll = nl ? (size_t)(nl - l) : (size_t)(text + len - l), n = 0;
+		const char *name = core_name(l, ll, &n);
+		if (name && n < sizeof(tap_last))
+			snprintf(tap_last, sizeof(tap_last), "%.*s", (int)n, name);
+		l = nl ? nl + 1 : text + len;
+	}
+	char *out = calloc(1, len + 1);
+	size_t o = 0;
+	for (const char *l = text; out && l < text + len;) {
+		const char *nl = memchr(l, '\n', (size_t)(text + len - l));
+		size_t ll = nl ? (size_t)(nl - l) : (size_t)(text + len - l);
+		if (tap_keep(l, ll)) {
+			memcpy(out + o, l, ll);
+			o += ll;
+			out[o++] = '\n';
+		}
+		l = nl ? nl + 1 : text + len;
+	}
+	return out;
+}
+
+/* The kernel table's file in cache (malloc'd path), or NULL. */
+static char *bin_in(const char *cache)
+{
+	char *dir = NULL, *path = NULL;
+	CHECK(asprintf(&dir, "%s/nunatak/kallsyms", cache) > 0);
+	DIR *d = opendir(dir);
+	for (struct dirent *de; d && (de = readdir(d));)
+		if (strlen(de->d_name) > 4 && !strcmp(de->d_name + strlen(de->d_name) - 4, ".bin"))
+			CHECK(asprintf(&path, "%s/%s", dir, de->d_name) > 0);
+	if (d)
+		closedir(d);
+	free(dir);
+	return path;
+}
+
+static char *slurp_file(const char *path, size_t *len)
+{
+	FILE *f = path ? fopen(path, "rb") : NULL;
+	char *b = f ? malloc(64 << 20) : NULL;
+	*len = b ? fread(b, 1, 64 << 20, f) : 0;
+	if (f)
+		fclose(f);
+	return b;
+}
+
+static void same_bin(const char *a, const char *b)
+{
+	size_t la = 0, lb = 0;
+	char *x = slurp_file(a, &la), *y = slurp_file(b, &lb);
+	CHECK(x && y && la > 0 && la == lb && !memcmp(x, y, la));
+	free(x);
+	free(y);
+}
+
+/* One read for both of a boot's tables (issue 27): a read-ahead given a
+ * tap reads on to the end of /proc/kallsyms, gives the tap its lines and
+ * stores the same kernel table as without one; a read-ahead that finds
+ * the table cached reads nothing; attrib_kernel_read_boot() gives the
+ * lines and stores the table only where it is missing. */
+static void t_prefetch_tap(void)
+{
+	size_t len = 0;
+	char *text = read_proc_kallsyms(&len);
+	struct kallsyms ks = {0};
+	struct err e = {0};
+	if (!text || kallsyms__parse(text, len, &ks, &e) != 0 || ks.zeros || !ks.has_text)
+		SKIP("/proc/kallsyms shows no addresses here (not root, or kptr_restrict)");
+	kallsyms__release(&ks);
+	char *want = tap_expected(text, len);
+	free(text);
+	CHECK(want && strstr(want, " _text\n") && strstr(want, " _etext\n") && tap_last[0]);
+	const struct attrib_ktap tap = {tap_keep, tap_done};
+	char *a = tmpdir(), *b = tmpdir(), *c = tmpdir();
+	setenv("XDG_CACHE_HOME", a, 1); /* empty: the table and the lines, one read */
+	attrib_kernel_prefetch_free(attrib_kernel_prefetch_tap(&tap));
+	CHECK_INT(tap_calls, 1);
+	CHECK_STR(tap_got, want);
+	char *abin = bin_in(a);
+	struct stat before, after;
+	CHECK(abin && stat(abin, &before) == 0 && (before.st_mode & 0777) == 0600);
+	setenv("XDG_CACHE_HOME", b, 1); /* the same table without a tap */
+	attrib_kernel_prefetch_free(attrib_kernel_prefetch());
+	char *bbin = bin_in(b);
+	same_bin(abin, bbin);
+	setenv("XDG_CACHE_HOME", a, 1); /* cached: nothing read, nothing given */
+	attrib_kernel_prefetch_free(attrib_kernel_prefetch_tap(&tap));
+	CHECK_INT(tap_calls, 1);
+	tap_got[0] = '\0';
+	CHECK_INT(attrib_kernel_read_boot(&tap), 0); /* the lines; the table kept as it is */
+	CHECK_INT(tap_calls, 2);
+	CHECK_STR(tap_got, want);
+	CHECK(stat(abin, &after) == 0 && after.st_ino == before.st_ino &&
+	      after.st_mtim.tv_sec == before.st_mtim.tv_sec &&
+	      after.st_mtim.tv_nsec == before.st_mtim.tv_nsec);
+	setenv("XDG_CACHE_HOME", c, 1); /* empty: the lines and the table */
+	tap_got[0] = '\0';
+	CHECK_INT(attrib_kernel_read_boot(&tap), 0);
+	CHECK_INT(tap_calls, 3);
+	CHECK_STR(tap_got, want);
+	char *cbin = bin_in(c);
+	same_bin(abin, cbin);
+	int fd = attrib_kernel_lock(); /* held, let go, taken again */
+	CHECK(fd >= 0);
+	attrib_kernel_unlock(fd);
+	CHECK((fd = attrib_kernel_lock()) >= 0);
+	attrib_kernel_unlock(fd);
+	unsetenv("XDG_CACHE_HOME");
+	free(abin);
+	free(bbin);
+	free(cbin);
+	free(want);
+	free(a);
+	free(b);
+	free(c);
+	done();
+}
+
 static void expect_folded(const struct attrib_opts *o, const char *why, size_t nr_degr)
 {
 	struct pivot p;
@@ -626,6 +789,8 @@ static const struct test_case cases[] = {
 	 t_cache_form},
 	{"prefetch", "the running kernel's table read ahead: same names, cached once",
 	 t_prefetch},
+	{"prefetch_tap", "one read for the kernel's table and perf's lines, each made once",
+	 t_prefetch_tap},
 	{"decode_for", "the cache read for a few offsets answers as the whole table",
 	 t_decode_for},
 	{"malformed", "a bad line names its number; empty input", t_malformed},
