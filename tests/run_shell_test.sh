@@ -7,7 +7,9 @@
 # any other exit 2 is turned into a failure, with that said.
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-bash "$1" 2>&1 | tee "$out"
+# Each test its own Open MPI session directory (tests/ompi_tmpdir.sh: two
+# tests' mpiruns sharing the default one race).
+bash "$(dirname "$0")/ompi_tmpdir.sh" bash "$1" 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
 if [ "$rc" = 2 ] && ! grep -qiE "^skip" "$out"; then
 	echo "FAIL: exit 2 without a 'skip: <reason>' line: a command failed with status 2 (sed, grep, diff ... on an error); that is not a skip" >&2

@@ -319,20 +319,55 @@ static bool split_wait(const struct pivot *p, const struct acc *a, size_t nr, si
 	return members > 1 && a->wait[l] > 0;
 }
 
+/* Per Locus, its preempted time without a stack (ingest/switches.h
+ * TIME_PREEMPTED_UNSTACKED_COUNTER: the Run took the stacks of blocking
+ * switch-outs only), or NULL when none has any. */
+static double *unstacked_of(const struct pivot *p)
+{
+	double *u = NULL;
+	for (size_t i = 0; i < p->nr_measurements; i++) {
+		const struct measurement *m = &p->measurements[i];
+		if (m->hotspot != PIVOT_NONE || !m->counter || m->value <= 0 || m->locus < 0 ||
+		    (size_t)m->locus >= p->nr_loci || strcmp(m->counter, TIME_PREEMPTED_UNSTACKED_COUNTER))
+			continue;
+		if (!u && !(u = xcalloc(p->nr_loci, sizeof(*u))))
+			return NULL;
+		u[m->locus] += m->value;
+	}
+	return u;
+}
+
+/* A thread's preempted time without a stack, spread over its work and wait
+ * in proportion to them: a preemption on the way back to user space comes
+ * at a tick, in whatever code the thread was running, so where it ran says
+ * where it was preempted (estimated; openmp_view says so). */
+static double unstacked_factor(const struct acc *a, size_t l, size_t nr, double u)
+{
+	double total = a->wait[l];
+	for (size_t r = 0; r < nr; r++)
+		total += a->work[l * a->max_regions + r] + a->wait_at[l * a->max_regions + r];
+	return total > 0 && u > 0 ? 1 + u / total : 1;
+}
+
 static int fill_threads(const struct pivot *p, struct omp_view *v, struct acc *a)
 {
 	size_t m = a->max_regions, nr = v->nr_regions < m ? v->nr_regions : m;
 	keep_app_threads(p, a, v->nr_regions);
+	double *u = unstacked_of(p);
 	for (size_t r = 0; r < nr; r++) {
 		v->regions[r].threads = xcalloc(p->nr_loci + 1, sizeof(*v->regions[r].threads));
-		if (!v->regions[r].threads)
+		if (!v->regions[r].threads) {
+			xfree(u);
 			return -ENOMEM;
+		}
 	}
 	for (size_t l = 0; l < p->nr_loci; l++) {
 		if (!a->seen[l])
 			continue;
 		double share[MAX_REGIONS];
 		bool split = split_wait(p, a, nr, l, share);
+		double f = u ? unstacked_factor(a, l, nr, u[l]) : 1;
+		v->unstacked_ns += u && f > 1 ? u[l] : 0;
 		const struct locus *lc = &p->loci[l];
 		/* OpenMP numbers: main thread (tid == pid) 0, then by tid */
 		int num = 0;
@@ -343,8 +378,8 @@ static int fill_threads(const struct pivot *p, struct omp_view *v, struct acc *a
 				num++;
 		for (size_t r = 0; r < nr; r++) {
 			struct omp_region *rg = &v->regions[r];
-			double work = a->work[l * m + r];
-			double wait = a->wait_at[l * m + r] + share[r] * a->wait[l];
+			double work = f * a->work[l * m + r];
+			double wait = f * (a->wait_at[l * m + r] + share[r] * a->wait[l]);
 			if (work <= 0 && wait <= 0)
 				continue;
 			rg->threads[rg->nr_threads++] = (struct omp_thread){
@@ -355,6 +390,7 @@ static int fill_threads(const struct pivot *p, struct omp_view *v, struct acc *a
 				rg->time_ns = work + wait;
 		}
 	}
+	xfree(u);
 	return 0;
 }
 

@@ -87,6 +87,12 @@ struct omp_view {
 			      * number in the team; work = implicit task - wait, exact */
 	bool wait_measured;  /* the scheduler's stacks were there (blocked waits seen) */
 	bool wait_split;     /* some thread's wait was split between regions */
+	/* the Run took the stacks of blocking switch-outs only
+	 * (ingest/switches.h TIME_PREEMPTED_UNSTACKED_COUNTER): the regions'
+	 * threads' preempted time without a stack (sched_yield, a preemption of
+	 * user code), spread over each thread's work and wait in proportion
+	 * to them (estimated) */
+	double unstacked_ns;
 	struct omp_region *regions;
 	size_t nr_regions;
 	struct omp_rank *ranks; /* by rank; empty outside MPI */

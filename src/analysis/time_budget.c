@@ -61,8 +61,10 @@ const char *offcpu_cause(const char *const *functions, const char *const *module
 	return "other";
 }
 
-static const char *const counters[4] = {TIME_WALL_COUNTER, TIME_CPU_COUNTER,
-					 TIME_OFFCPU_COUNTER, TIME_PREEMPTED_COUNTER};
+#define NR_COUNTERS 5
+static const char *const counters[NR_COUNTERS] = {TIME_WALL_COUNTER, TIME_CPU_COUNTER,
+						   TIME_OFFCPU_COUNTER, TIME_PREEMPTED_COUNTER,
+						   TIME_PREEMPTED_UNSTACKED_COUNTER};
 
 /* A thread's budget into the application's totals or the helpers'. */
 static void add_locus(struct time_budget *tb, const struct locus_time *t)
@@ -74,6 +76,7 @@ static void add_locus(struct time_budget *tb, const struct locus_time *t)
 		h->cpu_ns += t->cpu_ns;
 		h->offcpu_ns += t->offcpu_ns;
 		h->preempted_ns += t->preempted_ns;
+		h->unstacked_ns += t->unstacked_ns;
 		return;
 	}
 	tb->nr_app++;
@@ -81,6 +84,7 @@ static void add_locus(struct time_budget *tb, const struct locus_time *t)
 	tb->cpu_ns += t->cpu_ns;
 	tb->offcpu_ns += t->offcpu_ns;
 	tb->preempted_ns += t->preempted_ns;
+	tb->unstacked_ns += t->unstacked_ns;
 }
 
 /* How many ranks the helpers belong to, and the fewest and most per rank. */
@@ -111,10 +115,10 @@ static int helper_ranks(const struct pivot *p, struct time_budget *tb)
 	return 0;
 }
 
-/* One pass over the Measurements: v[locus * 4 + k] for counters[k]. */
+/* One pass over the Measurements: v[locus * NR_COUNTERS + k] for counters[k]. */
 static int read_loci(const struct pivot *p, const struct locus_roles *roles, struct time_budget *tb)
 {
-	double *v = xcalloc(p->nr_loci * 4 + 1, sizeof(*v));
+	double *v = xcalloc(p->nr_loci * NR_COUNTERS + 1, sizeof(*v));
 	bool *seen = xcalloc(p->nr_loci + 1, sizeof(*seen));
 	if (!v || !seen) {
 		xfree(v);
@@ -127,9 +131,10 @@ static int read_loci(const struct pivot *p, const struct locus_roles *roles, str
 		if (m->hotspot != PIVOT_NONE || !m->counter || m->locus < 0 ||
 		    (size_t)m->locus >= p->nr_loci)
 			continue;
-		for (int k = 0; k < 4; k++)
+		for (int k = 0; k < NR_COUNTERS; k++)
 			if (!strcmp(m->counter, counters[k])) {
-				v[m->locus * 4 + k] += m->value;
+				v[m->locus * NR_COUNTERS + k] += m->value;
+				tb->blocking_stacks |= k == 4;
 				n += k == 0 && !seen[m->locus];
 				seen[m->locus] |= k == 0;
 			}
@@ -139,9 +144,10 @@ static int read_loci(const struct pivot *p, const struct locus_roles *roles, str
 		if (!seen[l])
 			continue;
 		struct locus_time *t = &tb->loci[tb->nr_loci++];
-		*t = (struct locus_time){.locus = (int64_t)l, .wall_ns = v[l * 4],
-					 .cpu_ns = v[l * 4 + 1], .offcpu_ns = v[l * 4 + 2],
-					 .preempted_ns = v[l * 4 + 3],
+		const double *c = v + l * NR_COUNTERS;
+		*t = (struct locus_time){.locus = (int64_t)l, .wall_ns = c[0], .cpu_ns = c[1],
+					 .offcpu_ns = c[2], .preempted_ns = c[3],
+					 .unstacked_ns = c[4],
 					 .helper = locus_roles__is_helper(roles, (int64_t)l)};
 		add_locus(tb, t);
 	}

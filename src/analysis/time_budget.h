@@ -42,6 +42,7 @@
 struct locus_time {
 	int64_t locus;
 	double wall_ns, cpu_ns, offcpu_ns, preempted_ns;
+	double unstacked_ns; /* of preempted_ns, without a stack by design (blocking_stacks) */
 	bool helper; /* an MPI runtime helper thread: not in the totals */
 };
 
@@ -71,6 +72,7 @@ struct helper_time {
 	size_t ranks;         /* ranks they belong to */
 	size_t min_per_rank, max_per_rank; /* over those ranks */
 	double wall_ns, cpu_ns, offcpu_ns, preempted_ns; /* sums over them */
+	double unstacked_ns;  /* of preempted_ns, without a stack by design */
 	double attributed_ns; /* their off-CPU time with a call stack */
 	struct offcpu_hotspot *hot; /* their off-CPU Hotspots, largest first */
 	size_t nr_hot;
@@ -88,6 +90,12 @@ struct time_budget {
 	size_t nr_hot;
 	struct helper_time helpers;
 	bool have_stacks;     /* off-CPU call stacks were recorded */
+	/* ...of blocking switch-outs only (ingest/switches.h
+	 * TIME_PREEMPTED_UNSTACKED_COUNTER): unstacked_ns of preempted_ns (a
+	 * switch-out by sched_yield, or a preemption of user code) has none, by
+	 * design */
+	bool blocking_stacks;
+	double unstacked_ns;
 	struct rank_time *counted; /* counting-only ranks, by Locus */
 	size_t nr_counted;
 };

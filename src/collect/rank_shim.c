@@ -47,6 +47,8 @@ struct shim {
 	pid_t launcher;       /* the launcher's process on the node (our parent before the
 				 split): its CPU set is the node's allocation */
 	bool no_switch;       /* perf refused the context switches: record without */
+	bool blocking;        /* the switches' stacks of blocking switch-outs only
+				 (doctor/offcpu.h offcpu_blocking_usable), until perf refuses */
 	struct sp_rank_info id;
 	char node[256];
 	char machine_id[MACHINE_ID_SIZE]; /* the node's Machine (machine/node_profile.h), "" */
@@ -286,7 +288,8 @@ static int record_once(struct shim *s, const struct counter_group *g, const char
 				      .group = g,
 				      .output = data,
 				      .switch_events = s->o->offcpu >= OFFCPU_SWITCHES && !s->no_switch,
-				      .offcpu_stacks = s->o->offcpu >= OFFCPU_STACKS && !s->no_switch};
+				      .offcpu_stacks = s->o->offcpu >= OFFCPU_STACKS && !s->no_switch,
+				      .offcpu_blocking = s->blocking};
 	char **argv = perf_argv_record(&ro, s->app);
 	/* -q: perf's own chatter would land in the application's stderr.
 	 * --no-bpf-event: synthesizing the BPF programs' events cost ~0.9 s per
@@ -470,10 +473,17 @@ static int try_sample(struct shim *s, struct err *e)
 	const struct counter_group *g =
 		cpuinfo && node_has_pmu() ? perf_counter_group(cpuinfo) : NULL;
 	xfree(cpuinfo);
+	s->blocking = s->o->offcpu >= OFFCPU_STACKS && offcpu_blocking_usable(NULL, 0);
 	int rc = record_once(s, g, data, e);
 	const struct counter_group *used = g;
 	/* perf itself refused (a permission), not an option: no rung helps. */
 	bool at_all = rc != 1 || records_at_all(s);
+	/* The scheduler's tracepoint or its filter refused: the stacks at every
+	 * switch-out (context-switches) instead; perf.data says which. */
+	if (rc == 1 && s->blocking && at_all) {
+		s->blocking = false;
+		rc = record_once(s, g, data, e);
+	}
 	/* The context switches first: a perf (or a node's permissions) that
 	 * refuses them still samples, the threads' budget then unmeasured. */
 	if (rc == 1 && s->o->offcpu >= OFFCPU_SWITCHES && at_all) {

@@ -96,9 +96,17 @@ int doctor_check_collector(const struct config *cfg, bool replay, struct doctor_
 int doctor_check_offcpu(const struct caps *caps, struct doctor_report *r)
 {
 	enum offcpu_mechanism m = offcpu_mechanism(caps, caps->perf.present && !caps->sampling_blocked);
-	char detail[400];
-	snprintf(detail, sizeof(detail), "%s: %s", offcpu_mechanism__name(m),
-		 offcpu_mechanism__describe(m));
+	char detail[900], why[160] = "";
+	/* which switch-outs get a stack, as each perf launch decides it */
+	bool blocking = m == OFFCPU_STACKS && offcpu_blocking_usable(why, sizeof(why));
+	if (m != OFFCPU_STACKS)
+		snprintf(detail, sizeof(detail), "%s: %s", offcpu_mechanism__name(m),
+			 offcpu_mechanism__describe(m));
+	else
+		snprintf(detail, sizeof(detail), "%s: %s; a single process: %s; %s%s%s",
+			 offcpu_mechanism__name(m), offcpu_mechanism__describe(m), OFFCPU_EVERY_SAYS,
+			 blocking ? OFFCPU_BLOCKING_SAYS : OFFCPU_RANKS_EVERY_SAYS,
+			 blocking ? "" : ": ", blocking ? "" : why);
 	return doctor_report__add(r, "offcpu", m == OFFCPU_STACKS ? DOCTOR_OK : DOCTOR_WARNING,
 				  detail, offcpu_mechanism__remedy(m), NULL, NULL);
 }

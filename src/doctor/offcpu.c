@@ -2,7 +2,10 @@
 #include "doctor/offcpu.h"
 
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tools/caps.h"
 
@@ -82,4 +85,37 @@ const char *offcpu_mechanism__asked_remedy(enum offcpu_mechanism m)
 {
 	return m == OFFCPU_SWITCHES ? "drop --offcpu switches for the off-CPU call stacks"
 				    : "drop --offcpu process for the per-thread budget";
+}
+
+/* The tracepoint's id where perf looks it up: tracefs, or its old place
+ * under debugfs. */
+static bool tracefs_readable(void)
+{
+	static const char *const ids[] = {"/sys/kernel/tracing/events/sched/sched_switch/id",
+					  "/sys/kernel/debug/tracing/events/sched/sched_switch/id"};
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (access(ids[i], R_OK) == 0)
+			return true;
+	return false;
+}
+
+bool offcpu_blocking_usable(char *why, size_t cap)
+{
+	/* a tracepoint's samples carry its raw record (PERF_SAMPLE_RAW), which
+	 * the kernel gives root (CAP_PERFMON) or perf_event_paranoid -1 only */
+	int paranoid = 2;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	if (f) {
+		if (fscanf(f, "%d", &paranoid) != 1)
+			paranoid = 2;
+		fclose(f);
+	}
+	const char *no = NULL;
+	if (geteuid() != 0 && paranoid > -1)
+		no = "sched:sched_switch needs root or perf_event_paranoid -1";
+	else if (!tracefs_readable())
+		no = "no readable tracefs (sched:sched_switch's id under /sys/kernel/tracing)";
+	if (no && why && cap)
+		snprintf(why, cap, "%s", no);
+	return !no;
 }

@@ -17,6 +17,7 @@
 #define NUNATAK_DOCTOR_OFFCPU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "common/degradation_kinds.h"
 
@@ -41,5 +42,27 @@ const char *offcpu_mechanism__asked(enum offcpu_mechanism m);
 const char *offcpu_mechanism__asked_remedy(enum offcpu_mechanism m);
 
 #define OFFCPU_DEGRADATION DEG_OFFCPU_UNATTRIBUTED
+
+/* Within OFFCPU_STACKS, which switch-outs of an MPI rank get a stack on
+ * this machine: true, the blocking ones only (tools/perf.h
+ * OFFCPU_BLOCKING_EVENT: the scheduler's tracepoint filtered on prev_state,
+ * which needs root, or perf_event_paranoid -1, and a readable tracefs);
+ * false, every one (OFFCPU_STACK_EVENT), with why in why[cap]. Decided by
+ * each rank shim on its own node; perf refusing the tracepoint falls back
+ * there. Ranks only: oversubscribed MPI ranks yield tens of thousands of
+ * times a second, and a single process keeps a stack at every switch-out,
+ * whose preemptions of user code the OpenMP view splits into work and wait
+ * (the filter cannot keep those and drop the yields: both leave in state R
+ * with prev_state 0). */
+bool offcpu_blocking_usable(char *why, size_t cap);
+/* One sentence for doctor and the Runs: which stacks, and why (static
+ * strings, the second completed by offcpu_blocking_usable's why). */
+#define OFFCPU_BLOCKING_SAYS                                                              \
+	"MPI ranks: call stacks of blocking switch-outs only (sched:sched_switch filtered on "           \
+	"prev_state != 0): a switch-out by sched_yield or a preemption of user code takes "   \
+	"none, by design (a stack at each costs ~3 us, and an oversubscribed MPI rank "        \
+	"yields tens of thousands of times a second)"
+#define OFFCPU_EVERY_SAYS "call stacks at every switch-out (context-switches)"
+#define OFFCPU_RANKS_EVERY_SAYS "MPI ranks: " OFFCPU_EVERY_SAYS
 
 #endif

@@ -87,12 +87,32 @@ static int sideband_comm(struct reader *r, const unsigned char *p, size_t rs)
 	return oatab__insert(&r->tct, h, (uint32_t)r->nr_tc, &r->tc[0].hash, sizeof(*r->tc));
 }
 
+/* The trailer layout of a non-sample record (reader.mixed_trailers: its
+ * own event's, from the identifier that ends it): size, offsets of the
+ * time and {pid, tid} (-1: none). False when the record is too short. */
+static bool trailer_of(const struct reader *r, const unsigned char *p, size_t rs, size_t body,
+		       size_t *size, int *time, int *tid)
+{
+	*size = r->trailer_size, *time = r->trailer_time, *tid = r->trailer_tid;
+	if (r->mixed_trailers) {
+		const struct pd_attr *a = rs >= body + 8 ? perf_data__attr_of(r, rd64(p + rs - 8))
+							 : NULL;
+		/* perf's synthesized records end in zeros: the first event's layout,
+		 * as when every event has one */
+		if (a)
+			*size = a->trailer_size, *time = a->trailer_time, *tid = a->trailer_tid;
+	}
+	return rs >= body + *size;
+}
+
 static uint64_t trailer_time(const struct reader *r, const unsigned char *p, size_t rs,
 			     size_t body)
 {
-	if (r->trailer_time < 0 || rs < body + r->trailer_size)
+	size_t size;
+	int time, tid;
+	if (!trailer_of(r, p, rs, body, &size, &time, &tid) || time < 0)
 		return 0;
-	return rd64(p + rs - r->trailer_size + (size_t)r->trailer_time);
+	return rd64(p + rs - size + (size_t)time);
 }
 
 /* MMAP: {pid, tid, addr, len, pgoff, filename}; MMAP2 adds 24 bytes of
@@ -376,12 +396,14 @@ static int sample(struct reader *r, const unsigned char *p, size_t rs, size_t of
 static bool trailer_who(const struct reader *r, const unsigned char *p, size_t rs, size_t body,
 			int64_t *pid, int64_t *tid, uint64_t *time)
 {
-	if (r->trailer_tid < 0 || r->trailer_time < 0 || rs < body + r->trailer_size)
+	size_t size;
+	int at_time, at_tid;
+	if (!trailer_of(r, p, rs, body, &size, &at_time, &at_tid) || at_tid < 0 || at_time < 0)
 		return false;
-	const unsigned char *t = p + rs - r->trailer_size;
-	*pid = (int32_t)rd32(t + r->trailer_tid);
-	*tid = (int32_t)rd32(t + r->trailer_tid + 4);
-	*time = rd64(t + r->trailer_time);
+	const unsigned char *t = p + rs - size;
+	*pid = (int32_t)rd32(t + at_tid);
+	*tid = (int32_t)rd32(t + at_tid + 4);
+	*time = rd64(t + at_time);
 	return true;
 }
 
@@ -471,6 +493,8 @@ int perf_data__read_switches(const void *buf, size_t len, perf_sample_fn fn, voi
 			switch_log__enable(sw);
 		r.attrs[i].is_switch = switch_log__is_switch_event(r.attrs[i].name,
 								   r.attrs[i].name_len);
+		if (r.attrs[i].is_switch)
+			switch_log__stacks_from(sw, r.attrs[i].name, r.attrs[i].name_len);
 	}
 	if (!rc && !(r.maps = perf_maps__new()))
 		rc = -ENOMEM;

@@ -167,9 +167,33 @@ static int read_attrs(struct reader *r)
 	return 0;
 }
 
+/* One event's sample_id trailer: {pid,tid} {time} {id} {stream_id}
+ * {cpu,res} {identifier}, each when its sample_type bit is set. */
+static void trailer_layout(struct pd_attr *a)
+{
+	static const uint64_t order[] = {PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID,
+					 PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
+					 PERF_SAMPLE_IDENTIFIER};
+	a->trailer_size = 0;
+	a->trailer_time = -1;
+	a->trailer_tid = -1;
+	for (size_t i = 0; i < 6; i++)
+		if (a->sample_type & order[i]) {
+			if (order[i] == PERF_SAMPLE_TIME)
+				a->trailer_time = (int)a->trailer_size;
+			if (order[i] == PERF_SAMPLE_TID)
+				a->trailer_tid = (int)a->trailer_size;
+			a->trailer_size += 8;
+		}
+}
+
 /* Where the sample id and the non-sample trailer's time sit, from the first
  * attr: perf refuses to record events whose id positions differ
- * (evlist__valid_sample_id_all), so one layout serves every record. */
+ * (evlist__valid_sample_id_all), so one layout serves every record - or,
+ * when the events' trailers differ (perf record of task-clock with a
+ * tracepoint, whose samples carry the CPU), every event carries
+ * PERF_SAMPLE_IDENTIFIER (perf sets it then), first in a sample and last in
+ * a trailer: the record's own event gives its layout. */
 static int compute_layout(struct reader *r)
 {
 	uint64_t st = r->attrs[0].sample_type;
@@ -186,27 +210,32 @@ static int compute_layout(struct reader *r)
 	}
 	if (r->nr_attrs > 1 && r->id_pos < 0)
 		return perf_data__unsupported(r, "several events but samples carry no id");
-	for (size_t i = 1; i < r->nr_attrs; i++)
+	bool all_identifier = true;
+	r->mixed_trailers = false;
+	for (size_t i = 0; i < r->nr_attrs; i++) {
+		trailer_layout(&r->attrs[i]);
+		all_identifier = all_identifier && (r->attrs[i].sample_type & PERF_SAMPLE_IDENTIFIER);
 		if ((r->attrs[i].sample_type ^ st) &
 		    (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
 		     PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU))
-			return perf_data__unsupported(r, "events with different sample id layouts");
-	/* trailer: {pid,tid} {time} {id} {stream_id} {cpu,res} {identifier} */
-	static const uint64_t order[] = {PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID,
-					 PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
-					 PERF_SAMPLE_IDENTIFIER};
-	r->trailer_size = 0;
-	r->trailer_time = -1;
-	r->trailer_tid = -1;
-	for (size_t i = 0; i < 6; i++)
-		if (st & order[i]) {
-			if (order[i] == PERF_SAMPLE_TIME)
-				r->trailer_time = (int)r->trailer_size;
-			if (order[i] == PERF_SAMPLE_TID)
-				r->trailer_tid = (int)r->trailer_size;
-			r->trailer_size += 8;
-		}
+			r->mixed_trailers = true;
+	}
+	if (r->mixed_trailers && !all_identifier)
+		return perf_data__unsupported(r, "events with different sample id layouts");
+	r->trailer_size = r->attrs[0].trailer_size;
+	r->trailer_time = r->attrs[0].trailer_time;
+	r->trailer_tid = r->attrs[0].trailer_tid;
 	return 0;
+}
+
+const struct pd_attr *perf_data__attr_of(const struct reader *r, uint64_t id)
+{
+	uint64_t h = mix64(id);
+	for (size_t pos = h & r->idt.mask; r->idt.slot && r->idt.slot[pos];
+	     pos = (pos + 1) & r->idt.mask)
+		if (r->ids[r->idt.slot[pos] - 1].id == id)
+			return &r->attrs[r->ids[r->idt.slot[pos] - 1].attr];
+	return NULL;
 }
 
 int perf_data__read_header(struct reader *r)

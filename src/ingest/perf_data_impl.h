@@ -45,6 +45,9 @@ struct pd_attr {
 	bool build_id;       /* MMAP2 records carry build-ids (perf record --buildid-mmap) */
 	bool is_switch;      /* its samples are stacks at a switch (switch_log__is_switch_event) */
 	int32_t clockid; /* use_clockid's clock; -2 when off (perf's clock), -1 unreadable */
+	/* its records' sample_id trailer (layout: see reader) */
+	size_t trailer_size;
+	int trailer_time, trailer_tid;
 	char name[128];
 	size_t name_len;
 };
@@ -63,6 +66,10 @@ struct reader {
 	size_t trailer_size;  /* sample_id_all trailer of non-sample records */
 	int trailer_time;     /* offset of time in that trailer, -1: none */
 	int trailer_tid;      /* offset of {pid, tid} in that trailer, -1: none */
+	/* events whose trailers differ (a tracepoint's carries the CPU, the
+	 * time base's not): every event has PERF_SAMPLE_IDENTIFIER, the last
+	 * 8 bytes of a record, whose attr gives the trailer (attrs[].trailer_*) */
+	bool mixed_trailers;
 	struct switch_log *sw; /* context switches and thread lives, or NULL */
 	struct buildid_list *bids; /* build-ids of MMAP2 records are added, or NULL */
 	bool mmap_build_ids;  /* an attr asked for them (the misc bit alone can leak) */
@@ -114,6 +121,8 @@ int perf_data__corrupt(struct reader *r, size_t off, const char *what);
 int perf_data__unsupported(struct reader *r, const char *what);
 /* Header, attrs, sample-id layout, event names (perf_data_header.c). */
 int perf_data__read_header(struct reader *r);
+/* The attr of sample id `id`, or NULL when no attr declares it. */
+const struct pd_attr *perf_data__attr_of(const struct reader *r, uint64_t id);
 /* HEADER_BUILD_ID entries into ids (may be NULL). 0 or -ENOMEM. */
 int perf_data__read_build_ids(struct reader *r, struct buildid_list *ids);
 

@@ -29,6 +29,7 @@ struct sw_thread {
 
 struct switch_log {
 	bool enabled;
+	bool blocking_only; /* stacks from sched:sched_switch (switch_log__stacks_from) */
 	bool sorted; /* ev[] in cmp_ev order: nothing pushed since the sort */
 	struct sw_ev *ev;
 	size_t nr_ev, cap_ev;
@@ -82,6 +83,18 @@ bool switch_log__is_switch_event(const char *event, size_t len)
 			return true;
 	}
 	return false;
+}
+
+void switch_log__stacks_from(struct switch_log *l, const char *event, size_t len)
+{
+	static const char tp[] = "sched:sched_switch";
+	if (l && event && len >= sizeof(tp) - 1 && !memcmp(event, tp, sizeof(tp) - 1))
+		l->blocking_only = true;
+}
+
+bool switch_log__blocking_only(const struct switch_log *l)
+{
+	return l && l->blocking_only;
 }
 
 static int64_t thread_of(struct switch_log *l, int64_t pid, int64_t tid)
@@ -198,6 +211,8 @@ struct offcpu_part {
 struct budget {
 	uint64_t start, end, off, preempted;
 	int64_t switches;
+	uint64_t unstacked;    /* preempted time without a stack */
+	int64_t nr_unstacked;  /* its intervals */
 };
 
 struct walk {
@@ -275,6 +290,10 @@ static int walk_thread(struct walk *w, const struct sw_ev *ev, size_t n, struct 
 			b->off += t - since;
 			if (preempt)
 				b->preempted += t - since;
+			if (preempt && off_stack < 0) {
+				b->unstacked += t - since;
+				b->nr_unstacked++;
+			}
 			int rc = interval(w, ev[i].thread, off_stack, preempt, since, t);
 			if (rc)
 				return rc;
@@ -288,6 +307,10 @@ static int walk_thread(struct walk *w, const struct sw_ev *ev, size_t n, struct 
 		b->off += b->end - since;
 		if (preempt)
 			b->preempted += b->end - since;
+		if (preempt && off_stack < 0) {
+			b->unstacked += b->end - since;
+			b->nr_unstacked++;
+		}
 		if (w->fn)
 			return w->fn(w->ctx, w->th[ev[0].thread].pid, w->th[ev[0].thread].tid, since,
 				     b->end);
@@ -354,6 +377,10 @@ static int emit_thread(struct switch_log *l, struct walk *w, size_t part0, const
 		rc = add_time(p, locus, TIME_CPU_COUNTER, wall - off, -1, o->pass_index);
 	if (!rc)
 		rc = add_time(p, locus, TIME_PREEMPTED_COUNTER, b->preempted, -1, o->pass_index);
+	if (!rc && l->blocking_only)
+		rc = add_time(p, locus, TIME_PREEMPTED_UNSTACKED_COUNTER,
+			      b->unstacked > b->preempted ? b->preempted : b->unstacked,
+			      b->nr_unstacked, o->pass_index);
 	for (size_t i = part0; !rc && i < w->nr_parts; i++)
 		rc = emit_stack(l, &w->parts[i], locus, o->pass_index, p);
 	return rc;

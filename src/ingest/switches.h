@@ -27,6 +27,11 @@
  * other stack. An interval without one stays
  * unattributed and is still counted in the thread's off-CPU time.
  *
+ * Where the machine allows, the stacks come from sched:sched_switch filtered
+ * on prev_state != 0 instead (tools/perf.h): blocking switch-outs only. A
+ * preempted interval then has no stack by design; its time is written per
+ * thread as TIME_PREEMPTED_UNSTACKED_COUNTER, so that every view can say it.
+ *
  * Records are sorted by perf only per round, so events are kept per thread
  * and sorted at emit: memory is linear in switches (16 bytes each).
  */
@@ -47,6 +52,14 @@ struct pivot;
 #define TIME_OFFCPU_COUNTER "offcpu_time"
 #define TIME_PREEMPTED_COUNTER "offcpu_preempted"
 #define OFFCPU_COUNTER "offcpu"
+/* With the stacks of blocking switch-outs only (tools/perf.h
+ * OFFCPU_BLOCKING_EVENT, the stack samples' event sched:sched_switch, which
+ * nunatak records with its prev_state filter alone): the thread's preempted
+ * time for which no stack was taken, by design (a switch-out by sched_yield,
+ * or a preemption on the way back to user space), sample_count the
+ * intervals. Written for every thread of such a Run (0 included), never
+ * otherwise: its presence says which stacks the Run has. */
+#define TIME_PREEMPTED_UNSTACKED_COUNTER "offcpu_preempted_unstacked"
 /* Stacks of the intervals a thread spent preempted (runnable, descheduled):
  * where it was running when it lost the CPU (analysis/openmp.h counts them
  * with the work or the wait they interrupted). */
@@ -80,6 +93,11 @@ bool switch_log__enabled(const struct switch_log *l);
  * context-switches (cs), with or without terms/modifiers, or the scheduler
  * tracepoint sched:sched_switch. */
 bool switch_log__is_switch_event(const char *event, size_t len);
+/* The stack samples come from event (one switch_log__is_switch_event
+ * accepts): sched:sched_switch means blocking switch-outs only
+ * (TIME_PREEMPTED_UNSTACKED_COUNTER). */
+void switch_log__stacks_from(struct switch_log *l, const char *event, size_t len);
+bool switch_log__blocking_only(const struct switch_log *l);
 
 /* The events in the order switch_log__intervals and switch_log__emit walk
  * them (each sorts when nothing did since the last event): done ahead, on

@@ -17,6 +17,14 @@
 	"time-base samples in the outlined function only: the time preempted while working " \
 	"needs the scheduler's call stacks (root)"
 
+#define R_UNSTACKED                                                                      \
+	"the threads' time preempted or in sched_yield has no call stack in this Run, "  \
+	"by design (the stacks of blocking switch-outs only): spread over each thread's "  \
+	"work and wait in proportion to them"
+/* The reason of a figure built from the off-CPU stacks: without them, why
+ * (none); with those of blocking switch-outs only, R_UNSTACKED. */
+#define R_OFF(v, none) (!(v)->wait_measured ? (none) : (v)->unstacked_ns > 0 ? R_UNSTACKED : NULL)
+
 #define R_SPLIT                                                                          \
 	"the runtime's frames do not say which region a barrier wait served: the thread's "  \
 	"wait split between the regions it took part in, in proportion to its deficit in "   \
@@ -74,10 +82,10 @@ static json_t *ranks_payload(const struct omp_view *v, enum quality q)
 		const char *mr = !r->mpi_known ? R_NO_MPI : r->mpi_estimated ? R_MPI_UNFINISHED : NULL;
 		json_t *row = json_pack("{s:i, s:i}", "rank", r->rank, "threads", r->nr_threads);
 		json_object_set_new(row, "threads_time_ns",
-				    time_json(v, r->threads_time_ns, q, v->wait_measured ? NULL : R_SPIN_ONLY,
+				    time_json(v, r->threads_time_ns, q, R_OFF(v, R_SPIN_ONLY),
 					      "sum over the rank's threads of work_ns + wait_ns"));
 		json_object_set_new(row, "threads_wait_ns",
-				    time_json(v, r->threads_wait_ns, q, v->wait_measured ? NULL : R_SPIN_ONLY,
+				    time_json(v, r->threads_wait_ns, q, R_OFF(v, R_SPIN_ONLY),
 					      "sum over the rank's threads of wait_ns"));
 		json_object_set_new(row, "mpi_time_ns",
 				    mpi_json(r->mpi_time_ns, mq, mr, "mpi_time",
@@ -94,7 +102,8 @@ json_t *openmp_view_payload(const struct omp_view *v, const struct pivot *p)
 {
 	if (!v->runtime)
 		return json_null();
-	enum quality q = v->wait_measured ? QUALITY_MEASURED : QUALITY_ESTIMATED;
+	enum quality q = v->wait_measured && !(v->unstacked_ns > 0) ? QUALITY_MEASURED
+								    : QUALITY_ESTIMATED;
 	json_t *o = json_pack(
 		"{s:s, s:s}", "runtime", v->runtime, "method",
 		v->ompt ? "nunatak's OMPT tool in libomp (OMP_TOOL_LIBRARIES): a region is the "
@@ -122,14 +131,14 @@ json_t *openmp_view_payload(const struct omp_view *v, const struct pivot *p)
 			if (lc->rank >= 0)
 				json_object_set_new(row, "rank", json_integer(lc->rank));
 			json_object_set_new(row, "work_ns",
-					    time_json(v, th->work_ns, q, v->wait_measured ? NULL : R_WORK_CPU,
+					    time_json(v, th->work_ns, q, R_OFF(v, R_WORK_CPU),
 						      v->ompt ? "implicit task - wait (OMPT)"
 							      : "samples in the outlined function + preempted there"));
 			json_object_set_new(row, "wait_ns",
 					    time_json(v, th->wait_ns, th->wait_split ? QUALITY_ESTIMATED : q,
 						      !v->wait_measured ? R_SPIN_ONLY
 						      : th->wait_split	? R_SPLIT
-									: NULL,
+									: R_OFF(v, NULL),
 						      v->ompt ? "sync_region_wait: barriers, taskwait, taskgroup (OMPT)"
 							      : "samples in the runtime + off-CPU time in a runtime stack"));
 			json_array_append_new(threads, row);
@@ -146,7 +155,7 @@ json_t *openmp_view_payload(const struct omp_view *v, const struct pivot *p)
 							      split ? QUALITY_ESTIMATED : q,
 							      !v->wait_measured ? R_SPIN_ONLY
 							      : split		? R_SPLIT
-										: NULL,
+										: R_OFF(v, NULL),
 							      "max over threads of work_ns + wait_ns"));
 		json_object_set_new(row, "measured_by", json_string(v->ompt ? "ompt" : "frames"));
 		json_array_append_new(regions, row);
@@ -215,6 +224,7 @@ int openmp_view_lines(const struct omp_view *v, struct text_lines *out)
 			v->nr_regions == 1 ? "" : "s", big->nr_threads, big->nr_threads == 1 ? "" : "s",
 			!v->wait_measured ? "estimated: " R_SPIN_ONLY
 			: worst->wait_split ? "estimated: " R_SPLIT
+			: v->unstacked_ns > 0 ? "estimated: " R_UNSTACKED
 					    : "measured");
 	if (v->nr_ranks) {
 		char all[64];

@@ -36,9 +36,16 @@ static const char *const L_WALL[] = {TIME_WALL_COUNTER, NULL};
 static const char *const L_CPU[] = {TIME_CPU_COUNTER, NULL};
 static const char *const L_OFF[] = {TIME_OFFCPU_COUNTER, NULL};
 static const char *const L_PRE[] = {TIME_PREEMPTED_COUNTER, NULL};
+static const char *const L_UNST[] = {TIME_PREEMPTED_UNSTACKED_COUNTER, NULL};
+#define R_UNSTACKED                                                                     \
+	"sum over threads of the preempted intervals that began with no call stack: a "    \
+	"switch-out by sched_yield or a preemption of user code, which take none by design " \
+	"(stacks of blocking switch-outs only)"
 
 static const char *mechanism(const struct time_budget *tb, const struct launch_time *lt)
 {
+	if (tb->available && tb->blocking_stacks)
+		return "context switches + blocking switch-outs' call stacks";
 	if (tb->available)
 		return tb->have_stacks ? "context switches + their call stacks"
 				       : "context switches";
@@ -259,6 +266,10 @@ json_t *time_view_payload(const struct time_budget *tb, const struct pivot *p,
 		json_object_set_new(o, "preempted_ns",
 				    derived(tb->preempted_ns, QUALITY_MEASURED, NULL, CLOCK_SWITCHES,
 					    OVER_THREADS(r, "sum", "preempted_ns"), L_PRE));
+		if (tb->blocking_stacks)
+			json_object_set_new(o, "preempted_unstacked_ns",
+					    derived(tb->unstacked_ns, QUALITY_MEASURED, NULL,
+						    CLOCK_SWITCHES, R_UNSTACKED, L_UNST));
 	} else {
 		static const char *const L_D[] = {"passes[0].duration_s", NULL};
 		static const char *const L_R[] = {"passes[0].cpu_user_s", "passes[0].cpu_sys_s", NULL};
@@ -439,6 +450,11 @@ static int budget_lines(const struct time_budget *tb, const struct launch_time *
 				h->cause, h->time_ns * 1e-9, pct(h->time_ns, tb->offcpu_ns));
 		shown++;
 	}
+	if (tb->blocking_stacks && tb->unstacked_ns > 0)
+		text_lines__add(out, "  %.3g s of the preempted time after sched_yield or a preemption "
+				     "of user code: no call stack taken, by design (stacks of "
+				     "blocking switch-outs only: a stack at each yield costs ~3 us)",
+				tb->unstacked_ns * 1e-9);
 	if (!tb->have_stacks && tb->offcpu_ns - tb->preempted_ns > 0)
 		text_lines__add(out, "  off-CPU time not attributed to functions: no scheduler call "
 				     "stacks in this Run (the degradation offcpu-unattributed says "

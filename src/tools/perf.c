@@ -185,18 +185,34 @@ char **perf_argv_record(const struct perf_record_opts *o, char *const *cmd)
 	struct argv_builder b = {0};
 	ab_add(&b, o->perf);
 	ab_add(&b, "record");
-	ab_add(&b, "--freq");
-	ab_push(&b, xasprintf("%d", o->freq));
+	bool blocking = o->offcpu_stacks && o->offcpu_blocking;
+	if (!blocking) {
+		ab_add(&b, "--freq");
+		ab_push(&b, xasprintf("%d", o->freq));
+	}
 	/* Without -e perf samples cycles where the PMU has them; task-clock is
-	 * the time base we analyse, and it works on every machine. */
+	 * the time base we analyse, and it works on every machine. With the
+	 * scheduler's tracepoint, the frequency is task-clock's own term (a
+	 * global --freq would make the tracepoint sample at that frequency);
+	 * the counter group has its periods, and perf.data names the event
+	 * "task-clock/freq=N/" (ingest_counter_canon: task-clock). */
 	ab_add(&b, "-e");
-	ab_add(&b, "task-clock");
+	if (blocking)
+		ab_push(&b, xasprintf("task-clock/freq=%d/", o->freq));
+	else
+		ab_add(&b, "task-clock");
 	for (int i = 0; o->group && i < o->group->nr_events; i++) {
 		ab_add(&b, "-e");
 		ab_push(&b, xasprintf("%s/period=%ld/", o->group->events[i].event,
 				      o->group->events[i].period));
 	}
-	if (o->offcpu_stacks) {
+	if (blocking) {
+		/* blocking switch-outs only, filtered in the kernel (perf.h) */
+		ab_add(&b, "-e");
+		ab_add(&b, OFFCPU_BLOCKING_EVENT);
+		ab_add(&b, "--filter");
+		ab_add(&b, OFFCPU_BLOCKING_FILTER);
+	} else if (o->offcpu_stacks) {
 		/* every switch out (period 1: the sched:sched_switch tracepoint
 		 * would follow --freq and skip switches under load), with fp
 		 * stacks whatever --call-graph says: a dwarf stack copy (8 KiB)

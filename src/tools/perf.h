@@ -75,6 +75,20 @@ const struct counter_group *perf_counter_group(const char *cpuinfo);
 /* The software event counting context switches, sampled at every one, with
  * the kernel and user stack of the thread leaving the CPU. */
 #define OFFCPU_STACK_EVENT "context-switches/period=1,call-graph=fp/"
+/* The same stacks for blocking switch-outs only: the scheduler's tracepoint
+ * (root or CAP_PERFMON, a readable tracefs), filtered in the kernel on the
+ * state the thread leaves in. prev_state is 0 exactly for a switch-out in
+ * state R without kernel preemption: sched_yield, and a thread preempted on
+ * its way back to user space (schedule() from the return to user mode);
+ * blocking reports its state bit, a preemption inside the kernel
+ * TASK_REPORT_MAX (TASK_STATE_MAX before 4.14): nonzero. An Open MPI rank
+ * oversubscribed on its cores yields ~37 k times a second; a stack at each
+ * cost ~3.35 us (issue 27). The tracepoint has no period term (perf 6.1:
+ * only call-graph and stack-size), so it samples every switch that passes
+ * the filter unless a global --freq applies to it: the argv then gives the
+ * frequency to task-clock alone (-e task-clock/freq=N/). */
+#define OFFCPU_BLOCKING_EVENT "sched:sched_switch/call-graph=fp/"
+#define OFFCPU_BLOCKING_FILTER "prev_state != 0"
 
 struct perf_record_opts {
 	const char *perf;       /* tool path */
@@ -93,6 +107,10 @@ struct perf_record_opts {
 	/* -e OFFCPU_STACK_EVENT: the blocking thread's stack at each switch
 	 * out (root, or perf_event_paranoid <= 1: doctor/offcpu.h). */
 	bool offcpu_stacks;
+	/* with offcpu_stacks: -e OFFCPU_BLOCKING_EVENT --filter
+	 * OFFCPU_BLOCKING_FILTER instead of OFFCPU_STACK_EVENT (the stacks of
+	 * blocking switch-outs only), and task-clock/freq=N/ for --freq N */
+	bool offcpu_blocking;
 };
 
 /*

@@ -85,6 +85,71 @@ static void t_record_time_only(void)
 	perf_argv__free(v);
 }
 
+static int count(char **v, const char *s)
+{
+	int n = 0;
+	for (int i = 0; v[i]; i++)
+		n += strcmp(v[i], s) == 0;
+	return n;
+}
+
+/* The switches' stacks: at every switch-out (context-switches, --freq
+ * global), or of blocking switch-outs only (the scheduler's tracepoint with
+ * its filter right after it, the frequency in task-clock's term: a global
+ * --freq would make the tracepoint sample at 997 Hz). */
+static void t_record_offcpu(void)
+{
+	char a0[] = "./app";
+	char *cmd[] = {a0, NULL};
+	static const char zen2[] = "vendor_id\t: AuthenticAMD\ncpu family\t: 23\nmodel\t\t: 49\n";
+	struct perf_record_opts o = {.perf = "perf", .freq = 997, .output = "p.data",
+				     .switch_events = true, .offcpu_stacks = true,
+				     .call_graph = "dwarf,4096", .group = perf_counter_group(zen2)};
+	char **v = perf_argv_record(&o, cmd);
+	CHECK(v);
+	CHECK_STR(v[argv_find(v, "--freq") + 1], "997");
+	CHECK_STR(v[argv_find(v, "-e") + 1], "task-clock");
+	int cs = argv_find(v, OFFCPU_STACK_EVENT);
+	CHECK(cs > 0 && cs < argv_find(v, "--"));
+	CHECK_STR(v[cs - 1], "-e");
+	CHECK(argv_find(v, OFFCPU_BLOCKING_EVENT) < 0);
+	CHECK(argv_find(v, "--filter") < 0);
+	CHECK(argv_find(v, "--switch-events") > 0);
+	perf_argv__free(v);
+
+	o.offcpu_blocking = true;
+	v = perf_argv_record(&o, cmd);
+	CHECK(v);
+	CHECK_INT(argv_find(v, "--freq"), -1);
+	CHECK_INT(count(v, "-F"), 0);
+	int tc = argv_find(v, "task-clock/freq=997/");
+	CHECK(tc > 0);
+	CHECK_STR(v[tc - 1], "-e");
+	CHECK_INT(argv_find(v, "task-clock"), -1);
+	int tp = argv_find(v, "sched:sched_switch/call-graph=fp/");
+	CHECK(tp > 0 && tp < argv_find(v, "--"));
+	CHECK_STR(v[tp - 1], "-e");
+	CHECK_STR(v[tp + 1], "--filter"); /* perf applies --filter to the -e before it */
+	CHECK_STR(v[tp + 2], "prev_state != 0");
+	CHECK_INT(count(v, "--filter"), 1);
+	CHECK_INT(argv_find(v, OFFCPU_STACK_EVENT), -1);
+	CHECK(argv_find(v, "--switch-events") > 0);
+	/* the counter group keeps its own periods; the stacks their mode */
+	CHECK(argv_find(v, "fp_ret_sse_avx_ops.all/period=4999999/") > 0);
+	CHECK_STR(v[argv_find(v, "--call-graph") + 1], "dwarf,4096");
+	CHECK_INT(count(v, "-e"), 2 + o.group->nr_events);
+	perf_argv__free(v);
+
+	/* blocking asked without the stacks: neither event */
+	o.offcpu_stacks = false;
+	v = perf_argv_record(&o, cmd);
+	CHECK_STR(v[argv_find(v, "--freq") + 1], "997");
+	CHECK_INT(argv_find(v, OFFCPU_BLOCKING_EVENT), -1);
+	CHECK_INT(argv_find(v, OFFCPU_STACK_EVENT), -1);
+	CHECK_INT(argv_find(v, "--filter"), -1);
+	perf_argv__free(v);
+}
+
 static const char zen2_cpuinfo[] = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 23\n"
 				   "model\t\t: 49\nmodel name\t: AMD EPYC 7702 64-Core Processor\n";
 
@@ -163,6 +228,7 @@ static const struct test_case cases[] = {
 	{"version", "perf --version parsing across distributions", t_version},
 	{"paranoid", "perf_event_paranoid >= 3 blocks non-root only", t_paranoid},
 	{"record_time_only", "perf record argv without a counter group", t_record_time_only},
+	{"record_offcpu", "the switches' stacks: every switch-out, or blocking ones only", t_record_offcpu},
 	{"groups", "Zen counter groups from cpuinfo, none elsewhere", t_groups},
 	{"script_buildid", "perf script / buildid-list argv", t_script_and_buildid},
 	{"rejected", "a rejection is a failure with no perf.data", t_rejected},
