@@ -56,8 +56,9 @@ static json_t *locus_row(const struct time_budget *tb, const struct pivot *p,
 			 const struct locus_time *t)
 {
 	const struct locus *l = &p->loci[t->locus];
-	json_t *o = json_pack("{s:s?, s:i, s:I, s:I}", "node", l->node, "rank", l->rank, "thread",
-			      (json_int_t)l->thread, "pid", (json_int_t)l->pid);
+	json_t *o = json_pack("{s:s?, s:i, s:I, s:I, s:s?}", "node", l->node, "rank", l->rank,
+			      "thread", (json_int_t)l->thread, "pid", (json_int_t)l->pid, "name",
+			      l->name);
 	if (!o)
 		return NULL;
 	if (tb->ranks) /* an MPI runtime helper thread: outside the totals */
