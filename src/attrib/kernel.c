@@ -378,7 +378,7 @@ static double mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int attrib_kernel_lock(void)
+int attrib_kernel_lock(bool (*ready)(void *), void *arg)
 {
 	int no_home = 0;
 	char *dir = cache_home_path("kallsyms", &no_home);
@@ -387,16 +387,18 @@ int attrib_kernel_lock(void)
 			 : -1;
 	xfree(dir);
 	/* polled: a holder only reads /proc/kallsyms and writes two files
-	 * (~40 ms); one that does not let go is outlived, not waited for */
+	 * (~40 ms, more under load); one that does not let go is outlived,
+	 * not waited for */
 	double end = fd >= 0 ? mono_s() + KLOCK_WAIT_S : 0;
 	long nap_ns = 1000000;
 	while (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		if ((errno != EWOULDBLOCK && errno != EINTR) || mono_s() > end) {
+		if ((errno != EWOULDBLOCK && errno != EINTR) || mono_s() > end ||
+		    (ready && ready(arg))) {
 			close(fd);
 			return -1;
 		}
 		nanosleep(&(struct timespec){0, nap_ns}, NULL);
-		nap_ns = nap_ns < 16000000 ? nap_ns * 2 : nap_ns;
+		nap_ns = nap_ns < 4000000 ? nap_ns * 2 : nap_ns; /* 1, 2, 4, 4 ... ms */
 	}
 	return fd;
 }
@@ -411,10 +413,11 @@ void attrib_kernel_unlock(int fd)
 
 /* Not under a lock of the caller's: the table read (to the end) and the
  * tap's lines given, unless the cache holds the table now (then the tap's
- * table was made with it, or reads its own). */
+ * table was made with it, or reads its own). The table is stored before
+ * the lock is let go: a reader waiting for it finds it. */
 static void read_with_tap(struct ktable *t, const struct attrib_ktap *tap)
 {
-	int lock = attrib_kernel_lock();
+	int lock = attrib_kernel_lock(NULL, NULL);
 	if (!(t->bytes = cache_load(t->cache, &t->len))) {
 		struct ktap_scan s = {.tap = tap};
 		read_text(t, "/proc/kallsyms", &s, true);
