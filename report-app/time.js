@@ -120,6 +120,15 @@ function countedRanks(tb) {
       }))));
 }
 
+// The Run took the stacks of blocking switch-outs only: the preempted time
+// without one (sched_yield, a preemption of user code), said, never dropped.
+function unstackedNote(tb) {
+  const u = tb.preempted_unstacked_ns;
+  if (!u || num(u) === null || !(num(u) > 0)) return null;
+  return el("p", {class: "muted tb-unstacked"}, nsText(u), " ", qualityBadge(qualityOf(u), u.clock || ""),
+    " of the preempted time after sched_yield or a preemption of user code: no call stack taken, by design (the stacks of blocking switch-outs only).");
+}
+
 function timeSection(payload) {
   const tb = payload.time_budget;
   if (!tb) return null;
@@ -140,6 +149,6 @@ function timeSection(payload) {
     timeBar(cpu, off - pre, pre, base),
     el("p", {class: "tb-legend muted"}, el("span", {class: "tb-key tb-cpu"}), " on CPU ",
       el("span", {class: "tb-key tb-blocked"}), " blocked ", el("span", {class: "tb-key tb-preempted"}), " preempted"),
-    helperThreads(tb), offcpuTable(payload.offcpu_hotspots, off), openmpTable(payload.openmp), timeThreads(tb),
+    unstackedNote(tb), helperThreads(tb), offcpuTable(payload.offcpu_hotspots, off), openmpTable(payload.openmp), timeThreads(tb),
     countedRanks(tb));
 }
