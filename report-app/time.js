@@ -74,7 +74,7 @@ function openmpTable(o) {
       el("tbody", {}, (r.threads || []).map(t => {
         const w = num(t.work_ns) || 0, q = num(t.wait_ns) || 0;
         return el("tr", {}, el("td", {}, (t.rank !== undefined ? "rank " + t.rank + ", " : "") + "thread " + t.thread,
-            el("span", {class: "muted"}, " (tid " + t.tid + ")")),
+            el("span", {class: "muted"}, " (tid " + t.tid + ")"), t.name ? [" ", el("code", {}, t.name)] : null),
           el("td", {class: "num"}, nsText(t.work_ns)), el("td", {class: "num"}, nsText(t.wait_ns), " ", qualityBadge(qualityOf(t.wait_ns), t.wait_ns.reason || "")),
           el("td", {class: "num"}, w + q > 0 ? pct(q / (w + q)) : "unavailable"));
       })))),

@@ -12,6 +12,7 @@
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "ingest/perf_maps.h"
+#include "ingest/switches.h"
 #include "ingest/thread_names.h"
 
 struct cursor {
@@ -320,6 +321,12 @@ static int sideband(struct parser *ps, struct cursor c, uint64_t time)
 
 static int emit(struct parser *ps, struct ingest_sample *s)
 {
+	/* a stack taken at a switch-out (context-switches, or the scheduler's
+	 * tracepoint: tools/perf.h) is no CPU sample: perf script's text has no
+	 * switch records to give it its off-CPU interval, so it is left out,
+	 * as the direct reader leaves it to the switch log */
+	if (switch_log__is_switch_event(s->event, s->event_len))
+		return 0;
 	ps->st->nr_samples++;
 	return ps->fn(ps->ctx, s);
 }
