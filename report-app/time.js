@@ -17,15 +17,17 @@ function timeBar(cpu, blocked, preempted, total) {
 // and listed after the application's (they are outside the totals above).
 function timeThreads(tb) {
   const byOff = (a, b) => (num(b.offcpu_ns) || 0) - (num(a.offcpu_ns) || 0);
-  const all = tb.loci || [], roles = all.some(r => r.helper);
+  const all = tb.loci || [], roles = all.some(r => r.helper), names = all.some(r => "name" in r);
   const rows = all.filter(r => !r.helper).sort(byOff).concat(all.filter(r => r.helper).sort(byOff)).slice(0, MAX_TIME_THREADS);
   if (rows.length < 2) return null;
   return el("table", {class: "tb-threads"},
-    el("thead", {}, el("tr", {}, el("th", {}, "rank"), el("th", {}, "thread"), roles ? el("th", {}, "role") : null, el("th", {class: "num"}, "wall"),
+    el("thead", {}, el("tr", {}, el("th", {}, "rank"), el("th", {}, "thread"), names ? el("th", {}, "name") : null, roles ? el("th", {}, "role") : null, el("th", {class: "num"}, "wall"),
       el("th", {class: "num"}, "on CPU"), el("th", {class: "num"}, "off CPU (of the thread's wall time)"), el("th", {}, ""))),
     el("tbody", {}, rows.map(r => {
       const w = num(r.wall_ns), c = num(r.cpu_ns) || 0, o = num(r.offcpu_ns) || 0, p = num(r.preempted_ns) || 0;
       return el("tr", {class: r.helper ? "muted tb-helper" : ""}, el("td", {class: "num"}, r.rank < 0 ? "\u2013" : r.rank), el("td", {class: "num"}, r.thread),
+        names ? el("td", {class: "tb-name", title: r.name ? "the thread's name (comm) as the kernel last reported it" : "no name recorded for this thread"},
+          r.name ? el("code", {}, r.name) : "\u2013") : null,
         roles ? el("td", {title: r.helper ? (tb.helper_threads || {}).rule || "" : ""}, r.helper ? "MPI runtime helper (not in the totals)" : "application") : null,
         el("td", {class: "num"}, nsText(r.wall_ns)), el("td", {class: "num"}, nsText(r.cpu_ns)),
         el("td", {class: "num"}, nsText(r.offcpu_ns), w ? " (" + pct(o / w) + ")" : ""),
@@ -72,7 +74,7 @@ function openmpTable(o) {
       el("tbody", {}, (r.threads || []).map(t => {
         const w = num(t.work_ns) || 0, q = num(t.wait_ns) || 0;
         return el("tr", {}, el("td", {}, (t.rank !== undefined ? "rank " + t.rank + ", " : "") + "thread " + t.thread,
-            el("span", {class: "muted"}, " (tid " + t.tid + ")")),
+            el("span", {class: "muted"}, " (tid " + t.tid + ")"), t.name ? [" ", el("code", {}, t.name)] : null),
           el("td", {class: "num"}, nsText(t.work_ns)), el("td", {class: "num"}, nsText(t.wait_ns), " ", qualityBadge(qualityOf(t.wait_ns), t.wait_ns.reason || "")),
           el("td", {class: "num"}, w + q > 0 ? pct(q / (w + q)) : "unavailable"));
       })))),

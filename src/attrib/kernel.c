@@ -45,16 +45,22 @@ static bool is_kernel(const char *module)
 #define KALLSYMS_SEAL "kallsyms 2"
 #define KALLSYMS_CACHE_MAX (256u << 20)
 
-static char *cache_path(void)
+/* "<cache>/kallsyms/<boot id><ext>" (malloc'd), or NULL. */
+static char *boot_path(const char *ext)
 {
 	char boot[HOST_CLOCK_BOOT_ID_SIZE];
 	if (host_boot_id(boot) != 0)
 		return NULL;
 	int no_home = 0;
 	char *dir = cache_home_path("kallsyms", &no_home);
-	char *path = dir ? xasprintf("%s/%s.bin", dir, boot) : NULL;
+	char *path = dir ? xasprintf("%s/%s%s", dir, boot, ext) : NULL;
 	xfree(dir);
 	return path;
+}
+
+static char *cache_path(void)
+{
+	return boot_path(".bin");
 }
 
 static void cache_store(const char *path, const char *b, size_t len)
@@ -378,25 +384,32 @@ static double mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int attrib_kernel_lock(void)
+int attrib_kernel_lock(bool (*ready)(void *), void *arg)
 {
-	int no_home = 0;
-	char *dir = cache_home_path("kallsyms", &no_home);
-	int fd = dir && fs_mkdir_p(dir) == 0
-			 ? open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-			 : -1;
-	xfree(dir);
+	/* one per boot: the nodes of a cluster sharing $HOME do not wait
+	 * for each other (each reads its own kernel) */
+	char *path = boot_path(".lock");
+	char *slash = path ? strrchr(path, '/') : NULL;
+	if (slash)
+		*slash = '\0';
+	int rc = slash ? fs_mkdir_p(path) : -1;
+	if (slash)
+		*slash = '/';
+	int fd = rc == 0 ? open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+	xfree(path);
 	/* polled: a holder only reads /proc/kallsyms and writes two files
-	 * (~40 ms); one that does not let go is outlived, not waited for */
+	 * (~40 ms, more under load); one that does not let go is outlived,
+	 * not waited for */
 	double end = fd >= 0 ? mono_s() + KLOCK_WAIT_S : 0;
 	long nap_ns = 1000000;
 	while (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		if ((errno != EWOULDBLOCK && errno != EINTR) || mono_s() > end) {
+		if ((errno != EWOULDBLOCK && errno != EINTR) || mono_s() > end ||
+		    (ready && ready(arg))) {
 			close(fd);
 			return -1;
 		}
 		nanosleep(&(struct timespec){0, nap_ns}, NULL);
-		nap_ns = nap_ns < 16000000 ? nap_ns * 2 : nap_ns;
+		nap_ns = nap_ns < 4000000 ? nap_ns * 2 : nap_ns; /* 1, 2, 4, 4 ... ms */
 	}
 	return fd;
 }
@@ -411,10 +424,11 @@ void attrib_kernel_unlock(int fd)
 
 /* Not under a lock of the caller's: the table read (to the end) and the
  * tap's lines given, unless the cache holds the table now (then the tap's
- * table was made with it, or reads its own). */
+ * table was made with it, or reads its own). The table is stored before
+ * the lock is let go: a reader waiting for it finds it. */
 static void read_with_tap(struct ktable *t, const struct attrib_ktap *tap)
 {
-	int lock = attrib_kernel_lock();
+	int lock = attrib_kernel_lock(NULL, NULL);
 	if (!(t->bytes = cache_load(t->cache, &t->len))) {
 		struct ktap_scan s = {.tap = tap};
 		read_text(t, "/proc/kallsyms", &s, true);

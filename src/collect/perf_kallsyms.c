@@ -207,6 +207,21 @@ static bool may_enter(void)
 	return ok;
 }
 
+/* A table written at path since the wait began (attrib_kernel_lock's
+ * ready): the lock's holder made it, and stores the kernel's table now. */
+struct table_wait {
+	const char *path;
+	bool had;  /* a file was there (forged, or half-checked) ... */
+	ino_t ino; /* ... this one */
+};
+
+static bool table_new(void *arg)
+{
+	const struct table_wait *w = arg;
+	struct stat st;
+	return stat(w->path, &st) == 0 && (!w->had || st.st_ino != w->ino);
+}
+
 char *perf_kallsyms_table(void)
 {
 #if !defined(__x86_64__)
@@ -219,7 +234,10 @@ char *perf_kallsyms_table(void)
 	 * and the Run's read-ahead of the kernel's table, which makes both
 	 * tables in one read when it is first (attrib.h); the table looked at
 	 * again once the lock is held */
-	int lock = attrib_kernel_lock();
+	struct stat st;
+	struct table_wait w = {path, stat(path, &st) == 0, 0};
+	w.ino = w.had ? st.st_ino : 0;
+	int lock = attrib_kernel_lock(table_new, &w);
 	bool ok = table_ok(path) || attrib_kernel_read_boot(&TAP) == 0;
 	attrib_kernel_unlock(lock);
 	if (!ok)

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "common/alloc.h"
-#include <stdbool.h>
 
 char *text_vformat(const char *fmt, va_list ap)
 {
@@ -56,6 +55,11 @@ char *text_escape_controls(const char *s)
 			}
 			cp = cp << 6 | (u[k] & 0x3f);
 		}
+		/* an overlong form, a surrogate or past U+10FFFF is no UTF-8 either
+		 * (a JSON writer refuses it) */
+		if (len > 1 && (cp < (len == 2 ? 0x80u : len == 3 ? 0x800u : 0x10000u) ||
+				(cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff))
+			len = 0;
 		char esc[12] = "";
 		if (!len)
 			snprintf(esc, sizeof(esc), "\\x%02x", u[0]);

@@ -33,7 +33,8 @@ void text_lines__release(struct text_lines *t);
 char *text_vformat(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* A copy of s safe to print on a terminal (docs/security.md): C0 controls
- * but '\n' and '\t', DEL, C1 controls and malformed UTF-8 bytes become
+ * but '\n' and '\t', DEL, C1 controls and bytes that are not UTF-8 (malformed,
+ * overlong, a surrogate) become
  * "\x1b", bidi controls (U+202E ...) "\u202e", so nothing from a Run, a
  * region name or argv can move the cursor, retitle the window or reverse the
  * text beside it. Caller frees; NULL when out of memory. */

@@ -20,6 +20,7 @@
 #include "ingest/perf_data_impl.h"
 #include "ingest/perf_maps.h"
 #include "ingest/switches.h"
+#include "ingest/thread_names.h"
 
 static size_t read_format_size(uint64_t rf, const unsigned char *p, size_t avail, bool *ok)
 {
@@ -65,28 +66,6 @@ static const char *kernel_module_name(const char *path, size_t len, char *buf, s
 	return buf;
 }
 
-static int sideband_comm(struct reader *r, const unsigned char *p, size_t rs)
-{
-	if (rs < 16)
-		return 0;
-	int64_t tid = (int32_t)rd32(p + 12);
-	size_t n = strnlen((const char *)p + 16, rs - 16);
-	int64_t cid = strtab__intern(&r->comms, (const char *)p + 16, n, NULL);
-	if (cid < 0)
-		return -ENOMEM;
-	uint64_t h = mix64((uint64_t)tid);
-	for (size_t pos = h & r->tct.mask; r->tct.slot && r->tct.slot[pos];
-	     pos = (pos + 1) & r->tct.mask)
-		if (r->tc[r->tct.slot[pos] - 1].tid == tid) {
-			r->tc[r->tct.slot[pos] - 1].comm = (uint32_t)cid; /* exec renames */
-			return 0;
-		}
-	if (xgrow((void **)&r->tc, &r->cap_tc, r->nr_tc + 1, sizeof(*r->tc)))
-		return -ENOMEM;
-	r->tc[r->nr_tc++] = (struct tidcomm){.tid = tid, .hash = h, .comm = (uint32_t)cid};
-	return oatab__insert(&r->tct, h, (uint32_t)r->nr_tc, &r->tc[0].hash, sizeof(*r->tc));
-}
-
 /* The trailer layout of a non-sample record (reader.mixed_trailers: its
  * own event's, from the identifier that ends it): size, offsets of the
  * time and {pid, tid} (-1: none). False when the record is too short. */
@@ -113,6 +92,16 @@ static uint64_t trailer_time(const struct reader *r, const unsigned char *p, siz
 	if (!trailer_of(r, p, rs, body, &size, &time, &tid) || time < 0)
 		return 0;
 	return rd64(p + rs - size + (size_t)time);
+}
+
+static int sideband_comm(struct reader *r, const unsigned char *p, size_t rs)
+{
+	if (rs < 16)
+		return 0;
+	int64_t tid = (int32_t)rd32(p + 12);
+	size_t n = strnlen((const char *)p + 16, rs - 16);
+	return thread_names__comm_at(&r->names, tid, (const char *)p + 16, n,
+				     trailer_time(r, p, rs, 16 + n + 1));
 }
 
 /* MMAP: {pid, tid, addr, len, pgoff, filename}; MMAP2 adds 24 bytes of
@@ -203,8 +192,12 @@ static int pass_sideband(struct reader *r)
 		int rc = 0;
 		if (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2)
 			rc = sideband_mmap(r, p, rs, type == PERF_RECORD_MMAP2);
-		else if (type == PERF_RECORD_FORK && rs >= 32) /* {pid, ppid, tid, ptid, time} */
+		else if (type == PERF_RECORD_FORK && rs >= 32) { /* {pid, ppid, tid, ptid, time} */
 			rc = add_fork(r, (int32_t)rd32(p + 8), (int32_t)rd32(p + 12), rd64(p + 24));
+			if (!rc)
+				rc = thread_names__fork_at(&r->names, (int32_t)rd32(p + 16),
+							   (int32_t)rd32(p + 20), rd64(p + 24));
+		}
 		else if (type == PERF_RECORD_COMM)
 			rc = sideband_comm(r, p, rs);
 		else if (type == REC_COMPRESSED || type == REC_COMPRESSED2)
@@ -220,7 +213,8 @@ static int pass_sideband(struct reader *r)
 		off += rs;
 	}
 	perf_maps__fixup_kernel(r->maps);
-	return apply_forks(r);
+	int rc = thread_names__replay(&r->names);
+	return rc ? rc : apply_forks(r);
 }
 
 static const char UNKNOWN[] = "[unknown]";
@@ -255,18 +249,7 @@ static const char *comm_of(struct reader *r, int64_t tid, size_t *len)
 		*len = r->last_comm_len;
 		return r->last_comm;
 	}
-	const char *c = NULL;
-	*len = 0;
-	uint64_t h = mix64((uint64_t)tid);
-	for (size_t pos = h & r->tct.mask; r->tct.slot && r->tct.slot[pos];
-	     pos = (pos + 1) & r->tct.mask) {
-		const struct tidcomm *t = &r->tc[r->tct.slot[pos] - 1];
-		if (t->tid == tid) {
-			*len = r->comms.len[t->comm];
-			c = r->comms.s[t->comm];
-			break;
-		}
-	}
+	const char *c = thread_names__get(&r->names, tid, len);
 	r->has_last_comm = true;
 	r->last_tid = tid;
 	r->last_comm = c;
@@ -468,9 +451,7 @@ static void reader__release(struct reader *r)
 	oatab__release(&r->idt);
 	perf_maps__free(r->maps);
 	xfree(r->forks);
-	strtab__release(&r->comms);
-	xfree(r->tc);
-	oatab__release(&r->tct);
+	thread_names__release(&r->names);
 	xfree(r->frames);
 }
 
@@ -484,9 +465,16 @@ int perf_data__read_switches(const void *buf, size_t len, perf_sample_fn fn, voi
 			     struct buildid_list *ids, struct switch_log *sw,
 			     struct ingest_stats *st, struct err *e)
 {
+	return perf_data__read_names(buf, len, fn, ctx, ids, sw, NULL, st, e);
+}
+
+int perf_data__read_names(const void *buf, size_t len, perf_sample_fn fn, void *ctx,
+			  struct buildid_list *ids, struct switch_log *sw,
+			  struct thread_names *names, struct ingest_stats *st, struct err *e)
+{
 	struct reader r = {.b = buf, .len = len, .fn = fn, .ctx = ctx, .st = st, .e = e, .sw = sw,
 			   .bids = ids};
-	r.comms.last = -1;
+	thread_names__init(&r.names);
 	int rc = perf_data__read_header(&r);
 	for (size_t i = 0; !rc && sw && i < r.nr_attrs; i++) {
 		if (r.attrs[i].context_switch)
@@ -508,6 +496,10 @@ int perf_data__read_switches(const void *buf, size_t len, perf_sample_fn fn, voi
 		rc = pass_samples(&r);
 	if (rc == -ENOMEM)
 		err_set(e, rc, ERR_OOM, "out of memory reading perf.data");
+	if (!rc && names) { /* handed over: the emit names the Loci with it */
+		*names = r.names;
+		thread_names__init(&r.names);
+	}
 	reader__release(&r);
 	return rc;
 }
@@ -517,7 +509,7 @@ int perf_data__mapped_files(const void *buf, size_t len,
 			    struct err *e)
 {
 	struct reader r = {.b = buf, .len = len, .e = e};
-	r.comms.last = -1;
+	thread_names__init(&r.names);
 	int rc = perf_data__read_header(&r);
 	for (size_t off = r.data_start; !rc && off + 8 <= r.data_end;) {
 		const unsigned char *p = r.b + off;
@@ -548,7 +540,7 @@ int perf_data__mapped_files(const void *buf, size_t len,
 int perf_data_clockid(const void *buf, size_t len)
 {
 	struct reader r = {.b = buf, .len = len};
-	r.comms.last = -1;
+	thread_names__init(&r.names);
 	int clock = -1;
 	if (perf_data__read_header(&r) == 0)
 		for (size_t i = 0; i < r.nr_attrs; i++) {
@@ -577,6 +569,7 @@ struct perf_data_read {
 	struct ingest_agg *agg;
 	struct switch_log *sw;
 	struct buildid_list own; /* the header's build-ids, when none were given */
+	struct thread_names names; /* every thread's last comm */
 };
 
 void perf_data_read__free(struct perf_data_read *r)
@@ -586,6 +579,7 @@ void perf_data_read__free(struct perf_data_read *r)
 	ingest_agg__free(r->agg);
 	switch_log__free(r->sw);
 	buildid_list__release(&r->own);
+	thread_names__release(&r->names);
 	xfree(r);
 }
 
@@ -596,6 +590,7 @@ int perf_data_read__mem(const void *buf, size_t len, const struct buildid_list *
 	struct perf_data_read *r = xcalloc(1, sizeof(*r));
 	if (r) {
 		buildid_list__init(&r->own);
+		thread_names__init(&r->names);
 		r->agg = ingest_agg__new();
 		r->sw = switch_log__new();
 	}
@@ -603,8 +598,8 @@ int perf_data_read__mem(const void *buf, size_t len, const struct buildid_list *
 		perf_data_read__free(r);
 		return err_oom(e);
 	}
-	int rc = perf_data__read_switches(buf, len, agg_sink, r->agg, ids ? NULL : &r->own, r->sw,
-					  st, e);
+	int rc = perf_data__read_names(buf, len, agg_sink, r->agg, ids ? NULL : &r->own, r->sw,
+				       &r->names, st, e);
 	if (rc > 0)
 		rc = err_set(e, -EIO, ERR_INGEST_PERF_DATA, "sample sink failed");
 	if (rc) {
@@ -627,6 +622,8 @@ int perf_data_read__emit(struct perf_data_read *r, const struct ingest_opts *o, 
 	int rc = ingest_agg__emit(r->agg, &eo, p, e);
 	if (!rc)
 		rc = switch_log__emit(r->sw, &eo, p, e);
+	if (!rc && thread_names__name_loci(&r->names, o->node, o->rank, p))
+		rc = err_oom(e);
 	if (!rc && ingest_stats__degrade(st))
 		rc = err_oom(e);
 	return rc;

@@ -23,7 +23,8 @@
  *
  * Records used (SWITCH, EXIT and context-switch samples only with a
  * switch log, ingest/switches.h): MMAP (1), MMAP2 (10) -> per-pid maps (exec maps only);
- * FORK (7) -> the child inherits the maps; COMM (3) -> comm per tid; SAMPLE
+ * FORK (7) -> the child inherits the maps and its maker's comm; COMM (3) ->
+ * comm per tid (ingest/thread_names.h: the last in time, not in file order); SAMPLE
  * (9) -> ip, pid/tid, time, period, callchain. Every other type is skipped by
  * its size (AUXTRACE's trailing payload included). Pass 1 collects the maps,
  * pass 2 the samples, so a sample never misses a map written later in the file
@@ -74,6 +75,14 @@ int perf_data__read_switches(const void *buf, size_t len, perf_sample_fn fn, voi
 			     struct buildid_list *ids, struct switch_log *sw,
 			     struct ingest_stats *st, struct err *e);
 
+/* The same, handing the recording's thread names (tid -> last comm,
+ * ingest/thread_names.h) over to names when it is non-NULL (initialised by
+ * the caller; filled only on success). */
+struct thread_names;
+int perf_data__read_names(const void *buf, size_t len, perf_sample_fn fn, void *ctx,
+			  struct buildid_list *ids, struct switch_log *sw,
+			  struct thread_names *names, struct ingest_stats *st, struct err *e);
+
 /*
  * The whole path for one perf.data image: read, aggregate, emit into p.
  * Build-ids come from o->build_ids when set, else from the file itself.
@@ -94,7 +103,8 @@ int ingest_perf_data_file(const char *path, const struct ingest_opts *o, struct 
  * The same in two steps: read and aggregate (the part that grows with the
  * recording's events; touches no pivot, so several recordings can be read
  * on several threads, or while the launch still runs), then emit into a
- * pivot (in a fixed order: the pivot comes out as ingest_perf_data's).
+ * pivot (in a fixed order: the pivot comes out as ingest_perf_data's), each
+ * thread Locus named after its comm (ingest/thread_names.h).
  * ids: the build-ids to emit with (kept by the caller until the emit, which
  * gets them again in o->build_ids), or NULL: the file's own header. On
  * success *out is the read, freed with perf_data_read__free().

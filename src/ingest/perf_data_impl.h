@@ -15,6 +15,7 @@
 
 #include "common/hashtab.h"
 #include "ingest/perf_script.h"
+#include "ingest/thread_names.h"
 
 struct buildid_list;
 struct err;
@@ -78,10 +79,7 @@ struct reader {
 	 * order: within a round, a child's FORK can precede its parent's MMAPs */
 	struct pd_fork { int64_t child, parent; uint64_t time; size_t seq; } *forks;
 	size_t nr_forks, cap_forks;
-	struct strtab comms;  /* comm strings */
-	struct tidcomm { int64_t tid; uint64_t hash; uint32_t comm; } *tc;
-	size_t nr_tc, cap_tc;
-	struct oatab tct;
+	struct thread_names names; /* tid -> comm, from the COMM records of pass 1 */
 	int64_t last_tid;     /* comm_of's one-entry cache: comms are final after pass 1 */
 	const char *last_comm;
 	size_t last_comm_len;

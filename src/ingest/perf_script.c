@@ -12,6 +12,8 @@
 #include "common/err.h"
 #include "common/err_codes.h"
 #include "ingest/perf_maps.h"
+#include "ingest/switches.h"
+#include "ingest/thread_names.h"
 
 struct cursor {
 	const char *p, *end;
@@ -319,6 +321,12 @@ static int sideband(struct parser *ps, struct cursor c, uint64_t time)
 
 static int emit(struct parser *ps, struct ingest_sample *s)
 {
+	/* a stack taken at a switch-out (context-switches, or the scheduler's
+	 * tracepoint: tools/perf.h) is no CPU sample: perf script's text has no
+	 * switch records to give it its off-CPU interval, so it is left out,
+	 * as the direct reader leaves it to the switch log */
+	if (switch_log__is_switch_event(s->event, s->event_len))
+		return 0;
 	ps->st->nr_samples++;
 	return ps->fn(ps->ctx, s);
 }
@@ -456,9 +464,31 @@ int perf_script__parse(const char *buf, size_t len, perf_sample_fn fn, void *ctx
 	return rc;
 }
 
+/* The aggregator, and each thread's comm as its samples print it (the
+ * last one wins: an exec or a prctl renames), compared only when the
+ * thread or its comm changes from one sample to the next. */
+struct script_sink {
+	struct ingest_agg *agg;
+	struct thread_names names;
+	int64_t last_tid;
+	size_t last_len;
+	char last[16];
+};
+
 static int agg_sink(void *ctx, const struct ingest_sample *s)
 {
-	return ingest_agg__add(ctx, s);
+	struct script_sink *k = ctx;
+	if (s->comm && s->comm_len &&
+	    (s->tid != k->last_tid || s->comm_len != k->last_len ||
+	     memcmp(s->comm, k->last, s->comm_len))) {
+		size_t n = s->comm_len < sizeof(k->last) ? s->comm_len : sizeof(k->last);
+		if (thread_names__set(&k->names, s->tid, s->comm, n, s->time_ns))
+			return -ENOMEM;
+		k->last_tid = s->tid;
+		k->last_len = n;
+		memcpy(k->last, s->comm, n);
+	}
+	return ingest_agg__add(k->agg, s);
 }
 
 int ingest_stats__degrade(struct ingest_stats *st)
@@ -486,16 +516,20 @@ int ingest_stats__degrade(struct ingest_stats *st)
 int ingest_perf_script(const char *buf, size_t len, const struct ingest_opts *o,
 		       struct pivot *p, struct ingest_stats *st, struct err *e)
 {
-	struct ingest_agg *a = ingest_agg__new();
-	if (!a)
+	struct script_sink k = {.agg = ingest_agg__new(), .last_tid = -1};
+	if (!k.agg)
 		return err_oom(e);
-	int rc = perf_script__parse(buf, len, agg_sink, a, st, e);
+	thread_names__init(&k.names);
+	int rc = perf_script__parse(buf, len, agg_sink, &k, st, e);
 	if (rc > 0 || (rc < 0 && rc != -ENOMEM))
 		rc = err_set(e, rc > 0 ? -EIO : rc, ERR_INGEST_PERF_SCRIPT, "aggregation failed");
 	if (!rc)
-		rc = ingest_agg__emit(a, o, p, e);
+		rc = ingest_agg__emit(k.agg, o, p, e);
+	if (!rc && thread_names__name_loci(&k.names, o->node, o->rank, p))
+		rc = err_oom(e);
 	if (!rc && ingest_stats__degrade(st))
 		rc = err_oom(e);
-	ingest_agg__free(a);
+	thread_names__release(&k.names);
+	ingest_agg__free(k.agg);
 	return rc;
 }

@@ -3,9 +3,11 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/alloc.h"
+#include "common/text.h"
 
 static const char *const quality_names[] = {"measured", "estimated", "unavailable"};
 static const char *const resolution_names[] = {"line", "function", "symbol", "unresolved"};
@@ -110,7 +112,11 @@ void pivot__init(struct pivot *p)
 		return -ENOMEM;                                                          \
 	} while (0)
 
-static void locus__release(struct locus *l) { xfree(l->node); }
+static void locus__release(struct locus *l)
+{
+	xfree(l->node);
+	xfree(l->name);
+}
 static void hotspot__release(struct hotspot *h)
 {
 	xfree(h->module);
@@ -200,9 +206,31 @@ static void event__release(struct event *v)
 int64_t pivot__add_locus(struct pivot *p, const struct locus *src)
 {
 	APPEND(loci, locus__release, {
-		dst->node = NULL;
+		dst->node = dst->name = NULL;
 		DUP(node);
+		DUP(name);
 	});
+}
+
+int locus__set_name(struct locus *l, const char *comm, size_t len)
+{
+	char raw[4 * 16 + 1];
+	size_t w = 0;
+	/* a comm holds no NUL (a stray one ends it, as the kernel's does); the
+	 * line breaks text_escape_controls keeps are escaped too: a name is one line */
+	for (size_t i = 0; i < len && i < 16 && comm[i]; i++) {
+		if (comm[i] == '\n' || comm[i] == '\t')
+			w += (size_t)snprintf(raw + w, sizeof(raw) - w, "\\x%02x", comm[i]);
+		else
+			raw[w++] = comm[i];
+	}
+	raw[w] = 0;
+	char *n = text_escape_controls(raw);
+	if (!n)
+		return -ENOMEM;
+	xfree(l->name);
+	l->name = n;
+	return 0;
 }
 
 int64_t pivot__intern_locus(struct pivot *p, const char *node, int rank, int64_t thread)

@@ -71,6 +71,9 @@ struct locus {
 	int64_t thread;  /* OS thread id, or -1 for a whole process/rank */
 	int64_t pid;     /* OS process id the thread belongs to, 0 when unknown
 			    (not part of the identity: set once samples name it) */
+	char *name;      /* the thread's name (comm) as the kernel last reported it
+			    during the Run, valid UTF-8 (locus__set_name), NULL when
+			    none was recorded (not part of the identity) */
 };
 
 struct hotspot {
@@ -299,6 +302,11 @@ void pivot__release(struct pivot *p);
 int64_t pivot__add_locus(struct pivot *p, const struct locus *src);
 /* Returns the id of an equal Locus (node, rank, thread), adding it if absent. */
 int64_t pivot__intern_locus(struct pivot *p, const char *node, int rank, int64_t thread);
+/* Sets a thread Locus's name from a comm as the kernel reports it (at most
+ * 15 bytes, any bytes but NUL): bytes that are not UTF-8 and controls are
+ * written as "\xNN" (text_escape_controls), so the name is text every
+ * output can carry. Replaces a name already set. 0 or -ENOMEM. */
+int locus__set_name(struct locus *l, const char *comm, size_t len);
 int64_t pivot__add_hotspot(struct pivot *p, const struct hotspot *src);
 int64_t pivot__add_measurement(struct pivot *p, const struct measurement *src);
 int64_t pivot__add_address(struct pivot *p, const struct address *src);

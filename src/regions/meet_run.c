@@ -400,6 +400,24 @@ static int align_rank(struct meet_ctx *c, const char *path, struct degradations 
 	return rc;
 }
 
+/* The rank's thread Loci without a name take their lane's: the library's
+ * record of the thread's comm (at its exit, else at the trace's end), the
+ * only name a Run without perf has. A name perf recorded stays. */
+static int name_lanes(struct pivot *p, const struct rank_data *rd, const char *node, int rank)
+{
+	for (int32_t l = 0; rd->lanes && l < rd->nr_lanes; l++) {
+		const struct lane_info *li = &rd->lanes[l];
+		for (size_t k = 0; li->tid >= 0 && li->name && li->name[0] && k < p->nr_loci; k++) {
+			struct locus *lo = &p->loci[k];
+			if (lo->thread == li->tid && lo->rank == rank && !lo->name &&
+			    (lo->node == node || (lo->node && node && !strcmp(lo->node, node))) &&
+			    locus__set_name(lo, li->name, strlen(li->name)))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static int meet_rank(struct meet_ctx *c, struct trace_set *ts, size_t i, struct path_tree *pt,
 		     const struct meet_opts *o, struct degradations *d, struct err *e)
 {
@@ -442,6 +460,8 @@ static int meet_rank(struct meet_ctx *c, struct trace_set *ts, size_t i, struct 
 	if (rc == 0)
 		rc = add_stats(c->p, &cl, &rd, pt, ts, c->node, c->rank, c->main_tid, &ctr,
 			       c->off_seen ? c->offcpu : NULL);
+	if (rc == 0)
+		rc = name_lanes(c->p, &rd, c->node, c->rank);
 	xfree(c->offcpu);
 	c->offcpu = NULL;
 	region_counters__release(&ctr);

@@ -126,8 +126,8 @@ json_t *openmp_view_payload(const struct omp_view *v, const struct pivot *p)
 		for (size_t t = 0; threads && t < rg->nr_threads; t++) {
 			const struct omp_thread *th = &rg->threads[t];
 			const struct locus *lc = &p->loci[th->locus];
-			json_t *row = json_pack("{s:i, s:I}", "thread", th->thread, "tid",
-						(json_int_t)lc->thread);
+			json_t *row = json_pack("{s:i, s:I, s:s?}", "thread", th->thread, "tid",
+						(json_int_t)lc->thread, "name", lc->name);
 			if (lc->rank >= 0)
 				json_object_set_new(row, "rank", json_integer(lc->rank));
 			json_object_set_new(row, "work_ns",

@@ -30,7 +30,8 @@ int time_view_lines(const struct time_budget *tb, const struct launch_time *lt,
 		    const struct pivot *p, struct text_lines *out);
 
 /* time_budget{mechanism, wall_ns, cpu_ns, offcpu_ns, preempted_ns, loci[{node,
- * rank, thread, pid, wall_ns, cpu_ns, offcpu_ns, preempted_ns}]}. New
+ * rank, thread, pid, name (the thread's comm, null when none was recorded),
+ * wall_ns, cpu_ns, offcpu_ns, preempted_ns}]}. New
  * reference or NULL (out of memory). */
 json_t *time_view_payload(const struct time_budget *tb, const struct pivot *p,
 			  const struct launch_time *lt);

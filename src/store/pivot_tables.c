@@ -120,6 +120,7 @@ static const struct pivot_column locus_cols[] = {
 	COL(locus, rank, "rank", PCOL_INT, PRESENT_NONNEG),
 	COL(locus, thread, "thread", PCOL_I64, PRESENT_NONNEG),
 	COL(locus, pid, "pid", PCOL_I64, PRESENT_POSITIVE),
+	TEXT(locus, name),
 };
 
 static const struct pivot_column measurement_cols[] = {

@@ -29,7 +29,7 @@ def dd(v):
 p["openmp"] = {"runtime": "libgomp", "method": "m", "regions": [{"name": "main._omp_fn.0",
     "file": "/src/solver.c", "line": 120, "time_ns": dd(9e8), "threads": [
         {"thread": 0, "tid": 100, "work_ns": dd(9e8), "wait_ns": dd(0)},
-        {"thread": 1, "tid": 101, "work_ns": dd(3e8), "wait_ns": dd(6e8)}]}]}
+        {"thread": 1, "tid": 101, "name": "omp<w>", "work_ns": dd(3e8), "wait_ns": dd(6e8)}]}]}
 json.dump(p, open(out + "/payload.json", "w"))
 q = copy.deepcopy(p)
 un = {"value": None, "unit": "ns", "quality": "unavailable", "reason": "no context-switch records in this Run", "lineage": [], "formula": None}
@@ -45,7 +45,8 @@ expect "$tmp/dom.html" 'Where the wall time went' \
 	'Wall 2.00 s over 2 threads (4.00 s of thread time): on CPU 1.50 s (37.5% of the threads' "'"' wall time), off CPU 2.50 s (62.5%).' \
 	'<code>nap_between_rounds</code>' '<td>sleep</td>' '(preempted: runnable, waiting for a CPU)' \
 	'off-CPU Hotspot' 'off CPU (of the thread'"'"'s wall time)' 'class="tb-part tb-blocked"' \
-	'OpenMP regions (libgomp)' '<code>solver.c:120</code>' 'thread 1' '66.7%'
+	'OpenMP regions (libgomp)' '<code>solver.c:120</code>' 'thread 1' '66.7%' \
+	'(tid 101)</span> <code>omp&lt;w&gt;</code>'
 # the budget comes before the CPU Hotspots' synthesis
 python3 - "$tmp/dom.html" <<'PY'
 import sys

@@ -539,6 +539,15 @@ static int tap_done(const char *lines, size_t len)
 	return 0;
 }
 
+/* attrib_kernel_lock's ready: what was waited for is there at once. */
+static int lock_asked;
+static bool lock_ready(void *arg)
+{
+	(void)arg;
+	lock_asked++;
+	return true;
+}
+
 /* What the tap should get from the whole text, line by line; tap_last set. */
 static char *tap_expected(const char *text, size_t len)
 {
@@ -646,10 +655,13 @@ static void t_prefetch_tap(void)
 	CHECK_STR(tap_got, want);
 	char *cbin = bin_in(c);
 	same_bin(abin, cbin);
-	int fd = attrib_kernel_lock(); /* held, let go, taken again */
+	int fd = attrib_kernel_lock(NULL, NULL); /* held, let go, taken again */
 	CHECK(fd >= 0);
 	attrib_kernel_unlock(fd);
-	CHECK((fd = attrib_kernel_lock()) >= 0);
+	CHECK((fd = attrib_kernel_lock(lock_ready, NULL)) >= 0); /* free: not asked */
+	CHECK_INT(lock_asked, 0);
+	int other = attrib_kernel_lock(lock_ready, NULL); /* held: ready ends the wait */
+	CHECK(other < 0 && lock_asked == 1);
 	attrib_kernel_unlock(fd);
 	unsetenv("XDG_CACHE_HOME");
 	free(abin);

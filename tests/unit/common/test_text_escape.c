@@ -26,6 +26,11 @@ static void t_escape(void)
 	expect("\xe2\x81\xa6x\xe2\x81\xa9 \xe2\x80\x8f", "\\u2066x\\u2069 \\u200f");
 	expect("lone \x9b byte, cut \xe2\x80", "lone \\x9b byte, cut \\xe2\\x80");
 	expect("", "");
+	/* decodable but no UTF-8: overlong '/', a surrogate, past U+10FFFF;
+	 * the largest code point and a 4-byte emoji pass */
+	expect("\xc0\xaf \xe0\x80\xaf \xed\xa0\x80 \xf4\x90\x80\x80",
+	       "\\xc0\\xaf \\xe0\\x80\\xaf \\xed\\xa0\\x80 \\xf4\\x90\\x80\\x80");
+	expect("\xf4\x8f\xbf\xbf \xf0\x9f\x90\xa7", "\xf4\x8f\xbf\xbf \xf0\x9f\x90\xa7");
 	struct text_lines t = {0};
 	CHECK_INT(text_lines__add(&t, "region %s", "r\x1b[2J"), 0);
 	CHECK_STR(t.v[0], "region r\\x1b[2J");

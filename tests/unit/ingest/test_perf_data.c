@@ -822,6 +822,133 @@ static void t_large_recording(void)
 	}
 }
 
+/* ---- thread names: two threads renamed while recorded --------------- */
+
+/* The main thread renames itself with prctl after exec named it "n" and
+ * starts two threads: one is sampled under one name, then renames itself
+ * (a hostile name: markup, quotes) and is sampled again; the other never
+ * renames: it keeps the name it had from its maker at its start, not the
+ * one the main thread takes later. CPU time, not wall time, decides how
+ * long each spins: under load it takes longer, never fewer samples. */
+static const char NAMES_SRC[] =
+	"#define _GNU_SOURCE\n#include <pthread.h>\n#include <sys/prctl.h>\n#include <time.h>\n"
+	"static volatile double sink;\n"
+	"static void spin(long ms)\n"
+	"{\n"
+	"	struct timespec a, b;\n"
+	"	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);\n"
+	"	do {\n"
+	"		for (int i = 0; i < 10000; i++) sink += 1.0 / (i + 1);\n"
+	"		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);\n"
+	"	} while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);\n"
+	"}\n"
+	"static void *worker(void *arg)\n"
+	"{\n"
+	"	pthread_setname_np(pthread_self(), \"early\");\n"
+	"	spin(40);\n"
+	"	pthread_setname_np(pthread_self(), \"<b>&\\\"x\");\n"
+	"	spin(40);\n"
+	"	return arg;\n"
+	"}\n"
+	"static void *plain(void *arg) { spin(40); return arg; }\n"
+	"int main(void)\n"
+	"{\n"
+	"	prctl(PR_SET_NAME, \"nk-main\", 0, 0, 0);\n"
+	"	pthread_t t, u;\n"
+	"	pthread_create(&t, NULL, worker, NULL);\n"
+	"	pthread_create(&u, NULL, plain, NULL);\n"
+	"	spin(40);\n"
+	"	prctl(PR_SET_NAME, \"nk-late\", 0, 0, 0);\n"
+	"	spin(20);\n"
+	"	pthread_join(t, NULL);\n"
+	"	pthread_join(u, NULL);\n"
+	"	return 0;\n"
+	"}\n";
+
+static char names_dir[] = "/tmp/nunatak-test-perfdata-names-XXXXXX";
+
+static void names_cleanup(void)
+{
+	static const char *const files[] = {"n.c", "n", "x.data", "x.data.old", "x.txt"};
+	char path[128];
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", names_dir, files[i]);
+		unlink(path);
+	}
+	rmdir(names_dir);
+}
+
+/* Each thread's Locus has its last name: the main thread (tid == pid) its
+ * second prctl's, the worker its own, the other thread its maker's at its
+ * start; nothing else was sampled. */
+static void check_names(const struct pivot *p, const char *path)
+{
+	int late = 0, worker = 0, plain = 0;
+	for (size_t i = 0; i < p->nr_loci; i++) {
+		const struct locus *l = &p->loci[i];
+		const char *n = l->name ? l->name : "(none)";
+		fprintf(stderr, "%s: thread %lld of %lld named %s\n", path, (long long)l->thread,
+			(long long)l->pid, n); /* said beside a failure */
+		if (!strcmp(n, "nk-late")) {
+			late++;
+			CHECK_INT(l->thread, l->pid);
+		} else if (!strcmp(n, "<b>&\"x")) {
+			worker++;
+		} else if (!strcmp(n, "nk-main")) {
+			plain++;
+		} else {
+			CHECK_STR(n, "nk-late, <b>&\"x or nk-main");
+		}
+	}
+	CHECK(late == 1 && worker == 1 && plain == 1);
+}
+
+static void t_thread_names(void)
+{
+	const char *ver[] = {"perf", "--version", NULL}, *gv[] = {"gcc", "--version", NULL};
+	if (run(ver, NULL) != 0)
+		SKIP("perf not installed");
+	if (run(gv, NULL) != 0)
+		SKIP("gcc not installed");
+	if (!mkdtemp(names_dir))
+		FAIL_INPUT("no temp dir");
+	atexit(names_cleanup);
+	char src[96], bin[96], data[96], txt[96];
+	snprintf(src, sizeof(src), "%s/n.c", names_dir);
+	snprintf(bin, sizeof(bin), "%s/n", names_dir);
+	snprintf(data, sizeof(data), "%s/x.data", names_dir);
+	snprintf(txt, sizeof(txt), "%s/x.txt", names_dir);
+	FILE *f = fopen(src, "w");
+	CHECK(f && fputs(NAMES_SRC, f) >= 0 && fclose(f) == 0);
+	const char *cc[] = {"gcc", "-O1", "-pthread", "-o", bin, src, NULL};
+	CHECK_INT(run(cc, NULL), 0);
+	const char *rec[] = {"perf", "record", "-e", "task-clock", "-c", "100000", "-o", data,
+			     "-q", "--", bin, NULL};
+	if (run(rec, NULL) != 0)
+		SKIP("perf cannot record here (perf_event_paranoid?)");
+	struct pivot d, s;
+	pivot__init(&d);
+	pivot__init(&s);
+	struct ingest_stats ds = {0}, ss = {0};
+	struct err e = {0};
+	CHECK_INT(ingest_perf_data_file(data, &opts, &d, &ds, &e), 0);
+	check_names(&d, "perf.data");
+	const char *scr[] = {"perf", "script", "-i", data, "--show-mmap-events",
+			     "--show-task-events", "-F", "comm,pid,tid,time,period,event,ip,dso",
+			     NULL};
+	CHECK_INT(run(scr, txt), 0);
+	size_t tl;
+	char *t = slurp(txt, &tl);
+	CHECK(t != NULL);
+	CHECK_INT(ingest_perf_script(t, tl, &opts, &s, &ss, &e), 0);
+	check_names(&s, "perf script");
+	free(t);
+	pivot__release(&d);
+	pivot__release(&s);
+	ingest_stats__release(&ds);
+	ingest_stats__release(&ss);
+}
+
 /* Every allocation failing in turn: -ENOMEM with a code, never a crash. */
 static void t_alloc_failures(void)
 {
@@ -906,6 +1033,7 @@ static const struct test_case cases[] = {
 	{"fork_first", "a child's FORK before its parent's MMAPs: the child keeps their maps", t_fork_first},
 	{"fresh_recording", "both paths agree on a recording made now (skips w/o perf)", t_fresh_recording},
 	{"large_recording", "tens of thousands of samples: both paths agree, aggregate == naive (skips w/o perf, gcc)", t_large_recording},
+	{"thread_names", "threads renamed while recorded, or named at their start: each Locus has its last name, both paths (skips w/o perf, gcc)", t_thread_names},
 };
 
 TEST_MAIN(cases)

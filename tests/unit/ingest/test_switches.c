@@ -6,12 +6,24 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "analysis/time_budget.h"
 #include "common/alloc.h"
 #include "common/err.h"
+#include "doctor/offcpu.h"
+#include "ingest/perf_data.h"
+#include "ingest/perf_script.h"
 #include "ingest/switches.h"
 #include "model/model.h"
+#include "tools/perf.h"
+#include "test_perf_util.h"
+
+extern char **environ;
 
 #define MS 1000000ull
 
@@ -180,7 +192,163 @@ static void t_intervals(void)
 	switch_log__free(l);
 }
 
+static int run(const char *const argv[], const char *out)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, out ? out : "/dev/null",
+					 O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	pid_t pid;
+	int st = -1;
+	if (posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ) == 0)
+		waitpid(pid, &st, 0);
+	posix_spawn_file_actions_destroy(&fa);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char tp_dir[] = "/tmp/nunatak-test-swtp-XXXXXX";
+
+static void tp_cleanup(void)
+{
+	static const char *const files[] = {"ys", "x.data", "x.data.old", "x.txt", "truth.txt"};
+	char path[96];
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tp_dir, files[i]);
+		unlink(path);
+	}
+	rmdir(tp_dir);
+}
+
+/* Per-thread sums of a Locus-level counter: value and sample_count. */
+static double total(const struct pivot *p, const char *counter, int64_t tid, int64_t *n)
+{
+	double v = 0;
+	for (size_t i = 0; i < p->nr_measurements; i++) {
+		const struct measurement *m = &p->measurements[i];
+		if (m->hotspot == PIVOT_NONE && !strcmp(m->counter, counter) &&
+		    (tid < 0 || p->loci[m->locus].thread == tid)) {
+			v += m->value;
+			if (n)
+				*n += m->sample_count > 0 ? m->sample_count : 0;
+		}
+	}
+	return v;
+}
+
+/* Records yield_sleep (yields ping-ponged on one CPU, two threads spinning
+ * on it, one 200 ms sleep) the way a rank shim does, with the stacks of
+ * blocking switch-outs only, and reads it back directly (the task-clock and
+ * tracepoint events' trailers differ) and through perf script. */
+static void record_yield_sleep(char *bin, char *data, size_t cap)
+{
+	const char *pv[] = {"perf", "--version", NULL}, *cv[] = {"cc", "--version", NULL};
+	if (run(pv, NULL) != 0)
+		SKIP("perf not installed");
+	if (run(cv, NULL) != 0)
+		SKIP("no C compiler (cc)");
+	char why[160];
+	if (!offcpu_blocking_usable(why, sizeof(why)))
+		SKIP(why);
+	if (!mkdtemp(tp_dir))
+		FAIL_INPUT("no temp dir");
+	atexit(tp_cleanup);
+	char truth[96];
+	snprintf(bin, cap, "%s/ys", tp_dir);
+	snprintf(data, cap, "%s/x.data", tp_dir);
+	snprintf(truth, sizeof(truth), "%s/truth.txt", tp_dir);
+	const char *cc[] = {"cc", "-O1", "-g", "-fno-omit-frame-pointer", "-pthread", "-o", bin,
+			    TEST_SOURCE_DIR "/tests/fixtures/offcpu/yield_sleep.c", NULL};
+	CHECK_INT(run(cc, NULL), 0);
+	char *cmd[] = {bin, (char *)"20000", truth, (char *)"200", NULL};
+	struct perf_record_opts ro = {.perf = "perf", .freq = PERF_DEFAULT_FREQ,
+				      .clock_monotonic = true, .call_graph = "fp", .output = data,
+				      .no_bpf_event = true, .switch_events = true,
+				      .offcpu_stacks = true, .offcpu_blocking = true};
+	char **argv = perf_argv_record(&ro, cmd);
+	CHECK(argv != NULL);
+	int rc = run((const char *const *)argv, NULL);
+	perf_argv__free(argv);
+	if (rc != 0)
+		SKIP("perf record refused sched:sched_switch with its filter here");
+}
+
+static void t_tracepoint_recording(void)
+{
+	char bin[96], data[96];
+	record_yield_sleep(bin, data, sizeof(bin));
+	struct ingest_opts o = {.sz = sizeof(o), .node = "n", .rank = 0};
+	struct pivot p;
+	pivot__init(&p);
+	struct ingest_stats st = {0};
+	struct err e = {0};
+	CHECK_INT(ingest_perf_data_file(data, &o, &p, &st, &e), 0); /* directly, no fallback */
+	CHECK(st.nr_samples > 0);
+	int64_t main_tid = -1, switches = 0, unstacked_n = 0;
+	for (size_t l = 0; l < p.nr_loci; l++)
+		if (p.loci[l].thread == p.loci[l].pid && p.loci[l].pid > 0)
+			main_tid = p.loci[l].thread;
+	CHECK(main_tid > 0);
+	double pre = total(&p, TIME_PREEMPTED_COUNTER, -1, NULL);
+	double unst = total(&p, TIME_PREEMPTED_UNSTACKED_COUNTER, -1, &unstacked_n);
+	total(&p, TIME_OFFCPU_COUNTER, -1, &switches);
+	/* 40 000 yields on one CPU: most of them switch */
+	CHECK(switches >= 4000);
+	/* the yields' and user-mode preemptions' intervals: no stack */
+	CHECK(unst > 0 && unst <= pre + 1);
+	CHECK(unst >= 0.9 * pre);
+	CHECK(unstacked_n >= switches / 2);
+	/* the main thread spun 200 ms sharing its CPU: preempted, unstacked */
+	double main_pre = total(&p, TIME_PREEMPTED_COUNTER, main_tid, NULL);
+	CHECK(main_pre >= 20 * MS);
+	CHECK(total(&p, TIME_PREEMPTED_UNSTACKED_COUNTER, main_tid, NULL) >= 0.9 * main_pre);
+	/* stacks for the blocking switch-outs only: far fewer than switches,
+	 * and the 200 ms sleep's among them, in the program's own code */
+	int64_t stacked = 0;
+	bool slept = false;
+	for (size_t i = 0; i < p.nr_stacks; i++) {
+		const struct stack *k = &p.stacks[i];
+		if (strcmp(k->counter, OFFCPU_COUNTER) && strcmp(k->counter, OFFCPU_PREEMPTED_COUNTER))
+			continue; /* the time base's */
+		stacked += k->sample_count;
+		if (strcmp(k->counter, OFFCPU_COUNTER) || p.loci[k->locus].thread != main_tid ||
+		    k->value < 150 * MS)
+			continue;
+		for (size_t f = 0; f < p.nr_stack_frames; f++)
+			slept |= p.stack_frames[f].stack == (int64_t)i && p.stack_frames[f].module &&
+				 !strcmp(p.stack_frames[f].module, bin);
+	}
+	CHECK(stacked >= 1 && stacked * 20 <= switches);
+	CHECK(slept);
+	/* perf script's text (the fallback path): the tracepoint's stacks are
+	 * no CPU samples there either */
+	char txt[96];
+	snprintf(txt, sizeof(txt), "%s/x.txt", tp_dir);
+	char **sargv = perf_argv_script("perf", data, false);
+	CHECK_INT(run((const char *const *)sargv, txt), 0);
+	perf_argv__free(sargv);
+	size_t len;
+	char *buf = slurp(txt, &len);
+	CHECK(buf && strstr(buf, "sched:sched_switch"));
+	struct pivot q;
+	pivot__init(&q);
+	struct ingest_stats st2 = {0};
+	CHECK_INT(ingest_perf_script(buf, len, &o, &q, &st2, &e), 0);
+	CHECK_INT(st2.nr_samples, st.nr_samples);
+	for (size_t i = 0; i < q.nr_measurements; i++)
+		CHECK(strncmp(q.measurements[i].counter, "sched", 5) != 0);
+	free(buf);
+	ingest_stats__release(&st);
+	ingest_stats__release(&st2);
+	pivot__release(&q);
+	pivot__release(&p);
+}
+
 static const struct test_case cases[] = {
+	{"tracepoint_recording", "a real recording with sched:sched_switch filtered: yields and "
+	 "preemptions unstacked, the sleep's stack kept, read directly and via perf script "
+	 "(skips w/o perf, cc, root/tracefs)", t_tracepoint_recording},
 	{"intervals", "each off-CPU interval, for regions to meet", t_intervals},
 	{"budget", "wall/CPU/off-CPU/preempted per thread, stacks, analysis", t_budget},
 	{"disabled", "no context switches recorded: nothing, budget unavailable", t_disabled},

@@ -43,6 +43,8 @@ static void build(struct pivot *p)
 	CHECK_INT(pivot__intern_locus(p, "node-\xe6\x97\xa5\xe6\x9c\xac", 3, 4242), 0);
 	CHECK_INT(pivot__intern_locus(p, "node-b", -1, -1), 1);
 	p->loci[0].pid = 4240; /* thread 4242 of process 4240; node-b's pid unknown */
+	/* a hostile comm (markup, quotes, a byte that is no UTF-8); node-b has none */
+	CHECK_INT(locus__set_name(&p->loci[0], "<b>&\"x\xff", 7), 0);
 	struct measurement m = {0, 0, 0, (char *)"task-clock", 1.5e9, (char *)"ns",
 				QUALITY_MEASURED, NULL, 1500, -1};
 	CHECK_INT(pivot__add_measurement(p, &m), 0);
@@ -107,6 +109,7 @@ static void compare(const struct pivot *a, const struct pivot *b)
 		CHECK_INT(b->loci[i].rank, a->loci[i].rank);
 		CHECK_INT(b->loci[i].thread, a->loci[i].thread);
 		CHECK_INT(b->loci[i].pid, a->loci[i].pid);
+		streq(b->loci[i].name, a->loci[i].name);
 	}
 	CHECK_INT(b->nr_measurements, a->nr_measurements);
 	for (size_t i = 0; i < a->nr_measurements; i++) {
@@ -277,6 +280,35 @@ static void t_absent_tables(void)
 	CHECK_INT(r.nr_measurements, 3);
 	CHECK(r.measurements[1].coverage == -1); /* absent column: not applicable, not 0 */
 	done();
+}
+
+/* Thread names: written as text (the comm's stray byte escaped), NULL when
+ * none was recorded; a Run from before the column reads back unnamed. */
+static void t_locus_names(void)
+{
+	char *path = tmpfile_path();
+	struct pivot p, r;
+	struct err e = {0};
+	build(&p);
+	CHECK_STR(p.loci[0].name, "<b>&\"x\\xff");
+	CHECK(p.loci[1].name == NULL);
+	CHECK_INT(pivot_db_write(&p, path, NULL, &e), 0);
+	pivot__init(&r);
+	CHECK_INT(pivot_db_read(&r, path, &e), 0);
+	CHECK_INT(r.nr_loci, 2);
+	CHECK_STR(r.loci[0].name, "<b>&\"x\\xff");
+	CHECK(r.loci[1].name == NULL);
+	pivot__release(&r);
+	sql(path, "ALTER TABLE loci DROP COLUMN name"); /* as written before the column */
+	pivot__init(&r);
+	CHECK_INT(pivot_db_read(&r, path, &e), 0);
+	CHECK_INT(r.nr_loci, 2);
+	CHECK_INT(r.loci[0].thread, 4242);
+	CHECK_INT(r.loci[0].pid, 4240);
+	CHECK(r.loci[0].name == NULL && r.loci[1].name == NULL);
+	pivot__release(&r);
+	pivot__release(&p);
+	free(path);
 }
 
 static void t_dangling(void)
@@ -501,7 +533,8 @@ static void t_schema(void)
 		       "coverage REAL");
 	xfree(ddl);
 	char *ins = pivot_table__insert_sql(&pivot_tables[1]);
-	CHECK_STR(ins, "INSERT INTO loci (id, node, rank, thread, pid) VALUES (?, ?, ?, ?, ?)");
+	CHECK_STR(ins, "INSERT INTO loci (id, node, rank, thread, pid, name) VALUES (?, ?, ?, ?, ?, "
+		       "?)");
 	xfree(ins);
 	CHECK_STR(pivot_tables[13].name, "mpi_peers");
 	ddl = pivot_table__ddl(&pivot_tables[13]);
@@ -516,6 +549,8 @@ static const struct test_case cases[] = {
 	 t_mpi_collectives},
 	{"schema", "the column tables generate the schema of every Run so far", t_schema},
 	{"roundtrip", "every table survives write + read; NULLs stay NULL", t_roundtrip},
+	{"locus_names", "thread names survive write + read; a pivot without the column reads",
+	 t_locus_names},
 	{"omp_sites", "OMPT regions survive write + read", t_omp_sites},
 	{"empty", "an empty pivot writes and reads", t_empty},
 	{"newer_schema", "meta.schema 3 is refused with the upgrade message", t_newer_schema},
