@@ -17,7 +17,7 @@ function timeBar(cpu, blocked, preempted, total) {
 // and listed after the application's (they are outside the totals above).
 function timeThreads(tb) {
   const byOff = (a, b) => (num(b.offcpu_ns) || 0) - (num(a.offcpu_ns) || 0);
-  const all = tb.loci || [], roles = all.some(r => r.helper), names = all.some(r => "name" in r);
+  const all = tb.loci || [], roles = all.some(r => r.helper), names = all.some(r => r.name);
   const rows = all.filter(r => !r.helper).sort(byOff).concat(all.filter(r => r.helper).sort(byOff)).slice(0, MAX_TIME_THREADS);
   if (rows.length < 2) return null;
   return el("table", {class: "tb-threads"},

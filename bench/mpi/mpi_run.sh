@@ -36,7 +36,9 @@
 # wall_ratio printed as `wall_ratio as <user> X` before the last line, which
 # stays the invoking user's), RUN_OPTS (options of `nunatak run` for every
 # Run of the bench, split on blanks: e.g. "--offcpu switches" to see what
-# the off-CPU stacks cost).
+# the off-CPU stacks cost). Each launch's block also gives the context
+# switches perf recorded per Run (manifest overhead.context_switches), whose
+# cost per switch bench/mpi/switch_cost.sh measures.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 nunatak=$(realpath "$1") fallback=${2:+$(realpath "$2")}
@@ -210,6 +212,7 @@ class Launch:
         # AS_USER's twin: setpriv + env before both sides, its own copies and directory
         self.prefix, self.nunatak, self.app, self.cwd = list(prefix), nunatak, app, cwd
         self.rows, self.parts, self.loops, self.cpus = [], {}, [], []
+        self.switches = []  # (switch-outs perf recorded, the application's seconds)
 
 runs = [Launch(label, mpi) for label, mpi in launches]
 user, user_prefix = os.environ.get("AS_USER", ""), os.environ.get("AS_USER_PREFIX", "").split()
@@ -231,7 +234,12 @@ for i in range(pairs):
             print(f"{tag}pair {i}: exit codes bare {brc}, nunatak {nrc}")
         L.rows.append((bare, nun))
         out = os.path.join(L.cwd, f"r{i}")
-        cost = json.load(open(f"{out}/manifest.json")).get("cost", {})
+        manifest = json.load(open(f"{out}/manifest.json"))
+        cost = manifest.get("cost", {})
+        sw = (manifest.get("overhead") or {}).get("context_switches")
+        app_s = (cost.get("application") or {}).get("value")
+        if sw and app_s:
+            L.switches.append((sw, app_s))
         for key, v in cost.items():
             if isinstance(v, dict) and v.get("value") is not None:
                 L.parts.setdefault(key, []).append(v["value"])
@@ -251,6 +259,12 @@ def summary(L):
         print(f"-- {L.label} ({' '.join(mpi)}):")
     print(f"median: bare {med(r[0] for r in rows):.3f} s, nunatak run {med(r[1] for r in rows):.3f} s, "
           f"extra {med(r[1] - r[0] for r in rows):+.3f} s")
+    if L.switches:
+        # under perf each costs the ranks' kernel more than a sample's cost
+        # says (bench/mpi/switch_cost.sh: per_switch_us on this machine)
+        print(f"context switches perf recorded (manifest overhead.context_switches, medians): "
+              f"{med(x[0] for x in L.switches):.0f} per Run, "
+              f"{med(x[0] / x[1] for x in L.switches):.0f} per second of the application")
     print("nunatak's own cost (manifest 'cost', medians): " +
           ", ".join(f"{k} {med(v):.3f} s" for k, v in parts.items()))
     if loops:

@@ -19,6 +19,12 @@
 #                   then seldom the CPU's next timer, which the kernel
 #                   reprograms (on a VM, an exit per write) when the event is
 #                   switched out and in; for comparison only
+#   rank perf auto  as root where perf takes it: the rank shim's default
+#                   (--offcpu auto) for MPI ranks, which adds the scheduler's
+#                   tracepoint for the stacks of blocking switch-outs
+#                   (sched:sched_switch, --filter 'prev_state != 0'; a yield
+#                   is filtered out, the tracepoint still fires); left out,
+#                   said so, where perf refuses it
 #   one perf        the rank perf's options, one perf around both yielders
 #                   (forked by one shell: inherited events, whose contexts
 #                   the kernel swaps at a switch instead of switching each
@@ -48,12 +54,16 @@ cpu = str(max(os.sched_getaffinity(0)))
 REC = ["perf", "record", "-q", "--no-bpf-event", "-N", "-B", "-e", "task-clock"]
 TAIL = ["-k", "CLOCK_MONOTONIC", "--no-buildid-cache", "--quiet"]
 RANK = REC + ["--freq", freq, "--switch-events"] + TAIL
+AUTO = ["perf", "record", "-q", "--no-bpf-event", "-N", "-B", "-e", f"task-clock/freq={freq}/",
+        "-e", "sched:sched_switch/call-graph=fp/", "--filter", "prev_state != 0",
+        "--switch-events"] + TAIL
 VARIANTS = [
     ("bare", None),
     ("counting", ["perf", "stat", "-x,", "-e", "task-clock", "-o", "/dev/null"]),
     ("rank perf", RANK),
     ("no switch recs", REC + ["--freq", freq] + TAIL),
     ("slow timer", REC + ["-c", "50000000", "--switch-events"] + TAIL),
+    ("rank perf auto", AUTO),
     ("one perf", "one"),
 ]
 
@@ -99,6 +109,12 @@ def run(pre):
     own = sum(float(v[0]) for v in vals)
     return own, sum(int(v[1]) for v in vals), children_cpu() - c0
 
+# the tracepoint needs root (or CAP_PERFMON) and a readable tracefs
+if subprocess.run(AUTO + ["-o", "auto.data", "--", "true"], stdout=subprocess.DEVNULL,
+                  stderr=subprocess.DEVNULL).returncode != 0:
+    print("rank perf auto: left out, perf refuses the scheduler's tracepoint here "
+          "(not root, or no tracefs)")
+    VARIANTS = [v for v in VARIANTS if v[0] != "rank perf auto"]
 res = {name: [] for name, _ in VARIANTS}
 for r in range(rounds):
     order = VARIANTS[r % len(VARIANTS):] + VARIANTS[:r % len(VARIANTS)]
@@ -120,6 +136,9 @@ print(f"  the sampling timer at {freq} Hz (rank perf - slow timer): "
 print(f"  the switch records (rank perf - no switch recs): "
       f"{med['rank perf'] - med['no switch recs']:+.3f} us")
 print(f"  an event switched out and in (counting - bare): {med['counting'] - med['bare']:+.3f} us")
+if "rank perf auto" in med:
+    print(f"  the scheduler's tracepoint of the default (rank perf auto - rank perf): "
+          f"{med['rank perf auto'] - med['rank perf']:+.3f} us")
 print(f"  one perf per rank instead of one for both (rank perf - one perf): "
       f"{med['rank perf'] - med['one perf']:+.3f} us")
 print(f"per_switch_us {med['rank perf'] - med['bare']:.3f}")

@@ -9,6 +9,10 @@
 #   cold+k   an empty tool cache but for the kernel's table of this boot
 #            (kallsyms/ and the seal key copied from the warm cache), so
 #            cold - cold+k is what reading /proc/kallsyms and storing it cost;
+#            as root with perf 6.1, whose table of a few kallsyms lines is
+#            made in the same read (attrib.h, attrib_kernel_read_boot),
+#            cold+k still reads the file once for perf's table, and
+#            cold - cold+k is the kernel table's encoding and store only;
 #   probes   `perf --version` and the chosen llvm-symbolizer's `--version`
 #            run alone: the tool probes a cold Run makes before the launch.
 # CPU is user+system of the children (getrusage), perf's and the symbolizers'

@@ -131,13 +131,14 @@ int attrib_kernel_read_boot(const struct attrib_ktap *tap);
 
 /*
  * The boot lock of the two tables' reads: an flock on this user's
- * kallsyms cache folder, waited for. Returns the descriptor to give
+ * <cache>/kallsyms/<boot id>.lock (one per boot: nodes sharing a home do
+ * not wait for each other), waited for. Returns the descriptor to give
  * attrib_kernel_unlock(), or -1 without the lock: no cache home, 20 s
  * waited (going on costs a second read, nothing else), or ready(arg)
  * (NULL: never) said, between two tries, that what the caller waits for
  * is there: perf's table is written before the holder stores the
- * kernel's (~1.7 MB written and sealed, up to 70 ms here under load), and
- * a rank waiting for perf's table need not wait for that too.
+ * kernel's (~1.7 MB written and sealed: 46 and 74 ms seen here under
+ * load), and a rank waiting for perf's table need not wait for that too.
  */
 int attrib_kernel_lock(bool (*ready)(void *), void *arg);
 void attrib_kernel_unlock(int fd);

@@ -45,16 +45,22 @@ static bool is_kernel(const char *module)
 #define KALLSYMS_SEAL "kallsyms 2"
 #define KALLSYMS_CACHE_MAX (256u << 20)
 
-static char *cache_path(void)
+/* "<cache>/kallsyms/<boot id><ext>" (malloc'd), or NULL. */
+static char *boot_path(const char *ext)
 {
 	char boot[HOST_CLOCK_BOOT_ID_SIZE];
 	if (host_boot_id(boot) != 0)
 		return NULL;
 	int no_home = 0;
 	char *dir = cache_home_path("kallsyms", &no_home);
-	char *path = dir ? xasprintf("%s/%s.bin", dir, boot) : NULL;
+	char *path = dir ? xasprintf("%s/%s%s", dir, boot, ext) : NULL;
 	xfree(dir);
 	return path;
+}
+
+static char *cache_path(void)
+{
+	return boot_path(".bin");
 }
 
 static void cache_store(const char *path, const char *b, size_t len)
@@ -380,12 +386,17 @@ static double mono_s(void)
 
 int attrib_kernel_lock(bool (*ready)(void *), void *arg)
 {
-	int no_home = 0;
-	char *dir = cache_home_path("kallsyms", &no_home);
-	int fd = dir && fs_mkdir_p(dir) == 0
-			 ? open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-			 : -1;
-	xfree(dir);
+	/* one per boot: the nodes of a cluster sharing $HOME do not wait
+	 * for each other (each reads its own kernel) */
+	char *path = boot_path(".lock");
+	char *slash = path ? strrchr(path, '/') : NULL;
+	if (slash)
+		*slash = '\0';
+	int rc = slash ? fs_mkdir_p(path) : -1;
+	if (slash)
+		*slash = '/';
+	int fd = rc == 0 ? open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+	xfree(path);
 	/* polled: a holder only reads /proc/kallsyms and writes two files
 	 * (~40 ms, more under load); one that does not let go is outlived,
 	 * not waited for */

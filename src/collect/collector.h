@@ -111,6 +111,8 @@ void collect_pass__release(struct collect_pass *p);
 /* What ingest counted. */
 struct collect_counts {
 	int64_t nr_samples;   /* samples ingested (all counters) */
+	int64_t nr_switches;  /* context switches out that perf recorded (0: none
+				 recorded, or no --switch-events) */
 	int nr_ranks;         /* MPI: ranks announced or seen (0 outside MPI) */
 	int nr_sampled_ranks; /* MPI: ranks whose samples were ingested */
 	/* MPI: the first rank's start and the last rank's end (ingest/ranks.h),

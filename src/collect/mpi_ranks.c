@@ -135,6 +135,7 @@ static int ranks_ingest(struct collector *c, const struct collect_env *env,
 	degradations__release(&d);
 	if (rc == 0) {
 		out->nr_samples = sum.nr_samples;
+		out->nr_switches = sum.nr_switches;
 		out->nr_ranks = sum.world_size > 0 ? sum.world_size : sum.nr_ranks;
 		out->nr_sampled_ranks = sum.nr_sampled;
 		out->nr_clocked = sum.nr_clocked;

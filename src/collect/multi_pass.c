@@ -143,6 +143,7 @@ static int passes_ingest(struct collector *c, const struct collect_env *env,
 		struct collect_counts n = {0};
 		rc = collector__ingest(m->inner[i], env, &m->out[i].pass, &oi, pivot, &n, e);
 		out->nr_samples += n.nr_samples;
+		out->nr_switches += n.nr_switches;
 	}
 	return rc;
 }

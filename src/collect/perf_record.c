@@ -297,6 +297,7 @@ static void take_stats(const struct collect_env *env, struct ingest_stats *st,
 		       struct collect_counts *out)
 {
 	out->nr_samples += (int64_t)st->nr_samples;
+	out->nr_switches += (int64_t)st->nr_switch_outs;
 	ingest_stats__degrade(st);
 	for (size_t i = 0; i < st->degradations.n; i++)
 		env->degrade(env->run, st->degradations.v[i].name, st->degradations.v[i].message,

@@ -79,6 +79,10 @@ struct ingest_stats {
 	uint64_t nr_no_offset;    /* file-backed samples whose offset could not be computed */
 	uint64_t nr_records;      /* perf.data records walked */
 	uint64_t nr_skipped_records; /* perf.data records of types we do not need */
+	/* perf.data: context switches out of the recorded threads (SWITCH
+	 * records, out; 0 without --switch-events, and from perf script text,
+	 * which has none) */
+	uint64_t nr_switch_outs;
 	int64_t first_unparsed_line; /* 1-based line of first_unparsed, 0 when none */
 	struct degradations degradations; /* owned; release with ingest_stats__release() */
 };

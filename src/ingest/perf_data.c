@@ -424,6 +424,8 @@ static int pass_samples(struct reader *r)
 		uint32_t type = rd32(p);
 		size_t rs = rd16(p + 6); /* checked by pass 1 */
 		r->st->nr_records++;
+		if (type == PERF_RECORD_SWITCH && (rd16(p + 4) & PERF_RECORD_MISC_SWITCH_OUT))
+			r->st->nr_switch_outs++;
 		if (type == PERF_RECORD_SAMPLE) {
 			int rc = sample(r, p, rs, off);
 			if (rc)

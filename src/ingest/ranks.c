@@ -184,6 +184,7 @@ static int ingest_samples(struct rank_walk *w, int rank, const char *node, struc
 		ingest_stats__degrade(&st);
 		rc = take_stats(w, rank, &st);
 		w->sum->nr_samples += (int64_t)st.nr_samples;
+		w->sum->nr_switches += (int64_t)st.nr_switch_outs;
 		w->sum->nr_sampled += st.nr_samples > 0;
 	}
 	ingest_stats__release(&st);

@@ -37,6 +37,8 @@ struct ranks_summary {
 	int nr_missing;     /* announced ranks without a rank.json */
 	int nr_uncounted;   /* ranks present but neither sampled nor counted */
 	int64_t nr_samples; /* samples ingested over all ranks */
+	int64_t nr_switches; /* context switches out of the ranks' threads that
+				perf recorded (ingest_stats.nr_switch_outs, summed) */
 	/* The ranks' span from their rank.json "clock" (the shim's start, the
 	 * application's end under perf), on this node's CLOCK_MONOTONIC
 	 * (common/host_clock.h); 0 when no rank has one (an older Run). */

@@ -64,6 +64,33 @@ bool run_sampled(const struct run_state *s)
 	return s->launch.mpi ? s->counts.nr_sampled_ranks > 0 : s->collect.passes[0].sampled;
 }
 
+/* Under perf, a context switch of a recorded thread costs the kernel more
+ * than a bare one: the sampling timer of each task's event is cancelled
+ * and started again (on a VM an exit each, ~8 us per switch measured here
+ * by bench/mpi/switch_cost.sh), and --switch-events writes its records.
+ * The calibration's cost per sample leaves that out. Where the switches
+ * outnumber the samples (MPI ranks that yield while they wait), that part
+ * may be as large as the figure or larger: the reason says it is not in it,
+ * with the count. "" when it does not apply. */
+static const char *switches_left_out(const struct run_state *s, bool figure, char *buf,
+				     size_t len)
+{
+	if (s->collect.collector == COLLECTOR_USE_PRELOAD ||
+	    s->counts.nr_switches <= s->counts.nr_samples)
+		return "";
+	snprintf(buf, len, "; not counted: the %lld context switches perf recorded (more than "
+		 "its samples), each costing the kernel more under perf (the sampling timer "
+		 "re-armed, the switch records), which the calibration does not measure%s",
+		 (long long)s->counts.nr_switches, figure ? ": the overhead is larger than this" : "");
+	return buf;
+}
+
+static void add_switches(const struct run_state *s, json_t *o)
+{
+	if (o && s->counts.nr_switches > 0)
+		json_object_set_new(o, "context_switches", json_integer(s->counts.nr_switches));
+}
+
 /* samples x the cost per sample measured on this Machine with the
  * calibration: always an estimate of the overhead, since the run without
  * sampling never happened (the application runs once). Without a measured
@@ -71,17 +98,21 @@ bool run_sampled(const struct run_state *s)
  * would be an invented number (issue 24 item 8). */
 void run_overhead(struct run_state *s)
 {
+	char swbuf[320];
 	if (!run_sampled(s) || s->counts.nr_samples <= 0 || s->out.overhead)
 		return;
 	bool exact, pre = s->collect.collector == COLLECTOR_USE_PRELOAD;
 	const char *coll = pre ? "preload" : "perf";
 	const struct ceiling *c = sample_cost(s, &exact);
-	if (!c || c->quality == QUALITY_UNAVAILABLE || !(c->value > 0)) {
-		char *why = !c ? xstrdup("no cost per sample in this Machine's profile (`nunatak "
-					 "calibrate --force` measures it with the Ceilings)")
+	bool figure = c && c->quality != QUALITY_UNAVAILABLE && c->value > 0;
+	const char *sw = switches_left_out(s, figure, swbuf, sizeof(swbuf));
+	if (!figure) {
+		char *why = !c ? xasprintf("no cost per sample in this Machine's profile (`nunatak "
+					   "calibrate --force` measures it with the Ceilings)%s", sw)
 				 : xasprintf("the calibration could not measure the cost per sample: "
-					     "%s", c->reason ? c->reason : "?");
+					     "%s%s", c->reason ? c->reason : "?", sw);
 		s->out.overhead = why ? unmeasured(s, coll, why) : NULL;
+		add_switches(s, s->out.overhead);
 		xfree(why);
 		return;
 	}
@@ -91,20 +122,21 @@ void run_overhead(struct run_state *s)
 				     exact ? stacks_mode__name(s->collect.stacks) : "fp");
 	char *why = !what ? NULL
 		    : xasprintf("the cost of one sample %s, measured on this Machine by "
-			      "the calibration%s%s%s%s", what,
+			      "the calibration%s%s%s%s%s", what,
 			      s->launch.mpi ? "; samples of every sampled rank, so CPU time summed over "
 				       "those ranks"
 				     : "",
 			      exact ? "" : s->collect.stacks == STACKS_NONE ? "; this Run took no stacks: an "
 								      "upper bound"
 								    : "; this Run's stacks are LBR",
-			      c->reason ? "; " : "", c->reason ? c->reason : "");
+			      c->reason ? "; " : "", c->reason ? c->reason : "", sw);
 	s->out.overhead = json_pack("{s:f, s:s, s:s, s:s?, s:I, s:f, s:s, s:s, s:s, s:s}", "value",
 				(double)s->counts.nr_samples * c->value, "unit", "s", "quality",
 				"estimated", "reason", why, "samples", (json_int_t)s->counts.nr_samples,
 				"cost_per_sample_s", c->value, "cost_quality", quality__name(q),
 				"formula", "samples x cost_per_sample_s", "collector", coll,
 				"stacks", stacks_mode__name(s->collect.stacks));
+	add_switches(s, s->out.overhead);
 	xfree(why);
 	xfree(what);
 }

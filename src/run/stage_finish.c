@@ -63,6 +63,7 @@ static int ingest_pass(struct run_state *s, struct err *e)
 	struct collect_counts n = {0};
 	rc = collector__ingest(s->collect.coll, &env, &p, &o, &s->pivot, &n, e);
 	s->counts.nr_samples += n.nr_samples; /* summed over passes */
+	s->counts.nr_switches += n.nr_switches;
 	if (rc == 0 && s->launch.mpi) { /* HOOK(mpi): the ranks' own directories */
 		s->counts.nr_ranks = n.nr_ranks;
 		s->counts.nr_sampled_ranks = n.nr_sampled_ranks;

@@ -322,6 +322,12 @@ int pivot_db_read(struct pivot *p, const char *path, struct err *e)
 		rc = check_meta(db, path, e);
 	for (size_t i = 0; i < nr_pivot_tables && !rc; i++)
 		rc = read_table(db, &pivot_tables[i], p, path, e);
+	/* a thread's name as nunatak writes it: one line of UTF-8, whatever a
+	 * hand-made file holds (what nunatak wrote reads back the same) */
+	for (size_t i = 0; i < p->nr_loci && !rc; i++)
+		if (p->loci[i].name &&
+		    locus__set_name(&p->loci[i], p->loci[i].name, strlen(p->loci[i].name)))
+			rc = err_oom(e);
 out:
 	sqlite3_close(db);
 	return rc;

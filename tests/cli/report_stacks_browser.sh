@@ -29,13 +29,17 @@ if [ ! -f "$release/file-format-schema.json" ]; then
 		{ echo "skip: could not install speedscope from npm (offline?): $(tail -1 "$dest/npm.log")"; exit 2; }
 fi
 cp -r "$release"/. www/
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-(cd www && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) &
+# The server binds a port the kernel picks and writes it down: a free port
+# looked up first and bound later may meanwhile be taken by another test's
+# socket (ctest -j).
+(cd www && exec python3 -c 'import http.server, os, sys
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+open(sys.argv[1] + ".tmp", "w").write(str(s.server_address[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+s.serve_forever()' "$tmp/port" >/dev/null 2>&1) &
 server=$!
-for _ in $(seq 50); do
-	python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/index.html')" 2>/dev/null && break
-	sleep 0.1
-done
+for _ in $(seq 600); do [ -s "$tmp/port" ] && break; sleep 0.1; done
+port=$(cat "$tmp/port" 2>/dev/null) || fail "the page server did not start within 60 s"
 title() { # the page title after speedscope loaded $1 (it names the profile there)
 	local ud; ud=$(mktemp -d)
 	timeout 90 chromium --headless --no-sandbox --disable-gpu --no-first-run \

@@ -12,7 +12,7 @@ def d(v, clock="wall clock (kernel context-switch timestamps)"):
     return {"value": v, "unit": "ns", "quality": "measured", "reason": None, "clock": clock,
             "lineage": ["offcpu_time"], "formula": "f"}
 def row(tid, wall, cpu, pre):
-    return {"node": "n1", "rank": -1, "thread": tid, "pid": 100, "wall_ns": d(wall),
+    return {"node": "n1", "rank": -1, "thread": tid, "pid": 100, "name": None, "wall_ns": d(wall),
             "cpu_ns": d(cpu), "offcpu_ns": d(wall - cpu), "preempted_ns": d(pre)}
 p["time_budget"] = {"mechanism": "context switches + sched_switch call stacks",
                     "wall_ns": d(2.0e9), "cpu_ns": d(1.5e9), "offcpu_ns": d(2.5e9),
@@ -47,6 +47,8 @@ expect "$tmp/dom.html" 'Where the wall time went' \
 	'off-CPU Hotspot' 'off CPU (of the thread'"'"'s wall time)' 'class="tb-part tb-blocked"' \
 	'OpenMP regions (libgomp)' '<code>solver.c:120</code>' 'thread 1' '66.7%' \
 	'(tid 101)</span> <code>omp&lt;w&gt;</code>'
+# threads without a name (none recorded, or a Run from before names): no name column
+reject "$tmp/dom.html" '<th>name</th>'
 # the budget comes before the CPU Hotspots' synthesis
 python3 - "$tmp/dom.html" <<'PY'
 import sys

@@ -88,14 +88,31 @@ stop_stale() {
 	done
 }
 
+# Three ports free now, below the kernel's ephemeral range where it can: a
+# port from that range (a bind to port 0) may, before the daemons bind it,
+# go to any socket of another test running meanwhile (an mpirun, a browser,
+# a connect), and the cluster would not start. Below it only a bind to that
+# very port can take it.
 free_ports() {
 	python3 - <<'PY'
-import socket
+import random, socket
+try:
+    low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+except (OSError, ValueError):
+    low = 0
 socks = []
-for _ in range(3):
+for _ in range(2000):
+    if len(socks) == 3:
+        break
     s = socket.socket()
-    s.bind(("127.0.0.1", 0))
+    try:
+        s.bind(("127.0.0.1", random.randrange(10000, low) if low > 11000 else 0))
+    except OSError:
+        s.close()
+        continue
     socks.append(s)
+if len(socks) < 3:
+    raise SystemExit(1)
 print(" ".join(str(s.getsockname()[1]) for s in socks))
 PY
 }

@@ -13,13 +13,15 @@ command -v npm >/dev/null || { echo "skip: npm is not installed (apt-get install
 # installed once per build directory (never into the source tree).
 dest="$NUNATAK_BUILD_DIR/regions-viewers"
 mkdir -p "$dest"
-cp "$NUNATAK_SOURCE_DIR/tests/cli/regions_viewers/package.json" \
-	"$NUNATAK_SOURCE_DIR/tests/cli/regions_viewers/package-lock.json" "$dest/"
 release="$dest/node_modules/speedscope/dist/release"
-# Both viewer tests may run at once (ctest -j): one installs, the other waits.
+# Both viewer tests may run at once (ctest -j): one installs, the other waits;
+# the package files are copied under the lock too (copied over while the
+# other's npm ci reads them, that install could read them half-written).
 rc=0
 (
 	flock 9
+	cp "$NUNATAK_SOURCE_DIR/tests/cli/regions_viewers/package.json" \
+		"$NUNATAK_SOURCE_DIR/tests/cli/regions_viewers/package-lock.json" "$dest/"
 	[ -f "$release/file-format-schema.json" ] ||
 		(cd "$dest" && { npm ci --offline --no-audit --no-fund >npm.log 2>&1 ||
 			timeout 180 npm ci --prefer-offline --no-audit --no-fund >>npm.log 2>&1; })

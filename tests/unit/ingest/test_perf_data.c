@@ -1021,7 +1021,56 @@ static void t_clockid(void)
 	CHECK_INT(perf_data_clockid(buf, n), -1);
 }
 
+/* The context switches out that a recording holds (ingest_stats
+ * .nr_switch_outs, the overhead's context_switches): switches.data's SWITCH
+ * records with the out bit, 61 "OUT" and 10 "OUT preempt" in perf's own
+ * reading (`perf script --show-switch-events`, checked here when perf is
+ * installed); none in a recording made without --switch-events. */
+static int count_outs(const char *data)
+{
+	char txt[] = "/tmp/nunatak-test-switch-outs-XXXXXX";
+	int fd = mkstemp(txt);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	const char *scr[] = {"perf", "script", "-i", data, "--show-switch-events", "-F", "tid",
+			     NULL};
+	int n = -1;
+	if (run(scr, txt) == 0) {
+		size_t len;
+		char *t = slurp(txt, &len);
+		n = 0;
+		for (char *q = t; q && (q = strstr(q, "PERF_RECORD_SWITCH OUT")); q++)
+			n++;
+		free(t);
+	}
+	unlink(txt);
+	return n;
+}
+
+static void t_switch_outs(void)
+{
+	struct pivot p;
+	struct ingest_stats st = {0};
+	pivot__init(&p);
+	CHECK_INT(ingest_perf_data_file(FIX "switches.data", &opts, &p, &st, NULL), 0);
+	CHECK_INT(st.nr_switch_outs, 71);
+	int perf_says = count_outs(FIX "switches.data");
+	if (perf_says >= 0) /* perf installed and able to read it */
+		CHECK_INT(st.nr_switch_outs, perf_says);
+	pivot__release(&p);
+	ingest_stats__release(&st);
+	pivot__init(&p);
+	st = (struct ingest_stats){0};
+	CHECK_INT(ingest_perf_data_file(FIX "flat.data", &opts, &p, &st, NULL), 0);
+	CHECK_INT(st.nr_switch_outs, 0);
+	pivot__release(&p);
+	ingest_stats__release(&st);
+}
+
 static const struct test_case cases[] = {
+	{"switch_outs", "the switch-outs a recording holds are counted (perf's own count)",
+	 t_switch_outs},
 	{"junk_marker", "a callchain value in the markers' range that is none discards the chain",
 	 t_junk_marker},
 	{"clockid", "perf.data: CLOCK_MONOTONIC detected from the attrs", t_clockid},

@@ -160,6 +160,9 @@ static char *ingest(const char *root, struct ranks_prefetch *pf, int threads, in
 	struct err e = {0};
 	CHECK_INT(ingest_ranks_ahead(root, NR_RANKS, pf, threads, &p, &d, &sum, &e), 0);
 	*sampled = sum.nr_sampled;
+	/* the two ranks recorded from switches.data (71 switch-outs each), the
+	 * others without --switch-events: summed however the reads were made */
+	CHECK_INT(sum.nr_switches, 2 * 71);
 	char *s = dump(&p);
 	degradations__release(&d);
 	pivot__release(&p);

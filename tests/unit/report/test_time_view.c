@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/time_budget.h"
@@ -124,7 +125,67 @@ static void t_counted_at_scale(void)
 	pivot__release(&p);
 }
 
+/* Thread Loci with their budgets: each row of the payload carries the
+ * thread's name (null when none was recorded), and the summary's line of
+ * the busiest threads says each tid with its name, by on-CPU time. */
+static void t_thread_names(void)
+{
+	struct pivot p;
+	pivot__init(&p);
+	static const struct {
+		int64_t tid;
+		const char *name;
+		double cpu;
+	} th[] = {{11, "w\xff" "z", 0.5e9}, {12, "<b>&\"x", 0.9e9}, {13, NULL, 0.1e9}};
+	for (size_t i = 0; i < 3; i++) {
+		int64_t l = pivot__intern_locus(&p, "n", -1, th[i].tid);
+		p.loci[l].pid = 11;
+		if (th[i].name)
+			CHECK_INT(locus__set_name(&p.loci[l], th[i].name, strlen(th[i].name)), 0);
+		measure(&p, l, "wall_time", 1e9);
+		measure(&p, l, "cpu_time", th[i].cpu);
+		measure(&p, l, "offcpu_time", 1e9 - th[i].cpu);
+		measure(&p, l, "offcpu_preempted", 0);
+	}
+	struct time_budget tb;
+	CHECK_INT(time_budget_build(&p, &tb), 0);
+	CHECK_INT(tb.nr_app, 3);
+	json_t *o = time_view_payload(&tb, &p, NULL);
+	json_t *rows = json_object_get(o, "loci");
+	CHECK_INT(json_array_size(rows), 3);
+	size_t i;
+	json_t *r;
+	json_array_foreach(rows, i, r) {
+		json_int_t tid = json_integer_value(json_object_get(r, "thread"));
+		json_t *name = json_object_get(r, "name");
+		CHECK(name != NULL); /* the key is there, null when unnamed */
+		if (tid == 11)
+			CHECK_STR(json_string_value(name), "w\\xffz");
+		else if (tid == 12)
+			CHECK_STR(json_string_value(name), "<b>&\"x");
+		else
+			CHECK(tid == 13 && json_is_null(name));
+	}
+	char *dump = json_dumps(o, 0); /* the stray byte reached JSON as text */
+	CHECK(dump && strstr(dump, "\"name\": \"w\\\\xffz\""));
+	free(dump);
+	json_decref(o);
+	struct text_lines out = {0};
+	struct launch_time lt = {.wall_s = NAN, .cpu_s = -1};
+	CHECK_INT(time_view_lines(&tb, &lt, &p, &out), 0);
+	bool line = false;
+	for (size_t k = 0; k < out.n; k++)
+		line |= strcmp(out.v[k], "  on CPU by thread: 12 <b>&\"x 0.9 s, 11 w\\xffz 0.5 s, "
+					 "13 0.1 s") == 0;
+	CHECK(line);
+	text_lines__release(&out);
+	time_budget__release(&tb);
+	pivot__release(&p);
+}
+
 static const struct test_case cases[] = {
+	{"thread_names", "each thread's name in the payload (null when none) and the summary",
+	 t_thread_names},
 	{"counted_at_scale", "beyond 64 counted ranks: the first and the off-CPU outliers, said",
 	 t_counted_at_scale},
 	{"counted_ranks", "a counting-only rank's time per rank, with its Quality and reasons",
