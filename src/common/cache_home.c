@@ -68,19 +68,30 @@ double cache_home_read_cost(const char *name, double fallback, bool *measured)
 	return *measured ? v : fallback;
 }
 
-/* Makes the key file exclusively; a concurrent maker wins and is read. */
+/* The key is written whole under a temporary name, then linked into place:
+ * created empty and then written, a process reading it in between saw a
+ * short key and gave up caching for its whole life (races helper, 12-05). */
 static int make_key(const char *path, uint8_t key[CACHE_SEAL_KEY_SIZE])
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
+	char *tmp = xasprintf("%s.XXXXXX", path);
+	if (!tmp)
+		return -ENOMEM;
+	int fd = mkostemp(tmp, O_CLOEXEC); /* mode 0600 */
+	if (fd < 0) {
+		int e = -errno;
+		xfree(tmp);
+		return e;
+	}
 	ssize_t got = getrandom(key, CACHE_SEAL_KEY_SIZE, 0);
 	int rc = got == CACHE_SEAL_KEY_SIZE ? 0 : -EIO;
 	if (rc == 0 && write(fd, key, CACHE_SEAL_KEY_SIZE) != CACHE_SEAL_KEY_SIZE)
 		rc = -EIO;
-	close(fd);
-	if (rc)
-		unlink(path);
+	if (close(fd) && rc == 0)
+		rc = -EIO;
+	if (rc == 0 && link(tmp, path))
+		rc = -errno; /* -EEXIST: another process made it first */
+	unlink(tmp);
+	xfree(tmp);
 	return rc;
 }
 
