@@ -17,7 +17,9 @@ def row(tid, wall, cpu, pre):
 p["time_budget"] = {"mechanism": "context switches + sched_switch call stacks",
                     "wall_ns": d(2.0e9), "cpu_ns": d(1.5e9), "offcpu_ns": d(2.5e9),
                     "preempted_ns": d(0.5e9), "loci": [row(100, 2.0e9, 1.0e9, 0.25e9),
-                                                       row(101, 2.0e9, 0.5e9, 0.25e9)]}
+                                                       row(101, 2.0e9, 0.5e9, 0.25e9)],
+                    # stacks of blocking switch-outs only: the preempted time without one
+                    "preempted_unstacked_ns": d(0.4e9)}
 p["offcpu_hotspots"] = [
     {"name": "nap_between_rounds", "cause": "sleep", "intervals": 4, "attributed": True,
      "time_ns": d(1.5e9), "share": {"value": 0.6, "unit": "ratio", "quality": "measured", "reason": None}},
@@ -46,7 +48,8 @@ expect "$tmp/dom.html" 'Where the wall time went' \
 	'<code>nap_between_rounds</code>' '<td>sleep</td>' '(preempted: runnable, waiting for a CPU)' \
 	'off-CPU Hotspot' 'off CPU (of the thread'"'"'s wall time)' 'class="tb-part tb-blocked"' \
 	'OpenMP regions (libgomp)' '<code>solver.c:120</code>' 'thread 1' '66.7%' \
-	'(tid 101)</span> <code>omp&lt;w&gt;</code>'
+	'(tid 101)</span> <code>omp&lt;w&gt;</code>' \
+	'of the preempted time after sched_yield or a preemption of user code: no call stack taken, by design'
 # threads without a name (none recorded, or a Run from before names): no name column
 reject "$tmp/dom.html" '<th>name</th>'
 # the budget comes before the CPU Hotspots' synthesis
@@ -61,6 +64,7 @@ cp "$tmp/payload-none.json" "$tmp/none/payload.json"
 "$NUNATAK" report --payload "$tmp/none/payload.json" --html 2>"$tmp/err2.txt"
 dump_dom "file://$tmp/none/report.html" "$tmp/dom2.html"
 expect "$tmp/dom2.html" 'Where the wall time went' 'Wall time 3.00 s' '; on-CPU and off-CPU time <span class="unavail"'
+reject "$tmp/dom2.html" 'no call stack taken, by design'
 # Under MPI: the headline is the application's threads, the runtime's helper
 # threads (asleep in their event loops) are said on their own line and marked
 # in the threads' table, after the application's.
