@@ -106,6 +106,54 @@ static void t_idle_worker(void)
 	pivot__release(&p);
 }
 
+static void unstacked(struct pivot *p, int64_t l, double ns)
+{
+	pivot__add_measurement(p, &(struct measurement){.hotspot = PIVOT_NONE, .locus = l,
+							.counter = (char *)TIME_PREEMPTED_UNSTACKED_COUNTER,
+							.value = ns, .unit = (char *)"ns",
+							.quality = QUALITY_MEASURED, .sample_count = 3,
+							.coverage = -1});
+}
+
+/* Stacks of blocking switch-outs only (an MPI rank): a thread's preempted
+ * time has no stack; it is spread over the thread's work and wait in
+ * proportion to them, and the view says how much there was (the page and
+ * summary mark work and wait estimated). A thread with none is unchanged;
+ * without the counter (a stack at every switch-out) nothing is spread. */
+static void t_unstacked(void)
+{
+	for (int with = 0; with < 2; with++) {
+		struct pivot p;
+		pivot__init(&p);
+		int64_t t0 = locus(&p, 100, 100), t1 = locus(&p, 100, 101);
+		static const char *const work[] = {"main._omp_fn.0", APP, "GOMP_parallel", LIBGOMP};
+		static const char *const barrier[] = {"schedule", "[kernel.kallsyms]",
+						      "gomp_barrier_wait_end", LIBGOMP};
+		stack(&p, t0, "task-clock", 3e8, work, 2);
+		stack(&p, t1, "task-clock", 1e8, work, 2);
+		stack(&p, t1, OFFCPU_COUNTER, 3e8, barrier, 2);
+		if (with) {
+			unstacked(&p, t1, 2e8); /* t1: work 1e8 + wait 3e8, 2e8 more: x1.5 */
+			unstacked(&p, t0, 0);
+		}
+		struct omp_view v;
+		CHECK_INT(omp_view_build(&p, "task-clock", &v), 0);
+		CHECK_INT(v.nr_regions, 1);
+		const struct omp_thread *a = thread_of(&v.regions[0], t0),
+					*b = thread_of(&v.regions[0], t1);
+		CHECK(a && b);
+		if (a && b) {
+			CHECK_NEAR(a->work_ns, 3e8, 1);
+			CHECK_NEAR(b->work_ns, with ? 1.5e8 : 1e8, 1);
+			CHECK_NEAR(b->wait_ns, with ? 4.5e8 : 3e8, 1);
+			CHECK_NEAR(v.regions[0].time_ns, with ? 6e8 : 4e8, 1);
+		}
+		CHECK_NEAR(v.unstacked_ns, with ? 2e8 : 0, 1);
+		omp_view__release(&v);
+		pivot__release(&p);
+	}
+}
+
 /* Two regions of opposite imbalance (thread 0 works 3x in the first,
  * thread 1 3x in the second): each thread's wait in libgomp, which no frame
  * ties to a region, goes to the region where it had to wait (its deficit),
@@ -156,6 +204,8 @@ static void t_two_regions(void)
 }
 
 static const struct test_case cases[] = {
+	{"unstacked", "preempted time without a stack spread over work and wait, said",
+	 t_unstacked},
 	{"two_regions", "waits split between regions by the thread's deficit in each",
 	 t_two_regions},
 	{"foreign_thread", "a thread outside the application's OpenMP threads is none of them",
