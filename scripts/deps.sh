@@ -14,11 +14,12 @@
 # free ports, stopped after each test; a daemon the packages start is unused).
 # strace: tests/cli/kallsyms_one_read.sh counts the bytes a Run reads from
 # /proc/kallsyms.
+# jq: tests/cli/run_json_jq.sh pipes `nunatak run --json` into it, as scripts do.
 set -eu
 build_pkgs="build-essential cmake pkg-config gfortran libjansson-dev libsqlite3-dev libhdf5-dev"
 test_pkgs="clang libclang-rt-14-dev linux-perf llvm llvm-19 binutils openmpi-bin libopenmpi-dev
   mpich libmpich-dev hdf5-tools sqlite3 python3 python3-numpy python3-h5py python3-jsonschema chromium valgrind
-  slurm-wlm slurmctld slurmd slurm-client munge libomp-dev strace"
+  slurm-wlm slurmctld slurmd slurm-client munge libomp-dev strace jq"
 want="$build_pkgs"
 [ "${1:-build}" = test ] && want="$want $test_pkgs"
 missing=""
