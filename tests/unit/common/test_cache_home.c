@@ -22,6 +22,24 @@ static void rm_tree(const char *dir)
 	CHECK(system(cmd) == 0);
 }
 
+/* A fresh directory in base; returns the caller's XDG_CACHE_HOME, kept. */
+static char *temp_dir(char *base, size_t cap)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(base, cap, "%s/nunatak-seal-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	CHECK(mkdtemp(base));
+	return getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
+}
+
+static void restore_cache_home(char *old)
+{
+	if (old)
+		setenv("XDG_CACHE_HOME", old, 1);
+	else
+		unsetenv("XDG_CACHE_HOME");
+	free(old);
+}
+
 /* Names in dir other than "." and ".."; the first one's name in first. */
 static int entries(const char *dir, char *first, size_t cap)
 {
@@ -94,11 +112,8 @@ static void one_round(const char *xdg)
 
 static void t_seal_key_concurrent(void)
 {
-	const char *tmp = getenv("TMPDIR");
 	char base[4096];
-	snprintf(base, sizeof(base), "%s/nunatak-seal-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	CHECK(mkdtemp(base));
-	char *old = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
+	char *old = temp_dir(base, sizeof(base));
 	for (int r = 0; r < 30; r++) {
 		char xdg[4200];
 		snprintf(xdg, sizeof(xdg), "%s/r%d", base, r);
@@ -106,11 +121,7 @@ static void t_seal_key_concurrent(void)
 		setenv("XDG_CACHE_HOME", xdg, 1);
 		one_round(xdg);
 	}
-	if (old)
-		setenv("XDG_CACHE_HOME", old, 1);
-	else
-		unsetenv("XDG_CACHE_HOME");
-	free(old);
+	restore_cache_home(old);
 	rm_tree(base);
 }
 
@@ -118,11 +129,8 @@ static void t_seal_key_concurrent(void)
  * (replacing it would change the seal of everything already cached). */
 static void t_seal_key_short(void)
 {
-	const char *tmp = getenv("TMPDIR");
 	char base[4096], path[4200];
-	snprintf(base, sizeof(base), "%s/nunatak-seal-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	CHECK(mkdtemp(base));
-	char *old = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
+	char *old = temp_dir(base, sizeof(base));
 	setenv("XDG_CACHE_HOME", base, 1);
 	snprintf(path, sizeof(path), "%s/nunatak", base);
 	CHECK(mkdir(path, 0700) == 0);
@@ -134,11 +142,7 @@ static void t_seal_key_short(void)
 	CHECK_INT(cache_seal_key(key), -EBADMSG);
 	struct stat sb;
 	CHECK(stat(path, &sb) == 0 && sb.st_size == 5);
-	if (old)
-		setenv("XDG_CACHE_HOME", old, 1);
-	else
-		unsetenv("XDG_CACHE_HOME");
-	free(old);
+	restore_cache_home(old);
 	rm_tree(base);
 }
 
