@@ -60,8 +60,8 @@ bool offcpu_blocking_usable(char *why, size_t cap);
 #define OFFCPU_BLOCKING_SAYS                                                              \
 	"MPI ranks: call stacks of blocking switch-outs only (sched:sched_switch filtered on "           \
 	"prev_state != 0): a switch-out by sched_yield or a preemption of user code takes "   \
-	"none, by design (a stack at each costs ~3 us, and an oversubscribed MPI rank "        \
-	"yields tens of thousands of times a second)"
+	"none, by design (a stack at each would cost the rank more than the switch itself, " \
+	"and an oversubscribed MPI rank yields tens of thousands of times a second)"
 #define OFFCPU_EVERY_SAYS "call stacks at every switch-out (context-switches)"
 #define OFFCPU_RANKS_EVERY_SAYS "MPI ranks: " OFFCPU_EVERY_SAYS
 

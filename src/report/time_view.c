@@ -496,7 +496,8 @@ static int budget_lines(const struct time_budget *tb, const struct launch_time *
 	if (tb->blocking_stacks && tb->unstacked_ns > 0)
 		text_lines__add(out, "  %.3g s of the preempted time after sched_yield or a preemption "
 				     "of user code: no call stack taken, by design (stacks of "
-				     "blocking switch-outs only: a stack at each yield costs ~3 us)",
+				     "blocking switch-outs only: a stack at each yield would cost the "
+				     "rank more than the yield itself)",
 				tb->unstacked_ns * 1e-9);
 	if (!tb->have_stacks && tb->offcpu_ns - tb->preempted_ns > 0)
 		text_lines__add(out, "  off-CPU time not attributed to functions: no scheduler call "
