@@ -3,33 +3,8 @@
 set -eu
 command -v mpirun >/dev/null || { echo "skip: mpirun is not installed"; exit 2; }
 command -v mpicc >/dev/null || { echo "skip: mpicc is not installed"; exit 2; }
-as=()
-if [ "$(id -u)" = 0 ]; then
-	command -v runuser >/dev/null && id nobody >/dev/null 2>&1 || {
-		echo "skip: root without runuser or a nobody user to run as"; exit 2; }
-	as=(runuser -u nobody --)
-fi
-# What the other user runs is copied into a directory this test makes, with
-# modes that let that user in: the clone may sit under a private (0700)
-# parent, which `nobody` cannot enter (nunatak finds lib/ beside itself).
-# The user works in a home of its own (its cache must sit in directories no
-# other user can write: nunatak refuses a cache under a world-writable one).
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-chmod 755 "$tmp"
-if [ ${#as[@]} -gt 0 ] && ! "${as[@]}" test -x "$tmp"; then
-	rm -rf "$tmp"
-	tmp=$(mktemp -d -p /tmp)
-	chmod 755 "$tmp"
-	"${as[@]}" test -x "$tmp" || { echo "skip: nobody cannot enter $tmp (nor TMPDIR)"; exit 2; }
-fi
-mkdir -m 755 "$tmp/nunatak" "$tmp/nunatak/lib"
-cp "$NUNATAK" "$tmp/nunatak/"
-cp -P "$NUNATAK_BUILD_DIR"/lib/libscope_profiler.so* "$tmp/nunatak/lib/"
-chmod -R a+rX "$tmp/nunatak"
-NUNATAK=$tmp/nunatak/$(basename "$NUNATAK")
-home=$tmp/home
-mkdir -m 700 "$home"
+. "$NUNATAK_SOURCE_DIR/tests/other_user.sh"
+other_user_setup
 cp "$NUNATAK_SOURCE_DIR/tests/e2e/mpi_wait.c" "$home/"
 [ ${#as[@]} -eq 0 ] || chown -R nobody "$home"
 cat >"$home/job.sh" <<SH

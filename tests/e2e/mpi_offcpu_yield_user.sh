@@ -5,33 +5,11 @@ command -v mpirun >/dev/null || { echo "skip: mpirun is not installed"; exit 2; 
 command -v perf >/dev/null || { echo "skip: perf is not installed"; exit 2; }
 command -v cc >/dev/null || { echo "skip: no C compiler"; exit 2; }
 command -v python3 >/dev/null || { echo "skip: python3 needed for the assertions"; exit 2; }
-as=()
-if [ "$(id -u)" = 0 ]; then
-	command -v runuser >/dev/null && id nobody >/dev/null 2>&1 || {
-		echo "skip: root without runuser or a nobody user to run as"; exit 2; }
-	as=(runuser -u nobody --)
-fi
+. "$NUNATAK_SOURCE_DIR/tests/other_user.sh"
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
 [ "$paranoid" -le -1 ] && { echo "skip: perf_event_paranoid is -1: an ordinary user may record the tracepoint here"; exit 2; }
 [ "$paranoid" -ge 3 ] && { echo "skip: perf_event_paranoid $paranoid: an ordinary user cannot sample here"; exit 2; }
-# What the other user runs is copied into a directory this test makes, with
-# modes that let that user in (the clone may sit under a private parent).
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-chmod 755 "$tmp"
-if [ ${#as[@]} -gt 0 ] && ! "${as[@]}" test -x "$tmp"; then
-	rm -rf "$tmp"
-	tmp=$(mktemp -d -p /tmp)
-	chmod 755 "$tmp"
-	"${as[@]}" test -x "$tmp" || { echo "skip: nobody cannot enter $tmp (nor TMPDIR)"; exit 2; }
-fi
-mkdir -m 755 "$tmp/nunatak" "$tmp/nunatak/lib"
-cp "$NUNATAK" "$tmp/nunatak/"
-cp -P "$NUNATAK_BUILD_DIR"/lib/libscope_profiler.so* "$tmp/nunatak/lib/"
-chmod -R a+rX "$tmp/nunatak"
-NUNATAK=$tmp/nunatak/$(basename "$NUNATAK")
-home=$tmp/home
-mkdir -m 700 "$home"
+other_user_setup
 cc -O1 -g -fno-omit-frame-pointer -pthread -o "$home/ys" "$NUNATAK_SOURCE_DIR/tests/fixtures/offcpu/yield_sleep.c"
 [ ${#as[@]} -eq 0 ] || chown -R nobody "$home"
 cat >"$home/job.sh" <<SH

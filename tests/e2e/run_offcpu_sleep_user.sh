@@ -8,30 +8,8 @@ if [ "${NUNATAK_SANITIZE:-0}" = 1 ]; then
 	# cannot be preloaded into a plain program; the gcc pass runs this test
 	echo "skip: an ASan-built library cannot be preloaded into a plain program"; exit 2
 fi
-as=()
-if [ "$(id -u)" = 0 ]; then
-	command -v runuser >/dev/null && id nobody >/dev/null 2>&1 || {
-		echo "skip: root without runuser or a nobody user to run as"; exit 2; }
-	as=(runuser -u nobody --)
-fi
-# As tests/e2e/mpi_measured_user.sh: what the other user runs is copied into
-# a directory it can enter, and it works in a home of its own.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-chmod 755 "$tmp"
-if [ ${#as[@]} -gt 0 ] && ! "${as[@]}" test -x "$tmp"; then
-	rm -rf "$tmp"
-	tmp=$(mktemp -d -p /tmp)
-	chmod 755 "$tmp"
-	"${as[@]}" test -x "$tmp" || { echo "skip: nobody cannot enter $tmp (nor TMPDIR)"; exit 2; }
-fi
-mkdir -m 755 "$tmp/nunatak" "$tmp/nunatak/lib"
-cp "$NUNATAK" "$tmp/nunatak/"
-cp -P "$NUNATAK_BUILD_DIR"/lib/libscope_profiler.so* "$tmp/nunatak/lib/"
-chmod -R a+rX "$tmp/nunatak"
-NUNATAK=$tmp/nunatak/$(basename "$NUNATAK")
-home=$tmp/home
-mkdir -m 700 "$home"
+. "$NUNATAK_SOURCE_DIR/tests/other_user.sh"
+other_user_setup
 cc -O1 -g -fno-omit-frame-pointer -o "$home/sleeper" "$NUNATAK_SOURCE_DIR/tests/fixtures/offcpu/sleeper.c"
 [ ${#as[@]} -eq 0 ] || chown -R nobody "$home"
 cat >"$home/job.sh" <<SH
